@@ -1,0 +1,42 @@
+package mpi
+
+// Barrier blocks until every rank of c has called it.
+func (c *Comm) Barrier() error {
+	if err := c.check("Barrier"); err != nil {
+		return err
+	}
+	return c.barrierOn(c.ctx+1, "Barrier")
+}
+
+// barrierOn is a dissemination barrier on context ctx: in round k every rank
+// signals rank+2^k and waits for rank-2^k, so after ⌈log2 n⌉ rounds each rank
+// has heard, transitively, from all. Messages are empty and travel inline.
+// Rounds use distinct tags and each round a distinct peer, and channels keep
+// order, so consecutive barriers cannot confuse each other's messages.
+func (c *Comm) barrierOn(ctx uint32, op string) error {
+	if c.size == 1 {
+		return nil
+	}
+	e := c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fatal != nil {
+		return e.fatal
+	}
+	for k, round := 1, 0; k < c.size; k, round = k*2, round+1 {
+		to := c.worldOf((c.rank + k) % c.size)
+		from := (c.rank - k + c.size) % c.size
+		s := e.newInternalReq(reqSend)
+		e.startSend(s, c, ctx, to, nil, round, false)
+		r := e.newInternalReq(reqRecv)
+		c.initRecv(r, ctx, nil, from, round)
+		e.postRecv(r)
+		if err := e.waitUntil(func() bool { return r.done && s.done }); err != nil {
+			e.abandonRecv(r)
+			return &Error{Class: ClassOf(err), Op: op, Msg: err.Error()}
+		}
+		e.freeInternalReq(s)
+		e.freeInternalReq(r)
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package mpi
+
+import "math"
+
+// Special ranks, tags and values (API.md).
+const (
+	AnySource = -1
+	AnyTag    = -1
+	ProcNull  = -2
+	Undefined = -32766
+	// TagUB is the largest valid tag.
+	TagUB = math.MaxInt32
+)
+
+// Status describes a received (or probed) message.
+type Status struct {
+	Source int // rank in the communicator the message was received on
+	Tag    int
+	Count  int // bytes received (or, from Probe, bytes of the pending message)
+}
+
+// Comm is a communicator: a group of ranks and a context that keeps its
+// traffic apart from every other communicator's.
+type Comm struct {
+	e     *engine
+	ctx   uint32 // point-to-point context; ctx+1 carries its collectives
+	rank  int
+	size  int
+	world []int // communicator rank → world rank; nil means identity
+	freed bool
+}
+
+// Rank is this process's rank in c (-1 for a nil communicator).
+func (c *Comm) Rank() int {
+	if c == nil {
+		return -1
+	}
+	return c.rank
+}
+
+// Size is the number of ranks in c (0 for a nil communicator).
+func (c *Comm) Size() int {
+	if c == nil {
+		return 0
+	}
+	return c.size
+}
+
+// worldOf maps a rank of c (already validated) to a world rank.
+func (c *Comm) worldOf(r int) int {
+	if c.world == nil {
+		return r
+	}
+	return c.world[r]
+}
+
+// rankOf maps a world rank back to a rank of c (Undefined if not a member).
+func (c *Comm) rankOf(w int) int {
+	if c == nil || c.world == nil {
+		return w
+	}
+	for i, x := range c.world {
+		if x == w {
+			return i
+		}
+	}
+	return Undefined
+}
+
+// check validates the communicator every operation starts from.
+func (c *Comm) check(op string) error {
+	if c == nil {
+		return newErr(ErrComm, op, "nil communicator")
+	}
+	if c.freed {
+		return newErr(ErrComm, op, "communicator has been freed")
+	}
+	if !active.Load() {
+		return newErr(ErrNotInitialized, op, "MPI is not initialized, or already finalized")
+	}
+	return nil
+}
+
+func (c *Comm) checkDest(op string, dest, tag int) error {
+	if err := c.check(op); err != nil {
+		return err
+	}
+	if dest != ProcNull && (dest < 0 || dest >= c.size) {
+		return newErr(ErrRank, op, "destination %d not in communicator of size %d", dest, c.size)
+	}
+	if tag < 0 || tag > TagUB {
+		return newErr(ErrTag, op, "tag %d (valid: 0..%d)", tag, TagUB)
+	}
+	return nil
+}
+
+func (c *Comm) checkSource(op string, source, tag int) error {
+	if err := c.check(op); err != nil {
+		return err
+	}
+	if source != ProcNull && source != AnySource && (source < 0 || source >= c.size) {
+		return newErr(ErrRank, op, "source %d not in communicator of size %d", source, c.size)
+	}
+	if tag != AnyTag && (tag < 0 || tag > TagUB) {
+		return newErr(ErrTag, op, "tag %d (valid: 0..%d or AnyTag)", tag, TagUB)
+	}
+	return nil
+}

@@ -1,0 +1,14 @@
+// Package mpi is hympi's MPI for Go: the public API (point-to-point,
+// communicators, collectives) and the engine behind it — progress, matching,
+// and the protocols that move messages through the shared region.
+//
+// Ranks are separate processes started by hympirun; each calls Init, uses
+// World(), and calls Finalize. A program started without hympirun runs as a
+// singleton of size 1.
+//
+// Every blocking call runs the progress engine while it waits: it spins
+// briefly, then yields the CPU, then sleeps on its doorbell until a peer
+// rings it, so jobs with more ranks than cores stay usable. The engine is
+// safe for concurrent use by several goroutines (calls are serialised by one
+// lock per process).
+package mpi

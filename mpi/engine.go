@@ -1,0 +1,206 @@
+package mpi
+
+import (
+	"sync"
+	"time"
+
+	"github.com/hympi/hympi/shm"
+)
+
+// engine is one rank's progress and matching engine. Every field is guarded
+// by mu; blocking calls release mu only while they yield or sleep, so other
+// goroutines of the process can make progress meanwhile.
+type engine struct {
+	mu sync.Mutex
+
+	rank, size int
+	region     *shm.Region // nil for a singleton
+	bell       shm.Doorbell
+	summary    shm.Summary
+	out        []*outChan // by world rank; nil for self
+	in         []*inChan  // by world rank; nil for self
+	sending    []*outChan // peers with queued sends or acks
+
+	ctxs    map[uint32]*matchQueues
+	lastCtx uint32
+	lastQ   *matchQueues
+
+	postSeq    uint64
+	arrivalSeq uint64
+
+	syncSends  []*Request // by syncID-1; nil slots are free
+	syncFree   []uint64
+	syncGen    uint64
+	counters   []PeerCounters
+	wait       waitPolicy
+	internalRq []*Request // recycled requests of blocking calls
+	bufs       bufPool
+	bsend      bsendState
+	barrierSeq uint32
+
+	fatal error // the shared region was found corrupt: every call fails
+}
+
+// waitPolicy is how long a blocking wait spins and yields before it sleeps
+// on the doorbell. With more ranks than CPUs every spin steals time from the
+// rank we are waiting for, so the budgets shrink.
+type waitPolicy struct {
+	spins  int           // progress passes before yielding
+	yields int           // sched_yield rounds before sleeping
+	sleep  time.Duration // futex timeout: a safety net, not the wake path
+}
+
+func newWaitPolicy(size, cpus int) waitPolicy {
+	if size > cpus {
+		return waitPolicy{spins: 64, yields: 16, sleep: 100 * time.Millisecond}
+	}
+	return waitPolicy{spins: 20000, yields: 200, sleep: 100 * time.Millisecond}
+}
+
+func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
+	e := &engine{
+		rank:     rank,
+		size:     size,
+		region:   region,
+		ctxs:     make(map[uint32]*matchQueues),
+		counters: make([]PeerCounters, size),
+		wait:     newWaitPolicy(size, cpus),
+	}
+	for i := range e.counters {
+		e.counters[i] = PeerCounters{Peer: i, Relation: "shm", Threshold: directNever}
+	}
+	e.counters[rank].Relation = "self"
+	if region == nil {
+		return e
+	}
+	e.bell = region.Doorbell(rank)
+	e.summary = region.Summary(rank)
+	e.out = make([]*outChan, size)
+	e.in = make([]*inChan, size)
+	for p := 0; p < size; p++ {
+		if p == rank {
+			continue
+		}
+		e.out[p] = newOutChan(region, rank, p)
+		e.in[p] = newInChan(region, p, rank)
+	}
+	return e
+}
+
+// queues returns the matching queues of context ctx, creating them.
+func (e *engine) queues(ctx uint32) *matchQueues {
+	if e.lastQ != nil && e.lastCtx == ctx {
+		return e.lastQ
+	}
+	q := e.ctxs[ctx]
+	if q == nil {
+		q = newMatchQueues(e.size)
+		e.ctxs[ctx] = q
+	}
+	e.lastCtx, e.lastQ = ctx, q
+	return q
+}
+
+// progress makes one pass over everything that can move: incoming channels
+// that the summary marks, then queued sends. It reports whether anything
+// happened, which the wait loop uses to decide whether to back off.
+func (e *engine) progress() bool {
+	if e.region == nil || e.fatal != nil {
+		return false
+	}
+	did := false
+	for w := 0; w < e.summary.Words(); w++ {
+		bits := e.summary.Word(w)
+		for bits != 0 {
+			b := trailingZeros64(bits)
+			bits &= bits - 1
+			src := w*64 + b
+			if src < e.size && src != e.rank {
+				if e.drain(e.in[src]) {
+					did = true
+				}
+			}
+		}
+	}
+	if len(e.sending) > 0 && e.pushAll() {
+		did = true
+	}
+	return did
+}
+
+// waitUntil runs the engine until cond holds: spin on progress, then yield
+// the CPU, then sleep on the doorbell until a peer rings it. Called with mu
+// held; releases it only while yielding or sleeping. It fails only when the
+// engine can no longer make progress (a corrupt region), or when the
+// condition depends on traffic and this process has no region to get it from.
+func (e *engine) waitUntil(cond func() bool) error {
+	idle := 0
+	for !cond() {
+		if e.progress() {
+			idle = 0
+			continue
+		}
+		if e.fatal != nil {
+			return e.fatal
+		}
+		if e.region == nil {
+			return newErr(ErrOther, "wait", "deadlock: waiting for a message that no rank can send")
+		}
+		idle++
+		switch {
+		case idle < e.wait.spins:
+			continue
+		case idle < e.wait.spins+e.wait.yields:
+			e.mu.Unlock()
+			shm.Yield()
+			e.mu.Lock()
+		default:
+			seq := e.bell.Arm()
+			if e.progress() || cond() {
+				e.bell.Disarm()
+				idle = 0
+				continue
+			}
+			e.mu.Unlock()
+			e.bell.Wait(seq, e.wait.sleep)
+			e.mu.Lock()
+			e.bell.Disarm()
+			// Woken: something probably arrived; spin briefly again
+			// before the next sleep, but not the full budget.
+			idle = e.wait.spins / 2
+		}
+	}
+	return nil
+}
+
+// newInternalReq returns a cleared request for a blocking call's own use.
+func (e *engine) newInternalReq(kind reqKind) *Request {
+	var r *Request
+	if n := len(e.internalRq); n > 0 {
+		r = e.internalRq[n-1]
+		e.internalRq = e.internalRq[:n-1]
+		*r = Request{}
+	} else {
+		r = new(Request)
+	}
+	r.e, r.kind, r.internal = e, kind, true
+	return r
+}
+
+func (e *engine) freeInternalReq(r *Request) {
+	r.buf, r.sbuf, r.comm = nil, nil, nil
+	if len(e.internalRq) < 64 {
+		e.internalRq = append(e.internalRq, r)
+	}
+}
+
+func (e *engine) newReq(kind reqKind) *Request {
+	return &Request{e: e, kind: kind}
+}
+
+// flush waits until every queued send and acknowledgement is in its channel.
+func (e *engine) flush() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.waitUntil(func() bool { return len(e.sending) == 0 })
+}

@@ -1,0 +1,177 @@
+package mpi
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hympi/hympi/shm"
+)
+
+var (
+	lifeMu    sync.Mutex
+	theEngine *engine
+	world     *Comm
+	self      *Comm
+	started   bool // Init succeeded
+	ended     bool // Finalize succeeded
+	// active is started && !ended, readable without lifeMu on every call.
+	active atomic.Bool
+	epoch  = time.Now()
+)
+
+// Context ids of the predefined communicators. Each communicator owns an
+// even id for point-to-point and the next odd one for its collectives, so
+// collective traffic can never match a user receive.
+const (
+	ctxWorld = 0
+	ctxSelf  = 2
+)
+
+// Init joins the job hympirun started, or makes this process a singleton of
+// size 1 when it was started directly.
+func Init() error {
+	lifeMu.Lock()
+	defer lifeMu.Unlock()
+	if started {
+		return newErr(ErrOther, "Init", "already initialized")
+	}
+	e, err := joinJob()
+	if err != nil {
+		return err
+	}
+	theEngine = e
+	world = &Comm{e: e, ctx: ctxWorld, rank: e.rank, size: e.size}
+	self = &Comm{e: e, ctx: ctxSelf, rank: 0, size: 1, world: []int{e.rank}}
+	started = true
+	active.Store(true)
+	return nil
+}
+
+func joinJob() (*engine, error) {
+	rankStr, ok := os.LookupEnv(shm.EnvRank)
+	if !ok {
+		return newEngine(0, 1, nil, onlineCPUs()), nil
+	}
+	rank, err1 := strconv.Atoi(rankStr)
+	size, err2 := strconv.Atoi(os.Getenv(shm.EnvSize))
+	fd, err3 := strconv.Atoi(os.Getenv(shm.EnvRegionFD))
+	if err1 != nil || err2 != nil || err3 != nil || size < 1 || rank < 0 || rank >= size || fd < 0 {
+		return nil, newErr(ErrIntern, "Init", "bad launcher environment %s=%q %s=%q %s=%q",
+			shm.EnvRank, rankStr, shm.EnvSize, os.Getenv(shm.EnvSize), shm.EnvRegionFD, os.Getenv(shm.EnvRegionFD))
+	}
+	f := os.NewFile(uintptr(fd), "hympi-region")
+	if f == nil {
+		return nil, newErr(ErrIntern, "Init", "region descriptor %d is not open", fd)
+	}
+	region, err := shm.Attach(f)
+	// The mapping outlives the descriptor; a forked or exec'd child must not
+	// inherit it.
+	f.Close()
+	if err != nil {
+		return nil, newErr(ErrIntern, "Init", "attach shared region: %v", err)
+	}
+	if region.Ranks() != size {
+		region.Close()
+		return nil, newErr(ErrIntern, "Init", "region made for %d ranks, job has %d", region.Ranks(), size)
+	}
+	region.MarkAttached(rank, os.Getpid())
+	return newEngine(rank, size, region, onlineCPUs()), nil
+}
+
+// onlineCPUs counts the machine's online CPUs (not this process's affinity
+// mask: the launcher binds each rank to one CPU, and oversubscription is
+// about the job, not the rank).
+func onlineCPUs() int {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return 1
+	}
+	n := 0
+	for _, part := range strings.Split(strings.TrimSpace(string(b)), ",") {
+		lo, hi, found := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			continue
+		}
+		z := a
+		if found {
+			if z, err = strconv.Atoi(hi); err != nil {
+				continue
+			}
+		}
+		n += z - a + 1
+	}
+	return max(n, 1)
+}
+
+// Finalize completes this rank's outgoing traffic, synchronises with the
+// other ranks and leaves the job. No MPI call is valid afterwards.
+func Finalize() error {
+	lifeMu.Lock()
+	defer lifeMu.Unlock()
+	if !started || ended {
+		return newErr(ErrNotInitialized, "Finalize", "not initialized, or already finalized")
+	}
+	e := theEngine
+	// Push every queued send into its channel before the barrier (a peer
+	// stays in MPI, draining, until everyone has arrived), and again after
+	// it, for our last barrier messages.
+	err := e.flush()
+	if berr := world.barrierOn(ctxWorld+1, "Finalize"); err == nil {
+		err = berr
+	}
+	if ferr := e.flush(); err == nil {
+		err = ferr
+	}
+	ended = true
+	active.Store(false)
+	if e.region != nil {
+		e.region.SetState(e.rank, shm.StateFinalized)
+		e.region.Close()
+		e.region = nil
+	}
+	return err
+}
+
+// Initialized reports whether Init has succeeded.
+func Initialized() bool {
+	lifeMu.Lock()
+	defer lifeMu.Unlock()
+	return started
+}
+
+// Finalized reports whether Finalize has completed.
+func Finalized() bool {
+	lifeMu.Lock()
+	defer lifeMu.Unlock()
+	return ended
+}
+
+// Abort terminates the whole job: this process exits with code at once, and
+// hympirun, seeing the abort, stops every other rank.
+func Abort(c *Comm, code int) {
+	if e := theEngine; e != nil && e.region != nil {
+		e.region.MarkAborted(e.rank, code)
+	} else {
+		fmt.Fprintf(os.Stderr, "mpi: Abort called with code %d\n", code)
+	}
+	os.Exit(code)
+}
+
+// Wtime is the wall-clock time in seconds since an arbitrary point fixed for
+// the life of the process.
+func Wtime() float64 { return time.Since(epoch).Seconds() }
+
+// Wtick is the resolution of Wtime in seconds.
+func Wtick() float64 { return 1e-9 }
+
+// World is the communicator of every rank in the job (nil before Init).
+func World() *Comm { return world }
+
+// Self is the communicator holding only this rank (nil before Init).
+func Self() *Comm { return self }

@@ -1,0 +1,238 @@
+package mpi
+
+// Send sends buf to rank dest of c with tag. It returns once buf may be
+// reused: small messages are in the peer's channel at once, larger ones as
+// soon as their last fragment is.
+func (c *Comm) Send(buf []byte, dest, tag int) error {
+	return c.blockingSend("Send", buf, dest, tag, false)
+}
+
+// Ssend is a synchronous send: it completes only after the receiver has
+// matched the message with a receive.
+func (c *Comm) Ssend(buf []byte, dest, tag int) error {
+	return c.blockingSend("Ssend", buf, dest, tag, true)
+}
+
+// Rsend is a ready-mode send. MPI lets it assume the receive is already
+// posted; hympi's eager path needs no such assumption, so it is a Send.
+func (c *Comm) Rsend(buf []byte, dest, tag int) error {
+	return c.blockingSend("Rsend", buf, dest, tag, false)
+}
+
+func (c *Comm) blockingSend(op string, buf []byte, dest, tag int, sync bool) error {
+	if err := c.checkDest(op, dest, tag); err != nil {
+		return err
+	}
+	if dest == ProcNull {
+		return nil
+	}
+	e := c.e
+	w := c.worldOf(dest)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fatal != nil {
+		return e.fatal
+	}
+	if !sync && w != e.rank && e.trySendInline(e.out[w], c.ctx, tag, buf) {
+		return nil
+	}
+	r := e.newInternalReq(reqSend)
+	e.startSend(r, c, c.ctx, w, buf, tag, sync)
+	if err := e.waitUntil(func() bool { return r.done }); err != nil {
+		return err // r may still be referenced by a dead engine: not recycled
+	}
+	err := r.err
+	e.freeInternalReq(r)
+	return err
+}
+
+// startSend queues r, a send of buf to world rank w.
+func (e *engine) startSend(r *Request, c *Comm, ctx uint32, w int, buf []byte, tag int, sync bool) {
+	r.comm, r.peer, r.sbuf, r.ctx, r.tag, r.sync = c, w, buf, ctx, tag, sync
+	if w == e.rank {
+		e.sendSelf(r)
+		return
+	}
+	if sync {
+		e.registerSync(r)
+	}
+	e.enqueueSend(e.out[w], r)
+}
+
+// Isend starts a send and returns at once; buf must not be modified until
+// the request completes.
+func (c *Comm) Isend(buf []byte, dest, tag int) (*Request, error) {
+	return c.isend("Isend", buf, dest, tag, false)
+}
+
+// Issend starts a synchronous send: the request completes once the receiver
+// has matched it.
+func (c *Comm) Issend(buf []byte, dest, tag int) (*Request, error) {
+	return c.isend("Issend", buf, dest, tag, true)
+}
+
+func (c *Comm) isend(op string, buf []byte, dest, tag int, sync bool) (*Request, error) {
+	if err := c.checkDest(op, dest, tag); err != nil {
+		return nil, err
+	}
+	e := c.e
+	r := e.newReq(reqSend)
+	if dest == ProcNull {
+		r.complete(Status{Source: ProcNull, Tag: AnyTag}, nil)
+		return r, nil
+	}
+	w := c.worldOf(dest)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fatal != nil {
+		return nil, e.fatal
+	}
+	if !sync && w != e.rank && e.trySendInline(e.out[w], c.ctx, tag, buf) {
+		r.done = true
+		return r, nil
+	}
+	e.startSend(r, c, c.ctx, w, buf, tag, sync)
+	return r, nil
+}
+
+// Recv receives a message from source (or AnySource) with tag (or AnyTag)
+// into buf. A message longer than buf fills buf and returns ErrTruncate.
+func (c *Comm) Recv(buf []byte, source, tag int) (Status, error) {
+	if err := c.checkSource("Recv", source, tag); err != nil {
+		return Status{}, err
+	}
+	if source == ProcNull {
+		return Status{Source: ProcNull, Tag: AnyTag}, nil
+	}
+	e := c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fatal != nil {
+		return Status{}, e.fatal
+	}
+	r := e.newInternalReq(reqRecv)
+	c.initRecv(r, c.ctx, buf, source, tag)
+	e.postRecv(r)
+	if !r.done {
+		if err := e.waitUntil(func() bool { return r.done }); err != nil {
+			e.abandonRecv(r)
+			return Status{}, err
+		}
+	}
+	st, err := r.status, r.err
+	e.freeInternalReq(r)
+	return st, err
+}
+
+func (c *Comm) initRecv(r *Request, ctx uint32, buf []byte, source, tag int) {
+	r.comm, r.buf, r.tag, r.ctx = c, buf, tag, ctx
+	r.src = AnySource
+	if source != AnySource {
+		r.src = c.worldOf(source)
+	}
+}
+
+// abandonRecv takes a receive that will never complete off the posted queue,
+// so the engine stops referring to its buffer.
+func (e *engine) abandonRecv(r *Request) {
+	if !r.done && r.flight == nil {
+		e.queues(r.ctx).unpost(r)
+	}
+}
+
+// Irecv starts a receive and returns at once.
+func (c *Comm) Irecv(buf []byte, source, tag int) (*Request, error) {
+	if err := c.checkSource("Irecv", source, tag); err != nil {
+		return nil, err
+	}
+	e := c.e
+	r := e.newReq(reqRecv)
+	if source == ProcNull {
+		r.complete(Status{Source: ProcNull, Tag: AnyTag}, nil)
+		return r, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fatal != nil {
+		return nil, e.fatal
+	}
+	c.initRecv(r, c.ctx, buf, source, tag)
+	e.postRecv(r)
+	return r, nil
+}
+
+// Sendrecv sends sendbuf to dest and receives into recvbuf from source, as
+// if both ran at once (so a ring of Sendrecvs cannot deadlock).
+func (c *Comm) Sendrecv(sendbuf []byte, dest, sendtag int, recvbuf []byte, source, recvtag int) (Status, error) {
+	if err := c.checkDest("Sendrecv", dest, sendtag); err != nil {
+		return Status{}, err
+	}
+	if err := c.checkSource("Sendrecv", source, recvtag); err != nil {
+		return Status{}, err
+	}
+	rr, err := c.Irecv(recvbuf, source, recvtag)
+	if err != nil {
+		return Status{}, err
+	}
+	sr, err := c.Isend(sendbuf, dest, sendtag)
+	if err != nil {
+		return Status{}, err
+	}
+	if _, err := sr.Wait(); err != nil {
+		return Status{}, err
+	}
+	return rr.Wait()
+}
+
+// Iprobe reports whether a message from source with tag is waiting to be
+// received, and its envelope, without receiving it.
+func (c *Comm) Iprobe(source, tag int) (Status, bool, error) {
+	if err := c.checkSource("Iprobe", source, tag); err != nil {
+		return Status{}, false, err
+	}
+	if source == ProcNull {
+		return Status{Source: ProcNull, Tag: AnyTag}, true, nil
+	}
+	e := c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fatal != nil {
+		return Status{}, false, e.fatal
+	}
+	u := c.probe(source, tag)
+	if u == nil {
+		e.progress()
+		u = c.probe(source, tag)
+	}
+	if u == nil {
+		return Status{}, false, nil
+	}
+	return Status{Source: c.rankOf(u.src), Tag: int(u.tag), Count: u.length}, true, nil
+}
+
+// Probe blocks until a message from source with tag is waiting, and returns
+// its envelope; the message stays to be received.
+func (c *Comm) Probe(source, tag int) (Status, error) {
+	if err := c.checkSource("Probe", source, tag); err != nil {
+		return Status{}, err
+	}
+	if source == ProcNull {
+		return Status{Source: ProcNull, Tag: AnyTag}, nil
+	}
+	e := c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var u *unexpected
+	if err := e.waitUntil(func() bool { u = c.probe(source, tag); return u != nil }); err != nil {
+		return Status{}, err
+	}
+	return Status{Source: c.rankOf(u.src), Tag: int(u.tag), Count: u.length}, nil
+}
+
+func (c *Comm) probe(source, tag int) *unexpected {
+	src := AnySource
+	if source != AnySource {
+		src = c.worldOf(source)
+	}
+	return c.e.queues(c.ctx).findUnexpected(src, tag)
+}

@@ -1,0 +1,152 @@
+package mpi
+
+import "github.com/hympi/hympi/shm"
+
+// arrive matches a message that just appeared on a channel (its envelope,
+// and for inline messages the whole payload) against the posted receives, or
+// files it as unexpected.
+func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
+	q := e.queues(d.Ctx)
+	if r := q.takePosted(src, d.Tag); r != nil {
+		if d.Flags&shm.FlagSync != 0 {
+			e.sendAck(src, d.ReqID)
+		}
+		if f == nil {
+			copy(r.buf, inline)
+			e.finishRecv(r, src, d.Tag, len(inline))
+			return
+		}
+		f.req, r.flight = r, f
+		return
+	}
+	u := e.newUnexpected(d.Ctx, src, d.Tag, int(d.MsgLen))
+	copy(u.data, inline)
+	if d.Flags&shm.FlagSync != 0 {
+		u.syncID = d.ReqID
+	}
+	if f != nil {
+		f.un, u.flight = u, f
+	}
+	q.addUnexpected(u)
+}
+
+func (e *engine) newUnexpected(ctx uint32, src int, tag int32, n int) *unexpected {
+	e.arrivalSeq++
+	return &unexpected{ctx: ctx, src: src, tag: tag, length: n, data: e.bufs.get(n), arrival: e.arrivalSeq}
+}
+
+// postRecv matches a new receive against the unexpected messages, or posts
+// it.
+func (e *engine) postRecv(r *Request) {
+	q := e.queues(r.ctx)
+	if u := q.findUnexpected(r.src, r.tag); u != nil {
+		q.removeUnexpected(u)
+		e.matchUnexpected(r, u)
+		return
+	}
+	e.postSeq++
+	r.postSeq = e.postSeq
+	q.post(r)
+}
+
+// matchUnexpected hands an unexpected message to the receive that matched
+// it. A message still streaming in continues straight into the receive's
+// buffer.
+func (e *engine) matchUnexpected(r *Request, u *unexpected) {
+	if u.syncID != 0 {
+		e.sendAck(u.src, u.syncID)
+	}
+	if s := u.selfSender; s != nil {
+		s.acked = true
+		s.checkSendDone()
+	}
+	if f := u.flight; f != nil {
+		copy(r.buf, u.data[:f.got])
+		f.un, f.req, r.flight = nil, r, f
+		e.bufs.put(u.data)
+		return
+	}
+	copy(r.buf, u.data)
+	e.finishRecv(r, u.src, u.tag, u.length)
+	e.bufs.put(u.data)
+}
+
+// finishRecv completes a receive of an n-byte message from world rank src.
+func (e *engine) finishRecv(r *Request, src int, tag int32, n int) {
+	r.flight = nil
+	st := Status{Source: r.comm.rankOf(src), Tag: int(tag), Count: n}
+	var err error
+	if n > len(r.buf) {
+		st.Count = len(r.buf)
+		err = newErr(ErrTruncate, "Recv", "message of %d bytes from rank %d tag %d, buffer of %d", n, st.Source, tag, len(r.buf))
+	}
+	r.complete(st, err)
+}
+
+// sendSelf delivers a message a rank sends to itself, without the region.
+func (e *engine) sendSelf(r *Request) {
+	q := e.queues(r.ctx)
+	c := &e.counters[e.rank]
+	c.EagerMsgs++
+	c.EagerBytes += uint64(len(r.sbuf))
+	if rr := q.takePosted(e.rank, int32(r.tag)); rr != nil {
+		copy(rr.buf, r.sbuf)
+		e.finishRecv(rr, e.rank, int32(r.tag), len(r.sbuf))
+		r.pushed, r.acked = true, true
+		r.checkSendDone()
+		return
+	}
+	u := e.newUnexpected(r.ctx, e.rank, int32(r.tag), len(r.sbuf))
+	copy(u.data, r.sbuf)
+	if r.sync {
+		u.selfSender = r
+	}
+	q.addUnexpected(u)
+	r.pushed = true
+	r.checkSendDone()
+}
+
+// bufPool recycles unexpected-message buffers by power-of-two size class, so
+// a steady stream of unexpected small messages allocates nothing.
+type bufPool struct {
+	free [bufClasses][][]byte
+}
+
+const (
+	bufMinShift = 8  // 256 B
+	bufMaxShift = 20 // 1 MiB; larger buffers are left to the GC
+	bufClasses  = bufMaxShift - bufMinShift + 1
+	bufPerClass = 64
+)
+
+func bufClass(n int) int {
+	c := 0
+	for n > 1<<(bufMinShift+c) {
+		c++
+	}
+	return c
+}
+
+func (p *bufPool) get(n int) []byte {
+	if n > 1<<bufMaxShift {
+		return make([]byte, n)
+	}
+	c := bufClass(n)
+	if l := len(p.free[c]); l > 0 {
+		b := p.free[c][l-1]
+		p.free[c] = p.free[c][:l-1]
+		return b[:n]
+	}
+	return make([]byte, n, 1<<(bufMinShift+c))
+}
+
+func (p *bufPool) put(b []byte) {
+	n := cap(b)
+	if n > 1<<bufMaxShift || n < 1<<bufMinShift || n&(n-1) != 0 {
+		return
+	}
+	c := bufClass(n)
+	if len(p.free[c]) < bufPerClass {
+		p.free[c] = append(p.free[c], b[:0])
+	}
+}

@@ -1,0 +1,237 @@
+package mpi
+
+// reqKind says what a request is waiting for.
+type reqKind uint8
+
+const (
+	reqRecv reqKind = iota + 1
+	reqSend
+)
+
+// Request is a pending nonblocking operation. It completes inside the
+// engine; Wait, Test and friends observe that. Once Wait or a successful Test
+// has returned its status, the request is spent: using it again is an
+// ErrRequest error, like MPI_REQUEST_NULL after MPI_Wait.
+type Request struct {
+	e    *engine
+	kind reqKind
+	done bool // set by the engine under e.mu
+	// spent is set when the user has collected the completion.
+	spent    bool
+	internal bool // owned by a blocking call, recycled by it
+	status   Status
+	err      error
+	comm     *Comm
+
+	// Receive side.
+	buf     []byte
+	src     int // world rank or AnySource
+	tag     int
+	ctx     uint32
+	postSeq uint64
+	flight  *inflight // the streaming message this receive is bound to
+	// posted lists (matchQueues.posted*)
+	prev, next *Request
+
+	// Send side.
+	peer     int // world rank
+	sbuf     []byte
+	sent     int  // bytes handed to the channel so far
+	started  bool // envelope (first descriptor) published
+	sync     bool
+	acked    bool // sync: the receiver matched it
+	pushed   bool // every byte handed over
+	syncID   uint64
+	sendNext *Request // per-peer send queue
+	bsend    *bsendBlock
+}
+
+func (r *Request) complete(st Status, err error) {
+	r.done = true
+	r.status = st
+	r.err = err
+}
+
+// checkSendDone completes a send once its data is out and, for a synchronous
+// send, the receiver has matched it.
+func (r *Request) checkSendDone() {
+	if r.pushed && (!r.sync || r.acked) && !r.done {
+		r.done = true
+		if r.bsend != nil {
+			r.e.bsendRelease(r.bsend)
+			r.bsend = nil
+		}
+	}
+}
+
+// collect turns a completed request into what Wait returns and spends it.
+func (r *Request) collect() (Status, error) {
+	r.spent = true
+	st, err := r.status, r.err
+	r.buf, r.sbuf, r.comm = nil, nil, nil
+	return st, err
+}
+
+func checkReq(op string, r *Request) error {
+	if r == nil {
+		return newErr(ErrRequest, op, "nil request")
+	}
+	if r.spent {
+		return newErr(ErrRequest, op, "request already completed and freed")
+	}
+	return nil
+}
+
+// Wait blocks until the request completes and returns its status.
+func (r *Request) Wait() (Status, error) {
+	if err := checkReq("Wait", r); err != nil {
+		return Status{}, err
+	}
+	e := r.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if r.spent {
+		return Status{}, newErr(ErrRequest, "Wait", "request already completed and freed")
+	}
+	if err := e.waitUntil(func() bool { return r.done }); err != nil {
+		return Status{}, err
+	}
+	return r.collect()
+}
+
+// Test reports whether the request has completed; when it has, it returns
+// its status and spends the request.
+func (r *Request) Test() (Status, bool, error) {
+	if err := checkReq("Test", r); err != nil {
+		return Status{}, false, err
+	}
+	e := r.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if r.spent {
+		return Status{}, false, newErr(ErrRequest, "Test", "request already completed and freed")
+	}
+	if !r.done {
+		e.progress()
+	}
+	if !r.done {
+		return Status{}, false, nil
+	}
+	st, err := r.collect()
+	return st, true, err
+}
+
+// reqsEngine finds the engine behind a list of requests (nil entries are
+// ignored, like MPI_REQUEST_NULL) and checks none is spent.
+func reqsEngine(op string, reqs []*Request) (*engine, error) {
+	var e *engine
+	for _, r := range reqs {
+		if r == nil {
+			continue
+		}
+		if r.spent {
+			return nil, newErr(ErrRequest, op, "request already completed and freed")
+		}
+		e = r.e
+	}
+	return e, nil
+}
+
+// Waitall waits for every request. Nil entries are skipped and get an empty
+// status. The error is the first request's error, if any; every status is
+// filled either way.
+func Waitall(reqs []*Request) ([]Status, error) {
+	e, err := reqsEngine("Waitall", reqs)
+	if err != nil {
+		return nil, err
+	}
+	sts := make([]Status, len(reqs))
+	if e == nil {
+		return sts, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.waitUntil(func() bool {
+		for _, r := range reqs {
+			if r != nil && !r.done {
+				return false
+			}
+		}
+		return true
+	}); err != nil {
+		return sts, err
+	}
+	var first error
+	for i, r := range reqs {
+		if r == nil {
+			continue
+		}
+		st, err := r.collect()
+		sts[i] = st
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return sts, first
+}
+
+// Waitany waits until one of the requests completes and returns its index.
+// With no active request it returns Undefined at once.
+func Waitany(reqs []*Request) (int, Status, error) {
+	e, err := reqsEngine("Waitany", reqs)
+	if err != nil {
+		return Undefined, Status{}, err
+	}
+	if e == nil {
+		return Undefined, Status{}, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	idx := -1
+	if err := e.waitUntil(func() bool {
+		for i, r := range reqs {
+			if r != nil && r.done {
+				idx = i
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		return Undefined, Status{}, err
+	}
+	st, err := reqs[idx].collect()
+	return idx, st, err
+}
+
+// Testall reports whether every request has completed; only then are the
+// statuses returned and the requests spent.
+func Testall(reqs []*Request) ([]Status, bool, error) {
+	e, err := reqsEngine("Testall", reqs)
+	if err != nil {
+		return nil, false, err
+	}
+	sts := make([]Status, len(reqs))
+	if e == nil {
+		return sts, true, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.progress()
+	for _, r := range reqs {
+		if r != nil && !r.done {
+			return nil, false, nil
+		}
+	}
+	var first error
+	for i, r := range reqs {
+		if r == nil {
+			continue
+		}
+		st, err := r.collect()
+		sts[i] = st
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return sts, true, first
+}

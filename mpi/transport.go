@@ -1,0 +1,381 @@
+package mpi
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/hympi/hympi/shm"
+)
+
+// The eager protocol over the shared region. A message of up to
+// shm.InlineMax bytes travels inside one descriptor. A larger one is cut into
+// cell-sized fragments: the first descriptor (KindFirst) carries the
+// envelope and the first fragment, the following ones (KindNext) the rest, in
+// order, and a channel streams one message at a time, so the receiver needs no
+// reassembly bookkeeping beyond "the message in progress on this channel".
+// When the sender runs out of cells or slots it leaves the rest queued and the
+// progress engine continues when the receiver hands cells back.
+
+func trailingZeros64(x uint64) int { return bits.TrailingZeros64(x) }
+
+// directNever is the threshold reported while every size goes through shared
+// memory.
+const directNever = int(^uint(0) >> 1)
+
+// outChan is this rank's sending end toward one peer.
+type outChan struct {
+	peer    int
+	ch      shm.Channel
+	prod    *shm.Producer
+	pool    *shm.CellPool
+	summary shm.Summary  // the peer's
+	bell    shm.Doorbell // the peer's
+	head    *Request     // queued sends, oldest first; head may be half sent
+	tail    *Request
+	acks    []uint64 // Ssend acknowledgements waiting for a slot
+	queued  bool     // on engine.sending
+}
+
+func newOutChan(r *shm.Region, self, peer int) *outChan {
+	ch := r.Channel(self, peer)
+	return &outChan{
+		peer: peer, ch: ch, prod: ch.Producer(), pool: ch.Pool(),
+		summary: r.Summary(peer), bell: r.Doorbell(peer),
+	}
+}
+
+// notify tells the peer that its channel from us has something: mark the
+// summary (an atomic OR only if the bit is clear) and ring the doorbell (a
+// syscall only if the peer sleeps).
+func (oc *outChan) notify(self int) {
+	oc.summary.Mark(self)
+	oc.bell.Ring()
+}
+
+// inChan is this rank's receiving end from one peer.
+type inChan struct {
+	peer    int
+	ch      shm.Channel
+	cons    *shm.Consumer
+	returns *shm.ReturnRing
+	lim     shm.Limits
+	bell    shm.Doorbell // the sender's: it may wait for cells or slots
+	cur     *inflight    // message whose fragments are still arriving
+	idle    int          // consecutive empty polls
+}
+
+func newInChan(r *shm.Region, peer, self int) *inChan {
+	ch := r.Channel(peer, self)
+	return &inChan{
+		peer: peer, ch: ch, cons: ch.Consumer(), returns: ch.Returns(),
+		lim: ch.Limits(), bell: r.Doorbell(peer),
+	}
+}
+
+// inflight is a multi-fragment message being received: into a matched
+// receive's buffer, or into an unexpected entry until one matches it.
+type inflight struct {
+	total uint64
+	got   uint64
+	req   *Request
+	un    *unexpected
+	ctx   uint32
+	tag   int32
+}
+
+const (
+	// drainBudget caps descriptors taken from one channel per pass, so one
+	// busy sender cannot starve the others.
+	drainBudget = 32
+	// idlePolls is how many empty polls a channel gets before the receiver
+	// clears its summary bit and stops polling it.
+	idlePolls = 256
+)
+
+// trySendInline is the small-message fast path: nothing queued toward the
+// peer, a free slot, payload fits the descriptor. No allocation, no lock
+// beyond the engine's, no syscall unless the peer sleeps.
+func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) bool {
+	if oc.head != nil || len(buf) > shm.InlineMax {
+		return false
+	}
+	slot := oc.prod.Reserve()
+	if slot == nil {
+		return false
+	}
+	d := shm.Desc{Kind: shm.KindInline, Ctx: ctx, Tag: int32(tag), MsgLen: uint64(len(buf)), FragLen: uint32(len(buf))}
+	shm.EncodeDesc(slot, &d)
+	copy(shm.InlineArea(slot), buf)
+	oc.prod.Publish(slot)
+	oc.notify(e.rank)
+	c := &e.counters[oc.peer]
+	c.EagerMsgs++
+	c.EagerBytes += uint64(len(buf))
+	return true
+}
+
+// enqueueSend queues a send request toward its peer and pushes what fits.
+func (e *engine) enqueueSend(oc *outChan, r *Request) {
+	if oc.tail == nil {
+		oc.head = r
+	} else {
+		oc.tail.sendNext = r
+	}
+	oc.tail = r
+	c := &e.counters[oc.peer]
+	c.EagerMsgs++
+	c.EagerBytes += uint64(len(r.sbuf))
+	e.markSending(oc)
+	e.push(oc)
+}
+
+func (e *engine) markSending(oc *outChan) {
+	if !oc.queued {
+		oc.queued = true
+		e.sending = append(e.sending, oc)
+	}
+}
+
+// pushAll pushes every queued peer and drops the ones that are done.
+func (e *engine) pushAll() bool {
+	did := false
+	keep := e.sending[:0]
+	for _, oc := range e.sending {
+		if e.push(oc) {
+			did = true
+		}
+		if oc.head != nil || len(oc.acks) > 0 {
+			keep = append(keep, oc)
+		} else {
+			oc.queued = false
+		}
+	}
+	clear(e.sending[len(keep):])
+	e.sending = keep
+	return did
+}
+
+// push hands as much queued traffic to the channel as slots and cells allow.
+func (e *engine) push(oc *outChan) bool {
+	published := false
+	for len(oc.acks) > 0 {
+		slot := oc.prod.Reserve()
+		if slot == nil {
+			break
+		}
+		d := shm.Desc{Kind: shm.KindAck, ReqID: oc.acks[0]}
+		shm.EncodeDesc(slot, &d)
+		oc.prod.Publish(slot)
+		oc.acks = oc.acks[1:]
+		published = true
+	}
+	for oc.head != nil && len(oc.acks) == 0 {
+		r := oc.head
+		if !e.pushOne(oc, r) {
+			break
+		}
+		published = true
+		if r.sent < len(r.sbuf) || (!r.started) {
+			continue
+		}
+		// Fully handed over: the user's buffer is free again.
+		oc.head = r.sendNext
+		if oc.head == nil {
+			oc.tail = nil
+		}
+		r.sendNext = nil
+		r.pushed = true
+		r.checkSendDone()
+	}
+	if published {
+		oc.notify(e.rank)
+	}
+	return published
+}
+
+// pushOne publishes the next descriptor of r, reporting false when the
+// channel has no room.
+func (e *engine) pushOne(oc *outChan, r *Request) bool {
+	slot := oc.prod.Reserve()
+	if slot == nil {
+		return false
+	}
+	d := shm.Desc{Ctx: r.ctx, Tag: int32(r.tag), MsgLen: uint64(len(r.sbuf)), ReqID: r.syncID}
+	if r.sync {
+		d.Flags = shm.FlagSync
+	}
+	if !r.started && len(r.sbuf) <= shm.InlineMax {
+		d.Kind = shm.KindInline
+		d.FragLen = uint32(len(r.sbuf))
+		shm.EncodeDesc(slot, &d)
+		copy(shm.InlineArea(slot), r.sbuf)
+		oc.prod.Publish(slot)
+		r.started, r.sent = true, len(r.sbuf)
+		return true
+	}
+	cell, ok, err := oc.pool.Get()
+	if err != nil {
+		e.corrupt(err)
+		return false
+	}
+	if !ok {
+		return false
+	}
+	d.Kind = shm.KindNext
+	if !r.started {
+		d.Kind = shm.KindFirst
+	}
+	n := copy(oc.ch.Cell(cell), r.sbuf[r.sent:])
+	d.Cell, d.FragLen = cell, uint32(n)
+	shm.EncodeDesc(slot, &d)
+	oc.prod.Publish(slot)
+	r.started = true
+	r.sent += n
+	return true
+}
+
+// drain takes what a peer has published, up to drainBudget descriptors.
+func (e *engine) drain(ic *inChan) bool {
+	n := 0
+	for ; n < drainBudget; n++ {
+		slot, err := ic.cons.Peek()
+		if err != nil {
+			e.corrupt(err)
+			return n > 0
+		}
+		if slot == nil {
+			break
+		}
+		d, err := shm.DecodeDesc(slot, ic.lim)
+		if err == nil {
+			err = e.deliver(ic, slot, &d)
+		}
+		ic.cons.Release()
+		if err != nil {
+			e.corrupt(fmt.Errorf("from rank %d: %w", ic.peer, err))
+			return true
+		}
+	}
+	if n == 0 {
+		ic.idle++
+		if ic.idle >= idlePolls {
+			ic.idle = 0
+			e.summary.Clear(ic.peer)
+			// A publish may have raced with the clear, seeing the bit
+			// still set: look once more and restore the bit if so.
+			if ic.cons.Ready() {
+				e.summary.Mark(ic.peer)
+			}
+		}
+		return false
+	}
+	ic.idle = 0
+	ic.returns.Publish()
+	// The sender may be waiting for the slots or cells we just freed.
+	ic.bell.Ring()
+	return true
+}
+
+// deliver handles one validated descriptor from ic.
+func (e *engine) deliver(ic *inChan, slot []byte, d *shm.Desc) error {
+	switch d.Kind {
+	case shm.KindInline:
+		if ic.cur != nil {
+			return fmt.Errorf("%w: new message while one is streaming", shm.ErrBadDesc)
+		}
+		e.arrive(ic.peer, d, shm.InlinePayload(slot, d), nil)
+	case shm.KindFirst:
+		if ic.cur != nil {
+			return fmt.Errorf("%w: new message while one is streaming", shm.ErrBadDesc)
+		}
+		f := &inflight{total: d.MsgLen, ctx: d.Ctx, tag: d.Tag}
+		ic.cur = f
+		e.arrive(ic.peer, d, nil, f)
+		e.fragment(ic, d)
+	case shm.KindNext:
+		f := ic.cur
+		if f == nil || d.MsgLen != f.total || uint64(d.FragLen) > f.total-f.got {
+			return fmt.Errorf("%w: stray fragment", shm.ErrBadDesc)
+		}
+		e.fragment(ic, d)
+	case shm.KindAck:
+		e.acked(d.ReqID)
+	default:
+		return fmt.Errorf("%w: unexpected kind %d", shm.ErrBadDesc, d.Kind)
+	}
+	return nil
+}
+
+// fragment copies one cell of the streaming message to its destination and
+// returns the cell.
+func (e *engine) fragment(ic *inChan, d *shm.Desc) {
+	f := ic.cur
+	src := ic.ch.Cell(d.Cell)[:d.FragLen]
+	off := f.got
+	switch {
+	case f.req != nil:
+		if off < uint64(len(f.req.buf)) {
+			copy(f.req.buf[off:], src)
+		}
+	case f.un != nil:
+		copy(f.un.data[off:], src)
+	}
+	ic.returns.Put(d.Cell)
+	f.got += uint64(d.FragLen)
+	if f.got < f.total {
+		return
+	}
+	ic.cur = nil
+	switch {
+	case f.req != nil:
+		e.finishRecv(f.req, ic.peer, f.tag, int(f.total))
+	case f.un != nil:
+		f.un.flight = nil
+	}
+}
+
+// acked completes the synchronous send the receiver matched.
+func (e *engine) acked(id uint64) {
+	i := id&0xffffffff - 1
+	if i >= uint64(len(e.syncSends)) || e.syncSends[i] == nil || e.syncSends[i].syncID != id {
+		return // a late or forged ack: nothing waits for it
+	}
+	r := e.syncSends[i]
+	e.syncSends[i] = nil
+	e.syncFree = append(e.syncFree, i)
+	r.acked = true
+	r.checkSendDone()
+}
+
+// registerSync gives a synchronous send an id the receiver's ack will echo.
+// The low 32 bits index syncSends, the high bits are a generation so a stale
+// ack cannot complete a later send that reused the slot.
+func (e *engine) registerSync(r *Request) {
+	var i uint64
+	if n := len(e.syncFree); n > 0 {
+		i = e.syncFree[n-1]
+		e.syncFree = e.syncFree[:n-1]
+	} else {
+		i = uint64(len(e.syncSends))
+		e.syncSends = append(e.syncSends, nil)
+	}
+	e.syncGen++
+	r.syncID = e.syncGen<<32 | (i + 1)
+	e.syncSends[i] = r
+}
+
+// sendAck queues an acknowledgement of a synchronous send toward peer.
+func (e *engine) sendAck(peer int, id uint64) {
+	oc := e.out[peer]
+	oc.acks = append(oc.acks, id)
+	e.markSending(oc)
+	e.push(oc)
+}
+
+// corrupt records that the region can no longer be trusted. The job is
+// beyond repair; the launcher reports the failed rank.
+func (e *engine) corrupt(err error) {
+	if e.fatal == nil {
+		e.fatal = &Error{Class: ErrIntern, Op: "progress", Msg: "shared region: " + err.Error()}
+	}
+}

@@ -1,0 +1,168 @@
+package shm
+
+import (
+	"fmt"
+	"sync/atomic"
+)
+
+// Channel is one ordered pair src→dst: the descriptor ring, the sender's
+// cell pool and the return ring through which the receiver gives cells back.
+//
+// Return ring of a channel (receiver → sender):
+//
+//	entries: uint32 cell indices, written by the receiver (atomic stores)
+//	         before it publishes the tail that covers them;
+//	tail:    uint64 count of entries ever written; written by the receiver
+//	         (release), read by the sender (acquire). The sender's head is
+//	         private. The ring has one entry per cell and the sender never
+//	         has more than all its cells outstanding, so it cannot overflow.
+type Channel struct {
+	r        *Region
+	Src, Dst int
+	base     int64
+}
+
+// Channel returns the channel carrying src→dst traffic (src != dst).
+func (r *Region) Channel(src, dst int) Channel {
+	if src == dst || src < 0 || dst < 0 || src >= r.L.Ranks || dst >= r.L.Ranks {
+		panic(fmt.Sprintf("shm: no channel %d→%d in a %d-rank region", src, dst, r.L.Ranks))
+	}
+	base := r.L.ChannelOff + int64(r.L.channelIndex(src, dst))*r.L.ChannelStride
+	return Channel{r: r, Src: src, Dst: dst, base: base}
+}
+
+// Limits are the bounds a receiver validates this channel's descriptors with.
+func (c Channel) Limits() Limits {
+	return Limits{Cells: uint32(c.r.L.CellsPerChannel), CellSize: uint32(c.r.L.CellSize)}
+}
+
+func (c Channel) slots() []byte {
+	return c.r.bytesAt(c.base+c.r.L.SlotsOff, int64(c.r.L.Slots)*SlotSize)
+}
+
+// Producer returns the sending end. Exactly one per channel may exist in the
+// job (in the sender's process).
+func (c Channel) Producer() *Producer {
+	n := uint64(c.r.L.Slots)
+	return &Producer{slots: c.slots(), mask: n - 1, n: n}
+}
+
+// Consumer returns the receiving end. Exactly one per channel may exist.
+func (c Channel) Consumer() *Consumer {
+	n := uint64(c.r.L.Slots)
+	return &Consumer{slots: c.slots(), mask: n - 1, n: n}
+}
+
+// Cell is the payload area of cell i. Callers pass indices that came from
+// their own pool (sender) or through DecodeDesc (receiver), both < the pool.
+func (c Channel) Cell(i uint32) []byte {
+	cs := int64(c.r.L.CellSize)
+	return c.r.bytesAt(c.base+c.r.L.CellsOff+int64(i)*cs, cs)
+}
+
+// CellPool is the sender's private view of its cells: a LIFO stack of free
+// indices (so steady traffic reuses the cells that are still in cache) fed by
+// the return ring. It also remembers which cells are out, so a duplicated or
+// forged return is caught instead of handing one cell out twice.
+type CellPool struct {
+	ring  []atomic.Uint32
+	tail  *atomic.Uint64
+	head  uint64
+	free  []uint32
+	out   []bool
+	limit uint32
+}
+
+// Pool returns the sender's pool for this channel, all cells free.
+func (c Channel) Pool() *CellPool {
+	n := c.r.L.CellsPerChannel
+	p := &CellPool{
+		ring:  c.r.u32sAt(c.base+c.r.L.RetRingOff, n),
+		tail:  c.r.u64At(c.base + c.r.L.RetTailOff),
+		free:  make([]uint32, n),
+		out:   make([]bool, n),
+		limit: uint32(n),
+	}
+	for i := range p.free {
+		p.free[i] = uint32(n - 1 - i) // pop order 0, 1, 2, ...
+	}
+	return p
+}
+
+// Get takes a free cell, first collecting returns if the stack is empty.
+func (p *CellPool) Get() (uint32, bool, error) {
+	if len(p.free) == 0 {
+		if err := p.Collect(); err != nil {
+			return 0, false, err
+		}
+		if len(p.free) == 0 {
+			return 0, false, nil
+		}
+	}
+	i := p.free[len(p.free)-1]
+	p.free = p.free[:len(p.free)-1]
+	p.out[i] = true
+	return i, true, nil
+}
+
+// Collect moves returned cells from the return ring onto the free stack.
+func (p *CellPool) Collect() error {
+	tail := p.tail.Load() // acquire: pairs with ReturnRing.Publish
+	if tail-p.head > uint64(p.limit) {
+		return fmt.Errorf("%w: return ring claims %d entries", ErrCorrupt, tail-p.head)
+	}
+	for ; p.head != tail; p.head++ {
+		i := p.ring[p.head%uint64(p.limit)].Load()
+		if i >= p.limit || !p.out[i] {
+			return fmt.Errorf("%w: returned cell %d was not outstanding", ErrCorrupt, i)
+		}
+		p.out[i] = false
+		p.free = append(p.free, i)
+	}
+	return nil
+}
+
+// Free is the number of cells on the stack (not counting uncollected returns).
+func (p *CellPool) Free() int { return len(p.free) }
+
+// Outstanding is the number of cells the receiver still holds.
+func (p *CellPool) Outstanding() int { return int(p.limit) - len(p.free) - int(p.tail.Load()-p.head) }
+
+// Size is the pool's cell count.
+func (p *CellPool) Size() int { return int(p.limit) }
+
+// ReturnRing is the receiver's end of the return ring.
+type ReturnRing struct {
+	ring    []atomic.Uint32
+	tail    *atomic.Uint64
+	pending uint64 // entries written but not yet published
+	limit   uint64
+}
+
+// Returns gives the receiver's end of this channel's return ring.
+func (c Channel) Returns() *ReturnRing {
+	n := c.r.L.CellsPerChannel
+	rr := &ReturnRing{
+		ring:  c.r.u32sAt(c.base+c.r.L.RetRingOff, n),
+		tail:  c.r.u64At(c.base + c.r.L.RetTailOff),
+		limit: uint64(n),
+	}
+	rr.pending = rr.tail.Load()
+	return rr
+}
+
+// Put queues cell i for return; the sender sees it after Publish.
+func (rr *ReturnRing) Put(i uint32) {
+	rr.ring[rr.pending%rr.limit].Store(i)
+	rr.pending++
+}
+
+// Publish makes every Put so far visible to the sender. Returns whether
+// anything new was published.
+func (rr *ReturnRing) Publish() bool {
+	if rr.tail.Load() == rr.pending {
+		return false
+	}
+	rr.tail.Store(rr.pending) // release: the entry stores happen before
+	return true
+}

@@ -1,0 +1,149 @@
+package shm
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Kind says what a descriptor carries. The values are part of the layout.
+type Kind uint8
+
+const (
+	// KindInline is a whole message whose payload follows the header in the
+	// slot (MsgLen == FragLen <= InlineMax).
+	KindInline Kind = 1
+	// KindFirst opens a message whose payload travels in cells; it carries
+	// the envelope and the first fragment (in Cell, FragLen bytes).
+	KindFirst Kind = 2
+	// KindNext carries the next fragment of the message the previous
+	// KindFirst opened on the same channel. A channel streams one message at
+	// a time, so fragments need no message id.
+	KindNext Kind = 3
+	// KindAck tells the sender of a synchronous send (FlagSync) that its
+	// message was matched; ReqID echoes the sender's request id.
+	KindAck Kind = 4
+	// KindControl carries a small protocol payload that bypasses matching;
+	// Tag says which (owned by the engine).
+	KindControl Kind = 5
+
+	kindMax = KindControl
+)
+
+// Descriptor flags.
+const (
+	// FlagSync asks the receiver to answer with KindAck once the message is
+	// matched (Ssend, Issend).
+	FlagSync uint8 = 1 << 0
+
+	flagsKnown = FlagSync
+)
+
+// Descriptor slot layout: the publish word, then the envelope, then inline
+// payload. DescHeaderSize is a multiple of 16 so the payload starts aligned.
+const (
+	descSeq     = 0  // uint64 publish word (see fifo.go)
+	descKind    = 8  // uint8
+	descFlags   = 9  // uint8
+	descCtx     = 12 // uint32 context id
+	descTag     = 16 // int32
+	descCell    = 20 // uint32 cell index (KindFirst, KindNext)
+	descMsgLen  = 24 // uint64 whole message length
+	descFragLen = 32 // uint32 payload bytes carried by this descriptor
+	descReqID   = 40 // uint64 sender's request id (FlagSync, KindAck)
+
+	DescHeaderSize = 48
+)
+
+// MaxMessage bounds the length a descriptor may announce (1 TiB): larger is
+// treated as corruption, and every length computation stays far from
+// overflow.
+const MaxMessage = 1 << 40
+
+// Desc is a decoded descriptor: the envelope and where its payload is.
+type Desc struct {
+	Kind    Kind
+	Flags   uint8
+	Ctx     uint32
+	Tag     int32
+	Cell    uint32
+	MsgLen  uint64
+	FragLen uint32
+	ReqID   uint64
+}
+
+// Limits are what a decoder checks peer-written fields against.
+type Limits struct {
+	Cells    uint32 // cells in the sender's pool
+	CellSize uint32
+}
+
+// EncodeDesc writes d's fields into slot (all but the publish word, which
+// the producer stores last).
+func EncodeDesc(slot []byte, d *Desc) {
+	_ = slot[DescHeaderSize-1]
+	le := binary.LittleEndian
+	slot[descKind] = byte(d.Kind)
+	slot[descFlags] = d.Flags
+	le.PutUint32(slot[descCtx:], d.Ctx)
+	le.PutUint32(slot[descTag:], uint32(d.Tag))
+	le.PutUint32(slot[descCell:], d.Cell)
+	le.PutUint64(slot[descMsgLen:], d.MsgLen)
+	le.PutUint32(slot[descFragLen:], d.FragLen)
+	le.PutUint64(slot[descReqID:], d.ReqID)
+}
+
+// DecodeDesc reads and validates the descriptor in slot. A peer wrote it, so
+// every field that later indexes memory is checked here, once: after a nil
+// error, Cell < lim.Cells, FragLen fits its container and MsgLen is sane.
+func DecodeDesc(slot []byte, lim Limits) (Desc, error) {
+	if len(slot) < SlotSize {
+		return Desc{}, fmt.Errorf("%w: slot of %d bytes", ErrBadDesc, len(slot))
+	}
+	le := binary.LittleEndian
+	d := Desc{
+		Kind:    Kind(slot[descKind]),
+		Flags:   slot[descFlags],
+		Ctx:     le.Uint32(slot[descCtx:]),
+		Tag:     int32(le.Uint32(slot[descTag:])),
+		Cell:    le.Uint32(slot[descCell:]),
+		MsgLen:  le.Uint64(slot[descMsgLen:]),
+		FragLen: le.Uint32(slot[descFragLen:]),
+		ReqID:   le.Uint64(slot[descReqID:]),
+	}
+	if d.Kind == 0 || d.Kind > kindMax {
+		return Desc{}, fmt.Errorf("%w: kind %d", ErrBadDesc, d.Kind)
+	}
+	if d.Flags&^flagsKnown != 0 {
+		return Desc{}, fmt.Errorf("%w: flags %#x", ErrBadDesc, d.Flags)
+	}
+	if d.MsgLen > MaxMessage {
+		return Desc{}, fmt.Errorf("%w: length %d", ErrBadDesc, d.MsgLen)
+	}
+	switch d.Kind {
+	case KindInline, KindControl:
+		if d.MsgLen != uint64(d.FragLen) || d.FragLen > InlineMax {
+			return Desc{}, fmt.Errorf("%w: inline length %d/%d", ErrBadDesc, d.FragLen, d.MsgLen)
+		}
+	case KindFirst, KindNext:
+		if d.Cell >= lim.Cells {
+			return Desc{}, fmt.Errorf("%w: cell %d of %d", ErrBadDesc, d.Cell, lim.Cells)
+		}
+		if d.FragLen == 0 || d.FragLen > lim.CellSize || uint64(d.FragLen) > d.MsgLen {
+			return Desc{}, fmt.Errorf("%w: fragment %d of message %d", ErrBadDesc, d.FragLen, d.MsgLen)
+		}
+	case KindAck:
+		if d.FragLen != 0 {
+			return Desc{}, fmt.Errorf("%w: ack with payload", ErrBadDesc)
+		}
+	}
+	return d, nil
+}
+
+// InlinePayload is the inline payload of a decoded KindInline/KindControl
+// descriptor (DecodeDesc bounded FragLen by InlineMax).
+func InlinePayload(slot []byte, d *Desc) []byte {
+	return slot[DescHeaderSize : DescHeaderSize+int(d.FragLen)]
+}
+
+// InlineArea is where a producer writes inline payload.
+func InlineArea(slot []byte) []byte { return slot[DescHeaderSize:SlotSize] }

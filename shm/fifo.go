@@ -1,0 +1,96 @@
+package shm
+
+import "fmt"
+
+// The descriptor ring of a channel is single-producer/single-consumer and has
+// no shared head or tail: each slot's publish word says whose turn it is. For
+// the slot at ring position p (lap L = p / Slots) the word is 2L while the
+// slot is free for the producer and 2L+1 once the producer published it; the
+// consumer hands it to the next lap by storing 2L+2. A zero-filled region is
+// therefore an empty ring, and a poll touches only the one cache line the
+// next message will arrive in.
+//
+// Publish word of each slot:
+//   writers: the producer (2L → 2L+1, release: after the envelope and payload
+//            stores) and the consumer (2L+1 → 2L+2, release: after it has read
+//            everything it needs from the slot);
+//   readers: both, with acquire loads that pair with the other side's store.
+
+// Producer is the sending end of one channel; it lives in the sender's
+// process memory and must be used by one goroutine at a time.
+type Producer struct {
+	slots []byte // the channel's slot array
+	mask  uint64
+	n     uint64
+	pos   uint64 // next position to fill
+}
+
+// Consumer is the receiving end of one channel.
+type Consumer struct {
+	slots []byte
+	mask  uint64
+	n     uint64
+	pos   uint64 // next position to read
+}
+
+func (p *Producer) slot(pos uint64) []byte {
+	i := pos & p.mask
+	return p.slots[i*SlotSize : (i+1)*SlotSize : (i+1)*SlotSize]
+}
+
+// Reserve returns the next slot if the consumer has freed it, or nil when the
+// ring is full. The caller fills it (EncodeDesc, inline payload) and then
+// calls Publish; nothing is visible to the consumer before that.
+func (p *Producer) Reserve() []byte {
+	s := p.slot(p.pos)
+	// Pairs with the consumer's release in Release: the consumer is done
+	// reading the slot's previous contents before we overwrite them.
+	if seqOf(s).Load() != 2*(p.pos/p.n) {
+		return nil
+	}
+	return s
+}
+
+// Publish makes the reserved slot visible to the consumer.
+func (p *Producer) Publish(slot []byte) {
+	// Release: the envelope and payload stores above happen before the
+	// consumer's acquire load sees 2L+1.
+	seqOf(slot).Store(2*(p.pos/p.n) + 1)
+	p.pos++
+}
+
+func (c *Consumer) slot(pos uint64) []byte {
+	i := pos & c.mask
+	return c.slots[i*SlotSize : (i+1)*SlotSize : (i+1)*SlotSize]
+}
+
+// Peek returns the next published slot, or nil when the ring is empty. The
+// slot stays valid (the producer cannot reuse it) until Release. A publish
+// word that is neither "free" nor "published" for this lap means a peer
+// corrupted the ring.
+func (c *Consumer) Peek() ([]byte, error) {
+	s := c.slot(c.pos)
+	lap := 2 * (c.pos / c.n)
+	switch seqOf(s).Load() { // acquire: pairs with Publish
+	case lap + 1:
+		return s, nil
+	case lap:
+		return nil, nil
+	}
+	return nil, fmt.Errorf("%w: descriptor ring position %d", ErrCorrupt, c.pos)
+}
+
+// Ready reports, with one load, whether Peek would return a slot.
+func (c *Consumer) Ready() bool {
+	return seqOf(c.slot(c.pos)).Load() == 2*(c.pos/c.n)+1
+}
+
+// Release hands the slot returned by Peek back to the producer.
+func (c *Consumer) Release() {
+	s := c.slot(c.pos)
+	next := 2 * (c.pos/c.n + 1) // "free" for the producer's next lap
+	c.pos++
+	// Release store: our reads of the slot happen before the producer's
+	// Reserve sees it free.
+	seqOf(s).Store(next)
+}

@@ -1,0 +1,161 @@
+package shm
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// Fixed geometry. These are part of the layout version: changing one changes
+// what a region means, so LayoutVersion must move with it.
+const (
+	LayoutVersion = 1
+	magic         = 0x31677270_6d796811 // arbitrary, checked on attach
+
+	CacheLine = 64
+	pageSize  = 4096
+
+	// SlotSize is the size of one descriptor slot: a DescHeaderSize header
+	// followed by up to InlineMax bytes of inline payload. Four cache lines
+	// keep a tiny message to one line and a 200-byte one to four.
+	SlotSize = 256
+	// InlineMax is the largest payload that travels inside its descriptor.
+	InlineMax = SlotSize - DescHeaderSize
+
+	rankBlockFixed = 2 * CacheLine // state line + doorbell line
+	headerSize     = 2 * CacheLine // header fields + attach counter line
+
+	// maxRanks bounds the rank count a header may claim: it keeps every
+	// offset computation far from overflow.
+	maxRanks = 1 << 14
+)
+
+// Config sizes a region. Each field documents its default and the variable
+// that overrides it; DefaultConfig reads those variables.
+type Config struct {
+	// BudgetBytes is the memory the whole job may spend on cell pools
+	// (HYMPI_SHM_BUDGET, bytes; default 256 MiB). It is divided among the
+	// n·(n-1) channels, so pools shrink as ranks grow. Pages the job never
+	// touches are never backed by memory: the budget is a ceiling on the
+	// file size, not on resident memory.
+	BudgetBytes int64
+	// MaxPoolBytes caps one channel's pool (default 16 MiB: a window of
+	// 16 × 1 MiB fits in flight between a pair in jobs of up to 4 ranks).
+	MaxPoolBytes int64
+	// MinCells is the floor on cells per channel however many ranks there are
+	// (default 8), so every pair can still pipeline.
+	MinCells int
+	// CellSize is the size of one payload cell (default 32 KiB: big enough to
+	// amortise the descriptor, small enough to pipeline the copy-in with the
+	// copy-out and to stay in L2).
+	CellSize int
+	// Slots is the number of descriptor slots per channel, a power of two
+	// (default 64).
+	Slots int
+}
+
+// DefaultConfig returns the defaults, adjusted by HYMPI_SHM_BUDGET.
+func DefaultConfig() Config {
+	c := Config{
+		BudgetBytes:  256 << 20,
+		MaxPoolBytes: 16 << 20,
+		MinCells:     8,
+		CellSize:     32 << 10,
+		Slots:        64,
+	}
+	if v := os.Getenv("HYMPI_SHM_BUDGET"); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
+			c.BudgetBytes = n
+		}
+	}
+	return c
+}
+
+// Layout is where everything lives in a region. It is computed
+// deterministically from (ranks, slots, cell size, cells per channel), so
+// the creator and every attacher derive the same offsets; the header stores
+// those four and attach recomputes the rest.
+type Layout struct {
+	Ranks           int
+	Slots           int // descriptor slots per channel (power of two)
+	CellSize        int
+	CellsPerChannel int
+
+	RankBlockOff  int64 // first rank block
+	RankBlockSize int64 // stride between rank blocks
+	SummaryWords  int   // uint64 words of the non-empty-channel summary
+
+	ChannelOff    int64 // first channel
+	ChannelStride int64
+	// Offsets inside one channel.
+	RetTailOff int64 // return-ring tail (own cache line)
+	RetRingOff int64 // return-ring entries, uint32 each
+	SlotsOff   int64
+	CellsOff   int64
+
+	Size int64 // whole region
+}
+
+// NewLayout sizes a region for nranks under cfg.
+func NewLayout(nranks int, cfg Config) (Layout, error) {
+	if nranks < 1 || nranks > maxRanks {
+		return Layout{}, fmt.Errorf("%w: %d ranks (want 1..%d)", ErrConfig, nranks, maxRanks)
+	}
+	if cfg.CellSize < CacheLine || cfg.CellSize%CacheLine != 0 || cfg.CellSize > 1<<24 {
+		return Layout{}, fmt.Errorf("%w: cell size %d", ErrConfig, cfg.CellSize)
+	}
+	if cfg.Slots < 2 || cfg.Slots&(cfg.Slots-1) != 0 || cfg.Slots > 1<<16 {
+		return Layout{}, fmt.Errorf("%w: %d slots (want a power of two)", ErrConfig, cfg.Slots)
+	}
+	cells := int64(cfg.MinCells)
+	if nranks > 1 {
+		per := cfg.BudgetBytes / int64(nranks*(nranks-1))
+		per = min(per, cfg.MaxPoolBytes)
+		cells = max(per/int64(cfg.CellSize), int64(cfg.MinCells))
+	}
+	if cells < 1 || cells > 1<<20 {
+		return Layout{}, fmt.Errorf("%w: %d cells per channel", ErrConfig, cells)
+	}
+	return layoutFor(nranks, cfg.Slots, cfg.CellSize, int(cells))
+}
+
+// layoutFor computes every offset from the four values the header stores.
+func layoutFor(nranks, slots, cellSize, cells int) (Layout, error) {
+	if nranks < 1 || nranks > maxRanks || slots < 2 || slots&(slots-1) != 0 || slots > 1<<16 ||
+		cellSize < CacheLine || cellSize%CacheLine != 0 || cellSize > 1<<24 || cells < 1 || cells > 1<<20 {
+		return Layout{}, ErrLayout
+	}
+	l := Layout{Ranks: nranks, Slots: slots, CellSize: cellSize, CellsPerChannel: cells}
+	l.SummaryWords = (nranks + 63) / 64
+	l.RankBlockOff = headerSize
+	l.RankBlockSize = alignUp(rankBlockFixed+int64(8*l.SummaryWords), CacheLine)
+	l.ChannelOff = alignUp(l.RankBlockOff+int64(nranks)*l.RankBlockSize, pageSize)
+
+	l.RetTailOff = 0
+	l.RetRingOff = CacheLine
+	l.SlotsOff = alignUp(l.RetRingOff+4*int64(cells), CacheLine)
+	l.CellsOff = alignUp(l.SlotsOff+int64(slots)*SlotSize, pageSize)
+	l.ChannelStride = alignUp(l.CellsOff+int64(cells)*int64(cellSize), pageSize)
+
+	l.Size = l.ChannelOff + int64(l.channelCount())*l.ChannelStride
+	return l, nil
+}
+
+// channelCount is the number of ordered pairs of distinct ranks. A rank's
+// messages to itself never touch the region.
+func (l Layout) channelCount() int { return l.Ranks * (l.Ranks - 1) }
+
+// channelIndex numbers the ordered pair src→dst, skipping the diagonal.
+func (l Layout) channelIndex(src, dst int) int {
+	i := src * (l.Ranks - 1)
+	if dst < src {
+		return i + dst
+	}
+	return i + dst - 1
+}
+
+// PoolBytes is the cell capacity of one channel: how much payload can be in
+// flight from one rank to another before the sender must wait for returns.
+func (l Layout) PoolBytes() int64 { return int64(l.CellsPerChannel) * int64(l.CellSize) }
+
+func alignUp(v, a int64) int64 { return (v + a - 1) / a * a }

@@ -1,0 +1,291 @@
+package shm
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+
+	"github.com/edsrzf/mmap-go"
+	"golang.org/x/sys/unix"
+)
+
+// Header field offsets. Written once by Create before any rank starts, read
+// by Attach; immutable afterwards, so plain reads suffice.
+const (
+	hdrMagic    = 0
+	hdrVersion  = 8
+	hdrRanks    = 16
+	hdrSlots    = 24
+	hdrCellSize = 32
+	hdrCells    = 40
+	hdrSize     = 48
+	hdrChecksum = 56
+	hdrAttached = CacheLine // atomic uint32: ranks that attached so far
+)
+
+// Rank block offsets (relative to the block).
+const (
+	rbPID       = 0              // uint32, written by the rank at attach; read by the launcher
+	rbState     = 4              // uint32 RankState, written by the rank; read by the launcher and peers
+	rbAbortCode = 8              // uint32, written by the rank before StateAborted
+	rbBellSeq   = CacheLine      // uint32 futex word: bumped by senders that saw a sleeper
+	rbSleepers  = CacheLine + 4  // uint32: number of the rank's threads armed to sleep
+	rbSummary   = rankBlockFixed // uint64 words: bit s set by sender s
+)
+
+// RankState is a rank's life cycle as the launcher sees it.
+type RankState uint32
+
+const (
+	StateNone      RankState = iota // never attached: the program did not call Init
+	StateAttached                   // Init done, Finalize not yet
+	StateFinalized                  // Finalize completed
+	StateAborted                    // Abort called; AbortCode holds the code
+)
+
+func (s RankState) String() string {
+	switch s {
+	case StateNone:
+		return "none"
+	case StateAttached:
+		return "attached"
+	case StateFinalized:
+		return "finalized"
+	case StateAborted:
+		return "aborted"
+	}
+	return fmt.Sprintf("RankState(%d)", uint32(s))
+}
+
+// Region is one process's mapping of the job's shared region.
+type Region struct {
+	mm  mmap.MMap
+	mem []byte
+	L   Layout
+}
+
+// Create makes the job's region in dir (normally /dev/shm) for nranks under
+// cfg. The file gets an unpredictable name, mode 0600 and O_EXCL, and is
+// unlinked before Create returns: ranks inherit the returned descriptor, so
+// no outcome, SIGKILL included, can leave it behind.
+func Create(dir string, nranks int, cfg Config) (*Region, *os.File, error) {
+	l, err := NewLayout(nranks, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkFreeSpace(dir, l.Size); err != nil {
+		return nil, nil, err
+	}
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return nil, nil, err
+	}
+	name := filepath.Join(dir, fmt.Sprintf("hympi-%d-%d-%s", os.Getuid(), os.Getpid(), hex.EncodeToString(rnd[:])))
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("shm: create region: %w", err)
+	}
+	// From here on the name is not needed: drop it before anything can fail.
+	if err := os.Remove(name); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("shm: unlink region: %w", err)
+	}
+	if err := f.Truncate(l.Size); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("shm: size region to %d bytes: %w", l.Size, err)
+	}
+	r, err := mapRegion(f, l.Size)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	r.L = l
+	r.writeHeader()
+	return r, f, nil
+}
+
+// CreateAnonymous makes a private region for a job whose ranks all live in
+// this process (tests, fuzzing); it is never visible in the file system.
+func CreateAnonymous(nranks int, cfg Config) (*Region, error) {
+	l, err := NewLayout(nranks, cfg)
+	if err != nil {
+		return nil, err
+	}
+	mm, err := mmap.MapRegion(nil, int(l.Size), mmap.RDWR, mmap.ANON, 0)
+	if err != nil {
+		return nil, fmt.Errorf("shm: map anonymous region: %w", err)
+	}
+	r := &Region{mm: mm, mem: []byte(mm), L: l}
+	r.writeHeader()
+	return r, nil
+}
+
+// checkFreeSpace refuses up front when the file system cannot hold the
+// region: a tmpfs that runs out later kills ranks with SIGBUS mid-run.
+func checkFreeSpace(dir string, need int64) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return fmt.Errorf("shm: %s: %w", dir, err)
+	}
+	free := int64(st.Bavail) * int64(st.Bsize)
+	if free < need {
+		return fmt.Errorf("%w: %s has %d MiB free, the job needs %d MiB; enlarge it (e.g. docker --shm-size) or lower HYMPI_SHM_BUDGET",
+			ErrNoSpace, dir, free>>20, (need+1<<20-1)>>20)
+	}
+	return nil
+}
+
+// Attach maps the region behind f (the descriptor a rank inherited) and
+// validates its header.
+func Attach(f *os.File) (*Region, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("shm: stat region: %w", err)
+	}
+	if st.Size() < headerSize {
+		return nil, fmt.Errorf("%w: %d bytes", ErrTooSmall, st.Size())
+	}
+	r, err := mapRegion(f, st.Size())
+	if err != nil {
+		return nil, err
+	}
+	l, err := decodeHeader(r.mem)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	r.L = l
+	return r, nil
+}
+
+func mapRegion(f *os.File, size int64) (*Region, error) {
+	if size != int64(int(size)) {
+		return nil, fmt.Errorf("%w: region of %d bytes", ErrConfig, size)
+	}
+	mm, err := mmap.MapRegion(f, int(size), mmap.RDWR, 0, 0)
+	if err != nil {
+		return nil, fmt.Errorf("shm: map region: %w", err)
+	}
+	return &Region{mm: mm, mem: []byte(mm)}, nil
+}
+
+// Close unmaps the region. Views obtained from it must not be used after.
+func (r *Region) Close() error {
+	if r == nil || r.mm == nil {
+		return nil
+	}
+	err := r.mm.Unmap()
+	r.mm, r.mem = nil, nil
+	return err
+}
+
+func (r *Region) writeHeader() {
+	h := r.mem[:headerSize]
+	le := binary.LittleEndian
+	le.PutUint64(h[hdrMagic:], magic)
+	le.PutUint64(h[hdrVersion:], LayoutVersion)
+	le.PutUint64(h[hdrRanks:], uint64(r.L.Ranks))
+	le.PutUint64(h[hdrSlots:], uint64(r.L.Slots))
+	le.PutUint64(h[hdrCellSize:], uint64(r.L.CellSize))
+	le.PutUint64(h[hdrCells:], uint64(r.L.CellsPerChannel))
+	le.PutUint64(h[hdrSize:], uint64(r.L.Size))
+	le.PutUint64(h[hdrChecksum:], headerChecksum(h))
+}
+
+func headerChecksum(h []byte) uint64 {
+	f := fnv.New64a()
+	f.Write(h[:hdrChecksum])
+	return f.Sum64()
+}
+
+// decodeHeader validates a header and rebuilds the layout it describes. The
+// bytes come from a file another process wrote, so nothing is trusted: the
+// checksum catches accidents, the recomputed layout catches lies.
+func decodeHeader(mem []byte) (Layout, error) {
+	if len(mem) < headerSize {
+		return Layout{}, ErrTooSmall
+	}
+	le := binary.LittleEndian
+	if le.Uint64(mem[hdrMagic:]) != magic {
+		return Layout{}, ErrBadMagic
+	}
+	if v := le.Uint64(mem[hdrVersion:]); v != LayoutVersion {
+		return Layout{}, fmt.Errorf("%w: region has %d, this build %d", ErrVersion, v, LayoutVersion)
+	}
+	if le.Uint64(mem[hdrChecksum:]) != headerChecksum(mem) {
+		return Layout{}, ErrChecksum
+	}
+	field := func(off int) int {
+		v := le.Uint64(mem[off:])
+		if v > 1<<30 {
+			return -1
+		}
+		return int(v)
+	}
+	l, err := layoutFor(field(hdrRanks), field(hdrSlots), field(hdrCellSize), field(hdrCells))
+	if err != nil {
+		return Layout{}, err
+	}
+	if size := le.Uint64(mem[hdrSize:]); size != uint64(l.Size) {
+		return Layout{}, fmt.Errorf("%w: header size %d, layout %d", ErrLayout, size, l.Size)
+	}
+	if int64(len(mem)) < l.Size {
+		return Layout{}, fmt.Errorf("%w: %d < %d", ErrTooSmall, len(mem), l.Size)
+	}
+	return l, nil
+}
+
+// Ranks is the job size the region was made for.
+func (r *Region) Ranks() int { return r.L.Ranks }
+
+func (r *Region) rankBlock(rank int) int64 {
+	if rank < 0 || rank >= r.L.Ranks {
+		panic(fmt.Sprintf("shm: rank %d out of range [0,%d)", rank, r.L.Ranks))
+	}
+	return r.L.RankBlockOff + int64(rank)*r.L.RankBlockSize
+}
+
+// MarkAttached records that rank has joined (its pid, StateAttached) and
+// counts it. Written by the rank itself; the launcher reads it to tell "exited
+// before Finalize" from "never used MPI".
+func (r *Region) MarkAttached(rank, pid int) {
+	b := r.rankBlock(rank)
+	r.u32At(b + rbPID).Store(uint32(pid))
+	r.u32At(b + rbState).Store(uint32(StateAttached))
+	r.u32At(hdrAttached).Add(1)
+}
+
+// SetState records the rank's life state (written by the rank only).
+func (r *Region) SetState(rank int, s RankState) {
+	r.u32At(r.rankBlock(rank) + rbState).Store(uint32(s))
+}
+
+// MarkAborted stores the abort code, then the state that makes it valid
+// (the launcher loads the state first).
+func (r *Region) MarkAborted(rank, code int) {
+	b := r.rankBlock(rank)
+	r.u32At(b + rbAbortCode).Store(uint32(int32(code)))
+	r.u32At(b + rbState).Store(uint32(StateAborted))
+}
+
+// RankState is the rank's life state as last published by the rank.
+func (r *Region) RankState(rank int) RankState {
+	return RankState(r.u32At(r.rankBlock(rank) + rbState).Load())
+}
+
+// AbortCode is meaningful once RankState returned StateAborted.
+func (r *Region) AbortCode(rank int) int {
+	return int(int32(r.u32At(r.rankBlock(rank) + rbAbortCode).Load()))
+}
+
+// RankPID is the pid the rank recorded at attach (0 before).
+func (r *Region) RankPID(rank int) int {
+	return int(r.u32At(r.rankBlock(rank) + rbPID).Load())
+}
+
+// Attached counts ranks that called MarkAttached.
+func (r *Region) Attached() int { return int(r.u32At(hdrAttached).Load()) }
