@@ -1,0 +1,151 @@
+package mpi_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The multi-rank tests run real jobs: the real launcher starts real rank
+// processes running mpi/internal/scenarios, which check their own results.
+
+var bins struct {
+	hympirun, scenarios string
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hympi-mpi-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bins.hympirun = filepath.Join(dir, "hympirun")
+	bins.scenarios = filepath.Join(dir, "scenarios")
+	for out, pkg := range map[string]string{bins.hympirun: "../cmd/hympirun", bins.scenarios: "./internal/scenarios"} {
+		args := []string{"build", "-o", out}
+		if os.Getenv("HYMPI_TEST_RACE") != "" {
+			args = append(args, "-race")
+		}
+		cmd := exec.Command("go", append(args, pkg)...)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building", pkg, "failed:", err)
+			os.Exit(1)
+		}
+	}
+	before := shmFiles()
+	code := m.Run()
+	os.RemoveAll(dir)
+	if left := newShmFiles(before); len(left) > 0 {
+		fmt.Fprintln(os.Stderr, "FAIL: tests left files in /dev/shm:", left)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+func shmFiles() map[string]bool {
+	m := map[string]bool{}
+	ents, _ := os.ReadDir("/dev/shm")
+	for _, e := range ents {
+		m[e.Name()] = true
+	}
+	return m
+}
+
+func newShmFiles(before map[string]bool) []string {
+	var left []string
+	for name := range shmFiles() {
+		if !before[name] && strings.HasPrefix(name, "hympi") {
+			left = append(left, name)
+		}
+	}
+	return left
+}
+
+// runJob runs `hympirun -n n scenarios name` and returns its combined output
+// and error (nil only for exit status 0).
+func runJob(t *testing.T, n int, limit time.Duration, name string, env ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit+10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bins.hympirun, "-n", fmt.Sprint(n), "--timeout", limit.String(), bins.scenarios, name)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func TestScenarios(t *testing.T) {
+	tests := []struct {
+		name  string
+		ranks []int
+	}{
+		{"sizes", []int{1, 2, 3, 4, 8}},
+		{"order", []int{2, 4}},
+		{"anysource", []int{2, 5, 8}},
+		{"probe", []int{2, 3}},
+		{"truncate", []int{2, 4}},
+		{"special", []int{1, 2, 5}},
+		{"ssend", []int{2, 4}},
+		{"allpairs", []int{2, 3, 8}},
+		{"bsend", []int{2, 3}},
+		{"requests", []int{1, 2, 4}},
+		{"barrier", []int{1, 2, 3, 5, 8}},
+		{"errors", []int{1, 2, 4}},
+	}
+	for _, tc := range tests {
+		for _, n := range tc.ranks {
+			t.Run(fmt.Sprintf("%s/n=%d", tc.name, n), func(t *testing.T) {
+				out, err := runJob(t, n, 60*time.Second, tc.name)
+				if err != nil || !strings.Contains(out, "scenario "+tc.name+" passed") {
+					t.Fatalf("hympirun -n %d scenarios %s: %v\n%s", n, tc.name, err, out)
+				}
+			})
+		}
+	}
+}
+
+// Without hympirun a program is a singleton: World has one rank and every
+// self-contained scenario passes.
+func TestSingleton(t *testing.T) {
+	for _, name := range []string{"special", "errors", "requests", "barrier", "sizes"} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bins.scenarios, name)
+			cmd.Env = withoutHympiEnv(os.Environ())
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "scenario "+name+" passed") {
+				t.Fatalf("singleton %s: %v\n%s", name, err, out)
+			}
+		})
+	}
+}
+
+func withoutHympiEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "HYMPI_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// Eight ranks on two cores exchanging all-pairs traffic must finish in
+// seconds: blocking waits yield and sleep instead of spinning.
+func TestOversubscribedAllPairs(t *testing.T) {
+	start := time.Now()
+	out, err := runJob(t, 8, 30*time.Second, "allpairs")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if el := time.Since(start); el > 20*time.Second {
+		t.Fatalf("8-rank all-pairs took %v", el)
+	}
+	t.Logf("8-rank all-pairs exchange took %v", time.Since(start))
+}
