@@ -35,6 +35,7 @@ type engine struct {
 	wait       waitPolicy
 	internalRq []*Request // recycled requests of blocking calls
 	bufs       bufPool
+	freeUnexp  []*unexpected
 	bsend      bsendState
 	barrierSeq uint32
 

@@ -79,6 +79,7 @@ func joinJob() (*engine, error) {
 		region.Close()
 		return nil, newErr(ErrIntern, "Init", "region made for %d ranks, job has %d", region.Ranks(), size)
 	}
+	region.Prefault(rank)
 	region.MarkAttached(rank, os.Getpid())
 	return newEngine(rank, size, region, onlineCPUs()), nil
 }

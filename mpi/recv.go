@@ -32,7 +32,24 @@ func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
 
 func (e *engine) newUnexpected(ctx uint32, src int, tag int32, n int) *unexpected {
 	e.arrivalSeq++
-	return &unexpected{ctx: ctx, src: src, tag: tag, length: n, data: e.bufs.get(n), arrival: e.arrivalSeq}
+	var u *unexpected
+	if k := len(e.freeUnexp); k > 0 {
+		u = e.freeUnexp[k-1]
+		e.freeUnexp = e.freeUnexp[:k-1]
+	} else {
+		u = new(unexpected)
+	}
+	*u = unexpected{ctx: ctx, src: src, tag: tag, length: n, data: e.bufs.get(n), arrival: e.arrivalSeq}
+	return u
+}
+
+// freeUnexpected recycles a matched entry and its buffer.
+func (e *engine) freeUnexpected(u *unexpected) {
+	e.bufs.put(u.data)
+	*u = unexpected{}
+	if len(e.freeUnexp) < 256 {
+		e.freeUnexp = append(e.freeUnexp, u)
+	}
 }
 
 // postRecv matches a new receive against the unexpected messages, or posts
@@ -63,12 +80,12 @@ func (e *engine) matchUnexpected(r *Request, u *unexpected) {
 	if f := u.flight; f != nil {
 		copy(r.buf, u.data[:f.got])
 		f.un, f.req, r.flight = nil, r, f
-		e.bufs.put(u.data)
+		e.freeUnexpected(u)
 		return
 	}
 	copy(r.buf, u.data)
 	e.finishRecv(r, u.src, u.tag, u.length)
-	e.bufs.put(u.data)
+	e.freeUnexpected(u)
 }
 
 // finishRecv completes a receive of an n-byte message from world rank src.

@@ -270,7 +270,6 @@ func (e *engine) drain(ic *inChan) bool {
 		return false
 	}
 	ic.idle = 0
-	ic.returns.Publish()
 	// The sender may be waiting for the slots or cells we just freed.
 	ic.bell.Ring()
 	return true
@@ -320,7 +319,10 @@ func (e *engine) fragment(ic *inChan, d *shm.Desc) {
 	case f.un != nil:
 		copy(f.un.data[off:], src)
 	}
+	// Give the cell back at once rather than at the end of the pass: a
+	// sender streaming a large message is waiting for exactly this.
 	ic.returns.Put(d.Cell)
+	ic.returns.Publish()
 	f.got += uint64(d.FragLen)
 	if f.got < f.total {
 		return

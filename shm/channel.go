@@ -3,6 +3,8 @@ package shm
 import (
 	"fmt"
 	"sync/atomic"
+
+	"golang.org/x/sys/unix"
 )
 
 // Channel is one ordered pair src→dst: the descriptor ring, the sender's
@@ -89,15 +91,16 @@ func (c Channel) Pool() *CellPool {
 	return p
 }
 
-// Get takes a free cell, first collecting returns if the stack is empty.
+// Get takes a free cell. It collects returns first, so the cell handed out
+// is the one most recently given back and likely still in cache; taking
+// untouched cells instead would walk the whole pool, cold and (on first use)
+// page-faulting, before reusing any.
 func (p *CellPool) Get() (uint32, bool, error) {
+	if err := p.Collect(); err != nil {
+		return 0, false, err
+	}
 	if len(p.free) == 0 {
-		if err := p.Collect(); err != nil {
-			return 0, false, err
-		}
-		if len(p.free) == 0 {
-			return 0, false, nil
-		}
+		return 0, false, nil
 	}
 	i := p.free[len(p.free)-1]
 	p.free = p.free[:len(p.free)-1]
@@ -133,10 +136,11 @@ func (p *CellPool) Size() int { return int(p.limit) }
 
 // ReturnRing is the receiver's end of the return ring.
 type ReturnRing struct {
-	ring    []atomic.Uint32
-	tail    *atomic.Uint64
-	pending uint64 // entries written but not yet published
-	limit   uint64
+	ring      []atomic.Uint32
+	tail      *atomic.Uint64
+	pending   uint64 // entries written so far
+	published uint64 // the tail value last stored
+	limit     uint64
 }
 
 // Returns gives the receiver's end of this channel's return ring.
@@ -148,6 +152,7 @@ func (c Channel) Returns() *ReturnRing {
 		limit: uint64(n),
 	}
 	rr.pending = rr.tail.Load()
+	rr.published = rr.pending
 	return rr
 }
 
@@ -160,9 +165,27 @@ func (rr *ReturnRing) Put(i uint32) {
 // Publish makes every Put so far visible to the sender. Returns whether
 // anything new was published.
 func (rr *ReturnRing) Publish() bool {
-	if rr.tail.Load() == rr.pending {
+	if rr.published == rr.pending {
 		return false
 	}
+	rr.published = rr.pending
 	rr.tail.Store(rr.pending) // release: the entry stores happen before
 	return true
+}
+
+// Prefault maps in, writable, the pages of the descriptor rings rank sends
+// and receives on, so the first message of each pair does not pay for page
+// faults. It writes nothing (MADV_POPULATE_WRITE), so it is safe while peers
+// already use the rings; kernels without it just fault lazily.
+func (r *Region) Prefault(rank int) {
+	for p := 0; p < r.L.Ranks; p++ {
+		if p == rank {
+			continue
+		}
+		for _, c := range []Channel{r.Channel(rank, p), r.Channel(p, rank)} {
+			start := (c.base + r.L.SlotsOff) &^ (pageSize - 1)
+			end := c.base + r.L.CellsOff
+			_ = unix.Madvise(r.mem[start:end], unix.MADV_POPULATE_WRITE)
+		}
+	}
 }

@@ -1,0 +1,374 @@
+/*
+ * osu_pt2pt: point-to-point latency and bandwidth in the manner of the OSU
+ * micro-benchmarks (osu_latency, osu_bw), written for hympi so that the same
+ * algorithm runs under any MPI library (Open MPI, MPICH, hympi's C ABI) and
+ * its output can be laid beside bench/osu_latency and bench/osu_bw.
+ *
+ * Usage: mpirun -np 2 osu_pt2pt latency|bw [-m [MIN:]MAX] [-i ITERS]
+ *                                         [-x WARMUP] [-W WINDOW] [-reps N]
+ *
+ * Output is OSU's format: '#' header lines, then "%-10d%18.2f" rows
+ * (latency in microseconds, bandwidth in MB/s with 1 MB = 1e6 bytes).
+ * With -reps N the whole sweep runs N times and each row is the median over
+ * the N sweeps, because a single sweep on a shared machine is noisy.
+ *
+ * Standard MPI C only; nothing here is specific to one implementation.
+ */
+/* posix_memalign and sysconf are POSIX, not ISO C: ask for them explicitly
+ * so the file builds under -std=c11 as well as GNU C. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <mpi.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* OSU's schedule (osu_util.h): sizes above LARGE_MESSAGE_SIZE get fewer
+ * iterations, because each one costs more and the estimate is already stable. */
+enum {
+	LARGE_MESSAGE_SIZE = 8192,
+	LAT_LOOP_SMALL = 10000,
+	LAT_SKIP_SMALL = 100,
+	LAT_LOOP_LARGE = 1000,
+	LAT_SKIP_LARGE = 10,
+	BW_LOOP_SMALL = 100,
+	BW_SKIP_SMALL = 10,
+	BW_LOOP_LARGE = 20,
+	BW_SKIP_LARGE = 2,
+	DEFAULT_WINDOW = 64,
+	MAX_WINDOW = 1024,
+	ACK_SIZE = 4, /* osu_bw's acknowledgement message */
+	TAG_LAT = 1,
+	TAG_BW = 100,
+	TAG_ACK = 101,
+};
+
+#define DEFAULT_MAX_SIZE (4L << 20)
+
+enum mode { MODE_LATENCY, MODE_BW };
+
+struct options {
+	enum mode mode;
+	long min_size, max_size;
+	int iters, skip;             /* -i / -x: 0 means OSU's per-size default */
+	int window;
+	int reps;
+};
+
+/* check aborts the whole job on an MPI error: a benchmark that carries on
+ * after a failed call would deadlock its peer or print a wrong number. */
+#define CHECK(call)                                                          \
+	do {                                                                 \
+		int rc_ = (call);                                            \
+		if (rc_ != MPI_SUCCESS) {                                    \
+			fprintf(stderr, "osu_pt2pt: %s failed (%d) at %s:%d\n", \
+			        #call, rc_, __FILE__, __LINE__);             \
+			MPI_Abort(MPI_COMM_WORLD, 1);                        \
+		}                                                            \
+	} while (0)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: osu_pt2pt latency|bw [-m [MIN:]MAX] [-i ITERS] [-x WARMUP]\n"
+	        "                            [-W WINDOW] [-reps N]\n"
+	        "  -m     message size range in bytes (default 0:%ld for latency,\n"
+	        "         1:%ld for bw)\n"
+	        "  -i     timed iterations per size (default: OSU's, fewer above %d B)\n"
+	        "  -x     warm-up iterations per size (default: OSU's)\n"
+	        "  -W     bw window: sends in flight per iteration (default %d)\n"
+	        "  -reps  repeat the sweep N times and print per-size medians (default 1)\n",
+	        DEFAULT_MAX_SIZE, DEFAULT_MAX_SIZE, LARGE_MESSAGE_SIZE, DEFAULT_WINDOW);
+}
+
+static int parse_long(const char *s, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* parse_range accepts OSU's -m forms: "MAX", "MIN:MAX", "MIN:" and ":MAX". */
+static int parse_range(const char *s, long *min, long *max)
+{
+	const char *colon = strchr(s, ':');
+	if (colon == NULL)
+		return parse_long(s, max);
+	char buf[64];
+	size_t n = (size_t)(colon - s);
+	if (n >= sizeof buf)
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (n > 0 && parse_long(buf, min) != 0)
+		return -1;
+	if (colon[1] != '\0' && parse_long(colon + 1, max) != 0)
+		return -1;
+	return 0;
+}
+
+/* parse_args returns 0 on success, 1 for -h, -1 for a usage error. */
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	if (argc < 2)
+		return -1;
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)
+		return 1;
+	if (strcmp(argv[1], "latency") == 0) {
+		o->mode = MODE_LATENCY;
+		o->min_size = 0;
+	} else if (strcmp(argv[1], "bw") == 0) {
+		o->mode = MODE_BW;
+		o->min_size = 1; /* OSU's bw starts at 1: a 0-byte rate is meaningless */
+	} else {
+		return -1;
+	}
+	o->max_size = DEFAULT_MAX_SIZE;
+	o->iters = 0;
+	o->skip = -1;
+	o->window = DEFAULT_WINDOW;
+	o->reps = 1;
+
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		long v;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+			return 1;
+		if (i + 1 >= argc)
+			return -1;
+		const char *val = argv[++i];
+		if (strcmp(a, "-m") == 0) {
+			if (parse_range(val, &o->min_size, &o->max_size) != 0)
+				return -1;
+		} else if (strcmp(a, "-i") == 0) {
+			if (parse_long(val, &v) != 0 || v < 1 || v > INT32_MAX)
+				return -1;
+			o->iters = (int)v;
+		} else if (strcmp(a, "-x") == 0) {
+			if (parse_long(val, &v) != 0 || v > INT32_MAX)
+				return -1;
+			o->skip = (int)v;
+		} else if (strcmp(a, "-W") == 0) {
+			if (parse_long(val, &v) != 0 || v < 1 || v > MAX_WINDOW)
+				return -1;
+			o->window = (int)v;
+		} else if (strcmp(a, "-reps") == 0 || strcmp(a, "--reps") == 0) {
+			if (parse_long(val, &v) != 0 || v < 1 || v > 10000)
+				return -1;
+			o->reps = (int)v;
+		} else {
+			return -1;
+		}
+	}
+	if (o->min_size > o->max_size || o->max_size > INT32_MAX)
+		return -1;
+	return 0;
+}
+
+/* schedule gives OSU's iteration and warm-up counts for one size; -i and -x,
+ * like OSU's, override small and large sizes alike. */
+static void schedule(const struct options *o, long size, int *iters, int *skip)
+{
+	int large = size > LARGE_MESSAGE_SIZE;
+	if (o->mode == MODE_LATENCY) {
+		*iters = large ? LAT_LOOP_LARGE : LAT_LOOP_SMALL;
+		*skip = large ? LAT_SKIP_LARGE : LAT_SKIP_SMALL;
+	} else {
+		*iters = large ? BW_LOOP_LARGE : BW_LOOP_SMALL;
+		*skip = large ? BW_SKIP_LARGE : BW_SKIP_SMALL;
+	}
+	if (o->iters > 0)
+		*iters = o->iters;
+	if (o->skip >= 0)
+		*skip = o->skip;
+}
+
+/* next_size is OSU's progression: 0, 1, 2, 4, ... (doubling from MIN). */
+static long next_size(long size) { return size ? size * 2 : 1; }
+
+/* alloc_touched returns a page-aligned buffer with every page written, so
+ * that first-touch page faults happen here and not inside a timed loop. */
+static char *alloc_touched(long size, char fill)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+	if (size < 1)
+		size = 1;
+	if (posix_memalign(&p, (size_t)page, (size_t)size) != 0)
+		return NULL;
+	memset(p, fill, (size_t)size);
+	return p;
+}
+
+/* latency returns the one-way latency in microseconds: half the round trip
+ * of a blocking ping-pong, averaged over the timed iterations. */
+static double latency(int rank, char *sbuf, char *rbuf, long size, int iters, int skip)
+{
+	double t_start = 0, t_end;
+	int n = (int)size;
+
+	CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	if (rank == 0) {
+		for (int i = 0; i < iters + skip; i++) {
+			if (i == skip)
+				t_start = MPI_Wtime();
+			CHECK(MPI_Send(sbuf, n, MPI_CHAR, 1, TAG_LAT, MPI_COMM_WORLD));
+			CHECK(MPI_Recv(rbuf, n, MPI_CHAR, 1, TAG_LAT, MPI_COMM_WORLD,
+			               MPI_STATUS_IGNORE));
+		}
+	} else {
+		for (int i = 0; i < iters + skip; i++) {
+			if (i == skip)
+				t_start = MPI_Wtime();
+			CHECK(MPI_Recv(rbuf, n, MPI_CHAR, 0, TAG_LAT, MPI_COMM_WORLD,
+			               MPI_STATUS_IGNORE));
+			CHECK(MPI_Send(sbuf, n, MPI_CHAR, 0, TAG_LAT, MPI_COMM_WORLD));
+		}
+	}
+	t_end = MPI_Wtime();
+	return (t_end - t_start) * 1e6 / (2.0 * iters);
+}
+
+/* bandwidth returns MB/s (1e6 bytes) seen by rank 0: each iteration posts a
+ * window of non-blocking sends and waits for a 4-byte acknowledgement, which
+ * the receiver sends once its whole window of receives has completed. As in
+ * OSU, every message of a window uses the same buffer. */
+static double bandwidth(int rank, char *sbuf, char *rbuf, long size, int iters,
+                        int skip, int window, MPI_Request *reqs)
+{
+	double t_start = 0, t_end;
+	int n = (int)size;
+
+	CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	if (rank == 0) {
+		for (int i = 0; i < iters + skip; i++) {
+			if (i == skip)
+				t_start = MPI_Wtime();
+			for (int j = 0; j < window; j++)
+				CHECK(MPI_Isend(sbuf, n, MPI_CHAR, 1, TAG_BW, MPI_COMM_WORLD,
+				                &reqs[j]));
+			CHECK(MPI_Waitall(window, reqs, MPI_STATUSES_IGNORE));
+			CHECK(MPI_Recv(rbuf, ACK_SIZE, MPI_CHAR, 1, TAG_ACK, MPI_COMM_WORLD,
+			               MPI_STATUS_IGNORE));
+		}
+		t_end = MPI_Wtime();
+		return (double)size / 1e6 * iters * window / (t_end - t_start);
+	}
+	for (int i = 0; i < iters + skip; i++) {
+		for (int j = 0; j < window; j++)
+			CHECK(MPI_Irecv(rbuf, n, MPI_CHAR, 0, TAG_BW, MPI_COMM_WORLD, &reqs[j]));
+		CHECK(MPI_Waitall(window, reqs, MPI_STATUSES_IGNORE));
+		CHECK(MPI_Send(sbuf, ACK_SIZE, MPI_CHAR, 0, TAG_ACK, MPI_COMM_WORLD));
+	}
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* median sorts v in place; for an even count it is the mean of the middle two. */
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* library_name copies the first line of MPI_Get_library_version up to the
+ * first comma ("Open MPI v4.1.4", "MPICH Version: 4.0.2"), for the header. */
+static void library_name(char *out, size_t cap)
+{
+	char v[MPI_MAX_LIBRARY_VERSION_STRING];
+	int len;
+	if (MPI_Get_library_version(v, &len) != MPI_SUCCESS)
+		v[0] = '\0';
+	size_t n = strcspn(v, ",\n");
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, v, n);
+	out[n] = '\0';
+}
+
+int main(int argc, char **argv)
+{
+	int rank, nranks;
+	struct options o;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+
+	int pr = parse_args(argc, argv, &o);
+	if (pr != 0) {
+		if (rank == 0)
+			usage(pr > 0 ? stdout : stderr);
+		MPI_Finalize();
+		return pr > 0 ? 0 : 2;
+	}
+	if (nranks != 2) {
+		if (rank == 0)
+			fprintf(stderr, "osu_pt2pt: this benchmark needs exactly 2 ranks, got %d\n",
+			        nranks);
+		MPI_Finalize();
+		return 1;
+	}
+
+	/* All buffers are sized for the largest message and allocated once, so
+	 * allocation and first-touch faults stay out of every timed loop. */
+	char *sbuf = alloc_touched(o.max_size, 'a');
+	char *rbuf = alloc_touched(o.max_size, 'b');
+	MPI_Request *reqs = malloc(sizeof *reqs * (size_t)o.window);
+	int nsizes = 0;
+	for (long s = o.min_size; s <= o.max_size; s = next_size(s))
+		nsizes++;
+	double *samples = malloc(sizeof *samples * (size_t)nsizes * (size_t)o.reps);
+	if (sbuf == NULL || rbuf == NULL || reqs == NULL || samples == NULL) {
+		fprintf(stderr, "osu_pt2pt: out of memory\n");
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+
+	/* samples[k*reps + r] holds size k's result from sweep r. */
+	for (int r = 0; r < o.reps; r++) {
+		int k = 0;
+		for (long s = o.min_size; s <= o.max_size; s = next_size(s), k++) {
+			int iters, skip;
+			schedule(&o, s, &iters, &skip);
+			samples[k * o.reps + r] =
+			    o.mode == MODE_LATENCY
+			        ? latency(rank, sbuf, rbuf, s, iters, skip)
+			        : bandwidth(rank, sbuf, rbuf, s, iters, skip, o.window, reqs);
+		}
+	}
+
+	if (rank == 0) {
+		char lib[128];
+		library_name(lib, sizeof lib);
+		int lat = o.mode == MODE_LATENCY;
+		/* Same two header lines as bench/osu_latency and bench/osu_bw. */
+		printf("# hympi %s (C, %s)", lat ? "osu_latency" : "osu_bw", lib);
+		if (o.reps > 1)
+			printf(", median of %d repetitions", o.reps);
+		printf("\n%-10s%18s\n", "# Size", lat ? "Latency (us)" : "Bandwidth (MB/s)");
+		int k = 0;
+		for (long s = o.min_size; s <= o.max_size; s = next_size(s), k++)
+			printf("%-10ld%18.2f\n", s, median(&samples[k * o.reps], o.reps));
+		fflush(stdout);
+	}
+
+	free(samples);
+	free(reqs);
+	free(rbuf);
+	free(sbuf);
+	MPI_Finalize();
+	return 0;
+}

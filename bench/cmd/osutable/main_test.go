@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"go/parser"
+	"go/token"
+	"strings"
+	"testing"
+)
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    string // whole output; "" when an error is expected
+		wantErr string // substring of the error
+	}{
+		{
+			name: "real OSU 7.3 header and Open MPI banner against Open MPI tagged output",
+			args: []string{"OSU=testdata/osu73.ompi.lat.txt", "tagged=testdata/tagged.txt"},
+			want: "Latency (us), median of 1 run; ratio OSU / tagged: lower is better\n\n" +
+				"| Size |  OSU | tagged | OSU / tagged |\n" +
+				"|-----:|-----:|-------:|-------------:|\n" +
+				"|    0 |    – |   0.22 |            – |\n" +
+				"|    1 | 0.46 |   0.25 |         1.84 |\n" +
+				"|    2 | 0.45 |   0.25 |         1.80 |\n" +
+				"|    4 | 0.45 |   0.25 |         1.80 |\n" +
+				"|    8 | 0.47 |   0.24 |         1.96 |\n" +
+				"|   16 |    – |   0.26 |            – |\n",
+		},
+		{
+			name: "median over three runs, sizes filtered, comma list and glob",
+			args: []string{"-sizes", "4096:8192",
+				"hympi=testdata/lat.hympi.1.txt,testdata/lat.hympi.[23].txt",
+				"Open MPI=testdata/lat.ompi.*.txt"},
+			want: "Latency (us), median of 3 runs; ratio hympi / Open MPI: lower is better\n\n" +
+				"| Size | hympi | Open MPI | hympi / Open MPI |\n" +
+				"|-----:|------:|---------:|-----------------:|\n" +
+				"| 4096 |  1.05 |     1.62 |             0.65 |\n" +
+				"| 8192 |  3.04 |     2.35 |             1.29 |\n",
+		},
+		{
+			name: "bandwidth: higher is better",
+			args: []string{"-sizes", ":2048", "a=testdata/bw.hympi.1.txt", "b=testdata/osu73.ompi.bw.txt"},
+			want: "Bandwidth (MB/s), median of 1 run; ratio a / b: higher is better\n\n" +
+				"| Size |       a |       b | a / b |\n" +
+				"|-----:|--------:|--------:|------:|\n" +
+				"| 1024 | 1732.72 | 3701.55 |  0.47 |\n" +
+				"| 2048 | 5649.18 | 4840.02 |  1.17 |\n",
+		},
+		{
+			name: "uneven sample counts are reported as a range",
+			args: []string{"-sizes", "1:2", "a=testdata/partial.lat.txt", "a=testdata/lat.hympi.1.txt", "b=testdata/tagged.txt"},
+			want: "Latency (us), median of 1–2 runs; ratio a / b: lower is better\n\n" +
+				"| Size |    a |    b | a / b |\n" +
+				"|-----:|-----:|-----:|------:|\n" +
+				"|    1 | 0.33 | 0.25 |  1.32 |\n" +
+				"|    2 | 0.36 | 0.25 |  1.46 |\n",
+		},
+		{
+			name:    "latency against bandwidth",
+			args:    []string{"a=testdata/lat.ompi.1.txt", "b=testdata/bw.ompi.1.txt"},
+			wantErr: "has latency results but b has bandwidth",
+		},
+		{
+			name:    "mixed kinds within one name",
+			args:    []string{"a=testdata/lat.ompi.1.txt,testdata/bw.ompi.1.txt", "b=testdata/tagged.txt"},
+			wantErr: "bandwidth results, but earlier a files hold latency",
+		},
+		{
+			name:    "one name",
+			args:    []string{"a=testdata/lat.ompi.1.txt"},
+			wantErr: "exactly two names, got 1",
+		},
+		{
+			name:    "three names",
+			args:    []string{"a=testdata/lat.ompi.1.txt", "b=testdata/lat.ompi.2.txt", "c=testdata/lat.ompi.3.txt"},
+			wantErr: "exactly two names, got 3",
+		},
+		{
+			name:    "glob matching nothing",
+			args:    []string{"a=testdata/nope.*", "b=testdata/tagged.txt"},
+			wantErr: `no file matches "testdata/nope.*"`,
+		},
+		{
+			name:    "not NAME=FILE",
+			args:    []string{"testdata/tagged.txt", "b=testdata/tagged.txt"},
+			wantErr: "is not NAME=FILE",
+		},
+		{
+			name:    "not an OSU output",
+			args:    []string{"a=testdata/README.md", "b=testdata/tagged.txt"},
+			wantErr: "testdata/README.md: osu: no \"# Size\" column header",
+		},
+		{
+			name:    "no sizes in range",
+			args:    []string{"-sizes", "100:200", "a=testdata/tagged.txt", "b=testdata/tagged.txt"},
+			wantErr: "no sizes in 100:200",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(&stdout, &stderr, tt.args)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := stdout.String(); got != tt.want {
+				t.Errorf("output:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDocExample runs each "$ osutable" example of the package comment
+// and compares its output with the lines that follow it, so the manual
+// cannot drift from the program.
+func TestDocExample(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "main.go", nil, parser.ParseComments|parser.PackageClauseOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(f.Doc.Text(), "\n")
+	examples := 0
+	for i := 0; i < len(lines); i++ {
+		cmd, ok := strings.CutPrefix(lines[i], "\t$ osutable ")
+		if !ok {
+			continue
+		}
+		// The expected output is the indented block after the command; a
+		// blank line stays in it when more of the block follows.
+		var want strings.Builder
+		for i++; i < len(lines); i++ {
+			line := lines[i]
+			inBlock := strings.HasPrefix(line, "\t") && !strings.HasPrefix(line, "\t$ ")
+			blankInside := line == "" && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "\t") &&
+				!strings.HasPrefix(lines[i+1], "\t$ ")
+			if !inBlock && !blankInside {
+				break
+			}
+			want.WriteString(strings.TrimPrefix(line, "\t") + "\n")
+		}
+		i--
+		examples++
+		var stdout, stderr bytes.Buffer
+		if err := run(&stdout, &stderr, shellSplit(t, cmd)); err != nil {
+			t.Fatalf("$ osutable %s: %v", cmd, err)
+		}
+		if stdout.String() != want.String() {
+			t.Errorf("$ osutable %s:\n%s\ndoc says:\n%s", cmd, stdout.String(), want.String())
+		}
+	}
+	if examples == 0 {
+		t.Fatal("no $ osutable example in the package doc")
+	}
+}
+
+// shellSplit splits a command line on spaces, honouring single quotes; it
+// is all the doc examples need.
+func shellSplit(t *testing.T, s string) []string {
+	var out []string
+	var cur strings.Builder
+	quoted, inWord := false, false
+	for _, r := range s {
+		switch {
+		case r == '\'':
+			quoted, inWord = !quoted, true
+		case r == ' ' && !quoted:
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quoted {
+		t.Fatalf("unbalanced quote in %q", s)
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out
+}

@@ -1,0 +1,136 @@
+package mpi
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/hympi/hympi/shm"
+)
+
+// An in-process job: n engines sharing one anonymous region, one goroutine
+// per rank. It exercises exactly the engine code a real job runs (only the
+// launcher and the file are missing), so the race detector and `go test
+// -bench` can see it.
+func inProcessJob(tb testing.TB, n int) []*Comm {
+	tb.Helper()
+	region, err := shm.CreateAnonymous(n, shm.DefaultConfig())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { region.Close() })
+	active.Store(true) // Comm.check consults the process-wide state
+	comms := make([]*Comm, n)
+	for r := range comms {
+		e := newEngine(r, n, region, onlineCPUs())
+		comms[r] = &Comm{e: e, ctx: ctxWorld, rank: r, size: n}
+	}
+	return comms
+}
+
+// runRanks runs f for every rank concurrently and fails on the first error.
+func runRanks(t *testing.T, comms []*Comm, f func(c *Comm) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, len(comms))
+	for i, c := range comms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(c)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", i, err)
+		}
+	}
+}
+
+func fill(b []byte, seed int) {
+	for i := range b {
+		b[i] = byte(i*31 + seed)
+	}
+}
+
+// TestInProcessExchange streams messages of every size class between all
+// pairs at once, with several goroutines per rank issuing traffic, so the
+// race detector sees the engine's locking and the channel protocol.
+func TestInProcessExchange(t *testing.T) {
+	comms := inProcessJob(t, 4)
+	sizes := []int{0, 1, shm.InlineMax, shm.InlineMax + 1, 40_000, 300_000}
+	runRanks(t, comms, func(c *Comm) error {
+		var wg sync.WaitGroup
+		errs := make(chan error, 2)
+		// One goroutine sends to everybody, another receives from
+		// everybody: the engine is shared between them.
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for k, sz := range sizes {
+				out := make([]byte, sz)
+				fill(out, c.Rank()+sz)
+				for p := 0; p < c.Size(); p++ {
+					if err := c.Send(out, p, k); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for k, sz := range sizes {
+				for range c.Size() {
+					in := make([]byte, sz)
+					st, err := c.Recv(in, AnySource, k)
+					if err != nil {
+						errs <- err
+						return
+					}
+					want := make([]byte, sz)
+					fill(want, st.Source+sz)
+					if !bytes.Equal(in, want) {
+						errs <- fmt.Errorf("size %d from %d: payload differs", sz, st.Source)
+						return
+					}
+				}
+			}
+		}()
+		wg.Wait()
+		close(errs)
+		return <-errs
+	})
+}
+
+// BenchmarkPingPong measures the engine's round trip between two ranks in
+// one process (two goroutines). On a machine with fewer than two idle cores
+// the figure measures scheduling, not the transport: use bench/osu_latency
+// under hympirun for real numbers. Allocations per op must stay at 0.
+func BenchmarkPingPong(b *testing.B) {
+	for _, sz := range []int{1, 1024, 16 << 10, 256 << 10} {
+		b.Run(fmt.Sprintf("size=%d", sz), func(b *testing.B) {
+			comms := inProcessJob(b, 2)
+			buf0, buf1 := make([]byte, sz), make([]byte, sz)
+			b.ReportAllocs()
+			b.SetBytes(int64(2 * sz))
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < b.N; i++ {
+					comms[1].Recv(buf1, 0, 1)
+					comms[1].Send(buf1, 0, 1)
+				}
+			}()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				comms[0].Send(buf0, 1, 1)
+				comms[0].Recv(buf0, 1, 1)
+			}
+			wg.Wait()
+		})
+	}
+}

@@ -1,0 +1,344 @@
+package shm
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// poolPair is the sender's pool and the receiver's return ring of channel
+// 1→0 of a fresh region whose channels have the given cell count.
+func poolPair(t *testing.T, cells int) (*CellPool, *ReturnRing) {
+	t.Helper()
+	r := newAnon(t, 2, Config{MinCells: cells, CellSize: CacheLine, Slots: 2})
+	if r.L.CellsPerChannel != cells {
+		t.Fatalf("region has %d cells per channel, want %d", r.L.CellsPerChannel, cells)
+	}
+	ch := r.Channel(1, 0)
+	return ch.Pool(), ch.Returns()
+}
+
+func mustGet(t *testing.T, p *CellPool) uint32 {
+	t.Helper()
+	i, ok, err := p.Get()
+	if err != nil || !ok {
+		t.Fatalf("Get = %d, %v, %v; want a cell", i, ok, err)
+	}
+	return i
+}
+
+func expectPoolEmpty(t *testing.T, p *CellPool) {
+	t.Helper()
+	if i, ok, err := p.Get(); ok || err != nil {
+		t.Fatalf("Get on an exhausted pool = %d, %v, %v", i, ok, err)
+	}
+}
+
+func TestPoolRoundTrip(t *testing.T) {
+	const cells = 4
+	p, rr := poolPair(t, cells)
+	if p.Size() != cells || p.Free() != cells || p.Outstanding() != 0 {
+		t.Fatalf("fresh pool: Size %d Free %d Outstanding %d", p.Size(), p.Free(), p.Outstanding())
+	}
+	// A fresh pool hands out 0, 1, 2, ... in order.
+	for want := range uint32(cells) {
+		if got := mustGet(t, p); got != want {
+			t.Fatalf("fresh pool handed out %d, want %d", got, want)
+		}
+	}
+	expectPoolEmpty(t, p)
+	if p.Free() != 0 || p.Outstanding() != cells {
+		t.Fatalf("all out: Free %d Outstanding %d", p.Free(), p.Outstanding())
+	}
+
+	// Returned but unpublished cells stay invisible.
+	rr.Put(2)
+	rr.Put(0)
+	expectPoolEmpty(t, p)
+	if p.Outstanding() != cells {
+		t.Fatalf("Outstanding = %d before Publish, want %d", p.Outstanding(), cells)
+	}
+	if !rr.Publish() {
+		t.Fatalf("Publish with two pending returns = false")
+	}
+	if rr.Publish() {
+		t.Fatalf("a second Publish with nothing new = true")
+	}
+	if p.Outstanding() != cells-2 || p.Free() != 0 {
+		t.Fatalf("published, uncollected: Outstanding %d Free %d; want %d, 0", p.Outstanding(), p.Free(), cells-2)
+	}
+	// LIFO: the most recent return comes back first.
+	if got := mustGet(t, p); got != 0 {
+		t.Fatalf("Get after returning 2 then 0 = %d, want 0 (most recent)", got)
+	}
+	if p.Free() != 1 {
+		t.Fatalf("Free = %d after collecting two and taking one", p.Free())
+	}
+	if got := mustGet(t, p); got != 2 {
+		t.Fatalf("next Get = %d, want 2", got)
+	}
+	expectPoolEmpty(t, p)
+
+	// An explicit Collect puts new returns on top of the stack.
+	rr.Put(3)
+	rr.Publish()
+	if err := p.Collect(); err != nil {
+		t.Fatal(err)
+	}
+	rr.Put(1)
+	rr.Publish()
+	if err := p.Collect(); err != nil {
+		t.Fatal(err)
+	}
+	if p.Free() != 2 || p.Outstanding() != 2 {
+		t.Fatalf("Free %d Outstanding %d, want 2, 2", p.Free(), p.Outstanding())
+	}
+	if a, b := mustGet(t, p), mustGet(t, p); a != 1 || b != 3 {
+		t.Fatalf("Get, Get = %d, %d; want 1, 3", a, b)
+	}
+}
+
+// TestPoolReusesLatestReturn: a published return is handed out before cells
+// that were never used, so steady traffic cycles through one warm cell.
+func TestPoolReusesLatestReturn(t *testing.T) {
+	p, rr := poolPair(t, 8)
+	for round := range 100 {
+		i := mustGet(t, p)
+		if i != 0 {
+			t.Fatalf("round %d: Get = %d; the pool walked past the returned cell 0", round, i)
+		}
+		rr.Put(i)
+		rr.Publish()
+	}
+	// Two out, returned in the order b, a: a comes back first, then b,
+	// and only then an untouched cell.
+	a, b := mustGet(t, p), mustGet(t, p)
+	rr.Put(b)
+	rr.Put(a)
+	rr.Publish()
+	if x, y, z := mustGet(t, p), mustGet(t, p), mustGet(t, p); x != a || y != b || z == a || z == b {
+		t.Fatalf("after returning %d then %d: Get gave %d, %d, %d", b, a, x, y, z)
+	}
+}
+
+// TestPoolReturnRingFull returns every cell at once, so the return ring holds
+// as many entries as it has, with the wrap point at every possible position.
+func TestPoolReturnRingFull(t *testing.T) {
+	const cells = 5
+	p, rr := poolPair(t, cells)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 50 {
+		// Shift the ring's head by a varying amount first.
+		for range round % cells {
+			i := mustGet(t, p)
+			rr.Put(i)
+			rr.Publish()
+			if got := mustGet(t, p); got != i {
+				t.Fatalf("round %d: returned %d, got %d back", round, i, got)
+			}
+			rr.Put(i)
+			rr.Publish()
+			if err := p.Collect(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var out []uint32
+		for range cells {
+			out = append(out, mustGet(t, p))
+		}
+		expectPoolEmpty(t, p)
+		if s := slices.Sorted(slices.Values(out)); !slices.Equal(s, []uint32{0, 1, 2, 3, 4}) {
+			t.Fatalf("round %d: handed out %v", round, out)
+		}
+		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		for _, i := range out {
+			rr.Put(i)
+		}
+		if !rr.Publish() {
+			t.Fatal("Publish = false")
+		}
+		if p.Outstanding() != 0 {
+			t.Fatalf("round %d: Outstanding = %d with everything returned", round, p.Outstanding())
+		}
+		// The stack pops in reverse order of return: no entry was lost to
+		// an overwrite.
+		for k := cells - 1; k >= 0; k-- {
+			if got := mustGet(t, p); got != out[k] {
+				t.Fatalf("round %d: returned %v, Get gave %d at step %d", round, out, got, cells-1-k)
+			}
+		}
+		for _, i := range out {
+			rr.Put(i)
+		}
+		rr.Publish()
+		if err := p.Collect(); err != nil || p.Free() != cells {
+			t.Fatalf("round %d: Collect = %v, Free %d", round, err, p.Free())
+		}
+	}
+}
+
+// TestPoolModel drives the pool and the return ring with random operations
+// against an exact model of the free stack and the cells in each state.
+func TestPoolModel(t *testing.T) {
+	for _, cells := range []int{1, 2, 7} {
+		p, rr := poolPair(t, cells)
+		rng := rand.New(rand.NewPCG(uint64(cells), 5))
+		stack := make([]uint32, 0, cells) // model of p.free
+		for i := cells - 1; i >= 0; i-- {
+			stack = append(stack, uint32(i))
+		}
+		var held, pending, published []uint32 // at the receiver; returned unpublished; published uncollected
+		collect := func() {
+			stack = append(stack, published...)
+			published = published[:0]
+		}
+		for step := range 20000 {
+			switch rng.IntN(4) {
+			case 0: // Get: collects, then pops (so a fresh return is reused first)
+				collect()
+				i, ok, err := p.Get()
+				if err != nil {
+					t.Fatalf("%d cells, step %d: Get: %v", cells, step, err)
+				}
+				if len(stack) == 0 {
+					if ok {
+						t.Fatalf("%d cells, step %d: Get gave %d with every cell out", cells, step, i)
+					}
+					break
+				}
+				want := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if !ok || i != want {
+					t.Fatalf("%d cells, step %d: Get = %d, %v; want %d", cells, step, i, ok, want)
+				}
+				held = append(held, i)
+			case 1: // receiver returns a random held cell
+				if len(held) == 0 {
+					break
+				}
+				k := rng.IntN(len(held))
+				rr.Put(held[k])
+				pending = append(pending, held[k])
+				held = slices.Delete(held, k, k+1)
+			case 2:
+				if got := rr.Publish(); got != (len(pending) > 0) {
+					t.Fatalf("%d cells, step %d: Publish = %v with %d pending", cells, step, got, len(pending))
+				}
+				published = append(published, pending...)
+				pending = pending[:0]
+			case 3:
+				if err := p.Collect(); err != nil {
+					t.Fatalf("%d cells, step %d: Collect: %v", cells, step, err)
+				}
+				collect()
+			}
+			if p.Free() != len(stack) || p.Outstanding() != len(held)+len(pending) || !slices.Equal(p.free, stack) {
+				t.Fatalf("%d cells, step %d: Free %d Outstanding %d stack %v; model stack %v held %v pending %v",
+					cells, step, p.Free(), p.Outstanding(), p.free, stack, held, pending)
+			}
+		}
+	}
+}
+
+func TestPoolForgedReturns(t *testing.T) {
+	const cells = 4
+	for _, c := range []struct {
+		name  string
+		forge func(t *testing.T, p *CellPool, rr *ReturnRing)
+	}{
+		{"index = cells", func(t *testing.T, p *CellPool, rr *ReturnRing) {
+			mustGet(t, p)
+			rr.Put(cells)
+			rr.Publish()
+		}},
+		{"index 2^32-1", func(t *testing.T, p *CellPool, rr *ReturnRing) {
+			mustGet(t, p)
+			rr.Put(^uint32(0))
+			rr.Publish()
+		}},
+		{"cell never handed out", func(t *testing.T, p *CellPool, rr *ReturnRing) {
+			mustGet(t, p) // 0
+			rr.Put(3)
+			rr.Publish()
+		}},
+		{"double return in one batch", func(t *testing.T, p *CellPool, rr *ReturnRing) {
+			i := mustGet(t, p)
+			rr.Put(i)
+			rr.Put(i)
+			rr.Publish()
+		}},
+		{"double return across batches", func(t *testing.T, p *CellPool, rr *ReturnRing) {
+			i := mustGet(t, p)
+			rr.Put(i)
+			rr.Publish()
+			if err := p.Collect(); err != nil {
+				t.Fatal(err)
+			}
+			rr.Put(i)
+			rr.Publish()
+		}},
+		{"tail beyond the ring", func(t *testing.T, p *CellPool, rr *ReturnRing) {
+			for range cells {
+				mustGet(t, p)
+			}
+			rr.tail.Store(cells + 1)
+		}},
+		{"tail moves backwards", func(t *testing.T, p *CellPool, rr *ReturnRing) {
+			i := mustGet(t, p)
+			rr.Put(i)
+			rr.Publish()
+			if err := p.Collect(); err != nil {
+				t.Fatal(err)
+			}
+			mustGet(t, p)
+			rr.tail.Store(0)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, rr := poolPair(t, cells)
+			c.forge(t, p, rr)
+			if err := p.Collect(); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("Collect = %v, want ErrCorrupt", err)
+			}
+			// Even after a failed Collect, no cell is free twice.
+			seen := map[uint32]bool{}
+			for _, i := range p.free {
+				if seen[i] || i >= cells || p.out[i] {
+					t.Errorf("free stack %v (out %v) has duplicates, out-of-range or outstanding cells", p.free, p.out)
+				}
+				seen[i] = true
+			}
+			// Get collects first, so it reports the same error at once.
+			p2, rr2 := poolPair(t, cells)
+			c.forge(t, p2, rr2)
+			if i, ok, err := p2.Get(); ok || !errors.Is(err, ErrCorrupt) {
+				t.Errorf("Get = %d, %v, %v; want ErrCorrupt", i, ok, err)
+			}
+		})
+	}
+}
+
+// TestReturnsResume: a ReturnRing made later picks up where the ring is, so
+// a receiver that recreates its end does not overwrite unread entries.
+func TestReturnsResume(t *testing.T) {
+	r := newAnon(t, 2, Config{MinCells: 3, CellSize: CacheLine, Slots: 2})
+	ch := r.Channel(0, 1)
+	p := ch.Pool()
+	a, b := mustGet(t, p), mustGet(t, p)
+	rr := ch.Returns()
+	rr.Put(a)
+	rr.Publish()
+	rr2 := ch.Returns()
+	rr2.Put(b)
+	rr2.Publish()
+	if err := p.Collect(); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustGet(t, p); got != b {
+		t.Fatalf("Get = %d, want %d", got, b)
+	}
+	if got := mustGet(t, p); got != a {
+		t.Fatalf("Get = %d, want %d", got, a)
+	}
+}
