@@ -38,20 +38,27 @@ const (
 	flagsKnown = FlagSync
 )
 
-// Descriptor slot layout: the publish word, then the envelope, then inline
-// payload. DescHeaderSize is a multiple of 16 so the payload starts aligned.
+// Descriptor slot layout. The first cache line holds the publish word, the
+// envelope and the first 40 bytes of inline payload, so a message of up to 40
+// bytes costs the receiver one cache-line transfer. The fields only
+// multi-fragment and synchronous messages need sit in the slot's last line,
+// which tiny messages never touch.
 const (
 	descSeq     = 0  // uint64 publish word (see fifo.go)
 	descKind    = 8  // uint8
 	descFlags   = 9  // uint8
 	descCtx     = 12 // uint32 context id
 	descTag     = 16 // int32
-	descCell    = 20 // uint32 cell index (KindFirst, KindNext)
-	descMsgLen  = 24 // uint64 whole message length
-	descFragLen = 32 // uint32 payload bytes carried by this descriptor
-	descReqID   = 40 // uint64 sender's request id (FlagSync, KindAck)
+	descFragLen = 20 // uint32 payload bytes carried by this descriptor
 
-	DescHeaderSize = 48
+	// DescHeaderSize is where inline payload starts.
+	DescHeaderSize = 24
+
+	descExt     = SlotSize - descExtSize
+	descCell    = descExt + 0  // uint32 cell index (KindFirst, KindNext)
+	descMsgLen  = descExt + 8  // uint64 whole message length (cell kinds)
+	descReqID   = descExt + 16 // uint64 sender's request id (FlagSync, KindAck)
+	descExtSize = 24
 )
 
 // MaxMessage bounds the length a descriptor may announce (1 TiB): larger is
@@ -78,17 +85,25 @@ type Limits struct {
 }
 
 // EncodeDesc writes d's fields into slot (all but the publish word, which
-// the producer stores last).
+// the producer stores last). Inline and control descriptors carry MsgLen
+// implicitly (== FragLen) and write the extension line only when they need a
+// request id.
 func EncodeDesc(slot []byte, d *Desc) {
-	_ = slot[DescHeaderSize-1]
+	_ = slot[SlotSize-1]
 	le := binary.LittleEndian
 	slot[descKind] = byte(d.Kind)
 	slot[descFlags] = d.Flags
 	le.PutUint32(slot[descCtx:], d.Ctx)
 	le.PutUint32(slot[descTag:], uint32(d.Tag))
+	le.PutUint32(slot[descFragLen:], d.FragLen)
+	if d.Kind == KindInline || d.Kind == KindControl {
+		if d.Flags&FlagSync != 0 {
+			le.PutUint64(slot[descReqID:], d.ReqID)
+		}
+		return
+	}
 	le.PutUint32(slot[descCell:], d.Cell)
 	le.PutUint64(slot[descMsgLen:], d.MsgLen)
-	le.PutUint32(slot[descFragLen:], d.FragLen)
 	le.PutUint64(slot[descReqID:], d.ReqID)
 }
 
@@ -105,10 +120,17 @@ func DecodeDesc(slot []byte, lim Limits) (Desc, error) {
 		Flags:   slot[descFlags],
 		Ctx:     le.Uint32(slot[descCtx:]),
 		Tag:     int32(le.Uint32(slot[descTag:])),
-		Cell:    le.Uint32(slot[descCell:]),
-		MsgLen:  le.Uint64(slot[descMsgLen:]),
 		FragLen: le.Uint32(slot[descFragLen:]),
-		ReqID:   le.Uint64(slot[descReqID:]),
+	}
+	if d.Kind == KindInline || d.Kind == KindControl {
+		d.MsgLen = uint64(d.FragLen)
+		if d.Flags&FlagSync != 0 {
+			d.ReqID = le.Uint64(slot[descReqID:])
+		}
+	} else {
+		d.Cell = le.Uint32(slot[descCell:])
+		d.MsgLen = le.Uint64(slot[descMsgLen:])
+		d.ReqID = le.Uint64(slot[descReqID:])
 	}
 	if d.Kind == 0 || d.Kind > kindMax {
 		return Desc{}, fmt.Errorf("%w: kind %d", ErrBadDesc, d.Kind)

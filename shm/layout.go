@@ -19,9 +19,9 @@ const (
 	// followed by up to InlineMax bytes of inline payload. A message touches
 	// only the lines it fills (a tiny one, one line), and inline delivery
 	// beats the cell path (descriptor + cell + return ring) up to about 1 KiB.
-	SlotSize = 1024
+	SlotSize = 1024 + CacheLine // a 1 KiB payload still fits inline
 	// InlineMax is the largest payload that travels inside its descriptor.
-	InlineMax = SlotSize - DescHeaderSize
+	InlineMax = SlotSize - DescHeaderSize - descExtSize
 
 	rankBlockFixed = 2 * CacheLine // state line + doorbell line
 	headerSize     = 2 * CacheLine // header fields + attach counter line
@@ -63,6 +63,11 @@ func DefaultConfig() Config {
 		MinCells:     8,
 		CellSize:     32 << 10,
 		Slots:        64,
+	}
+	if v := os.Getenv("HYMPI_CELL_SIZE"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			c.CellSize = n
+		}
 	}
 	if v := os.Getenv("HYMPI_SHM_BUDGET"); v != "" {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// binder places ranks on CPUs. It works by changing the affinity of the
+// calling thread — hympirun's locked main thread — just before each rank is
+// forked: the child inherits the mask, and so does every thread its runtime
+// creates later, so a Go rank is bound from its first instruction without
+// any cooperation from it.
+//
+// hympirun's own other threads are not caught by the pin: the Go runtime
+// never clones a new thread from a thread locked with LockOSThread, it asks
+// its template thread (started by that LockOSThread call in init, before any
+// pinning) to do it.
+type binder struct {
+	enabled bool
+	allowed []int       // CPUs hympirun may run on, ascending
+	orig    unix.CPUSet // the thread's mask before any pinning
+}
+
+func newBinder(policy string) (*binder, error) {
+	b := &binder{enabled: policy == bindCore}
+	if err := unix.SchedGetaffinity(0, &b.orig); err != nil {
+		return nil, fmt.Errorf("reading CPU affinity: %w", err)
+	}
+	for cpu := 0; cpu < len(b.orig)*64; cpu++ {
+		if b.orig.IsSet(cpu) {
+			b.allowed = append(b.allowed, cpu)
+		}
+	}
+	if len(b.allowed) == 0 {
+		return nil, fmt.Errorf("reading CPU affinity: empty mask")
+	}
+	return b, nil
+}
+
+// cpuFor is the binding policy: the CPU rank runs on, or -1 when unbound.
+// Round-robin over the allowed CPUs; a topology-aware placement replaces
+// this one function.
+func (b *binder) cpuFor(rank int) int {
+	if !b.enabled {
+		return -1
+	}
+	return b.allowed[rank%len(b.allowed)]
+}
+
+// pin restricts the calling thread to cpu (no-op for -1). The caller must be
+// locked to its thread, and must call restore once every rank is started.
+func (b *binder) pin(cpu int) error {
+	if cpu < 0 {
+		return nil
+	}
+	var set unix.CPUSet
+	set.Set(cpu)
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return fmt.Errorf("binding to CPU %d: %w", cpu, err)
+	}
+	return nil
+}
+
+// restore gives the thread back its original mask, so the launcher's own
+// work (output copying, signal handling) is not crowded onto the last rank's
+// CPU.
+func (b *binder) restore() {
+	if b.enabled {
+		_ = unix.SchedSetaffinity(0, &b.orig)
+	}
+}
+
+// gomaxprocs is the GOMAXPROCS a rank gets unless the user chose one. A
+// bound rank owns exactly one CPU, so more Ps would only time-slice it; an
+// unbound rank gets its share of the CPUs.
+func (b *binder) gomaxprocs(nranks int) int {
+	if b.enabled {
+		return 1
+	}
+	return max(1, len(b.allowed)/nranks)
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/hympi/hympi/shm"
+)
+
+// regionDir is where the job's region file is created (and at once
+// unlinked, so nothing is left there whatever happens to hympirun).
+const regionDir = "/dev/shm"
+
+// rank is one started process of the job.
+type rank struct {
+	id  int
+	cpu int // -1 when unbound
+	pid int
+	cmd *exec.Cmd
+
+	// exited is set, under job.mu, once the process has terminated but
+	// before it is reaped. Until it is reaped its pid cannot be reused, so
+	// signalling a rank whose exited is false reaches that rank and no
+	// stranger.
+	exited bool
+}
+
+type job struct {
+	opts   *options
+	region *shm.Region
+	out    *output
+	bind   *binder
+
+	mu    sync.Mutex // guards rank.exited
+	ranks []*rank    // the started ranks; appended only by start
+	exits chan *rank // each rank once, after it is reaped
+}
+
+// launch runs the job and returns hympirun's exit status.
+func launch(opts *options, path string, stdin io.Reader, stdout, stderr io.Writer) int {
+	out := newOutput(stdout, stderr, opts.tagOutput)
+	bind, err := newBinder(opts.bind)
+	if err != nil {
+		out.printf("%v", err)
+		return exitFailure
+	}
+	region, regionFile, err := shm.Create(regionDir, opts.n, shm.DefaultConfig())
+	if err != nil {
+		out.printf("creating the shared region: %v", err)
+		return exitFailure
+	}
+	defer regionFile.Close()
+	defer region.Close()
+
+	// Caught before the first rank exists: a signal during startup must be
+	// forwarded to the ranks already running, not kill hympirun alone.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	j := &job{
+		opts:   opts,
+		region: region,
+		out:    out,
+		bind:   bind,
+		exits:  make(chan *rank, opts.n),
+	}
+	startErr := j.start(path, regionFile, stdin)
+	status := j.watch(sigs, startErr)
+	out.drain(drainLimit)
+	return status
+}
+
+// start starts every rank, or stops at the first that cannot be started and
+// returns why. It must run on the locked main thread (see init in main.go).
+func (j *job) start(path string, regionFile *os.File, stdin io.Reader) error {
+	env := j.env()
+	defer j.bind.restore()
+	for i := range j.opts.n {
+		r := &rank{id: i, cpu: j.bind.cpuFor(i)}
+		cmd := &exec.Cmd{
+			Path: path,
+			// argv[0] as the user typed it, as a shell would pass it.
+			Args:       append([]string{j.opts.program}, j.opts.args...),
+			Env:        append(env[:len(env):len(env)], rankEnv(i, r.cpu)...),
+			ExtraFiles: []*os.File{regionFile}, // becomes shm.RegionFD
+			SysProcAttr: &syscall.SysProcAttr{
+				// Its own process group: a terminal's Ctrl-C reaches only
+				// hympirun, which forwards it, and a stop signal sent to
+				// the group takes a rank's own children with it.
+				Setpgid: true,
+				// Dies if hympirun's main thread does, SIGKILL included.
+				Pdeathsig: syscall.SIGKILL,
+			},
+		}
+		var closers []*os.File
+		var err error
+		cmd.Stdout, cmd.Stderr, closers, err = j.out.streams(i)
+		if err != nil {
+			return fmt.Errorf("rank %d: %w", i, err)
+		}
+		if i == 0 && stdin != nil {
+			in, err := stdinPipe(stdin)
+			if err != nil {
+				closeAll(closers)
+				return fmt.Errorf("rank %d: %w", i, err)
+			}
+			cmd.Stdin = in
+			closers = append(closers, in)
+		}
+		if err := j.bind.pin(r.cpu); err != nil {
+			closeAll(closers)
+			return fmt.Errorf("rank %d: %w", i, err)
+		}
+		err = cmd.Start()
+		closeAll(closers)
+		if err != nil {
+			// Drop os's "fork/exec" operation name: the user ran no fork.
+			if pe, ok := err.(*os.PathError); ok {
+				err = fmt.Errorf("%s: %w", pe.Path, pe.Err)
+			}
+			return fmt.Errorf("starting rank %d: %w", i, err)
+		}
+		r.cmd, r.pid = cmd, cmd.Process.Pid
+		j.ranks = append(j.ranks, r)
+		go j.reap(r)
+	}
+	return nil
+}
+
+// env is the environment every rank shares: hympirun's own, then the -x
+// variables, then GOMAXPROCS unless the user set it. exec keeps the last
+// value of a repeated name, so later entries win.
+func (j *job) env() []string {
+	env := append(os.Environ(), j.opts.env...)
+	if !userSetGOMAXPROCS(j.opts.env) {
+		env = append(env, "GOMAXPROCS="+strconv.Itoa(j.bind.gomaxprocs(j.opts.n)))
+	}
+	jobID := fmt.Sprintf("%d-%08x", os.Getpid(), rand.Uint32())
+	return append(env,
+		shm.EnvSize+"="+strconv.Itoa(j.opts.n),
+		shm.EnvRegionFD+"="+strconv.Itoa(shm.RegionFD),
+		shm.EnvJobID+"="+jobID,
+	)
+}
+
+func rankEnv(rank, cpu int) []string {
+	return []string{
+		shm.EnvRank + "=" + strconv.Itoa(rank),
+		shm.EnvCPU + "=" + strconv.Itoa(cpu),
+	}
+}
+
+func userSetGOMAXPROCS(xenv []string) bool {
+	if _, ok := os.LookupEnv("GOMAXPROCS"); ok {
+		return true
+	}
+	for _, kv := range xenv {
+		if strings.HasPrefix(kv, "GOMAXPROCS=") {
+			return true
+		}
+	}
+	return false
+}
+
+// stdinPipe feeds hympirun's stdin to rank 0 through a pipe rather than
+// handing over the descriptor: rank 0 is in its own process group, and a
+// background group reading the terminal would be stopped by SIGTTIN. The
+// copier ends when stdin does or when rank 0 stops reading (its end closed).
+func stdinPipe(stdin io.Reader) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("creating stdin pipe: %w", err)
+	}
+	go func() {
+		io.Copy(w, stdin)
+		w.Close()
+	}()
+	return r, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
