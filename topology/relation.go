@@ -1,0 +1,122 @@
+package topology
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Relation classifies a pair of CPUs by the closest thing they share. The
+// values are ordered from closest to farthest.
+type Relation int
+
+const (
+	Self        Relation = iota // the same CPU
+	SMT                         // hardware threads of one core
+	SharedCache                 // different cores sharing a data or unified cache
+	IntraSocket                 // same package, no shared data cache
+	InterSocket                 // different packages
+
+	// NumRelations is the number of relations; valid values are
+	// 0 ≤ r < NumRelations.
+	NumRelations = iota
+)
+
+// relationNames are the names API.md fixes (PeerCounters.Relation,
+// hympi-info --json "relation", profile keys).
+var relationNames = [NumRelations]string{
+	Self:        "self",
+	SMT:         "smt",
+	SharedCache: "shared-cache",
+	IntraSocket: "intra-socket",
+	InterSocket: "inter-socket",
+}
+
+// Relations returns every relation, closest first.
+func Relations() []Relation {
+	rs := make([]Relation, NumRelations)
+	for i := range rs {
+		rs[i] = Relation(i)
+	}
+	return rs
+}
+
+// Valid reports whether r is one of the defined relations.
+func (r Relation) Valid() bool { return r >= 0 && r < NumRelations }
+
+// String returns "self", "smt", "shared-cache", "intra-socket" or
+// "inter-socket"; "Relation(N)" for an invalid value.
+func (r Relation) String() string {
+	if !r.Valid() {
+		return fmt.Sprintf("Relation(%d)", int(r))
+	}
+	return relationNames[r]
+}
+
+// ParseRelation is the inverse of String.
+func ParseRelation(s string) (Relation, error) {
+	for r, name := range relationNames {
+		if s == name {
+			return Relation(r), nil
+		}
+	}
+	return 0, fmt.Errorf("topology: unknown relation %q", s)
+}
+
+// MarshalText makes relations JSON strings and JSON object keys.
+func (r Relation) MarshalText() ([]byte, error) {
+	if !r.Valid() {
+		return nil, fmt.Errorf("topology: invalid relation %d", int(r))
+	}
+	return []byte(relationNames[r]), nil
+}
+
+// UnmarshalText accepts the names String returns.
+func (r *Relation) UnmarshalText(b []byte) error {
+	v, err := ParseRelation(string(b))
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
+}
+
+// Relation classifies CPUs a and b by the closest thing they share:
+//
+//   - self: a == b;
+//   - smt: hardware threads of one core (b is in a's thread siblings);
+//   - shared-cache: a data or unified cache of any level lists both in
+//     its shared_cpu_list (instruction caches do not count);
+//   - intra-socket: the same physical package;
+//   - inter-socket: anything else.
+//
+// A CPU that m does not know (offline, or -1 for an unbound rank) shares
+// nothing with anyone but itself, so the pair is inter-socket: the farthest
+// class, whose threshold is the most cautious.
+func (m *Machine) Relation(a, b int) Relation {
+	if a == b {
+		return Self
+	}
+	ca, cb := m.Lookup(a), m.Lookup(b)
+	if ca == nil || cb == nil {
+		return InterSocket
+	}
+	if slices.Contains(ca.Siblings, b) || slices.Contains(cb.Siblings, a) {
+		return SMT
+	}
+	if sharesDataCache(ca, b) || sharesDataCache(cb, a) {
+		return SharedCache
+	}
+	if ca.Package == cb.Package {
+		return IntraSocket
+	}
+	return InterSocket
+}
+
+func sharesDataCache(c *CPU, other int) bool {
+	for _, cache := range c.Caches {
+		if cache.HoldsData() && slices.Contains(cache.SharedCPUs, other) {
+			return true
+		}
+	}
+	return false
+}
