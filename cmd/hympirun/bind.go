@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/hympi/hympi/topology"
 	"golang.org/x/sys/unix"
 )
 
@@ -20,9 +21,10 @@ type binder struct {
 	enabled bool
 	allowed []int       // CPUs hympirun may run on, ascending
 	orig    unix.CPUSet // the thread's mask before any pinning
+	cpus    []int       // the CPU of each rank under --bind-to core
 }
 
-func newBinder(policy string) (*binder, error) {
+func newBinder(policy string, nranks int) (*binder, error) {
 	b := &binder{enabled: policy == bindCore}
 	if err := unix.SchedGetaffinity(0, &b.orig); err != nil {
 		return nil, fmt.Errorf("reading CPU affinity: %w", err)
@@ -35,17 +37,35 @@ func newBinder(policy string) (*binder, error) {
 	if len(b.allowed) == 0 {
 		return nil, fmt.Errorf("reading CPU affinity: empty mask")
 	}
+	if b.enabled {
+		b.cpus = placeRanks(b.allowed, nranks)
+	}
 	return b, nil
 }
 
-// cpuFor is the binding policy: the CPU rank runs on, or -1 when unbound.
-// Round-robin over the allowed CPUs; a topology-aware placement replaces
-// this one function.
+// placeRanks is the --bind-to core policy: topology.BindCores (distinct
+// cores first, neighbouring ranks on neighbouring cores, SMT siblings next,
+// then round-robin). Where the CPU topology can't be read, plain round-robin
+// over the allowed CPUs.
+func placeRanks(allowed []int, n int) []int {
+	if m, err := topology.Default(); err == nil {
+		if cpus := topology.BindCores(m, allowed, n); len(cpus) == n {
+			return cpus
+		}
+	}
+	cpus := make([]int, n)
+	for i := range cpus {
+		cpus[i] = allowed[i%len(allowed)]
+	}
+	return cpus
+}
+
+// cpuFor is the CPU rank runs on, or -1 when unbound.
 func (b *binder) cpuFor(rank int) int {
 	if !b.enabled {
 		return -1
 	}
-	return b.allowed[rank%len(b.allowed)]
+	return b.cpus[rank]
 }
 
 // pin restricts the calling thread to cpu (no-op for -1). The caller must be

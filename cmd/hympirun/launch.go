@@ -47,7 +47,7 @@ type job struct {
 // launch runs the job and returns hympirun's exit status.
 func launch(opts *options, path string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := newOutput(stdout, stderr, opts.tagOutput)
-	bind, err := newBinder(opts.bind)
+	bind, err := newBinder(opts.bind, opts.n)
 	if err != nil {
 		out.printf("%v", err)
 		return exitFailure
