@@ -1,6 +1,7 @@
 package shm
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -33,6 +34,19 @@ func expectPoolEmpty(t *testing.T, p *CellPool) {
 	if i, ok, err := p.Get(); ok || err != nil {
 		t.Fatalf("Get on an exhausted pool = %d, %v, %v", i, ok, err)
 	}
+}
+
+// poolFree lists the cells the pool can hand out without new returns, in
+// the order it will: the returned ones (oldest first), then the unused ones.
+func poolFree(p *CellPool) []uint32 {
+	var f []uint32
+	for k := range p.qlen {
+		f = append(f, p.queue[(p.qhead+k)%len(p.queue)])
+	}
+	for i := p.unused; i < p.limit; i++ {
+		f = append(f, i)
+	}
+	return f
 }
 
 func TestPoolRoundTrip(t *testing.T) {
@@ -68,19 +82,19 @@ func TestPoolRoundTrip(t *testing.T) {
 	if p.Outstanding() != cells-2 || p.Free() != 0 {
 		t.Fatalf("published, uncollected: Outstanding %d Free %d; want %d, 0", p.Outstanding(), p.Free(), cells-2)
 	}
-	// LIFO: the most recent return comes back first.
-	if got := mustGet(t, p); got != 0 {
-		t.Fatalf("Get after returning 2 then 0 = %d, want 0 (most recent)", got)
-	}
-	if p.Free() != 1 {
-		t.Fatalf("Free = %d after collecting two and taking one", p.Free())
-	}
+	// Returned cells come back in the order they were returned.
 	if got := mustGet(t, p); got != 2 {
-		t.Fatalf("next Get = %d, want 2", got)
+		t.Fatalf("Get after returning 2 then 0 = %d, want 2 (first returned)", got)
+	}
+	if p.Free() != 1 || p.Outstanding() != cells-1 {
+		t.Fatalf("Free %d Outstanding %d after collecting two and taking one", p.Free(), p.Outstanding())
+	}
+	if got := mustGet(t, p); got != 0 {
+		t.Fatalf("next Get = %d, want 0", got)
 	}
 	expectPoolEmpty(t, p)
 
-	// An explicit Collect puts new returns on top of the stack.
+	// Collect on its own moves returns to the free list, in order.
 	rr.Put(3)
 	rr.Publish()
 	if err := p.Collect(); err != nil {
@@ -91,33 +105,53 @@ func TestPoolRoundTrip(t *testing.T) {
 	if err := p.Collect(); err != nil {
 		t.Fatal(err)
 	}
-	if p.Free() != 2 || p.Outstanding() != 2 {
-		t.Fatalf("Free %d Outstanding %d, want 2, 2", p.Free(), p.Outstanding())
+	if p.Free() != 2 || p.Outstanding() != 2 || !slices.Equal(poolFree(p), []uint32{3, 1}) {
+		t.Fatalf("Free %d Outstanding %d list %v; want 2, 2, [3 1]", p.Free(), p.Outstanding(), poolFree(p))
 	}
-	if a, b := mustGet(t, p), mustGet(t, p); a != 1 || b != 3 {
-		t.Fatalf("Get, Get = %d, %d; want 1, 3", a, b)
+	if a, b := mustGet(t, p), mustGet(t, p); a != 3 || b != 1 {
+		t.Fatalf("Get, Get = %d, %d; want 3, 1", a, b)
 	}
 }
 
-// TestPoolReusesLatestReturn: a published return is handed out before cells
-// that were never used, so steady traffic cycles through one warm cell.
-func TestPoolReusesLatestReturn(t *testing.T) {
-	p, rr := poolPair(t, 8)
+// TestPoolWorkingSet: the pool hands out a returned cell before an unused
+// one, so its working set is the number of cells in flight: a ping-pong
+// reuses one cell, a stream with w cells in flight rotates through w.
+func TestPoolWorkingSet(t *testing.T) {
+	const cells = 8
+	p, rr := poolPair(t, cells)
 	for round := range 100 {
-		i := mustGet(t, p)
-		if i != 0 {
-			t.Fatalf("round %d: Get = %d; the pool walked past the returned cell 0", round, i)
+		if i := mustGet(t, p); i != 0 {
+			t.Fatalf("ping-pong round %d: Get = %d; the pool walked past the returned cell 0", round, i)
 		}
-		rr.Put(i)
+		rr.Put(0)
 		rr.Publish()
 	}
-	// Two out, returned in the order b, a: a comes back first, then b,
-	// and only then an untouched cell.
+	for _, window := range []int{2, 3, 5} {
+		p, rr := poolPair(t, cells)
+		var inFlight []uint32
+		used := map[uint32]bool{}
+		for range 200 {
+			for len(inFlight) < window {
+				i := mustGet(t, p)
+				inFlight = append(inFlight, i)
+				used[i] = true
+			}
+			rr.Put(inFlight[0]) // the receiver finishes with the oldest
+			rr.Publish()
+			inFlight = inFlight[1:]
+		}
+		if len(used) != window {
+			t.Errorf("stream with %d cells in flight touched %d cells: %v", window, len(used), used)
+		}
+	}
+	// Returned in the order b, a: b comes back first, then a, and only then
+	// a cell never used.
+	p, rr = poolPair(t, cells)
 	a, b := mustGet(t, p), mustGet(t, p)
 	rr.Put(b)
 	rr.Put(a)
 	rr.Publish()
-	if x, y, z := mustGet(t, p), mustGet(t, p), mustGet(t, p); x != a || y != b || z == a || z == b {
+	if x, y, z := mustGet(t, p), mustGet(t, p), mustGet(t, p); x != b || y != a || z == a || z == b {
 		t.Fatalf("after returning %d then %d: Get gave %d, %d, %d", b, a, x, y, z)
 	}
 }
@@ -129,15 +163,9 @@ func TestPoolReturnRingFull(t *testing.T) {
 	p, rr := poolPair(t, cells)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for round := range 50 {
-		// Shift the ring's head by a varying amount first.
+		// Move the ring's head by a varying amount first.
 		for range round % cells {
-			i := mustGet(t, p)
-			rr.Put(i)
-			rr.Publish()
-			if got := mustGet(t, p); got != i {
-				t.Fatalf("round %d: returned %d, got %d back", round, i, got)
-			}
-			rr.Put(i)
+			rr.Put(mustGet(t, p))
 			rr.Publish()
 			if err := p.Collect(); err != nil {
 				t.Fatal(err)
@@ -161,11 +189,11 @@ func TestPoolReturnRingFull(t *testing.T) {
 		if p.Outstanding() != 0 {
 			t.Fatalf("round %d: Outstanding = %d with everything returned", round, p.Outstanding())
 		}
-		// The stack pops in reverse order of return: no entry was lost to
+		// The cells come back in the order returned: no entry was lost to
 		// an overwrite.
-		for k := cells - 1; k >= 0; k-- {
+		for k := range cells {
 			if got := mustGet(t, p); got != out[k] {
-				t.Fatalf("round %d: returned %v, Get gave %d at step %d", round, out, got, cells-1-k)
+				t.Fatalf("round %d: returned %v, Get gave %d at step %d", round, out, got, k)
 			}
 		}
 		for _, i := range out {
@@ -179,41 +207,46 @@ func TestPoolReturnRingFull(t *testing.T) {
 }
 
 // TestPoolModel drives the pool and the return ring with random operations
-// against an exact model of the free stack and the cells in each state.
+// against an exact model: a FIFO of returned cells, then the unused ones.
 func TestPoolModel(t *testing.T) {
 	for _, cells := range []int{1, 2, 7} {
 		p, rr := poolPair(t, cells)
 		rng := rand.New(rand.NewPCG(uint64(cells), 5))
-		stack := make([]uint32, 0, cells) // model of p.free
-		for i := cells - 1; i >= 0; i-- {
-			stack = append(stack, uint32(i))
-		}
-		var held, pending, published []uint32 // at the receiver; returned unpublished; published uncollected
+		var (
+			queue                    []uint32 // returned and collected, oldest first
+			unused                   uint32   // cells unused.. never handed out
+			held, pending, published []uint32 // at the receiver; returned unpublished; published uncollected
+		)
 		collect := func() {
-			stack = append(stack, published...)
+			queue = append(queue, published...)
 			published = published[:0]
 		}
 		for step := range 20000 {
 			switch rng.IntN(4) {
-			case 0: // Get: collects, then pops (so a fresh return is reused first)
+			case 0: // Get: collects, then takes the oldest return, else an unused cell
 				collect()
 				i, ok, err := p.Get()
 				if err != nil {
 					t.Fatalf("%d cells, step %d: Get: %v", cells, step, err)
 				}
-				if len(stack) == 0 {
+				var want uint32
+				switch {
+				case len(queue) > 0:
+					want, queue = queue[0], queue[1:]
+				case unused < uint32(cells):
+					want = unused
+					unused++
+				default:
 					if ok {
 						t.Fatalf("%d cells, step %d: Get gave %d with every cell out", cells, step, i)
 					}
-					break
+					continue
 				}
-				want := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
 				if !ok || i != want {
 					t.Fatalf("%d cells, step %d: Get = %d, %v; want %d", cells, step, i, ok, want)
 				}
 				held = append(held, i)
-			case 1: // receiver returns a random held cell
+			case 1: // the receiver returns a random held cell
 				if len(held) == 0 {
 					break
 				}
@@ -233,9 +266,13 @@ func TestPoolModel(t *testing.T) {
 				}
 				collect()
 			}
-			if p.Free() != len(stack) || p.Outstanding() != len(held)+len(pending) || !slices.Equal(p.free, stack) {
-				t.Fatalf("%d cells, step %d: Free %d Outstanding %d stack %v; model stack %v held %v pending %v",
-					cells, step, p.Free(), p.Outstanding(), p.free, stack, held, pending)
+			wantFree := slices.Clone(queue)
+			for i := unused; i < uint32(cells); i++ {
+				wantFree = append(wantFree, i)
+			}
+			if p.Free() != len(wantFree) || p.Outstanding() != len(held)+len(pending) || !slices.Equal(poolFree(p), wantFree) {
+				t.Fatalf("%d cells, step %d: Free %d Outstanding %d list %v; model list %v held %v pending %v",
+					cells, step, p.Free(), p.Outstanding(), poolFree(p), wantFree, held, pending)
 			}
 		}
 	}
@@ -301,11 +338,12 @@ func TestPoolForgedReturns(t *testing.T) {
 			if err := p.Collect(); !errors.Is(err, ErrCorrupt) {
 				t.Errorf("Collect = %v, want ErrCorrupt", err)
 			}
-			// Even after a failed Collect, no cell is free twice.
+			// Even after a failed Collect, no cell is free twice or both
+			// free and out.
 			seen := map[uint32]bool{}
-			for _, i := range p.free {
+			for _, i := range poolFree(p) {
 				if seen[i] || i >= cells || p.out[i] {
-					t.Errorf("free stack %v (out %v) has duplicates, out-of-range or outstanding cells", p.free, p.out)
+					t.Errorf("free list %v (out %v) has duplicates, out-of-range or outstanding cells", poolFree(p), p.out)
 				}
 				seen[i] = true
 			}
@@ -330,15 +368,37 @@ func TestReturnsResume(t *testing.T) {
 	rr.Put(a)
 	rr.Publish()
 	rr2 := ch.Returns()
+	if rr2.Publish() {
+		t.Errorf("a fresh ReturnRing published something")
+	}
 	rr2.Put(b)
 	rr2.Publish()
 	if err := p.Collect(); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustGet(t, p); got != b {
-		t.Fatalf("Get = %d, want %d", got, b)
+	if got := poolFree(p); !slices.Equal(got[:2], []uint32{a, b}) {
+		t.Fatalf("free list %v, want %d, %d first", got, a, b)
 	}
-	if got := mustGet(t, p); got != a {
-		t.Fatalf("Get = %d, want %d", got, a)
+}
+
+// TestPrefault: Prefault writes nothing and works for every rank, including
+// the only rank of a one-rank job.
+func TestPrefault(t *testing.T) {
+	for _, n := range []int{1, 2, 5} {
+		r := newAnon(t, n, Config{MinCells: 2, CellSize: 128, Slots: 16})
+		for src := range n {
+			for dst := range n {
+				if src != dst {
+					fillBytes(r.Channel(src, dst).slots(), byte(src*n+dst+1))
+				}
+			}
+		}
+		before := bytes.Clone(r.mem)
+		for rank := range n {
+			r.Prefault(rank)
+		}
+		if !bytes.Equal(before, r.mem) {
+			t.Errorf("%d ranks: Prefault changed the region", n)
+		}
 	}
 }

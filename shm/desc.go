@@ -168,4 +168,6 @@ func InlinePayload(slot []byte, d *Desc) []byte {
 }
 
 // InlineArea is where a producer writes inline payload.
-func InlineArea(slot []byte) []byte { return slot[DescHeaderSize:SlotSize] }
+func InlineArea(slot []byte) []byte {
+	return slot[DescHeaderSize : DescHeaderSize+InlineMax : DescHeaderSize+InlineMax]
+}

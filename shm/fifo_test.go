@@ -28,7 +28,7 @@ func send(t *testing.T, p *Producer, seq uint64) {
 	if again := p.Reserve(); &again[0] != &s[0] {
 		t.Fatalf("a second Reserve before Publish gave another slot")
 	}
-	d := Desc{Kind: KindInline, ReqID: seq, MsgLen: 8, FragLen: 8}
+	d := Desc{Kind: KindInline, Tag: int32(seq), Ctx: uint32(seq >> 31), MsgLen: 8, FragLen: 8}
 	EncodeDesc(s, &d)
 	for i := range 8 {
 		InlineArea(s)[i] = byte(seq >> (8 * i))
@@ -54,8 +54,8 @@ func recv(t *testing.T, c *Consumer, seq uint64) {
 	for i, b := range InlinePayload(s, &d) {
 		inl |= uint64(b) << (8 * i)
 	}
-	if d.ReqID != seq || inl != seq {
-		t.Fatalf("got message %d (payload %d), want %d", d.ReqID, inl, seq)
+	if got := uint64(d.Ctx)<<31 | uint64(uint32(d.Tag)); got != seq || inl != seq {
+		t.Fatalf("got message %d (payload %d), want %d", got, inl, seq)
 	}
 	if again, err := c.Peek(); err != nil || &again[0] != &s[0] {
 		t.Fatalf("a second Peek before Release moved on (%v)", err)

@@ -1,7 +1,9 @@
 package shm
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 )
@@ -122,7 +124,11 @@ func NewLayout(nranks int, cfg Config) (Layout, error) {
 	if cells < 1 || cells > 1<<20 {
 		return Layout{}, fmt.Errorf("%w: %d cells per channel", ErrConfig, cells)
 	}
-	return layoutFor(nranks, cfg.Slots, cfg.CellSize, int(cells))
+	l, err := layoutFor(nranks, cfg.Slots, cfg.CellSize, int(cells))
+	if errors.Is(err, ErrLayout) {
+		return Layout{}, fmt.Errorf("%w: %d ranks × %d cells of %d bytes is too large", ErrConfig, nranks, cells, cfg.CellSize)
+	}
+	return l, err
 }
 
 // layoutFor computes every offset from the four values the header stores.
@@ -143,6 +149,11 @@ func layoutFor(nranks, slots, cellSize, cells int) (Layout, error) {
 	l.CellsOff = alignUp(l.SlotsOff+int64(slots)*SlotSize, pageSize)
 	l.ChannelStride = alignUp(l.CellsOff+int64(cells)*int64(cellSize), pageSize)
 
+	// Every field may be in range and the product still overflow: a header
+	// claiming such a layout must be refused, not wrap to a small size.
+	if l.ChannelStride > (math.MaxInt64-l.ChannelOff)/int64(max(l.channelCount(), 1)) {
+		return Layout{}, ErrLayout
+	}
 	l.Size = l.ChannelOff + int64(l.channelCount())*l.ChannelStride
 	return l, nil
 }

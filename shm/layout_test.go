@@ -19,7 +19,7 @@ func layoutConfigs(t *testing.T) []struct {
 	name string
 	cfg  Config
 } {
-	t.Setenv("HYMPI_SHM_BUDGET", "")
+	clearConfigEnv(t)
 	return []struct {
 		name string
 		cfg  Config
@@ -335,7 +335,7 @@ func TestChannelBadPairPanics(t *testing.T) {
 
 // TestPoolBudget checks the documented sizing rule of DefaultConfig.
 func TestPoolBudget(t *testing.T) {
-	t.Setenv("HYMPI_SHM_BUDGET", "")
+	clearConfigEnv(t)
 	cfg := DefaultConfig()
 	want := Config{BudgetBytes: 256 << 20, MaxPoolBytes: 16 << 20, MinCells: 8, CellSize: 32 << 10, Slots: 64}
 	if cfg != want {
@@ -380,7 +380,15 @@ func TestPoolBudget(t *testing.T) {
 	}
 }
 
+// clearConfigEnv unsets the variables DefaultConfig reads, for this test.
+func clearConfigEnv(t *testing.T) {
+	for _, v := range []string{"HYMPI_SHM_BUDGET", "HYMPI_CELL_SIZE"} {
+		t.Setenv(v, "")
+	}
+}
+
 func TestDefaultConfigEnv(t *testing.T) {
+	clearConfigEnv(t)
 	for _, c := range []struct {
 		env  string
 		want int64
@@ -396,6 +404,27 @@ func TestDefaultConfigEnv(t *testing.T) {
 		if got := DefaultConfig().BudgetBytes; got != c.want {
 			t.Errorf("HYMPI_SHM_BUDGET=%q: BudgetBytes = %d, want %d", c.env, got, c.want)
 		}
+	}
+	t.Setenv("HYMPI_SHM_BUDGET", "")
+	for _, c := range []struct {
+		env  string
+		want int
+	}{
+		{"", 32 << 10},
+		{"8192", 8192},
+		{"0", 32 << 10},
+		{"-64", 32 << 10},
+		{"64k", 32 << 10},
+	} {
+		t.Setenv("HYMPI_CELL_SIZE", c.env)
+		if got := DefaultConfig().CellSize; got != c.want {
+			t.Errorf("HYMPI_CELL_SIZE=%q: CellSize = %d, want %d", c.env, got, c.want)
+		}
+	}
+	// A cell size NewLayout cannot use is reported, not silently fixed.
+	t.Setenv("HYMPI_CELL_SIZE", "1000")
+	if _, err := NewLayout(2, DefaultConfig()); !errors.Is(err, ErrConfig) {
+		t.Errorf("HYMPI_CELL_SIZE=1000: NewLayout err = %v, want ErrConfig", err)
 	}
 }
 

@@ -20,11 +20,13 @@ func (r *Region) u64At(off int64) *atomic.Uint64 {
 
 // u64sAt views n consecutive atomic words starting at off.
 func (r *Region) u64sAt(off int64, n int) []atomic.Uint64 {
+	_ = r.mem[off : off+8*int64(n)] // the whole view, not just its start, is inside
 	return unsafe.Slice((*atomic.Uint64)(unsafe.Pointer(&r.mem[off])), n)
 }
 
 // u32sAt views n consecutive atomic 32-bit words starting at off.
 func (r *Region) u32sAt(off int64, n int) []atomic.Uint32 {
+	_ = r.mem[off : off+4*int64(n)]
 	return unsafe.Slice((*atomic.Uint32)(unsafe.Pointer(&r.mem[off])), n)
 }
 
