@@ -28,11 +28,12 @@ vet:
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
-# The race detector watches the engine in-process (shm and mpi unit tests,
-# several goroutines per rank); the multi-process tests then run the normal
-# build.
+# The race detector watches the engine in-process (several goroutines per
+# rank over one region) and the packages below it; the multi-process tests
+# then run the normal build.
 race:
-	$(GO) test -race -count=1 -run 'InProcess|Fifo|Channel|Doorbell|Desc|Layout|Header' ./shm/ ./mpi/
+	$(GO) test -race -count=1 ./shm/ ./topology/
+	$(GO) test -race -count=1 -run 'InProcess' ./mpi/
 
 test: build vet race
 	$(GO) test -count=1 -timeout 10m ./...

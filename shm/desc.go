@@ -25,8 +25,20 @@ const (
 	// KindControl carries a small protocol payload that bypasses matching;
 	// Tag says which (owned by the engine).
 	KindControl Kind = 5
+	// KindRTS announces a message the receiver should read straight from
+	// the sender's memory: Addr is the address of the MsgLen bytes in the
+	// sender, ReqID the sender's request to name in the reply.
+	KindRTS Kind = 6
+	// KindFin tells the sender of an RTS that the receiver is done with its
+	// buffer (ReqID echoes the RTS).
+	KindFin Kind = 7
+	// KindNack tells the sender of an RTS that the receiver could not read
+	// its memory: the sender must resend the payload through cells, as a
+	// stream whose KindFirst carries FlagResend and ReqID = Addr of the nack
+	// (the receiver's own id for the waiting receive).
+	KindNack Kind = 8
 
-	kindMax = KindControl
+	kindMax = KindNack
 )
 
 // Descriptor flags.
@@ -34,8 +46,11 @@ const (
 	// FlagSync asks the receiver to answer with KindAck once the message is
 	// matched (Ssend, Issend).
 	FlagSync uint8 = 1 << 0
+	// FlagResend marks a KindFirst that carries the payload of an RTS the
+	// receiver already matched (see KindNack): it bypasses matching.
+	FlagResend uint8 = 1 << 1
 
-	flagsKnown = FlagSync
+	flagsKnown = FlagSync | FlagResend
 )
 
 // Descriptor slot layout. The first cache line holds the publish word, the
@@ -56,6 +71,7 @@ const (
 
 	descExt     = SlotSize - descExtSize
 	descCell    = descExt + 0  // uint32 cell index (KindFirst, KindNext)
+	descAddr    = descExt + 0  // uint64 sender address (KindRTS) or receiver id (KindNack)
 	descMsgLen  = descExt + 8  // uint64 whole message length (cell kinds)
 	descReqID   = descExt + 16 // uint64 sender's request id (FlagSync, KindAck)
 	descExtSize = 24
@@ -73,6 +89,7 @@ type Desc struct {
 	Ctx     uint32
 	Tag     int32
 	Cell    uint32
+	Addr    uint64 // KindRTS: address in the sender; KindNack: receiver's id
 	MsgLen  uint64
 	FragLen uint32
 	ReqID   uint64
@@ -102,7 +119,11 @@ func EncodeDesc(slot []byte, d *Desc) {
 		}
 		return
 	}
-	le.PutUint32(slot[descCell:], d.Cell)
+	if d.Kind == KindRTS || d.Kind == KindNack {
+		le.PutUint64(slot[descAddr:], d.Addr)
+	} else {
+		le.PutUint32(slot[descCell:], d.Cell)
+	}
 	le.PutUint64(slot[descMsgLen:], d.MsgLen)
 	le.PutUint64(slot[descReqID:], d.ReqID)
 }
@@ -128,7 +149,11 @@ func DecodeDesc(slot []byte, lim Limits) (Desc, error) {
 			d.ReqID = le.Uint64(slot[descReqID:])
 		}
 	} else {
-		d.Cell = le.Uint32(slot[descCell:])
+		if d.Kind == KindRTS || d.Kind == KindNack {
+			d.Addr = le.Uint64(slot[descAddr:])
+		} else {
+			d.Cell = le.Uint32(slot[descCell:])
+		}
 		d.MsgLen = le.Uint64(slot[descMsgLen:])
 		d.ReqID = le.Uint64(slot[descReqID:])
 	}
@@ -153,10 +178,17 @@ func DecodeDesc(slot []byte, lim Limits) (Desc, error) {
 		if d.FragLen == 0 || d.FragLen > lim.CellSize || uint64(d.FragLen) > d.MsgLen {
 			return Desc{}, fmt.Errorf("%w: fragment %d of message %d", ErrBadDesc, d.FragLen, d.MsgLen)
 		}
-	case KindAck:
+	case KindAck, KindFin, KindNack:
 		if d.FragLen != 0 {
-			return Desc{}, fmt.Errorf("%w: ack with payload", ErrBadDesc)
+			return Desc{}, fmt.Errorf("%w: kind %d with payload", ErrBadDesc, d.Kind)
 		}
+	case KindRTS:
+		if d.FragLen != 0 || d.MsgLen == 0 || d.Addr == 0 || d.Addr+d.MsgLen < d.Addr {
+			return Desc{}, fmt.Errorf("%w: RTS of %d bytes at %#x", ErrBadDesc, d.MsgLen, d.Addr)
+		}
+	}
+	if d.Flags&FlagResend != 0 && d.Kind != KindFirst {
+		return Desc{}, fmt.Errorf("%w: resend flag on kind %d", ErrBadDesc, d.Kind)
 	}
 	return d, nil
 }

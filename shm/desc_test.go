@@ -181,12 +181,12 @@ func TestDescRejects(t *testing.T) {
 	}
 	cases := []tc{
 		{"kind 0", Desc{Kind: 0}},
-		{"kind 6", with(KindAck, func(d *Desc) { d.Kind = kindMax + 1 })},
+		{"kind past the last", with(KindAck, func(d *Desc) { d.Kind = kindMax + 1 })},
 		{"kind 255", with(KindAck, func(d *Desc) { d.Kind = 255 })},
 	}
 	for k := range valid {
 		cases = append(cases,
-			tc{"unknown flag 0x2, kind " + k.name(), with(k, func(d *Desc) { d.Flags = 2 })},
+			tc{"unknown flag 0x4, kind " + k.name(), with(k, func(d *Desc) { d.Flags = 4 })},
 			tc{"unknown flag 0x80, kind " + k.name(), with(k, func(d *Desc) { d.Flags = 0x80 | FlagSync })},
 		)
 		if k != KindInline && k != KindControl { // inline kinds imply MsgLen
@@ -460,4 +460,44 @@ func FuzzDecodeHeader(f *testing.F) {
 			ch.Returns().Put(uint32(l.CellsPerChannel - 1))
 		}
 	})
+}
+
+// The rendezvous descriptors: round trip, and the checks that keep a forged
+// RTS from naming an empty or wrapping range.
+func TestDescRendezvous(t *testing.T) {
+	lim := Limits{Cells: 8, CellSize: 4096}
+	slot := make([]byte, SlotSize)
+	good := []Desc{
+		{Kind: KindRTS, Ctx: 4, Tag: 5, Addr: 0x7f0000001000, MsgLen: 1 << 20, ReqID: 77},
+		{Kind: KindFin, ReqID: 77},
+		{Kind: KindNack, Addr: 12, ReqID: 77},
+		{Kind: KindFirst, Flags: FlagResend, Cell: 2, MsgLen: 9000, FragLen: 4096, ReqID: 12},
+	}
+	for _, d := range good {
+		clear(slot)
+		EncodeDesc(slot, &d)
+		got, err := DecodeDesc(slot, lim)
+		if err != nil || got != d {
+			t.Errorf("round trip of %+v: %+v, %v", d, got, err)
+		}
+	}
+	bad := []struct {
+		name string
+		d    Desc
+	}{
+		{"RTS of zero bytes", Desc{Kind: KindRTS, Addr: 4096, MsgLen: 0}},
+		{"RTS at address 0", Desc{Kind: KindRTS, Addr: 0, MsgLen: 10}},
+		{"RTS range wraps", Desc{Kind: KindRTS, Addr: math.MaxUint64 - 4, MsgLen: 10}},
+		{"RTS with payload", Desc{Kind: KindRTS, Addr: 4096, MsgLen: 10, FragLen: 10}},
+		{"FIN with payload", Desc{Kind: KindFin, FragLen: 1}},
+		{"resend flag on an RTS", Desc{Kind: KindRTS, Flags: FlagResend, Addr: 4096, MsgLen: 10}},
+		{"resend flag on a fragment", Desc{Kind: KindNext, Flags: FlagResend, Cell: 1, MsgLen: 10, FragLen: 10}},
+	}
+	for _, tc := range bad {
+		clear(slot)
+		EncodeDesc(slot, &tc.d)
+		if _, err := DecodeDesc(slot, lim); !errors.Is(err, ErrBadDesc) {
+			t.Errorf("%s: err %v, want ErrBadDesc", tc.name, err)
+		}
+	}
 }

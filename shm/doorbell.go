@@ -81,6 +81,9 @@ func (s Summary) Mark(src int) {
 	}
 }
 
+// Has reports whether src's bit is set.
+func (s Summary) Has(src int) bool { return s.words[src>>6].Load()&(uint64(1)<<(src&63)) != 0 }
+
 // Clear removes sender src's bit.
 func (s Summary) Clear(src int) { s.words[src>>6].And(^(uint64(1) << (src & 63))) }
 

@@ -11,7 +11,7 @@ import (
 // Fixed geometry. These are part of the layout version: changing one changes
 // what a region means, so LayoutVersion must move with it.
 const (
-	LayoutVersion = 1
+	LayoutVersion = 2
 	magic         = 0x31677270_6d796811 // arbitrary, checked on attach
 
 	CacheLine = 64
@@ -92,6 +92,7 @@ type Layout struct {
 	RankBlockOff  int64 // first rank block
 	RankBlockSize int64 // stride between rank blocks
 	SummaryWords  int   // uint64 words of the non-empty-channel summary
+	DirectOff     int64 // direct-copy bitmap inside a rank block (SummaryWords words)
 
 	ChannelOff    int64 // first channel
 	ChannelStride int64
@@ -140,7 +141,10 @@ func layoutFor(nranks, slots, cellSize, cells int) (Layout, error) {
 	l := Layout{Ranks: nranks, Slots: slots, CellSize: cellSize, CellsPerChannel: cells}
 	l.SummaryWords = (nranks + 63) / 64
 	l.RankBlockOff = headerSize
-	l.RankBlockSize = alignUp(rankBlockFixed+int64(8*l.SummaryWords), CacheLine)
+	// The summary is written by every sender all the time; the direct-copy
+	// bitmap is written once at Init and read on every send: separate lines.
+	l.DirectOff = rankBlockFixed + alignUp(int64(8*l.SummaryWords), CacheLine)
+	l.RankBlockSize = l.DirectOff + alignUp(int64(8*l.SummaryWords), CacheLine)
 	l.ChannelOff = alignUp(l.RankBlockOff+int64(nranks)*l.RankBlockSize, pageSize)
 
 	l.RetTailOff = 0

@@ -32,6 +32,8 @@ const (
 	rbPID       = 0              // uint32, written by the rank at attach; read by the launcher
 	rbState     = 4              // uint32 RankState, written by the rank; read by the launcher and peers
 	rbAbortCode = 8              // uint32, written by the rank before StateAborted
+	rbCPU       = 12             // int32 CPU the rank is bound to (-1: unbound), written at attach
+	rbProbe     = 16             // uint64 address of a word peers may read to probe direct copy
 	rbBellSeq   = CacheLine      // uint32 futex word: bumped by senders that saw a sleeper
 	rbSleepers  = CacheLine + 4  // uint32: number of the rank's threads armed to sleep
 	rbSummary   = rankBlockFixed // uint64 words: bit s set by sender s
@@ -257,6 +259,34 @@ func (r *Region) MarkAttached(rank, pid int) {
 	r.u32At(b + rbPID).Store(uint32(pid))
 	r.u32At(b + rbState).Store(uint32(StateAttached))
 	r.u32At(hdrAttached).Add(1)
+}
+
+// Publish records, before MarkAttached, what peers need to know about this
+// rank: the CPU it runs on (-1 when unbound) and the address of a word in its
+// memory that they may read to test direct copy. Written by the rank once;
+// read by peers after they have seen every rank attached.
+func (r *Region) Publish(rank, cpu int, probeAddr uint64) {
+	b := r.rankBlock(rank)
+	r.u32At(b + rbCPU).Store(uint32(int32(cpu)))
+	r.u64At(b + rbProbe).Store(probeAddr)
+}
+
+// RankCPU is the CPU rank published (-1 when unbound or not yet attached).
+func (r *Region) RankCPU(rank int) int {
+	if r.RankState(rank) == StateNone {
+		return -1
+	}
+	return int(int32(r.u32At(r.rankBlock(rank) + rbCPU).Load()))
+}
+
+// ProbeAddr is the address rank published for direct-copy probes.
+func (r *Region) ProbeAddr(rank int) uint64 { return r.u64At(r.rankBlock(rank) + rbProbe).Load() }
+
+// DirectBits is rank's direct-copy bitmap: bit s means "rank can read sender
+// s's memory directly". Written by rank (after probing s at Init), read by s
+// when it picks a protocol toward rank.
+func (r *Region) DirectBits(rank int) Summary {
+	return Summary{words: r.u64sAt(r.rankBlock(rank)+r.L.DirectOff, r.L.SummaryWords)}
 }
 
 // SetState records the rank's life state (written by the rank only).
