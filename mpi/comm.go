@@ -28,6 +28,9 @@ type Comm struct {
 	size  int
 	world []int // communicator rank → world rank; nil means identity
 	freed bool
+	// private communicators belong to engines outside Init/Finalize
+	// (calibration) and are usable regardless of the process's MPI state.
+	private bool
 }
 
 // Rank is this process's rank in c (-1 for a nil communicator).
@@ -75,7 +78,7 @@ func (c *Comm) check(op string) error {
 	if c.freed {
 		return newErr(ErrComm, op, "communicator has been freed")
 	}
-	if !active.Load() {
+	if !active.Load() && !c.private {
 		return newErr(ErrNotInitialized, op, "MPI is not initialized, or already finalized")
 	}
 	return nil

@@ -39,6 +39,19 @@ type engine struct {
 	bsend      bsendState
 	barrierSeq uint32
 
+	// Direct copy (direct.go).
+	mode          directMode
+	directOK      []bool // by world rank: the peer can read our memory
+	directReason  string // why direct copy is off for some peer, if it is
+	reads         []*directRead
+	resendWait    map[uint64]*Request
+	resendGen     uint64
+	pendingDirect int // RTSs sent and not yet finished
+	warnDirect    warnOnce
+	// thresholdSource says where thresholds came from: "default",
+	// "profile" or "environment".
+	thresholdSource string
+
 	fatal error // the shared region was found corrupt: every call fails
 }
 
@@ -60,12 +73,14 @@ func newWaitPolicy(size, cpus int) waitPolicy {
 
 func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 	e := &engine{
-		rank:     rank,
-		size:     size,
-		region:   region,
-		ctxs:     make(map[uint32]*matchQueues),
-		counters: make([]PeerCounters, size),
-		wait:     newWaitPolicy(size, cpus),
+		rank:       rank,
+		size:       size,
+		region:     region,
+		ctxs:       make(map[uint32]*matchQueues),
+		counters:   make([]PeerCounters, size),
+		wait:       newWaitPolicy(size, cpus),
+		directOK:   make([]bool, size),
+		resendWait: make(map[uint64]*Request),
 	}
 	for i := range e.counters {
 		e.counters[i] = PeerCounters{Peer: i, Relation: "shm", Threshold: directNever}
@@ -122,6 +137,9 @@ func (e *engine) progress() bool {
 				}
 			}
 		}
+	}
+	if len(e.reads) > 0 && e.progressReads() {
+		did = true
 	}
 	if len(e.sending) > 0 && e.pushAll() {
 		did = true
@@ -199,9 +217,11 @@ func (e *engine) newReq(kind reqKind) *Request {
 	return &Request{e: e, kind: kind}
 }
 
-// flush waits until every queued send and acknowledgement is in its channel.
+// flush waits until every queued send and reply is in its channel, every
+// rendezvous send has been read by its receiver (a peer must not read our
+// memory after we exit) and every read of ours is done.
 func (e *engine) flush() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.waitUntil(func() bool { return len(e.sending) == 0 })
+	return e.waitUntil(func() bool { return len(e.sending) == 0 && e.pendingDirect == 0 && len(e.reads) == 0 })
 }

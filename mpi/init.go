@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -40,19 +41,34 @@ func Init() error {
 	if started {
 		return newErr(ErrOther, "Init", "already initialized")
 	}
-	e, err := joinJob()
+	mode, err := parseDirectMode(os.Getenv("HYMPI_DIRECT"))
+	if err != nil {
+		return newErr(ErrArg, "Init", "%v", err)
+	}
+	th, err := newThresholdSource()
+	if err != nil {
+		return newErr(ErrArg, "Init", "%v", err)
+	}
+	e, err := joinJob(mode)
 	if err != nil {
 		return err
 	}
+	e.mode = mode
+	w := &Comm{e: e, ctx: ctxWorld, rank: e.rank, size: e.size}
+	if e.region != nil {
+		if err := e.meetPeers(w, &th); err != nil {
+			return err
+		}
+	}
 	theEngine = e
-	world = &Comm{e: e, ctx: ctxWorld, rank: e.rank, size: e.size}
+	world = w
 	self = &Comm{e: e, ctx: ctxSelf, rank: 0, size: 1, world: []int{e.rank}}
 	started = true
 	active.Store(true)
 	return nil
 }
 
-func joinJob() (*engine, error) {
+func joinJob(mode directMode) (*engine, error) {
 	rankStr, ok := os.LookupEnv(shm.EnvRank)
 	if !ok {
 		return newEngine(0, 1, nil, onlineCPUs()), nil
@@ -80,8 +96,44 @@ func joinJob() (*engine, error) {
 		return nil, newErr(ErrIntern, "Init", "region made for %d ranks, job has %d", region.Ranks(), size)
 	}
 	region.Prefault(rank)
+	cpu, err := strconv.Atoi(os.Getenv(shm.EnvCPU))
+	if err != nil {
+		cpu = -1
+	}
+	if mode != directOff {
+		// Under Yama ptrace_scope 1 sibling ranks may not read each other
+		// unless each allows it; elsewhere this does nothing.
+		_ = directcopy.AllowPeers()
+	}
+	region.Publish(rank, cpu, uint64(directcopy.ProbeAddr()))
 	region.MarkAttached(rank, os.Getpid())
 	return newEngine(rank, size, region, onlineCPUs()), nil
+}
+
+// attachTimeout bounds how long Init waits for the other ranks to start.
+const attachTimeout = 5 * time.Minute
+
+// meetPeers completes Init for a job: wait until every rank has attached,
+// probe whether we can read each peer's memory, publish that, and after a
+// barrier (so every verdict is out) learn which peers can read ours and the
+// threshold toward each.
+func (e *engine) meetPeers(w *Comm, th *thresholdSource) error {
+	deadline := time.Now().Add(attachTimeout)
+	for e.region.Attached() < e.size {
+		if time.Now().After(deadline) {
+			return newErr(ErrIntern, "Init", "only %d of %d ranks started within %v", e.region.Attached(), e.size, attachTimeout)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	e.probePeers()
+	if err := w.barrierOn(ctxWorld+1, "Init"); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.learnPeers(th)
+	e.thresholdSource = th.source
+	e.mu.Unlock()
+	return nil
 }
 
 // onlineCPUs counts the machine's online CPUs (not this process's affinity

@@ -124,6 +124,11 @@ type unexpected struct {
 	flight  *inflight
 	arrival uint64
 
+	// A rendezvous message: the payload is at rtsAddr in the sender, whose
+	// request rtsID waits for our FIN.
+	rtsAddr uint64
+	rtsID   uint64
+
 	// Synchronous-send bookkeeping: who to tell when this is matched.
 	syncID     uint64   // remote sender's request id (0: none)
 	selfSender *Request // local sender (self-send), completed on match

@@ -7,7 +7,12 @@ import "github.com/hympi/hympi/shm"
 // files it as unexpected.
 func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
 	q := e.queues(d.Ctx)
+	rts := d.Kind == shm.KindRTS
 	if r := q.takePosted(src, d.Tag); r != nil {
+		if rts {
+			e.startRead(r, src, d)
+			return
+		}
 		if d.Flags&shm.FlagSync != 0 {
 			e.sendAck(src, d.ReqID)
 		}
@@ -19,7 +24,13 @@ func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
 		f.req, r.flight = r, f
 		return
 	}
-	u := e.newUnexpected(d.Ctx, src, d.Tag, int(d.MsgLen))
+	u := e.newUnexpected(d.Ctx, src, d.Tag, int(d.MsgLen), !rts)
+	if rts {
+		// Nothing to copy: the payload stays in the sender until matched.
+		u.rtsAddr, u.rtsID = d.Addr, d.ReqID
+		q.addUnexpected(u)
+		return
+	}
 	copy(u.data, inline)
 	if d.Flags&shm.FlagSync != 0 {
 		u.syncID = d.ReqID
@@ -30,7 +41,7 @@ func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
 	q.addUnexpected(u)
 }
 
-func (e *engine) newUnexpected(ctx uint32, src int, tag int32, n int) *unexpected {
+func (e *engine) newUnexpected(ctx uint32, src int, tag int32, n int, buffer bool) *unexpected {
 	e.arrivalSeq++
 	var u *unexpected
 	if k := len(e.freeUnexp); k > 0 {
@@ -39,7 +50,10 @@ func (e *engine) newUnexpected(ctx uint32, src int, tag int32, n int) *unexpecte
 	} else {
 		u = new(unexpected)
 	}
-	*u = unexpected{ctx: ctx, src: src, tag: tag, length: n, data: e.bufs.get(n), arrival: e.arrivalSeq}
+	*u = unexpected{ctx: ctx, src: src, tag: tag, length: n, arrival: e.arrivalSeq}
+	if buffer {
+		u.data = e.bufs.get(n)
+	}
 	return u
 }
 
@@ -77,6 +91,11 @@ func (e *engine) matchUnexpected(r *Request, u *unexpected) {
 		s.acked = true
 		s.checkSendDone()
 	}
+	if u.rtsAddr != 0 {
+		e.startRead(r, u.src, &shm.Desc{Addr: u.rtsAddr, MsgLen: uint64(u.length), Tag: u.tag, ReqID: u.rtsID})
+		e.freeUnexpected(u)
+		return
+	}
 	if f := u.flight; f != nil {
 		copy(r.buf, u.data[:f.got])
 		f.un, f.req, r.flight = nil, r, f
@@ -113,7 +132,7 @@ func (e *engine) sendSelf(r *Request) {
 		r.checkSendDone()
 		return
 	}
-	u := e.newUnexpected(r.ctx, e.rank, int32(r.tag), len(r.sbuf))
+	u := e.newUnexpected(r.ctx, e.rank, int32(r.tag), len(r.sbuf), true)
 	copy(u.data, r.sbuf)
 	if r.sync {
 		u.selfSender = r

@@ -1,5 +1,7 @@
 package mpi
 
+import "github.com/hympi/hympi/directcopy"
+
 // reqKind says what a request is waiting for.
 type reqKind uint8
 
@@ -44,6 +46,14 @@ type Request struct {
 	syncID   uint64
 	sendNext *Request // per-peer send queue
 	bsend    *bsendBlock
+	// Rendezvous send: the pinned buffer's address, and after a NACK the
+	// receiver's id for the resend stream.
+	direct   bool
+	addr     uint64
+	pins     directcopy.Pins
+	resendID uint64
+	// Rendezvous receive in progress.
+	read *directRead
 }
 
 func (r *Request) complete(st Status, err error) {

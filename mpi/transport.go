@@ -32,8 +32,8 @@ type outChan struct {
 	bell    shm.Doorbell // the peer's
 	head    *Request     // queued sends, oldest first; head may be half sent
 	tail    *Request
-	acks    []uint64 // Ssend acknowledgements waiting for a slot
-	queued  bool     // on engine.sending
+	ctl     []shm.Desc // acknowledgements and replies waiting for a slot
+	queued  bool       // on engine.sending
 }
 
 func newOutChan(r *shm.Region, self, peer int) *outChan {
@@ -116,15 +116,24 @@ func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) boo
 
 // enqueueSend queues a send request toward its peer and pushes what fits.
 func (e *engine) enqueueSend(oc *outChan, r *Request) {
+	if e.useDirect(oc.peer, len(r.sbuf)) {
+		e.startDirectSend(r)
+	} else {
+		c := &e.counters[oc.peer]
+		c.EagerMsgs++
+		c.EagerBytes += uint64(len(r.sbuf))
+	}
+	e.enqueue(oc, r)
+}
+
+// enqueue appends r to the peer's send queue and pushes what fits.
+func (e *engine) enqueue(oc *outChan, r *Request) {
 	if oc.tail == nil {
 		oc.head = r
 	} else {
 		oc.tail.sendNext = r
 	}
 	oc.tail = r
-	c := &e.counters[oc.peer]
-	c.EagerMsgs++
-	c.EagerBytes += uint64(len(r.sbuf))
 	e.markSending(oc)
 	e.push(oc)
 }
@@ -144,7 +153,7 @@ func (e *engine) pushAll() bool {
 		if e.push(oc) {
 			did = true
 		}
-		if oc.head != nil || len(oc.acks) > 0 {
+		if oc.head != nil || len(oc.ctl) > 0 {
 			keep = append(keep, oc)
 		} else {
 			oc.queued = false
@@ -158,34 +167,40 @@ func (e *engine) pushAll() bool {
 // push hands as much queued traffic to the channel as slots and cells allow.
 func (e *engine) push(oc *outChan) bool {
 	published := false
-	for len(oc.acks) > 0 {
+	for len(oc.ctl) > 0 {
 		slot := oc.prod.Reserve()
 		if slot == nil {
 			break
 		}
-		d := shm.Desc{Kind: shm.KindAck, ReqID: oc.acks[0]}
-		shm.EncodeDesc(slot, &d)
+		shm.EncodeDesc(slot, &oc.ctl[0])
 		oc.prod.Publish(slot)
-		oc.acks = oc.acks[1:]
+		oc.ctl = oc.ctl[1:]
 		published = true
 	}
-	for oc.head != nil && len(oc.acks) == 0 {
+	for oc.head != nil && len(oc.ctl) == 0 {
 		r := oc.head
 		if !e.pushOne(oc, r) {
 			break
 		}
 		published = true
-		if r.sent < len(r.sbuf) || (!r.started) {
+		if r.sent < len(r.sbuf) || !r.started {
 			continue
 		}
-		// Fully handed over: the user's buffer is free again.
 		oc.head = r.sendNext
 		if oc.head == nil {
 			oc.tail = nil
 		}
 		r.sendNext = nil
-		r.pushed = true
-		r.checkSendDone()
+		switch {
+		case r.direct && r.resendID != 0:
+			e.finishDirectSend(r) // the fallback stream is out
+		case r.direct:
+			// RTS out; the buffer stays pinned until the FIN.
+		default:
+			// Fully handed over: the user's buffer is free again.
+			r.pushed = true
+			r.checkSendDone()
+		}
 	}
 	if published {
 		oc.notify(e.rank)
@@ -204,7 +219,16 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 	if r.sync {
 		d.Flags = shm.FlagSync
 	}
-	if !r.started && len(r.sbuf) <= shm.InlineMax {
+	if r.direct && r.resendID == 0 {
+		d.Kind, d.Addr, d.Flags = shm.KindRTS, r.addr, 0
+		shm.EncodeDesc(slot, &d)
+		oc.prod.Publish(slot)
+		r.started, r.sent = true, len(r.sbuf)
+		return true
+	}
+	if r.resendID != 0 {
+		d.Flags, d.ReqID = shm.FlagResend, r.resendID
+	} else if !r.started && len(r.sbuf) <= shm.InlineMax {
 		d.Kind = shm.KindInline
 		d.FragLen = uint32(len(r.sbuf))
 		shm.EncodeDesc(slot, &d)
@@ -224,6 +248,8 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 	d.Kind = shm.KindNext
 	if !r.started {
 		d.Kind = shm.KindFirst
+	} else {
+		d.Flags = 0
 	}
 	n := copy(oc.ch.Cell(cell), r.sbuf[r.sent:])
 	d.Cell, d.FragLen = cell, uint32(n)
@@ -283,9 +309,23 @@ func (e *engine) deliver(ic *inChan, slot []byte, d *shm.Desc) error {
 			return fmt.Errorf("%w: new message while one is streaming", shm.ErrBadDesc)
 		}
 		e.arrive(ic.peer, d, shm.InlinePayload(slot, d), nil)
+	case shm.KindRTS:
+		if ic.cur != nil {
+			return fmt.Errorf("%w: new message while one is streaming", shm.ErrBadDesc)
+		}
+		e.arrive(ic.peer, d, nil, nil)
+	case shm.KindFin:
+		if r := e.takeSync(d.ReqID); r != nil && r.direct {
+			e.finishDirectSend(r)
+		}
+	case shm.KindNack:
+		e.nacked(d)
 	case shm.KindFirst:
 		if ic.cur != nil {
 			return fmt.Errorf("%w: new message while one is streaming", shm.ErrBadDesc)
+		}
+		if d.Flags&shm.FlagResend != 0 {
+			return e.resendArrived(ic, d)
 		}
 		f := &inflight{total: d.MsgLen, ctx: d.Ctx, tag: d.Tag}
 		ic.cur = f
@@ -338,15 +378,23 @@ func (e *engine) fragment(ic *inChan, d *shm.Desc) {
 
 // acked completes the synchronous send the receiver matched.
 func (e *engine) acked(id uint64) {
+	if r := e.takeSync(id); r != nil && !r.direct {
+		r.acked = true
+		r.checkSendDone()
+	}
+}
+
+// takeSync removes and returns the send waiting for a reply with this id, or
+// nil for a late or forged id.
+func (e *engine) takeSync(id uint64) *Request {
 	i := id&0xffffffff - 1
 	if i >= uint64(len(e.syncSends)) || e.syncSends[i] == nil || e.syncSends[i].syncID != id {
-		return // a late or forged ack: nothing waits for it
+		return nil
 	}
 	r := e.syncSends[i]
 	e.syncSends[i] = nil
 	e.syncFree = append(e.syncFree, i)
-	r.acked = true
-	r.checkSendDone()
+	return r
 }
 
 // registerSync gives a synchronous send an id the receiver's ack will echo.
@@ -368,8 +416,13 @@ func (e *engine) registerSync(r *Request) {
 
 // sendAck queues an acknowledgement of a synchronous send toward peer.
 func (e *engine) sendAck(peer int, id uint64) {
+	e.queueCtl(peer, shm.Desc{Kind: shm.KindAck, ReqID: id})
+}
+
+// queueCtl sends a protocol reply to peer ahead of queued data.
+func (e *engine) queueCtl(peer int, d shm.Desc) {
 	oc := e.out[peer]
-	oc.acks = append(oc.acks, id)
+	oc.ctl = append(oc.ctl, d)
 	e.markSending(oc)
 	e.push(oc)
 }

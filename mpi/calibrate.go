@@ -1,0 +1,145 @@
+package mpi
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hympi/hympi/directcopy"
+	"github.com/hympi/hympi/shm"
+	"golang.org/x/sys/unix"
+)
+
+// CalibrationPoint is the one-way latency of each protocol for one message
+// size between two CPUs.
+type CalibrationPoint struct {
+	Size   int
+	Eager  time.Duration // through shared memory (two copies)
+	Direct time.Duration // read from the sender's memory (one copy)
+}
+
+// Calibrate measures, for each size, the median one-way ping-pong latency of
+// the eager and the direct protocol between two ranks pinned to cpuA and
+// cpuB. The ranks are two engines in this process over a private region:
+// the same code paths a job runs, minus the launcher. It is what
+// hympi-info --tune runs; it needs no Init and leaves nothing behind.
+func Calibrate(cpuA, cpuB int, sizes []int) ([]CalibrationPoint, error) {
+	if err := directcopy.Available(); err != nil {
+		return nil, fmt.Errorf("calibrate: direct copy is unavailable here: %w", err)
+	}
+	region, err := shm.CreateAnonymous(2, shm.DefaultConfig())
+	if err != nil {
+		return nil, err
+	}
+	defer region.Close()
+	comms := make([]*Comm, 2)
+	for r := range comms {
+		e := newEngine(r, 2, region, onlineCPUs())
+		region.Publish(r, -1, uint64(directcopy.ProbeAddr()))
+		region.MarkAttached(r, os.Getpid())
+		comms[r] = &Comm{e: e, ctx: ctxWorld, rank: r, size: 2, private: true}
+	}
+	for _, c := range comms {
+		c.e.directOK[1-c.rank] = true
+	}
+	points := make([]CalibrationPoint, len(sizes))
+	for i, sz := range sizes {
+		points[i].Size = sz
+		for _, mode := range []directMode{directOff, directAlways} {
+			for _, c := range comms {
+				c.e.mode = mode
+			}
+			d, err := pingPong(comms, [2]int{cpuA, cpuB}, sz)
+			if err != nil {
+				return nil, err
+			}
+			if mode == directOff {
+				points[i].Eager = d
+			} else {
+				points[i].Direct = d
+			}
+		}
+	}
+	return points, nil
+}
+
+// pingPong returns the median one-way latency over several timed batches.
+func pingPong(comms []*Comm, cpus [2]int, size int) (time.Duration, error) {
+	const batches = 7
+	iters := max(20, min(2000, (64<<20)/max(size, 1)))
+	bufs := [2][]byte{make([]byte, size), make([]byte, size)}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	var times []time.Duration
+	for r := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			var set unix.CPUSet
+			set.Set(cpus[r])
+			if err := unix.SchedSetaffinity(0, &set); err != nil {
+				errs[r] = fmt.Errorf("calibrate: bind to CPU %d: %w", cpus[r], err)
+				return
+			}
+			c, buf := comms[r], bufs[r]
+			for b := -1; b < batches; b++ { // batch -1 warms up
+				start := time.Now()
+				for range iters {
+					if r == 0 {
+						errs[r] = c.Send(buf, 1, 1)
+						if errs[r] == nil {
+							_, errs[r] = c.Recv(buf, 1, 1)
+						}
+					} else {
+						_, errs[r] = c.Recv(buf, 0, 1)
+						if errs[r] == nil {
+							errs[r] = c.Send(buf, 0, 1)
+						}
+					}
+					if errs[r] != nil {
+						return
+					}
+				}
+				if r == 0 && b >= 0 {
+					times = append(times, time.Since(start)/time.Duration(2*iters))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return 0, err
+		}
+	}
+	slices.Sort(times)
+	return times[len(times)/2], nil
+}
+
+// Crossover turns measurements into a threshold: the largest measured size
+// at which the eager protocol is still at least as fast, provided direct
+// copy wins at every size above it. If direct wins everywhere, half the
+// smallest size; if it never wins, the largest size.
+func Crossover(points []CalibrationPoint) int {
+	if len(points) == 0 {
+		return 0
+	}
+	p := slices.Clone(points)
+	slices.SortFunc(p, func(a, b CalibrationPoint) int { return a.Size - b.Size })
+	i := len(p)
+	for i > 0 && p[i-1].Direct < p[i-1].Eager {
+		i--
+	}
+	switch i {
+	case 0:
+		return p[0].Size / 2
+	case len(p):
+		return p[len(p)-1].Size
+	}
+	return p[i-1].Size
+}

@@ -1,0 +1,233 @@
+package mpi
+
+import (
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/hympi/hympi/directcopy"
+	"github.com/hympi/hympi/shm"
+)
+
+// The direct (rendezvous) protocol. Above a peer's threshold the sender
+// publishes an RTS {address, length, request id} instead of the payload and
+// keeps its request open. The receiver matches the RTS like any envelope —
+// so ordering across protocols is the channel's order — then reads the bytes
+// straight from the sender's memory into the user's buffer with
+// process_vm_readv and answers FIN, which completes the send. The read is
+// done in segments, one per progress pass, so a huge transfer does not stall
+// other traffic. If the kernel refuses the read, the receiver answers NACK
+// and the sender streams the payload through cells instead (FlagResend), to
+// the receive already matched.
+
+// directMode is HYMPI_DIRECT.
+type directMode uint8
+
+const (
+	directAuto   directMode = iota // by threshold
+	directOff                      // shared memory for every size
+	directAlways                   // direct copy for every non-empty message
+)
+
+func parseDirectMode(s string) (directMode, error) {
+	switch s {
+	case "", "auto":
+		return directAuto, nil
+	case "off":
+		return directOff, nil
+	case "always":
+		return directAlways, nil
+	}
+	return directAuto, fmt.Errorf("HYMPI_DIRECT=%q (want auto, off or always)", s)
+}
+
+// readSegment bounds one process_vm_readv, so a progress pass never spends
+// longer than about a segment's copy on one transfer.
+const readSegment = 1 << 20
+
+// directRead is a matched RTS whose payload is being read.
+type directRead struct {
+	req      *Request
+	peer     int
+	pid      int
+	addr     uint64
+	total    int // message length
+	want     int // bytes to read: min(total, len(buf))
+	off      int
+	tag      int32
+	senderID uint64
+}
+
+// useDirect decides the protocol of an n-byte message to peer.
+func (e *engine) useDirect(peer, n int) bool {
+	if n == 0 || !e.directOK[peer] {
+		return false
+	}
+	switch e.mode {
+	case directAlways:
+		return true
+	case directAuto:
+		return n > e.counters[peer].Threshold
+	}
+	return false
+}
+
+// startDirectSend turns r into a rendezvous send: its buffer is pinned and
+// stays so until the receiver's FIN or, after a NACK, until the resend
+// stream is out.
+func (e *engine) startDirectSend(r *Request) {
+	r.direct = true
+	r.addr = uint64(r.pins.Pin(r.sbuf))
+	e.registerSync(r)
+	e.pendingDirect++
+	c := &e.counters[r.peer]
+	c.DirectMsgs++
+	c.DirectBytes += uint64(len(r.sbuf))
+}
+
+// finishDirectSend completes a rendezvous send (FIN, or resend stream out).
+func (e *engine) finishDirectSend(r *Request) {
+	r.pins.Unpin()
+	r.direct = false
+	e.pendingDirect--
+	r.pushed, r.acked = true, true
+	r.checkSendDone()
+}
+
+// startRead begins reading a matched RTS into r.
+func (e *engine) startRead(r *Request, src int, d *shm.Desc) {
+	rd := &directRead{
+		req: r, peer: src, pid: e.region.RankPID(src), addr: d.Addr, total: int(d.MsgLen),
+		want: min(int(d.MsgLen), len(r.buf)), tag: d.Tag, senderID: d.ReqID,
+	}
+	r.read = rd
+	e.reads = append(e.reads, rd)
+}
+
+// progressReads advances every pending direct read by one segment.
+func (e *engine) progressReads() bool {
+	did := false
+	keep := e.reads[:0]
+	for _, rd := range e.reads {
+		did = true
+		if !e.readSegment(rd) {
+			keep = append(keep, rd)
+		}
+	}
+	clear(e.reads[len(keep):])
+	e.reads = keep
+	return did
+}
+
+// readSegment reads the next segment of rd, reporting whether rd is over
+// (done, or handed to the fallback).
+func (e *engine) readSegment(rd *directRead) bool {
+	if rd.off < rd.want {
+		n := min(readSegment, rd.want-rd.off)
+		err := directcopy.ReadFrom(rd.pid, rd.req.buf[rd.off:rd.off+n], uintptr(rd.addr)+uintptr(rd.off))
+		if err != nil {
+			e.directFailed(rd, err)
+			return true
+		}
+		rd.off += n
+		if rd.off < rd.want {
+			return false
+		}
+	}
+	e.queueCtl(rd.peer, shm.Desc{Kind: shm.KindFin, ReqID: rd.senderID})
+	r := rd.req
+	r.read = nil
+	e.finishRecv(r, rd.peer, rd.tag, rd.total)
+	return true
+}
+
+// directFailed falls back for one transfer and for the peer: the sender
+// resends this payload through cells, and we stop advertising that we can
+// read it, so later messages go eager from the start.
+func (e *engine) directFailed(rd *directRead, err error) {
+	e.warnDirect.Do(func() {
+		fmt.Fprintf(os.Stderr, "hympi: rank %d: direct copy from rank %d failed (%v); using shared memory for it from now on\n", e.rank, rd.peer, err)
+	})
+	e.region.DirectBits(e.rank).Clear(rd.peer)
+	r := rd.req
+	r.read = nil
+	id := e.registerResend(r)
+	r.flight = &inflight{total: uint64(rd.total), req: r, tag: rd.tag}
+	e.queueCtl(rd.peer, shm.Desc{Kind: shm.KindNack, ReqID: rd.senderID, Addr: id})
+}
+
+// registerResend files a receive that waits for a resend stream and returns
+// the id the stream will carry.
+func (e *engine) registerResend(r *Request) uint64 {
+	e.resendGen++
+	id := e.resendGen
+	e.resendWait[id] = r
+	return id
+}
+
+// nacked re-queues a rendezvous send whose receiver could not read it: the
+// payload now streams through cells, addressed to the receiver's id.
+func (e *engine) nacked(d *shm.Desc) {
+	r := e.takeSync(d.ReqID)
+	if r == nil || !r.direct {
+		return
+	}
+	e.directOK[r.peer] = false // the receiver cleared its bit too
+	r.resendID = d.Addr
+	r.started, r.sent = false, 0
+	r.sendNext = nil
+	e.enqueue(e.out[r.peer], r)
+}
+
+// resendArrived starts the stream that replaces a failed direct read.
+func (e *engine) resendArrived(ic *inChan, d *shm.Desc) error {
+	r := e.resendWait[d.ReqID]
+	if r == nil || r.flight == nil || r.flight.total != d.MsgLen {
+		return fmt.Errorf("%w: resend stream for unknown receive %d", shm.ErrBadDesc, d.ReqID)
+	}
+	delete(e.resendWait, d.ReqID)
+	ic.cur = r.flight
+	e.fragment(ic, d)
+	return nil
+}
+
+// probePeers decides, for every peer, whether this rank can read its memory,
+// and publishes the verdicts in its direct-copy bitmap. Called at Init once
+// every rank has published its pid and probe address.
+func (e *engine) probePeers() {
+	bits := e.region.DirectBits(e.rank)
+	if e.mode == directOff {
+		return
+	}
+	if err := directcopy.Available(); err != nil {
+		e.directReason = err.Error()
+		return
+	}
+	for p := 0; p < e.size; p++ {
+		if p == e.rank {
+			continue
+		}
+		if err := directcopy.Probe(e.region.RankPID(p), uintptr(e.region.ProbeAddr(p))); err != nil {
+			e.directReason = err.Error()
+			continue
+		}
+		bits.Mark(p)
+	}
+}
+
+// learnPeers reads, after the Init barrier, which peers can read us, and the
+// threshold toward each.
+func (e *engine) learnPeers(th *thresholdSource) {
+	for p := 0; p < e.size; p++ {
+		if p == e.rank {
+			continue
+		}
+		e.directOK[p] = e.region.DirectBits(p).Has(e.rank)
+		rel, thr := th.forPeer(e.region.RankCPU(e.rank), e.region.RankCPU(p))
+		e.counters[p].Relation = rel
+		e.counters[p].Threshold = thr
+	}
+}
+
+// warnOnce guards the one diagnostic line a rank prints about direct copy.
+type warnOnce = sync.Once
