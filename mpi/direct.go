@@ -124,7 +124,7 @@ func (e *engine) progressReads() bool {
 func (e *engine) readSegment(rd *directRead) bool {
 	if rd.off < rd.want {
 		n := min(readSegment, rd.want-rd.off)
-		err := directcopy.ReadFrom(rd.pid, rd.req.buf[rd.off:rd.off+n], uintptr(rd.addr)+uintptr(rd.off))
+		err := e.readFrom(rd.pid, rd.req.buf[rd.off:rd.off+n], uintptr(rd.addr)+uintptr(rd.off))
 		if err != nil {
 			e.directFailed(rd, err)
 			return true

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -48,6 +49,9 @@ type engine struct {
 	resendGen     uint64
 	pendingDirect int // RTSs sent and not yet finished
 	warnDirect    warnOnce
+	// readFrom is directcopy.ReadFrom; tests swap it to inject refusals
+	// that happen after the Init probe said yes.
+	readFrom func(pid int, local []byte, remote uintptr) error
 	// thresholdSource says where thresholds came from: "default",
 	// "profile" or "environment".
 	thresholdSource string
@@ -80,6 +84,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		counters:   make([]PeerCounters, size),
 		wait:       newWaitPolicy(size, cpus),
 		directOK:   make([]bool, size),
+		readFrom:   directcopy.ReadFrom,
 		resendWait: make(map[uint64]*Request),
 	}
 	for i := range e.counters {

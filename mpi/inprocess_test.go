@@ -3,9 +3,11 @@ package mpi
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 
+	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -169,5 +171,134 @@ func BenchmarkStream(b *testing.B) {
 			}
 			wg.Wait()
 		})
+	}
+}
+
+// inProcessDirectJob is an in-process job whose ranks may read each other
+// (they are one process) with the given protocol mode.
+func inProcessDirectJob(t *testing.T, n int, mode directMode) []*Comm {
+	comms := inProcessJob(t, n)
+	for _, c := range comms {
+		c.e.region.MarkAttached(c.rank, os.Getpid())
+		c.e.mode = mode
+		for p := range c.e.directOK {
+			c.e.directOK[p] = p != c.rank
+		}
+	}
+	return comms
+}
+
+// A read the kernel refuses after the Init probe said yes: the receiver
+// NACKs, the sender streams the payload through cells to the receive already
+// matched, and later messages to that peer go eager. Data, truncation and
+// Ssend semantics hold throughout, and no buffer stays pinned.
+func TestInProcessDirectFallback(t *testing.T) {
+	comms := inProcessDirectJob(t, 2, directAlways)
+	refusals := 0
+	comms[1].e.readFrom = func(int, []byte, uintptr) error {
+		refusals++
+		return directcopy.ErrNotPermitted
+	}
+	const big = 200_000
+	runRanks(t, comms, func(c *Comm) error {
+		if c.Rank() == 0 {
+			out := make([]byte, big)
+			fill(out, 1)
+			if err := c.Ssend(out, 1, 1); err != nil {
+				return err
+			}
+			fill(out, 2)
+			if err := c.Send(out, 1, 2); err != nil {
+				return err
+			}
+			return c.Send(out, 1, 3) // into a short buffer
+		}
+		in := make([]byte, big)
+		if _, err := c.Recv(in, 0, 1); err != nil {
+			return err
+		}
+		want := make([]byte, big)
+		fill(want, 1)
+		if !bytes.Equal(in, want) {
+			return fmt.Errorf("resent payload differs")
+		}
+		if _, err := c.Recv(in, 0, 2); err != nil {
+			return err
+		}
+		fill(want, 2)
+		if !bytes.Equal(in, want) {
+			return fmt.Errorf("second payload differs")
+		}
+		short := make([]byte, 10)
+		st, err := c.Recv(short, 0, 3)
+		if ClassOf(err) != ErrTruncate || st.Count != 10 || !bytes.Equal(short, want[:10]) {
+			return fmt.Errorf("truncated receive after fallback: %+v %v", st, err)
+		}
+		return nil
+	})
+	if refusals != 1 {
+		t.Errorf("%d refused reads, want 1 (later messages should not try direct copy)", refusals)
+	}
+	c := comms[0].e.counters[1]
+	if c.DirectMsgs != 1 || c.EagerMsgs != 2 {
+		t.Errorf("counters after fallback: %d direct, %d eager; want 1 and 2", c.DirectMsgs, c.EagerMsgs)
+	}
+	if n := directcopy.Pinned(); n != 0 {
+		t.Errorf("%d buffers still pinned", n)
+	}
+}
+
+// Direct copy in-process for every size class, several goroutines per rank,
+// under the race detector.
+func TestInProcessDirectExchange(t *testing.T) {
+	comms := inProcessDirectJob(t, 3, directAuto)
+	for _, c := range comms {
+		for p := range c.e.counters {
+			c.e.counters[p].Threshold = 4096
+		}
+	}
+	sizes := []int{1, 4096, 4097, 1 << 20, 3<<20 + 5}
+	runRanks(t, comms, func(c *Comm) error {
+		var reqs []*Request
+		ins := map[[2]int][]byte{}
+		for k, sz := range sizes {
+			for p := 0; p < c.Size(); p++ {
+				in := make([]byte, sz)
+				ins[[2]int{p, k}] = in
+				r, err := c.Irecv(in, p, k)
+				if err != nil {
+					return err
+				}
+				reqs = append(reqs, r)
+				out := make([]byte, sz)
+				fill(out, c.Rank()*7+k)
+				s, err := c.Isend(out, p, k)
+				if err != nil {
+					return err
+				}
+				reqs = append(reqs, s)
+			}
+		}
+		if _, err := Waitall(reqs); err != nil {
+			return err
+		}
+		for key, in := range ins {
+			want := make([]byte, len(in))
+			fill(want, key[0]*7+key[1])
+			if !bytes.Equal(in, want) {
+				return fmt.Errorf("from %d size %d: payload differs", key[0], len(in))
+			}
+		}
+		return nil
+	})
+	for _, c := range comms {
+		for p, pc := range c.e.counters {
+			if p != c.rank && pc.DirectMsgs != 3 {
+				t.Errorf("rank %d → %d: %d direct messages, want 3", c.rank, p, pc.DirectMsgs)
+			}
+		}
+	}
+	if n := directcopy.Pinned(); n != 0 {
+		t.Errorf("%d buffers still pinned", n)
 	}
 }

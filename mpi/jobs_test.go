@@ -96,6 +96,7 @@ func TestScenarios(t *testing.T) {
 		{"requests", []int{1, 2, 4}},
 		{"barrier", []int{1, 2, 3, 5, 8}},
 		{"errors", []int{1, 2, 4}},
+		{"counters", []int{2, 4}},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
@@ -148,4 +149,36 @@ func TestOversubscribedAllPairs(t *testing.T) {
 		t.Fatalf("8-rank all-pairs took %v", el)
 	}
 	t.Logf("8-rank all-pairs exchange took %v", time.Since(start))
+}
+
+// The same scenarios with every message forced through shared memory, and
+// with every non-empty message forced through direct copy: semantics must
+// not depend on the protocol.
+func TestDirectModes(t *testing.T) {
+	for _, mode := range []string{"off", "always"} {
+		for _, name := range []string{"sizes", "order", "anysource", "probe", "truncate", "special", "ssend", "bsend", "counters"} {
+			for _, n := range []int{2, 3} {
+				t.Run(fmt.Sprintf("%s/%s/n=%d", mode, name, n), func(t *testing.T) {
+					out, err := runJob(t, n, 60*time.Second, name, "HYMPI_DIRECT="+mode)
+					if err != nil || !strings.Contains(out, "scenario "+name+" passed") {
+						t.Fatalf("HYMPI_DIRECT=%s hympirun -n %d scenarios %s: %v\n%s", mode, n, name, err, out)
+					}
+				})
+			}
+		}
+	}
+}
+
+// When the kernel refuses process_vm_readv (injected here: every call fails
+// with EPERM, as under a seccomp filter or Yama), the Init probe says no and
+// every message goes through shared memory: the job still succeeds.
+func TestDirectRefused(t *testing.T) {
+	for _, name := range []string{"counters", "sizes", "order", "ssend"} {
+		t.Run(name, func(t *testing.T) {
+			out, err := runJob(t, 2, 60*time.Second, name, "HYMPI_DIRECTCOPY_FAIL=eperm", "HYMPI_DIRECT=always")
+			if err != nil || !strings.Contains(out, "scenario "+name+" passed") {
+				t.Fatalf("%v\n%s", err, out)
+			}
+		})
+	}
 }
