@@ -2,6 +2,7 @@ package shm
 
 import (
 	"fmt"
+	"math"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -194,8 +195,34 @@ func (r *Region) Prefault(rank int) {
 		}
 		for _, c := range []Channel{r.Channel(rank, p), r.Channel(p, rank)} {
 			start := (c.base + r.L.SlotsOff) &^ (pageSize - 1)
-			end := c.base + r.L.CellsOff
+			end := min(c.base+r.L.CellsOff, c.base+r.L.SlotsOff+prefaultBytes)
 			_ = unix.Madvise(r.mem[start:end], unix.MADV_POPULATE_WRITE)
 		}
 	}
 }
+
+// Feedback is a receiver's report to one sender: how many of that sender's
+// messages wait unmatched in the receiver's unexpected queue. It lives in the
+// channel's control line, next to the return-ring tail, which has the same
+// writer and reader.
+//
+//	writer: the receiver, whenever the count changes (plain atomic store);
+//	reader: the sender, when it picks a protocol for a large message.
+//
+// It is a hint that steers a threshold, not a synchronisation: a stale value
+// only delays the sender's reaction by a message.
+type Feedback struct{ w *atomic.Uint32 }
+
+// Feedback returns the channel's feedback word.
+func (c Channel) Feedback() Feedback { return Feedback{c.r.u32At(c.base + c.r.L.FeedbackOff)} }
+
+// Publish stores n (clamped to uint32) if it differs from what is there.
+func (f Feedback) Publish(n int) {
+	v := uint32(min(max(n, 0), math.MaxUint32))
+	if f.w.Load() != v {
+		f.w.Store(v)
+	}
+}
+
+// Load reads the last published count.
+func (f Feedback) Load() int { return int(f.w.Load()) }

@@ -11,7 +11,7 @@ import (
 // Fixed geometry. These are part of the layout version: changing one changes
 // what a region means, so LayoutVersion must move with it.
 const (
-	LayoutVersion = 2
+	LayoutVersion = 3
 	magic         = 0x31677270_6d796811 // arbitrary, checked on attach
 
 	CacheLine = 64
@@ -31,6 +31,11 @@ const (
 	// maxRanks bounds the rank count a header may claim: it keeps every
 	// offset computation far from overflow.
 	maxRanks = 1 << 14
+	// maxSlots caps how far the descriptor ring grows with the pool.
+	maxSlots = 1024
+	// prefaultBytes is how much of each ring Prefault maps in up front: the
+	// slots the first messages use.
+	prefaultBytes = 64 * SlotSize
 )
 
 // Config sizes a region. Each field documents its default and the variable
@@ -52,8 +57,12 @@ type Config struct {
 	// amortise the descriptor, small enough to pipeline the copy-in with the
 	// copy-out and to stay in L2).
 	CellSize int
-	// Slots is the number of descriptor slots per channel, a power of two
-	// (default 64).
+	// Slots is the least number of descriptor slots per channel, a power
+	// of two (default 64). The ring grows to one slot per cell, up to
+	// maxSlots, so that the whole pool can be in flight: a sender ahead of
+	// its receiver completes as many eager sends as the cells hold (a window
+	// of 16 × 1 MiB with the default 16 MiB pool), not just a ring's worth
+	// of fragments.
 	Slots int
 }
 
@@ -97,10 +106,11 @@ type Layout struct {
 	ChannelOff    int64 // first channel
 	ChannelStride int64
 	// Offsets inside one channel.
-	RetTailOff int64 // return-ring tail (own cache line)
-	RetRingOff int64 // return-ring entries, uint32 each
-	SlotsOff   int64
-	CellsOff   int64
+	RetTailOff  int64 // return-ring tail (own cache line, shared with the feedback word)
+	FeedbackOff int64 // receiver's unexpected-queue report to the sender
+	RetRingOff  int64 // return-ring entries, uint32 each
+	SlotsOff    int64
+	CellsOff    int64
 
 	Size int64 // whole region
 }
@@ -125,7 +135,11 @@ func NewLayout(nranks int, cfg Config) (Layout, error) {
 	if cells < 1 || cells > 1<<20 {
 		return Layout{}, fmt.Errorf("%w: %d cells per channel", ErrConfig, cells)
 	}
-	l, err := layoutFor(nranks, cfg.Slots, cfg.CellSize, int(cells))
+	slots := cfg.Slots
+	for slots < int(cells) && slots < maxSlots {
+		slots *= 2
+	}
+	l, err := layoutFor(nranks, slots, cfg.CellSize, int(cells))
 	if errors.Is(err, ErrLayout) {
 		return Layout{}, fmt.Errorf("%w: %d ranks × %d cells of %d bytes is too large", ErrConfig, nranks, cells, cfg.CellSize)
 	}
@@ -148,6 +162,7 @@ func layoutFor(nranks, slots, cellSize, cells int) (Layout, error) {
 	l.ChannelOff = alignUp(l.RankBlockOff+int64(nranks)*l.RankBlockSize, pageSize)
 
 	l.RetTailOff = 0
+	l.FeedbackOff = 8
 	l.RetRingOff = CacheLine
 	l.SlotsOff = alignUp(l.RetRingOff+4*int64(cells), CacheLine)
 	l.CellsOff = alignUp(l.SlotsOff+int64(slots)*SlotSize, pageSize)

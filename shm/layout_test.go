@@ -172,8 +172,14 @@ func TestLayoutInvariants(t *testing.T) {
 				if err != nil {
 					t.Fatalf("NewLayout(%d): %v", n, err)
 				}
-				if l.Ranks != n || l.Slots != c.cfg.Slots || l.CellSize != c.cfg.CellSize {
+				if l.Ranks != n || l.CellSize != c.cfg.CellSize {
 					t.Errorf("NewLayout(%d) = %+v: does not echo its inputs", n, l)
+				}
+				// The ring has at least the configured slots and grows to
+				// one per cell (capped), so the whole pool can be in flight.
+				if l.Slots < c.cfg.Slots || l.Slots&(l.Slots-1) != 0 ||
+					(l.Slots < l.CellsPerChannel && l.Slots < maxSlots) || (l.Slots > c.cfg.Slots && l.Slots/2 >= l.CellsPerChannel) {
+					t.Errorf("NewLayout(%d): %d slots for %d cells (configured %d)", n, l.Slots, l.CellsPerChannel, c.cfg.Slots)
 				}
 				if l2, _ := NewLayout(n, c.cfg); l2 != l {
 					t.Errorf("NewLayout(%d) is not deterministic: %+v vs %+v", n, l, l2)
