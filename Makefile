@@ -12,7 +12,7 @@ BIN      := bin
 FUZZTIME ?= 30s
 REPS     ?= 5
 COUNT    ?= 10
-CMDS     := hympirun
+CMDS     := hympirun hympi-info
 BENCHES  := osu_latency osu_bw
 
 .PHONY: all build test vet race fuzz demo compare-ompi bench-compare clean

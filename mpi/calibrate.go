@@ -80,7 +80,14 @@ func pingPong(comms []*Comm, cpus [2]int, size int) (time.Duration, error) {
 			defer wg.Done()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			var set unix.CPUSet
+			var orig, set unix.CPUSet
+			if err := unix.SchedGetaffinity(0, &orig); err != nil {
+				errs[r] = fmt.Errorf("calibrate: read CPU affinity: %w", err)
+				return
+			}
+			// Give the thread its mask back before it returns to the
+			// scheduler's pool, or the caller's later work stays pinned.
+			defer unix.SchedSetaffinity(0, &orig)
 			set.Set(cpus[r])
 			if err := unix.SchedSetaffinity(0, &set); err != nil {
 				errs[r] = fmt.Errorf("calibrate: bind to CPU %d: %w", cpus[r], err)
@@ -121,25 +128,41 @@ func pingPong(comms []*Comm, cpus [2]int, size int) (time.Duration, error) {
 	return times[len(times)/2], nil
 }
 
-// Crossover turns measurements into a threshold: the largest measured size
-// at which the eager protocol is still at least as fast, provided direct
-// copy wins at every size above it. If direct wins everywhere, half the
-// smallest size; if it never wins, the largest size.
+// Crossover turns measurements into a threshold: eager up to it, direct
+// above. Of every possible cut it takes the one that loses least against the
+// better protocol at each measured size (relative loss, summed), so one
+// noisy point cannot drag the threshold to the far end. A cut below the
+// smallest size is half that size; above the largest, the largest size.
 func Crossover(points []CalibrationPoint) int {
 	if len(points) == 0 {
 		return 0
 	}
 	p := slices.Clone(points)
 	slices.SortFunc(p, func(a, b CalibrationPoint) int { return a.Size - b.Size })
-	i := len(p)
-	for i > 0 && p[i-1].Direct < p[i-1].Eager {
-		i--
+	loss := func(got, other time.Duration) float64 {
+		best := min(got, other)
+		if best <= 0 {
+			return 0
+		}
+		return float64(got-best) / float64(best)
 	}
-	switch i {
-	case 0:
+	// cut k: sizes p[:k] eager, p[k:] direct.
+	bestCut, bestLoss := 0, -1.0
+	for k := 0; k <= len(p); k++ {
+		l := 0.0
+		for j, pt := range p {
+			if j < k {
+				l += loss(pt.Eager, pt.Direct)
+			} else {
+				l += loss(pt.Direct, pt.Eager)
+			}
+		}
+		if bestLoss < 0 || l < bestLoss {
+			bestCut, bestLoss = k, l
+		}
+	}
+	if bestCut == 0 {
 		return p[0].Size / 2
-	case len(p):
-		return p[len(p)-1].Size
 	}
-	return p[i-1].Size
+	return p[bestCut-1].Size
 }
