@@ -6,6 +6,7 @@
 #   make compare-ompi  side-by-side point-to-point table against Open MPI (installs it)
 #   make fuzz          run each fuzz target for FUZZTIME (default 30s)
 #   make bench-compare REF=main   benchstat: a git ref against the working tree
+#   make bench-modes   HYMPI_DIRECT=off/auto/always tables, reuse and fresh buffers (REPS, WITH_OMPI=1)
 
 GO       ?= go
 BIN      := bin
@@ -13,9 +14,10 @@ FUZZTIME ?= 30s
 REPS     ?= 5
 COUNT    ?= 10
 CMDS     := hympirun hympi-info
-BENCHES  := osu_latency osu_bw
+BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr
+WITH_OMPI ?= 0
 
-.PHONY: all build test vet race fuzz demo compare-ompi bench-compare clean
+.PHONY: all build test vet race fuzz demo compare-ompi bench-compare bench-modes clean
 
 all: build
 
@@ -32,7 +34,7 @@ vet:
 # rank over one region) and the packages below it; the multi-process tests
 # then run the normal build.
 race:
-	$(GO) test -race -count=1 ./shm/ ./topology/
+	$(GO) test -race -count=1 ./shm/ ./topology/ ./directcopy/ ./skew/
 	$(GO) test -race -count=1 -run 'InProcess' ./mpi/
 
 test: build vet race
@@ -49,6 +51,9 @@ demo: build
 
 compare-ompi: build
 	REPS=$(REPS) bash bench/compare_ompi.sh
+
+bench-modes: build
+	REPS=$(REPS) WITH_OMPI=$(WITH_OMPI) bash bench/modes.sh
 
 bench-compare:
 	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<git ref> [COUNT=10]"; exit 2; }

@@ -21,7 +21,8 @@
 #                     protocol uses); empty keeps Open MPI's own choice
 #   HYMPI_*           passed to every hympi rank (e.g. HYMPI_DIRECT=off)
 #
-# Installs Open MPI with apt-get when mpicc.openmpi is missing (needs root).
+# Installs Open MPI with apt-get when mpicc.openmpi is missing (needs root;
+# see bench/ompi.sh).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -38,44 +39,10 @@ if ! [[ $REPS =~ ^[1-9][0-9]*$ ]]; then
 	exit 2
 fi
 
-if ! command -v mpicc.openmpi >/dev/null; then
-	echo "compare_ompi: installing Open MPI (openmpi-bin, libopenmpi-dev)" >&2
-	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y openmpi-bin libopenmpi-dev
-fi
-# Debian names the launcher mpirun.openmpi but ompi_info has no suffix.
-ompi_info=$(command -v ompi_info.openmpi || command -v ompi_info)
-
-# Open MPI refuses to run as root unless told twice.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-
-mkdir -p bin
+# shellcheck source=bench/ompi.sh
+source bench/ompi.sh
+ompi_setup "$OMPI_SINGLE_COPY"
 go build -o bin/ ./cmd/hympirun ./bench/osu_latency ./bench/osu_bw ./bench/cmd/osutable
-mpicc.openmpi -O2 -o bin/osu_pt2pt.openmpi bench/c/osu_pt2pt.c
-
-# The shared-memory BTL is "vader" in Open MPI 4 and "sm" in 5; pick the one
-# this install has, and its single-copy parameter if there is one. pml ob1 is
-# forced because only ob1 uses the BTLs: with pml ucx selected, --mca btl
-# would be silently ignored and UCX's own transport measured instead.
-ompi_args=(-np 2 --bind-to core --mca pml ob1)
-# Captured, not piped into grep -q: under pipefail, grep quitting early
-# would fail the pipeline whenever ompi_info got SIGPIPE.
-vader_params=$("$ompi_info" --param btl vader --level 9 2>/dev/null || true)
-sm_params=$("$ompi_info" --param btl sm --level 9 2>/dev/null || true)
-if [[ $vader_params == *btl_vader_single_copy_mechanism* ]]; then
-	ompi_args+=(--mca btl self,vader)
-	if [[ -n $OMPI_SINGLE_COPY ]]; then
-		ompi_args+=(--mca btl_vader_single_copy_mechanism "$OMPI_SINGLE_COPY")
-	fi
-elif [[ $sm_params == *btl_sm_single_copy_mechanism* ]]; then
-	ompi_args+=(--mca btl self,sm)
-	if [[ -n $OMPI_SINGLE_COPY ]]; then
-		ompi_args+=(--mca btl_sm_single_copy_mechanism "$OMPI_SINGLE_COPY")
-	fi
-else
-	ompi_args+=(--mca btl self,sm)
-	echo "compare_ompi: no single-copy parameter in this Open MPI; OMPI_SINGLE_COPY ignored" >&2
-fi
 
 hympi_args=(-n 2 --bind-to core --timeout "${RUN_TIMEOUT}s")
 for v in $(compgen -e | grep '^HYMPI_' || true); do

@@ -70,7 +70,15 @@ func (e *engine) useDirect(peer, n int) bool {
 	case directAlways:
 		return true
 	case directAuto:
-		return n > e.counters[peer].Threshold
+		// Sizes under the topology threshold are eager whatever the skew;
+		// only larger ones consult (and so steer) the controller.
+		if n <= e.skew.base[peer] {
+			return false
+		}
+		if e.skew.on {
+			return n > e.skewThreshold(peer, n)
+		}
+		return true
 	}
 	return false
 }
@@ -230,6 +238,7 @@ func (e *engine) learnPeers(th *thresholdSource) {
 		e.counters[p].Relation = rel
 		e.counters[p].Threshold = thr
 	}
+	e.setupSkew()
 }
 
 // warnOnce guards the one diagnostic line a rank prints about direct copy.

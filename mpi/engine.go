@@ -49,6 +49,7 @@ type engine struct {
 	resendGen     uint64
 	pendingDirect int // RTSs sent and not yet finished
 	warnDirect    warnOnce
+	skew          skewState
 	// readFrom is directcopy.ReadFrom; tests swap it to inject refusals
 	// that happen after the Init probe said yes.
 	readFrom func(pid int, local []byte, remote uintptr) error

@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/shm"
@@ -256,6 +257,7 @@ func TestInProcessDirectExchange(t *testing.T) {
 		for p := range c.e.counters {
 			c.e.counters[p].Threshold = 4096
 		}
+		c.e.setupSkew()
 	}
 	sizes := []int{1, 4096, 4097, 1 << 20, 3<<20 + 5}
 	runRanks(t, comms, func(c *Comm) error {
@@ -301,4 +303,85 @@ func TestInProcessDirectExchange(t *testing.T) {
 	if n := directcopy.Pinned(); n != 0 {
 		t.Errorf("%d buffers still pinned", n)
 	}
+}
+
+// A slow receiver makes the sender raise its threshold (its sends then go
+// eager and complete without the receiver); once the receiver keeps up, the
+// threshold decays back to the topology base.
+func TestInProcessSkewAdapts(t *testing.T) {
+	comms := inProcessDirectJob(t, 2, directAuto)
+	for _, c := range comms {
+		for p := range c.e.counters {
+			c.e.counters[p].Threshold = 32 << 10
+		}
+		c.e.setupSkew()
+		c.e.skew.on = true
+	}
+	const size, window, slowRounds, fastRounds = 256 << 10, 16, 4, 40
+	runRanks(t, comms, func(c *Comm) error {
+		buf := make([]byte, size)
+		for round := 0; round < slowRounds+fastRounds; round++ {
+			if c.Rank() == 0 {
+				if round >= slowRounds {
+					if err := c.Barrier(); err != nil { // the receiver has posted
+						return err
+					}
+				}
+				reqs := make([]*Request, window)
+				for i := range reqs {
+					var err error
+					if reqs[i], err = c.Isend(buf, 1, i); err != nil {
+						return err
+					}
+				}
+				if _, err := Waitall(reqs); err != nil {
+					return err
+				}
+				if err := c.Barrier(); err != nil {
+					return err
+				}
+				continue
+			}
+			if round < slowRounds {
+				// Receive one message at a time and compute in between:
+				// the rest of the window piles up unexpected.
+				for i := 0; i < window; i++ {
+					if _, err := c.Recv(buf, 0, i); err != nil {
+						return err
+					}
+					for start := time.Now(); time.Since(start) < 300*time.Microsecond; {
+					}
+				}
+			} else {
+				// Keep up: every receive is posted before data arrives.
+				reqs := make([]*Request, window)
+				bufs := make([][]byte, window)
+				for i := range reqs {
+					bufs[i] = make([]byte, size)
+					var err error
+					if reqs[i], err = c.Irecv(bufs[i], 0, i); err != nil {
+						return err
+					}
+				}
+				if err := c.Barrier(); err != nil { // posted before the sends start
+					return err
+				}
+				if _, err := Waitall(reqs); err != nil {
+					return err
+				}
+			}
+			if err := c.Barrier(); err != nil { // no overlap between rounds
+				return err
+			}
+		}
+		return nil
+	})
+	pc := comms[0].e.counters[1]
+	if pc.SkewRaises == 0 || pc.EagerMsgs == 0 {
+		t.Errorf("no adaptation under skew: %+v", pc)
+	}
+	if pc.SkewLowers == 0 || pc.Threshold != 32<<10 {
+		t.Errorf("threshold did not return to the base once the receiver kept up: %+v", pc)
+	}
+	t.Logf("after skew and recovery: %+v", pc)
 }

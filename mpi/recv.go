@@ -8,7 +8,9 @@ import "github.com/hympi/hympi/shm"
 func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
 	q := e.queues(d.Ctx)
 	rts := d.Kind == shm.KindRTS
-	if r := q.takePosted(src, d.Tag); r != nil {
+	r := q.takePosted(src, d.Tag)
+	e.arrivalFrom(src, r != nil)
+	if r != nil {
 		if rts {
 			e.startRead(r, src, d)
 			return
@@ -28,7 +30,7 @@ func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
 	if rts {
 		// Nothing to copy: the payload stays in the sender until matched.
 		u.rtsAddr, u.rtsID = d.Addr, d.ReqID
-		q.addUnexpected(u)
+		e.fileUnexpected(q, u)
 		return
 	}
 	copy(u.data, inline)
@@ -38,7 +40,7 @@ func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
 	if f != nil {
 		f.un, u.flight = u, f
 	}
-	q.addUnexpected(u)
+	e.fileUnexpected(q, u)
 }
 
 func (e *engine) newUnexpected(ctx uint32, src int, tag int32, n int, buffer bool) *unexpected {
@@ -71,7 +73,7 @@ func (e *engine) freeUnexpected(u *unexpected) {
 func (e *engine) postRecv(r *Request) {
 	q := e.queues(r.ctx)
 	if u := q.findUnexpected(r.src, r.tag); u != nil {
-		q.removeUnexpected(u)
+		e.takeUnexpected(q, u)
 		e.matchUnexpected(r, u)
 		return
 	}
@@ -137,7 +139,7 @@ func (e *engine) sendSelf(r *Request) {
 	if r.sync {
 		u.selfSender = r
 	}
-	q.addUnexpected(u)
+	e.fileUnexpected(q, u)
 	r.pushed = true
 	r.checkSendDone()
 }

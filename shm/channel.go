@@ -201,28 +201,45 @@ func (r *Region) Prefault(rank int) {
 	}
 }
 
-// Feedback is a receiver's report to one sender: how many of that sender's
-// messages wait unmatched in the receiver's unexpected queue. It lives in the
-// channel's control line, next to the return-ring tail, which has the same
-// writer and reader.
+// Feedback is a receiver's report to one sender about that sender's
+// messages: how many wait unmatched in the receiver's unexpected queue now,
+// and two running counts of arrivals, those that found no posted receive
+// (unexpected) and those that did (expected). The counts let a sender tell
+// "nothing new" from "the receiver kept up", so it only reacts to fresh
+// information. The words live in the channel's control line, next to the
+// return-ring tail, which has the same writer and reader.
 //
-//	writer: the receiver, whenever the count changes (plain atomic store);
+//	writer: the receiver (plain atomic stores, as things change);
 //	reader: the sender, when it picks a protocol for a large message.
 //
 // It is a hint that steers a threshold, not a synchronisation: a stale value
 // only delays the sender's reaction by a message.
-type Feedback struct{ w *atomic.Uint32 }
+type Feedback struct{ queue, unexp, expected *atomic.Uint32 }
 
-// Feedback returns the channel's feedback word.
-func (c Channel) Feedback() Feedback { return Feedback{c.r.u32At(c.base + c.r.L.FeedbackOff)} }
+// Feedback returns the channel's feedback words.
+func (c Channel) Feedback() Feedback {
+	b := c.base + c.r.L.FeedbackOff
+	return Feedback{c.r.u32At(b), c.r.u32At(b + 4), c.r.u32At(b + 8)}
+}
 
-// Publish stores n (clamped to uint32) if it differs from what is there.
-func (f Feedback) Publish(n int) {
+// SetQueue publishes the current unexpected-queue length for this sender.
+func (f Feedback) SetQueue(n int) {
 	v := uint32(min(max(n, 0), math.MaxUint32))
-	if f.w.Load() != v {
-		f.w.Store(v)
+	if f.queue.Load() != v {
+		f.queue.Store(v)
 	}
 }
 
-// Load reads the last published count.
-func (f Feedback) Load() int { return int(f.w.Load()) }
+// Arrived counts one arrival, unexpected or matched at once.
+func (f Feedback) Arrived(unexpected bool) {
+	if unexpected {
+		f.unexp.Store(f.unexp.Load() + 1) // single writer
+	} else {
+		f.expected.Store(f.expected.Load() + 1)
+	}
+}
+
+// Load reads the queue length and both arrival counts (which wrap).
+func (f Feedback) Load() (queue int, unexpected, expected uint32) {
+	return int(f.queue.Load()), f.unexp.Load(), f.expected.Load()
+}

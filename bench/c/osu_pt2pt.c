@@ -6,11 +6,22 @@
  *
  * Usage: mpirun -np 2 osu_pt2pt latency|bw [-m [MIN:]MAX] [-i ITERS]
  *                                         [-x WARMUP] [-W WINDOW] [-reps N]
+ *                                         [-b reuse|fresh] [-pool MiB]
  *
  * Output is OSU's format: '#' header lines, then "%-10d%18.2f" rows
  * (latency in microseconds, bandwidth in MB/s with 1 MB = 1e6 bytes).
  * With -reps N the whole sweep runs N times and each row is the median over
  * the N sweeps, because a single sweep on a shared machine is noisy.
+ *
+ * -b reuse (the default) is OSU's: every message is sent from one buffer
+ * and received into one, hot in the caches. -b fresh gives each message
+ * the next slot of a pool larger than the caches, so the caches (and TLBs)
+ * are cold, as for an application sending fresh data. The pool, its slots
+ * and their order are those of the Go benchmarks (bench/internal/osu,
+ * buffers.go): per side, the largest data cache of cpu0 bounded to
+ * 64 MiB..1 GiB and to a quarter of memory per rank, or -pool MiB; slots
+ * page-aligned from 4 KiB and cache-line aligned below; each message steps
+ * about n/phi slots (coprime with the n slots) from the previous one.
  *
  * Standard MPI C only; nothing here is specific to one implementation.
  */
@@ -41,6 +52,8 @@ enum {
 	BW_SKIP_LARGE = 2,
 	DEFAULT_WINDOW = 64,
 	MAX_WINDOW = 1024,
+	MAX_POOL_MIB = 64 << 10,
+	CACHE_LINE = 64,
 	ACK_SIZE = 4, /* osu_bw's acknowledgement message */
 	TAG_LAT = 1,
 	TAG_BW = 100,
@@ -48,6 +61,8 @@ enum {
 };
 
 #define DEFAULT_MAX_SIZE (4L << 20)
+#define MIN_FRESH_POOL (64L << 20)
+#define MAX_FRESH_POOL (1L << 30)
 
 enum mode { MODE_LATENCY, MODE_BW };
 
@@ -57,6 +72,8 @@ struct options {
 	int iters, skip;             /* -i / -x: 0 means OSU's per-size default */
 	int window;
 	int reps;
+	int fresh;     /* -b fresh */
+	long pool_mib; /* -pool; 0 means the default size */
 };
 
 /* check aborts the whole job on an MPI error: a benchmark that carries on
@@ -75,13 +92,17 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: osu_pt2pt latency|bw [-m [MIN:]MAX] [-i ITERS] [-x WARMUP]\n"
-	        "                            [-W WINDOW] [-reps N]\n"
+	        "                            [-W WINDOW] [-reps N] [-b reuse|fresh] [-pool MiB]\n"
 	        "  -m     message size range in bytes (default 0:%ld for latency,\n"
 	        "         1:%ld for bw)\n"
 	        "  -i     timed iterations per size (default: OSU's, fewer above %d B)\n"
 	        "  -x     warm-up iterations per size (default: OSU's)\n"
 	        "  -W     bw window: sends in flight per iteration (default %d)\n"
-	        "  -reps  repeat the sweep N times and print per-size medians (default 1)\n",
+	        "  -reps  repeat the sweep N times and print per-size medians (default 1)\n"
+	        "  -b     message buffers: reuse (OSU's, one per side, default) or fresh\n"
+	        "         (each message in the next slot of a pool larger than the caches)\n"
+	        "  -pool  with -b fresh, MiB per pool (default: the last-level cache,\n"
+	        "         64 to 1024 MiB)\n",
 	        DEFAULT_MAX_SIZE, DEFAULT_MAX_SIZE, LARGE_MESSAGE_SIZE, DEFAULT_WINDOW);
 }
 
@@ -136,6 +157,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->skip = -1;
 	o->window = DEFAULT_WINDOW;
 	o->reps = 1;
+	o->fresh = 0;
+	o->pool_mib = 0;
 
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
@@ -164,12 +187,25 @@ static int parse_args(int argc, char **argv, struct options *o)
 			if (parse_long(val, &v) != 0 || v < 1 || v > 10000)
 				return -1;
 			o->reps = (int)v;
+		} else if (strcmp(a, "-b") == 0) {
+			if (strcmp(val, "reuse") == 0)
+				o->fresh = 0;
+			else if (strcmp(val, "fresh") == 0)
+				o->fresh = 1;
+			else
+				return -1;
+		} else if (strcmp(a, "-pool") == 0) {
+			if (parse_long(val, &v) != 0 || v < 1 || v > MAX_POOL_MIB)
+				return -1;
+			o->pool_mib = v;
 		} else {
 			return -1;
 		}
 	}
 	if (o->min_size > o->max_size || o->max_size > INT32_MAX)
 		return -1;
+	if (o->pool_mib != 0 && !o->fresh)
+		return -1; /* a pool size needs -b fresh */
 	return 0;
 }
 
@@ -208,9 +244,133 @@ static char *alloc_touched(long size, char fill)
 	return p;
 }
 
+/* cache_size_of reads one sysfs cache size ("491520K") in bytes; 0 if absent. */
+static long cache_size_of(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long n = 0;
+	char unit = 0;
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%ld%c", &n, &unit) < 1)
+		n = 0;
+	fclose(f);
+	if (unit == 'K')
+		n <<= 10;
+	else if (unit == 'M')
+		n <<= 20;
+	else if (unit == 'G')
+		n <<= 30;
+	return n;
+}
+
+/* last_level_cache returns the largest data or unified cache of cpu0 in
+ * bytes (0 if unknown), from $HYMPI_SYSFS (default /sys) as hympi does. */
+static long last_level_cache(void)
+{
+	const char *root = getenv("HYMPI_SYSFS");
+	long best = 0;
+	if (root == NULL || root[0] == '\0')
+		root = "/sys";
+	for (int i = 0; i < 16; i++) {
+		char path[512], type[32] = "";
+		snprintf(path, sizeof path, "%s/devices/system/cpu/cpu0/cache/index%d/type", root, i);
+		FILE *f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fscanf(f, "%31s", type) != 1)
+			type[0] = '\0';
+		fclose(f);
+		if (strcmp(type, "Data") != 0 && strcmp(type, "Unified") != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/devices/system/cpu/cpu0/cache/index%d/size", root, i);
+		long n = cache_size_of(path);
+		if (n > best)
+			best = n;
+	}
+	return best;
+}
+
+/* fresh_pool_size is osu.FreshPoolSize: the last-level cache bounded to
+ * MIN_FRESH_POOL..MAX_FRESH_POOL, all pools of the job (two per rank)
+ * within half of memory, rounded down to MiB, at least 1 MiB. */
+static long fresh_pool_size(long llc, long mem_total, int ranks)
+{
+	long p = llc < MIN_FRESH_POOL ? MIN_FRESH_POOL : llc;
+	if (p > MAX_FRESH_POOL)
+		p = MAX_FRESH_POOL;
+	if (mem_total > 0 && ranks > 0 && p > mem_total / (4L * ranks))
+		p = mem_total / (4L * ranks);
+	p = p >> 20 << 20;
+	return p < (1L << 20) ? 1L << 20 : p;
+}
+
+/* slot_stride is osu.SlotStride: page multiples from a page up, cache-line
+ * multiples below. */
+static long slot_stride(long size, long page)
+{
+	if (size >= page)
+		return (size + page - 1) / page * page;
+	if (size < 1)
+		size = 1;
+	return (size + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+}
+
+static long gcd(long a, long b)
+{
+	while (b != 0) {
+		long t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* slot_step is osu.SlotStep: near n/phi and coprime with n, so the walk
+ * visits every slot before any repeats and consecutive slots lie far apart. */
+static long slot_step(long n)
+{
+	if (n <= 1)
+		return 0;
+	long s = (long)((double)n * 0.6180339887);
+	if (s < 1)
+		s = 1;
+	while (gcd(s, n) != 1)
+		s++;
+	return s;
+}
+
+/* slots hands out the buffers of one size: the start of the pool every
+ * time under -b reuse (n = 1), the walk of the pool under -b fresh. */
+struct slots {
+	char *mem;
+	long stride, n, step, next;
+};
+
+static struct slots slots_for(char *mem, long len, int fresh, long size)
+{
+	struct slots s = {mem, 0, 1, 0, 0};
+	if (fresh) {
+		s.stride = slot_stride(size, sysconf(_SC_PAGESIZE));
+		s.n = len / s.stride;
+		s.step = slot_step(s.n);
+	}
+	return s;
+}
+
+static char *slots_next(struct slots *s)
+{
+	char *p = s->mem + s->next * s->stride;
+	s->next += s->step;
+	if (s->next >= s->n)
+		s->next -= s->n;
+	return p;
+}
+
 /* latency returns the one-way latency in microseconds: half the round trip
  * of a blocking ping-pong, averaged over the timed iterations. */
-static double latency(int rank, char *sbuf, char *rbuf, long size, int iters, int skip)
+static double latency(int rank, struct slots *sbuf, struct slots *rbuf, long size,
+                      int iters, int skip)
 {
 	double t_start = 0, t_end;
 	int n = (int)size;
@@ -220,17 +380,17 @@ static double latency(int rank, char *sbuf, char *rbuf, long size, int iters, in
 		for (int i = 0; i < iters + skip; i++) {
 			if (i == skip)
 				t_start = MPI_Wtime();
-			CHECK(MPI_Send(sbuf, n, MPI_CHAR, 1, TAG_LAT, MPI_COMM_WORLD));
-			CHECK(MPI_Recv(rbuf, n, MPI_CHAR, 1, TAG_LAT, MPI_COMM_WORLD,
+			CHECK(MPI_Send(slots_next(sbuf), n, MPI_CHAR, 1, TAG_LAT, MPI_COMM_WORLD));
+			CHECK(MPI_Recv(slots_next(rbuf), n, MPI_CHAR, 1, TAG_LAT, MPI_COMM_WORLD,
 			               MPI_STATUS_IGNORE));
 		}
 	} else {
 		for (int i = 0; i < iters + skip; i++) {
 			if (i == skip)
 				t_start = MPI_Wtime();
-			CHECK(MPI_Recv(rbuf, n, MPI_CHAR, 0, TAG_LAT, MPI_COMM_WORLD,
+			CHECK(MPI_Recv(slots_next(rbuf), n, MPI_CHAR, 0, TAG_LAT, MPI_COMM_WORLD,
 			               MPI_STATUS_IGNORE));
-			CHECK(MPI_Send(sbuf, n, MPI_CHAR, 0, TAG_LAT, MPI_COMM_WORLD));
+			CHECK(MPI_Send(slots_next(sbuf), n, MPI_CHAR, 0, TAG_LAT, MPI_COMM_WORLD));
 		}
 	}
 	t_end = MPI_Wtime();
@@ -239,13 +399,14 @@ static double latency(int rank, char *sbuf, char *rbuf, long size, int iters, in
 
 /* bandwidth returns MB/s (1e6 bytes) seen by rank 0: each iteration posts a
  * window of non-blocking sends and waits for a 4-byte acknowledgement, which
- * the receiver sends once its whole window of receives has completed. As in
- * OSU, every message of a window uses the same buffer. */
-static double bandwidth(int rank, char *sbuf, char *rbuf, long size, int iters,
-                        int skip, int window, MPI_Request *reqs)
+ * the receiver sends once its whole window of receives has completed. Under
+ * -b reuse every message of a window uses the same buffer, as in OSU. */
+static double bandwidth(int rank, struct slots *sbuf, struct slots *rbuf, long size,
+                        int iters, int skip, int window, MPI_Request *reqs)
 {
 	double t_start = 0, t_end;
 	int n = (int)size;
+	char ack[ACK_SIZE] = {0};
 
 	CHECK(MPI_Barrier(MPI_COMM_WORLD));
 	if (rank == 0) {
@@ -253,10 +414,10 @@ static double bandwidth(int rank, char *sbuf, char *rbuf, long size, int iters,
 			if (i == skip)
 				t_start = MPI_Wtime();
 			for (int j = 0; j < window; j++)
-				CHECK(MPI_Isend(sbuf, n, MPI_CHAR, 1, TAG_BW, MPI_COMM_WORLD,
-				                &reqs[j]));
+				CHECK(MPI_Isend(slots_next(sbuf), n, MPI_CHAR, 1, TAG_BW,
+				                MPI_COMM_WORLD, &reqs[j]));
 			CHECK(MPI_Waitall(window, reqs, MPI_STATUSES_IGNORE));
-			CHECK(MPI_Recv(rbuf, ACK_SIZE, MPI_CHAR, 1, TAG_ACK, MPI_COMM_WORLD,
+			CHECK(MPI_Recv(ack, ACK_SIZE, MPI_CHAR, 1, TAG_ACK, MPI_COMM_WORLD,
 			               MPI_STATUS_IGNORE));
 		}
 		t_end = MPI_Wtime();
@@ -264,9 +425,10 @@ static double bandwidth(int rank, char *sbuf, char *rbuf, long size, int iters,
 	}
 	for (int i = 0; i < iters + skip; i++) {
 		for (int j = 0; j < window; j++)
-			CHECK(MPI_Irecv(rbuf, n, MPI_CHAR, 0, TAG_BW, MPI_COMM_WORLD, &reqs[j]));
+			CHECK(MPI_Irecv(slots_next(rbuf), n, MPI_CHAR, 0, TAG_BW, MPI_COMM_WORLD,
+			                &reqs[j]));
 		CHECK(MPI_Waitall(window, reqs, MPI_STATUSES_IGNORE));
-		CHECK(MPI_Send(sbuf, ACK_SIZE, MPI_CHAR, 0, TAG_ACK, MPI_COMM_WORLD));
+		CHECK(MPI_Send(ack, ACK_SIZE, MPI_CHAR, 0, TAG_ACK, MPI_COMM_WORLD));
 	}
 	return 0;
 }
@@ -323,16 +485,29 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	/* All buffers are sized for the largest message and allocated once, so
-	 * allocation and first-touch faults stay out of every timed loop. */
-	char *sbuf = alloc_touched(o.max_size, 'a');
-	char *rbuf = alloc_touched(o.max_size, 'b');
+	/* All buffers are allocated once, so allocation and first-touch faults
+	 * stay out of every timed loop: the largest message under -b reuse, the
+	 * pool under -b fresh. In bw mode rank 0 only sends and rank 1 only
+	 * receives, so each gets only the side it uses. */
+	long len = o.max_size;
+	if (o.fresh) {
+		long pool = o.pool_mib << 20;
+		if (pool == 0)
+			pool = fresh_pool_size(last_level_cache(),
+			                       sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE), nranks);
+		long least = slot_stride(o.max_size, sysconf(_SC_PAGESIZE));
+		len = pool > least ? pool : least;
+	}
+	int sends = o.mode == MODE_LATENCY || rank == 0;
+	int recvs = o.mode == MODE_LATENCY || rank == 1;
+	char *sbuf = sends ? alloc_touched(len, 'a') : NULL;
+	char *rbuf = recvs ? alloc_touched(len, 'b') : NULL;
 	MPI_Request *reqs = malloc(sizeof *reqs * (size_t)o.window);
 	int nsizes = 0;
 	for (long s = o.min_size; s <= o.max_size; s = next_size(s))
 		nsizes++;
 	double *samples = malloc(sizeof *samples * (size_t)nsizes * (size_t)o.reps);
-	if (sbuf == NULL || rbuf == NULL || reqs == NULL || samples == NULL) {
+	if ((sends && sbuf == NULL) || (recvs && rbuf == NULL) || reqs == NULL || samples == NULL) {
 		fprintf(stderr, "osu_pt2pt: out of memory\n");
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
@@ -343,10 +518,12 @@ int main(int argc, char **argv)
 		for (long s = o.min_size; s <= o.max_size; s = next_size(s), k++) {
 			int iters, skip;
 			schedule(&o, s, &iters, &skip);
+			struct slots ss = slots_for(sbuf, len, o.fresh, s);
+			struct slots rs = slots_for(rbuf, len, o.fresh, s);
 			samples[k * o.reps + r] =
 			    o.mode == MODE_LATENCY
-			        ? latency(rank, sbuf, rbuf, s, iters, skip)
-			        : bandwidth(rank, sbuf, rbuf, s, iters, skip, o.window, reqs);
+			        ? latency(rank, &ss, &rs, s, iters, skip)
+			        : bandwidth(rank, &ss, &rs, s, iters, skip, o.window, reqs);
 		}
 	}
 
@@ -356,6 +533,8 @@ int main(int argc, char **argv)
 		int lat = o.mode == MODE_LATENCY;
 		/* Same two header lines as bench/osu_latency and bench/osu_bw. */
 		printf("# hympi %s (C, %s)", lat ? "osu_latency" : "osu_bw", lib);
+		if (o.fresh)
+			printf(", fresh buffers (pool of %ld MiB per side)", len >> 20);
 		if (o.reps > 1)
 			printf(", median of %d repetitions", o.reps);
 		printf("\n%-10s%18s\n", "# Size", lat ? "Latency (us)" : "Bandwidth (MB/s)");

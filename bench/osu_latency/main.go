@@ -4,6 +4,7 @@
 // Usage:
 //
 //	hympirun -n 2 bin/osu_latency [-m [MIN:]MAX] [-i ITERS] [-x WARMUP] [-reps N] [-format osu|gobench]
+//	                              [-buffers reuse|fresh] [-pool MiB]
 //
 // For each size, rank 0 sends a message and waits for rank 1 to send it
 // back; after -x warm-up round trips, -i timed ones give the latency as half
@@ -11,6 +12,12 @@
 // 4 MiB, 10000 iterations after 100 warm-ups up to 8 KiB, 1000 after 10
 // above. -reps N repeats the whole sweep and prints each size's median,
 // because one sweep on a shared machine is noisy.
+//
+// -buffers reuse (the default) sends every message from one buffer and
+// receives every message into one, as OSU does, so both stay in the caches;
+// -buffers fresh gives each message the next slot of a pool larger than the
+// caches (-pool MiB per side; see bench/internal/osu.FreshPoolSize), as an
+// application sending fresh data would.
 //
 // The output is OSU's table, so OSU's tools and bench/cmd/osutable read it:
 //
@@ -43,31 +50,32 @@ func main() {
 }
 
 // pingPong is osu_latency's loop: rank 0 sends then receives, rank 1
-// receives then sends, and rank 0's clock starts at iteration skip.
-func pingPong(c *mpi.Comm, b *pt2pt.Buffers, size, iters, skip int) (float64, error) {
-	send, recv := b.Send[:size], b.Recv[:size]
-	var start float64
+// receives then sends, and rank 0's clock starts at iteration skip. Each
+// round trip carries two messages.
+func pingPong(c *mpi.Comm, b *pt2pt.Buffers, size, iters, skip int) (pt2pt.Timing, error) {
+	send, recv := b.Send.Slots(size), b.Recv.Slots(size)
 	if c.Rank() == 0 {
+		var start float64
 		for i := range iters + skip {
 			if i == skip {
 				start = mpi.Wtime()
 			}
-			if err := c.Send(send, 1, tag); err != nil {
-				return 0, err
+			if err := c.Send(send.Next(), 1, tag); err != nil {
+				return pt2pt.Timing{}, err
 			}
-			if _, err := c.Recv(recv, 1, tag); err != nil {
-				return 0, err
+			if _, err := c.Recv(recv.Next(), 1, tag); err != nil {
+				return pt2pt.Timing{}, err
 			}
 		}
-		return mpi.Wtime() - start, nil
+		return pt2pt.Timing{Seconds: mpi.Wtime() - start, Messages: 2 * iters}, nil
 	}
 	for range iters + skip {
-		if _, err := c.Recv(recv, 0, tag); err != nil {
-			return 0, err
+		if _, err := c.Recv(recv.Next(), 0, tag); err != nil {
+			return pt2pt.Timing{}, err
 		}
-		if err := c.Send(send, 0, tag); err != nil {
-			return 0, err
+		if err := c.Send(send.Next(), 0, tag); err != nil {
+			return pt2pt.Timing{}, err
 		}
 	}
-	return 0, nil
+	return pt2pt.Timing{}, nil
 }

@@ -58,6 +58,84 @@ func TestRun(t *testing.T) {
 				"|    2 | 0.36 | 0.25 |  1.46 |\n",
 		},
 		{
+			name: "three names, best is max for bandwidth, two ratio columns",
+			args: []string{"-sizes", ":4096", "-ratio", "a/best(b,c)", "-ratio", "max(a, b) / c",
+				"a=testdata/bw.hympi.1.txt", "b=testdata/bw.ompi.1.txt", "c=testdata/osu73.ompi.bw.txt"},
+			want: "Bandwidth (MB/s), median of 1 run; ratios a / max(b, c), max(a, b) / c: higher is better\n\n" +
+				"| Size |       a |       b |       c | a / max(b, c) | max(a, b) / c |\n" +
+				"|-----:|--------:|--------:|--------:|--------------:|--------------:|\n" +
+				"| 1024 | 1732.72 | 4118.32 | 3701.55 |          0.42 |          1.11 |\n" +
+				"| 2048 | 5649.18 | 4792.45 | 4840.02 |          1.17 |          1.17 |\n" +
+				"| 4096 | 9662.15 | 6708.69 | 6120.93 |          1.44 |          1.58 |\n",
+		},
+		{
+			name: "best is min for latency; a missing operand leaves the ratio empty",
+			args: []string{"-sizes", "0:4", "-ratio", "hympi/best(ompi, partial)",
+				"hympi=testdata/lat.hympi.1.txt", "ompi=testdata/lat.ompi.1.txt", "partial=testdata/partial.lat.txt"},
+			want: "Latency (us), median of 1 run; ratio hympi / min(ompi, partial): lower is better\n\n" +
+				"| Size | hympi | ompi | partial | hympi / min(ompi, partial) |\n" +
+				"|-----:|------:|-----:|--------:|---------------------------:|\n" +
+				"|    0 |  0.36 | 0.22 |       – |                          – |\n" +
+				"|    1 |  0.26 | 0.28 |    0.40 |                       0.93 |\n" +
+				"|    2 |  0.23 | 0.25 |    0.50 |                       0.92 |\n" +
+				"|    4 |  0.58 | 0.25 |       – |                          – |\n",
+		},
+		{
+			name: "with -ratio the order of names is free and names may have spaces",
+			args: []string{"-sizes", "0:1", "-ratio", "Open MPI/hympi",
+				"hympi=testdata/lat.hympi.1.txt", "Open MPI=testdata/lat.ompi.1.txt"},
+			want: "Latency (us), median of 1 run; ratio Open MPI / hympi: lower is better\n\n" +
+				"| Size | hympi | Open MPI | Open MPI / hympi |\n" +
+				"|-----:|------:|---------:|-----------------:|\n" +
+				"|    0 |  0.36 |     0.22 |             0.61 |\n" +
+				"|    1 |  0.26 |     0.28 |             1.08 |\n",
+		},
+		{
+			name:    "ratio naming a set that is not there",
+			args:    []string{"-ratio", "a/best(b,d)", "a=testdata/lat.ompi.1.txt", "b=testdata/lat.ompi.2.txt"},
+			wantErr: `ratio names "d", which no NAME=FILE argument gives (have a, b)`,
+		},
+		{
+			name:    "ratio without a slash",
+			args:    []string{"-ratio", "a", "a=testdata/lat.ompi.1.txt"},
+			wantErr: `ratio "a": want NUM/DEN`,
+		},
+		{
+			name:    "ratio with two slashes",
+			args:    []string{"-ratio", "a/b/c", "a=testdata/lat.ompi.1.txt"},
+			wantErr: `ratio "a/b/c": want NUM/DEN`,
+		},
+		{
+			name:    "unclosed function",
+			args:    []string{"-ratio", "a/max(b,c", "a=testdata/lat.ompi.1.txt"},
+			wantErr: "no closing parenthesis",
+		},
+		{
+			name:    "empty name in a function",
+			args:    []string{"-ratio", "a/min(b,)", "a=testdata/lat.ompi.1.txt"},
+			wantErr: "empty name",
+		},
+		{
+			name:    "unknown function",
+			args:    []string{"-ratio", "a/mean(b,c)", "a=testdata/lat.ompi.1.txt"},
+			wantErr: "is not a NAME or max/min/best(NAME,...)",
+		},
+		{
+			name:    "empty side",
+			args:    []string{"-ratio", "/b", "a=testdata/lat.ompi.1.txt"},
+			wantErr: "is not a NAME",
+		},
+		{
+			name:    "third name of another kind",
+			args:    []string{"-ratio", "a/b", "a=testdata/lat.ompi.1.txt", "b=testdata/lat.ompi.2.txt", "c=testdata/bw.ompi.1.txt"},
+			wantErr: "a has latency results but c has bandwidth",
+		},
+		{
+			name:    "no files",
+			args:    []string{"-ratio", "a/b"},
+			wantErr: "no NAME=FILE arguments",
+		},
+		{
 			name:    "latency against bandwidth",
 			args:    []string{"a=testdata/lat.ompi.1.txt", "b=testdata/bw.ompi.1.txt"},
 			wantErr: "has latency results but b has bandwidth",

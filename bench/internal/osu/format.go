@@ -23,17 +23,44 @@ func ColumnTitle(k Kind) string {
 	return "Latency (us)"
 }
 
+// RateColumns are osu_mbw_mr's column titles: the aggregate bandwidth and
+// the message rate.
+var RateColumns = []string{"MB/s", "Messages/s"}
+
 // WriteHeader writes OSU's two header lines: "# title" and the column
 // header, e.g. "# Size          Latency (us)".
 func WriteHeader(w io.Writer, title string, k Kind) error {
-	_, err := fmt.Fprintf(w, "# %s\n%-*s%*s\n", title, sizeWidth, "# Size", valueWidth, ColumnTitle(k))
+	if _, err := fmt.Fprintf(w, "# %s\n", title); err != nil {
+		return err
+	}
+	return WriteColumns(w, ColumnTitle(k))
+}
+
+// WriteColumns writes OSU's column header line: "# Size" in 10 columns and
+// each title right-aligned in 18, e.g. osu_mbw_mr's
+// "# Size                  MB/s        Messages/s".
+func WriteColumns(w io.Writer, titles ...string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-*s", sizeWidth, "# Size")
+	for _, t := range titles {
+		fmt.Fprintf(&b, "%*s", valueWidth, t)
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// WriteRow writes one OSU row: the size left-aligned in 10 columns, the
-// value right-aligned in 18 with two decimals.
-func WriteRow(w io.Writer, size int, value float64) error {
-	_, err := fmt.Fprintf(w, "%-*d%*.2f\n", sizeWidth, size, valueWidth, value)
+// WriteRow writes one OSU row: the size left-aligned in 10 columns, then
+// the value and any more values (osu_mbw_mr's message rate) each
+// right-aligned in 18 with two decimals.
+func WriteRow(w io.Writer, size int, value float64, more ...float64) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-*d%*.2f", sizeWidth, size, valueWidth, value)
+	for _, v := range more {
+		fmt.Fprintf(&b, "%*.2f", valueWidth, v)
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 

@@ -1,8 +1,9 @@
 // Package osu holds what hympi's OSU-style benchmarks share and what does
 // not depend on an MPI library: OSU's iteration schedule and size
-// progression, the -m range syntax, the two output formats (OSU's table and
-// Go benchmark format, see format.go) and a reader for OSU-format output
-// (parse.go) that bench/cmd/osutable aggregates.
+// progression, the -m range syntax, the buffer policies of -buffers (pool
+// size, slot layout and walk, see buffers.go), the two output formats
+// (OSU's table and Go benchmark format, see format.go) and a reader for
+// OSU-format output (parse.go) that bench/cmd/osutable aggregates.
 //
 // The numbers follow the OSU micro-benchmarks (osu_util.h) so that a row
 // printed by hympi's Go benchmarks, by bench/c/osu_pt2pt.c and by a real OSU

@@ -131,6 +131,33 @@ func TestWriteFormat(t *testing.T) {
 	}
 }
 
+// TestWriteRate pins osu_mbw_mr's layout, two value columns, and checks
+// that Parse reads its first value column as bandwidth.
+func TestWriteRate(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("# hympi osu_mbw_mr (Go)\n# [ pairs: 2 ] [ window size: 64 ]\n")
+	if err := WriteColumns(&b, RateColumns...); err != nil {
+		t.Fatal(err)
+	}
+	WriteRow(&b, 1, 6.125, 6125000)
+	WriteRow(&b, 4194304, 12345.678, 2943.4)
+	want := "# hympi osu_mbw_mr (Go)\n# [ pairs: 2 ] [ window size: 64 ]\n" +
+		"# Size                  MB/s        Messages/s\n" +
+		"1                       6.12        6125000.00\n" +
+		"4194304             12345.68           2943.40\n"
+	if b.String() != want {
+		t.Errorf("mbw_mr output:\n%s\nwant:\n%s", b.String(), want)
+	}
+	res, err := Parse(strings.NewReader(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Kind != Bandwidth || res.Title != "hympi osu_mbw_mr (Go)" ||
+		!slices.Equal(res.Rows, []Row{{1, 6.12}, {4194304, 12345.68}}) {
+		t.Errorf("Parse = %+v", res)
+	}
+}
+
 func TestWriteThenParse(t *testing.T) {
 	for _, k := range []Kind{Latency, Bandwidth} {
 		var b bytes.Buffer

@@ -1,8 +1,9 @@
-// Package pt2pt runs an OSU-style two-rank sweep under package mpi. It owns
-// everything around the timed loop: Init and Finalize, flags, the size
-// check, buffers, repetitions, medians and output, so that each benchmark
-// command (bench/osu_latency, bench/osu_bw) supplies only its kernel and the
-// kernels can be read side by side with OSU's C code.
+// Package pt2pt runs an OSU-style point-to-point sweep under package mpi.
+// It owns everything around the timed loop: Init and Finalize, flags, the
+// job-size check, buffers, repetitions, medians and output, so that each
+// benchmark command (bench/osu_latency, bench/osu_bw, bench/osu_bibw,
+// bench/osu_mbw_mr) supplies only its kernel and the kernels can be read side
+// by side with OSU's C code.
 package pt2pt
 
 import (
@@ -14,26 +15,48 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/hympi/hympi/bench/internal/osu"
 	"github.com/hympi/hympi/mpi"
 )
 
-// Buffers are allocated once per run, for the largest message, page-aligned
-// and with every page already written, so neither allocation nor first-touch
-// page faults land in a timed loop.
-type Buffers struct {
-	Send, Recv []byte
-	// Reqs has one slot per message of a bandwidth window (nil for latency);
-	// kernels store requests in it instead of growing a slice per iteration.
-	Reqs []*mpi.Request
+// Kernel runs iters+skip iterations of one message size on c (every rank
+// calls it) and returns, on rank 0, what it timed over the last iters
+// iterations. The driver has already synchronised the ranks.
+type Kernel func(c *mpi.Comm, b *Buffers, size, iters, skip int) (Timing, error)
+
+// Timing is a kernel's measurement, meaningful on rank 0.
+type Timing struct {
+	// Seconds is the time of the timed iterations: rank 0's clock, or for
+	// osu_mbw_mr the mean over the sending ranks, as OSU computes it.
+	Seconds float64
+	// Messages is the number of messages the timed iterations moved, all
+	// ranks and directions together: a ping-pong counts 2 per round trip,
+	// so latency is Seconds/Messages and bandwidth Messages×size/Seconds.
+	Messages int
 }
 
-// Kernel runs iters+skip iterations of one message size on c (rank 0 and
-// rank 1 both call it) and returns the seconds rank 0 spent in the last
-// iters iterations. The driver has already synchronised both ranks.
-type Kernel func(c *mpi.Comm, b *Buffers, size, iters, skip int) (seconds float64, err error)
+// Ranks is the job sizes a benchmark runs on.
+type Ranks int
+
+const (
+	// TwoRanks is exactly two ranks (osu_latency, osu_bw, osu_bibw).
+	TwoRanks Ranks = iota
+	// RankPairs is an even number of ranks, at least two: rank i < N/2
+	// pairs with rank i+N/2 (osu_mbw_mr).
+	RankPairs
+)
+
+// check returns the error rank 0 prints for a job of n ranks, or nil.
+func (r Ranks) check(n int) error {
+	switch {
+	case r == TwoRanks && n != 2:
+		return fmt.Errorf("this benchmark needs exactly 2 ranks, got %d (run it with hympirun -n 2)", n)
+	case r == RankPairs && (n < 2 || n%2 != 0):
+		return fmt.Errorf("this benchmark needs an even number of ranks, at least 2, got %d (run it with hympirun -n 2, 4, ...)", n)
+	}
+	return nil
+}
 
 // Benchmark describes one command.
 type Benchmark struct {
@@ -41,6 +64,15 @@ type Benchmark struct {
 	Kind    osu.Kind
 	GoBench string // Go benchmark name, e.g. "OSULatency" for BenchmarkOSULatency/size=N
 	Kernel  Kernel
+	Ranks   Ranks
+	// OneWay says that data flows only from the ranks below Size/2 to the
+	// others (osu_bw, osu_mbw_mr): those get only a send pool and the
+	// others only a receive pool, which halves the memory of -buffers
+	// fresh. Otherwise every rank gets both.
+	OneWay bool
+	// Rate adds osu_mbw_mr's message-rate column (Messages/s) and its
+	// "[ pairs: P ] [ window size: W ]" header line.
+	Rate bool
 }
 
 // options are the command-line settings of one run.
@@ -50,12 +82,17 @@ type options struct {
 	window   int
 	reps     int
 	format   string
+	buffers  string
+	poolMiB  int // -pool; 0 means the default size
 }
 
 const (
 	formatOSU     = "osu"
 	formatGoBench = "gobench"
 )
+
+// maxPoolMiB bounds -pool: 64 GiB per pool.
+const maxPoolMiB = 64 << 10
 
 // Main runs benchmark b with the given arguments and returns the process
 // exit status. It is meant to be the whole of a command's main:
@@ -84,13 +121,13 @@ func Main(b Benchmark, stdout, stderr io.Writer, args []string) int {
 	case err != nil:
 		fmt.Fprintf(diag, "%s: %v\n", b.Name, err)
 		status = 2
-	case world.Size() != 2:
-		fmt.Fprintf(diag, "%s: this benchmark needs exactly 2 ranks, got %d (run it with hympirun -n 2)\n", b.Name, world.Size())
+	case b.Ranks.check(world.Size()) != nil:
+		fmt.Fprintf(diag, "%s: %v\n", b.Name, b.Ranks.check(world.Size()))
 		status = 1
 	default:
 		if err := sweep(b, world, opts, stdout); err != nil {
 			// Kernel errors abort in sweep; what reaches here is an output
-			// error on rank 0, which leaves the peer in a consistent state.
+			// error on rank 0, which leaves the peers in a consistent state.
 			fmt.Fprintf(stderr, "%s: rank %d: %v\n", b.Name, rank, err)
 			status = 1
 		}
@@ -107,10 +144,11 @@ var errReported = errors.New("usage error")
 
 func parseFlags(b Benchmark, args []string, out io.Writer) (options, error) {
 	o := options{
-		min:    osu.DefaultMinSize(b.Kind),
-		max:    osu.DefaultMaxSize,
-		window: osu.DefaultWindow,
-		reps:   1,
+		min:     osu.DefaultMinSize(b.Kind),
+		max:     osu.DefaultMaxSize,
+		window:  osu.DefaultWindow,
+		reps:    1,
+		buffers: osu.BuffersReuse,
 	}
 	fs := flag.NewFlagSet(b.Name, flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -119,7 +157,7 @@ func parseFlags(b Benchmark, args []string, out io.Writer) (options, error) {
 		o.min, o.max, err = osu.ParseRange(s, o.min, o.max)
 		return err
 	})
-	var iters, skip optionalInt
+	var iters, skip, pool optionalInt
 	def := osu.DefaultSchedule(b.Kind)
 	fs.Var(&iters, "i", fmt.Sprintf("timed `iterations` per size (default %d, %d above %d B)",
 		def.Iters, def.ItersLarge, osu.LargeMessageSize))
@@ -130,6 +168,10 @@ func parseFlags(b Benchmark, args []string, out io.Writer) (options, error) {
 	}
 	fs.IntVar(&o.reps, "reps", o.reps, "repeat the whole sweep `N` times; OSU format prints per-size medians")
 	fs.StringVar(&o.format, "format", formatOSU, "output `format`: osu (OSU's table) or gobench (Go benchmark lines, one per repetition, for benchstat)")
+	fs.StringVar(&o.buffers, "buffers", o.buffers, "message `buffers`: reuse (OSU's: one send and one receive buffer, hot in the caches)\n"+
+		"or fresh (each message in the next slot of a large pool, so the caches are cold)")
+	fs.Var(&pool, "pool", fmt.Sprintf("with -buffers fresh, the `MiB` of each pool (default: the last-level cache,\n"+
+		"at least %d and at most %d MiB, all pools of the job within half the memory)", osu.MinFreshPool>>20, osu.MaxFreshPool>>20))
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -150,7 +192,17 @@ func parseFlags(b Benchmark, args []string, out io.Writer) (options, error) {
 		return o, fmt.Errorf("-reps %d: need at least 1 repetition", o.reps)
 	case o.format != formatOSU && o.format != formatGoBench:
 		return o, fmt.Errorf("-format %q: want %s or %s", o.format, formatOSU, formatGoBench)
+	case pool.set && (pool.n < 1 || pool.n > maxPoolMiB):
+		return o, fmt.Errorf("-pool %d: want 1 to %d MiB", pool.n, maxPoolMiB)
 	}
+	var err error
+	if o.buffers, err = osu.ParseBuffers(o.buffers); err != nil {
+		return o, err
+	}
+	if pool.set && o.buffers != osu.BuffersFresh {
+		return o, fmt.Errorf("-pool %d: a pool size needs -buffers %s", pool.n, osu.BuffersFresh)
+	}
+	o.poolMiB = pool.or(0)
 	o.sched = def.Override(iters.or(-1), skip.or(-1))
 	return o, nil
 }
@@ -186,23 +238,42 @@ func (v optionalInt) or(def int) int {
 	return def
 }
 
-// ackSize is osu_bw's acknowledgement message: the send buffer must hold it
-// even when the sweep's largest message is smaller.
+// ackSize is osu_bw's acknowledgement message, the size of Buffers.Ack.
 const ackSize = 4
 
-func sweep(b Benchmark, c *mpi.Comm, o options, stdout io.Writer) error {
-	bufs := &Buffers{
-		Send: touched(max(o.max, ackSize), 'a'),
-		Recv: touched(max(o.max, ackSize), 'b'),
+// spec is the buffers rank needs for a run of b with options o in a job of
+// nranks ranks.
+func spec(b Benchmark, o options, rank, nranks int) bufferSpec {
+	s := bufferSpec{send: true, recv: true, fresh: o.buffers == osu.BuffersFresh, maxSize: o.max}
+	if b.OneWay {
+		s.send, s.recv = rank < nranks/2, rank >= nranks/2
 	}
 	if b.Kind == osu.Bandwidth {
-		bufs.Reqs = make([]*mpi.Request, o.window)
+		s.window = o.window
+	}
+	if s.fresh {
+		s.poolBytes = int64(o.poolMiB) << 20
+		if o.poolMiB == 0 {
+			s.poolBytes = defaultPoolBytes(nranks)
+		}
+	}
+	return s
+}
+
+func sweep(b Benchmark, c *mpi.Comm, o options, stdout io.Writer) error {
+	bufs, err := newBuffers(spec(b, o, c.Rank(), c.Size()))
+	if err != nil {
+		// The peers are on their way to the first barrier.
+		abort(b, c, err)
 	}
 	sizes := osu.Sizes(o.min, o.max)
-	// samples[k][r] is size k's value in repetition r (meaningful on rank 0).
-	samples := make([][]float64, len(sizes))
-	for k := range samples {
-		samples[k] = make([]float64, o.reps)
+	// values[k][r] and rates[k][r] are size k's value and message rate in
+	// repetition r (meaningful on rank 0).
+	values := make([][]float64, len(sizes))
+	rates := make([][]float64, len(sizes))
+	for k := range values {
+		values[k] = make([]float64, o.reps)
+		rates[k] = make([]float64, o.reps)
 	}
 
 	goBenchName := b.GoBench
@@ -210,15 +281,16 @@ func sweep(b Benchmark, c *mpi.Comm, o options, stdout io.Writer) error {
 		goBenchName += "/window=" + strconv.Itoa(o.window)
 	}
 	if o.format == formatGoBench {
-		if err := osu.WriteGoBenchConfig(stdout, goBenchConfig(b)); err != nil {
+		if err := osu.WriteGoBenchConfig(stdout, goBenchConfig(b, c.Size(), o)); err != nil {
 			return err
 		}
 	}
+	head := header{b: b, o: o, ranks: c.Size(), pool: describePool(bufs)}
 	streamOSU := o.format == formatOSU && o.reps == 1
 	if streamOSU {
 		// One sweep: print each row as it is measured, as OSU does, so a
 		// slow or stuck size shows at once.
-		if err := osu.WriteHeader(stdout, title(b, o), b.Kind); err != nil {
+		if err := head.write(stdout); err != nil {
 			return err
 		}
 	}
@@ -231,26 +303,29 @@ func sweep(b Benchmark, c *mpi.Comm, o options, stdout io.Writer) error {
 			// in the middle of one.
 			runtime.GC()
 			if err := c.Barrier(); err != nil {
-				abort(b, c, size, err)
+				abort(b, c, fmt.Errorf("size %d: %w", size, err))
 			}
-			secs, err := b.Kernel(c, bufs, size, iters, skip)
+			t, err := b.Kernel(c, bufs, size, iters, skip)
 			if err != nil {
-				abort(b, c, size, err)
+				abort(b, c, fmt.Errorf("size %d: %w", size, err))
 			}
 			if c.Rank() != 0 {
 				continue
 			}
-			value, ops := metrics(b.Kind, size, iters, len(bufs.Reqs), secs)
-			samples[k][r] = value
+			value, rate := metrics(b.Kind, size, t)
+			values[k][r], rates[k][r] = value, rate
 			switch {
 			case o.format == formatGoBench:
 				var extra []osu.Metric
 				if b.Kind == osu.Bandwidth {
 					extra = append(extra, osu.Metric{Value: value, Unit: "MB/s"})
 				}
-				err = osu.WriteGoBenchResult(stdout, goBenchName, size, ops, secs*1e9/float64(ops), extra...)
+				if b.Rate {
+					extra = append(extra, osu.Metric{Value: rate, Unit: "msgs/s"})
+				}
+				err = osu.WriteGoBenchResult(stdout, goBenchName, size, t.Messages, t.Seconds*1e9/float64(t.Messages), extra...)
 			case streamOSU:
-				err = osu.WriteRow(stdout, size, value)
+				err = head.row(stdout, size, value, rate)
 			}
 			if err != nil {
 				return err
@@ -261,64 +336,71 @@ func sweep(b Benchmark, c *mpi.Comm, o options, stdout io.Writer) error {
 	if o.format != formatOSU || streamOSU {
 		return nil
 	}
-	if err := osu.WriteHeader(stdout, title(b, o), b.Kind); err != nil {
+	if err := head.write(stdout); err != nil {
 		return err
 	}
 	for k, size := range sizes {
-		if err := osu.WriteRow(stdout, size, osu.Median(samples[k])); err != nil {
+		if err := head.row(stdout, size, osu.Median(values[k]), osu.Median(rates[k])); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// metrics turns rank 0's timed seconds into the OSU value and the number of
-// messages it covers. Latency is half the round trip (OSU's
-// t*1e6/(2*iters)); bandwidth is bytes of all windows over the time, in 1e6
-// bytes per second (OSU's size/1e6*iters*window/t).
-func metrics(k osu.Kind, size, iters, window int, secs float64) (value float64, ops int) {
+// metrics turns rank 0's timing into the OSU value and the message rate.
+// Latency is the time per one-way message in microseconds (OSU's
+// t*1e6/(2*iters) for a ping-pong); bandwidth is bytes over time in 1e6
+// bytes per second (OSU's size/1e6*iters*window/t, times 2 for osu_bibw's
+// two directions and the pair count for osu_mbw_mr); the rate is messages
+// per second (osu_mbw_mr's 1e6*bw/size).
+func metrics(k osu.Kind, size int, t Timing) (value, rate float64) {
+	rate = float64(t.Messages) / t.Seconds
 	if k == osu.Bandwidth {
-		ops = iters * window
-		return float64(size) / 1e6 * float64(ops) / secs, ops
+		return float64(size) / 1e6 * float64(t.Messages) / t.Seconds, rate
 	}
-	ops = 2 * iters
-	return secs * 1e6 / float64(ops), ops
+	return t.Seconds * 1e6 / float64(t.Messages), rate
 }
 
-func title(b Benchmark, o options) string {
-	t := "hympi " + b.Name + " (Go)"
-	if o.reps > 1 {
-		t += ", median of " + strconv.Itoa(o.reps) + " repetitions"
+// header writes the OSU-format header and rows of one run.
+type header struct {
+	b     Benchmark
+	o     options
+	ranks int
+	pool  string // describePool
+}
+
+func (h header) title() string {
+	t := "hympi " + h.b.Name + " (Go)" + h.pool
+	if h.o.reps > 1 {
+		t += ", median of " + strconv.Itoa(h.o.reps) + " repetitions"
 	}
 	return t
 }
 
-// abort ends the whole job: after a failed call the peer may wait forever
-// for a message that will not come, and the launcher stops every rank.
-func abort(b Benchmark, c *mpi.Comm, size int, err error) {
-	fmt.Fprintf(os.Stderr, "%s: rank %d: size %d: %v\n", b.Name, c.Rank(), size, err)
-	mpi.Abort(c, 1)
-	os.Exit(1) // not reached if Abort works; never carry on after a failure
+func (h header) write(w io.Writer) error {
+	if !h.b.Rate {
+		return osu.WriteHeader(w, h.title(), h.b.Kind)
+	}
+	// osu_mbw_mr's header: the configuration line, then two columns.
+	if _, err := fmt.Fprintf(w, "# %s\n# [ pairs: %d ] [ window size: %d ]\n", h.title(), h.ranks/2, h.o.window); err != nil {
+		return err
+	}
+	return osu.WriteColumns(w, osu.RateColumns...)
 }
 
-// pageSize is the alignment of benchmark buffers, as OSU's page-aligned
-// posix_memalign: copy speed depends on alignment and both sides of a
-// comparison should get the same.
-var pageSize = os.Getpagesize()
+func (h header) row(w io.Writer, size int, value, rate float64) error {
+	if h.b.Rate {
+		return osu.WriteRow(w, size, value, rate)
+	}
+	return osu.WriteRow(w, size, value)
+}
 
-// touched returns a page-aligned slice of n bytes with every byte set to
-// fill, so all its pages are resident before any timing starts.
-func touched(n int, fill byte) []byte {
-	raw := make([]byte, n+pageSize)
-	off := 0
-	if rem := int(uintptr(unsafe.Pointer(&raw[0])) % uintptr(pageSize)); rem != 0 {
-		off = pageSize - rem
-	}
-	b := raw[off : off+n : off+n]
-	for i := range b {
-		b[i] = fill
-	}
-	return b
+// abort ends the whole job: after a failed call a peer may wait forever
+// for a message that will not come, and the launcher stops every rank.
+func abort(b Benchmark, c *mpi.Comm, err error) {
+	fmt.Fprintf(os.Stderr, "%s: rank %d: %v\n", b.Name, c.Rank(), err)
+	mpi.Abort(c, 1)
+	os.Exit(1) // not reached if Abort works; never carry on after a failure
 }
 
 // tunables are the environment settings of API.md that change which
@@ -333,11 +415,12 @@ var tunables = []struct{ env, def string }{
 }
 
 // goBenchConfig describes the run for benchstat: the usual goos/goarch/pkg/cpu
-// lines, the rank count and the hympi tunables in force. Both commands print
-// the same keys: config lines stay in force until overwritten, so a key only
-// one of them printed would leak into the other's results when outputs are
-// concatenated. (The bandwidth window is in the benchmark name instead.)
-func goBenchConfig(b Benchmark) []osu.Config {
+// lines, the rank count, the buffer policy and the hympi tunables in force.
+// Every command prints the same keys: config lines stay in force until
+// overwritten, so a key only one of them printed would leak into the
+// others' results when outputs are concatenated. (The bandwidth window is
+// in the benchmark name instead.)
+func goBenchConfig(b Benchmark, ranks int, o options) []osu.Config {
 	cfg := []osu.Config{
 		{Key: "goos", Value: runtime.GOOS},
 		{Key: "goarch", Value: runtime.GOARCH},
@@ -346,7 +429,9 @@ func goBenchConfig(b Benchmark) []osu.Config {
 	if cpu := cpuModel(); cpu != "" {
 		cfg = append(cfg, osu.Config{Key: "cpu", Value: cpu})
 	}
-	cfg = append(cfg, osu.Config{Key: "ranks", Value: "2"})
+	cfg = append(cfg,
+		osu.Config{Key: "ranks", Value: strconv.Itoa(ranks)},
+		osu.Config{Key: "buffers", Value: o.buffers})
 	for _, t := range tunables {
 		v, ok := os.LookupEnv(t.env)
 		if !ok {
