@@ -88,7 +88,11 @@ func TestSmoke(t *testing.T) {
 			var got []int
 			for _, r := range res.Rows {
 				got = append(got, r.Size)
-				if r.Value <= 0 && !(tt.kind == osu.Bandwidth && r.Size == 0) {
+				// Two iterations of a tiny message on an oversubscribed
+				// machine can print as 0.00 MB/s: only a negative value,
+				// or zero for a size where rounding cannot explain it, is
+				// wrong.
+				if r.Value < 0 || (r.Value == 0 && r.Size >= 1024) {
 					t.Errorf("size %d: value %v", r.Size, r.Value)
 				}
 			}
