@@ -38,7 +38,6 @@ type engine struct {
 	bufs       bufPool
 	freeUnexp  []*unexpected
 	bsend      bsendState
-	barrierSeq uint32
 
 	// Direct copy (direct.go).
 	mode          directMode
@@ -208,7 +207,7 @@ func (e *engine) newInternalReq(kind reqKind) *Request {
 	} else {
 		r = new(Request)
 	}
-	r.e, r.kind, r.internal = e, kind, true
+	r.e, r.kind = e, kind
 	return r
 }
 

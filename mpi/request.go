@@ -19,11 +19,10 @@ type Request struct {
 	kind reqKind
 	done bool // set by the engine under e.mu
 	// spent is set when the user has collected the completion.
-	spent    bool
-	internal bool // owned by a blocking call, recycled by it
-	status   Status
-	err      error
-	comm     *Comm
+	spent  bool
+	status Status
+	err    error
+	comm   *Comm
 
 	// Receive side.
 	buf     []byte

@@ -53,9 +53,10 @@ type Config struct {
 	// MinCells is the floor on cells per channel however many ranks there are
 	// (default 8), so every pair can still pipeline.
 	MinCells int
-	// CellSize is the size of one payload cell (default 32 KiB: big enough to
-	// amortise the descriptor, small enough to pipeline the copy-in with the
-	// copy-out and to stay in L2).
+	// CellSize is the size of one payload cell (HYMPI_CELL_SIZE, bytes, a
+	// multiple of 64; default 32 KiB: big enough to amortise the descriptor,
+	// small enough to pipeline the copy-in with the copy-out and to stay in
+	// L2).
 	CellSize int
 	// Slots is the least number of descriptor slots per channel, a power
 	// of two (default 64). The ring grows to one slot per cell, up to
