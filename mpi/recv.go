@@ -9,7 +9,9 @@ func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
 	q := e.queues(d.Ctx)
 	rts := d.Kind == shm.KindRTS
 	r := q.takePosted(src, d.Tag)
-	e.arrivalFrom(src, r != nil)
+	if r != nil && e.skewCounts(src, int(d.MsgLen)) {
+		e.judged(src, r.late)
+	}
 	if r != nil {
 		if rts {
 			e.startRead(r, src, d)
@@ -79,6 +81,7 @@ func (e *engine) postRecv(r *Request) {
 	}
 	e.postSeq++
 	r.postSeq = e.postSeq
+	r.late = e.messageWaiting(r)
 	q.post(r)
 }
 
@@ -112,6 +115,7 @@ func (e *engine) matchUnexpected(r *Request, u *unexpected) {
 // finishRecv completes a receive of an n-byte message from world rank src.
 func (e *engine) finishRecv(r *Request, src int, tag int32, n int) {
 	r.flight = nil
+	e.largeDone(src, n)
 	st := Status{Source: r.comm.rankOf(src), Tag: int(tag), Count: n}
 	var err error
 	if n > len(r.buf) {

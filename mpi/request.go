@@ -30,7 +30,10 @@ type Request struct {
 	tag     int
 	ctx     uint32
 	postSeq uint64
-	flight  *inflight // the streaming message this receive is bound to
+	// late: when the receive was posted, the source's channel already held
+	// an unread message, so whatever matches it did not wait for us.
+	late   bool
+	flight *inflight // the streaming message this receive is bound to
 	// posted lists (matchQueues.posted*)
 	prev, next *Request
 

@@ -2,26 +2,44 @@ package mpi
 
 import (
 	"os"
+	"time"
 
 	"github.com/hympi/hympi/shm"
 	"github.com/hympi/hympi/skew"
 )
 
 // Skew feedback. A rendezvous send cannot complete before its receive is
-// posted, so a receiver that falls behind stalls its senders. Each receiver
-// publishes, per sender, in the channel's feedback words (no message, no
-// syscall: a store when something changes) how many of that sender's
-// messages wait in its unexpected queue, and how many arrived before their
-// receive (unexpected) or after (expected) so far. Before choosing the
-// protocol of a message above the topology threshold, the sender looks at
-// what changed since it last looked. Nothing new: it keeps its threshold (a
-// burst of sends posted before the receiver could react says nothing). New
-// arrivals: it feeds the controller for that peer (package skew) the larger
-// of the queue length and the number of new unexpected arrivals — so a
-// receiver that took a whole window unexpected is seen as behind even if it
-// has drained its queue by now. The controller raises the threshold while
-// the receiver is behind, so sends go eager and complete at once, and lets it
-// decay back once arrivals find their receives posted.
+// posted, so a receiver that falls behind stalls its senders. The receiver
+// judges, for every message above the pair's base threshold as it is
+// matched, whether the message waited for the application (it was already
+// here when the receive was posted, and the application had been away
+// computing for longer than the copy itself would take) or the receive
+// waited for it. It publishes, per sender, in the channel's feedback words
+// (stores, no message, no syscall) the current streak of messages that
+// waited and running counts of both kinds. Before choosing the protocol of a
+// message above the base threshold, the sender looks at what changed since
+// it last looked. Nothing new: it keeps its threshold (a burst of sends
+// posted before the receiver could react says nothing). Otherwise it feeds
+// the controller for that peer (package skew) the streak: four messages in
+// a row that waited raise the threshold so sends go eager and complete at
+// once; a run of messages whose receives were waiting lowers it again.
+//
+// "Away for longer than the copy": a receiver that is busy receiving — a
+// stream of messages it drains back to back — leaves messages waiting too,
+// but there a rendezvous costs the sender nothing it would save by copying
+// eagerly (the single copy is the cheaper one). What the eager protocol buys
+// back is the receiver's absence, so only a gap between one receive's
+// completion and the next receive's post longer than half the direct copy
+// of the message counts.
+
+// directCopyNsPerByte estimates process_vm_readv's cost per byte and
+// directCopyFixedNs its per-message cost (RTS, FIN, the call) on current
+// hardware; the gap rule above compares the application's absence with
+// half of their sum.
+const (
+	directCopyNsPerByte = 0.05
+	directCopyFixedNs   = 1000
+)
 
 // skewCeilingShare: the controller never raises a peer's threshold above
 // this fraction of the channel's cell pool, so several raised messages still
@@ -37,6 +55,8 @@ type skewState struct {
 	base      []int             // topology threshold, by peer
 	seenU     []uint32          // peer's unexpected-arrival count at our last look
 	seenX     []uint32          // peer's expected-arrival count at our last look
+	streak    []int             // by sender: consecutive large messages that waited for us
+	lastDone  []time.Duration   // by sender: when its last large message completed here (since epoch)
 }
 
 // setupSkew prepares the controllers once thresholds are known.
@@ -50,6 +70,8 @@ func (e *engine) setupSkew() {
 	s.base = make([]int, e.size)
 	s.seenU = make([]uint32, e.size)
 	s.seenX = make([]uint32, e.size)
+	s.streak = make([]int, e.size)
+	s.lastDone = make([]time.Duration, e.size)
 	ceiling := int(e.region.L.PoolBytes() / skewCeilingShare)
 	for p := 0; p < e.size; p++ {
 		if p == e.rank {
@@ -75,44 +97,123 @@ func (e *engine) skewThreshold(peer, n int) int {
 		return s.ctrl[peer].Threshold()
 	}
 	s.seenU[peer], s.seenX[peer] = u, x
-	thr, move := s.ctrl[peer].ObserveSize(max(q, int(min(du, 1<<20))), n)
-	c := &e.counters[peer]
-	c.Threshold = thr
-	switch move {
-	case skew.Raised:
-		c.SkewRaises++
-	case skew.Lowered:
-		c.SkewLowers++
+	load := q
+	if du > dx {
+		// Most messages since the last look waited for their receive: the
+		// receiver is not waiting for us, whatever the streak says now, so
+		// this look is no step toward lowering. (A minority that waited is
+		// noise — a descheduled receiver, a page fault — not skew.)
+		load = max(load, s.ctrl[peer].Config().LowerAt+1)
 	}
-	return thr
+	// Each message judged since the last look is one observation: a
+	// sender that looks once per window of n sends still sees n verdicts,
+	// so recovery takes as many messages whether they come one by one or
+	// in bursts.
+	looks := 1
+	if load <= s.ctrl[peer].Config().LowerAt {
+		looks = int(min(dx, maxLooksPerSend))
+	}
+	c := &e.counters[peer]
+	for range looks {
+		thr, move := s.ctrl[peer].ObserveSize(load, n)
+		c.Threshold = thr
+		switch move {
+		case skew.Raised:
+			c.SkewRaises++
+		case skew.Lowered:
+			c.SkewLowers++
+		}
+	}
+	return c.Threshold
 }
 
-// fileUnexpected adds u to q's unexpected lists and reports the sender's new
-// backlog.
+// maxLooksPerSend bounds the work of one look at the feedback.
+const maxLooksPerSend = 256
+
+// fileUnexpected adds u to q's unexpected lists. Whether it waited is
+// decided when a receive takes it.
 func (e *engine) fileUnexpected(q *matchQueues, u *unexpected) {
 	q.addUnexpected(u)
-	e.unexpChanged(u.src, +1)
 }
 
-// takeUnexpected removes u from q and reports the sender's new backlog.
+// takeUnexpected removes u from q for a receive being posted: u waited for
+// it, and counts as such if the application was away long enough.
 func (e *engine) takeUnexpected(q *matchQueues, u *unexpected) {
 	q.removeUnexpected(u)
-	e.unexpChanged(u.src, -1)
+	if e.skewCounts(u.src, u.length) {
+		e.judged(u.src, e.awayLong(u.src, u.length))
+	}
 }
 
-func (e *engine) unexpChanged(src, delta int) {
+// skewCounts says whether an n-byte message from src is one the feedback
+// is about: above the pair's base threshold, whose protocol it steers. The
+// small traffic around (barriers, acknowledgements, headers) says nothing
+// about whether a rendezvous would have waited.
+func (e *engine) skewCounts(src, n int) bool {
 	s := &e.skew
-	if s.unexpFrom == nil || src == e.rank {
-		return
-	}
-	s.unexpFrom[src] += delta
-	s.fbOut[src].SetQueue(s.unexpFrom[src])
+	return s.fbOut != nil && src != e.rank && src >= 0 && n > s.base[src]
 }
 
-// arrivalFrom counts a message from src that found (or did not find) its
-// receive already posted.
-func (e *engine) arrivalFrom(src int, matched bool) {
-	if s := &e.skew; s.fbOut != nil && src != e.rank {
-		s.fbOut[src].Arrived(!matched)
+// judged publishes one large message's verdict: it waited for the
+// application, or its receive was waiting.
+func (e *engine) judged(src int, waited bool) {
+	s := &e.skew
+	if waited {
+		s.streak[src]++
+	} else {
+		s.streak[src] = 0
 	}
+	s.fbOut[src].SetQueue(s.streak[src])
+	s.fbOut[src].Arrived(waited)
+}
+
+// awayLong says whether the application spent longer away since its last
+// large message from src completed than half a direct copy of n bytes.
+func (e *engine) awayLong(src, n int) bool {
+	last := e.skew.lastDone[src]
+	if last == 0 {
+		return true
+	}
+	half := time.Duration((directCopyFixedNs + directCopyNsPerByte*float64(n)) / 2)
+	return time.Since(epoch)-last > half
+}
+
+// largeDone notes the completion of an n-byte receive from src.
+func (e *engine) largeDone(src, n int) {
+	if e.skewCounts(src, n) {
+		e.skew.lastDone[src] = time.Since(epoch)
+	}
+}
+
+// messageWaiting tells, as r is posted, whether the message it will match
+// has probably waited for it: r names one source whose channel holds an
+// unread envelope, and the application was away long enough. The engine
+// drains channels only inside MPI calls and a bounded amount per pass, so a
+// receiver busy computing leaves the messages it is late for in the
+// channel, not in the unexpected queue; at their arrival the receive has
+// since been posted. Only the head of the channel is looked at (a message
+// this receive would match, large enough to steer the protocol), and only
+// for receives of such messages.
+func (e *engine) messageWaiting(r *Request) bool {
+	if !e.skew.on || !e.skewCounts(r.src, len(r.buf)) {
+		return false
+	}
+	ic := e.in[r.src]
+	if ic == nil || ic.cur != nil {
+		return false
+	}
+	slot, err := ic.cons.Peek()
+	if slot == nil || err != nil {
+		return false // an error is the drain's to report
+	}
+	d, err := shm.DecodeDesc(slot, ic.lim)
+	if err != nil || d.Ctx != r.ctx || (r.tag != AnyTag && int(d.Tag) != r.tag) ||
+		!e.skewCounts(r.src, int(d.MsgLen)) {
+		return false
+	}
+	switch d.Kind {
+	case shm.KindInline, shm.KindFirst, shm.KindRTS:
+		return e.awayLong(r.src, int(d.MsgLen))
+	}
+	return false
 }

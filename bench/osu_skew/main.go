@@ -5,6 +5,9 @@
 // Usage:
 //
 //	hympirun -n 2 bin/osu_skew [-S SIZES] [-n WINDOW] [-c1 US] [-c2 US,...] [-i ITERS] [-x WARMUP]
+//	hympirun -n 2 bin/osu_skew -adapt WINDOWS [-S SIZE] [-n WINDOW] [-c1 US] [-c2 US]
+//
+// The second form measures adaptation speed instead (adapt.go).
 //
 // Each iteration starts with a barrier. Rank 0, the producer, then posts a
 // window of -n Isends of S bytes to rank 1, doing -c1 µs of busy work before
@@ -75,6 +78,7 @@ type options struct {
 	c2     []float64 // µs
 	iters  int
 	warmup int
+	adapt  int // windows per phase of the adaptation run; 0: the sweep
 }
 
 func main() { os.Exit(run(os.Stdout, os.Stderr, os.Args[1:])) }
@@ -104,7 +108,11 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintf(diag, "osu_skew: this benchmark needs exactly 2 ranks, got %d (run it with hympirun -n 2)\n", world.Size())
 		status = 1
 	default:
-		if err := sweep(world, opts, stdout); err != nil {
+		do := sweep
+		if opts.adapt > 0 {
+			do = func(c *mpi.Comm, o options, w io.Writer) error { return adapt(c, o, o.adapt, w) }
+		}
+		if err := do(world, opts, stdout); err != nil {
 			// MPI errors abort in sweep; what reaches here is an output
 			// error on rank 0.
 			fmt.Fprintf(stderr, "osu_skew: rank %d: %v\n", rank, err)
@@ -140,6 +148,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	})
 	fs.IntVar(&o.iters, "i", o.iters, "timed `iterations` per row (the median is reported)")
 	fs.IntVar(&o.warmup, "x", o.warmup, "warm-up `iterations` per row")
+	fs.IntVar(&o.adapt, "adapt", 0, "adaptation run instead of the sweep: calm, skewed (first -c2) and calm again for `windows` each, size the first -S")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -153,6 +162,8 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 		return o, fmt.Errorf("-n %d: need a window of at least 1", o.window)
 	case o.iters < 1:
 		return o, fmt.Errorf("-i %d: need at least 1 iteration", o.iters)
+	case o.adapt < 0:
+		return o, fmt.Errorf("-adapt %d: negative window count", o.adapt)
 	case o.warmup < 0:
 		return o, fmt.Errorf("-x %d: negative warm-up", o.warmup)
 	case o.c1 < 0 || math.IsNaN(o.c1) || math.IsInf(o.c1, 0):

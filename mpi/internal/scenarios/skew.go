@@ -1,0 +1,141 @@
+package main
+
+import (
+	"os"
+	"time"
+
+	"github.com/hympi/hympi/mpi"
+)
+
+func init() {
+	register("window", window)
+	register("skewadapt", skewAdapt)
+}
+
+// window: rank 0 completes a window of 16 Isends of 1 MiB to rank 1 while
+// rank 1 is outside MPI (asleep for a second), so nothing but the shared
+// region can hold them. Rank 0 then sends the wall-clock time its Waitall
+// returned; rank 1 checks that it came before it woke up, then receives and
+// checks all 16. Run with HYMPI_DIRECT=off: the shared-memory path alone
+// must carry 16 MiB in flight, or Waitall returns only once rank 1 is back
+// in MPI and the check fails. Ranks beyond 1 only take part in Init and
+// Finalize.
+func window(c *mpi.Comm) {
+	const n, size, tagData, tagSent = 16, 1 << 20, 1, 2
+	switch c.Rank() {
+	case 0:
+		bufs := make([][]byte, n)
+		reqs := make([]*mpi.Request, n)
+		for i := range reqs {
+			bufs[i] = make([]byte, size)
+			pattern(bufs[i], i)
+			r, err := c.Isend(bufs[i], 1, tagData)
+			must(err, "Isend %d", i)
+			reqs[i] = r
+		}
+		_, err := mpi.Waitall(reqs)
+		must(err, "Waitall")
+		done := []int64{time.Now().UnixNano()}
+		must(mpi.SendSlice(c, done, 1, tagSent), "Send completion time")
+	case 1:
+		time.Sleep(time.Second)
+		woke := time.Now().UnixNano()
+		done := make([]int64, 1)
+		_, err := mpi.RecvSlice(c, done, 0, tagSent)
+		must(err, "Recv completion time")
+		if done[0] >= woke {
+			fail("the window completed %v after the receiver woke up: shared memory did not hold it", time.Duration(done[0]-woke))
+		}
+		buf := make([]byte, size)
+		for i := range n {
+			st, err := c.Recv(buf, 0, tagData)
+			must(err, "Recv %d", i)
+			if st.Count != size {
+				fail("message %d: %d bytes, want %d", i, st.Count, size)
+			}
+			checkPattern(buf, i, "window message")
+		}
+	}
+}
+
+// skewAdapt: rank 0 sends windows of 16 × 256 KiB to rank 1. In the skewed
+// phase rank 1 receives one message at a time and computes 300 µs after
+// each, so rendezvous sends would wait for it: the controller must raise
+// rank 0's threshold and the later windows must go eager. In the calm phase
+// rank 1 posts every receive before the window starts: the threshold must
+// come back down and the sends go direct again. Every payload is checked.
+// With HYMPI_SKEW=off (argument-free: read from the environment) nothing may
+// move. Needs 2 ranks with direct copy available (HYMPI_DIRECT=auto).
+func skewAdapt(c *mpi.Comm) {
+	const size, win, skewed, calm, tag = 256 << 10, 16, 6, 6, 3
+	skewOff := os.Getenv("HYMPI_SKEW") == "off"
+	bufs := make([][]byte, win)
+	for i := range bufs {
+		bufs[i] = make([]byte, size)
+	}
+	reqs := make([]*mpi.Request, win)
+	var eagerInLastSkewed, directInLastCalm uint64
+	for w := range skewed + calm {
+		inSkew := w < skewed
+		if c.Rank() == 1 && !inSkew {
+			for i := range reqs {
+				r, err := c.Irecv(bufs[i], 0, tag)
+				must(err, "Irecv")
+				reqs[i] = r
+			}
+		}
+		must(c.Barrier(), "Barrier")
+		switch c.Rank() {
+		case 0:
+			before := mpi.Counters(1)
+			for i := range reqs {
+				pattern(bufs[i], w*win+i)
+				r, err := c.Isend(bufs[i], 1, tag)
+				must(err, "Isend")
+				reqs[i] = r
+			}
+			_, err := mpi.Waitall(reqs)
+			must(err, "Waitall")
+			after := mpi.Counters(1)
+			if w == skewed-1 {
+				eagerInLastSkewed = after.EagerMsgs - before.EagerMsgs
+			}
+			if w == skewed+calm-1 {
+				directInLastCalm = after.DirectMsgs - before.DirectMsgs
+			}
+		case 1:
+			if inSkew {
+				for i := range win {
+					_, err := c.Recv(bufs[i], 0, tag)
+					must(err, "Recv")
+					checkPattern(bufs[i], w*win+i, "skewed window")
+					for start := time.Now(); time.Since(start) < 300*time.Microsecond; {
+					}
+				}
+			} else {
+				_, err := mpi.Waitall(reqs)
+				must(err, "Waitall receives")
+				for i := range win {
+					checkPattern(bufs[i], w*win+i, "calm window")
+				}
+			}
+		}
+		must(c.Barrier(), "Barrier")
+	}
+	if c.Rank() != 0 {
+		return
+	}
+	pc := mpi.Counters(1)
+	if skewOff {
+		if pc.SkewRaises != 0 || pc.SkewLowers != 0 || eagerInLastSkewed != 0 {
+			fail("HYMPI_SKEW=off yet the threshold moved: %+v (eager sends in the last skewed window: %d)", pc, eagerInLastSkewed)
+		}
+		return
+	}
+	if pc.SkewRaises == 0 || eagerInLastSkewed != win {
+		fail("no adaptation to skew: %d of %d sends of the last skewed window went eager; %+v", eagerInLastSkewed, win, pc)
+	}
+	if pc.SkewLowers == 0 || directInLastCalm != win {
+		fail("no return to direct copy: %d of %d sends of the last calm window went direct; %+v", directInLastCalm, win, pc)
+	}
+}

@@ -1,0 +1,34 @@
+package mpi_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The skew issue's capacity promise: with up to 4 ranks a sender can have
+// 16 × 1 MiB in flight to one receiver through shared memory alone.
+func TestWindowFitsInSharedMemory(t *testing.T) {
+	for _, n := range []int{2, 4} {
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			out, err := runJob(t, n, 60*time.Second, "window", "HYMPI_DIRECT=off")
+			if err != nil || !strings.Contains(out, "scenario window passed") {
+				t.Fatalf("%v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// Skew adaptation between real processes: the threshold rises while the
+// receiver lags and falls once it keeps up; HYMPI_SKEW=off pins it.
+func TestSkewAdaptsBetweenProcesses(t *testing.T) {
+	for _, env := range [][]string{{"HYMPI_DIRECT=auto"}, {"HYMPI_DIRECT=auto", "HYMPI_SKEW=off"}} {
+		t.Run(strings.Join(env, ","), func(t *testing.T) {
+			out, err := runJob(t, 2, 60*time.Second, "skewadapt", env...)
+			if err != nil || !strings.Contains(out, "scenario skewadapt passed") {
+				t.Fatalf("%v\n%s", err, out)
+			}
+		})
+	}
+}
