@@ -47,16 +47,15 @@ const (
 const skewCeilingShare = 4
 
 type skewState struct {
-	on        bool
-	ctrl      []skew.Controller // by world rank (as sender)
-	fbIn      []shm.Feedback    // channel me→peer: written by peer, read by us
-	fbOut     []shm.Feedback    // channel peer→me: written by us
-	unexpFrom []int             // our unexpected messages, by sender
-	base      []int             // topology threshold, by peer
-	seenU     []uint32          // peer's unexpected-arrival count at our last look
-	seenX     []uint32          // peer's expected-arrival count at our last look
-	streak    []int             // by sender: consecutive large messages that waited for us
-	lastDone  []time.Duration   // by sender: when its last large message completed here (since epoch)
+	on       bool
+	ctrl     []skew.Controller // by world rank (as sender)
+	fbIn     []shm.Feedback    // channel me→peer: written by peer, read by us
+	fbOut    []shm.Feedback    // channel peer→me: written by us
+	base     []int             // topology threshold, by peer
+	seenU    []uint32          // peer's count of our messages that waited, at our last look
+	seenX    []uint32          // peer's count of our messages that found their receive, at our last look
+	streak   []int             // by sender: consecutive large messages that waited for us
+	lastDone []time.Duration   // by sender: when its last large message completed here (since epoch)
 }
 
 // setupSkew prepares the controllers once thresholds are known.
@@ -66,7 +65,6 @@ func (e *engine) setupSkew() {
 	s.ctrl = make([]skew.Controller, e.size)
 	s.fbIn = make([]shm.Feedback, e.size)
 	s.fbOut = make([]shm.Feedback, e.size)
-	s.unexpFrom = make([]int, e.size)
 	s.base = make([]int, e.size)
 	s.seenU = make([]uint32, e.size)
 	s.seenX = make([]uint32, e.size)
@@ -91,13 +89,13 @@ func (e *engine) setupSkew() {
 // messages.
 func (e *engine) skewThreshold(peer, n int) int {
 	s := &e.skew
-	q, u, x := s.fbIn[peer].Load()
-	du, dx := u-s.seenU[peer], x-s.seenX[peer]
+	streak, waited, onTime := s.fbIn[peer].Load()
+	du, dx := waited-s.seenU[peer], onTime-s.seenX[peer]
 	if du == 0 && dx == 0 {
 		return s.ctrl[peer].Threshold()
 	}
-	s.seenU[peer], s.seenX[peer] = u, x
-	load := q
+	s.seenU[peer], s.seenX[peer] = waited, onTime
+	load := streak
 	if du > dx {
 		// Most messages since the last look waited for their receive: the
 		// receiver is not waiting for us, whatever the streak says now, so
@@ -163,8 +161,8 @@ func (e *engine) judged(src int, waited bool) {
 	} else {
 		s.streak[src] = 0
 	}
-	s.fbOut[src].SetQueue(s.streak[src])
-	s.fbOut[src].Arrived(waited)
+	s.fbOut[src].SetStreak(s.streak[src])
+	s.fbOut[src].Judged(waited)
 }
 
 // awayLong says whether the application spent longer away since its last

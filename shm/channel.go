@@ -201,20 +201,21 @@ func (r *Region) Prefault(rank int) {
 	}
 }
 
-// Feedback is a receiver's report to one sender about that sender's
-// messages: how many wait unmatched in the receiver's unexpected queue now,
-// and two running counts of arrivals, those that found no posted receive
-// (unexpected) and those that did (expected). The counts let a sender tell
-// "nothing new" from "the receiver kept up", so it only reacts to fresh
-// information. The words live in the channel's control line, next to the
-// return-ring tail, which has the same writer and reader.
+// Feedback is a receiver's report to one sender about that sender's large
+// messages: the current streak of messages that waited for the receiving
+// application (it was away when they came), and two running counts of
+// verdicts, messages that waited and messages whose receive was waiting.
+// The counts let a sender tell "nothing new" from "the receiver kept up",
+// so it only reacts to fresh information. The words live in the channel's
+// control line, next to the return-ring tail, which has the same writer and
+// reader.
 //
-//	writer: the receiver (plain atomic stores, as things change);
+//	writer: the receiver (plain atomic stores, as verdicts come);
 //	reader: the sender, when it picks a protocol for a large message.
 //
 // It is a hint that steers a threshold, not a synchronisation: a stale value
 // only delays the sender's reaction by a message.
-type Feedback struct{ queue, unexp, expected *atomic.Uint32 }
+type Feedback struct{ streak, waited, onTime *atomic.Uint32 }
 
 // Feedback returns the channel's feedback words.
 func (c Channel) Feedback() Feedback {
@@ -222,24 +223,25 @@ func (c Channel) Feedback() Feedback {
 	return Feedback{c.r.u32At(b), c.r.u32At(b + 4), c.r.u32At(b + 8)}
 }
 
-// SetQueue publishes the current unexpected-queue length for this sender.
-func (f Feedback) SetQueue(n int) {
+// SetStreak publishes the current streak of messages that waited.
+func (f Feedback) SetStreak(n int) {
 	v := uint32(min(max(n, 0), math.MaxUint32))
-	if f.queue.Load() != v {
-		f.queue.Store(v)
+	if f.streak.Load() != v {
+		f.streak.Store(v)
 	}
 }
 
-// Arrived counts one arrival, unexpected or matched at once.
-func (f Feedback) Arrived(unexpected bool) {
-	if unexpected {
-		f.unexp.Store(f.unexp.Load() + 1) // single writer
+// Judged counts one verdict: the message waited for the application, or
+// its receive was waiting for it.
+func (f Feedback) Judged(waited bool) {
+	if waited {
+		f.waited.Store(f.waited.Load() + 1) // single writer
 	} else {
-		f.expected.Store(f.expected.Load() + 1)
+		f.onTime.Store(f.onTime.Load() + 1)
 	}
 }
 
-// Load reads the queue length and both arrival counts (which wrap).
-func (f Feedback) Load() (queue int, unexpected, expected uint32) {
-	return int(f.queue.Load()), f.unexp.Load(), f.expected.Load()
+// Load reads the streak and both verdict counts (which wrap).
+func (f Feedback) Load() (streak int, waited, onTime uint32) {
+	return int(f.streak.Load()), f.waited.Load(), f.onTime.Load()
 }

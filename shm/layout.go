@@ -108,7 +108,7 @@ type Layout struct {
 	ChannelStride int64
 	// Offsets inside one channel.
 	RetTailOff  int64 // return-ring tail (own cache line, shared with the feedback word)
-	FeedbackOff int64 // receiver's unexpected-queue report to the sender
+	FeedbackOff int64 // receiver's skew verdicts for the sender (Feedback)
 	RetRingOff  int64 // return-ring entries, uint32 each
 	SlotsOff    int64
 	CellsOff    int64
