@@ -15,7 +15,9 @@ FUZZTIME ?= 30s
 REPS     ?= 5
 COUNT    ?= 10
 CMDS     := hympirun hympi-info
-BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew
+BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
+            osu_barrier osu_ibarrier osu_bcast osu_reduce osu_allreduce \
+            osu_gather osu_scatter osu_allgather osu_alltoall
 WITH_OMPI ?= 0
 
 .PHONY: all build test vet race fuzz demo compare-ompi bench-compare bench-modes bench-skew clean
