@@ -306,13 +306,17 @@ func (r *runner) nonBlocking(start Start, size, iters, skip int) (NBCStats, erro
 			return NBCStats{}, err
 		}
 		t1 := mpi.Wtime()
-		tests, err := dummyCompute(pure, req, r.o.Probes)
+		tests, done, err := dummyCompute(pure, req, r.o.Probes)
 		if err != nil {
 			return NBCStats{}, err
 		}
 		t2 := mpi.Wtime()
-		if _, err := req.Wait(); err != nil {
-			return NBCStats{}, err
+		// A request that Test saw complete is freed, as MPI_Test sets it
+		// to MPI_REQUEST_NULL: only an unfinished one is waited for.
+		if !done {
+			if _, err := req.Wait(); err != nil {
+				return NBCStats{}, err
+			}
 		}
 		t3 := mpi.Wtime()
 		if i >= skip {
@@ -348,9 +352,10 @@ const computeDim = 25
 var sink float32
 
 // dummyCompute keeps the CPU busy for about seconds, as OSU's dummy_compute
-// does, calling req.Test probes times along the way; it returns the time
-// spent in those calls.
-func dummyCompute(seconds float64, req *mpi.Request, probes int) (float64, error) {
+// does, calling req.Test probes times along the way (until one reports
+// completion); it returns the time spent in those calls and whether the
+// request completed.
+func dummyCompute(seconds float64, req *mpi.Request, probes int) (tests float64, done bool, err error) {
 	var a [computeDim][computeDim]float32
 	var x, y [computeDim]float32
 	for i := range computeDim {
@@ -359,22 +364,21 @@ func dummyCompute(seconds float64, req *mpi.Request, probes int) (float64, error
 			a[i][j] = 2
 		}
 	}
-	var tests float64
 	start := mpi.Wtime()
-	done := 0
+	probed := 0
 	for {
 		elapsed := mpi.Wtime() - start
 		if elapsed >= seconds {
 			break
 		}
 		// Spread the tests evenly over the target time.
-		for probes > 0 && done < probes && elapsed >= seconds*float64(done)/float64(probes) {
+		for !done && probed < probes && elapsed >= seconds*float64(probed)/float64(probes) {
 			t := mpi.Wtime()
-			if _, _, err := req.Test(); err != nil {
-				return tests, err
+			if _, done, err = req.Test(); err != nil {
+				return tests, done, err
 			}
 			tests += mpi.Wtime() - t
-			done++
+			probed++
 		}
 		for i := range computeDim {
 			var s float32
@@ -386,7 +390,7 @@ func dummyCompute(seconds float64, req *mpi.Request, probes int) (float64, error
 		x[0] += y[computeDim-1] * 1e-9
 	}
 	sink = y[0]
-	return tests, nil
+	return tests, done, nil
 }
 
 // statsTag is the point-to-point tag of the per-rank figures sent to rank 0.
