@@ -281,14 +281,18 @@ notes() {
 		bin/osutable -grouped -allow-missing "${all[@]}"
 	fi
 	echo
-	echo "Open MPI: $(mpirun.openmpi --version 2>/dev/null | head -1), mpirun.openmpi ${ompi_args[*]:2} (4 ranks: --oversubscribe --bind-to none --mca mpi_yield_when_idle 1)"
-	if has mpich && [[ -z ${skip_impl[mpich]:-} ]]; then
-		echo "MPICH: $(mpichversion 2>/dev/null | head -1 | tr -s ' \t' ' '), mpiexec.mpich ${mpich_launch[*]} -n N (-bind-to core up to $(nproc) ranks)"
-	fi
 	over=
 	for n in $COLL_RANKS; do
 		if ((n > $(nproc))); then over+=" $n"; fi
 	done
+	echo -n "Open MPI: $(mpirun.openmpi --version 2>/dev/null | head -1), mpirun.openmpi ${ompi_args[*]:2}"
+	if [[ -n $over ]]; then
+		echo -n " (oversubscribed: --oversubscribe --bind-to none --mca mpi_yield_when_idle 1)"
+	fi
+	echo
+	if has mpich && [[ -z ${skip_impl[mpich]:-} ]]; then
+		echo "MPICH: $(mpichversion 2>/dev/null | head -1 | tr -s ' \t' ' '), mpiexec.mpich ${mpich_launch[*]} -n N (-bind-to core up to $(nproc) ranks)"
+	fi
 	if [[ -n $over ]]; then
 		echo -n "\\* oversubscribed:$over ranks on $(nproc) CPUs"
 		if [[ -n $OVERSUB_ITERS ]]; then
