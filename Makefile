@@ -4,6 +4,8 @@
 #   make test          vet, unit and multi-process tests, race detector on the engine
 #   make demo          2-rank latency and bandwidth demo
 #   make compare-ompi  side-by-side point-to-point table against Open MPI (installs it)
+#   make compare-coll  collectives (barrier, bcast, allreduce; 2 and 4 ranks), hympi-Go against Open MPI (REPS)
+#   make compare       hympi-C, hympi-Go, Open MPI, MPICH: pt2pt and collectives, one table + SVG in bench/results/ (REPS)
 #   make fuzz          run each fuzz target for FUZZTIME (default 30s)
 #   make bench-compare REF=main   benchstat: a git ref against the working tree
 #   make bench-skew    process-skew benchmark, off/auto/always, table + skew.svg (REPS)
@@ -15,10 +17,12 @@ FUZZTIME ?= 30s
 REPS     ?= 5
 COUNT    ?= 10
 CMDS     := hympirun hympi-info
-BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew
+BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
+            osu_barrier osu_ibarrier osu_bcast osu_reduce osu_allreduce \
+            osu_gather osu_scatter osu_allgather osu_alltoall
 WITH_OMPI ?= 0
 
-.PHONY: all build test vet race fuzz demo compare-ompi bench-compare bench-modes bench-skew clean
+.PHONY: all build test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew clean
 
 all: build
 
@@ -53,6 +57,12 @@ demo: build
 
 compare-ompi: build
 	REPS=$(REPS) bash bench/compare_ompi.sh
+
+compare-coll: build
+	REPS=$(REPS) bash bench/compare_coll.sh
+
+compare: build
+	REPS=$(REPS) bash bench/compare.sh
 
 bench-modes: build
 	REPS=$(REPS) WITH_OMPI=$(WITH_OMPI) bash bench/modes.sh

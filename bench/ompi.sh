@@ -62,3 +62,25 @@ ompi_setup() {
 		fi
 	fi
 }
+
+# ompi_args_for N sets the array ompi_run to the mpirun.openmpi arguments
+# of an N-rank job over the same transport as ompi_args. Beyond the CPUs
+# of this machine the job is oversubscribed: Open MPI then needs
+# --oversubscribe, ranks are left unbound (--bind-to none), and
+# mpi_yield_when_idle makes a waiting rank yield its CPU instead of
+# spinning through its whole time slice while the rank it waits for is
+# descheduled (without it a 4-rank collective on 2 cores takes
+# milliseconds).
+ompi_args_for() {
+	local n=$1
+	if [[ ${ompi_args[0]} != -np || ${ompi_args[2]} != --bind-to ]]; then
+		echo "ompi: unexpected ompi_args '${ompi_args[*]}'" >&2
+		return 1
+	fi
+	local rest=("${ompi_args[@]:4}")
+	if ((n > $(nproc))); then
+		ompi_run=(-np "$n" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 "${rest[@]}")
+	else
+		ompi_run=(-np "$n" --bind-to core "${rest[@]}")
+	fi
+}

@@ -1,15 +1,17 @@
 /*
  * osu_pt2pt: point-to-point latency and bandwidth in the manner of the OSU
- * micro-benchmarks (osu_latency, osu_bw), written for hympi so that the same
- * algorithm runs under any MPI library (Open MPI, MPICH, hympi's C ABI) and
- * its output can be laid beside bench/osu_latency and bench/osu_bw.
+ * micro-benchmarks (osu_latency, osu_bw, osu_bibw), written for hympi so that
+ * the same algorithm runs under any MPI library (Open MPI, MPICH, hympi's C
+ * ABI) and its output can be laid beside bench/osu_latency, bench/osu_bw and
+ * bench/osu_bibw.
  *
- * Usage: mpirun -np 2 osu_pt2pt latency|bw [-m [MIN:]MAX] [-i ITERS]
+ * Usage: mpirun -np 2 osu_pt2pt latency|bw|bibw [-m [MIN:]MAX] [-i ITERS]
  *                                         [-x WARMUP] [-W WINDOW] [-reps N]
  *                                         [-b reuse|fresh] [-pool MiB]
  *
  * Output is OSU's format: '#' header lines, then "%-10d%18.2f" rows
- * (latency in microseconds, bandwidth in MB/s with 1 MB = 1e6 bytes).
+ * (latency in microseconds, bandwidth in MB/s with 1 MB = 1e6 bytes; bibw
+ * counts both directions, as OSU's osu_bibw does).
  * With -reps N the whole sweep runs N times and each row is the median over
  * the N sweeps, because a single sweep on a shared machine is noisy.
  *
@@ -58,13 +60,14 @@ enum {
 	TAG_LAT = 1,
 	TAG_BW = 100,
 	TAG_ACK = 101,
+	TAG_BIBW_BACK = 10, /* bibw: rank 1 to rank 0 (bench/osu_bibw's tags) */
 };
 
 #define DEFAULT_MAX_SIZE (4L << 20)
 #define MIN_FRESH_POOL (64L << 20)
 #define MAX_FRESH_POOL (1L << 30)
 
-enum mode { MODE_LATENCY, MODE_BW };
+enum mode { MODE_LATENCY, MODE_BW, MODE_BIBW };
 
 struct options {
 	enum mode mode;
@@ -91,13 +94,13 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: osu_pt2pt latency|bw [-m [MIN:]MAX] [-i ITERS] [-x WARMUP]\n"
-	        "                            [-W WINDOW] [-reps N] [-b reuse|fresh] [-pool MiB]\n"
+	        "usage: osu_pt2pt latency|bw|bibw [-m [MIN:]MAX] [-i ITERS] [-x WARMUP]\n"
+	        "                                 [-W WINDOW] [-reps N] [-b reuse|fresh] [-pool MiB]\n"
 	        "  -m     message size range in bytes (default 0:%ld for latency,\n"
-	        "         1:%ld for bw)\n"
+	        "         1:%ld for bw and bibw)\n"
 	        "  -i     timed iterations per size (default: OSU's, fewer above %d B)\n"
 	        "  -x     warm-up iterations per size (default: OSU's)\n"
-	        "  -W     bw window: sends in flight per iteration (default %d)\n"
+	        "  -W     bw/bibw window: sends in flight per iteration and direction (default %d)\n"
 	        "  -reps  repeat the sweep N times and print per-size medians (default 1)\n"
 	        "  -b     message buffers: reuse (OSU's, one per side, default) or fresh\n"
 	        "         (each message in the next slot of a pool larger than the caches)\n"
@@ -146,8 +149,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 	if (strcmp(argv[1], "latency") == 0) {
 		o->mode = MODE_LATENCY;
 		o->min_size = 0;
-	} else if (strcmp(argv[1], "bw") == 0) {
-		o->mode = MODE_BW;
+	} else if (strcmp(argv[1], "bw") == 0 || strcmp(argv[1], "bibw") == 0) {
+		o->mode = strcmp(argv[1], "bw") == 0 ? MODE_BW : MODE_BIBW;
 		o->min_size = 1; /* OSU's bw starts at 1: a 0-byte rate is meaningless */
 	} else {
 		return -1;
@@ -433,6 +436,37 @@ static double bandwidth(int rank, struct slots *sbuf, struct slots *rbuf, long s
 	return 0;
 }
 
+/* bibw returns MB/s (1e6 bytes) of both directions together, as rank 0
+ * sees it: in each iteration both ranks post a window of receives, then a
+ * window of sends, and wait for all of them (OSU's osu_bibw; bench/osu_bibw
+ * does the same with the same tags). */
+static double bibw(int rank, struct slots *sbuf, struct slots *rbuf, long size,
+                   int iters, int skip, int window, MPI_Request *reqs)
+{
+	double t_start = 0, t_end;
+	int n = (int)size;
+	int peer = rank == 0 ? 1 : 0;
+	int send_tag = rank == 0 ? TAG_BW : TAG_BIBW_BACK;
+	int recv_tag = rank == 0 ? TAG_BIBW_BACK : TAG_BW;
+	MPI_Request *rreqs = reqs, *sreqs = reqs + window;
+
+	CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	for (int i = 0; i < iters + skip; i++) {
+		if (i == skip)
+			t_start = MPI_Wtime();
+		for (int j = 0; j < window; j++)
+			CHECK(MPI_Irecv(slots_next(rbuf), n, MPI_CHAR, peer, recv_tag, MPI_COMM_WORLD,
+			                &rreqs[j]));
+		for (int j = 0; j < window; j++)
+			CHECK(MPI_Isend(slots_next(sbuf), n, MPI_CHAR, peer, send_tag, MPI_COMM_WORLD,
+			                &sreqs[j]));
+		CHECK(MPI_Waitall(window, sreqs, MPI_STATUSES_IGNORE));
+		CHECK(MPI_Waitall(window, rreqs, MPI_STATUSES_IGNORE));
+	}
+	t_end = MPI_Wtime();
+	return (double)size / 1e6 * iters * window * 2 / (t_end - t_start);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -498,11 +532,11 @@ int main(int argc, char **argv)
 		long least = slot_stride(o.max_size, sysconf(_SC_PAGESIZE));
 		len = pool > least ? pool : least;
 	}
-	int sends = o.mode == MODE_LATENCY || rank == 0;
-	int recvs = o.mode == MODE_LATENCY || rank == 1;
+	int sends = o.mode != MODE_BW || rank == 0;
+	int recvs = o.mode != MODE_BW || rank == 1;
 	char *sbuf = sends ? alloc_touched(len, 'a') : NULL;
 	char *rbuf = recvs ? alloc_touched(len, 'b') : NULL;
-	MPI_Request *reqs = malloc(sizeof *reqs * (size_t)o.window);
+	MPI_Request *reqs = malloc(sizeof *reqs * 2 * (size_t)o.window);
 	int nsizes = 0;
 	for (long s = o.min_size; s <= o.max_size; s = next_size(s))
 		nsizes++;
@@ -520,10 +554,14 @@ int main(int argc, char **argv)
 			schedule(&o, s, &iters, &skip);
 			struct slots ss = slots_for(sbuf, len, o.fresh, s);
 			struct slots rs = slots_for(rbuf, len, o.fresh, s);
-			samples[k * o.reps + r] =
-			    o.mode == MODE_LATENCY
-			        ? latency(rank, &ss, &rs, s, iters, skip)
-			        : bandwidth(rank, &ss, &rs, s, iters, skip, o.window, reqs);
+			double v;
+			if (o.mode == MODE_LATENCY)
+				v = latency(rank, &ss, &rs, s, iters, skip);
+			else if (o.mode == MODE_BW)
+				v = bandwidth(rank, &ss, &rs, s, iters, skip, o.window, reqs);
+			else
+				v = bibw(rank, &ss, &rs, s, iters, skip, o.window, reqs);
+			samples[k * o.reps + r] = v;
 		}
 	}
 
@@ -531,8 +569,9 @@ int main(int argc, char **argv)
 		char lib[128];
 		library_name(lib, sizeof lib);
 		int lat = o.mode == MODE_LATENCY;
-		/* Same two header lines as bench/osu_latency and bench/osu_bw. */
-		printf("# hympi %s (C, %s)", lat ? "osu_latency" : "osu_bw", lib);
+		/* Same two header lines as bench/osu_latency, osu_bw and osu_bibw. */
+		const char *name = lat ? "osu_latency" : o.mode == MODE_BW ? "osu_bw" : "osu_bibw";
+		printf("# hympi %s (C, %s)", name, lib);
 		if (o.fresh)
 			printf(", fresh buffers (pool of %ld MiB per side)", len >> 20);
 		if (o.reps > 1)

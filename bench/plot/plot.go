@@ -302,3 +302,42 @@ func label(v float64) string {
 	}
 	return s
 }
+
+// WriteStack renders several plots one above the other in one SVG
+// document, each at its own size (the widest sets the document's width).
+// It fails, writing nothing, if there is no plot or any plot would fail
+// alone.
+func WriteStack(w io.Writer, plots []Plot) error {
+	if len(plots) == 0 {
+		return errors.New("plot: no plots")
+	}
+	var inner []string
+	width, height := 0, 0
+	for _, p := range plots {
+		var b strings.Builder
+		if err := Write(&b, p); err != nil {
+			return err
+		}
+		if p.Width == 0 {
+			p.Width = defaultWidth
+		}
+		if p.Height == 0 {
+			p.Height = defaultHeight
+		}
+		// A nested <svg> is placed by its x and y attributes.
+		inner = append(inner, strings.Replace(b.String(), "<svg ", fmt.Sprintf(`<svg x="0" y="%d" `, height), 1))
+		width = max(width, p.Width)
+		height += p.Height
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d">`+"\n", width, height, width, height)
+	for _, s := range inner {
+		b.WriteString(s)
+	}
+	b.WriteString("</svg>\n")
+	bw := bufio.NewWriter(w)
+	if _, err := bw.WriteString(b.String()); err != nil {
+		return err
+	}
+	return bw.Flush()
+}

@@ -183,3 +183,28 @@ func TestLabel(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteStack(t *testing.T) {
+	p := Plot{Title: "a", Series: []Series{{Name: "s", Points: []Point{{1, 1}, {2, 3}}}}}
+	q := p
+	q.Title, q.Height = "b", 300
+	var b strings.Builder
+	if err := WriteStack(&b, []Plot{p, q}); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	for _, want := range []string{`width="720" height="740"`, `<svg x="0" y="0" `, `<svg x="0" y="440" `, ">a</text>", ">b</text>"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q in\n%.300s", want, s)
+		}
+	}
+	if err := xml.Unmarshal([]byte(s), new(struct{})); err != nil {
+		t.Errorf("not well-formed: %v", err)
+	}
+	if err := WriteStack(&b, nil); err == nil {
+		t.Error("no plots: no error")
+	}
+	if err := WriteStack(&b, []Plot{p, {Title: "empty"}}); err == nil {
+		t.Error("a plot with no series: no error")
+	}
+}

@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/xml"
 	"go/parser"
 	"go/token"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -267,4 +270,79 @@ func shellSplit(t *testing.T, s string) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// TestGrouped covers the one-table form of bench/compare.sh: groups of
+// different kinds, a sizeless barrier, -relative, a set with no outputs
+// (n/a) under -allow-missing, and the SVG of the multi-size groups.
+func TestGrouped(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "out.svg")
+	args := []string{"-grouped", "-relative", "Open MPI", "-allow-missing", "-sizes", ":2048", "-svg", svg,
+		"barrier n=2:hympi=testdata/grouped/barrier.go.txt",
+		"barrier n=2:Open MPI=testdata/grouped/barrier.ompi.txt",
+		"barrier n=2:MPICH=testdata/nope.*",
+		"lat:hympi=testdata/lat.hympi.*.txt",
+		"lat:Open MPI=testdata/lat.ompi.*.txt",
+		"bw:hympi=testdata/bw.hympi.1.txt",
+		"bw:Open MPI=testdata/bw.ompi.1.txt",
+		"bw:MPICH=testdata/osu73.ompi.bw.txt",
+		"none:hympi=testdata/nope*",
+	}
+	want := "Medians of 1–3 runs; latency in us (lower is better), bandwidth in MB/s (higher is better); " +
+		"Open MPI in its unit, every other column as a ratio to Open MPI; n/a: no result (not built, skipped or failed)\n\n" +
+		"| Benchmark        | Size | hympi | Open MPI | MPICH |\n" +
+		"|:-----------------|-----:|------:|---------:|------:|\n" +
+		"| barrier n=2 (us) |    0 |  3.00 |     0.40 |   n/a |\n" +
+		"| lat (us)         |    0 |  1.71 |     0.21 |   n/a |\n" +
+		"| lat (us)         |    1 |  1.04 |     0.25 |   n/a |\n" +
+		"| lat (us)         |    2 |  1.00 |     0.25 |   n/a |\n" +
+		"| lat (us)         |    4 |  0.96 |     0.25 |   n/a |\n" +
+		"| lat (us)         |    8 |  1.00 |     0.25 |   n/a |\n" +
+		"| lat (us)         |   16 |  1.00 |     0.28 |   n/a |\n" +
+		"| lat (us)         |   32 |  1.44 |     0.27 |   n/a |\n" +
+		"| lat (us)         |   64 |  1.07 |     0.30 |   n/a |\n" +
+		"| lat (us)         |  128 |  1.47 |     0.30 |   n/a |\n" +
+		"| lat (us)         |  256 |  1.61 |     0.36 |   n/a |\n" +
+		"| lat (us)         |  512 |  0.91 |     0.54 |   n/a |\n" +
+		"| lat (us)         | 1024 |  0.82 |     0.71 |   n/a |\n" +
+		"| lat (us)         | 2048 |  0.79 |     1.02 |   n/a |\n" +
+		"| bw (MB/s)        | 1024 |  0.42 |  4118.32 |  0.90 |\n" +
+		"| bw (MB/s)        | 2048 |  1.18 |  4792.45 |  1.01 |\n" +
+		"| none             |    – |   n/a |      n/a |   n/a |\n"
+	var stdout, stderr bytes.Buffer
+	if err := run(&stdout, &stderr, args); err != nil {
+		t.Fatal(err)
+	}
+	if got := stdout.String(); got != want {
+		t.Errorf("output:\n%s\nwant:\n%s", got, want)
+	}
+	data, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	// Two panels (lat and bw; the barrier has one size), inside one document.
+	if strings.Count(s, "<svg ") != 3 || !strings.Contains(s, ">lat</text>") || !strings.Contains(s, ">bw</text>") ||
+		strings.Contains(s, ">barrier n=2</text>") {
+		t.Errorf("svg panels wrong:\n%.400s", s)
+	}
+	if err := xml.Unmarshal(data, new(struct{})); err != nil {
+		t.Errorf("svg is not well-formed XML: %v", err)
+	}
+
+	for _, tt := range []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"-grouped", "lat=testdata/lat.ompi.1.txt"}, "is not GROUP:NAME=FILE"},
+		{[]string{"-grouped", ":a=testdata/lat.ompi.1.txt"}, "is not GROUP:NAME=FILE"},
+		{[]string{"-grouped", "g:a=testdata/nope.*"}, `no file matches "testdata/nope.*"`},
+		{[]string{"-grouped", "g:a=testdata/lat.ompi.1.txt", "g:b=testdata/bw.ompi.1.txt"}, "a has latency results but b has bandwidth in g"},
+		{[]string{"-grouped", "-relative", "c", "g:a=testdata/lat.ompi.1.txt"}, `-relative "c": no NAME=FILE argument gives it`},
+	} {
+		var stdout, stderr bytes.Buffer
+		if err := run(&stdout, &stderr, tt.args); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("%v: error %v, want one containing %q", tt.args, err, tt.wantErr)
+		}
+	}
 }

@@ -221,3 +221,25 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseSizeless reads OSU's barrier table, which has no size column,
+// as rows of size 0, and keeps rejecting tables of two kinds.
+func TestParseSizeless(t *testing.T) {
+	out := "# OSU MPI Barrier Latency Test v5.8\n" +
+		"# Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations\n" +
+		"             1.23              0.50              2.00        1000\n"
+	res, err := Parse(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Kind != Latency || len(res.Rows) != 1 || res.Rows[0] != (Row{0, 1.23}) {
+		t.Errorf("got %+v", res)
+	}
+	mixed := out + "# Size      Bandwidth (MB/s)\n8 1.0\n"
+	if _, err := Parse(strings.NewReader(mixed)); err == nil {
+		t.Error("barrier table followed by a bandwidth table parsed")
+	}
+	if _, err := Parse(strings.NewReader("# Avg Latency(us)\n")); err == nil {
+		t.Error("barrier header without rows parsed")
+	}
+}

@@ -34,9 +34,12 @@ const ompiTag = "]<stdout>:"
 // notices, blank lines) is skipped: only lines after the "# Size" column
 // header whose first two fields are a size and a finite number are rows.
 // Extra columns (OSU's -f: min, max, iterations) are ignored.
+//
+// OSU's barriers print a table without a size column ("# Avg Latency(us)"
+// and rows of values alone); their rows read as size 0.
 func Parse(r io.Reader) (Result, error) {
 	var res Result
-	header := false
+	header, sizeless := false, false
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := sc.Text()
@@ -57,11 +60,22 @@ func Parse(r io.Reader) (Result, error) {
 				if res.Kind != 0 && res.Kind != k {
 					return Result{}, fmt.Errorf("osu: output mixes %v and %v tables", res.Kind, k)
 				}
-				res.Kind, header = k, true
+				res.Kind, header, sizeless = k, true, false
+			} else if strings.HasPrefix(text, "Avg Latency") {
+				if res.Kind != 0 && res.Kind != Latency {
+					return Result{}, fmt.Errorf("osu: output mixes %v and %v tables", res.Kind, Latency)
+				}
+				res.Kind, header, sizeless = Latency, true, true
 			}
 			continue
 		}
 		if !header {
+			continue
+		}
+		if sizeless {
+			if v, ok := parseValue(strings.Fields(line)); ok {
+				res.Rows = append(res.Rows, Row{0, v})
+			}
 			continue
 		}
 		if row, ok := parseRow(line); ok {
@@ -106,4 +120,16 @@ func parseRow(line string) (Row, bool) {
 		return Row{}, false
 	}
 	return Row{size, v}, true
+}
+
+// parseValue reads the first field of a sizeless row.
+func parseValue(f []string) (float64, bool) {
+	if len(f) < 1 {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
 }
