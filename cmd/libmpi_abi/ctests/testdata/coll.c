@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 		all[2 * root] = 77;
 		all[2 * root + 1] = 78;
 		CHECK_RC(MPI_Gather(MPI_IN_PLACE, 2, MPI_INT, all, 2, MPI_INT, root, MPI_COMM_WORLD));
-		CHECK(all[2 * root] == 77 && all[0] == 0);
+		CHECK(all[2 * root] == 77 && all[2 * root + 1] == 78 && (root == 0 || all[0] == 0));
 	} else {
 		CHECK_RC(MPI_Gather(two, 2, MPI_INT, NULL, 0, MPI_INT, root, MPI_COMM_WORLD));
 	}
