@@ -7,6 +7,7 @@
 #   make fuzz          run each fuzz target for FUZZTIME (default 30s)
 #   make bench-compare REF=main   benchstat: a git ref against the working tree
 #   make bench-skew    process-skew benchmark, off/auto/always, table + skew.svg (REPS)
+#   make bench-cabi    C ABI call costs and C-path latency
 #   make bench-modes   HYMPI_DIRECT=off/auto/always tables, reuse and fresh buffers (REPS, WITH_OMPI=1)
 
 GO       ?= go
@@ -18,7 +19,7 @@ CMDS     := hympirun hympi-info hympicc
 BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew
 WITH_OMPI ?= 0
 
-.PHONY: all build cabi generate test vet race fuzz demo compare-ompi bench-compare bench-modes bench-skew clean
+.PHONY: all build cabi generate bench-cabi test vet race fuzz demo compare-ompi bench-compare bench-modes bench-skew clean
 
 all: build
 
@@ -75,6 +76,13 @@ bench-modes: build
 
 bench-skew: build
 	REPS=$(REPS) bash bench/skew.sh
+
+# C ABI costs: ns per call (C-only, bare C->Go, one Go entry) and the 1-byte
+# ping-pong latency through libmpi_abi, beside the Go osu_latency.
+bench-cabi: build
+	$(BIN)/hympicc -O2 -o $(BIN)/cabi_callcost bench/c/cabi_callcost.c
+	$(BIN)/hympirun -n 2 $(BIN)/cabi_callcost
+	$(BIN)/hympirun -n 2 $(BIN)/osu_latency -m 0:8
 
 bench-compare:
 	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<git ref> [COUNT=10]"; exit 2; }
