@@ -268,3 +268,18 @@ func TestHympiccShowme(t *testing.T) {
 		t.Errorf("compile-only line %q (%v) links", out, err)
 	}
 }
+
+// An unmodified third-party benchmark (OSU osu_latency, BSD) builds with
+// hympicc and runs to the end.
+func TestThirdParty(t *testing.T) {
+	exe := filepath.Join(dir, "osu_latency")
+	src := filepath.Join("testdata", "third_party", "osu", "osu_latency.c")
+	cmd := exec.Command(filepath.Join(dir, "hympicc"), "-O2", `-DPACKAGE_VERSION="3.1.1"`, src, "-o", exe)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hympicc osu_latency.c: %v\n%s", err, out)
+	}
+	out, err := runJob(t, 2, exe)
+	if err != nil || !strings.Contains(out, "# OSU MPI Latency Test") || !regexp.MustCompile(`(?m)^4194304\s+\d+\.\d+$`).MatchString(out) {
+		t.Fatalf("osu_latency: %v\n%s", err, out)
+	}
+}
