@@ -180,7 +180,7 @@ static void hc_fatal(const char *fn, int code, int forked)
 	else
 		fprintf(stderr, "hympi: rank %d: %s: %s%s%s%s\n", hc_world_rank, fn, hc_code_string(code),
 			detail ? " (" : "", detail ? detail : "", detail ? ")" : "");
-	fflush(stderr);
+	fflush(NULL); /* the program's buffered output too: exit paths below skip stdio */
 	int cls = MPI_ERR_OTHER;
 	hc_class_of(code, &cls);
 	if (cls <= 0 || cls > 255) cls = 1;
@@ -365,6 +365,7 @@ int PMPI_Finalized(int *flag) { *flag = hc_finalized; return MPI_SUCCESS; }
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
 	(void)comm;
+	fflush(NULL);
 	if (hc_forked) _exit(errorcode ? errorcode : 1);
 	if (hc_initialized && !hc_finalized) hympi_go_abort(errorcode);
 	exit(errorcode);
