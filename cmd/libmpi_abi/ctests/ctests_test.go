@@ -123,7 +123,7 @@ func compile(t *testing.T, name string) string {
 	err, ok := built[name]
 	if !ok {
 		cmd := exec.Command(filepath.Join(dir, "hympicc"), "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter",
-			"-O1", filepath.Join("testdata", name+".c"), "-o", exe)
+			"-O1", "-pthread", filepath.Join("testdata", name+".c"), "-o", exe)
 		if out, cerr := cmd.CombinedOutput(); cerr != nil {
 			err = fmt.Errorf("hympicc %s.c: %v\n%s", name, cerr, out)
 		}
@@ -159,6 +159,7 @@ func TestCPrograms(t *testing.T) {
 		{"requests", []int{1, 2, 4}, false},
 		{"errors", []int{1, 3}, false},
 		{"fork", []int{1, 2}, false},
+		{"threads", []int{1, 2, 4}, false},
 		{"coll", []int{1, 2, 3, 4}, true},
 		{"comm", []int{1, 2, 4}, true},
 	}
