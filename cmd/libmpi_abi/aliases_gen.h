@@ -122,6 +122,22 @@
 #pragma weak MPI_Win_fromint = PMPI_Win_fromint
 #endif
 
+#ifdef HC_ALIASES_info
+#pragma weak MPI_Info_create = PMPI_Info_create
+#pragma weak MPI_Info_create_env = PMPI_Info_create_env
+#pragma weak MPI_Info_set = PMPI_Info_set
+#pragma weak MPI_Info_delete = PMPI_Info_delete
+#pragma weak MPI_Info_get = PMPI_Info_get
+#pragma weak MPI_Info_get_string = PMPI_Info_get_string
+#pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
+#pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
+#pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
+#pragma weak MPI_Info_dup = PMPI_Info_dup
+#pragma weak MPI_Info_free = PMPI_Info_free
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+#endif
+
 #ifdef HC_ALIASES_p2p
 #pragma weak MPI_Comm_size = PMPI_Comm_size
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank

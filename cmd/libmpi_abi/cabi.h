@@ -24,6 +24,7 @@ enum {
 	HK_OP = 4,
 	HK_ERRH = 5,
 	HK_TYPE = 6,
+	HK_INFO = 7,
 };
 
 #define HC_KIND_SHIFT 24

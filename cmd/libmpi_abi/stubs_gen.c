@@ -57,14 +57,12 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) { return hc_unsupported("MPI_Comm_detach_buffer"); }
 int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) { return hc_unsupported("MPI_Comm_detach_buffer_c"); }
 int PMPI_Comm_flush_buffer(MPI_Comm comm) { return hc_unsupported("MPI_Comm_flush_buffer"); }
-int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) { return hc_unsupported("MPI_Comm_get_info"); }
 int PMPI_Comm_get_parent(MPI_Comm *parent) { return hc_unsupported("MPI_Comm_get_parent"); }
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) { return hc_unsupported("MPI_Comm_idup"); }
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request) { return hc_unsupported("MPI_Comm_idup_with_info"); }
 int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Comm_iflush_buffer"); }
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return hc_unsupported("MPI_Comm_join"); }
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) { return hc_unsupported("MPI_Comm_remote_group"); }
-int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) { return hc_unsupported("MPI_Comm_set_info"); }
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn"); }
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn_multiple"); }
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) { return hc_unsupported("MPI_Compare_and_swap"); }
@@ -216,17 +214,6 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
 int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_alltoallv_c"); }
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_alltoallw"); }
 int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_alltoallw_c"); }
-int PMPI_Info_create(MPI_Info *info) { return hc_unsupported("MPI_Info_create"); }
-int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info) { return hc_unsupported("MPI_Info_create_env"); }
-int PMPI_Info_delete(MPI_Info info, const char *key) { return hc_unsupported("MPI_Info_delete"); }
-int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo) { return hc_unsupported("MPI_Info_dup"); }
-int PMPI_Info_free(MPI_Info *info) { return hc_unsupported("MPI_Info_free"); }
-int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag) { return hc_unsupported("MPI_Info_get"); }
-int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys) { return hc_unsupported("MPI_Info_get_nkeys"); }
-int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key) { return hc_unsupported("MPI_Info_get_nthkey"); }
-int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag) { return hc_unsupported("MPI_Info_get_string"); }
-int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag) { return hc_unsupported("MPI_Info_get_valuelen"); }
-int PMPI_Info_set(MPI_Info info, const char *key, const char *value) { return hc_unsupported("MPI_Info_set"); }
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm, int remote_leader, int tag, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_create"); }
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_create_from_groups"); }
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_merge"); }
@@ -539,14 +526,12 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
 #pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
 #pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
-#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
 #pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
 #pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
 #pragma weak MPI_Comm_join = PMPI_Comm_join
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
-#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
 #pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple
 #pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
@@ -698,17 +683,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Ineighbor_alltoallv_c = PMPI_Ineighbor_alltoallv_c
 #pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
 #pragma weak MPI_Ineighbor_alltoallw_c = PMPI_Ineighbor_alltoallw_c
-#pragma weak MPI_Info_create = PMPI_Info_create
-#pragma weak MPI_Info_create_env = PMPI_Info_create_env
-#pragma weak MPI_Info_delete = PMPI_Info_delete
-#pragma weak MPI_Info_dup = PMPI_Info_dup
-#pragma weak MPI_Info_free = PMPI_Info_free
-#pragma weak MPI_Info_get = PMPI_Info_get
-#pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
-#pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
-#pragma weak MPI_Info_get_string = PMPI_Info_get_string
-#pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
-#pragma weak MPI_Info_set = PMPI_Info_set
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
 #pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge

@@ -151,6 +151,34 @@ int main(int argc, char **argv)
 	CHECK(MPI_Comm_fromint(0x102) == MPI_COMM_SELF);
 	CHECK(MPI_Type_toint(MPI_INT) == 0x209);
 
+	/* Info objects. */
+	MPI_Info info, info2;
+	char ival[MPI_MAX_INFO_VAL];
+	int nkeys, vlen;
+	CHECK_RC(MPI_Info_create(&info));
+	CHECK((intptr_t)info >= 0x1000);
+	CHECK_RC(MPI_Info_set(info, "a", "1"));
+	CHECK_RC(MPI_Info_set(info, "b", "two"));
+	CHECK_RC(MPI_Info_set(info, "a", "one"));
+	CHECK_RC(MPI_Info_get_nkeys(info, &nkeys));
+	CHECK(nkeys == 2);
+	CHECK_RC(MPI_Info_dup(info, &info2));
+	CHECK_RC(MPI_Info_delete(info, "a"));
+	CHECK_RC(MPI_Info_get_valuelen(info2, "a", &vlen, &flag));
+	CHECK(flag && vlen == 3);
+	int buflen = sizeof ival;
+	CHECK_RC(MPI_Info_get_string(info2, "a", &buflen, ival, &flag));
+	CHECK(flag && strcmp(ival, "one") == 0 && buflen == 4);
+	CHECK_RC(MPI_Info_get_nthkey(info2, 1, ival));
+	CHECK(strcmp(ival, "b") == 0);
+	CHECK_RC(MPI_Info_get_string(info, "a", &buflen, ival, &flag));
+	CHECK(!flag);
+	CHECK_RC(MPI_Info_get_nkeys(MPI_INFO_ENV, &nkeys));
+	CHECK(nkeys == 0);
+	CHECK_RC(MPI_Info_free(&info));
+	CHECK_RC(MPI_Info_free(&info2));
+	CHECK(info == MPI_INFO_NULL);
+
 	/* Dims_create. */
 	int dims[3] = {0, 0, 0};
 	CHECK_RC(MPI_Dims_create(12, 3, dims));
