@@ -177,25 +177,36 @@
 #pragma weak MPI_Recv_init = PMPI_Recv_init
 #pragma weak MPI_Start = PMPI_Start
 #pragma weak MPI_Startall = PMPI_Startall
+#pragma weak MPI_Pack_size = PMPI_Pack_size
+#pragma weak MPI_Pack = PMPI_Pack
+#pragma weak MPI_Unpack = PMPI_Unpack
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 #endif
 
 #ifdef HC_ALIASES_types
-#pragma weak MPI_Type_size = PMPI_Type_size
-#pragma weak MPI_Type_size_c = PMPI_Type_size_c
-#pragma weak MPI_Type_size_x = PMPI_Type_size_x
-#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
-#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
-#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
-#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
-#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
-#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
-#pragma weak MPI_Type_get_name = PMPI_Type_get_name
-#pragma weak MPI_Type_set_name = PMPI_Type_set_name
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
 #pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
 #pragma weak MPI_Type_dup = PMPI_Type_dup
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+#pragma weak MPI_Type_size = PMPI_Type_size
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
 #pragma weak MPI_Type_commit = PMPI_Type_commit
 #pragma weak MPI_Type_free = PMPI_Type_free
 #pragma weak MPI_Get_count_c = PMPI_Get_count_c

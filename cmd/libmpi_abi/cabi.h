@@ -78,12 +78,29 @@ HC_HIDDEN int hc_error(int ci, int code, const char *fn);
 HC_HIDDEN int hc_req_error(int packed, const char *fn);
 HC_HIDDEN int hc_comm_index(MPI_Comm c);
 HC_HIDDEN void hc_set_errmsg(const char *msg, int n);
+#define HC_MSG(lit) hc_set_errmsg(lit, (int)sizeof(lit) - 1)
 
 /* Datatypes. hc_type_size is the size in bytes of one element (-1 if dt
  * is not a usable datatype); hc_type_base gives the predefined type the
  * element is made of and how many of it. */
 HC_HIDDEN int64_t hc_type_size(MPI_Datatype dt);
 HC_HIDDEN int hc_type_base(MPI_Datatype dt, intptr_t *base, int64_t *nbase);
+/* Non-contiguous types travel packed: hc_type_contig says whether dt's
+ * elements lie back to back (no packing needed); pack/unpack copy count
+ * elements between a user buffer and a packed one (unpack stops after
+ * bytes bytes). */
+HC_HIDDEN int hc_type_contig(MPI_Datatype dt);
+HC_HIDDEN void hc_type_pack(MPI_Datatype dt, int64_t count, const void *buf, void *packed);
+HC_HIDDEN void hc_type_unpack(MPI_Datatype dt, int64_t count, const void *packed, int64_t bytes, void *buf);
+/* The same for Go, which holds handles as integers. */
+static inline void hc_pack_h(intptr_t dt, int64_t count, const void *buf, void *packed)
+{
+	hc_type_pack((MPI_Datatype)dt, count, buf, packed);
+}
+static inline void hc_unpack_h(intptr_t dt, int64_t count, const void *packed, int64_t bytes, void *buf)
+{
+	hc_type_unpack((MPI_Datatype)dt, count, packed, bytes, buf);
+}
 
 /* Reductions the engine has no native form for (long double, complex,
  * MINLOC/MAXLOC pairs): applied in C. */

@@ -3,6 +3,7 @@
  * In-place arguments are resolved here where it is pointer arithmetic.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cabi.h"
@@ -49,8 +50,43 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 	COMM(ci, comm, "MPI_Bcast");
 	SIZE(s, datatype, ci, "MPI_Bcast");
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, "MPI_Bcast");
+	if (!hc_type_contig(datatype)) {
+		void *tmp = malloc(s * count > 0 ? (size_t)(s * count) : 1);
+		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, "MPI_Bcast");
+		if (hc_comms[ci].rank == root) hc_type_pack(datatype, count, buffer, tmp);
+		int rc = hympi_go_bcast(ci, tmp, s * count, root);
+		if (!rc && hc_comms[ci].rank != root) hc_type_unpack(datatype, count, tmp, s * count, buffer);
+		free(tmp);
+		return rc ? hc_error(ci, rc, "MPI_Bcast") : MPI_SUCCESS;
+	}
 	int rc = hympi_go_bcast(ci, buffer, s * count, root);
 	return rc ? hc_error(ci, rc, "MPI_Bcast") : MPI_SUCCESS;
+}
+
+/* Reductions over non-contiguous types run on packed copies. */
+static int hc_reduce_packed(int ci, int kind, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, hc_red *r,
+			    int root, const char *fn)
+{
+	if (kind == RED_SCATTER_BLOCK) {
+		HC_MSG("non-contiguous datatype");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
+	int64_t n = r->esize * count;
+	int me = hc_comms[ci].rank;
+	int has_result = (kind != RED_REDUCE || me == root) && (kind != RED_EXSCAN || me != 0);
+	char *st = malloc(n ? n : 1), *rt = malloc(n ? n : 1);
+	if (!st || !rt) {
+		free(st);
+		free(rt);
+		return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	}
+	hc_type_pack(dt, count, sendbuf, st);
+	int inplace = sendbuf == recvbuf;
+	int rc = hympi_go_reduce(ci, kind, st, inplace ? st : (has_result || kind != RED_REDUCE ? rt : NULL), n, r, root);
+	if (!rc && has_result) hc_type_unpack(dt, count, inplace ? st : rt, n, recvbuf);
+	free(st);
+	free(rt);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
 static int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
@@ -62,6 +98,7 @@ static int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int count, MP
 	if (hc_red_init(&r, op, dt)) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
 	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
+	if (!hc_type_contig(dt)) return hc_reduce_packed(ci, kind, sendbuf, recvbuf, count, dt, &r, root, fn);
 	int rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
@@ -98,6 +135,10 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	hc_red r;
 	if (hc_red_init(&r, op, datatype)) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
+	if (!hc_type_contig(datatype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
 	int rc = hympi_go_reduce_scatter(ci, (void *)sendbuf, recvbuf, (int *)recvcounts, &r);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
@@ -109,6 +150,10 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 	hc_red r;
 	if (hc_red_init(&r, op, datatype)) return hc_error(-1, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, fn);
+	if (!hc_type_contig(datatype)) {
+		HC_MSG("non-contiguous datatype");
+		return hc_error(-1, MPI_ERR_TYPE, fn);
+	}
 	int rc = hympi_go_reduce_local((void *)inbuf, inoutbuf, r.esize * count, r.op, r.dt, r.esize, r.base, r.nbase);
 	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
 }
@@ -119,6 +164,10 @@ static int hc_move(int kind, const void *sendbuf, int sendcount, MPI_Datatype se
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
 	int64_t ss = 0, rs = 0;
 	int send_used = kind != MOV_SCATTER || me == root;
 	int recv_used = kind != MOV_GATHER || me == root;
@@ -187,6 +236,10 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int me = hc_comms[ci].rank, inplace = sendbuf == MPI_IN_PLACE;
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
 	int64_t ss = 0, rs = 0;
 	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (me == root && (rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -202,6 +255,10 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if ((rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -217,6 +274,10 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int me = hc_comms[ci].rank, inplace = recvbuf == MPI_IN_PLACE;
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
 	int64_t ss = 0, rs = 0;
 	if (me == root && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (!inplace && (rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -233,6 +294,10 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if ((rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -255,6 +320,12 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 	COMM(ci, comm, "MPI_Ibcast");
 	SIZE(s, datatype, ci, "MPI_Ibcast");
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, "MPI_Ibcast");
+	const char *fn = "MPI_Ibcast";
+	if (!hc_type_contig(datatype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
+
 	int rc = hympi_go_ibcast(ci, buffer, s * count, root, (intptr_t *)request);
 	return rc ? hc_error(ci, rc, "MPI_Ibcast") : MPI_SUCCESS;
 }
@@ -269,6 +340,10 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 	if (hc_red_init(&r, op, datatype)) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
 	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
+	if (!hc_type_contig(datatype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
 	int rc = hympi_go_iallreduce(ci, (void *)sendbuf, recvbuf, r.esize * count, &r, (intptr_t *)request);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }

@@ -2,6 +2,8 @@
  * p2p.c — point-to-point entry points and requests. Each call decodes its
  * handles and computes byte counts here, then enters Go exactly once.
  */
+#include <stdlib.h>
+
 #include "cabi.h"
 #include "_cgo_export.h"
 
@@ -40,7 +42,14 @@ static int hc_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, in
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	BYTES(n, count, dt, ci, fn);
+	void *tmp = NULL;
+	if (__builtin_expect(!hc_type_contig(dt), 0)) {
+		if (!(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+		hc_type_pack(dt, count, buf, tmp);
+		buf = tmp;
+	}
 	int rc = hympi_go_send(ci, (void *)buf, n, dest, tag, mode);
+	free(tmp);
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
 }
 
@@ -65,12 +74,33 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	return hc_send(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, "MPI_Bsend");
 }
 
+static int hc_recv_packed(int ci, void *buf, int64_t count, int64_t n, MPI_Datatype dt, int source, int tag,
+			  MPI_Status *st, const char *fn)
+{
+	void *tmp = malloc(n ? n : 1);
+	if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	MPI_Status local;
+	hc_status_set(&local, 0, 0, 0, 0);
+	int rc = hympi_go_recv(ci, tmp, n, source, tag, &local);
+	int64_t got;
+	__builtin_memcpy(&got, &local.MPI_internal[0], sizeof got);
+	hc_type_unpack(dt, count, tmp, got, buf);
+	free(tmp);
+	if (st) {
+		st->MPI_SOURCE = local.MPI_SOURCE;
+		st->MPI_TAG = local.MPI_TAG;
+		__builtin_memcpy(st->MPI_internal, local.MPI_internal, sizeof local.MPI_internal);
+	}
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
 static int hc_recv(void *buf, int64_t count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *st,
 		   const char *fn)
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	BYTES(n, count, dt, ci, fn);
+	if (__builtin_expect(!hc_type_contig(dt), 0)) return hc_recv_packed(ci, buf, count, n, dt, source, tag, st, fn);
 	int rc = hympi_go_recv(ci, buf, n, source, tag, st);
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
 }
@@ -91,7 +121,14 @@ static int hc_isend(const void *buf, int64_t count, MPI_Datatype dt, int dest, i
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	BYTES(n, count, dt, ci, fn);
-	int rc = hympi_go_isend(ci, (void *)buf, n, dest, tag, mode, (intptr_t *)req);
+	void *tmp = NULL;
+	if (__builtin_expect(!hc_type_contig(dt), 0)) {
+		if (!(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+		hc_type_pack(dt, count, buf, tmp);
+		buf = tmp;
+	}
+	int rc = hympi_go_isend(ci, (void *)buf, n, dest, tag, mode, tmp, (intptr_t *)req);
+	if (rc) free(tmp);
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
 }
 
@@ -123,7 +160,11 @@ static int hc_irecv(void *buf, int64_t count, MPI_Datatype dt, int source, int t
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	BYTES(n, count, dt, ci, fn);
-	int rc = hympi_go_irecv(ci, buf, n, source, tag, (intptr_t *)req);
+	void *tmp = NULL;
+	if (__builtin_expect(!hc_type_contig(dt), 0) && !(tmp = malloc(n ? n : 1)))
+		return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	int rc = hympi_go_irecv(ci, tmp ? tmp : buf, n, source, tag, tmp, buf, (intptr_t)dt, count, (intptr_t *)req);
+	if (rc) free(tmp);
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
 }
 
@@ -145,6 +186,13 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 	COMM(ci, comm, fn);
 	BYTES(sn, sendcount, sendtype, ci, fn);
 	BYTES(rn, recvcount, recvtype, ci, fn);
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
+		MPI_Request rq;
+		int rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rq);
+		if (rc == MPI_SUCCESS) rc = PMPI_Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+		if (rc == MPI_SUCCESS) rc = PMPI_Wait(&rq, status);
+		return rc;
+	}
 	int rc = hympi_go_sendrecv(ci, (void *)sendbuf, sn, dest, sendtag, recvbuf, rn, source, recvtag, status);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
@@ -156,6 +204,17 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	BYTES(n, count, datatype, ci, fn);
+	if (!hc_type_contig(datatype)) {
+		void *tmp = malloc(n ? n : 1);
+		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+		hc_type_pack(datatype, count, buf, tmp);
+		MPI_Request rq;
+		int rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &rq);
+		if (rc == MPI_SUCCESS) rc = PMPI_Send(tmp, (int)n, MPI_BYTE, dest, sendtag, comm);
+		if (rc == MPI_SUCCESS) rc = PMPI_Wait(&rq, status);
+		free(tmp);
+		return rc;
+	}
 	int rc = hympi_go_sendrecv_replace(ci, buf, n, dest, sendtag, source, recvtag, status);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
@@ -269,7 +328,11 @@ static int hc_pinit(const void *buf, int count, MPI_Datatype dt, int peer, int t
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	BYTES(n, count, dt, ci, fn);
-	int rc = hympi_go_prequest(ci, (void *)buf, n, peer, tag, mode, recv, (intptr_t *)req);
+	void *tmp = NULL;
+	if (!hc_type_contig(dt) && !(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	int rc = hympi_go_prequest(ci, tmp ? tmp : (void *)buf, n, peer, tag, mode, recv, tmp, (void *)buf, (intptr_t)dt,
+				   count, (intptr_t *)req);
+	if (rc) free(tmp);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -310,6 +373,39 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
 	HC_GUARD("MPI_Startall");
 	int rc = hympi_go_start(array_of_requests, count);
 	return rc ? hc_req_error(rc, "MPI_Startall") : MPI_SUCCESS;
+}
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+	(void)comm;
+	int64_t s = hc_type_size(datatype);
+	if (s < 0) return hc_error(-1, MPI_ERR_TYPE, "MPI_Pack_size");
+	*size = (int)(s * incount);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
+	      MPI_Comm comm)
+{
+	int64_t s = hc_type_size(datatype);
+	int ci = hc_comm_index(comm);
+	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, "MPI_Pack");
+	if (*position + s * incount > outsize) return hc_error(ci, MPI_ERR_TRUNCATE, "MPI_Pack");
+	hc_type_pack(datatype, incount, inbuf, (char *)outbuf + *position);
+	*position += (int)(s * incount);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype,
+		MPI_Comm comm)
+{
+	int64_t s = hc_type_size(datatype);
+	int ci = hc_comm_index(comm);
+	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, "MPI_Unpack");
+	if (*position + s * outcount > insize) return hc_error(ci, MPI_ERR_TRUNCATE, "MPI_Unpack");
+	hc_type_unpack(datatype, outcount, (const char *)inbuf + *position, s * outcount, outbuf);
+	*position += (int)(s * outcount);
+	return MPI_SUCCESS;
 }
 
 int PMPI_Buffer_attach(void *buffer, int size)

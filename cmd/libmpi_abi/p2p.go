@@ -54,7 +54,7 @@ func hympi_go_recv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int, st
 }
 
 //export hympi_go_isend
-func hympi_go_isend(ci C.int, buf unsafe.Pointer, n C.int64_t, dest, tag, mode C.int, req *C.intptr_t) C.int {
+func hympi_go_isend(ci C.int, buf unsafe.Pointer, n C.int64_t, dest, tag, mode C.int, tmp unsafe.Pointer, req *C.intptr_t) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -63,7 +63,7 @@ func hympi_go_isend(ci C.int, buf unsafe.Pointer, n C.int64_t, dest, tag, mode C
 	if err != nil {
 		return errCode(err)
 	}
-	*req = C.intptr_t(makeHandle(kindReq, reqs.put(&creq{r: r, ci: ci, active: true})))
+	*req = C.intptr_t(makeHandle(kindReq, reqs.put(&creq{r: r, ci: ci, active: true, tmp: tmp})))
 	return 0
 }
 
@@ -84,7 +84,8 @@ func startSend(c *mpi.Comm, b []byte, dest, tag, mode int) (*mpi.Request, error)
 }
 
 //export hympi_go_irecv
-func hympi_go_irecv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int, req *C.intptr_t) C.int {
+func hympi_go_irecv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int,
+	tmp, ubuf unsafe.Pointer, dt C.intptr_t, count C.int64_t, req *C.intptr_t) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -93,7 +94,8 @@ func hympi_go_irecv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int, r
 	if err != nil {
 		return errCode(err)
 	}
-	*req = C.intptr_t(makeHandle(kindReq, reqs.put(&creq{r: r, ci: ci, active: true, recv: true})))
+	q := &creq{r: r, ci: ci, active: true, recv: true, tmp: tmp, ubuf: ubuf, dt: dt, count: count}
+	*req = C.intptr_t(makeHandle(kindReq, reqs.put(q)))
 	return 0
 }
 

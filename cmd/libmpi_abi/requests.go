@@ -1,6 +1,7 @@
 package main
 
 /*
+#include <stdlib.h>
 #include "cabi.h"
 */
 import "C"
@@ -25,6 +26,22 @@ type creq struct {
 	n          C.int64_t
 	peer, tag  int // engine values
 	mode       int
+
+	// A non-contiguous datatype travels packed through tmp (C memory the
+	// request owns): count elements of dt at ubuf, packed before each send
+	// starts and unpacked when a receive completes.
+	tmp   unsafe.Pointer
+	ubuf  unsafe.Pointer
+	dt    C.intptr_t
+	count C.int64_t
+}
+
+// release frees what the request owns once the engine is done with it.
+func (q *creq) release() {
+	if q.tmp != nil {
+		C.free(q.tmp)
+		q.tmp = nil
+	}
 }
 
 var reqs table[creq]
@@ -72,8 +89,12 @@ func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Sta
 	q.r = nil
 	if err == nil || mpi.ClassOf(err) == mpi.ErrTruncate {
 		fillStatus(st, s, q.cancelled)
+		if q.tmp != nil && q.recv {
+			unpack(q, s.Count)
+		}
 	}
 	if !q.persistent {
+		q.release()
 		reqs.del(idx)
 		*h = hRequestNull
 	}
@@ -355,7 +376,11 @@ func hympi_go_request_free(hp unsafe.Pointer) C.int {
 	if !ok || q == nil {
 		return C.MPI_ERR_REQUEST
 	}
-	// An active operation goes on inside the engine; only the handle goes.
+	// An active operation goes on inside the engine; only the handle goes
+	// (and a packing buffer the engine may still use stays allocated).
+	if !q.active {
+		q.release()
+	}
 	reqs.del(idx)
 	*h = hRequestNull
 	return 0
@@ -398,11 +423,13 @@ func hympi_go_cancel(h C.intptr_t) C.int {
 // Persistent requests.
 
 //export hympi_go_prequest
-func hympi_go_prequest(ci C.int, buf unsafe.Pointer, n C.int64_t, peer, tag, mode, recv C.int, req *C.intptr_t) C.int {
+func hympi_go_prequest(ci C.int, buf unsafe.Pointer, n C.int64_t, peer, tag, mode, recv C.int,
+	tmp, ubuf unsafe.Pointer, dt C.intptr_t, count C.int64_t, req *C.intptr_t) C.int {
 	if _, rc := commAt(ci); rc != 0 {
 		return rc
 	}
-	q := &creq{ci: ci, persistent: true, buf: buf, n: n, mode: int(mode), recv: recv != 0}
+	q := &creq{ci: ci, persistent: true, buf: buf, n: n, mode: int(mode), recv: recv != 0,
+		tmp: tmp, ubuf: ubuf, dt: dt, count: count}
 	q.peer = rankIn(peer)
 	q.tag = int(tag)
 	if q.recv {
@@ -431,6 +458,9 @@ func hympi_go_start(p unsafe.Pointer, n C.int) C.int {
 		if q.recv {
 			r, err = c.Irecv(bytesAt(q.buf, q.n), q.peer, q.tag)
 		} else {
+			if q.tmp != nil {
+				pack(q)
+			}
 			r, err = startSend(c, bytesAt(q.buf, q.n), q.peer, q.tag, q.mode)
 		}
 		if err != nil {
@@ -439,4 +469,13 @@ func hympi_go_start(p unsafe.Pointer, n C.int) C.int {
 		q.r, q.active, q.cancelled = r, true, false
 	}
 	return 0
+}
+
+// pack and unpack move a non-contiguous request's data through its buffer.
+func pack(q *creq) {
+	C.hc_pack_h(q.dt, q.count, q.ubuf, q.tmp)
+}
+
+func unpack(q *creq, bytes int) {
+	C.hc_unpack_h(q.dt, q.count, q.tmp, C.int64_t(bytes), q.ubuf)
 }

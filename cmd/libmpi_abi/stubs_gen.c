@@ -260,13 +260,11 @@ int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Neighbor_alltoallw_init"); }
 int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Neighbor_alltoallw_init_c"); }
 int PMPI_Open_port(MPI_Info info, char *port_name) { return hc_unsupported("MPI_Open_port"); }
-int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm) { return hc_unsupported("MPI_Pack"); }
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm) { return hc_unsupported("MPI_Pack_c"); }
 int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position) { return hc_unsupported("MPI_Pack_external"); }
 int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Aint *position) { return hc_unsupported("MPI_Pack_external_c"); }
 int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size) { return hc_unsupported("MPI_Pack_external_size"); }
 int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) { return hc_unsupported("MPI_Pack_external_size_c"); }
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) { return hc_unsupported("MPI_Pack_size"); }
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) { return hc_unsupported("MPI_Pack_size_c"); }
 int PMPI_Parrived(MPI_Request request, int partition, int *flag) { return hc_unsupported("MPI_Parrived"); }
 int PMPI_Pready(int partition, MPI_Request request) { return hc_unsupported("MPI_Pready"); }
@@ -395,18 +393,12 @@ int PMPI_Type_create_darray_c(MPI_Count size, int rank, int ndims, const MPI_Cou
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_complex"); }
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_integer"); }
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_real"); }
-int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_hindexed"); }
-int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_hindexed_block"); }
 int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_hindexed_block_c"); }
 int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_hindexed_c"); }
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_hvector"); }
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_hvector_c"); }
-int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_indexed_block"); }
 int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_indexed_block_c"); }
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state) { return hc_unsupported("MPI_Type_create_keyval"); }
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_resized"); }
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_resized_c"); }
-int PMPI_Type_create_struct(int count, const int array_of_block_lengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_struct"); }
 int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_block_lengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_struct_c"); }
 int PMPI_Type_create_subarray(int ndims, const int size_array[], const int subsize_array[], const int start_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_subarray"); }
 int PMPI_Type_create_subarray_c(int ndims, const MPI_Count size_array[], const MPI_Count subsize_array[], const int start_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_subarray_c"); }
@@ -418,13 +410,10 @@ int PMPI_Type_get_contents_c(MPI_Datatype mtype, int max_integers, int max_addre
 int PMPI_Type_get_envelope(MPI_Datatype type, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner) { return hc_unsupported("MPI_Type_get_envelope"); }
 int PMPI_Type_get_envelope_c(MPI_Datatype type, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner) { return hc_unsupported("MPI_Type_get_envelope_c"); }
 int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type) { return hc_unsupported("MPI_Type_get_value_index"); }
-int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_indexed"); }
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_indexed_c"); }
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *type) { return hc_unsupported("MPI_Type_match_size"); }
 int PMPI_Type_set_attr(MPI_Datatype type, int type_keyval, void *attr_val) { return hc_unsupported("MPI_Type_set_attr"); }
-int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_vector"); }
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_vector_c"); }
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm) { return hc_unsupported("MPI_Unpack"); }
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) { return hc_unsupported("MPI_Unpack_c"); }
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) { return hc_unsupported("MPI_Unpack_external"); }
 int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Aint *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) { return hc_unsupported("MPI_Unpack_external_c"); }
@@ -729,13 +718,11 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
 #pragma weak MPI_Neighbor_alltoallw_init_c = PMPI_Neighbor_alltoallw_init_c
 #pragma weak MPI_Open_port = PMPI_Open_port
-#pragma weak MPI_Pack = PMPI_Pack
 #pragma weak MPI_Pack_c = PMPI_Pack_c
 #pragma weak MPI_Pack_external = PMPI_Pack_external
 #pragma weak MPI_Pack_external_c = PMPI_Pack_external_c
 #pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
 #pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
-#pragma weak MPI_Pack_size = PMPI_Pack_size
 #pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
 #pragma weak MPI_Parrived = PMPI_Parrived
 #pragma weak MPI_Pready = PMPI_Pready
@@ -864,18 +851,12 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
-#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
-#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
 #pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
 #pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
-#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
 #pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
-#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
 #pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
 #pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
-#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
 #pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
-#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
 #pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
 #pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
 #pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
@@ -887,13 +868,10 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
 #pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
 #pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index
-#pragma weak MPI_Type_indexed = PMPI_Type_indexed
 #pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
 #pragma weak MPI_Type_match_size = PMPI_Type_match_size
 #pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
-#pragma weak MPI_Type_vector = PMPI_Type_vector
 #pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
-#pragma weak MPI_Unpack = PMPI_Unpack
 #pragma weak MPI_Unpack_c = PMPI_Unpack_c
 #pragma weak MPI_Unpack_external = PMPI_Unpack_external
 #pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c

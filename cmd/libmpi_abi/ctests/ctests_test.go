@@ -160,6 +160,7 @@ func TestCPrograms(t *testing.T) {
 		{"errors", []int{1, 3}, false},
 		{"fork", []int{1, 2}, false},
 		{"threads", []int{1, 2, 4}, false},
+		{"datatypes", []int{1, 2, 4}, false},
 		{"coll", []int{1, 2, 3, 4}, true},
 		{"comm", []int{1, 2, 4}, true},
 	}
