@@ -184,6 +184,17 @@
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 #endif
 
+#ifdef HC_ALIASES_topo
+#pragma weak MPI_Cart_create = PMPI_Cart_create
+#pragma weak MPI_Cart_sub = PMPI_Cart_sub
+#pragma weak MPI_Cart_rank = PMPI_Cart_rank
+#pragma weak MPI_Cart_coords = PMPI_Cart_coords
+#pragma weak MPI_Cart_shift = PMPI_Cart_shift
+#pragma weak MPI_Cart_get = PMPI_Cart_get
+#pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
+#pragma weak MPI_Topo_test = PMPI_Topo_test
+#endif
+
 #ifdef HC_ALIASES_types
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
 #pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c

@@ -56,6 +56,10 @@ typedef struct {
 	hc_attr *attrs;
 	int nattrs, capattrs;
 	char name[MPI_MAX_OBJECT_NAME];
+	/* Cartesian topology: ndims > 0, cart = dims[ndims] then periods[ndims]
+	 * (malloc'd); ndims == 0 and cart == NULL for none. */
+	int ndims;
+	int *cart;
 } hc_comm;
 
 HC_HIDDEN extern hc_comm hc_comms[HC_MAX_COMMS];

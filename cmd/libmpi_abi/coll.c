@@ -14,6 +14,7 @@ HC_HIDDEN void hc_comm_release(int i);
 HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh);
 HC_HIDDEN int hc_comm_copy_attrs(int from, int to);
 HC_HIDDEN int hc_comm_delete_attrs(int ci);
+HC_HIDDEN int hc_comm_copy_topo(int from, int to);
 
 enum { RED_REDUCE, RED_ALLREDUCE, RED_SCAN, RED_EXSCAN, RED_SCATTER_BLOCK };
 enum { MOV_GATHER, MOV_SCATTER, MOV_ALLGATHER, MOV_ALLTOALL };
@@ -414,6 +415,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	rc = hc_adopt(ci, rc, ni, rank, size, newcomm, fn);
 	if (rc) return rc;
 	rc = hc_comm_copy_attrs(ci, ni);
+	if (!rc) rc = hc_comm_copy_topo(ci, ni);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 

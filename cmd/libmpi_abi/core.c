@@ -287,6 +287,7 @@ HC_HIDDEN void hc_comm_release(int i)
 {
 	pthread_mutex_lock(&hc_lock);
 	free(hc_comms[i].attrs);
+	free(hc_comms[i].cart);
 	memset(&hc_comms[i], 0, sizeof hc_comms[i]);
 	pthread_mutex_unlock(&hc_lock);
 }

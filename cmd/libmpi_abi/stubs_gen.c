@@ -40,14 +40,7 @@ int PMPI_Buffer_attach_c(void *buffer, MPI_Count size) { return hc_unsupported("
 int PMPI_Buffer_detach_c(void *buffer, MPI_Count *size) { return hc_unsupported("MPI_Buffer_detach_c"); }
 int PMPI_Buffer_flush(void) { return hc_unsupported("MPI_Buffer_flush"); }
 int PMPI_Buffer_iflush(MPI_Request *request) { return hc_unsupported("MPI_Buffer_iflush"); }
-int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) { return hc_unsupported("MPI_Cart_coords"); }
-int PMPI_Cart_create(MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart) { return hc_unsupported("MPI_Cart_create"); }
-int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) { return hc_unsupported("MPI_Cart_get"); }
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank) { return hc_unsupported("MPI_Cart_map"); }
-int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank) { return hc_unsupported("MPI_Cart_rank"); }
-int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest) { return hc_unsupported("MPI_Cart_shift"); }
-int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *new_comm) { return hc_unsupported("MPI_Cart_sub"); }
-int PMPI_Cartdim_get(MPI_Comm comm, int *ndims) { return hc_unsupported("MPI_Cartdim_get"); }
 int PMPI_Close_port(const char *port_name) { return hc_unsupported("MPI_Close_port"); }
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return hc_unsupported("MPI_Comm_accept"); }
 int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size) { return hc_unsupported("MPI_Comm_attach_buffer"); }
@@ -387,7 +380,6 @@ int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
 int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info) { return hc_unsupported("MPI_T_source_get_info"); }
 int PMPI_T_source_get_num(int *num_sources) { return hc_unsupported("MPI_T_source_get_num"); }
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp) { return hc_unsupported("MPI_T_source_get_timestamp"); }
-int PMPI_Topo_test(MPI_Comm comm, int *status) { return hc_unsupported("MPI_Topo_test"); }
 int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsize_array[], const int distrib_array[], const int darg_array[], const int psize_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_darray"); }
 int PMPI_Type_create_darray_c(MPI_Count size, int rank, int ndims, const MPI_Count gsize_array[], const int distrib_array[], const int darg_array[], const MPI_Count psize_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_darray_c"); }
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_complex"); }
@@ -498,14 +490,7 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 #pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
 #pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
-#pragma weak MPI_Cart_coords = PMPI_Cart_coords
-#pragma weak MPI_Cart_create = PMPI_Cart_create
-#pragma weak MPI_Cart_get = PMPI_Cart_get
 #pragma weak MPI_Cart_map = PMPI_Cart_map
-#pragma weak MPI_Cart_rank = PMPI_Cart_rank
-#pragma weak MPI_Cart_shift = PMPI_Cart_shift
-#pragma weak MPI_Cart_sub = PMPI_Cart_sub
-#pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
 #pragma weak MPI_Close_port = PMPI_Close_port
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept
 #pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
@@ -845,7 +830,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
 #pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
 #pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
-#pragma weak MPI_Topo_test = PMPI_Topo_test
 #pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
 #pragma weak MPI_Type_create_darray_c = PMPI_Type_create_darray_c
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex

@@ -163,6 +163,7 @@ func TestCPrograms(t *testing.T) {
 		{"datatypes", []int{1, 2, 4}, false},
 		{"coll", []int{1, 2, 3, 4}, true},
 		{"comm", []int{1, 2, 4}, true},
+		{"cart", []int{1, 4, 6}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
