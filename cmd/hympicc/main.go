@@ -7,7 +7,7 @@
 // linking, the library with an rpath, so the program finds libmpi_abi.so.1
 // without LD_LIBRARY_PATH. Every argument is passed on unchanged.
 //
-//	hympicc --showme          print the command line it would run, and exit
+//	hympicc --showme          print the command line it would run, and exit (also -show)
 //	hympicc --showme:compile  print only the compile flags
 //	hympicc --showme:link     print only the link flags
 //
@@ -99,6 +99,10 @@ func run(stdout, stderr io.Writer, args []string) int {
 	for _, a := range args {
 		if a == "--showme" || strings.HasPrefix(a, "--showme:") {
 			show = a
+			continue
+		}
+		if a == "-show" || a == "-showme" { // MPICH's and Open MPI's single-dash spellings
+			show = "--showme"
 			continue
 		}
 		rest = append(rest, a)
