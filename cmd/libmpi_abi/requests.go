@@ -173,26 +173,32 @@ func (m *multi) engineReqs() []*mpi.Request {
 
 //export hympi_go_waitall
 func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status) C.int {
-	m, rc := newMulti(p, n)
-	if rc != 0 {
-		return rc
+	hs := reqView(p, n)
+	// Validate every handle before completing any.
+	for _, h := range hs {
+		if _, _, ok := lookup(h); !ok {
+			return C.MPI_ERR_REQUEST
+		}
 	}
-	codes := make([]C.int, len(m.hs))
-	var first C.int
+	var codes []C.int // allocated only when something failed
 	firstComm := C.int(-1)
-	for i, q := range m.qs {
+	for i := range hs {
 		st := statusAt(sts, i)
-		if q == nil {
+		q, idx, _ := lookup(hs[i])
+		if q == nil || !q.active {
 			emptyStatus(st)
 			continue
 		}
 		s, err := q.r.Wait()
-		codes[i] = finish(q, m.ids[i], &m.hs[i], s, err, st)
-		if codes[i] != 0 && first == 0 {
-			first, firstComm = codes[i], q.ci
+		if code := finish(q, idx, &hs[i], s, err, st); code != 0 {
+			if codes == nil {
+				codes = make([]C.int, len(hs))
+				firstComm = q.ci
+			}
+			codes[i] = code
 		}
 	}
-	if first == 0 {
+	if codes == nil {
 		return 0
 	}
 	if sts != nil {
