@@ -1,6 +1,6 @@
 # hympi — build, test, demo and compare.
 #
-#   make               build everything into bin/
+#   make               build everything into bin/ (C ABI: bin/hympicc, bin/lib, bin/include)
 #   make test          vet, unit and multi-process tests, race detector on the engine
 #   make demo          2-rank latency and bandwidth demo
 #   make compare-ompi  side-by-side point-to-point table against Open MPI (installs it)
@@ -9,6 +9,7 @@
 #   make fuzz          run each fuzz target for FUZZTIME (default 30s)
 #   make bench-compare REF=main   benchstat: a git ref against the working tree
 #   make bench-skew    process-skew benchmark, off/auto/always, table + skew.svg (REPS)
+#   make bench-cabi    C ABI call costs and C-path latency
 #   make bench-modes   HYMPI_DIRECT=off/auto/always tables, reuse and fresh buffers (REPS, WITH_OMPI=1)
 
 GO       ?= go
@@ -16,19 +17,35 @@ BIN      := bin
 FUZZTIME ?= 30s
 REPS     ?= 5
 COUNT    ?= 10
-CMDS     := hympirun hympi-info
+CMDS     := hympirun hympi-info hympicc
 BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_barrier osu_ibarrier osu_bcast osu_reduce osu_allreduce \
             osu_gather osu_scatter osu_allgather osu_alltoall
 WITH_OMPI ?= 0
 
-.PHONY: all build test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew clean
+.PHONY: all build cabi generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew clean
 
 all: build
 
-build:
+build: cabi
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/ $(addprefix ./cmd/,$(CMDS)) $(addprefix ./bench/,$(BENCHES)) ./bench/cmd/osutable ./bench/plot/cmd/skewplot
+
+# The C ABI: bin/lib/libmpi_abi.so.1 (+ libmpi_abi.so), bin/include/mpi.h,
+# bin/lib/pkgconfig/hympi.pc. C programs build with bin/hympicc.
+cabi:
+	@mkdir -p $(BIN)/lib/pkgconfig $(BIN)/include
+	$(GO) build -buildmode=c-shared -ldflags=-extldflags=-Wl,-soname,libmpi_abi.so.1 -o $(BIN)/lib/libmpi_abi.so.1 ./cmd/libmpi_abi
+	@rm -f $(BIN)/lib/libmpi_abi.so.h
+	@ln -sf libmpi_abi.so.1 $(BIN)/lib/libmpi_abi.so
+	@cp cmd/libmpi_abi/include/mpi.h $(BIN)/include/mpi.h
+	@prefix=$$(cd $(BIN) && pwd); printf '%s\n' "prefix=$$prefix" 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+		'Name: hympi' 'Description: hympi MPI library (MPI 5.0 standard ABI)' 'Version: 5.0' \
+		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lmpi_abi' > $(BIN)/lib/pkgconfig/hympi.pc
+
+# Regenerate mpi.h and the stubs after editing cmd/libmpi_abi/gen or a .c file.
+generate:
+	$(GO) generate ./cmd/libmpi_abi
 
 vet:
 	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './bin/*')); \
@@ -69,6 +86,13 @@ bench-modes: build
 
 bench-skew: build
 	REPS=$(REPS) bash bench/skew.sh
+
+# C ABI costs: ns per call (C-only, bare C->Go, one Go entry) and the 1-byte
+# ping-pong latency through libmpi_abi, beside the Go osu_latency.
+bench-cabi: build
+	$(BIN)/hympicc -O2 -o $(BIN)/cabi_callcost bench/c/cabi_callcost.c
+	$(BIN)/hympirun -n 2 $(BIN)/cabi_callcost
+	$(BIN)/hympirun -n 2 $(BIN)/osu_latency -m 0:8
 
 bench-compare:
 	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<git ref> [COUNT=10]"; exit 2; }

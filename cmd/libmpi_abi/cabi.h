@@ -1,0 +1,131 @@
+/*
+ * cabi.h — internals shared by the C files of libmpi_abi and the Go side
+ * (included by every cgo preamble, so _cgo_export.h sees these types).
+ *
+ * Handles: predefined handles are the standard ABI's values (< 0x1000).
+ * Handles hympi creates are (kind << 24) | index, always >= 0x1000000, never
+ * Go pointers. Communicators live in two parallel tables indexed alike: the
+ * C table below (rank, size, error handler, attributes, name) and the Go
+ * table of *mpi.Comm. MPI_COMM_WORLD is index 0, MPI_COMM_SELF index 1.
+ */
+#ifndef HYMPI_CABI_H
+#define HYMPI_CABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "mpi.h"
+
+#define HC_HIDDEN __attribute__((visibility("hidden")))
+
+enum {
+	HK_COMM = 1,
+	HK_GROUP = 2,
+	HK_REQ = 3,
+	HK_OP = 4,
+	HK_ERRH = 5,
+	HK_TYPE = 6,
+	HK_INFO = 7,
+};
+
+#define HC_KIND_SHIFT 24
+#define HC_INDEX_MASK 0xffffff
+#define HC_MAX_COMMS 8192
+#define HC_MAX_TYPES 4096
+#define HC_MAX_ERRH 256
+
+static inline intptr_t hc_make(int kind, int idx) { return ((intptr_t)kind << HC_KIND_SHIFT) | idx; }
+static inline int hc_index(const void *h, int kind) {
+	intptr_t v = (intptr_t)h;
+	if ((v >> HC_KIND_SHIFT) != kind) return -1;
+	return (int)(v & HC_INDEX_MASK);
+}
+
+/* One attribute on a communicator. */
+typedef struct {
+	int keyval;
+	void *value;
+} hc_attr;
+
+/* The C half of a communicator. Written only under hc_lock (creation,
+ * free, attribute and error-handler changes); rank/size are fixed once the
+ * entry is published. */
+typedef struct {
+	int used;
+	int rank, size;
+	MPI_Errhandler eh;
+	hc_attr *attrs;
+	int nattrs, capattrs;
+	char name[MPI_MAX_OBJECT_NAME];
+	/* Cartesian topology: ndims > 0, cart = dims[ndims] then periods[ndims]
+	 * (malloc'd); ndims == 0 and cart == NULL for none. */
+	int ndims;
+	int *cart;
+} hc_comm;
+
+HC_HIDDEN extern hc_comm hc_comms[HC_MAX_COMMS];
+HC_HIDDEN extern volatile int hc_forked;
+HC_HIDDEN extern int hc_initialized, hc_finalized;
+HC_HIDDEN extern int hc_debug;
+
+/* Every entry point that can reach Go starts with HC_GUARD: in a child
+ * forked after MPI_Init the Go runtime's other threads are gone, and any
+ * call into Go could deadlock. */
+#define HC_GUARD(fn) do { if (__builtin_expect(hc_forked, 0)) return hc_forked_error(fn); } while (0)
+
+HC_HIDDEN int hc_forked_error(const char *fn);
+HC_HIDDEN int hc_unsupported(const char *fn);
+/* hc_error sends code through the error handler of communicator index ci
+ * (-1: MPI_COMM_WORLD's) and returns it, if the handler returns. */
+HC_HIDDEN int hc_error(int ci, int code, const char *fn);
+/* hc_req_error decodes the packed (comm, code) that the Go request
+ * functions return. */
+HC_HIDDEN int hc_req_error(int packed, const char *fn);
+HC_HIDDEN int hc_comm_index(MPI_Comm c);
+HC_HIDDEN void hc_set_errmsg(const char *msg, int n);
+#define HC_MSG(lit) hc_set_errmsg(lit, (int)sizeof(lit) - 1)
+
+/* Datatypes. hc_type_size is the size in bytes of one element (-1 if dt
+ * is not a usable datatype); hc_type_base gives the predefined type the
+ * element is made of and how many of it. */
+HC_HIDDEN int64_t hc_type_size(MPI_Datatype dt);
+HC_HIDDEN int hc_type_base(MPI_Datatype dt, intptr_t *base, int64_t *nbase);
+/* Non-contiguous types travel packed: hc_type_contig says whether dt's
+ * elements lie back to back (no packing needed); pack/unpack copy count
+ * elements between a user buffer and a packed one (unpack stops after
+ * bytes bytes). */
+HC_HIDDEN int hc_type_contig(MPI_Datatype dt);
+HC_HIDDEN void hc_type_pack(MPI_Datatype dt, int64_t count, const void *buf, void *packed);
+HC_HIDDEN void hc_type_unpack(MPI_Datatype dt, int64_t count, const void *packed, int64_t bytes, void *buf);
+/* The same for Go, which holds handles as integers. */
+static inline void hc_pack_h(intptr_t dt, int64_t count, const void *buf, void *packed)
+{
+	hc_type_pack((MPI_Datatype)dt, count, buf, packed);
+}
+static inline void hc_unpack_h(intptr_t dt, int64_t count, const void *packed, int64_t bytes, void *buf)
+{
+	hc_type_unpack((MPI_Datatype)dt, count, packed, bytes, buf);
+}
+
+/* Reductions the engine has no native form for (long double, complex,
+ * MINLOC/MAXLOC pairs): applied in C. */
+HC_HIDDEN int hc_builtin_ok(intptr_t op, intptr_t base);
+HC_HIDDEN void hc_builtin_apply(intptr_t op, intptr_t base, void *in, void *inout, int64_t n);
+HC_HIDDEN void hc_user_apply(uintptr_t fn, int bigcount, void *in, void *inout, int64_t n, intptr_t dt);
+
+/* A reduction as the Go side needs it: the operator, the datatype, the
+ * size of one element and what predefined type it is made of. */
+typedef struct {
+	intptr_t op, dt, base;
+	int64_t esize, nbase;
+} hc_red;
+
+/* Status fill: count in bytes. */
+static inline void hc_status_set(MPI_Status *st, int source, int tag, int64_t bytes, int cancelled) {
+	if (!st) return;
+	st->MPI_SOURCE = source;
+	st->MPI_TAG = tag;
+	__builtin_memcpy(&st->MPI_internal[0], &bytes, sizeof bytes);
+	st->MPI_internal[2] = cancelled;
+}
+
+#endif

@@ -1,0 +1,664 @@
+/*
+ * coll.c — collectives, reduction operators, communicators and groups.
+ * In-place arguments are resolved here where it is pointer arithmetic.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cabi.h"
+#include "_cgo_export.h"
+
+HC_HIDDEN int hc_comm_reserve(void);
+HC_HIDDEN void hc_comm_release(int i);
+HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh);
+HC_HIDDEN int hc_comm_copy_attrs(int from, int to);
+HC_HIDDEN int hc_comm_delete_attrs(int ci);
+HC_HIDDEN int hc_comm_copy_topo(int from, int to);
+
+enum { RED_REDUCE, RED_ALLREDUCE, RED_SCAN, RED_EXSCAN, RED_SCATTER_BLOCK };
+enum { MOV_GATHER, MOV_SCATTER, MOV_ALLGATHER, MOV_ALLTOALL };
+enum { VEC_GATHER, VEC_ALLGATHER, VEC_SCATTER };
+
+#define COMM(ci, comm, fn)                                                     \
+	int ci = hc_comm_index(comm);                                          \
+	if (__builtin_expect(ci < 0, 0)) return hc_error(-1, MPI_ERR_COMM, fn)
+
+#define SIZE(s, dt, ci, fn)                                                    \
+	int64_t s = hc_type_size(dt);                                          \
+	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, fn)
+
+static int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt)
+{
+	r->op = (intptr_t)op;
+	r->dt = (intptr_t)dt;
+	r->esize = hc_type_size(dt);
+	if (r->esize < 0 || !hc_type_base(dt, &r->base, &r->nbase)) return MPI_ERR_TYPE;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+	HC_GUARD("MPI_Barrier");
+	COMM(ci, comm, "MPI_Barrier");
+	int rc = hympi_go_barrier(ci);
+	return rc ? hc_error(ci, rc, "MPI_Barrier") : MPI_SUCCESS;
+}
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+	HC_GUARD("MPI_Bcast");
+	COMM(ci, comm, "MPI_Bcast");
+	SIZE(s, datatype, ci, "MPI_Bcast");
+	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, "MPI_Bcast");
+	if (!hc_type_contig(datatype)) {
+		void *tmp = malloc(s * count > 0 ? (size_t)(s * count) : 1);
+		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, "MPI_Bcast");
+		if (hc_comms[ci].rank == root) hc_type_pack(datatype, count, buffer, tmp);
+		int rc = hympi_go_bcast(ci, tmp, s * count, root);
+		if (!rc && hc_comms[ci].rank != root) hc_type_unpack(datatype, count, tmp, s * count, buffer);
+		free(tmp);
+		return rc ? hc_error(ci, rc, "MPI_Bcast") : MPI_SUCCESS;
+	}
+	int rc = hympi_go_bcast(ci, buffer, s * count, root);
+	return rc ? hc_error(ci, rc, "MPI_Bcast") : MPI_SUCCESS;
+}
+
+/* Reductions over non-contiguous types run on packed copies. */
+static int hc_reduce_packed(int ci, int kind, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, hc_red *r,
+			    int root, const char *fn)
+{
+	if (kind == RED_SCATTER_BLOCK) {
+		HC_MSG("non-contiguous datatype");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
+	int64_t n = r->esize * count;
+	int me = hc_comms[ci].rank;
+	int has_result = (kind != RED_REDUCE || me == root) && (kind != RED_EXSCAN || me != 0);
+	char *st = malloc(n ? n : 1), *rt = malloc(n ? n : 1);
+	if (!st || !rt) {
+		free(st);
+		free(rt);
+		return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	}
+	hc_type_pack(dt, count, sendbuf, st);
+	int inplace = sendbuf == recvbuf;
+	int rc = hympi_go_reduce(ci, kind, st, inplace ? st : (has_result || kind != RED_REDUCE ? rt : NULL), n, r, root);
+	if (!rc && has_result) hc_type_unpack(dt, count, inplace ? st : rt, n, recvbuf);
+	free(st);
+	free(rt);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+static int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+		     MPI_Comm comm, const char *fn)
+{
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	hc_red r;
+	if (hc_red_init(&r, op, dt)) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
+	if (!hc_type_contig(dt)) return hc_reduce_packed(ci, kind, sendbuf, recvbuf, count, dt, &r, root, fn);
+	int rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+	return hc_reduce(RED_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, "MPI_Reduce");
+}
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return hc_reduce(RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, "MPI_Allreduce");
+}
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return hc_reduce(RED_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, "MPI_Scan");
+}
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return hc_reduce(RED_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, "MPI_Exscan");
+}
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+			      MPI_Comm comm)
+{
+	return hc_reduce(RED_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm,
+			 "MPI_Reduce_scatter_block");
+}
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+			MPI_Comm comm)
+{
+	const char *fn = "MPI_Reduce_scatter";
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	hc_red r;
+	if (hc_red_init(&r, op, datatype)) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
+	if (!hc_type_contig(datatype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
+	int rc = hympi_go_reduce_scatter(ci, (void *)sendbuf, recvbuf, (int *)recvcounts, &r);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+{
+	const char *fn = "MPI_Reduce_local";
+	HC_GUARD(fn);
+	hc_red r;
+	if (hc_red_init(&r, op, datatype)) return hc_error(-1, MPI_ERR_TYPE, fn);
+	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, fn);
+	if (!hc_type_contig(datatype)) {
+		HC_MSG("non-contiguous datatype");
+		return hc_error(-1, MPI_ERR_TYPE, fn);
+	}
+	int rc = hympi_go_reduce_local((void *)inbuf, inoutbuf, r.esize * count, r.op, r.dt, r.esize, r.base, r.nbase);
+	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
+}
+
+static int hc_move(int kind, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		   MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fn)
+{
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
+	int64_t ss = 0, rs = 0;
+	int send_used = kind != MOV_SCATTER || me == root;
+	int recv_used = kind != MOV_GATHER || me == root;
+	if (send_used && sendbuf != MPI_IN_PLACE) {
+		ss = hc_type_size(sendtype);
+		if (ss < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+		if (sendcount < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+	}
+	if (recv_used && recvbuf != MPI_IN_PLACE) {
+		rs = hc_type_size(recvtype);
+		if (rs < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+		if (recvcount < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+	}
+	int64_t sn = ss * sendcount, rn = rs * recvcount;
+	/* Whole-buffer sizes: the root's (or everyone's) side of size blocks. */
+	switch (kind) {
+	case MOV_GATHER:
+		if (me != root) rn = 0, recvbuf = NULL;
+		if (sendbuf == MPI_IN_PLACE) sendbuf = (char *)recvbuf + (int64_t)root * rn, sn = rn;
+		rn *= size;
+		break;
+	case MOV_SCATTER:
+		if (me != root) sn = 0, sendbuf = NULL;
+		if (recvbuf == MPI_IN_PLACE) recvbuf = (char *)sendbuf + (int64_t)root * sn, rn = sn;
+		sn *= size;
+		break;
+	case MOV_ALLGATHER:
+		if (sendbuf == MPI_IN_PLACE) sendbuf = (char *)recvbuf + (int64_t)me * rn, sn = rn;
+		rn *= size;
+		break;
+	case MOV_ALLTOALL:
+		if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf, sn = rn;
+		sn *= size;
+		rn *= size;
+		break;
+	}
+	int rc = hympi_go_gather(ci, kind, (void *)sendbuf, sn, recvbuf, rn, root);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	return hc_move(MOV_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Gather");
+}
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		 MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	return hc_move(MOV_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Scatter");
+}
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		   MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return hc_move(MOV_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, "MPI_Allgather");
+}
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		  MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return hc_move(MOV_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, "MPI_Alltoall");
+}
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+		 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	const char *fn = "MPI_Gatherv";
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	int me = hc_comms[ci].rank, inplace = sendbuf == MPI_IN_PLACE;
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
+	int64_t ss = 0, rs = 0;
+	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (me == root && (rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	int rc = hympi_go_gatherv(ci, VEC_GATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
+				  me == root ? (int *)recvcounts : NULL, me == root ? (int *)displs : NULL, rs, root, inplace);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+		    const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	const char *fn = "MPI_Allgatherv";
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	int inplace = sendbuf == MPI_IN_PLACE;
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
+	int64_t ss = 0, rs;
+	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if ((rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	int rc = hympi_go_gatherv(ci, VEC_ALLGATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
+				  (int *)recvcounts, (int *)displs, rs, 0, inplace);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf,
+		  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	const char *fn = "MPI_Scatterv";
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	int me = hc_comms[ci].rank, inplace = recvbuf == MPI_IN_PLACE;
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
+	int64_t ss = 0, rs = 0;
+	if (me == root && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (!inplace && (rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	int rc = hympi_go_gatherv(ci, VEC_SCATTER, me == root ? (void *)sendbuf : NULL, rs * recvcount,
+				  inplace ? NULL : recvbuf, me == root ? (int *)sendcounts : NULL,
+				  me == root ? (int *)displs : NULL, ss, root, inplace);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+		   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	const char *fn = "MPI_Alltoallv";
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	int inplace = sendbuf == MPI_IN_PLACE;
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
+	int64_t ss = 0, rs;
+	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if ((rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	int rc = hympi_go_alltoallv(ci, inplace ? NULL : (void *)sendbuf, (int *)sendcounts, (int *)sdispls, ss, recvbuf,
+				    (int *)recvcounts, (int *)rdispls, rs, inplace);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+	HC_GUARD("MPI_Ibarrier");
+	COMM(ci, comm, "MPI_Ibarrier");
+	int rc = hympi_go_ibarrier(ci, (intptr_t *)request);
+	return rc ? hc_error(ci, rc, "MPI_Ibarrier") : MPI_SUCCESS;
+}
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	HC_GUARD("MPI_Ibcast");
+	COMM(ci, comm, "MPI_Ibcast");
+	SIZE(s, datatype, ci, "MPI_Ibcast");
+	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, "MPI_Ibcast");
+	const char *fn = "MPI_Ibcast";
+	if (!hc_type_contig(datatype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
+
+	int rc = hympi_go_ibcast(ci, buffer, s * count, root, (intptr_t *)request);
+	return rc ? hc_error(ci, rc, "MPI_Ibcast") : MPI_SUCCESS;
+}
+
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+		    MPI_Request *request)
+{
+	const char *fn = "MPI_Iallreduce";
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	hc_red r;
+	if (hc_red_init(&r, op, datatype)) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
+	if (!hc_type_contig(datatype)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		return hc_error(ci, MPI_ERR_TYPE, fn);
+	}
+	int rc = hympi_go_iallreduce(ci, (void *)sendbuf, recvbuf, r.esize * count, &r, (intptr_t *)request);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+/* ---- operators ------------------------------------------------------- */
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+	HC_GUARD("MPI_Op_create");
+	return hympi_go_op_create((uintptr_t)user_fn, commute, 0, (intptr_t *)op);
+}
+
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+	HC_GUARD("MPI_Op_create_c");
+	return hympi_go_op_create((uintptr_t)user_fn, commute, 1, (intptr_t *)op);
+}
+
+int PMPI_Op_free(MPI_Op *op)
+{
+	HC_GUARD("MPI_Op_free");
+	int rc = hympi_go_op_free((intptr_t)*op);
+	if (rc) return hc_error(-1, rc, "MPI_Op_free");
+	*op = MPI_OP_NULL;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{
+	HC_GUARD("MPI_Op_commutative");
+	int rc = hympi_go_op_commutative((intptr_t)op, commute);
+	return rc ? hc_error(-1, rc, "MPI_Op_commutative") : MPI_SUCCESS;
+}
+
+/* ---- communicators --------------------------------------------------- */
+
+/* hc_adopt finishes the creation of a communicator at index ni: size 0
+ * means this process is not a member (MPI_COMM_NULL). */
+static int hc_adopt(int ci, int rc, int ni, int rank, int size, MPI_Comm *newcomm, const char *fn)
+{
+	if (rc) {
+		hc_comm_release(ni);
+		*newcomm = MPI_COMM_NULL;
+		return hc_error(ci, rc, fn);
+	}
+	if (size == 0) {
+		hc_comm_release(ni);
+		*newcomm = MPI_COMM_NULL;
+		return MPI_SUCCESS;
+	}
+	hc_comm_publish(ni, rank, size, hc_comms[ci].eh);
+	*newcomm = (MPI_Comm)hc_make(HK_COMM, ni);
+	return MPI_SUCCESS;
+}
+
+#define RESERVE(ni, ci, fn)                                                    \
+	int ni = hc_comm_reserve();                                            \
+	if (ni < 0) return hc_error(ci, MPI_ERR_INTERN, fn)
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+	const char *fn = "MPI_Comm_dup";
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	RESERVE(ni, ci, fn);
+	int rank, size;
+	int rc = hympi_go_comm_dup(ci, ni, &rank, &size);
+	rc = hc_adopt(ci, rc, ni, rank, size, newcomm, fn);
+	if (rc) return rc;
+	rc = hc_comm_copy_attrs(ci, ni);
+	if (!rc) rc = hc_comm_copy_topo(ci, ni);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+	(void)info;
+	return PMPI_Comm_dup(comm, newcomm);
+}
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+	const char *fn = "MPI_Comm_split";
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	if (color < 0 && color != MPI_UNDEFINED) return hc_error(ci, MPI_ERR_ARG, fn);
+	RESERVE(ni, ci, fn);
+	int rank, size;
+	int rc = hympi_go_comm_split(ci, color, key, ni, &rank, &size);
+	return hc_adopt(ci, rc, ni, rank, size, newcomm, fn);
+}
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+	(void)info;
+	/* One machine: every shared-memory or hardware split is the whole
+	 * communicator. */
+	return PMPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
+}
+
+static int hc_create(MPI_Comm comm, MPI_Group group, int tag, int use_tag, MPI_Comm *newcomm, const char *fn)
+{
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	RESERVE(ni, ci, fn);
+	int rank, size;
+	int rc = hympi_go_comm_create(ci, (intptr_t)group, tag, use_tag, ni, &rank, &size);
+	return hc_adopt(ci, rc, ni, rank, size, newcomm, fn);
+}
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+	return hc_create(comm, group, 0, 0, newcomm, "MPI_Comm_create");
+}
+
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+	return hc_create(comm, group, tag, 1, newcomm, "MPI_Comm_create_group");
+}
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+	const char *fn = "MPI_Comm_free";
+	HC_GUARD(fn);
+	COMM(ci, *comm, fn);
+	if (ci < 2) return hc_error(ci, MPI_ERR_COMM, fn);
+	int rc = hc_comm_delete_attrs(ci);
+	if (rc) return hc_error(ci, rc, fn);
+	rc = hympi_go_comm_free(ci);
+	if (rc) return hc_error(ci, rc, fn);
+	hc_comm_release(ci);
+	*comm = MPI_COMM_NULL;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_disconnect(MPI_Comm *comm) { return PMPI_Comm_free(comm); }
+
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+	HC_GUARD("MPI_Comm_group");
+	COMM(ci, comm, "MPI_Comm_group");
+	int rc = hympi_go_comm_group(ci, (intptr_t *)group);
+	return rc ? hc_error(ci, rc, "MPI_Comm_group") : MPI_SUCCESS;
+}
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+	HC_GUARD("MPI_Comm_compare");
+	COMM(c1, comm1, "MPI_Comm_compare");
+	COMM(c2, comm2, "MPI_Comm_compare");
+	int rc = hympi_go_comm_compare(c1, c2, result);
+	return rc ? hc_error(c1, rc, "MPI_Comm_compare") : MPI_SUCCESS;
+}
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+	COMM(ci, comm, "MPI_Comm_test_inter");
+	(void)ci;
+	*flag = 0;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+	COMM(ci, comm, "MPI_Comm_remote_size");
+	(void)size;
+	return hc_error(ci, MPI_ERR_COMM, "MPI_Comm_remote_size");
+}
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+	COMM(ci, comm, "MPI_Comm_get_name");
+	snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", hc_comms[ci].name);
+	*resultlen = (int)strlen(comm_name);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+	COMM(ci, comm, "MPI_Comm_set_name");
+	snprintf(hc_comms[ci].name, MPI_MAX_OBJECT_NAME, "%s", comm_name);
+	return MPI_SUCCESS;
+}
+
+/* ---- groups ---------------------------------------------------------- */
+
+enum { G_INCL, G_EXCL, G_RANGE_INCL, G_RANGE_EXCL, G_UNION, G_INTERSECTION, G_DIFFERENCE };
+
+static int hc_group_op(int kind, MPI_Group g, int n, const int *ranks, MPI_Group g2, MPI_Group *out, const char *fn)
+{
+	HC_GUARD(fn);
+	int rc = hympi_go_group_op(kind, (intptr_t)g, n, (int *)ranks, (intptr_t)g2, (intptr_t *)out);
+	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Group_size(MPI_Group group, int *size)
+{
+	HC_GUARD("MPI_Group_size");
+	int rank;
+	int rc = hympi_go_group_size((intptr_t)group, size, &rank);
+	return rc ? hc_error(-1, rc, "MPI_Group_size") : MPI_SUCCESS;
+}
+
+int PMPI_Group_rank(MPI_Group group, int *rank)
+{
+	HC_GUARD("MPI_Group_rank");
+	int size;
+	int rc = hympi_go_group_size((intptr_t)group, &size, rank);
+	return rc ? hc_error(-1, rc, "MPI_Group_rank") : MPI_SUCCESS;
+}
+
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+	return hc_group_op(G_INCL, group, n, ranks, MPI_GROUP_NULL, newgroup, "MPI_Group_incl");
+}
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+	return hc_group_op(G_EXCL, group, n, ranks, MPI_GROUP_NULL, newgroup, "MPI_Group_excl");
+}
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+	return hc_group_op(G_RANGE_INCL, group, n, &ranges[0][0], MPI_GROUP_NULL, newgroup, "MPI_Group_range_incl");
+}
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+	return hc_group_op(G_RANGE_EXCL, group, n, &ranges[0][0], MPI_GROUP_NULL, newgroup, "MPI_Group_range_excl");
+}
+int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+	return hc_group_op(G_UNION, group1, 0, NULL, group2, newgroup, "MPI_Group_union");
+}
+int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+	return hc_group_op(G_INTERSECTION, group1, 0, NULL, group2, newgroup, "MPI_Group_intersection");
+}
+int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+	return hc_group_op(G_DIFFERENCE, group1, 0, NULL, group2, newgroup, "MPI_Group_difference");
+}
+
+int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
+{
+	HC_GUARD("MPI_Group_compare");
+	int rc = hympi_go_group_compare((intptr_t)group1, (intptr_t)group2, result);
+	return rc ? hc_error(-1, rc, "MPI_Group_compare") : MPI_SUCCESS;
+}
+
+int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
+{
+	HC_GUARD("MPI_Group_translate_ranks");
+	int rc = hympi_go_group_translate((intptr_t)group1, n, (int *)ranks1, (intptr_t)group2, ranks2);
+	return rc ? hc_error(-1, rc, "MPI_Group_translate_ranks") : MPI_SUCCESS;
+}
+
+int PMPI_Group_free(MPI_Group *group)
+{
+	HC_GUARD("MPI_Group_free");
+	if (*group == MPI_GROUP_EMPTY) {
+		*group = MPI_GROUP_NULL;
+		return MPI_SUCCESS;
+	}
+	int rc = hympi_go_group_free((intptr_t)*group);
+	if (rc) return hc_error(-1, rc, "MPI_Group_free");
+	*group = MPI_GROUP_NULL;
+	return MPI_SUCCESS;
+}
+
+/* ---- topology helpers ------------------------------------------------ */
+
+int PMPI_Dims_create(int nnodes, int ndims, int dims[])
+{
+	if (nnodes < 1 || ndims < 0) return hc_error(-1, MPI_ERR_ARG, "MPI_Dims_create");
+	int rest = nnodes, free_dims = 0;
+	for (int i = 0; i < ndims; i++) {
+		if (dims[i] < 0) return hc_error(-1, MPI_ERR_DIMS, "MPI_Dims_create");
+		if (dims[i] > 0) {
+			if (rest % dims[i]) return hc_error(-1, MPI_ERR_DIMS, "MPI_Dims_create");
+			rest /= dims[i];
+		} else {
+			free_dims++;
+		}
+	}
+	if (free_dims == 0) return rest == 1 ? MPI_SUCCESS : hc_error(-1, MPI_ERR_DIMS, "MPI_Dims_create");
+	/* Factor rest and deal the prime factors, largest first, to the
+	 * currently smallest free dimension: as balanced as MPI asks. */
+	int f[64], nf = 0;
+	for (int p = 2; rest > 1 && nf < 64;) {
+		if (rest % p == 0) {
+			f[nf++] = p;
+			rest /= p;
+		} else {
+			p++;
+		}
+	}
+	int vals[ndims > 0 ? ndims : 1];
+	for (int i = 0; i < free_dims; i++) vals[i] = 1;
+	for (int k = nf - 1; k >= 0; k--) {
+		int m = 0;
+		for (int i = 1; i < free_dims; i++)
+			if (vals[i] < vals[m]) m = i;
+		vals[m] *= f[k];
+	}
+	/* Non-increasing order. */
+	for (int i = 0; i < free_dims; i++)
+		for (int j = i + 1; j < free_dims; j++)
+			if (vals[j] > vals[i]) {
+				int t = vals[i];
+				vals[i] = vals[j];
+				vals[j] = t;
+			}
+	for (int i = 0, k = 0; i < ndims; i++)
+		if (dims[i] == 0) dims[i] = vals[k++];
+	return MPI_SUCCESS;
+}
+
+#define HC_ALIASES_coll
+#include "aliases_gen.h"

@@ -1,0 +1,301 @@
+package main
+
+/*
+#include "cabi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/hympi/hympi/mpi"
+)
+
+// Kinds of reduction (hympi_go_reduce).
+const (
+	redReduce = iota
+	redAllreduce
+	redScan
+	redExscan
+	redScatterBlock
+)
+
+// Kinds of fixed-block data movement (hympi_go_gather).
+const (
+	movGather = iota
+	movScatter
+	movAllgather
+	movAlltoall
+)
+
+// Kinds of vector data movement (hympi_go_gatherv).
+const (
+	vecGather = iota
+	vecAllgather
+	vecScatter
+)
+
+func redOf(r *C.hc_red) (mpi.Datatype, mpi.Op, C.int) {
+	return reduction(uintptr(r.op), uintptr(r.dt), int64(r.esize), uintptr(r.base), int64(r.nbase))
+}
+
+//export hympi_go_barrier
+func hympi_go_barrier(ci C.int) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	return errCode(c.Barrier())
+}
+
+//export hympi_go_bcast
+func hympi_go_bcast(ci C.int, buf unsafe.Pointer, n C.int64_t, root C.int) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	return errCode(c.Bcast(bytesAt(buf, n), int(root)))
+}
+
+// hympi_go_reduce: send and recv hold n bytes (for reduce-scatter-block, n
+// is one block: send holds Size()*n). send == recv means in place; for
+// reduce-scatter-block in place, recv holds all the blocks.
+//
+//export hympi_go_reduce
+func hympi_go_reduce(ci, kind C.int, send, recv unsafe.Pointer, n C.int64_t, red *C.hc_red, root C.int) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	t, o, rc := redOf(red)
+	if rc != 0 {
+		return rc
+	}
+	s, r := bytesAt(send, n), bytesAt(recv, n)
+	if send == recv {
+		s = r
+	}
+	var err error
+	switch kind {
+	case redReduce:
+		if int(root) != c.Rank() && recv == nil {
+			r = nil
+		}
+		err = c.Reduce(s, r, t, o, int(root))
+	case redAllreduce:
+		err = c.Allreduce(s, r, t, o)
+	case redScan:
+		err = c.Scan(s, r, t, o)
+	case redExscan:
+		err = c.Exscan(s, r, t, o)
+	case redScatterBlock:
+		all := n * C.int64_t(c.Size())
+		if send == recv {
+			s = append([]byte(nil), bytesAt(recv, all)...)
+		} else {
+			s = bytesAt(send, all)
+		}
+		err = c.ReduceScatterBlock(s, r, t, o)
+	}
+	return errCode(err)
+}
+
+func intsAt(p *C.int, n int) []C.int {
+	if p == nil || n <= 0 {
+		return nil
+	}
+	return unsafe.Slice(p, n)
+}
+
+func scaled(v []C.int, esize C.int64_t) []int {
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(C.int64_t(x) * esize)
+	}
+	return out
+}
+
+// extentOf is the bytes a vector collective's buffer spans.
+func extentOf(counts, displs []int) C.int64_t {
+	var hi int
+	for i := range counts {
+		if counts[i] > 0 {
+			hi = max(hi, displs[i]+counts[i])
+		}
+	}
+	return C.int64_t(hi)
+}
+
+//export hympi_go_reduce_scatter
+func hympi_go_reduce_scatter(ci C.int, send, recv unsafe.Pointer, counts *C.int, red *C.hc_red) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	t, o, rc := redOf(red)
+	if rc != 0 {
+		return rc
+	}
+	bc := scaled(intsAt(counts, c.Size()), red.esize)
+	var total int
+	for _, x := range bc {
+		total += x
+	}
+	var s []byte
+	if send == recv {
+		s = append([]byte(nil), bytesAt(recv, C.int64_t(total))...)
+	} else {
+		s = bytesAt(send, C.int64_t(total))
+	}
+	return errCode(c.ReduceScatter(s, bytesAt(recv, C.int64_t(bc[c.Rank()])), bc, t, o))
+}
+
+// hympi_go_gather moves fixed blocks: sn bytes of send, rn bytes of recv
+// (the whole buffer). In-place cases are resolved by the C side, except
+// Alltoall in place (send == recv), done here through a copy.
+//
+//export hympi_go_gather
+func hympi_go_gather(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv unsafe.Pointer, rn C.int64_t, root C.int) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	s, r := bytesAt(send, sn), bytesAt(recv, rn)
+	var err error
+	switch kind {
+	case movGather:
+		err = c.Gather(s, r, int(root))
+	case movScatter:
+		err = c.Scatter(s, r, int(root))
+	case movAllgather:
+		err = c.Allgather(s, r)
+	case movAlltoall:
+		if send == recv {
+			s = append([]byte(nil), r...)
+		}
+		err = c.Alltoall(s, r)
+	}
+	return errCode(err)
+}
+
+// hympi_go_gatherv: counts and displs are in elements of esize bytes;
+// inplace says the root's (for Allgatherv: every rank's) own block is
+// already in place.
+//
+//export hympi_go_gatherv
+func hympi_go_gatherv(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv unsafe.Pointer,
+	counts, displs *C.int, esize C.int64_t, root, inplace C.int) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	me := c.Rank()
+	var bc, bd []int
+	if counts != nil {
+		bc = scaled(intsAt(counts, c.Size()), esize)
+		bd = scaled(intsAt(displs, c.Size()), esize)
+	}
+	var err error
+	switch kind {
+	case vecGather, vecAllgather:
+		var r []byte
+		if bc != nil {
+			r = bytesAt(recv, extentOf(bc, bd))
+		}
+		s := bytesAt(send, sn)
+		if inplace != 0 {
+			s = r[bd[me] : bd[me]+bc[me]]
+		}
+		if kind == vecGather {
+			err = c.Gatherv(s, r, bc, bd, int(root))
+		} else {
+			err = c.Allgatherv(s, r, bc, bd)
+		}
+	case vecScatter:
+		var s []byte
+		if bc != nil {
+			s = bytesAt(send, extentOf(bc, bd))
+		}
+		r := bytesAt(recv, sn)
+		if inplace != 0 {
+			r = s[bd[me] : bd[me]+bc[me]]
+		}
+		err = c.Scatterv(s, bc, bd, r, int(root))
+	}
+	return errCode(err)
+}
+
+//export hympi_go_alltoallv
+func hympi_go_alltoallv(ci C.int, send unsafe.Pointer, scounts, sdispls *C.int, sesize C.int64_t,
+	recv unsafe.Pointer, rcounts, rdispls *C.int, resize C.int64_t, inplace C.int) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	n := c.Size()
+	rc2, rd := scaled(intsAt(rcounts, n), resize), scaled(intsAt(rdispls, n), resize)
+	r := bytesAt(recv, extentOf(rc2, rd))
+	var s []byte
+	sc, sd := rc2, rd
+	if inplace != 0 {
+		s = append([]byte(nil), r...)
+	} else {
+		sc, sd = scaled(intsAt(scounts, n), sesize), scaled(intsAt(sdispls, n), sesize)
+		s = bytesAt(send, extentOf(sc, sd))
+	}
+	return errCode(c.Alltoallv(s, sc, sd, r, rc2, rd))
+}
+
+func newReqHandle(r *mpi.Request, ci C.int, req *C.intptr_t) {
+	*req = C.intptr_t(makeHandle(kindReq, reqs.put(&creq{r: r, ci: ci, active: true})))
+}
+
+//export hympi_go_ibarrier
+func hympi_go_ibarrier(ci C.int, req *C.intptr_t) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	r, err := c.Ibarrier()
+	if err != nil {
+		return errCode(err)
+	}
+	newReqHandle(r, ci, req)
+	return 0
+}
+
+//export hympi_go_ibcast
+func hympi_go_ibcast(ci C.int, buf unsafe.Pointer, n C.int64_t, root C.int, req *C.intptr_t) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	r, err := c.Ibcast(bytesAt(buf, n), int(root))
+	if err != nil {
+		return errCode(err)
+	}
+	newReqHandle(r, ci, req)
+	return 0
+}
+
+//export hympi_go_iallreduce
+func hympi_go_iallreduce(ci C.int, send, recv unsafe.Pointer, n C.int64_t, red *C.hc_red, req *C.intptr_t) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	t, o, rc := redOf(red)
+	if rc != 0 {
+		return rc
+	}
+	s, r := bytesAt(send, n), bytesAt(recv, n)
+	if send == recv {
+		s = r
+	}
+	q, err := c.Iallreduce(s, r, t, o)
+	if err != nil {
+		return errCode(err)
+	}
+	newReqHandle(q, ci, req)
+	return 0
+}

@@ -1,0 +1,217 @@
+package main
+
+/*
+#include "cabi.h"
+*/
+import "C"
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/hympi/hympi/mpi"
+)
+
+// Handle kinds (cabi.h) and the layout of created handles.
+const (
+	kindComm  = C.HK_COMM
+	kindGroup = C.HK_GROUP
+	kindReq   = C.HK_REQ
+	kindOp    = C.HK_OP
+	kindShift = C.HC_KIND_SHIFT
+	indexMask = C.HC_INDEX_MASK
+)
+
+// Predefined handle values of the standard ABI used on the Go side.
+const (
+	hRequestNull = 0x180
+	hGroupNull   = 0x108
+	hGroupEmpty  = 0x109
+	hOpNull      = 0x20
+)
+
+func makeHandle(kind, idx int) uintptr { return uintptr(kind)<<kindShift | uintptr(idx) }
+
+func handleIndex(h uintptr, kind int) int {
+	if h>>kindShift != uintptr(kind) {
+		return -1
+	}
+	return int(h & indexMask)
+}
+
+// comms is the Go half of the communicator table; the C side allocates the
+// indexes and validates them before a call gets here.
+var comms [C.HC_MAX_COMMS]atomic.Pointer[mpi.Comm]
+
+func commAt(ci C.int) (*mpi.Comm, C.int) {
+	if ci < 0 || int(ci) >= len(comms) {
+		return nil, C.MPI_ERR_COMM
+	}
+	c := comms[ci].Load()
+	if c == nil {
+		return nil, C.MPI_ERR_COMM
+	}
+	return c, 0
+}
+
+// table is a slot table with a free list, for objects that C refers to by
+// index: groups, requests and operators.
+type table[T any] struct {
+	mu    sync.Mutex
+	slots []*T
+	free  []int
+}
+
+func (t *table[T]) put(v *T) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n := len(t.free); n > 0 {
+		i := t.free[n-1]
+		t.free = t.free[:n-1]
+		t.slots[i] = v
+		return i
+	}
+	t.slots = append(t.slots, v)
+	return len(t.slots) - 1
+}
+
+func (t *table[T]) get(i int) *T {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i < 0 || i >= len(t.slots) {
+		return nil
+	}
+	return t.slots[i]
+}
+
+func (t *table[T]) del(i int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i >= 0 && i < len(t.slots) && t.slots[i] != nil {
+		t.slots[i] = nil
+		t.free = append(t.free, i)
+	}
+}
+
+// Error classes: the engine numbers its classes like classic MPI; the
+// standard ABI renumbered some.
+func errCode(err error) C.int {
+	if err == nil {
+		return 0
+	}
+	msg := err.Error()
+	setErrmsg(msg)
+	if strings.Contains(msg, "not implemented yet") {
+		return C.MPI_ERR_UNSUPPORTED_OPERATION
+	}
+	switch mpi.ClassOf(err) {
+	case mpi.ErrBuffer:
+		return C.MPI_ERR_BUFFER
+	case mpi.ErrCount:
+		return C.MPI_ERR_COUNT
+	case mpi.ErrType:
+		return C.MPI_ERR_TYPE
+	case mpi.ErrTag:
+		return C.MPI_ERR_TAG
+	case mpi.ErrComm:
+		return C.MPI_ERR_COMM
+	case mpi.ErrRank:
+		return C.MPI_ERR_RANK
+	case mpi.ErrRequest:
+		return C.MPI_ERR_REQUEST
+	case mpi.ErrRoot:
+		return C.MPI_ERR_ROOT
+	case mpi.ErrGroup:
+		return C.MPI_ERR_GROUP
+	case mpi.ErrOp:
+		return C.MPI_ERR_OP
+	case mpi.ErrArg:
+		return C.MPI_ERR_ARG
+	case mpi.ErrUnknown:
+		return C.MPI_ERR_UNKNOWN
+	case mpi.ErrTruncate:
+		return C.MPI_ERR_TRUNCATE
+	case mpi.ErrIntern:
+		return C.MPI_ERR_INTERN
+	case mpi.ErrInStatus:
+		return C.MPI_ERR_IN_STATUS
+	case mpi.ErrPending:
+		return C.MPI_ERR_PENDING
+	case mpi.ErrProcFailed:
+		return C.MPI_ERR_PROC_ABORTED
+	}
+	return C.MPI_ERR_OTHER
+}
+
+// setErrmsg hands the engine's message to C, for the fatal-error line.
+func setErrmsg(s string) {
+	if s == "" {
+		return
+	}
+	C.hc_set_errmsg((*C.char)(unsafe.Pointer(unsafe.StringData(s))), C.int(len(s)))
+}
+
+// Ranks and tags: the engine's sentinels differ from the ABI's.
+func rankIn(r C.int) int {
+	switch r {
+	case C.MPI_ANY_SOURCE:
+		return mpi.AnySource
+	case C.MPI_PROC_NULL:
+		return mpi.ProcNull
+	}
+	return int(r)
+}
+
+func tagIn(t C.int) int {
+	if t == C.MPI_ANY_TAG {
+		return mpi.AnyTag
+	}
+	return int(t)
+}
+
+func rankOut(r int) C.int {
+	switch r {
+	case mpi.AnySource:
+		return C.MPI_ANY_SOURCE
+	case mpi.ProcNull:
+		return C.MPI_PROC_NULL
+	}
+	return C.int(r)
+}
+
+func tagOut(t int) C.int {
+	if t == mpi.AnyTag {
+		return C.MPI_ANY_TAG
+	}
+	return C.int(t)
+}
+
+func fillStatus(st *C.MPI_Status, s mpi.Status, cancelled bool) {
+	if st == nil {
+		return
+	}
+	c := C.int(0)
+	if cancelled {
+		c = 1
+	}
+	C.hc_status_set(st, rankOut(s.Source), tagOut(s.Tag), C.int64_t(s.Count), c)
+}
+
+// emptyStatus is what MPI reports for a null or inactive request.
+func emptyStatus(st *C.MPI_Status) {
+	if st == nil {
+		return
+	}
+	C.hc_status_set(st, C.MPI_ANY_SOURCE, C.MPI_ANY_TAG, 0, 0)
+	st.MPI_ERROR = C.MPI_SUCCESS
+}
+
+// bytesAt views n bytes of C memory at p (nil for n == 0).
+func bytesAt(p unsafe.Pointer, n C.int64_t) []byte {
+	if n <= 0 || p == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(p), int(n))
+}

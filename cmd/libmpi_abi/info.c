@@ -1,0 +1,214 @@
+/*
+ * info.c — MPI_Info objects: ordered (key, value) lists kept in C. hympi
+ * takes hints from none of them, but programs that pass hints must work.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cabi.h"
+
+#define HC_MAX_INFOS 1024
+
+typedef struct {
+	char *key, *val;
+} hc_kv;
+
+static struct {
+	int used;
+	hc_kv *kv;
+	int n, cap;
+} hc_infos[HC_MAX_INFOS];
+static pthread_mutex_t hc_info_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int hc_info_index(MPI_Info info)
+{
+	int i = hc_index(info, HK_INFO);
+	if (i < 0 || i >= HC_MAX_INFOS || !hc_infos[i].used) return -1;
+	return i;
+}
+
+static int hc_info_new(MPI_Info *info)
+{
+	pthread_mutex_lock(&hc_info_lock);
+	for (int i = 1; i < HC_MAX_INFOS; i++) {
+		if (!hc_infos[i].used) {
+			hc_infos[i].used = 1;
+			hc_infos[i].kv = NULL;
+			hc_infos[i].n = hc_infos[i].cap = 0;
+			pthread_mutex_unlock(&hc_info_lock);
+			*info = (MPI_Info)hc_make(HK_INFO, i);
+			return MPI_SUCCESS;
+		}
+	}
+	pthread_mutex_unlock(&hc_info_lock);
+	return MPI_ERR_NO_MEM;
+}
+
+/* The keys of an info: MPI_INFO_ENV is empty. */
+static int hc_info_get(MPI_Info info, int *idx, const char *fn)
+{
+	*idx = -1;
+	if (info == MPI_INFO_ENV) return MPI_SUCCESS;
+	*idx = hc_info_index(info);
+	return *idx < 0 ? hc_error(-1, MPI_ERR_INFO, fn) : MPI_SUCCESS;
+}
+
+static hc_kv *hc_info_find(int i, const char *key)
+{
+	for (int k = 0; k < hc_infos[i].n; k++)
+		if (strcmp(hc_infos[i].kv[k].key, key) == 0) return &hc_infos[i].kv[k];
+	return NULL;
+}
+
+int PMPI_Info_create(MPI_Info *info)
+{
+	int rc = hc_info_new(info);
+	return rc ? hc_error(-1, rc, "MPI_Info_create") : MPI_SUCCESS;
+}
+
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+	(void)argc, (void)argv;
+	return PMPI_Info_create(info);
+}
+
+int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
+{
+	int i = hc_info_index(info);
+	if (i < 0) return hc_error(-1, MPI_ERR_INFO, "MPI_Info_set");
+	if (!key || !*key || strlen(key) >= MPI_MAX_INFO_KEY) return hc_error(-1, MPI_ERR_INFO_KEY, "MPI_Info_set");
+	if (!value || strlen(value) >= MPI_MAX_INFO_VAL) return hc_error(-1, MPI_ERR_INFO_VALUE, "MPI_Info_set");
+	hc_kv *kv = hc_info_find(i, key);
+	if (kv) {
+		free(kv->val);
+		kv->val = strdup(value);
+		return MPI_SUCCESS;
+	}
+	if (hc_infos[i].n == hc_infos[i].cap) {
+		int cap = hc_infos[i].cap ? 2 * hc_infos[i].cap : 4;
+		hc_kv *p = realloc(hc_infos[i].kv, cap * sizeof *p);
+		if (!p) return hc_error(-1, MPI_ERR_NO_MEM, "MPI_Info_set");
+		hc_infos[i].kv = p;
+		hc_infos[i].cap = cap;
+	}
+	hc_infos[i].kv[hc_infos[i].n].key = strdup(key);
+	hc_infos[i].kv[hc_infos[i].n].val = strdup(value);
+	hc_infos[i].n++;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Info_delete(MPI_Info info, const char *key)
+{
+	int i = hc_info_index(info);
+	if (i < 0) return hc_error(-1, MPI_ERR_INFO, "MPI_Info_delete");
+	hc_kv *kv = hc_info_find(i, key);
+	if (!kv) return hc_error(-1, MPI_ERR_INFO_NOKEY, "MPI_Info_delete");
+	free(kv->key);
+	free(kv->val);
+	int k = (int)(kv - hc_infos[i].kv);
+	memmove(kv, kv + 1, (hc_infos[i].n - k - 1) * sizeof *kv);
+	hc_infos[i].n--;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
+{
+	int i, rc = hc_info_get(info, &i, "MPI_Info_get");
+	if (rc) return rc;
+	hc_kv *kv = i < 0 ? NULL : hc_info_find(i, key);
+	*flag = kv != NULL;
+	if (kv && valuelen >= 0) {
+		strncpy(value, kv->val, valuelen);
+		value[valuelen] = 0;
+	}
+	return MPI_SUCCESS;
+}
+
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+	int i, rc = hc_info_get(info, &i, "MPI_Info_get_string");
+	if (rc) return rc;
+	hc_kv *kv = i < 0 ? NULL : hc_info_find(i, key);
+	*flag = kv != NULL;
+	if (!kv) return MPI_SUCCESS;
+	int need = (int)strlen(kv->val) + 1;
+	if (*buflen > 0) {
+		strncpy(value, kv->val, *buflen - 1);
+		value[*buflen - 1] = 0;
+	}
+	*buflen = need;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+{
+	int i, rc = hc_info_get(info, &i, "MPI_Info_get_valuelen");
+	if (rc) return rc;
+	hc_kv *kv = i < 0 ? NULL : hc_info_find(i, key);
+	*flag = kv != NULL;
+	if (kv) *valuelen = (int)strlen(kv->val);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
+{
+	int i, rc = hc_info_get(info, &i, "MPI_Info_get_nkeys");
+	if (rc) return rc;
+	*nkeys = i < 0 ? 0 : hc_infos[i].n;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
+{
+	int i, rc = hc_info_get(info, &i, "MPI_Info_get_nthkey");
+	if (rc) return rc;
+	if (i < 0 || n < 0 || n >= hc_infos[i].n) return hc_error(-1, MPI_ERR_ARG, "MPI_Info_get_nthkey");
+	strcpy(key, hc_infos[i].kv[n].key);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
+{
+	int i, rc = hc_info_get(info, &i, "MPI_Info_dup");
+	if (rc) return rc;
+	if ((rc = PMPI_Info_create(newinfo))) return rc;
+	for (int k = 0; i >= 0 && k < hc_infos[i].n; k++)
+		if ((rc = PMPI_Info_set(*newinfo, hc_infos[i].kv[k].key, hc_infos[i].kv[k].val))) return rc;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Info_free(MPI_Info *info)
+{
+	int i = hc_info_index(*info);
+	if (i < 0) return hc_error(-1, MPI_ERR_INFO, "MPI_Info_free");
+	pthread_mutex_lock(&hc_info_lock);
+	for (int k = 0; k < hc_infos[i].n; k++) {
+		free(hc_infos[i].kv[k].key);
+		free(hc_infos[i].kv[k].val);
+	}
+	free(hc_infos[i].kv);
+	hc_infos[i].kv = NULL;
+	hc_infos[i].n = hc_infos[i].cap = 0;
+	hc_infos[i].used = 0;
+	pthread_mutex_unlock(&hc_info_lock);
+	*info = MPI_INFO_NULL;
+	return MPI_SUCCESS;
+}
+
+/* Communicators take no hints: an empty info says so. */
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+	if (hc_comm_index(comm) < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_get_info");
+	return PMPI_Info_create(info_used);
+}
+
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+	(void)info;
+	if (hc_comm_index(comm) < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_set_info");
+	return MPI_SUCCESS;
+}
+
+#define HC_ALIASES_info
+#include "aliases_gen.h"

@@ -1,0 +1,429 @@
+/*
+ * p2p.c — point-to-point entry points and requests. Each call decodes its
+ * handles and computes byte counts here, then enters Go exactly once.
+ */
+#include <stdlib.h>
+
+#include "cabi.h"
+#include "_cgo_export.h"
+
+enum { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
+
+#define COMM(ci, comm, fn)                                                     \
+	int ci = hc_comm_index(comm);                                          \
+	if (__builtin_expect(ci < 0, 0)) return hc_error(-1, MPI_ERR_COMM, fn)
+
+#define BYTES(n, count, dt, ci, fn)                                            \
+	int64_t n;                                                             \
+	do {                                                                   \
+		int64_t s_ = hc_type_size(dt);                                 \
+		if (__builtin_expect(s_ < 0, 0)) return hc_error(ci, MPI_ERR_TYPE, fn);   \
+		if (__builtin_expect((count) < 0, 0)) return hc_error(ci, MPI_ERR_COUNT, fn); \
+		n = s_ * (int64_t)(count);                                     \
+	} while (0)
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+	COMM(ci, comm, "MPI_Comm_size");
+	*size = hc_comms[ci].size;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+	COMM(ci, comm, "MPI_Comm_rank");
+	*rank = hc_comms[ci].rank;
+	return MPI_SUCCESS;
+}
+
+static int hc_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int mode,
+		   const char *fn)
+{
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	BYTES(n, count, dt, ci, fn);
+	void *tmp = NULL;
+	if (__builtin_expect(!hc_type_contig(dt), 0)) {
+		if (!(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+		hc_type_pack(dt, count, buf, tmp);
+		buf = tmp;
+	}
+	int rc = hympi_go_send(ci, (void *)buf, n, dest, tag, mode);
+	free(tmp);
+	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
+}
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return hc_send(buf, count, datatype, dest, tag, comm, MODE_STD, "MPI_Send");
+}
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return hc_send(buf, count, datatype, dest, tag, comm, MODE_STD, "MPI_Send_c");
+}
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return hc_send(buf, count, datatype, dest, tag, comm, MODE_SYNC, "MPI_Ssend");
+}
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return hc_send(buf, count, datatype, dest, tag, comm, MODE_READY, "MPI_Rsend");
+}
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return hc_send(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, "MPI_Bsend");
+}
+
+static int hc_recv_packed(int ci, void *buf, int64_t count, int64_t n, MPI_Datatype dt, int source, int tag,
+			  MPI_Status *st, const char *fn)
+{
+	void *tmp = malloc(n ? n : 1);
+	if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	MPI_Status local;
+	hc_status_set(&local, 0, 0, 0, 0);
+	int rc = hympi_go_recv(ci, tmp, n, source, tag, &local);
+	int64_t got;
+	__builtin_memcpy(&got, &local.MPI_internal[0], sizeof got);
+	hc_type_unpack(dt, count, tmp, got, buf);
+	free(tmp);
+	if (st) {
+		st->MPI_SOURCE = local.MPI_SOURCE;
+		st->MPI_TAG = local.MPI_TAG;
+		__builtin_memcpy(st->MPI_internal, local.MPI_internal, sizeof local.MPI_internal);
+	}
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+static int hc_recv(void *buf, int64_t count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *st,
+		   const char *fn)
+{
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	BYTES(n, count, dt, ci, fn);
+	if (__builtin_expect(!hc_type_contig(dt), 0)) return hc_recv_packed(ci, buf, count, n, dt, source, tag, st, fn);
+	int rc = hympi_go_recv(ci, buf, n, source, tag, st);
+	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+	return hc_recv(buf, count, datatype, source, tag, comm, status, "MPI_Recv");
+}
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+		MPI_Status *status)
+{
+	return hc_recv(buf, count, datatype, source, tag, comm, status, "MPI_Recv_c");
+}
+
+static int hc_isend(const void *buf, int64_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int mode,
+		    MPI_Request *req, const char *fn)
+{
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	BYTES(n, count, dt, ci, fn);
+	void *tmp = NULL;
+	if (__builtin_expect(!hc_type_contig(dt), 0)) {
+		if (!(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+		hc_type_pack(dt, count, buf, tmp);
+		buf = tmp;
+	}
+	int rc = hympi_go_isend(ci, (void *)buf, n, dest, tag, mode, tmp, (intptr_t *)req);
+	if (rc) free(tmp);
+	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
+}
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_isend(buf, count, datatype, dest, tag, comm, MODE_STD, request, "MPI_Isend");
+}
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		 MPI_Request *request)
+{
+	return hc_isend(buf, count, datatype, dest, tag, comm, MODE_STD, request, "MPI_Isend_c");
+}
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_isend(buf, count, datatype, dest, tag, comm, MODE_SYNC, request, "MPI_Issend");
+}
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_isend(buf, count, datatype, dest, tag, comm, MODE_READY, request, "MPI_Irsend");
+}
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_isend(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, request, "MPI_Ibsend");
+}
+
+static int hc_irecv(void *buf, int64_t count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *req,
+		    const char *fn)
+{
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	BYTES(n, count, dt, ci, fn);
+	void *tmp = NULL;
+	if (__builtin_expect(!hc_type_contig(dt), 0) && !(tmp = malloc(n ? n : 1)))
+		return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	int rc = hympi_go_irecv(ci, tmp ? tmp : buf, n, source, tag, tmp, buf, (intptr_t)dt, count, (intptr_t *)req);
+	if (rc) free(tmp);
+	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
+}
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
+}
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+		 MPI_Request *request)
+{
+	return hc_irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv_c");
+}
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+		  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	const char *fn = "MPI_Sendrecv";
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	BYTES(sn, sendcount, sendtype, ci, fn);
+	BYTES(rn, recvcount, recvtype, ci, fn);
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
+		MPI_Request rq;
+		int rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rq);
+		if (rc == MPI_SUCCESS) rc = PMPI_Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+		if (rc == MPI_SUCCESS) rc = PMPI_Wait(&rq, status);
+		return rc;
+	}
+	int rc = hympi_go_sendrecv(ci, (void *)sendbuf, sn, dest, sendtag, recvbuf, rn, source, recvtag, status);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+			  MPI_Comm comm, MPI_Status *status)
+{
+	const char *fn = "MPI_Sendrecv_replace";
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	BYTES(n, count, datatype, ci, fn);
+	if (!hc_type_contig(datatype)) {
+		void *tmp = malloc(n ? n : 1);
+		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+		hc_type_pack(datatype, count, buf, tmp);
+		MPI_Request rq;
+		int rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &rq);
+		if (rc == MPI_SUCCESS) rc = PMPI_Send(tmp, (int)n, MPI_BYTE, dest, sendtag, comm);
+		if (rc == MPI_SUCCESS) rc = PMPI_Wait(&rq, status);
+		free(tmp);
+		return rc;
+	}
+	int rc = hympi_go_sendrecv_replace(ci, buf, n, dest, sendtag, source, recvtag, status);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+	HC_GUARD("MPI_Probe");
+	COMM(ci, comm, "MPI_Probe");
+	int rc = hympi_go_probe(ci, source, tag, status);
+	return rc ? hc_error(ci, rc, "MPI_Probe") : MPI_SUCCESS;
+}
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+	HC_GUARD("MPI_Iprobe");
+	COMM(ci, comm, "MPI_Iprobe");
+	int rc = hympi_go_iprobe(ci, source, tag, flag, status);
+	return rc ? hc_error(ci, rc, "MPI_Iprobe") : MPI_SUCCESS;
+}
+
+/* ---- requests -------------------------------------------------------- */
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+	HC_GUARD("MPI_Wait");
+	int rc = hympi_go_wait(request, status);
+	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_req_error(rc, "MPI_Wait");
+}
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+	HC_GUARD("MPI_Test");
+	int rc = hympi_go_test(request, flag, status);
+	return rc ? hc_req_error(rc, "MPI_Test") : MPI_SUCCESS;
+}
+
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+	HC_GUARD("MPI_Waitall");
+	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitall");
+	int rc = hympi_go_waitall(array_of_requests, count, array_of_statuses);
+	return rc ? hc_req_error(rc, "MPI_Waitall") : MPI_SUCCESS;
+}
+
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+	HC_GUARD("MPI_Testall");
+	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Testall");
+	int rc = hympi_go_testall(array_of_requests, count, flag, array_of_statuses);
+	return rc ? hc_req_error(rc, "MPI_Testall") : MPI_SUCCESS;
+}
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+	HC_GUARD("MPI_Waitany");
+	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitany");
+	int rc = hympi_go_waitany(array_of_requests, count, index, status);
+	return rc ? hc_req_error(rc, "MPI_Waitany") : MPI_SUCCESS;
+}
+
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
+{
+	HC_GUARD("MPI_Testany");
+	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Testany");
+	int rc = hympi_go_testany(array_of_requests, count, index, flag, status);
+	return rc ? hc_req_error(rc, "MPI_Testany") : MPI_SUCCESS;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+		  MPI_Status array_of_statuses[])
+{
+	HC_GUARD("MPI_Waitsome");
+	if (incount < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitsome");
+	int rc = hympi_go_waitsome(array_of_requests, incount, outcount, array_of_indices, array_of_statuses);
+	return rc ? hc_req_error(rc, "MPI_Waitsome") : MPI_SUCCESS;
+}
+
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+		  MPI_Status array_of_statuses[])
+{
+	HC_GUARD("MPI_Testsome");
+	if (incount < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Testsome");
+	int rc = hympi_go_testsome(array_of_requests, incount, outcount, array_of_indices, array_of_statuses);
+	return rc ? hc_req_error(rc, "MPI_Testsome") : MPI_SUCCESS;
+}
+
+int PMPI_Request_free(MPI_Request *request)
+{
+	HC_GUARD("MPI_Request_free");
+	int rc = hympi_go_request_free(request);
+	return rc ? hc_req_error(rc, "MPI_Request_free") : MPI_SUCCESS;
+}
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+	HC_GUARD("MPI_Request_get_status");
+	int rc = hympi_go_request_get_status((intptr_t)request, flag, status);
+	return rc ? hc_req_error(rc, "MPI_Request_get_status") : MPI_SUCCESS;
+}
+
+int PMPI_Cancel(MPI_Request *request)
+{
+	HC_GUARD("MPI_Cancel");
+	int rc = hympi_go_cancel((intptr_t)*request);
+	return rc ? hc_req_error(rc, "MPI_Cancel") : MPI_SUCCESS;
+}
+
+static int hc_pinit(const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int mode, int recv,
+		    MPI_Request *req, const char *fn)
+{
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	BYTES(n, count, dt, ci, fn);
+	void *tmp = NULL;
+	if (!hc_type_contig(dt) && !(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	int rc = hympi_go_prequest(ci, tmp ? tmp : (void *)buf, n, peer, tag, mode, recv, tmp, (void *)buf, (intptr_t)dt,
+				   count, (intptr_t *)req);
+	if (rc) free(tmp);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		   MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_STD, 0, request, "MPI_Send_init");
+}
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		    MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_SYNC, 0, request, "MPI_Ssend_init");
+}
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		    MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_READY, 0, request, "MPI_Rsend_init");
+}
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		    MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, 0, request, "MPI_Bsend_init");
+}
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, source, tag, comm, MODE_STD, 1, request, "MPI_Recv_init");
+}
+
+int PMPI_Start(MPI_Request *request)
+{
+	HC_GUARD("MPI_Start");
+	int rc = hympi_go_start(request, 1);
+	return rc ? hc_req_error(rc, "MPI_Start") : MPI_SUCCESS;
+}
+
+int PMPI_Startall(int count, MPI_Request array_of_requests[])
+{
+	HC_GUARD("MPI_Startall");
+	int rc = hympi_go_start(array_of_requests, count);
+	return rc ? hc_req_error(rc, "MPI_Startall") : MPI_SUCCESS;
+}
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+	(void)comm;
+	int64_t s = hc_type_size(datatype);
+	if (s < 0) return hc_error(-1, MPI_ERR_TYPE, "MPI_Pack_size");
+	*size = (int)(s * incount);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
+	      MPI_Comm comm)
+{
+	int64_t s = hc_type_size(datatype);
+	int ci = hc_comm_index(comm);
+	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, "MPI_Pack");
+	if (*position + s * incount > outsize) return hc_error(ci, MPI_ERR_TRUNCATE, "MPI_Pack");
+	hc_type_pack(datatype, incount, inbuf, (char *)outbuf + *position);
+	*position += (int)(s * incount);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype,
+		MPI_Comm comm)
+{
+	int64_t s = hc_type_size(datatype);
+	int ci = hc_comm_index(comm);
+	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, "MPI_Unpack");
+	if (*position + s * outcount > insize) return hc_error(ci, MPI_ERR_TRUNCATE, "MPI_Unpack");
+	hc_type_unpack(datatype, outcount, (const char *)inbuf + *position, s * outcount, outbuf);
+	*position += (int)(s * outcount);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+	HC_GUARD("MPI_Buffer_attach");
+	int rc = hympi_go_buffer_attach(buffer, size);
+	return rc ? hc_error(-1, rc, "MPI_Buffer_attach") : MPI_SUCCESS;
+}
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+	HC_GUARD("MPI_Buffer_detach");
+	int64_t n;
+	int rc = hympi_go_buffer_detach((void **)buffer_addr, &n);
+	if (rc) return hc_error(-1, rc, "MPI_Buffer_detach");
+	*size = (int)n;
+	return MPI_SUCCESS;
+}
+
+#define HC_ALIASES_p2p
+#include "aliases_gen.h"

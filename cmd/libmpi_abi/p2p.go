@@ -1,0 +1,175 @@
+package main
+
+/*
+#include "cabi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/hympi/hympi/mpi"
+)
+
+// Send modes (the C side passes one of these).
+const (
+	modeStd = iota
+	modeSync
+	modeReady
+	modeBuffered
+)
+
+//export hympi_go_send
+func hympi_go_send(ci C.int, buf unsafe.Pointer, n C.int64_t, dest, tag, mode C.int) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	b := bytesAt(buf, n)
+	var err error
+	switch mode {
+	case modeSync:
+		err = c.Ssend(b, rankIn(dest), int(tag))
+	case modeReady:
+		err = c.Rsend(b, rankIn(dest), int(tag))
+	case modeBuffered:
+		err = c.Bsend(b, rankIn(dest), int(tag))
+	default:
+		err = c.Send(b, rankIn(dest), int(tag))
+	}
+	return errCode(err)
+}
+
+//export hympi_go_recv
+func hympi_go_recv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int, st *C.MPI_Status) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	s, err := c.Recv(bytesAt(buf, n), rankIn(src), tagIn(tag))
+	if err == nil || mpi.ClassOf(err) == mpi.ErrTruncate {
+		fillStatus(st, s, false)
+	}
+	return errCode(err)
+}
+
+//export hympi_go_isend
+func hympi_go_isend(ci C.int, buf unsafe.Pointer, n C.int64_t, dest, tag, mode C.int, tmp unsafe.Pointer, req *C.intptr_t) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	r, err := startSend(c, bytesAt(buf, n), rankIn(dest), int(tag), int(mode))
+	if err != nil {
+		return errCode(err)
+	}
+	*req = C.intptr_t(makeHandle(kindReq, reqs.put(&creq{r: r, ci: ci, active: true, tmp: tmp})))
+	return 0
+}
+
+func startSend(c *mpi.Comm, b []byte, dest, tag, mode int) (*mpi.Request, error) {
+	switch mode {
+	case modeSync:
+		return c.Issend(b, dest, tag)
+	case modeBuffered:
+		// The engine has no nonblocking buffered send; a buffered send
+		// completes locally, so doing it now and handing back a completed
+		// request is what MPI_Ibsend promises.
+		if err := c.Bsend(b, dest, tag); err != nil {
+			return nil, err
+		}
+		return c.Isend(nil, mpi.ProcNull, 0)
+	}
+	return c.Isend(b, dest, tag)
+}
+
+//export hympi_go_irecv
+func hympi_go_irecv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int,
+	tmp, ubuf unsafe.Pointer, dt C.intptr_t, count C.int64_t, req *C.intptr_t) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	r, err := c.Irecv(bytesAt(buf, n), rankIn(src), tagIn(tag))
+	if err != nil {
+		return errCode(err)
+	}
+	q := &creq{r: r, ci: ci, active: true, recv: true, tmp: tmp, ubuf: ubuf, dt: dt, count: count}
+	*req = C.intptr_t(makeHandle(kindReq, reqs.put(q)))
+	return 0
+}
+
+//export hympi_go_sendrecv
+func hympi_go_sendrecv(ci C.int, sbuf unsafe.Pointer, sn C.int64_t, dest, stag C.int,
+	rbuf unsafe.Pointer, rn C.int64_t, src, rtag C.int, st *C.MPI_Status) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	s, err := c.Sendrecv(bytesAt(sbuf, sn), rankIn(dest), int(stag), bytesAt(rbuf, rn), rankIn(src), tagIn(rtag))
+	if err == nil || mpi.ClassOf(err) == mpi.ErrTruncate {
+		fillStatus(st, s, false)
+	}
+	return errCode(err)
+}
+
+//export hympi_go_sendrecv_replace
+func hympi_go_sendrecv_replace(ci C.int, buf unsafe.Pointer, n C.int64_t, dest, stag, src, rtag C.int, st *C.MPI_Status) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	b := bytesAt(buf, n)
+	tmp := append([]byte(nil), b...)
+	s, err := c.Sendrecv(tmp, rankIn(dest), int(stag), b, rankIn(src), tagIn(rtag))
+	if err == nil || mpi.ClassOf(err) == mpi.ErrTruncate {
+		fillStatus(st, s, false)
+	}
+	return errCode(err)
+}
+
+//export hympi_go_probe
+func hympi_go_probe(ci, src, tag C.int, st *C.MPI_Status) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	s, err := c.Probe(rankIn(src), tagIn(tag))
+	if err == nil {
+		fillStatus(st, s, false)
+	}
+	return errCode(err)
+}
+
+//export hympi_go_iprobe
+func hympi_go_iprobe(ci, src, tag C.int, flag *C.int, st *C.MPI_Status) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	s, ok, err := c.Iprobe(rankIn(src), tagIn(tag))
+	*flag = 0
+	if err == nil && ok {
+		*flag = 1
+		fillStatus(st, s, false)
+	}
+	return errCode(err)
+}
+
+//export hympi_go_buffer_attach
+func hympi_go_buffer_attach(buf unsafe.Pointer, n C.int64_t) C.int {
+	return errCode(mpi.BufferAttach(bytesAt(buf, n)))
+}
+
+//export hympi_go_buffer_detach
+func hympi_go_buffer_detach(buf *unsafe.Pointer, n *C.int64_t) C.int {
+	b, err := mpi.BufferDetach()
+	if err != nil {
+		return errCode(err)
+	}
+	*buf, *n = nil, 0
+	if len(b) > 0 {
+		*buf, *n = unsafe.Pointer(unsafe.SliceData(b)), C.int64_t(len(b))
+	}
+	return 0
+}

@@ -1,0 +1,487 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "cabi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/hympi/hympi/mpi"
+)
+
+// creq is a request as C sees it: an engine request plus, for persistent
+// requests, the arguments each MPI_Start replays.
+type creq struct {
+	r         *mpi.Request // the operation in flight (nil when inactive)
+	ci        C.int        // communicator index, for its error handler
+	active    bool
+	recv      bool
+	cancelled bool
+
+	persistent bool
+	buf        unsafe.Pointer // C memory
+	n          C.int64_t
+	peer, tag  int // engine values
+	mode       int
+
+	// A non-contiguous datatype travels packed through tmp (C memory the
+	// request owns): count elements of dt at ubuf, packed before each send
+	// starts and unpacked when a receive completes.
+	tmp   unsafe.Pointer
+	ubuf  unsafe.Pointer
+	dt    C.intptr_t
+	count C.int64_t
+}
+
+// release frees what the request owns once the engine is done with it.
+func (q *creq) release() {
+	if q.tmp != nil {
+		C.free(q.tmp)
+		q.tmp = nil
+	}
+}
+
+var reqs table[creq]
+
+// packErr carries the communicator whose error handler applies along with
+// the code: hc_req_error in C unpacks it.
+func packErr(ci, code C.int) C.int {
+	if code == 0 {
+		return 0
+	}
+	return code | (ci+1)<<16
+}
+
+// reqView is the C array of n request handles at p.
+func reqView(p unsafe.Pointer, n C.int) []uintptr {
+	if n <= 0 || p == nil {
+		return nil
+	}
+	return unsafe.Slice((*uintptr)(p), int(n))
+}
+
+func statusAt(p *C.MPI_Status, i int) *C.MPI_Status {
+	if p == nil {
+		return nil
+	}
+	return (*C.MPI_Status)(unsafe.Add(unsafe.Pointer(p), uintptr(i)*unsafe.Sizeof(*p)))
+}
+
+// lookup finds the request behind handle h; ok is false for an invalid
+// handle, q is nil for MPI_REQUEST_NULL.
+func lookup(h uintptr) (q *creq, idx int, ok bool) {
+	if h == hRequestNull {
+		return nil, -1, true
+	}
+	idx = handleIndex(h, kindReq)
+	q = reqs.get(idx)
+	return q, idx, q != nil
+}
+
+// finish records the completion of q (status st, error err) in the
+// caller's status and handle: a non-persistent request is freed and its
+// handle set to MPI_REQUEST_NULL, a persistent one becomes inactive.
+func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Status) C.int {
+	q.active = false
+	q.r = nil
+	if err == nil || mpi.ClassOf(err) == mpi.ErrTruncate {
+		fillStatus(st, s, q.cancelled)
+		if q.tmp != nil && q.recv {
+			unpack(q, s.Count)
+		}
+	}
+	if !q.persistent {
+		q.release()
+		reqs.del(idx)
+		*h = hRequestNull
+	}
+	return errCode(err)
+}
+
+//export hympi_go_wait
+func hympi_go_wait(hp unsafe.Pointer, st *C.MPI_Status) C.int {
+	h := (*uintptr)(hp)
+	q, idx, ok := lookup(*h)
+	if !ok {
+		return C.MPI_ERR_REQUEST
+	}
+	if q == nil || !q.active {
+		emptyStatus(st)
+		return 0
+	}
+	s, err := q.r.Wait()
+	return packErr(q.ci, finish(q, idx, h, s, err, st))
+}
+
+//export hympi_go_test
+func hympi_go_test(hp unsafe.Pointer, flag *C.int, st *C.MPI_Status) C.int {
+	h := (*uintptr)(hp)
+	q, idx, ok := lookup(*h)
+	if !ok {
+		return C.MPI_ERR_REQUEST
+	}
+	*flag = 1
+	if q == nil || !q.active {
+		emptyStatus(st)
+		return 0
+	}
+	s, done, err := q.r.Test()
+	if !done && err == nil {
+		*flag = 0
+		return 0
+	}
+	return packErr(q.ci, finish(q, idx, h, s, err, st))
+}
+
+// multi is the state of one call over an array of requests.
+type multi struct {
+	hs  []uintptr
+	qs  []*creq
+	ids []int
+	n   int // active requests
+}
+
+func newMulti(p unsafe.Pointer, n C.int) (*multi, C.int) {
+	m := &multi{hs: reqView(p, n)}
+	m.qs = make([]*creq, len(m.hs))
+	m.ids = make([]int, len(m.hs))
+	for i, h := range m.hs {
+		q, idx, ok := lookup(h)
+		if !ok {
+			return nil, C.MPI_ERR_REQUEST
+		}
+		if q != nil && q.active {
+			m.qs[i], m.ids[i] = q, idx
+			m.n++
+		}
+	}
+	return m, 0
+}
+
+func (m *multi) engineReqs() []*mpi.Request {
+	rs := make([]*mpi.Request, len(m.qs))
+	for i, q := range m.qs {
+		if q != nil {
+			rs[i] = q.r
+		}
+	}
+	return rs
+}
+
+//export hympi_go_waitall
+func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status) C.int {
+	hs := reqView(p, n)
+	// Validate every handle before completing any.
+	for _, h := range hs {
+		if _, _, ok := lookup(h); !ok {
+			return C.MPI_ERR_REQUEST
+		}
+	}
+	var codes []C.int // allocated only when something failed
+	firstComm := C.int(-1)
+	for i := range hs {
+		st := statusAt(sts, i)
+		q, idx, _ := lookup(hs[i])
+		if q == nil || !q.active {
+			emptyStatus(st)
+			continue
+		}
+		s, err := q.r.Wait()
+		if code := finish(q, idx, &hs[i], s, err, st); code != 0 {
+			if codes == nil {
+				codes = make([]C.int, len(hs))
+				firstComm = q.ci
+			}
+			codes[i] = code
+		}
+	}
+	if codes == nil {
+		return 0
+	}
+	if sts != nil {
+		for i := range codes {
+			statusAt(sts, i).MPI_ERROR = codes[i]
+		}
+	}
+	return packErr(firstComm, C.MPI_ERR_IN_STATUS)
+}
+
+//export hympi_go_testall
+func hympi_go_testall(p unsafe.Pointer, n C.int, flag *C.int, sts *C.MPI_Status) C.int {
+	m, rc := newMulti(p, n)
+	if rc != 0 {
+		return rc
+	}
+	*flag = 1
+	if m.n == 0 {
+		for i := range m.hs {
+			emptyStatus(statusAt(sts, i))
+		}
+		return 0
+	}
+	ss, done, err := mpi.Testall(m.engineReqs())
+	if !done && err == nil {
+		*flag = 0
+		return 0
+	}
+	var first C.int
+	firstComm := C.int(-1)
+	for i, q := range m.qs {
+		st := statusAt(sts, i)
+		if q == nil {
+			emptyStatus(st)
+			continue
+		}
+		code := finish(q, m.ids[i], &m.hs[i], ss[i], nil, st)
+		if st != nil {
+			st.MPI_ERROR = code
+		}
+	}
+	if err != nil {
+		first, firstComm = errCode(err), m.qs[0].ci
+		return packErr(firstComm, first)
+	}
+	return 0
+}
+
+//export hympi_go_waitany
+func hympi_go_waitany(p unsafe.Pointer, n C.int, index *C.int, st *C.MPI_Status) C.int {
+	m, rc := newMulti(p, n)
+	if rc != 0 {
+		return rc
+	}
+	if m.n == 0 {
+		*index = C.MPI_UNDEFINED
+		emptyStatus(st)
+		return 0
+	}
+	i, s, err := mpi.Waitany(m.engineReqs())
+	if i < 0 {
+		*index = C.MPI_UNDEFINED
+		return errCode(err)
+	}
+	*index = C.int(i)
+	q := m.qs[i]
+	return packErr(q.ci, finish(q, m.ids[i], &m.hs[i], s, err, st))
+}
+
+//export hympi_go_testany
+func hympi_go_testany(p unsafe.Pointer, n C.int, index, flag *C.int, st *C.MPI_Status) C.int {
+	m, rc := newMulti(p, n)
+	if rc != 0 {
+		return rc
+	}
+	*index = C.MPI_UNDEFINED
+	*flag = 1
+	if m.n == 0 {
+		emptyStatus(st)
+		return 0
+	}
+	for i, q := range m.qs {
+		if q == nil {
+			continue
+		}
+		s, done, err := q.r.Test()
+		if done || err != nil {
+			*index = C.int(i)
+			return packErr(q.ci, finish(q, m.ids[i], &m.hs[i], s, err, st))
+		}
+	}
+	*flag = 0
+	return 0
+}
+
+// some completes every request of m that is done now, recording indices
+// and statuses; skip is an index already completed by the caller.
+func (m *multi) some(out *int, indices []C.int, sts *C.MPI_Status, codes []C.int) {
+	for i, q := range m.qs {
+		if q == nil || !q.active {
+			continue
+		}
+		s, done, err := q.r.Test()
+		if !done && err == nil {
+			continue
+		}
+		indices[*out] = C.int(i)
+		codes[*out] = finish(q, m.ids[i], &m.hs[i], s, err, statusAt(sts, *out))
+		*out++
+	}
+}
+
+func someResult(m *multi, out int, outcount *C.int, sts *C.MPI_Status, codes []C.int) C.int {
+	*outcount = C.int(out)
+	failed := -1
+	for k := 0; k < out; k++ {
+		if codes[k] != 0 && failed < 0 {
+			failed = k
+		}
+	}
+	if failed < 0 {
+		return 0
+	}
+	if sts != nil {
+		for k := 0; k < out; k++ {
+			statusAt(sts, k).MPI_ERROR = codes[k]
+		}
+	}
+	return packErr(0, C.MPI_ERR_IN_STATUS)
+}
+
+//export hympi_go_testsome
+func hympi_go_testsome(p unsafe.Pointer, n C.int, outcount *C.int, indices *C.int, sts *C.MPI_Status) C.int {
+	m, rc := newMulti(p, n)
+	if rc != 0 {
+		return rc
+	}
+	if m.n == 0 {
+		*outcount = C.MPI_UNDEFINED
+		return 0
+	}
+	idx := unsafe.Slice(indices, int(n))
+	codes := make([]C.int, len(m.hs))
+	out := 0
+	m.some(&out, idx, sts, codes)
+	return someResult(m, out, outcount, sts, codes)
+}
+
+//export hympi_go_waitsome
+func hympi_go_waitsome(p unsafe.Pointer, n C.int, outcount *C.int, indices *C.int, sts *C.MPI_Status) C.int {
+	m, rc := newMulti(p, n)
+	if rc != 0 {
+		return rc
+	}
+	if m.n == 0 {
+		*outcount = C.MPI_UNDEFINED
+		return 0
+	}
+	idx := unsafe.Slice(indices, int(n))
+	codes := make([]C.int, len(m.hs))
+	out := 0
+	m.some(&out, idx, sts, codes)
+	if out == 0 {
+		i, s, err := mpi.Waitany(m.engineReqs())
+		if i < 0 {
+			return errCode(err)
+		}
+		q := m.qs[i]
+		idx[0] = C.int(i)
+		codes[0] = finish(q, m.ids[i], &m.hs[i], s, err, statusAt(sts, 0))
+		out = 1
+		m.some(&out, idx, sts, codes)
+	}
+	return someResult(m, out, outcount, sts, codes)
+}
+
+//export hympi_go_request_free
+func hympi_go_request_free(hp unsafe.Pointer) C.int {
+	h := (*uintptr)(hp)
+	q, idx, ok := lookup(*h)
+	if !ok || q == nil {
+		return C.MPI_ERR_REQUEST
+	}
+	// An active operation goes on inside the engine; only the handle goes
+	// (and a packing buffer the engine may still use stays allocated).
+	if !q.active {
+		q.release()
+	}
+	reqs.del(idx)
+	*h = hRequestNull
+	return 0
+}
+
+//export hympi_go_request_get_status
+func hympi_go_request_get_status(h C.intptr_t, flag *C.int, st *C.MPI_Status) C.int {
+	q, _, ok := lookup(uintptr(h))
+	if !ok {
+		return C.MPI_ERR_REQUEST
+	}
+	*flag = 1
+	if q == nil || !q.active {
+		emptyStatus(st)
+		return 0
+	}
+	s, done, err := q.r.Peek()
+	if !done && err == nil {
+		*flag = 0
+		return 0
+	}
+	if err == nil || mpi.ClassOf(err) == mpi.ErrTruncate {
+		fillStatus(st, s, q.cancelled)
+	}
+	return packErr(q.ci, errCode(err))
+}
+
+//export hympi_go_cancel
+func hympi_go_cancel(h C.intptr_t) C.int {
+	q, _, ok := lookup(uintptr(h))
+	if !ok || q == nil {
+		return C.MPI_ERR_REQUEST
+	}
+	if q.active && q.recv && q.r.CancelRecv() {
+		q.cancelled = true
+	}
+	return 0
+}
+
+// Persistent requests.
+
+//export hympi_go_prequest
+func hympi_go_prequest(ci C.int, buf unsafe.Pointer, n C.int64_t, peer, tag, mode, recv C.int,
+	tmp, ubuf unsafe.Pointer, dt C.intptr_t, count C.int64_t, req *C.intptr_t) C.int {
+	if _, rc := commAt(ci); rc != 0 {
+		return rc
+	}
+	q := &creq{ci: ci, persistent: true, buf: buf, n: n, mode: int(mode), recv: recv != 0,
+		tmp: tmp, ubuf: ubuf, dt: dt, count: count}
+	q.peer = rankIn(peer)
+	q.tag = int(tag)
+	if q.recv {
+		q.tag = tagIn(tag)
+	}
+	*req = C.intptr_t(makeHandle(kindReq, reqs.put(q)))
+	return 0
+}
+
+//export hympi_go_start
+func hympi_go_start(p unsafe.Pointer, n C.int) C.int {
+	for _, h := range reqView(p, n) {
+		q, _, ok := lookup(h)
+		if !ok || q == nil || !q.persistent {
+			return C.MPI_ERR_REQUEST
+		}
+		if q.active {
+			return packErr(q.ci, C.MPI_ERR_REQUEST)
+		}
+		c, rc := commAt(q.ci)
+		if rc != 0 {
+			return rc
+		}
+		var r *mpi.Request
+		var err error
+		if q.recv {
+			r, err = c.Irecv(bytesAt(q.buf, q.n), q.peer, q.tag)
+		} else {
+			if q.tmp != nil {
+				pack(q)
+			}
+			r, err = startSend(c, bytesAt(q.buf, q.n), q.peer, q.tag, q.mode)
+		}
+		if err != nil {
+			return packErr(q.ci, errCode(err))
+		}
+		q.r, q.active, q.cancelled = r, true, false
+	}
+	return 0
+}
+
+// pack and unpack move a non-contiguous request's data through its buffer.
+func pack(q *creq) {
+	C.hc_pack_h(q.dt, q.count, q.ubuf, q.tmp)
+}
+
+func unpack(q *creq, bytes int) {
+	C.hc_unpack_h(q.dt, q.count, q.tmp, C.int64_t(bytes), q.ubuf)
+}
