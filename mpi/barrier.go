@@ -1,12 +1,9 @@
 package mpi
 
-// Barrier blocks until every rank of c has called it.
-func (c *Comm) Barrier() error {
-	if err := c.check("Barrier"); err != nil {
-		return err
-	}
-	return c.barrierOn(c.ctx+1, "Barrier")
-}
+// Init and Finalize synchronise with barrierOn, a point-to-point barrier:
+// it needs no collective state, so it works before the communicators exist
+// and after the user's last collective. Comm.Barrier runs in the offload
+// engine (coll_api.go).
 
 // barrierOn is a dissemination barrier on context ctx: in round k every rank
 // signals rank+2^k and waits for rank-2^k, so after ⌈log2 n⌉ rounds each rank

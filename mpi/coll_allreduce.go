@@ -1,0 +1,127 @@
+package mpi
+
+// Allreduce, prefix reductions and reduce-scatter.
+
+// Above allreduceRingMin bytes (and for a commutative operator) Allreduce
+// is a ring reduce-scatter followed by a ring allgather: every rank sends
+// and receives 2(n-1)/n of the data instead of log n times all of it. Below
+// it, reduce to rank 0 and broadcast: fewer, smaller steps. Either way each
+// element is combined once, on one rank, and copied to the others, so every
+// rank ends with bit-identical results even for floats.
+const allreduceRingMin = 64 << 10
+
+func allreduceSchedule(s *schedule, rank, n int, in, out []byte, red reducer) {
+	if n == 1 {
+		s.local(func() { copy(out, in) })
+		return
+	}
+	if red.commutative && len(in) >= allreduceRingMin && len(in)/red.elem >= n {
+		ringAllreduce(s, rank, n, in, out, red)
+		return
+	}
+	var rootOut []byte
+	if rank == 0 {
+		rootOut = out
+	}
+	reduceSchedule(s, rank, 0, n, in, rootOut, red)
+	bcastSchedule(s, bcastTree, rank, 0, n, out)
+}
+
+// ringBlocks cuts len bytes of elem-byte elements into n blocks of whole
+// elements, as even as possible.
+func ringBlocks(length, elem, n int) []int {
+	m := length / elem
+	bounds := make([]int, n+1)
+	for j := 0; j <= n; j++ {
+		bounds[j] = elem * (j * m / n)
+	}
+	return bounds
+}
+
+func ringAllreduce(s *schedule, rank, n int, in, out []byte, red reducer) {
+	b := ringBlocks(len(in), red.elem, n)
+	blk := func(j int) []byte { j = ((j % n) + n) % n; return out[b[j]:b[j+1]] }
+	right, left := (rank+1)%n, (rank-1+n)%n
+	if !sameBuf(in, out) {
+		copy(out, in)
+	}
+	tmp := make([]byte, b[n]-b[n-1]+red.elem)
+	// Reduce-scatter: after step s, block rank-s-1 holds the sum of s+2
+	// ranks' contributions; after n-1 steps block rank+1 is complete here.
+	for step := 0; step < n-1; step++ {
+		dst := blk(rank - step - 1)
+		t := tmp[:len(dst)]
+		s.round(collRound{
+			sends: []collXfer{{peer: right, buf: blk(rank - step)}},
+			recvs: []collXfer{{peer: left, buf: t}},
+			after: func() { red.apply(t, dst) },
+		})
+	}
+	// Allgather the complete blocks around the ring.
+	for step := 0; step < n-1; step++ {
+		s.round(collRound{
+			sends: []collXfer{{peer: right, buf: blk(rank + 1 - step)}},
+			recvs: []collXfer{{peer: left, buf: blk(rank - step)}},
+		})
+	}
+}
+
+// scanSchedule is a recursive-doubling prefix reduction. partial covers the
+// window of ranks ending at this one; in round k it goes to rank+k and the
+// window of rank-k (just below ours) comes in and is combined as the lower
+// operand. incl gets the inclusive result (Scan), excl the exclusive one
+// (Exscan; untouched on rank 0).
+func scanSchedule(s *schedule, rank, n int, in, incl, excl []byte, red reducer) {
+	partial := make([]byte, len(in))
+	copy(partial, in)
+	var ex []byte // reduction of the ranks below, once anything came in
+	if excl != nil {
+		ex = make([]byte, len(in))
+	}
+	haveEx := false
+	for k := 1; k < n; k <<= 1 {
+		var rd collRound
+		if rank+k < n {
+			rd.sends = []collXfer{{peer: rank + k, buf: partial}}
+		}
+		if rank-k >= 0 {
+			tmp := make([]byte, len(in))
+			rd.recvs = []collXfer{{peer: rank - k, buf: tmp}}
+			rd.after = func() {
+				if ex != nil {
+					if haveEx {
+						red.apply(tmp, ex)
+					} else {
+						copy(ex, tmp)
+						haveEx = true
+					}
+				}
+				red.apply(tmp, partial)
+			}
+		}
+		s.round(rd)
+	}
+	s.local(func() {
+		if incl != nil {
+			copy(incl, partial)
+		}
+		if excl != nil && haveEx {
+			copy(excl, ex)
+		}
+	})
+}
+
+// reduceScatterSchedule reduces the whole input to rank 0 and scatters the
+// blocks (counts, in bytes, in rank order).
+func reduceScatterSchedule(s *schedule, rank, n int, in, out []byte, counts []int, red reducer) {
+	var full []byte
+	if rank == 0 {
+		full = make([]byte, len(in))
+	}
+	reduceSchedule(s, rank, 0, n, in, full, red)
+	displs := make([]int, n)
+	for i := 1; i < n; i++ {
+		displs[i] = displs[i-1] + counts[i-1]
+	}
+	scattervSchedule(s, rank, 0, n, full, counts, displs, out[:counts[rank]])
+}

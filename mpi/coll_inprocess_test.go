@@ -1,0 +1,145 @@
+package mpi
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"testing"
+)
+
+// In-process tests of the offload engine: real engines over one region, one
+// goroutine per rank, so `make race` sees the state machines.
+
+func int64s(b []byte) []int64 {
+	out := make([]int64, len(b)/8)
+	for i := range out {
+		out[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return out
+}
+
+func putInt64s(v []int64) []byte {
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(x))
+	}
+	return b
+}
+
+// TestInProcessCollectives runs each collective at several sizes and rank
+// counts against a serial reference.
+func TestInProcessCollectives(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 5} {
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			comms := inProcessJob(t, n)
+			runRanks(t, comms, func(c *Comm) error {
+				r := c.Rank()
+				if err := c.Barrier(); err != nil {
+					return err
+				}
+				for _, size := range []int{0, 1, 1000, 70_000, 300_000} {
+					for root := 0; root < n; root++ {
+						buf := make([]byte, size)
+						if r == root {
+							fill(buf, size+root)
+						}
+						if err := c.Bcast(buf, root); err != nil {
+							return err
+						}
+						want := make([]byte, size)
+						fill(want, size+root)
+						if !bytes.Equal(buf, want) {
+							return fmt.Errorf("Bcast size %d root %d: wrong data", size, root)
+						}
+					}
+				}
+				for _, count := range []int{0, 3, 20_000} {
+					in := make([]int64, count)
+					want := make([]int64, count)
+					for i := range in {
+						in[i] = int64(r*1000 + i)
+						want[i] = int64(n*(n-1)/2*1000 + n*i)
+					}
+					out := make([]byte, 8*count)
+					if err := c.Allreduce(putInt64s(in), out, Int64, Sum); err != nil {
+						return err
+					}
+					if got := int64s(out); fmt.Sprint(got) != fmt.Sprint(want) {
+						return fmt.Errorf("Allreduce count %d: got %v...", count, got[:min(4, count)])
+					}
+					for root := 0; root < n; root++ {
+						out := make([]byte, 8*count)
+						if err := c.Reduce(putInt64s(in), out, Int64, Sum, root); err != nil {
+							return err
+						}
+						if r == root && fmt.Sprint(int64s(out)) != fmt.Sprint(want) {
+							return fmt.Errorf("Reduce count %d root %d: wrong", count, root)
+						}
+					}
+				}
+				// Three nonblocking collectives at once, waited in reverse.
+				b := make([]byte, 100)
+				if r == 0 {
+					fill(b, 9)
+				}
+				rb, err := c.Ibcast(b, 0)
+				if err != nil {
+					return err
+				}
+				sum := make([]byte, 8)
+				ra, err := c.Iallreduce(putInt64s([]int64{int64(r)}), sum, Int64, Sum)
+				if err != nil {
+					return err
+				}
+				rz, err := c.Ibarrier()
+				if err != nil {
+					return err
+				}
+				for _, q := range []*Request{rz, ra, rb} {
+					if _, err := q.Wait(); err != nil {
+						return err
+					}
+				}
+				want := make([]byte, 100)
+				fill(want, 9)
+				if !bytes.Equal(b, want) || int64s(sum)[0] != int64(n*(n-1)/2) {
+					return fmt.Errorf("nonblocking collectives: wrong results")
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// TestTreeShapes checks that each shape is a tree spanning every rank, for
+// every root: each non-root has exactly one parent that lists it as a child.
+func TestTreeShapes(t *testing.T) {
+	for _, shape := range []treeShape{binomialTree, binaryTree} {
+		for n := 1; n <= 17; n++ {
+			for root := 0; root < n; root++ {
+				reached := map[int]bool{root: true}
+				todo := []int{root}
+				for len(todo) > 0 {
+					x := todo[0]
+					todo = todo[1:]
+					for _, ch := range makeTree(shape, x, root, n).children {
+						if reached[ch] {
+							t.Fatalf("shape %d n=%d root=%d: %d reached twice", shape, n, root, ch)
+						}
+						if p := makeTree(shape, ch, root, n).parent; p != x {
+							t.Fatalf("shape %d n=%d root=%d: child %d of %d names parent %d", shape, n, root, ch, x, p)
+						}
+						reached[ch] = true
+						todo = append(todo, ch)
+					}
+				}
+				if len(reached) != n {
+					t.Fatalf("shape %d n=%d root=%d: reached %d ranks", shape, n, root, len(reached))
+				}
+				if makeTree(shape, root, root, n).parent != -1 {
+					t.Fatalf("shape %d n=%d root=%d: root has a parent", shape, n, root)
+				}
+			}
+		}
+	}
+}

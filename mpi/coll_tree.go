@@ -1,0 +1,161 @@
+package mpi
+
+// Tree shapes for rooted collectives. Ranks are relative to the root
+// (vr = (rank - root) mod n), so every root gets the same shape.
+
+type treeShape int
+
+const (
+	// binomialTree: vr's parent is vr with its lowest set bit cleared;
+	// its children are vr+1, vr+2, vr+4, ... below its lowest set bit.
+	// Each child's subtree is a contiguous block of relative ranks just
+	// above the ones before it, which is what lets Reduce apply a
+	// non-commutative operator in rank order.
+	binomialTree treeShape = iota
+	// binaryTree: the thesis's default: vr's children are 2vr+1 and
+	// 2vr+2, its parent (vr-1)/2.
+	binaryTree
+)
+
+// tree is one rank's place in a collective's tree, in ranks of the
+// communicator.
+type tree struct {
+	parent   int   // -1 at the root
+	children []int // binomial: in increasing relative rank
+}
+
+func makeTree(shape treeShape, rank, root, n int) tree {
+	vr := (rank - root + n) % n
+	abs := func(v int) int { return (v + root) % n }
+	t := tree{parent: -1}
+	switch shape {
+	case binaryTree:
+		if vr > 0 {
+			t.parent = abs((vr - 1) / 2)
+		}
+		for _, ch := range []int{2*vr + 1, 2*vr + 2} {
+			if ch < n {
+				t.children = append(t.children, abs(ch))
+			}
+		}
+	default:
+		if vr > 0 {
+			t.parent = abs(vr & (vr - 1))
+		}
+		for mask := 1; mask < n; mask <<= 1 {
+			if vr&mask != 0 {
+				break
+			}
+			if vr|mask < n {
+				t.children = append(t.children, abs(vr|mask))
+			}
+		}
+	}
+	return t
+}
+
+// bcastTree is the shape broadcasts and barriers use.
+const bcastTree = binaryTree
+
+// Pipelined broadcast: above bcastPipelineMin bytes the message moves down
+// the tree in bcastSegment pieces, so a child forwards piece k while its
+// parent sends piece k+1 and the tree's depth costs one piece, not the
+// whole message.
+const (
+	bcastPipelineMin = 256 << 10
+	bcastSegment     = 64 << 10
+)
+
+// bcastSchedule: receive from the parent, send to the children.
+func bcastSchedule(s *schedule, shape treeShape, rank, root, n int, buf []byte) {
+	if n == 1 {
+		return
+	}
+	t := makeTree(shape, rank, root, n)
+	seg := len(buf)
+	if len(buf) >= bcastPipelineMin {
+		seg = bcastSegment
+	}
+	pieces := max(1, (len(buf)+seg-1)/max(seg, 1))
+	piece := func(k int) []byte { return buf[k*seg : min(len(buf), (k+1)*seg)] }
+	if t.parent < 0 {
+		var sends []collXfer
+		for k := 0; k < pieces; k++ {
+			for _, ch := range t.children {
+				sends = append(sends, collXfer{peer: ch, buf: piece(k)})
+			}
+		}
+		s.round(collRound{sends: sends})
+		return
+	}
+	// Round k receives piece k and forwards piece k-1.
+	for k := 0; k <= pieces; k++ {
+		var rd collRound
+		if k < pieces {
+			rd.recvs = []collXfer{{peer: t.parent, buf: piece(k)}}
+		}
+		if k > 0 {
+			for _, ch := range t.children {
+				rd.sends = append(rd.sends, collXfer{peer: ch, buf: piece(k - 1)})
+			}
+		}
+		if len(rd.recvs)+len(rd.sends) > 0 {
+			s.round(rd)
+		}
+	}
+}
+
+// reduceSchedule combines every rank's in into out at root, over a binomial
+// tree. A non-commutative operator needs rank order, which the binomial
+// tree gives only when relative and real ranks agree: then the tree is
+// rooted at 0 and the result forwarded to root. in is this rank's
+// contribution (left unchanged); out matters at root only (nil elsewhere).
+func reduceSchedule(s *schedule, rank, root, n int, in, out []byte, red reducer) {
+	treeRoot := root
+	if !red.commutative {
+		treeRoot = 0
+	}
+	t := makeTree(binomialTree, rank, treeRoot, n)
+	acc := make([]byte, len(in))
+	copy(acc, in)
+	if len(t.children) > 0 {
+		tmps := make([][]byte, len(t.children))
+		var recvs []collXfer
+		for i, ch := range t.children {
+			tmps[i] = make([]byte, len(in))
+			recvs = append(recvs, collXfer{peer: ch, buf: tmps[i]})
+		}
+		s.round(collRound{recvs: recvs, after: func() {
+			// Children in increasing relative rank: acc covers the
+			// ranks just below each child's subtree, so it is the
+			// lower operand.
+			for _, tmp := range tmps {
+				red.apply(acc, tmp)
+				copy(acc, tmp)
+			}
+		}})
+	}
+	switch {
+	case t.parent >= 0:
+		s.round(collRound{sends: []collXfer{{peer: t.parent, buf: acc}}})
+	case rank == root:
+		s.local(func() { copy(out, acc) })
+	default: // the tree's root, forwarding to the real one
+		s.round(collRound{sends: []collXfer{{peer: root, buf: acc}}})
+	}
+	if rank == root && treeRoot != root {
+		s.round(collRound{recvs: []collXfer{{peer: treeRoot, buf: out}}})
+	}
+}
+
+// barrierSchedule is a dissemination barrier on the collective context: in
+// round k every rank signals rank+2^k and hears from rank-2^k, so after
+// ⌈log2 n⌉ rounds each has heard, transitively, from all.
+func barrierSchedule(s *schedule, rank, n int) {
+	for k := 1; k < n; k <<= 1 {
+		s.round(collRound{
+			sends: []collXfer{{peer: (rank + k) % n}},
+			recvs: []collXfer{{peer: (rank - k + n) % n}},
+		})
+	}
+}

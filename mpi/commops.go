@@ -1,0 +1,213 @@
+package mpi
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"sort"
+)
+
+// Creating and freeing communicators.
+//
+// Context ids. A communicator owns the pair of contexts 2p (point-to-point)
+// and 2p+1 (collectives); e.ctxUsed has bit p set while a communicator of
+// this process owns pair p. A new communicator's pair is agreed on by the
+// processes of the parent with an allreduce (bitwise AND) of their free
+// bitmaps on the offload engine, the thesis's max-reduction for
+// MPI_Comm_create widened to a bitmap so freed pairs can be reused: the
+// lowest pair free on every member is free on every process of the new
+// communicator, so no two live communicators sharing a process ever share a
+// context. Communicators made by one call on disjoint process sets (the
+// colors of a Split) may share a pair: no process sees both.
+//
+// Communicators are created one at a time per process (MPI requires the
+// calls to be collective and ordered); two goroutines creating
+// communicators at once on different parents are not supported.
+
+// ctxPairs is how many context pairs a process can have live at once.
+const ctxPairs = 1024
+
+// agreeContext runs the AND-allreduce of free context pairs over c and
+// returns the pair every member can use. It marks nothing; the caller
+// claims the pair on the processes that join the new communicator.
+func (c *Comm) agreeContext(op string) (uint32, error) {
+	e := c.e
+	buf := make([]byte, 8*len(e.ctxUsed))
+	e.mu.Lock()
+	for i, w := range e.ctxUsed {
+		binary.LittleEndian.PutUint64(buf[8*i:], ^w)
+	}
+	e.mu.Unlock()
+	if err := c.Allreduce(buf, buf, Uint64, Band); err != nil {
+		return 0, wrapCollErr(op, err)
+	}
+	for i := range e.ctxUsed {
+		if w := binary.LittleEndian.Uint64(buf[8*i:]); w != 0 {
+			return uint32(i*64 + bits.TrailingZeros64(w)), nil
+		}
+	}
+	return 0, newErr(ErrIntern, op, "no context id is free on every process (%d communicators live)", ctxPairs)
+}
+
+// claim builds the new communicator of this process on context pair p.
+func (c *Comm) claim(p uint32, rank int, world []int) *Comm {
+	e := c.e
+	e.mu.Lock()
+	e.ctxUsed[p/64] |= 1 << (p % 64)
+	e.mu.Unlock()
+	n := len(world)
+	identity := true
+	for i, w := range world {
+		if w != i {
+			identity = false
+		}
+	}
+	if identity && n == e.size {
+		world = nil
+	}
+	return &Comm{e: e, ctx: 2 * p, rank: rank, size: n, world: world, private: c.private}
+}
+
+// Dup is a new communicator with c's group and a new context.
+func (c *Comm) Dup() (*Comm, error) {
+	if err := c.check("Dup"); err != nil {
+		return nil, err
+	}
+	p, err := c.agreeContext("Dup")
+	if err != nil {
+		return nil, err
+	}
+	return c.claim(p, c.rank, c.Group().world), nil
+}
+
+// Split partitions c by color, ordering each part by key (ties by rank in
+// c). Color Undefined returns (nil, nil).
+func (c *Comm) Split(color, key int) (*Comm, error) {
+	if err := c.check("Split"); err != nil {
+		return nil, err
+	}
+	if color < 0 && color != Undefined {
+		return nil, newErr(ErrArg, "Split", "color %d (must be non-negative or Undefined)", color)
+	}
+	n := c.size
+	mine := make([]byte, 16)
+	binary.LittleEndian.PutUint64(mine, uint64(int64(color)))
+	binary.LittleEndian.PutUint64(mine[8:], uint64(int64(key)))
+	all := make([]byte, 16*n)
+	if err := c.Allgather(mine, all); err != nil {
+		return nil, wrapCollErr("Split", err)
+	}
+	p, err := c.agreeContext("Split")
+	if err != nil {
+		return nil, err
+	}
+	if color == Undefined {
+		return nil, nil
+	}
+	type member struct{ key, rank int }
+	var ms []member
+	for r := range n {
+		col := int(int64(binary.LittleEndian.Uint64(all[16*r:])))
+		if col == color {
+			ms = append(ms, member{key: int(int64(binary.LittleEndian.Uint64(all[16*r+8:]))), rank: r})
+		}
+	}
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
+	world := make([]int, len(ms))
+	me := 0
+	for i, m := range ms {
+		world[i] = c.worldOf(m.rank)
+		if m.rank == c.rank {
+			me = i
+		}
+	}
+	return c.claim(p, me, world), nil
+}
+
+// checkSubgroup checks that every member of g is in c.
+func (c *Comm) checkSubgroup(op string, g *Group) error {
+	if err := checkGroup(op, g); err != nil {
+		return err
+	}
+	for _, w := range g.world {
+		if c.rankOf(w) == Undefined || (c.world == nil && (w < 0 || w >= c.size)) {
+			return newErr(ErrGroup, op, "world rank %d is not in the communicator", w)
+		}
+	}
+	return nil
+}
+
+// Create is the communicator of the members of g (collective over c);
+// non-members get (nil, nil).
+func (c *Comm) Create(g *Group) (*Comm, error) {
+	if err := c.check("Create"); err != nil {
+		return nil, err
+	}
+	if err := c.checkSubgroup("Create", g); err != nil {
+		return nil, err
+	}
+	p, err := c.agreeContext("Create")
+	if err != nil {
+		return nil, err
+	}
+	me := g.indexOf(c.worldOf(c.rank))
+	if me == Undefined {
+		return nil, nil
+	}
+	return c.claim(p, me, append([]int(nil), g.world...)), nil
+}
+
+// CreateGroup is Create called by the members of g only (MPI_Comm_create_group);
+// tag keeps concurrent calls apart. A non-member gets (nil, nil) at once.
+//
+// The members agree on a context over a scratch communicator of g that
+// borrows c's collective context, its tags marked with collGroupTagBit and
+// the caller's tag so they can meet neither c's own collectives nor another
+// CreateGroup's.
+func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
+	if err := c.check("CreateGroup"); err != nil {
+		return nil, err
+	}
+	if tag < 0 || tag > TagUB {
+		return nil, newErr(ErrTag, "CreateGroup", "tag %d (valid: 0..%d)", tag, TagUB)
+	}
+	if err := c.checkSubgroup("CreateGroup", g); err != nil {
+		return nil, err
+	}
+	me := g.indexOf(c.worldOf(c.rank))
+	if me == Undefined {
+		return nil, nil
+	}
+	world := append([]int(nil), g.world...)
+	scratch := &Comm{e: c.e, ctx: c.ctx, rank: me, size: len(world), world: world, private: c.private,
+		tagBase: collGroupTagBit | (tag&(1<<(30-collGroupSeqBits)-1))<<collGroupSeqBits}
+	p, err := scratch.agreeContext("CreateGroup")
+	if err != nil {
+		return nil, err
+	}
+	return c.claim(p, me, world), nil
+}
+
+// Free releases c. It is collective over c: once every member has called
+// it no member will send on c's contexts again, so the pair is released
+// for reuse and c's leftover matching state is dropped.
+func (c *Comm) Free() error {
+	if err := c.check("Free"); err != nil {
+		return err
+	}
+	if c.ctx == ctxWorld || c.ctx == ctxSelf {
+		return newErr(ErrComm, "Free", "World and Self cannot be freed")
+	}
+	if err := c.Barrier(); err != nil {
+		return wrapCollErr("Free", err)
+	}
+	e := c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := c.ctx / 2
+	e.ctxUsed[p/64] &^= 1 << (p % 64)
+	delete(e.ctxs, c.ctx)
+	delete(e.ctxs, c.ctx+1)
+	e.lastQ, e.lastCtx = nil, 0
+	c.freed = true
+	return nil
+}
