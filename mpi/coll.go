@@ -152,7 +152,11 @@ func (e *engine) advance(op *collOp) bool {
 				op.err = newErr(ErrCount, "collective", "rank %d sent %d bytes, %d expected", r.status.Source, r.status.Count, len(r.buf))
 			}
 		}
-		clear(op.pending)
+		// Complete and no longer referenced by the engine: recycle.
+		for i, r := range op.pending {
+			e.freeInternalReq(r)
+			op.pending[i] = nil
+		}
 		op.pending = op.pending[:0]
 		if rd.after != nil {
 			rd.after()
@@ -177,13 +181,13 @@ func (e *engine) advance(op *collOp) bool {
 func (e *engine) issue(op *collOp, rd *collRound) {
 	c := op.c
 	for _, x := range rd.recvs {
-		r := e.newReq(reqRecv)
+		r := e.newInternalReq(reqRecv)
 		c.initRecv(r, c.ctx+1, x.buf, x.peer, op.tag)
 		e.postRecv(r)
 		op.pending = append(op.pending, r)
 	}
 	for _, x := range rd.sends {
-		r := e.newReq(reqSend)
+		r := e.newInternalReq(reqSend)
 		e.startSend(r, c, c.ctx+1, c.worldOf(x.peer), x.buf, op.tag, false)
 		op.pending = append(op.pending, r)
 	}

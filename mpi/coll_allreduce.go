@@ -8,7 +8,9 @@ package mpi
 // it, reduce to rank 0 and broadcast: fewer, smaller steps. Either way each
 // element is combined once, on one rank, and copied to the others, so every
 // rank ends with bit-identical results even for floats.
-const allreduceRingMin = 64 << 10
+//
+// A variable so the benchmarks can compare both algorithms at every size.
+var allreduceRingMin = 64 << 10
 
 func allreduceSchedule(s *schedule, rank, n int, in, out []byte, red reducer) {
 	if n == 1 {
@@ -19,12 +21,47 @@ func allreduceSchedule(s *schedule, rank, n int, in, out []byte, red reducer) {
 		ringAllreduce(s, rank, n, in, out, red)
 		return
 	}
+	if n&(n-1) == 0 && !noRecursiveDoubling {
+		doublingAllreduce(s, rank, n, in, out, red)
+		return
+	}
 	var rootOut []byte
 	if rank == 0 {
 		rootOut = out
 	}
 	reduceSchedule(s, rank, 0, n, in, rootOut, red)
 	bcastSchedule(s, bcastTree, rank, 0, n, out)
+}
+
+// noRecursiveDoubling lets the benchmarks compare doubling with the tree.
+var noRecursiveDoubling = false
+
+// doublingAllreduce is recursive doubling for a power-of-two n: in step k
+// partners rank and rank^k exchange their partial results and both compute
+// lower op higher, the same expression on the same operands, so they stay
+// bit-identical (and a non-commutative operator keeps rank order: each
+// partial covers a contiguous block of ranks). log2 n steps instead of the
+// tree's 2 log2 n.
+func doublingAllreduce(s *schedule, rank, n int, in, out []byte, red reducer) {
+	if !sameBuf(in, out) {
+		copy(out, in)
+	}
+	tmp := make([]byte, len(out))
+	for mask := 1; mask < n; mask <<= 1 {
+		partner := rank ^ mask
+		s.round(collRound{
+			sends: []collXfer{{peer: partner, buf: out}},
+			recvs: []collXfer{{peer: partner, buf: tmp}},
+			after: func() {
+				if partner < rank {
+					red.apply(tmp, out)
+					return
+				}
+				red.apply(out, tmp)
+				copy(out, tmp)
+			},
+		})
+	}
 }
 
 // ringBlocks cuts len bytes of elem-byte elements into n blocks of whole
