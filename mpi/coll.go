@@ -1,5 +1,7 @@
 package mpi
 
+import "github.com/hympi/hympi/shm"
+
 // The offload engine: collectives as state machines the progress engine
 // advances, after the NIC-offload design of the thesis in seeds/ (there the
 // card forwards collective traffic; here the progress engine plays the card).
@@ -58,6 +60,7 @@ type collOp struct {
 	issued  bool       // the current round's messages are posted
 	pending []*Request // the current round's receives and sends
 	err     error
+	small   bool // every message fits a collective slot (coll_ring.go)
 	// finish runs once, after the last round, for results that need the
 	// whole schedule (e.g. a copy out of a scratch buffer).
 	finish func()
@@ -67,7 +70,14 @@ type collOp struct {
 type schedule struct {
 	rounds []collRound
 	finish func()
+	small  bool
 }
+
+// fitsSlot marks the schedule for the collective microchannel when its
+// largest message, size bytes, fits a collective slot. size must be a value
+// every rank computes alike (a length MPI requires to agree), so that all
+// the messages of the collective travel the same ring.
+func (s *schedule) fitsSlot(size int) { s.small = size <= shm.CollInlineMax }
 
 func (s *schedule) round(r collRound) { s.rounds = append(s.rounds, r) }
 
@@ -98,7 +108,7 @@ func (c *Comm) nextTag() int {
 // round and runs it as far as it goes without waiting. Called with e.mu
 // held.
 func (e *engine) startColl(c *Comm, s *schedule) *collOp {
-	op := &collOp{c: c, tag: c.nextTag(), rounds: s.rounds, finish: s.finish}
+	op := &collOp{c: c, tag: c.nextTag(), rounds: s.rounds, finish: s.finish, small: s.small && e.region != nil}
 	op.req = e.newReq(reqColl)
 	op.req.comm = c
 	e.advance(op)
@@ -188,7 +198,13 @@ func (e *engine) issue(op *collOp, rd *collRound) {
 	}
 	for _, x := range rd.sends {
 		r := e.newInternalReq(reqSend)
-		e.startSend(r, c, c.ctx+1, c.worldOf(x.peer), x.buf, op.tag, false)
+		w := c.worldOf(x.peer)
+		if op.small && w != e.rank && len(x.buf) <= shm.CollInlineMax {
+			r.comm, r.peer, r.sbuf, r.ctx, r.tag = c, w, x.buf, c.ctx+1, op.tag
+			e.sendColl(e.out[w], r)
+		} else {
+			e.startSend(r, c, c.ctx+1, w, x.buf, op.tag, false)
+		}
 		op.pending = append(op.pending, r)
 	}
 }

@@ -9,6 +9,7 @@ func (c *Comm) Barrier() error {
 		return err
 	}
 	var s schedule
+	s.fitsSlot(0)
 	barrierSchedule(&s, c.rank, c.size)
 	return c.runColl("Barrier", &s)
 }
@@ -19,6 +20,7 @@ func (c *Comm) Ibarrier() (*Request, error) {
 		return nil, err
 	}
 	var s schedule
+	s.fitsSlot(0)
 	barrierSchedule(&s, c.rank, c.size)
 	return c.startNonblocking(&s)
 }
@@ -29,6 +31,7 @@ func (c *Comm) Bcast(buf []byte, root int) error {
 		return err
 	}
 	var s schedule
+	s.fitsSlot(len(buf))
 	bcastSchedule(&s, bcastTree, c.rank, root, c.size, buf)
 	return c.runColl("Bcast", &s)
 }
@@ -39,6 +42,7 @@ func (c *Comm) Ibcast(buf []byte, root int) (*Request, error) {
 		return nil, err
 	}
 	var s schedule
+	s.fitsSlot(len(buf))
 	bcastSchedule(&s, bcastTree, c.rank, root, c.size, buf)
 	return c.startNonblocking(&s)
 }
@@ -58,6 +62,7 @@ func (c *Comm) Reduce(send, recv []byte, dt Datatype, op Op, root int) error {
 		out = recv[:len(send)]
 	}
 	var s schedule
+	s.fitsSlot(len(send))
 	if c.size == 1 {
 		s.local(func() { copy(out, send) })
 	} else {
@@ -94,6 +99,7 @@ func (c *Comm) allreduceArgs(what string, send, recv []byte, dt Datatype, op Op)
 		return nil, err
 	}
 	var s schedule
+	s.fitsSlot(len(send))
 	allreduceSchedule(&s, c.rank, c.size, send, recv[:len(send)], red)
 	return &s, nil
 }
@@ -117,6 +123,7 @@ func (c *Comm) scan(what string, send, recv []byte, dt Datatype, op Op, exclusiv
 		return err
 	}
 	var s schedule
+	s.fitsSlot(len(send))
 	if exclusive {
 		scanSchedule(&s, c.rank, c.size, send, nil, recv[:len(send)], red)
 	} else {
@@ -201,6 +208,7 @@ func (c *Comm) reduceScatter(what string, send, recv []byte, counts []int, dt Da
 		}
 	}
 	var s schedule
+	s.fitsSlot(total) // MPI requires the same counts on every rank
 	reduceScatterSchedule(&s, c.rank, c.size, in, recv, counts, red)
 	return c.runColl(what, &s)
 }
@@ -215,6 +223,7 @@ func (c *Comm) Gather(send, recv []byte, root int) error {
 		return newErr(ErrBuffer, "Gather", "receive buffer of %d bytes for %d ranks × %d", len(recv), c.size, len(send))
 	}
 	var s schedule
+	s.fitsSlot(len(send))
 	gathervSchedule(&s, c.rank, root, c.size, send, recv, counts, displs)
 	return c.runColl("Gather", &s)
 }
@@ -247,6 +256,7 @@ func (c *Comm) Scatter(send, recv []byte, root int) error {
 	}
 	counts, displs := uniform(c.size, len(recv))
 	var s schedule
+	s.fitsSlot(len(recv))
 	scattervSchedule(&s, c.rank, root, c.size, send, counts, displs, recv)
 	return c.runColl("Scatter", &s)
 }
@@ -280,6 +290,7 @@ func (c *Comm) Allgather(send, recv []byte) error {
 	}
 	counts, displs := uniform(c.size, len(send))
 	var s schedule
+	s.fitsSlot(len(send))
 	allgathervSchedule(&s, c.rank, c.size, send, recv, counts, displs)
 	return c.runColl("Allgather", &s)
 }
@@ -314,6 +325,7 @@ func (c *Comm) Alltoall(send, recv []byte) error {
 	}
 	counts, displs := uniform(n, len(send)/n)
 	var s schedule
+	s.fitsSlot(len(send) / n)
 	alltoallvSchedule(&s, c.rank, n, send, counts, displs, recv, counts, displs)
 	return c.runColl("Alltoall", &s)
 }

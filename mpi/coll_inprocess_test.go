@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"testing"
+
+	"github.com/hympi/hympi/shm"
 )
 
 // In-process tests of the offload engine: real engines over one region, one
@@ -142,4 +144,44 @@ func TestTreeShapes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestInProcessCollRingFull starts more small collectives than a collective
+// ring has slots, so sends queue behind a full ring and go out as the peer
+// frees slots; then completes them in reverse order.
+func TestInProcessCollRingFull(t *testing.T) {
+	comms := inProcessJob(t, 3)
+	runRanks(t, comms, func(c *Comm) error {
+		const k = 3 * shm.CollSlots
+		reqs := make([]*Request, 0, 2*k)
+		bufs := make([][]byte, k)
+		for i := range k {
+			z, err := c.Ibarrier()
+			if err != nil {
+				return err
+			}
+			bufs[i] = make([]byte, 16)
+			if c.Rank() == i%c.Size() {
+				fill(bufs[i], i)
+			}
+			b, err := c.Ibcast(bufs[i], i%c.Size())
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, z, b)
+		}
+		for i := len(reqs) - 1; i >= 0; i-- {
+			if _, err := reqs[i].Wait(); err != nil {
+				return err
+			}
+		}
+		for i := range k {
+			want := make([]byte, 16)
+			fill(want, i)
+			if !bytes.Equal(bufs[i], want) {
+				return fmt.Errorf("Ibcast %d: wrong data", i)
+			}
+		}
+		return nil
+	})
 }
