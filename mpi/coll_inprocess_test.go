@@ -185,3 +185,74 @@ func TestInProcessCollRingFull(t *testing.T) {
 		return nil
 	})
 }
+
+// TestInProcessComms creates communicators (Dup, Split, Create,
+// CreateGroup), runs collectives on them and frees them, so the race
+// detector sees context agreement and the per-communicator state.
+func TestInProcessComms(t *testing.T) {
+	const n = 4
+	comms := inProcessJob(t, n)
+	runRanks(t, comms, func(c *Comm) error {
+		r := c.Rank()
+		for cycle := range 20 {
+			d, err := c.Dup()
+			if err != nil {
+				return err
+			}
+			s, err := d.Split(r%2, -r)
+			if err != nil {
+				return err
+			}
+			if s.Size() != n/2 || s.Rank() != (n-1-r)/2 {
+				return fmt.Errorf("split: rank %d size %d", s.Rank(), s.Size())
+			}
+			g, err := c.Group().Incl([]int{1, 2, 3})
+			if err != nil {
+				return err
+			}
+			cr, err := c.Create(g)
+			if err != nil {
+				return err
+			}
+			var cg *Comm
+			if g.Rank() != Undefined {
+				if cg, err = c.CreateGroup(g, cycle); err != nil {
+					return err
+				}
+			}
+			if (cr == nil) != (r == 0) || (cg == nil) != (r == 0) {
+				return fmt.Errorf("Create membership wrong on rank %d", r)
+			}
+			// All live communicators of this rank have distinct contexts.
+			seen := map[uint32]bool{c.ctx: true, ctxSelf: true}
+			for _, x := range []*Comm{d, s, cr, cg} {
+				if x == nil {
+					continue
+				}
+				if seen[x.ctx] {
+					return fmt.Errorf("context %d used twice", x.ctx)
+				}
+				seen[x.ctx] = true
+			}
+			sum := make([]byte, 8)
+			if err := s.Allreduce(putInt64s([]int64{int64(r)}), sum, Int64, Sum); err != nil {
+				return err
+			}
+			if want := int64(r%2) + int64(r%2+2); int64s(sum)[0] != want {
+				return fmt.Errorf("Allreduce on split: %d, want %d", int64s(sum)[0], want)
+			}
+			for _, x := range []*Comm{cg, cr, s, d} {
+				if x == nil {
+					continue
+				}
+				if err := x.Barrier(); err != nil {
+					return err
+				}
+				if err := x.Free(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
