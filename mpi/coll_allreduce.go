@@ -82,23 +82,40 @@ func ringAllreduce(s *schedule, rank, n int, in, out []byte, red reducer) {
 	if !sameBuf(in, out) {
 		copy(out, in)
 	}
-	tmp := make([]byte, b[n]-b[n-1]+red.elem)
-	// Reduce-scatter: after step s, block rank-s-1 holds the sum of s+2
-	// ranks' contributions; after n-1 steps block rank+1 is complete here.
-	for step := 0; step < n-1; step++ {
-		dst := blk(rank - step - 1)
-		t := tmp[:len(dst)]
-		s.round(collRound{
-			sends: []collXfer{{peer: right, buf: blk(rank - step)}},
-			recvs: []collXfer{{peer: left, buf: t}},
-			after: func() { red.apply(t, dst) },
-		})
-	}
+	// Block rank+1 ends complete here.
+	ringReduceScatter(s, rank, n, out, b, 1, red)
 	// Allgather the complete blocks around the ring.
 	for step := 0; step < n-1; step++ {
 		s.round(collRound{
 			sends: []collXfer{{peer: right, buf: blk(rank + 1 - step)}},
 			recvs: []collXfer{{peer: left, buf: blk(rank - step)}},
+		})
+	}
+}
+
+// ringReduceScatter reduces work (this rank's contribution, overwritten)
+// block by block around the ring; block j is work[b[j]:b[j+1]]. In step s
+// each rank sends block rank-s+shift-1 to the right and adds the block
+// rank-s+shift-2 arriving from the left into its own, so after n-1 steps
+// block rank+shift holds the reduction of every rank's contribution. Each
+// block is combined on one rank at a time and in the same order whatever
+// rank ends with it, which keeps float results deterministic. Commutative
+// operators only: the ring does not combine in rank order.
+func ringReduceScatter(s *schedule, rank, n int, work []byte, b []int, shift int, red reducer) {
+	blk := func(j int) []byte { j = ((j % n) + n) % n; return work[b[j]:b[j+1]] }
+	right, left := (rank+1)%n, (rank-1+n)%n
+	largest := 0
+	for j := 0; j < n; j++ {
+		largest = max(largest, b[j+1]-b[j])
+	}
+	tmp := make([]byte, largest)
+	for step := 0; step < n-1; step++ {
+		dst := blk(rank - step + shift - 2)
+		t := tmp[:len(dst)]
+		s.round(collRound{
+			sends: []collXfer{{peer: right, buf: blk(rank - step + shift - 1)}},
+			recvs: []collXfer{{peer: left, buf: t}},
+			after: func() { red.apply(t, dst) },
 		})
 	}
 }
@@ -148,9 +165,23 @@ func scanSchedule(s *schedule, rank, n int, in, incl, excl []byte, red reducer) 
 	})
 }
 
-// reduceScatterSchedule reduces the whole input to rank 0 and scatters the
-// blocks (counts, in bytes, in rank order).
+// reduceScatterSchedule leaves on each rank its block (counts, in bytes,
+// in rank order) of the reduction. Large inputs with a commutative operator
+// go round the ring (each rank sends and receives (n-1)/n of the data);
+// otherwise the whole input is reduced to rank 0 (in rank order) and the
+// blocks scattered.
 func reduceScatterSchedule(s *schedule, rank, n int, in, out []byte, counts []int, red reducer) {
+	if n > 1 && red.commutative && len(in) >= allreduceRingMin {
+		b := make([]int, n+1)
+		for j, k := range counts {
+			b[j+1] = b[j] + k
+		}
+		work := make([]byte, len(in))
+		copy(work, in)
+		ringReduceScatter(s, rank, n, work, b, 0, red)
+		s.local(func() { copy(out, work[b[rank]:b[rank+1]]) })
+		return
+	}
 	var full []byte
 	if rank == 0 {
 		full = make([]byte, len(in))

@@ -149,6 +149,11 @@ func TestCollMedianTable(t *testing.T) {
 	}
 	ar := func(c *Comm, in, out []byte) error { return c.Allreduce(in, out, Float64, Sum) }
 	bc := func(c *Comm, in, _ []byte) error { return c.Bcast(in, 0) }
+	rd := func(c *Comm, in, out []byte) error { return c.Reduce(in, out, Float64, Sum, 0) }
+	rsb := func(c *Comm, in, out []byte) error {
+		m := len(in) / c.Size() / 8 * 8
+		return c.ReduceScatterBlock(in[:m*c.Size()], out[:m], Float64, Sum)
+	}
 	vs := []struct {
 		coll string
 		vars []variant
@@ -160,6 +165,14 @@ func TestCollMedianTable(t *testing.T) {
 		{"Bcast", []variant{
 			{"binary-tree", keep, bc},
 			{"p2p-linear", keep, func(c *Comm, in, _ []byte) error { return p2pBcast(c, in) }},
+		}},
+		{"Reduce", []variant{
+			{"auto", keep, rd},
+			{"binomial-tree", keep, rd},
+		}},
+		{"ReduceScatterBlock", []variant{
+			{"auto", keep, rsb},
+			{"reduce+scatter", setAR(math.MaxInt, true), rsb},
 		}},
 		{"Allreduce", []variant{
 			{"auto", keep, ar},

@@ -98,8 +98,25 @@ func collReductions(c *mpi.Comm) {
 		out := make([]byte, len(in))
 		must(c.Allreduce(in, out, tc.dt, mpi.Sum), "big Allreduce")
 		expect(out, want, "big Allreduce %v", tc.dt)
+		for root := range n {
+			got := make([]byte, len(in))
+			must(c.Reduce(in, got, tc.dt, mpi.Sum, root), "big Reduce")
+			if r == root {
+				expect(got, want, "big Reduce %v root %d", tc.dt, root)
+			}
+		}
 		must(c.Allreduce(in, in, tc.dt, mpi.Max), "big Allreduce in place")
 		expect(in, tc.fold(mpi.Max, all, count), "big Allreduce in place %v", tc.dt)
+		// Big reduce-scatter (the ring path), blocks of an odd count.
+		bc := 20_001
+		bin := tc.input(r, bc*n)
+		bwant := tc.fold(mpi.Sum, all, bc*n)
+		eb := tc.dt.Size() * bc
+		bout := make([]byte, eb)
+		must(c.ReduceScatterBlock(bin, bout, tc.dt, mpi.Sum), "big ReduceScatterBlock")
+		expect(bout, bwant[r*eb:(r+1)*eb], "big ReduceScatterBlock %v", tc.dt)
+		must(c.ReduceScatterBlock(bin, bin, tc.dt, mpi.Sum), "big ReduceScatterBlock in place")
+		expect(bin[:eb], bwant[r*eb:(r+1)*eb], "big ReduceScatterBlock in place %v", tc.dt)
 
 		es := tc.dt.Size()
 		counts := make([]int, n)
