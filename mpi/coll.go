@@ -64,6 +64,9 @@ type collOp struct {
 	// finish runs once, after the last round, for results that need the
 	// whole schedule (e.g. a copy out of a scratch buffer).
 	finish func()
+	// Inline storage, so a small collective allocates its entry once.
+	reqStore Request
+	pendBuf  [4]*Request
 }
 
 // schedule collects the rounds of a collective being built.
@@ -109,8 +112,9 @@ func (c *Comm) nextTag() int {
 // held.
 func (e *engine) startColl(c *Comm, s *schedule) *collOp {
 	op := &collOp{c: c, tag: c.nextTag(), rounds: s.rounds, finish: s.finish, small: s.small && e.region != nil}
-	op.req = e.newReq(reqColl)
-	op.req.comm = c
+	op.req = &op.reqStore
+	op.req.e, op.req.kind, op.req.comm = e, reqColl, c
+	op.pending = op.pendBuf[:0]
 	e.advance(op)
 	if !op.req.done {
 		e.colls = append(e.colls, op)
