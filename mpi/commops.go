@@ -2,57 +2,53 @@ package mpi
 
 import (
 	"encoding/binary"
-	"math/bits"
+	"math"
 	"sort"
 )
 
 // Creating and freeing communicators.
 //
-// Context ids. A communicator owns the pair of contexts 2p (point-to-point)
-// and 2p+1 (collectives); e.ctxUsed has bit p set while a communicator of
-// this process owns pair p. A new communicator's pair is agreed on by the
-// processes of the parent with an allreduce (bitwise AND) of their free
-// bitmaps on the offload engine, the thesis's max-reduction for
-// MPI_Comm_create widened to a bitmap so freed pairs can be reused: the
-// lowest pair free on every member is free on every process of the new
-// communicator, so no two live communicators sharing a process ever share a
-// context. Communicators made by one call on disjoint process sets (the
-// colors of a Split) may share a pair: no process sees both.
+// Context ids. A communicator owns the contexts ctx (point-to-point) and
+// ctx+1 (collectives). Every process keeps e.nextCtx, above every context
+// id it has ever used; a new communicator's id is the maximum of nextCtx
+// over the processes that create it, agreed with an allreduce (Max) on the
+// offload engine as the thesis does for MPI_Comm_create, and each member
+// then moves its nextCtx past it. The maximum is above every id any member
+// uses, so no two live communicators sharing a process share a context.
+// Ids are never reused, not even after Free: a message left behind on a
+// freed communicator (or still in a ring when it was freed) can never be
+// taken for traffic of a later one. A uint32 id space of pairs lasts 2^31
+// creations; running out is reported as ErrIntern.
 //
-// Communicators are created one at a time per process (MPI requires the
-// calls to be collective and ordered); two goroutines creating
-// communicators at once on different parents are not supported.
+// Communicators made by one call on disjoint process sets (the colors of a
+// Split) get the same id: no process sees both. Communicators are created
+// one at a time per process (MPI requires the calls to be collective and
+// ordered); two goroutines creating communicators at once on different
+// parents are not supported.
 
-// ctxPairs is how many context pairs a process can have live at once.
-const ctxPairs = 1024
-
-// agreeContext runs the AND-allreduce of free context pairs over c and
-// returns the pair every member can use. It marks nothing; the caller
-// claims the pair on the processes that join the new communicator.
+// agreeContext runs the Max-allreduce of nextCtx over c and returns the
+// context id every member can use.
 func (c *Comm) agreeContext(op string) (uint32, error) {
 	e := c.e
-	buf := make([]byte, 8*len(e.ctxUsed))
+	buf := make([]byte, 8)
 	e.mu.Lock()
-	for i, w := range e.ctxUsed {
-		binary.LittleEndian.PutUint64(buf[8*i:], ^w)
-	}
+	binary.LittleEndian.PutUint64(buf, e.nextCtx)
 	e.mu.Unlock()
-	if err := c.Allreduce(buf, buf, Uint64, Band); err != nil {
+	if err := c.Allreduce(buf, buf, Uint64, Max); err != nil {
 		return 0, wrapCollErr(op, err)
 	}
-	for i := range e.ctxUsed {
-		if w := binary.LittleEndian.Uint64(buf[8*i:]); w != 0 {
-			return uint32(i*64 + bits.TrailingZeros64(w)), nil
-		}
+	ctx := binary.LittleEndian.Uint64(buf)
+	if ctx > math.MaxUint32-1 {
+		return 0, newErr(ErrIntern, op, "context ids exhausted")
 	}
-	return 0, newErr(ErrIntern, op, "no context id is free on every process (%d communicators live)", ctxPairs)
+	return uint32(ctx), nil
 }
 
-// claim builds the new communicator of this process on context pair p.
-func (c *Comm) claim(p uint32, rank int, world []int) *Comm {
+// claim builds the new communicator of this process on context ctx.
+func (c *Comm) claim(ctx uint32, rank int, world []int) *Comm {
 	e := c.e
 	e.mu.Lock()
-	e.ctxUsed[p/64] |= 1 << (p % 64)
+	e.nextCtx = max(e.nextCtx, uint64(ctx)+2)
 	e.mu.Unlock()
 	n := len(world)
 	identity := true
@@ -64,7 +60,7 @@ func (c *Comm) claim(p uint32, rank int, world []int) *Comm {
 	if identity && n == e.size {
 		world = nil
 	}
-	return &Comm{e: e, ctx: 2 * p, rank: rank, size: n, world: world, private: c.private}
+	return &Comm{e: e, ctx: ctx, rank: rank, size: n, world: world, private: c.private}
 }
 
 // Dup is a new communicator with c's group and a new context.
@@ -72,11 +68,11 @@ func (c *Comm) Dup() (*Comm, error) {
 	if err := c.check("Dup"); err != nil {
 		return nil, err
 	}
-	p, err := c.agreeContext("Dup")
+	ctx, err := c.agreeContext("Dup")
 	if err != nil {
 		return nil, err
 	}
-	return c.claim(p, c.rank, c.Group().world), nil
+	return c.claim(ctx, c.rank, c.Group().world), nil
 }
 
 // Split partitions c by color, ordering each part by key (ties by rank in
@@ -96,7 +92,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	if err := c.Allgather(mine, all); err != nil {
 		return nil, wrapCollErr("Split", err)
 	}
-	p, err := c.agreeContext("Split")
+	ctx, err := c.agreeContext("Split")
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +116,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 			me = i
 		}
 	}
-	return c.claim(p, me, world), nil
+	return c.claim(ctx, me, world), nil
 }
 
 // checkSubgroup checks that every member of g is in c.
@@ -145,7 +141,7 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	if err := c.checkSubgroup("Create", g); err != nil {
 		return nil, err
 	}
-	p, err := c.agreeContext("Create")
+	ctx, err := c.agreeContext("Create")
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +149,7 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	if me == Undefined {
 		return nil, nil
 	}
-	return c.claim(p, me, append([]int(nil), g.world...)), nil
+	return c.claim(ctx, me, append([]int(nil), g.world...)), nil
 }
 
 // CreateGroup is Create called by the members of g only (MPI_Comm_create_group);
@@ -180,16 +176,16 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	world := append([]int(nil), g.world...)
 	scratch := &Comm{e: c.e, ctx: c.ctx, rank: me, size: len(world), world: world, private: c.private,
 		tagBase: collGroupTagBit | (tag&(1<<(30-collGroupSeqBits)-1))<<collGroupSeqBits}
-	p, err := scratch.agreeContext("CreateGroup")
+	ctx, err := scratch.agreeContext("CreateGroup")
 	if err != nil {
 		return nil, err
 	}
-	return c.claim(p, me, world), nil
+	return c.claim(ctx, me, world), nil
 }
 
-// Free releases c. It is collective over c: once every member has called
-// it no member will send on c's contexts again, so the pair is released
-// for reuse and c's leftover matching state is dropped.
+// Free releases c. It is collective over c (a barrier): once every member
+// has called it no member will send on c's contexts again, and c's leftover
+// matching state is dropped. Its context ids are not reused.
 func (c *Comm) Free() error {
 	if err := c.check("Free"); err != nil {
 		return err
@@ -203,8 +199,6 @@ func (c *Comm) Free() error {
 	e := c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	p := c.ctx / 2
-	e.ctxUsed[p/64] &^= 1 << (p % 64)
 	delete(e.ctxs, c.ctx)
 	delete(e.ctxs, c.ctx+1)
 	e.lastQ, e.lastCtx = nil, 0

@@ -56,10 +56,10 @@ type engine struct {
 	// "profile" or "environment".
 	thresholdSource string
 
-	// The offload engine (coll.go): live collectives, and which context
-	// pairs this process uses (bit i: contexts 2i and 2i+1).
+	// The offload engine (coll.go): live collectives, and the lowest
+	// context id no communicator of this process has used (commops.go).
 	colls   []*collOp
-	ctxUsed [ctxPairs / 64]uint64
+	nextCtx uint64
 	async   *asyncProgress
 
 	fatal error // the shared region was found corrupt: every call fails
@@ -97,7 +97,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		e.counters[i] = PeerCounters{Peer: i, Relation: "shm", Threshold: directNever}
 	}
 	e.counters[rank].Relation = "self"
-	e.ctxUsed[0] = 1<<(ctxWorld/2) | 1<<(ctxSelf/2)
+	e.nextCtx = ctxSelf + 2
 	if region == nil {
 		return e
 	}

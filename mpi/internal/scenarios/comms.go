@@ -236,9 +236,10 @@ func commsOverlap(c *mpi.Comm) {
 	}
 }
 
-// commsCycles: 200 Dup/Free cycles (contexts are reused, never exhausted),
-// each new communicator carrying traffic checked against its own cycle
-// while a long-lived Dup keeps its context throughout.
+// commsCycles: 200 Dup/Free cycles (context ids never run out), each new
+// communicator carrying traffic checked against its own cycle while a
+// long-lived Dup keeps its context throughout, and stray messages left on
+// freed communicators never reaching later ones.
 func commsCycles(c *mpi.Comm) {
 	r, n := c.Rank(), c.Size()
 	keep, err := c.Dup() // one long-lived communicator among them
@@ -259,6 +260,17 @@ func commsCycles(c *mpi.Comm) {
 			must(err, "Recv")
 			if b[0] != byte(cycle) {
 				fail("cycle %d: received %d", cycle, b[0])
+			}
+		}
+		if n > 1 && cycle%10 == 5 {
+			// A message nobody receives, left on the communicator as it
+			// is freed: it must never show up on a later one.
+			must(d.Send([]byte{0xee}, (r+1)%n, 3), "stray Send")
+		}
+		if n > 1 && cycle%10 == 6 {
+			must(d.Barrier(), "Barrier")
+			if _, found, err := d.Iprobe(mpi.AnySource, mpi.AnyTag); err != nil || found {
+				fail("cycle %d: a freed communicator's message reached a new one (found=%v err=%v)", cycle, found, err)
 			}
 		}
 		must(d.Free(), "Free cycle %d", cycle)
