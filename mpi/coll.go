@@ -7,16 +7,17 @@ import "github.com/hympi/hympi/shm"
 // card forwards collective traffic; here the progress engine plays the card).
 //
 // The collective microchannel. Every communicator owns two contexts: ctx for
-// point-to-point and ctx+1 for its collectives. Collective messages travel
-// on the channel of each ordered pair of ranks like any other descriptor
-// (so they share its FIFO order, its flow control, its cells for large
-// payloads and direct copy for very large ones), but the receiving engine
-// files them under ctx+1, a receive structure that no user receive can ever
-// name: collective traffic never meets point-to-point matching. Within
-// ctx+1 the tag is the collective's sequence number on the communicator, so
-// a message that arrives for a collective this rank has not started yet
-// (ranks may be several collectives ahead) waits, buffered, for exactly that
-// collective, and any number of collectives may be in flight at once.
+// point-to-point and ctx+1 for its collectives. A collective whose messages
+// fit a collective slot travels on each pair's collective ring
+// (coll_ring.go, shm/coll.go), apart from the descriptor ring; a larger one
+// travels the descriptor ring (cells, direct copy) on ctx+1. Either way the
+// receiving engine files the arrival under ctx+1, a receive structure that
+// no user receive can ever name: collective traffic never meets
+// point-to-point matching. Within ctx+1 the tag is the collective's
+// sequence number on the communicator, so a message that arrives for a
+// collective this rank has not started yet (ranks may be several
+// collectives ahead) waits, buffered, for exactly that collective, and any
+// number of collectives may be in flight at once.
 //
 // The control entry. A started collective is a collOp: the communicator,
 // its sequence number, and a schedule of rounds, each a set of receives and
@@ -32,7 +33,8 @@ import "github.com/hympi/hympi/shm"
 // the card had one receive slot per channel. Here every message carries its
 // collective's sequence number and early arrivals are buffered, so a fast
 // root can run ahead by any number of collectives without a message being
-// taken by the wrong one, and channels keep per-pair order, so two messages
+// taken by the wrong one, and each ring keeps per-pair order (and all the
+// messages of one collective take the same ring), so two messages
 // of one collective between the same pair are received in the order sent.
 
 // collRound is one step of a schedule: post the receives, start the sends,
