@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/hympi/hympi/shm"
 )
@@ -252,6 +254,58 @@ func TestInProcessComms(t *testing.T) {
 					return err
 				}
 			}
+		}
+		return nil
+	})
+}
+
+// TestInProcessAsyncProgress runs the progress goroutine of every rank
+// under the race detector: rank 1, the broadcast tree's inner node, starts
+// an Ibcast and then stays out of MPI; its goroutine must forward the data
+// to ranks 3 and 4 before it comes back.
+func TestInProcessAsyncProgress(t *testing.T) {
+	comms := inProcessJob(t, 5)
+	for _, c := range comms {
+		c.e.startAsync()
+	}
+	release := make(chan struct{})
+	var leaves sync.WaitGroup
+	leaves.Add(2)
+	go func() { leaves.Wait(); close(release) }()
+	runRanks(t, comms, func(c *Comm) error {
+		defer c.e.stopAsync()
+		buf := make([]byte, 3000)
+		if c.Rank() == 0 {
+			fill(buf, 5)
+		}
+		req, err := c.Ibcast(buf, 0)
+		if err != nil {
+			return err
+		}
+		if c.Rank() == 1 {
+			<-release // no MPI call until the leaves below are done
+		}
+		if c.Rank() == 3 || c.Rank() == 4 {
+			// Poll with a deadline: without the goroutine this would
+			// wait for rank 1 forever.
+			deadline := time.Now().Add(10 * time.Second)
+			for done := false; !done; {
+				if _, done, err = req.Test(); err != nil {
+					return err
+				}
+				if time.Now().After(deadline) {
+					leaves.Done()
+					return fmt.Errorf("rank %d: Ibcast did not progress through a rank outside MPI", c.Rank())
+				}
+			}
+			leaves.Done()
+		} else if _, err := req.Wait(); err != nil {
+			return err
+		}
+		want := make([]byte, 3000)
+		fill(want, 5)
+		if !bytes.Equal(buf, want) {
+			return fmt.Errorf("rank %d: wrong data", c.Rank())
 		}
 		return nil
 	})
