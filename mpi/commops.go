@@ -183,9 +183,12 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	return c.claim(ctx, me, world), nil
 }
 
-// Free releases c. It is collective over c (a barrier): once every member
-// has called it no member will send on c's contexts again, and c's leftover
-// matching state is dropped. Its context ids are not reused.
+// Free releases c. It is collective over c: it lets the nonblocking
+// collectives started on c finish (every member started them, so they
+// complete), synchronises with a barrier, after which no member sends on c
+// again, and drops c's leftover matching state (unless a receive is still
+// posted on c: MPI lets pending operations complete normally). Its context
+// ids are not reused.
 func (c *Comm) Free() error {
 	if err := c.check("Free"); err != nil {
 		return err
@@ -193,14 +196,30 @@ func (c *Comm) Free() error {
 	if c.ctx == ctxWorld || c.ctx == ctxSelf {
 		return newErr(ErrComm, "Free", "World and Self cannot be freed")
 	}
+	e := c.e
+	e.mu.Lock()
+	err := e.waitUntil(func() bool {
+		for _, op := range e.colls {
+			if op.c == c {
+				return false
+			}
+		}
+		return true
+	})
+	e.mu.Unlock()
+	if err != nil {
+		return wrapCollErr("Free", err)
+	}
 	if err := c.Barrier(); err != nil {
 		return wrapCollErr("Free", err)
 	}
-	e := c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	delete(e.ctxs, c.ctx)
-	delete(e.ctxs, c.ctx+1)
+	for _, ctx := range []uint32{c.ctx, c.ctx + 1} {
+		if q := e.ctxs[ctx]; q != nil && !q.hasPosted() {
+			delete(e.ctxs, ctx)
+		}
+	}
 	e.lastQ, e.lastCtx = nil, 0
 	c.freed = true
 	return nil

@@ -141,7 +141,32 @@ func commsSplit(c *mpi.Comm) {
 			fail("parent received the dup's message")
 		}
 	}
+	// Free with a nonblocking collective and a receive still pending on
+	// the communicator: both complete normally afterwards.
+	pend := make([]byte, 64)
+	if r == 0 {
+		pattern(pend, 11)
+	}
+	pb, err := d.Ibcast(pend, 0)
+	must(err, "Ibcast before Free")
+	var pr *mpi.Request
+	got := make([]byte, 1)
+	if n > 1 {
+		pr, err = d.Irecv(got, (r-1+n)%n, 8)
+		must(err, "Irecv before Free")
+		must(d.Send([]byte{byte(r)}, (r+1)%n, 8), "Send before Free")
+	}
 	must(d.Free(), "Free")
+	_, err = pb.Wait()
+	must(err, "Ibcast after Free")
+	checkPattern(pend, 11, "Ibcast pending at Free")
+	if pr != nil {
+		_, err = pr.Wait()
+		must(err, "Irecv after Free")
+		if got[0] != byte((r-1+n)%n) {
+			fail("receive pending at Free got %d", got[0])
+		}
+	}
 	if err := d.Barrier(); !errors.Is(err, mpi.ErrComm) {
 		fail("Barrier on freed communicator: %v", err)
 	}
