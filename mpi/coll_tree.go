@@ -54,7 +54,10 @@ func makeTree(shape treeShape, rank, root, n int) tree {
 	return t
 }
 
-// bcastTree is the shape broadcasts and barriers use.
+// bcastTree is the shape broadcasts use (Allreduce's small-message tail
+// too). Barriers are dissemination (barrierSchedule): one round per bit of
+// n with every rank busy, where a tree's gather-then-release needs twice
+// the depth.
 const bcastTree = binaryTree
 
 // bcastSchedule: receive the whole message from the parent, then send it
@@ -64,7 +67,12 @@ const bcastTree = binaryTree
 // 1 MiB, 2 ranks: 147 µs pipelined in 64 KiB pieces against 85 µs whole; 4
 // ranks: 304 µs against 208 µs): the pieces fall below the direct-copy
 // threshold and pay two copies each, which costs more than the depth the
-// pipeline saves on a tree this shallow. So it is not kept.
+// pipeline saves on a tree this shallow. So it is not kept. Nor is the
+// flat "every rank reads the root's buffer directly" (point-to-point from
+// the root, each large message a direct-copy read of the root's memory):
+// at 2 ranks it is the same transfer, at 4 ranks on 2 cores it lost to the
+// tree (1 MiB: 374 µs against 208 µs), the root's memory bus and CPU
+// serving every reader at once.
 func bcastSchedule(s *schedule, shape treeShape, rank, root, n int, buf []byte) {
 	if n == 1 {
 		return
