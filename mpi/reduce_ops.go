@@ -41,6 +41,8 @@ type userOp struct {
 
 // The registries are process-wide and written rarely; readers take the
 // mutex too (collectives look an op up once per call, not per element).
+// Entries are never reused: a freed operator's value stays invalid, so a
+// stale Op can never name a later registration.
 var (
 	regMu   sync.Mutex
 	userOps []userOp
