@@ -65,6 +65,7 @@ test: build vet race
 fuzz:
 	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzDecodeDesc$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzDecodeHeader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzDecodeColl$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./bench/internal/osu/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./skew/ -run '^$$' -fuzz '^FuzzObserve$$' -fuzztime $(FUZZTIME)
 

@@ -1,12 +1,16 @@
 package mpi
 
-// Barrier blocks until every rank of c has called it.
-func (c *Comm) Barrier() error {
-	if err := c.check("Barrier"); err != nil {
-		return err
-	}
-	return c.barrierOn(c.ctx+1, "Barrier")
-}
+// Init and Finalize synchronise with barrierOn, a point-to-point barrier:
+// it needs no collective state, so it works before the communicators exist
+// and after the user's last collective. Comm.Barrier runs in the offload
+// engine (coll_api.go).
+
+// lifeBarrierTag is the tag of barrierOn's first round (later rounds count
+// down from it). It runs on the collective context, whose collectives use
+// tags >= 0 and never AnyTag (-1): a collective message that overtakes a
+// barrier message on the collective ring (a rank that left Init's barrier
+// and started a collective at once) can never be taken by the barrier.
+const lifeBarrierTag = -2
 
 // barrierOn is a dissemination barrier on context ctx: in round k every rank
 // signals rank+2^k and waits for rank-2^k, so after ⌈log2 n⌉ rounds each rank
@@ -27,9 +31,9 @@ func (c *Comm) barrierOn(ctx uint32, op string) error {
 		to := c.worldOf((c.rank + k) % c.size)
 		from := (c.rank - k + c.size) % c.size
 		s := e.newInternalReq(reqSend)
-		e.startSend(s, c, ctx, to, nil, round, false)
+		e.startSend(s, c, ctx, to, nil, lifeBarrierTag-round, false)
 		r := e.newInternalReq(reqRecv)
-		c.initRecv(r, ctx, nil, from, round)
+		c.initRecv(r, ctx, nil, from, lifeBarrierTag-round)
 		e.postRecv(r)
 		if err := e.waitUntil(func() bool { return r.done && s.done }); err != nil {
 			e.abandonRecv(r)

@@ -28,6 +28,11 @@ type Comm struct {
 	size  int
 	world []int // communicator rank → world rank; nil means identity
 	freed bool
+	// Collectives (coll.go): the sequence number of the last one started,
+	// guarded by e.mu, and for CreateGroup's scratch communicators the
+	// tag bits that keep them apart from the parent's own collectives.
+	collSeq uint32
+	tagBase int
 	// private communicators belong to engines outside Init/Finalize
 	// (calibration) and are usable regardless of the process's MPI state.
 	private bool

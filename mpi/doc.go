@@ -11,4 +11,12 @@
 // rings it, so jobs with more ranks than cores stay usable. The engine is
 // safe for concurrent use by several goroutines (calls are serialised by one
 // lock per process).
+//
+// Collectives run in the offload engine (coll.go): each started collective
+// is a control entry whose schedule of sends, receives and local combining
+// the progress engine advances whenever it runs, on the communicator's
+// collective context and, for small messages, on each channel's collective
+// microchannel. Blocking collectives are start plus wait; Ibarrier, Ibcast
+// and Iallreduce return the request. With HYMPI_ASYNC_PROGRESS=1 a goroutine
+// per rank also runs the engine while the application computes.
 package mpi

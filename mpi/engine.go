@@ -56,6 +56,12 @@ type engine struct {
 	// "profile" or "environment".
 	thresholdSource string
 
+	// The offload engine (coll.go): live collectives, and the lowest
+	// context id no communicator of this process has used (commops.go).
+	colls   []*collOp
+	nextCtx uint64
+	async   *asyncProgress
+
 	fatal error // the shared region was found corrupt: every call fails
 }
 
@@ -91,6 +97,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		e.counters[i] = PeerCounters{Peer: i, Relation: "shm", Threshold: directNever}
 	}
 	e.counters[rank].Relation = "self"
+	e.nextCtx = ctxSelf + 2
 	if region == nil {
 		return e
 	}
@@ -147,6 +154,9 @@ func (e *engine) progress() bool {
 		did = true
 	}
 	if len(e.sending) > 0 && e.pushAll() {
+		did = true
+	}
+	if len(e.colls) > 0 && e.advanceColls() {
 		did = true
 	}
 	return did

@@ -63,6 +63,9 @@ func Init() error {
 	theEngine = e
 	world = w
 	self = &Comm{e: e, ctx: ctxSelf, rank: 0, size: 1, world: []int{e.rank}}
+	if e.region != nil && asyncRequested() {
+		e.startAsync()
+	}
 	started = true
 	active.Store(true)
 	return nil
@@ -181,6 +184,7 @@ func Finalize() error {
 	if ferr := e.flush(); err == nil {
 		err = ferr
 	}
+	e.stopAsync()
 	ended = true
 	active.Store(false)
 	if e.region != nil {

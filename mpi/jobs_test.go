@@ -97,6 +97,10 @@ func TestScenarios(t *testing.T) {
 		{"barrier", []int{1, 2, 3, 5, 8}},
 		{"errors", []int{1, 2, 4}},
 		{"counters", []int{2, 4}},
+		{"coll", []int{1, 2, 3, 4, 5, 8}},
+		{"nbc", []int{1, 2, 3, 4, 5, 8}},
+		{"comms", []int{1, 2, 3, 4, 5, 8}},
+		{"collerrors", []int{1, 2, 3, 4, 5, 8}},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
@@ -113,7 +117,7 @@ func TestScenarios(t *testing.T) {
 // Without hympirun a program is a singleton: World has one rank and every
 // self-contained scenario passes.
 func TestSingleton(t *testing.T) {
-	for _, name := range []string{"special", "errors", "requests", "barrier", "sizes"} {
+	for _, name := range []string{"special", "errors", "requests", "barrier", "sizes", "coll", "nbc", "comms", "collerrors"} {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
@@ -180,5 +184,39 @@ func TestDirectRefused(t *testing.T) {
 				t.Fatalf("%v\n%s", err, out)
 			}
 		})
+	}
+}
+
+// With HYMPI_ASYNC_PROGRESS=1 a rank that computes without MPI calls still
+// forwards a broadcast to the ranks below it; without it they wait for it.
+func TestAsyncProgress(t *testing.T) {
+	for _, n := range []int{4, 8} {
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			out, err := runJob(t, n, 60*time.Second, "async", "HYMPI_ASYNC_PROGRESS=1")
+			if err != nil || !strings.Contains(out, "scenario async passed") {
+				t.Fatalf("%v\n%s", err, out)
+			}
+		})
+	}
+	// The check can fail: without the progress goroutine the rank below
+	// the computing one waits for it.
+	out, err := runJob(t, 4, 60*time.Second, "async", "HYMPI_ASYNC_PROGRESS=0")
+	if err == nil || !strings.Contains(out, "nothing progressed it") {
+		t.Fatalf("without async progress the scenario should fail; got %v\n%s", err, out)
+	}
+}
+
+// Collectives with every message forced through direct copy and through
+// shared memory: the collective context rides both protocols.
+func TestCollDirectModes(t *testing.T) {
+	for _, mode := range []string{"off", "always"} {
+		for _, name := range []string{"coll", "nbc"} {
+			t.Run(mode+"/"+name, func(t *testing.T) {
+				out, err := runJob(t, 3, 60*time.Second, name, "HYMPI_DIRECT="+mode)
+				if err != nil || !strings.Contains(out, "scenario "+name+" passed") {
+					t.Fatalf("%v\n%s", err, out)
+				}
+			})
+		}
 	}
 }

@@ -69,6 +69,19 @@ func (q *matchQueues) post(r *Request) {
 	}
 }
 
+// hasPosted reports whether any receive is still posted.
+func (q *matchQueues) hasPosted() bool {
+	if q.postedAny.head != nil {
+		return true
+	}
+	for i := range q.posted {
+		if q.posted[i].head != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // unpost removes a posted receive (cancellation on error paths).
 func (q *matchQueues) unpost(r *Request) {
 	if r.src == AnySource {

@@ -8,6 +8,7 @@ type reqKind uint8
 const (
 	reqRecv reqKind = iota + 1
 	reqSend
+	reqColl // a collective's control entry (coll.go)
 )
 
 // Request is a pending nonblocking operation. It completes inside the

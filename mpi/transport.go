@@ -34,13 +34,17 @@ type outChan struct {
 	tail    *Request
 	ctl     []shm.Desc // acknowledgements and replies waiting for a slot
 	queued  bool       // on engine.sending
+	// The collective microchannel (coll_ring.go) and the collective
+	// sends waiting for one of its slots, oldest first.
+	collProd *shm.Producer
+	collq    []*Request
 }
 
 func newOutChan(r *shm.Region, self, peer int) *outChan {
 	ch := r.Channel(self, peer)
 	return &outChan{
 		peer: peer, ch: ch, prod: ch.Producer(), pool: ch.Pool(),
-		summary: r.Summary(peer), bell: r.Doorbell(peer),
+		summary: r.Summary(peer), bell: r.Doorbell(peer), collProd: ch.CollProducer(),
 	}
 }
 
@@ -59,16 +63,17 @@ type inChan struct {
 	cons    *shm.Consumer
 	returns *shm.ReturnRing
 	lim     shm.Limits
-	bell    shm.Doorbell // the sender's: it may wait for cells or slots
-	cur     *inflight    // message whose fragments are still arriving
-	idle    int          // consecutive empty polls
+	bell    shm.Doorbell  // the sender's: it may wait for cells or slots
+	cur     *inflight     // message whose fragments are still arriving
+	idle    int           // consecutive empty polls
+	coll    *shm.Consumer // the collective microchannel
 }
 
 func newInChan(r *shm.Region, peer, self int) *inChan {
 	ch := r.Channel(peer, self)
 	return &inChan{
 		peer: peer, ch: ch, cons: ch.Consumer(), returns: ch.Returns(),
-		lim: ch.Limits(), bell: r.Doorbell(peer),
+		lim: ch.Limits(), bell: r.Doorbell(peer), coll: ch.CollConsumer(),
 	}
 }
 
@@ -153,7 +158,7 @@ func (e *engine) pushAll() bool {
 		if e.push(oc) {
 			did = true
 		}
-		if oc.head != nil || len(oc.ctl) > 0 {
+		if oc.head != nil || len(oc.ctl) > 0 || len(oc.collq) > 0 {
 			keep = append(keep, oc)
 		} else {
 			oc.queued = false
@@ -166,7 +171,7 @@ func (e *engine) pushAll() bool {
 
 // push hands as much queued traffic to the channel as slots and cells allow.
 func (e *engine) push(oc *outChan) bool {
-	published := false
+	published := len(oc.collq) > 0 && e.pushColl(oc)
 	for len(oc.ctl) > 0 {
 		slot := oc.prod.Reserve()
 		if slot == nil {
@@ -262,6 +267,7 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 
 // drain takes what a peer has published, up to drainBudget descriptors.
 func (e *engine) drain(ic *inChan) bool {
+	collDid := e.drainColl(ic)
 	n := 0
 	for ; n < drainBudget; n++ {
 		slot, err := ic.cons.Peek()
@@ -282,14 +288,14 @@ func (e *engine) drain(ic *inChan) bool {
 			return true
 		}
 	}
-	if n == 0 {
+	if n == 0 && !collDid {
 		ic.idle++
 		if ic.idle >= idlePolls {
 			ic.idle = 0
 			e.summary.Clear(ic.peer)
 			// A publish may have raced with the clear, seeing the bit
 			// still set: look once more and restore the bit if so.
-			if ic.cons.Ready() {
+			if ic.cons.Ready() || ic.coll.Ready() {
 				e.summary.Mark(ic.peer)
 			}
 		}

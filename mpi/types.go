@@ -29,6 +29,9 @@ var datatypeNames = [datatypeCount]string{"Byte", "Int8", "Uint8", "Int16", "Uin
 
 // Size is the size of one element in bytes (0 for an invalid datatype).
 func (d Datatype) Size() int {
+	if d >= opaqueTypeBase {
+		return opaqueSize(d)
+	}
 	if d < 0 || d >= datatypeCount {
 		return 0
 	}
@@ -36,6 +39,9 @@ func (d Datatype) Size() int {
 }
 
 func (d Datatype) String() string {
+	if d >= opaqueTypeBase && opaqueSize(d) > 0 {
+		return "Opaque"
+	}
 	if d < 0 || d >= datatypeCount {
 		return "Datatype(?)"
 	}

@@ -47,13 +47,13 @@ func (c Channel) slots() []byte {
 // job (in the sender's process).
 func (c Channel) Producer() *Producer {
 	n := uint64(c.r.L.Slots)
-	return &Producer{slots: c.slots(), mask: n - 1, n: n}
+	return &Producer{slots: c.slots(), mask: n - 1, n: n, size: SlotSize}
 }
 
 // Consumer returns the receiving end. Exactly one per channel may exist.
 func (c Channel) Consumer() *Consumer {
 	n := uint64(c.r.L.Slots)
-	return &Consumer{slots: c.slots(), mask: n - 1, n: n}
+	return &Consumer{slots: c.slots(), mask: n - 1, n: n, size: SlotSize}
 }
 
 // Cell is the payload area of cell i. Callers pass indices that came from
@@ -195,7 +195,10 @@ func (r *Region) Prefault(rank int) {
 		}
 		for _, c := range []Channel{r.Channel(rank, p), r.Channel(p, rank)} {
 			start := (c.base + r.L.SlotsOff) &^ (pageSize - 1)
-			end := min(c.base+r.L.CellsOff, c.base+r.L.SlotsOff+prefaultBytes)
+			end := min(c.base+r.L.CollOff, c.base+r.L.SlotsOff+prefaultBytes)
+			_ = unix.Madvise(r.mem[start:end], unix.MADV_POPULATE_WRITE)
+			start = (c.base + r.L.CollOff) &^ (pageSize - 1)
+			end = c.base + r.L.CollOff + CollSlots*CollSlotSize
 			_ = unix.Madvise(r.mem[start:end], unix.MADV_POPULATE_WRITE)
 		}
 	}

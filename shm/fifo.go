@@ -22,6 +22,7 @@ type Producer struct {
 	slots []byte // the channel's slot array
 	mask  uint64
 	n     uint64
+	size  uint64 // bytes per slot: SlotSize, or CollSlotSize for the collective ring
 	pos   uint64 // next position to fill
 }
 
@@ -30,12 +31,13 @@ type Consumer struct {
 	slots []byte
 	mask  uint64
 	n     uint64
+	size  uint64
 	pos   uint64 // next position to read
 }
 
 func (p *Producer) slot(pos uint64) []byte {
-	i := pos & p.mask
-	return p.slots[i*SlotSize : (i+1)*SlotSize : (i+1)*SlotSize]
+	i, z := pos&p.mask, p.size
+	return p.slots[i*z : (i+1)*z : (i+1)*z]
 }
 
 // Reserve returns the next slot if the consumer has freed it, or nil when the
@@ -60,8 +62,8 @@ func (p *Producer) Publish(slot []byte) {
 }
 
 func (c *Consumer) slot(pos uint64) []byte {
-	i := pos & c.mask
-	return c.slots[i*SlotSize : (i+1)*SlotSize : (i+1)*SlotSize]
+	i, z := pos&c.mask, c.size
+	return c.slots[i*z : (i+1)*z : (i+1)*z]
 }
 
 // Peek returns the next published slot, or nil when the ring is empty. The

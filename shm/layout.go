@@ -11,7 +11,7 @@ import (
 // Fixed geometry. These are part of the layout version: changing one changes
 // what a region means, so LayoutVersion must move with it.
 const (
-	LayoutVersion = 3
+	LayoutVersion = 4
 	magic         = 0x31677270_6d796811 // arbitrary, checked on attach
 
 	CacheLine = 64
@@ -27,6 +27,15 @@ const (
 
 	rankBlockFixed = 2 * CacheLine // state line + doorbell line
 	headerSize     = 2 * CacheLine // header fields + attach counter line
+
+	// CollSlots and CollSlotSize shape each channel's collective
+	// microchannel (coll.go): a ring of its own beside the descriptor ring,
+	// so collective traffic never waits behind a point-to-point stream.
+	// Four lines hold a 232-byte payload: a barrier's empty message, small
+	// broadcasts and reductions, and the 128-byte context bitmap of
+	// communicator creation.
+	CollSlots    = 64
+	CollSlotSize = 4 * CacheLine
 
 	// maxRanks bounds the rank count a header may claim: it keeps every
 	// offset computation far from overflow.
@@ -111,6 +120,7 @@ type Layout struct {
 	FeedbackOff int64 // receiver's skew verdicts for the sender (Feedback)
 	RetRingOff  int64 // return-ring entries, uint32 each
 	SlotsOff    int64
+	CollOff     int64 // collective microchannel: CollSlots slots of CollSlotSize
 	CellsOff    int64
 
 	Size int64 // whole region
@@ -166,7 +176,8 @@ func layoutFor(nranks, slots, cellSize, cells int) (Layout, error) {
 	l.FeedbackOff = 8
 	l.RetRingOff = CacheLine
 	l.SlotsOff = alignUp(l.RetRingOff+4*int64(cells), CacheLine)
-	l.CellsOff = alignUp(l.SlotsOff+int64(slots)*SlotSize, pageSize)
+	l.CollOff = alignUp(l.SlotsOff+int64(slots)*SlotSize, CacheLine)
+	l.CellsOff = alignUp(l.CollOff+CollSlots*CollSlotSize, pageSize)
 	l.ChannelStride = alignUp(l.CellsOff+int64(cells)*int64(cellSize), pageSize)
 
 	// Every field may be in range and the product still overflow: a header

@@ -102,13 +102,16 @@ func layoutProblems(l Layout) []string {
 		bad("return-ring tail shares a line with its entries")
 	}
 	if l.RetTailOff+8 > l.RetRingOff || l.RetRingOff+4*int64(l.CellsPerChannel) > l.SlotsOff ||
-		l.SlotsOff+int64(l.Slots)*SlotSize > l.CellsOff ||
+		l.SlotsOff+int64(l.Slots)*SlotSize > l.CollOff ||
+		l.CollOff+CollSlots*CollSlotSize > l.CellsOff ||
 		l.CellsOff+int64(l.CellsPerChannel)*int64(l.CellSize) > l.ChannelStride {
 		bad("channel parts overlap: tail %d ring %d(+%d) slots %d(+%d) cells %d(+%d) stride %d",
 			l.RetTailOff, l.RetRingOff, 4*l.CellsPerChannel, l.SlotsOff, l.Slots*SlotSize,
 			l.CellsOff, l.CellsPerChannel*l.CellSize, l.ChannelStride)
 	}
 	aligned("slot array", l.SlotsOff, CacheLine)
+	aligned("collective slot array", l.CollOff, CacheLine)
+	aligned("collective slot size", CollSlotSize, CacheLine)
 	aligned("cell array", l.CellsOff, CacheLine)
 	aligned("cell size", int64(l.CellSize), CacheLine)
 
@@ -142,6 +145,9 @@ func layoutProblems(l Layout) []string {
 			aligned("last return-ring entry", base+l.RetRingOff+4*int64(l.CellsPerChannel-1), 4)
 			for s := range int64(l.Slots) {
 				aligned("slot publish word", base+l.SlotsOff+s*SlotSize, 8)
+			}
+			for s := range int64(CollSlots) {
+				aligned("collective slot publish word", base+l.CollOff+s*CollSlotSize, 8)
 			}
 		}
 	}

@@ -1,0 +1,94 @@
+package mpi
+
+import (
+	"fmt"
+
+	"github.com/hympi/hympi/shm"
+)
+
+// The collective microchannel on the engine's side. A collective whose
+// messages all fit a collective slot (shm.CollInlineMax bytes: barriers,
+// small broadcasts and reductions, context agreement) sends them on the
+// pair's collective ring, never on the descriptor ring, so it never waits
+// behind a point-to-point stream in progress toward the same peer. Larger
+// collectives use the descriptor ring (cells, direct copy) on the same
+// collective context. Either way an arrival is filed under the collective
+// context, where only collectives look.
+//
+// All ranks pick the same ring for a given collective (the choice depends
+// only on sizes MPI requires to agree), so the messages of one collective
+// between a pair all travel one ring, in order, which is what matching by
+// (source, tag) relies on.
+
+// sendColl hands a collective message to the peer's collective ring, or
+// queues it behind earlier ones when the ring is full. r completes when
+// the payload is in the ring.
+func (e *engine) sendColl(oc *outChan, r *Request) {
+	if len(oc.collq) == 0 && e.putColl(oc, r) {
+		oc.notify(e.rank)
+		return
+	}
+	oc.collq = append(oc.collq, r)
+	e.markSending(oc)
+}
+
+// putColl publishes r in a free collective slot, reporting false when the
+// ring is full.
+func (e *engine) putColl(oc *outChan, r *Request) bool {
+	slot := oc.collProd.Reserve()
+	if slot == nil {
+		return false
+	}
+	shm.EncodeColl(slot, shm.CollDesc{Ctx: r.ctx, Tag: int32(r.tag), Len: uint32(len(r.sbuf))}, r.sbuf)
+	oc.collProd.Publish(slot)
+	r.pushed = true
+	r.checkSendDone()
+	return true
+}
+
+// pushColl moves queued collective messages into freed slots.
+func (e *engine) pushColl(oc *outChan) bool {
+	k := 0
+	for k < len(oc.collq) && e.putColl(oc, oc.collq[k]) {
+		oc.collq[k] = nil
+		k++
+	}
+	oc.collq = oc.collq[k:]
+	if len(oc.collq) == 0 {
+		oc.collq = nil
+	}
+	return k > 0
+}
+
+// drainColl takes what a peer published on its collective ring, up to
+// drainBudget messages, and files each under its collective context.
+func (e *engine) drainColl(ic *inChan) bool {
+	n := 0
+	for ; n < drainBudget; n++ {
+		slot, err := ic.coll.Peek()
+		if err != nil {
+			e.corrupt(err)
+			return n > 0
+		}
+		if slot == nil {
+			break
+		}
+		d, payload, err := shm.DecodeColl(slot)
+		if err == nil && d.Ctx&1 == 0 {
+			err = fmt.Errorf("%w: collective message on point-to-point context %d", shm.ErrBadDesc, d.Ctx)
+		}
+		if err != nil {
+			ic.coll.Release()
+			e.corrupt(fmt.Errorf("from rank %d: %w", ic.peer, err))
+			return true
+		}
+		desc := shm.Desc{Kind: shm.KindInline, Ctx: d.Ctx, Tag: d.Tag, MsgLen: uint64(d.Len), FragLen: d.Len}
+		e.arrive(ic.peer, &desc, payload, nil)
+		ic.coll.Release()
+	}
+	if n > 0 {
+		// The sender may be waiting for the slots we just freed.
+		ic.bell.Ring()
+	}
+	return n > 0
+}

@@ -1,0 +1,329 @@
+package mpi
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Reduction kernels, user-defined operators and opaque datatypes.
+//
+// A collective resolves its (Datatype, Op) pair once, at start, into a
+// reducer: the kernel to run and whether the operator commutes. Later
+// changes to the registries (Op.Free while a collective runs) cannot reach
+// a collective in flight.
+
+// OpFunc combines in into inout element by element (inout[i] = in[i] op
+// inout[i]); both hold the same whole number of elements of dt.
+type OpFunc func(in, inout []byte, dt Datatype)
+
+// reducer is a resolved operator: apply computes inout = in op inout over
+// whole elements, where in holds the lower-ranked operand.
+type reducer struct {
+	apply       func(in, inout []byte)
+	commutative bool
+	elem        int // element size in bytes
+}
+
+// Values of user operators and opaque datatypes start far above the
+// predefined ones, so no user value can ever equal a predefined one.
+const (
+	userOpBase     Op       = 1 << 16
+	opaqueTypeBase Datatype = 1 << 16
+)
+
+// userOp is one NewOp registration.
+type userOp struct {
+	fn          OpFunc
+	commutative bool
+	freed       bool
+}
+
+// The registries are process-wide and written rarely; readers take the
+// mutex too (collectives look an op up once per call, not per element).
+// Entries are never reused: a freed operator's value stays invalid, so a
+// stale Op can never name a later registration.
+var (
+	regMu   sync.Mutex
+	userOps []userOp
+	// opaqueSizes is copy-on-write so Datatype.Size, called on every
+	// validation, reads it with one atomic load.
+	opaqueSizes atomic.Pointer[[]int]
+)
+
+// NewOp registers a user-defined reduction operator. Collectives apply a
+// non-commutative operator in rank order.
+func NewOp(fn OpFunc, commutative bool) (Op, error) {
+	if fn == nil {
+		return 0, newErr(ErrOp, "NewOp", "nil function")
+	}
+	regMu.Lock()
+	defer regMu.Unlock()
+	userOps = append(userOps, userOp{fn: fn, commutative: commutative})
+	return userOpBase + Op(len(userOps)-1), nil
+}
+
+// Free releases a user-defined operator. Freeing a predefined operator, or
+// one already freed, is an ErrOp error.
+func (o Op) Free() error {
+	regMu.Lock()
+	defer regMu.Unlock()
+	i := int(o - userOpBase)
+	if o < userOpBase || i >= len(userOps) || userOps[i].freed {
+		return newErr(ErrOp, "Op.Free", "operator %d is not a live user-defined operator", int(o))
+	}
+	userOps[i] = userOp{freed: true}
+	return nil
+}
+
+// OpaqueType is a datatype of size-byte elements that only user-defined
+// operators can combine (the C ABI maps pair and long double types to it).
+func OpaqueType(size int) (Datatype, error) {
+	if size <= 0 {
+		return 0, newErr(ErrType, "OpaqueType", "element size %d (must be positive)", size)
+	}
+	regMu.Lock()
+	defer regMu.Unlock()
+	var next []int
+	if old := opaqueSizes.Load(); old != nil {
+		next = append(next, *old...)
+	}
+	next = append(next, size)
+	opaqueSizes.Store(&next)
+	return opaqueTypeBase + Datatype(len(next)-1), nil
+}
+
+// opaqueSize is the element size of an opaque datatype, 0 if d is none.
+func opaqueSize(d Datatype) int {
+	p := opaqueSizes.Load()
+	if p == nil || d < opaqueTypeBase || int(d-opaqueTypeBase) >= len(*p) {
+		return 0
+	}
+	return (*p)[d-opaqueTypeBase]
+}
+
+// ReduceLocal is inout = in op inout, without communication (MPI_Reduce_local).
+func ReduceLocal(in, inout []byte, dt Datatype, op Op) error {
+	red, err := resolveOp("ReduceLocal", dt, op)
+	if err != nil {
+		return err
+	}
+	if len(in) != len(inout) {
+		return newErr(ErrCount, "ReduceLocal", "in has %d bytes, inout %d", len(in), len(inout))
+	}
+	if len(in)%red.elem != 0 {
+		return newErr(ErrCount, "ReduceLocal", "%d bytes is not a whole number of %v elements", len(in), dt)
+	}
+	if len(in) > 0 {
+		red.apply(in, inout)
+	}
+	return nil
+}
+
+// resolveOp checks that op is defined on dt and returns its kernel.
+func resolveOp(what string, dt Datatype, op Op) (reducer, error) {
+	size := dt.Size()
+	if size == 0 {
+		return reducer{}, newErr(ErrType, what, "invalid datatype %d", int(dt))
+	}
+	if op >= userOpBase {
+		regMu.Lock()
+		i := int(op - userOpBase)
+		var u userOp
+		if i < len(userOps) {
+			u = userOps[i]
+		}
+		regMu.Unlock()
+		if u.fn == nil {
+			return reducer{}, newErr(ErrOp, what, "operator %d is not defined (or was freed)", int(op))
+		}
+		return reducer{apply: func(in, inout []byte) { u.fn(in, inout, dt) }, commutative: u.commutative, elem: size}, nil
+	}
+	if op < 0 || op >= opCount {
+		return reducer{}, newErr(ErrOp, what, "invalid operator %d", int(op))
+	}
+	k := kernelFor(dt, op)
+	if k == nil {
+		return reducer{}, newErr(ErrOp, what, "operator %v is not defined on %v", op, dt)
+	}
+	return reducer{apply: k, commutative: true, elem: size}, nil
+}
+
+var opNames = [opCount]string{"Sum", "Prod", "Max", "Min", "Land", "Lor", "Lxor", "Band", "Bor", "Bxor"}
+
+func (o Op) String() string {
+	if o >= 0 && o < opCount {
+		return opNames[o]
+	}
+	return "Op(user)"
+}
+
+// kernelFor returns the predefined kernel of (dt, op), or nil where MPI
+// leaves the pair undefined: bitwise and logical operators on floats,
+// arithmetic and logical operators on Byte, anything on an opaque type.
+func kernelFor(dt Datatype, op Op) func(in, inout []byte) {
+	switch dt {
+	case Byte:
+		if op == Band || op == Bor || op == Bxor {
+			return intKernel[uint8](op)
+		}
+		return nil
+	case Int8:
+		return intKernel[int8](op)
+	case Uint8:
+		return intKernel[uint8](op)
+	case Int16:
+		return intKernel[int16](op)
+	case Uint16:
+		return intKernel[uint16](op)
+	case Int32:
+		return intKernel[int32](op)
+	case Uint32:
+		return intKernel[uint32](op)
+	case Int64:
+		return intKernel[int64](op)
+	case Uint64:
+		return intKernel[uint64](op)
+	case Float32:
+		return floatKernel[float32](op)
+	case Float64:
+		return floatKernel[float64](op)
+	}
+	return nil
+}
+
+type integer interface {
+	~int8 | ~uint8 | ~int16 | ~uint16 | ~int32 | ~uint32 | ~int64 | ~uint64
+}
+
+type float interface{ ~float32 | ~float64 }
+
+// view reinterprets b as elements of T. Buffers come from the user and may
+// be unaligned; the platforms hympi runs on (amd64, arm64) allow that.
+func view[T any](b []byte) []T {
+	var z T
+	n := len(b) / int(unsafe.Sizeof(z))
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+func boolOf[T integer](x T) bool { return x != 0 }
+
+func fromBool[T integer](b bool) T {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func intKernel[T integer](op Op) func(in, inout []byte) {
+	var f func(a, b []T)
+	switch op {
+	case Sum:
+		f = func(a, b []T) {
+			for i := range b {
+				b[i] = a[i] + b[i]
+			}
+		}
+	case Prod:
+		f = func(a, b []T) {
+			for i := range b {
+				b[i] = a[i] * b[i]
+			}
+		}
+	case Max:
+		f = func(a, b []T) {
+			for i := range b {
+				b[i] = max(a[i], b[i])
+			}
+		}
+	case Min:
+		f = func(a, b []T) {
+			for i := range b {
+				b[i] = min(a[i], b[i])
+			}
+		}
+	case Land:
+		f = func(a, b []T) {
+			for i := range b {
+				b[i] = fromBool[T](boolOf(a[i]) && boolOf(b[i]))
+			}
+		}
+	case Lor:
+		f = func(a, b []T) {
+			for i := range b {
+				b[i] = fromBool[T](boolOf(a[i]) || boolOf(b[i]))
+			}
+		}
+	case Lxor:
+		f = func(a, b []T) {
+			for i := range b {
+				b[i] = fromBool[T](boolOf(a[i]) != boolOf(b[i]))
+			}
+		}
+	case Band:
+		f = func(a, b []T) {
+			for i := range b {
+				b[i] = a[i] & b[i]
+			}
+		}
+	case Bor:
+		f = func(a, b []T) {
+			for i := range b {
+				b[i] = a[i] | b[i]
+			}
+		}
+	case Bxor:
+		f = func(a, b []T) {
+			for i := range b {
+				b[i] = a[i] ^ b[i]
+			}
+		}
+	default:
+		return nil
+	}
+	return func(in, inout []byte) { f(view[T](in), view[T](inout)) }
+}
+
+// floatKernel: Max and Min compare with > and <, so a NaN operand yields
+// the other operand (or NaN if both are); the result is the same on every
+// rank because every rank computes it from the same operands in the same
+// order.
+func floatKernel[T float](op Op) func(in, inout []byte) {
+	var f func(a, b []T)
+	switch op {
+	case Sum:
+		f = func(a, b []T) {
+			for i := range b {
+				b[i] = a[i] + b[i]
+			}
+		}
+	case Prod:
+		f = func(a, b []T) {
+			for i := range b {
+				b[i] = a[i] * b[i]
+			}
+		}
+	case Max:
+		f = func(a, b []T) {
+			for i := range b {
+				if a[i] > b[i] {
+					b[i] = a[i]
+				}
+			}
+		}
+	case Min:
+		f = func(a, b []T) {
+			for i := range b {
+				if a[i] < b[i] {
+					b[i] = a[i]
+				}
+			}
+		}
+	default:
+		return nil
+	}
+	return func(in, inout []byte) { f(view[T](in), view[T](inout)) }
+}

@@ -1,0 +1,90 @@
+package shm
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// The collective microchannel of a channel (the thesis's per-channel
+// collective receive structure): a ring of CollSlots slots of CollSlotSize
+// bytes at CollOff, beside the descriptor ring and apart from it, used only
+// by the offload engine for collective messages small enough to travel
+// whole in a slot. The ring protocol is the descriptor ring's (fifo.go):
+// the same publish word at the start of each slot, the same writers,
+// readers and orderings; only the slot size differs.
+//
+// Collective slot layout (little-endian):
+//
+//	0  uint64 publish word (fifo.go)
+//	8  uint32 context (the communicator's collective context)
+//	12 int32  tag (the collective's sequence number on the communicator)
+//	16 uint32 payload length, at most CollInlineMax
+//	20 uint32 reserved, zero
+//	24 payload
+//
+// Writer: the sending rank, before its release store of the publish word;
+// reader: the receiving rank, after its acquire load of it. The receiver
+// validates the length before it slices the payload, so a corrupt slot can
+// never make it read outside the slot.
+const (
+	collCtx    = 8
+	collTag    = 12
+	collLen    = 16
+	collRsvd   = 20
+	collHeader = 24
+
+	// CollInlineMax is the largest collective payload a slot carries.
+	CollInlineMax = CollSlotSize - collHeader
+)
+
+// CollDesc is the envelope of one collective message.
+type CollDesc struct {
+	Ctx uint32
+	Tag int32
+	Len uint32
+}
+
+func (c Channel) collSlots() []byte {
+	return c.r.bytesAt(c.base+c.r.L.CollOff, CollSlots*CollSlotSize)
+}
+
+// CollProducer returns the sending end of the collective microchannel.
+// Exactly one per channel may exist in the job (in the sender's process).
+func (c Channel) CollProducer() *Producer {
+	return &Producer{slots: c.collSlots(), mask: CollSlots - 1, n: CollSlots, size: CollSlotSize}
+}
+
+// CollConsumer returns the receiving end of the collective microchannel.
+func (c Channel) CollConsumer() *Consumer {
+	return &Consumer{slots: c.collSlots(), mask: CollSlots - 1, n: CollSlots, size: CollSlotSize}
+}
+
+// EncodeColl writes d and payload into a reserved collective slot. The
+// caller guarantees len(payload) <= CollInlineMax (and d.Len equal to it).
+func EncodeColl(slot []byte, d CollDesc, payload []byte) {
+	binary.LittleEndian.PutUint32(slot[collCtx:], d.Ctx)
+	binary.LittleEndian.PutUint32(slot[collTag:], uint32(d.Tag))
+	binary.LittleEndian.PutUint32(slot[collLen:], d.Len)
+	binary.LittleEndian.PutUint32(slot[collRsvd:], 0)
+	copy(slot[collHeader:], payload)
+}
+
+// DecodeColl reads and validates the envelope of a published collective
+// slot and returns it with a view of its payload (valid until Release).
+func DecodeColl(slot []byte) (CollDesc, []byte, error) {
+	if len(slot) < CollSlotSize {
+		return CollDesc{}, nil, fmt.Errorf("%w: collective slot of %d bytes", ErrBadDesc, len(slot))
+	}
+	d := CollDesc{
+		Ctx: binary.LittleEndian.Uint32(slot[collCtx:]),
+		Tag: int32(binary.LittleEndian.Uint32(slot[collTag:])),
+		Len: binary.LittleEndian.Uint32(slot[collLen:]),
+	}
+	if d.Len > CollInlineMax {
+		return CollDesc{}, nil, fmt.Errorf("%w: collective payload of %d bytes (max %d)", ErrBadDesc, d.Len, CollInlineMax)
+	}
+	if binary.LittleEndian.Uint32(slot[collRsvd:]) != 0 {
+		return CollDesc{}, nil, fmt.Errorf("%w: collective slot reserved word set", ErrBadDesc)
+	}
+	return d, slot[collHeader : collHeader+d.Len : collHeader+d.Len], nil
+}

@@ -1,0 +1,82 @@
+package shm
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// The collective microchannel: round trip, wrap-around, full ring, and
+// isolation from the descriptor ring of the same channel.
+func TestCollRing(t *testing.T) {
+	r := newAnon(t, 2, Config{MinCells: 3, CellSize: 256, Slots: 8})
+	ch := r.Channel(0, 1)
+	p, c := ch.CollProducer(), ch.CollConsumer()
+	for lap := range 3 {
+		for i := range CollSlots {
+			s := p.Reserve()
+			if s == nil {
+				t.Fatalf("lap %d slot %d: ring full", lap, i)
+			}
+			payload := bytes.Repeat([]byte{byte(i)}, i%(CollInlineMax+1))
+			EncodeColl(s, CollDesc{Ctx: 7, Tag: int32(lap*1000 + i), Len: uint32(len(payload))}, payload)
+			p.Publish(s)
+		}
+		if p.Reserve() != nil {
+			t.Fatalf("lap %d: a full ring gave a slot", lap)
+		}
+		if ch.Consumer().Ready() {
+			t.Fatalf("collective traffic appeared on the descriptor ring")
+		}
+		for i := range CollSlots {
+			s, err := c.Peek()
+			if err != nil || s == nil {
+				t.Fatalf("lap %d slot %d: Peek %v %v", lap, i, s == nil, err)
+			}
+			d, pl, err := DecodeColl(s)
+			if err != nil || d.Ctx != 7 || d.Tag != int32(lap*1000+i) || !bytes.Equal(pl, bytes.Repeat([]byte{byte(i)}, i%(CollInlineMax+1))) {
+				t.Fatalf("lap %d slot %d: %+v %v", lap, i, d, err)
+			}
+			c.Release()
+		}
+	}
+}
+
+func TestDecodeCollRejects(t *testing.T) {
+	s := make([]byte, CollSlotSize)
+	EncodeColl(s, CollDesc{Len: CollInlineMax + 1}, nil)
+	if _, _, err := DecodeColl(s); !errors.Is(err, ErrBadDesc) {
+		t.Fatalf("oversized payload: %v", err)
+	}
+	EncodeColl(s, CollDesc{Len: 1}, nil)
+	s[collRsvd] = 1
+	if _, _, err := DecodeColl(s); !errors.Is(err, ErrBadDesc) {
+		t.Fatalf("reserved word: %v", err)
+	}
+	if _, _, err := DecodeColl(s[:10]); !errors.Is(err, ErrBadDesc) {
+		t.Fatalf("short slot: %v", err)
+	}
+}
+
+// FuzzDecodeColl: whatever a peer leaves in a collective slot, decoding
+// either fails with ErrBadDesc or returns a payload inside the slot.
+func FuzzDecodeColl(f *testing.F) {
+	s := make([]byte, CollSlotSize)
+	EncodeColl(s, CollDesc{Ctx: 3, Tag: 9, Len: 5}, []byte("hello"))
+	f.Add(s)
+	f.Add(make([]byte, CollSlotSize))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		slot := make([]byte, CollSlotSize)
+		copy(slot, b)
+		d, pl, err := DecodeColl(slot)
+		if err != nil {
+			if !errors.Is(err, ErrBadDesc) {
+				t.Fatalf("error %v is not ErrBadDesc", err)
+			}
+			return
+		}
+		if int(d.Len) != len(pl) || len(pl) > CollInlineMax || cap(pl) != len(pl) {
+			t.Fatalf("payload view len %d cap %d for %+v", len(pl), cap(pl), d)
+		}
+	})
+}
