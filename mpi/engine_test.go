@@ -1,8 +1,11 @@
 package mpi
 
 import (
+	"os"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestWaitPolicy: with a CPU per rank the yield phase is a count; when
@@ -29,5 +32,34 @@ func TestWaitPolicy(t *testing.T) {
 	}
 	if !over.yielded(1, now.Add(-oversubYieldFor)) {
 		t.Errorf("oversubscribed: still yielding after %v", oversubYieldFor)
+	}
+}
+
+// TestJobCPUs: bound ranks count the distinct CPUs they are bound to (two on
+// one CPU are oversubscribed on any machine); unbound ranks count the CPUs
+// they may run on.
+func TestJobCPUs(t *testing.T) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cpus []int
+		want int
+	}{
+		{[]int{0, 1, 0, 1}, 2},
+		{[]int{0, 0}, 1},
+		{[]int{3, 1, 2}, 3},
+		{[]int{0, -1}, min(set.Count(), onlineCPUs())},
+	} {
+		comms := inProcessJob(t, len(tc.cpus))
+		region := comms[0].e.region
+		for r, cpu := range tc.cpus {
+			region.Publish(r, cpu, 0)
+			region.MarkAttached(r, os.Getpid())
+		}
+		if got := comms[0].e.jobCPUs(); got != tc.want {
+			t.Errorf("ranks on CPUs %v: jobCPUs %d, want %d", tc.cpus, got, tc.want)
+		}
 	}
 }
