@@ -34,6 +34,7 @@ type engine struct {
 	syncGen    uint64
 	counters   []PeerCounters
 	wait       waitPolicy
+	oversub    bool       // more ranks than CPUs (setCPUs)
 	internalRq []*Request // recycled requests of blocking calls
 	bufs       bufPool
 	freeUnexp  []*unexpected
@@ -120,7 +121,6 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		region:     region,
 		ctxs:       make(map[uint32]*matchQueues),
 		counters:   make([]PeerCounters, size),
-		wait:       newWaitPolicy(size, cpus),
 		directOK:   make([]bool, size),
 		readFrom:   directcopy.ReadFrom,
 		resendWait: make(map[uint64]*Request),
@@ -129,6 +129,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		e.counters[i] = PeerCounters{Peer: i, Relation: "shm", Threshold: directNever}
 	}
 	e.counters[rank].Relation = "self"
+	e.setCPUs(cpus)
 	e.nextCtx = ctxSelf + 2
 	if region == nil {
 		return e
@@ -145,6 +146,13 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		e.in[p] = newInChan(region, p, rank)
 	}
 	return e
+}
+
+// setCPUs adapts the engine to a job whose ranks share cpus CPUs: how a
+// wait spins, and which protocol collectives use (useDirect).
+func (e *engine) setCPUs(cpus int) {
+	e.oversub = e.size > cpus
+	e.wait = newWaitPolicy(e.size, cpus)
 }
 
 // queues returns the matching queues of context ctx, creating them.

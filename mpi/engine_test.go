@@ -63,3 +63,34 @@ func TestJobCPUs(t *testing.T) {
 		}
 	}
 }
+
+// TestOversubCollEager: oversubscribed, collective messages up to
+// oversubCollEagerMax go eager in auto mode; point-to-point ones, larger
+// ones, HYMPI_DIRECT=always and jobs with a CPU per rank keep their
+// protocol.
+func TestOversubCollEager(t *testing.T) {
+	e := inProcessJob(t, 2)[0].e
+	e.counters[1].Threshold = 2048
+	e.setupSkew()
+	e.skew.on = false
+	e.directOK[1] = true
+	coll, p2p := uint32(ctxWorld+1), uint32(ctxWorld)
+	check := func(what string, ctx uint32, n int, want bool) {
+		t.Helper()
+		if got := e.useDirect(1, ctx, n); got != want {
+			t.Errorf("%s, ctx %d, %d bytes: direct %v, want %v", what, ctx, n, got, want)
+		}
+	}
+	e.mode = directAuto
+	e.setCPUs(2)
+	check("CPU per rank", coll, 64<<10, true)
+	check("CPU per rank", p2p, 64<<10, true)
+	e.setCPUs(1)
+	check("oversubscribed", coll, 64<<10, false)
+	check("oversubscribed", coll, oversubCollEagerMax, false)
+	check("oversubscribed", coll, oversubCollEagerMax+1, true)
+	check("oversubscribed", p2p, 64<<10, true)
+	check("oversubscribed", p2p, 1024, false)
+	e.mode = directAlways
+	check("always, oversubscribed", coll, 64<<10, true)
+}

@@ -34,6 +34,9 @@ const (
 	ctxSelf  = 2
 )
 
+// isCollCtx reports whether ctx is a collective context (odd, see above).
+func isCollCtx(ctx uint32) bool { return ctx&1 != 0 }
+
 // Init joins the job hympirun started, or makes this process a singleton of
 // size 1 when it was started directly.
 func Init() error {
@@ -136,7 +139,7 @@ func (e *engine) meetPeers(w *Comm, th *thresholdSource) error {
 	e.mu.Lock()
 	e.learnPeers(th)
 	e.thresholdSource = th.source
-	e.wait = newWaitPolicy(e.size, e.jobCPUs())
+	e.setCPUs(e.jobCPUs())
 	e.mu.Unlock()
 	return nil
 }
