@@ -61,8 +61,19 @@ type directRead struct {
 	senderID uint64
 }
 
-// useDirect decides the protocol of an n-byte message to peer.
-func (e *engine) useDirect(peer, n int) bool {
+// oversubCollEagerMax is the largest collective message that goes eager in
+// auto mode when the job is oversubscribed. A rendezvous needs its receiver
+// scheduled to read and answer FIN before the sender's round can end, and
+// with more ranks than CPUs that costs a scheduling round trip per message;
+// an eager message is out of the sender's hands once it is in the cells, so
+// the sender goes on to its next round (or yields the CPU to the receiver).
+// 1 MiB fits in flight in the cell pool of jobs of up to 16 ranks (README,
+// HYMPI_SHM_BUDGET), and larger messages stream through the pool anyway.
+const oversubCollEagerMax = 1 << 20
+
+// useDirect decides the protocol of an n-byte message to peer on context
+// ctx.
+func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 	if n == 0 || !e.directOK[peer] {
 		return false
 	}
@@ -70,6 +81,9 @@ func (e *engine) useDirect(peer, n int) bool {
 	case directAlways:
 		return true
 	case directAuto:
+		if e.oversub && isCollCtx(ctx) && n <= oversubCollEagerMax {
+			return false
+		}
 		// Sizes under the topology threshold are eager whatever the skew;
 		// only larger ones consult (and so steer) the controller.
 		if n <= e.skew.base[peer] {

@@ -34,6 +34,7 @@ type engine struct {
 	syncGen    uint64
 	counters   []PeerCounters
 	wait       waitPolicy
+	oversub    bool       // more ranks than CPUs (setCPUs)
 	internalRq []*Request // recycled requests of blocking calls
 	bufs       bufPool
 	freeUnexp  []*unexpected
@@ -66,19 +67,51 @@ type engine struct {
 }
 
 // waitPolicy is how long a blocking wait spins and yields before it sleeps
-// on the doorbell. With more ranks than CPUs every spin steals time from the
-// rank we are waiting for, so the budgets shrink.
+// on the doorbell.
+//
+// With a CPU per rank, spinning is the fast path: the peer runs meanwhile,
+// and a long spin answers a message in well under a microsecond.
+//
+// With more ranks than CPUs (oversubscribed) every spin steals time from the
+// rank we wait for, so we spin only a few passes and then yield. The yield
+// phase is bounded by wall time, not by a count: a sched_yield returns at
+// once when nothing else is runnable on our CPU (the peer we wait for may be
+// on the other one) and takes a whole time slice when something is, so a
+// count means anything from a few microseconds to milliseconds. Yielding
+// for oversubYieldFor covers a collective round in which the peer is
+// scheduled; only beyond it do we pay for the futex sleep, whose wake-up
+// (a system call by the peer, then a trip through the scheduler) costs tens
+// of microseconds per round on this kind of machine.
 type waitPolicy struct {
-	spins  int           // progress passes before yielding
-	yields int           // sched_yield rounds before sleeping
-	sleep  time.Duration // futex timeout: a safety net, not the wake path
+	spins    int           // progress passes before yielding
+	yields   int           // sched_yield rounds before sleeping, at least
+	yieldFor time.Duration // and for at least this long since the first yield
+	sleep    time.Duration // futex timeout: a safety net, not the wake path
 }
+
+const (
+	// oversubSpins is the progress passes an oversubscribed wait makes
+	// before yielding: enough to catch what a pass just pushed out.
+	oversubSpins = 4
+	// oversubYieldFor is how long an oversubscribed wait yields before it
+	// sleeps on the doorbell.
+	oversubYieldFor = 200 * time.Microsecond
+)
 
 func newWaitPolicy(size, cpus int) waitPolicy {
 	if size > cpus {
-		return waitPolicy{spins: 64, yields: 16, sleep: 100 * time.Millisecond}
+		return waitPolicy{spins: oversubSpins, yieldFor: oversubYieldFor, sleep: 100 * time.Millisecond}
 	}
 	return waitPolicy{spins: 20000, yields: 200, sleep: 100 * time.Millisecond}
+}
+
+// yielded reports whether a wait that has made n yield rounds, the first at
+// since, is done yielding.
+func (w waitPolicy) yielded(n int, since time.Time) bool {
+	if n < w.yields {
+		return false
+	}
+	return w.yieldFor == 0 || time.Since(since) >= w.yieldFor
 }
 
 func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
@@ -88,7 +121,6 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		region:     region,
 		ctxs:       make(map[uint32]*matchQueues),
 		counters:   make([]PeerCounters, size),
-		wait:       newWaitPolicy(size, cpus),
 		directOK:   make([]bool, size),
 		readFrom:   directcopy.ReadFrom,
 		resendWait: make(map[uint64]*Request),
@@ -97,6 +129,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		e.counters[i] = PeerCounters{Peer: i, Relation: "shm", Threshold: directNever}
 	}
 	e.counters[rank].Relation = "self"
+	e.setCPUs(cpus)
 	e.nextCtx = ctxSelf + 2
 	if region == nil {
 		return e
@@ -113,6 +146,13 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		e.in[p] = newInChan(region, p, rank)
 	}
 	return e
+}
+
+// setCPUs adapts the engine to a job whose ranks share cpus CPUs: how a
+// wait spins, and which protocol collectives use (useDirect).
+func (e *engine) setCPUs(cpus int) {
+	e.oversub = e.size > cpus
+	e.wait = newWaitPolicy(e.size, cpus)
 }
 
 // queues returns the matching queues of context ctx, creating them.
@@ -169,9 +209,11 @@ func (e *engine) progress() bool {
 // condition depends on traffic and this process has no region to get it from.
 func (e *engine) waitUntil(cond func() bool) error {
 	idle := 0
+	yields := 0
+	var yieldStart time.Time // of the current yield phase
 	for !cond() {
 		if e.progress() {
-			idle = 0
+			idle, yields = 0, 0
 			continue
 		}
 		if e.fatal != nil {
@@ -181,28 +223,33 @@ func (e *engine) waitUntil(cond func() bool) error {
 			return newErr(ErrOther, "wait", "deadlock: waiting for a message that no rank can send")
 		}
 		idle++
-		switch {
-		case idle < e.wait.spins:
+		if idle < e.wait.spins {
 			continue
-		case idle < e.wait.spins+e.wait.yields:
+		}
+		if yields == 0 {
+			yieldStart = time.Now()
+		}
+		if !e.wait.yielded(yields, yieldStart) {
+			yields++
 			e.mu.Unlock()
 			shm.Yield()
 			e.mu.Lock()
-		default:
-			seq := e.bell.Arm()
-			if e.progress() || cond() {
-				e.bell.Disarm()
-				idle = 0
-				continue
-			}
-			e.mu.Unlock()
-			e.bell.Wait(seq, e.wait.sleep)
-			e.mu.Lock()
-			e.bell.Disarm()
-			// Woken: something probably arrived; spin briefly again
-			// before the next sleep, but not the full budget.
-			idle = e.wait.spins / 2
+			continue
 		}
+		seq := e.bell.Arm()
+		if e.progress() || cond() {
+			e.bell.Disarm()
+			idle, yields = 0, 0
+			continue
+		}
+		e.mu.Unlock()
+		e.bell.Wait(seq, e.wait.sleep)
+		e.mu.Lock()
+		e.bell.Disarm()
+		// Woken: something probably arrived; spin briefly again and
+		// yield a full phase before the next sleep, but spin only half
+		// the budget.
+		idle, yields = e.wait.spins/2, 0
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/shm"
+	"golang.org/x/sys/unix"
 )
 
 var (
@@ -32,6 +33,9 @@ const (
 	ctxWorld = 0
 	ctxSelf  = 2
 )
+
+// isCollCtx reports whether ctx is a collective context (odd, see above).
+func isCollCtx(ctx uint32) bool { return ctx&1 != 0 }
 
 // Init joins the job hympirun started, or makes this process a singleton of
 // size 1 when it was started directly.
@@ -135,13 +139,37 @@ func (e *engine) meetPeers(w *Comm, th *thresholdSource) error {
 	e.mu.Lock()
 	e.learnPeers(th)
 	e.thresholdSource = th.source
+	e.setCPUs(e.jobCPUs())
 	e.mu.Unlock()
 	return nil
 }
 
+// jobCPUs is how many CPUs the job's ranks share, known once every rank has
+// published its CPU: whether ranks outnumber it decides how a wait spins.
+// Bound ranks have exactly the CPUs they are bound to between them, so two
+// ranks on one CPU are oversubscribed however large the machine is. Unbound
+// ranks run wherever the launcher could, which is our own affinity mask,
+// inherited from it.
+func (e *engine) jobCPUs() int {
+	bound := make(map[int]bool, e.size)
+	for p := 0; p < e.size; p++ {
+		cpu := e.region.RankCPU(p)
+		if cpu < 0 {
+			var set unix.CPUSet
+			if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() == 0 {
+				return onlineCPUs()
+			}
+			return min(set.Count(), onlineCPUs())
+		}
+		bound[cpu] = true
+	}
+	return len(bound)
+}
+
 // onlineCPUs counts the machine's online CPUs (not this process's affinity
 // mask: the launcher binds each rank to one CPU, and oversubscription is
-// about the job, not the rank).
+// about the job, not the rank). It is the first guess, before Init has met
+// the peers; jobCPUs refines it.
 func onlineCPUs() int {
 	b, err := os.ReadFile("/sys/devices/system/cpu/online")
 	if err != nil {

@@ -121,7 +121,7 @@ func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) boo
 
 // enqueueSend queues a send request toward its peer and pushes what fits.
 func (e *engine) enqueueSend(oc *outChan, r *Request) {
-	if e.useDirect(oc.peer, len(r.sbuf)) {
+	if e.useDirect(oc.peer, r.ctx, len(r.sbuf)) {
 		e.startDirectSend(r)
 	} else {
 		c := &e.counters[oc.peer]

@@ -185,23 +185,33 @@ func (rr *ReturnRing) Publish() bool {
 }
 
 // Prefault maps in, writable, the pages of the descriptor rings rank sends
-// and receives on, so the first message of each pair does not pay for page
-// faults. It writes nothing (MADV_POPULATE_WRITE), so it is safe while peers
-// already use the rings; kernels without it just fault lazily.
+// and receives on, so that first-touch page faults happen here and not in
+// the messages of a job's first iterations. The rings rank sends on are
+// mapped in whole: a sender writes every slot in turn, so a ring larger
+// than prefaultBytes would otherwise fault a page every few messages until
+// it has wrapped once, and a write fault on a shared page that nobody has
+// touched also allocates and zeroes it. Of the rings rank receives on, whose
+// sender maps them in whole, the first prefaultBytes are enough: the pages
+// exist by then, and a read fault maps the neighbouring ones with it. It
+// writes nothing (MADV_POPULATE_WRITE), so it is safe while peers already
+// use the rings; kernels without it just fault lazily.
 func (r *Region) Prefault(rank int) {
 	for p := 0; p < r.L.Ranks; p++ {
 		if p == rank {
 			continue
 		}
-		for _, c := range []Channel{r.Channel(rank, p), r.Channel(p, rank)} {
-			start := (c.base + r.L.SlotsOff) &^ (pageSize - 1)
-			end := min(c.base+r.L.CollOff, c.base+r.L.SlotsOff+prefaultBytes)
-			_ = unix.Madvise(r.mem[start:end], unix.MADV_POPULATE_WRITE)
-			start = (c.base + r.L.CollOff) &^ (pageSize - 1)
-			end = c.base + r.L.CollOff + CollSlots*CollSlotSize
-			_ = unix.Madvise(r.mem[start:end], unix.MADV_POPULATE_WRITE)
+		send, recv := r.Channel(rank, p), r.Channel(p, rank)
+		r.populate(send.base+r.L.SlotsOff, send.base+r.L.CollOff)
+		r.populate(recv.base+r.L.SlotsOff, min(recv.base+r.L.CollOff, recv.base+r.L.SlotsOff+prefaultBytes))
+		for _, c := range []Channel{send, recv} {
+			r.populate(c.base+r.L.CollOff, c.base+r.L.CollOff+CollSlots*CollSlotSize)
 		}
 	}
+}
+
+// populate maps in, writable, the pages holding [start, end) of the region.
+func (r *Region) populate(start, end int64) {
+	_ = unix.Madvise(r.mem[start&^(pageSize-1):end], unix.MADV_POPULATE_WRITE)
 }
 
 // Feedback is a receiver's report to one sender about that sender's large

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // poolPair is the sender's pool and the receiver's return ring of channel
@@ -399,6 +402,46 @@ func TestPrefault(t *testing.T) {
 		}
 		if !bytes.Equal(before, r.mem) {
 			t.Errorf("%d ranks: Prefault changed the region", n)
+		}
+	}
+}
+
+// TestPrefaultWholeSendRing: after Prefault(rank), writing to every page of
+// the rings rank sends on takes no page faults, however large the ring;
+// writing to a ring nobody prefaulted does (the check that counting faults
+// means anything here).
+func TestPrefaultWholeSendRing(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	r := newAnon(t, 3, Config{MinCells: 1024, CellSize: CacheLine, Slots: 1024})
+	if int64(r.L.Slots)*SlotSize <= 2*prefaultBytes {
+		t.Fatalf("ring of %d slots is too small to tell whole from prefaultBytes", r.L.Slots)
+	}
+	// touch writes a byte to every page of ring src→dst and returns the
+	// page faults this thread took meanwhile, and the pages.
+	touch := func(src, dst int) (faults int64, pages int) {
+		c := r.Channel(src, dst)
+		ring := r.mem[c.base+r.L.SlotsOff : c.base+r.L.CollOff]
+		var before, after unix.Rusage
+		if err := unix.Getrusage(unix.RUSAGE_THREAD, &before); err != nil {
+			t.Fatal(err)
+		}
+		for off := 0; off < len(ring); off += pageSize {
+			ring[off] = 1
+			pages++
+		}
+		if err := unix.Getrusage(unix.RUSAGE_THREAD, &after); err != nil {
+			t.Fatal(err)
+		}
+		return after.Minflt - before.Minflt, pages
+	}
+	r.Prefault(0)
+	if faults, pages := touch(2, 1); faults < int64(pages)/2 {
+		t.Skipf("writing %d fresh pages took %d faults: cannot count faults here", pages, faults)
+	}
+	for _, p := range []int{1, 2} {
+		if faults, pages := touch(0, p); faults > int64(pages)/10 {
+			t.Errorf("ring 0→%d: %d faults writing its %d pages after Prefault(0)", p, faults, pages)
 		}
 	}
 }

@@ -42,8 +42,9 @@ const (
 	maxRanks = 1 << 14
 	// maxSlots caps how far the descriptor ring grows with the pool.
 	maxSlots = 1024
-	// prefaultBytes is how much of each ring Prefault maps in up front: the
-	// slots the first messages use.
+	// prefaultBytes is how much of each ring a rank receives on Prefault
+	// maps in up front: the slots the first messages use. The rings a rank
+	// sends on are mapped in whole.
 	prefaultBytes = 64 * SlotSize
 )
 

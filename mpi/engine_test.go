@@ -1,0 +1,96 @@
+package mpi
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestWaitPolicy: with a CPU per rank the yield phase is a count; when
+// oversubscribed it is wall time, however many rounds that takes, and the
+// spin before it is short.
+func TestWaitPolicy(t *testing.T) {
+	now := time.Now()
+	long := now.Add(-time.Second)
+
+	own := newWaitPolicy(2, 2)
+	if own.spins < 1000 {
+		t.Errorf("not oversubscribed: %d spins, want the long spin", own.spins)
+	}
+	if own.yielded(own.yields-1, long) || !own.yielded(own.yields, now) {
+		t.Errorf("not oversubscribed: yield phase is not %d rounds", own.yields)
+	}
+
+	over := newWaitPolicy(4, 2)
+	if over.spins != oversubSpins {
+		t.Errorf("oversubscribed: %d spins, want %d", over.spins, oversubSpins)
+	}
+	if over.yielded(1_000_000, now) {
+		t.Error("oversubscribed: a million quick yields ended the phase before its time")
+	}
+	if !over.yielded(1, now.Add(-oversubYieldFor)) {
+		t.Errorf("oversubscribed: still yielding after %v", oversubYieldFor)
+	}
+}
+
+// TestJobCPUs: bound ranks count the distinct CPUs they are bound to (two on
+// one CPU are oversubscribed on any machine); unbound ranks count the CPUs
+// they may run on.
+func TestJobCPUs(t *testing.T) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cpus []int
+		want int
+	}{
+		{[]int{0, 1, 0, 1}, 2},
+		{[]int{0, 0}, 1},
+		{[]int{3, 1, 2}, 3},
+		{[]int{0, -1}, min(set.Count(), onlineCPUs())},
+	} {
+		comms := inProcessJob(t, len(tc.cpus))
+		region := comms[0].e.region
+		for r, cpu := range tc.cpus {
+			region.Publish(r, cpu, 0)
+			region.MarkAttached(r, os.Getpid())
+		}
+		if got := comms[0].e.jobCPUs(); got != tc.want {
+			t.Errorf("ranks on CPUs %v: jobCPUs %d, want %d", tc.cpus, got, tc.want)
+		}
+	}
+}
+
+// TestOversubCollEager: oversubscribed, collective messages up to
+// oversubCollEagerMax go eager in auto mode; point-to-point ones, larger
+// ones, HYMPI_DIRECT=always and jobs with a CPU per rank keep their
+// protocol.
+func TestOversubCollEager(t *testing.T) {
+	e := inProcessJob(t, 2)[0].e
+	e.counters[1].Threshold = 2048
+	e.setupSkew()
+	e.skew.on = false
+	e.directOK[1] = true
+	coll, p2p := uint32(ctxWorld+1), uint32(ctxWorld)
+	check := func(what string, ctx uint32, n int, want bool) {
+		t.Helper()
+		if got := e.useDirect(1, ctx, n); got != want {
+			t.Errorf("%s, ctx %d, %d bytes: direct %v, want %v", what, ctx, n, got, want)
+		}
+	}
+	e.mode = directAuto
+	e.setCPUs(2)
+	check("CPU per rank", coll, 64<<10, true)
+	check("CPU per rank", p2p, 64<<10, true)
+	e.setCPUs(1)
+	check("oversubscribed", coll, 64<<10, false)
+	check("oversubscribed", coll, oversubCollEagerMax, false)
+	check("oversubscribed", coll, oversubCollEagerMax+1, true)
+	check("oversubscribed", p2p, 64<<10, true)
+	check("oversubscribed", p2p, 1024, false)
+	e.mode = directAlways
+	check("always, oversubscribed", coll, 64<<10, true)
+}
