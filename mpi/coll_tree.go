@@ -25,18 +25,22 @@ type tree struct {
 }
 
 func makeTree(shape treeShape, rank, root, n int) tree {
+	return makeTreeInto(shape, rank, root, n, nil)
+}
+
+// makeTreeInto is makeTree with the children appended to kids[:0], so a
+// caller that keeps kids (coll_fast.go) builds trees without allocating.
+func makeTreeInto(shape treeShape, rank, root, n int, kids []int) tree {
 	vr := (rank - root + n) % n
 	abs := func(v int) int { return (v + root) % n }
-	t := tree{parent: -1}
+	t := tree{parent: -1, children: kids[:0]}
 	switch shape {
 	case binaryTree:
 		if vr > 0 {
 			t.parent = abs((vr - 1) / 2)
 		}
-		for _, ch := range []int{2*vr + 1, 2*vr + 2} {
-			if ch < n {
-				t.children = append(t.children, abs(ch))
-			}
+		for ch := 2*vr + 1; ch <= 2*vr+2 && ch < n; ch++ {
+			t.children = append(t.children, abs(ch))
 		}
 	default:
 		if vr > 0 {

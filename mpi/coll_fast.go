@@ -1,0 +1,296 @@
+package mpi
+
+import (
+	"slices"
+
+	"github.com/hympi/hympi/shm"
+)
+
+// The blocking fast path of Barrier, Bcast and Allreduce. These run the
+// same control entry as every collective (coll.go: rounds of receives and
+// sends on the collective context, advanced by the engine), but a schedule
+// built with closures and fresh slices costs several allocations per call,
+// which at 8 bytes was most of a Barrier's time and put the garbage
+// collector in the loop of every collective benchmark. A blocking
+// collective finishes before the next one on its communicator starts, so
+// the communicator can own one control entry and its rounds, transfers,
+// tree and scratch buffers, and a steady-state call allocates nothing
+// (TestCollFastAllocs). Local work is a collStep (data) instead of a
+// closure. Nonblocking collectives keep the general schedules: any number
+// of them may be in flight, each with its own state.
+
+// collFast is a communicator's reusable state for one blocking collective.
+// Guarded by e.mu.
+type collFast struct {
+	op     collOp
+	rounds []collRound
+	xfers  []collXfer
+	kids   []int // tree children
+	bounds []int // ring block bounds
+	red    reducer
+	tmp    []byte
+	busy   bool // a blocking collective of this communicator is using it
+}
+
+// fastScratchMax bounds the scratch buffer a communicator keeps between
+// calls: above it a call allocates its own, which a call that large
+// amortises, and an occasional huge collective does not pin its memory for
+// the communicator's lifetime.
+const fastScratchMax = 8 << 20
+
+// stepKind says what local work a round ends with.
+type collStep struct {
+	red *reducer
+	// a, b: b = a op b; then, if dst is set, copy(dst, b).
+	a, b, dst []byte
+}
+
+func (s *collStep) run() {
+	s.red.apply(s.a, s.b)
+	if s.dst != nil {
+		copy(s.dst, s.b)
+	}
+}
+
+// acquireFast returns c's fast state, marked busy. When another goroutine's
+// blocking collective on c holds it (MPI forbids that on one communicator,
+// but the engine must not corrupt itself if a program does it), the call
+// gets a state of its own. Called with e.mu held.
+func (c *Comm) acquireFast() *collFast {
+	f := c.fast
+	if f == nil {
+		f = new(collFast)
+		c.fast = f
+	} else if f.busy {
+		f = new(collFast)
+	}
+	f.busy = true
+	return f
+}
+
+// reset empties f for a schedule of at most rounds rounds and xfers
+// transfers. Capacity is reserved up front: the rounds' transfer lists are
+// slices of f.xfers and must not move while the schedule is built.
+func (f *collFast) reset(rounds, xfers int) {
+	f.rounds = slices.Grow(f.rounds[:0], rounds)
+	f.xfers = slices.Grow(f.xfers[:0], xfers)
+}
+
+// round appends an empty round and returns it.
+func (f *collFast) round() *collRound {
+	f.rounds = append(f.rounds, collRound{})
+	return &f.rounds[len(f.rounds)-1]
+}
+
+// xfer appends one transfer and returns the one-element list holding it.
+func (f *collFast) xfer(peer int, buf []byte) []collXfer {
+	i := len(f.xfers)
+	f.xfers = append(f.xfers, collXfer{peer: peer, buf: buf})
+	return f.xfers[i : i+1 : i+1]
+}
+
+// exchange appends a round that sends sbuf to one peer and receives rbuf
+// from another.
+func (f *collFast) exchange(to int, sbuf []byte, from int, rbuf []byte) *collRound {
+	rd := f.round()
+	rd.sends = f.xfer(to, sbuf)
+	rd.recvs = f.xfer(from, rbuf)
+	return rd
+}
+
+// scratch returns n bytes of scratch space, kept for later calls up to
+// fastScratchMax.
+func (f *collFast) scratch(n int) []byte {
+	if n <= cap(f.tmp) {
+		return f.tmp[:n]
+	}
+	b := make([]byte, n)
+	if n <= fastScratchMax {
+		f.tmp = b
+	}
+	return b
+}
+
+// runFast starts the schedule built in f and waits for it. Called with
+// e.mu held.
+func (c *Comm) runFast(what string, f *collFast, small bool) error {
+	e := c.e
+	if e.fatal != nil {
+		f.busy = false
+		return e.fatal
+	}
+	op := &f.op
+	*op = collOp{rounds: f.rounds}
+	e.launch(c, op, small)
+	if err := e.waitUntil(func() bool { return op.req.done }); err != nil {
+		// op may still be live in e.colls: never hand it out again.
+		if c.fast == f {
+			c.fast = nil
+		}
+		return &Error{Class: ClassOf(err), Op: what, Msg: err.Error()}
+	}
+	f.busy = false
+	err := op.req.err
+	// Drop the references to the caller's buffers.
+	clear(f.rounds)
+	clear(f.xfers)
+	f.red = reducer{}
+	return wrapCollErr(what, err)
+}
+
+// fastBarrier is barrierSchedule built in f.
+func (f *collFast) barrier(rank, n int) {
+	steps := 0
+	for k := 1; k < n; k <<= 1 {
+		steps++
+	}
+	f.reset(steps, 2*steps)
+	for k := 1; k < n; k <<= 1 {
+		f.exchange((rank+k)%n, nil, (rank-k+n)%n, nil)
+	}
+}
+
+// bcast is bcastSchedule built in f.
+func (f *collFast) bcast(rank, root, n int, buf []byte) {
+	f.reset(2, n)
+	if n == 1 {
+		return
+	}
+	t := makeTreeInto(bcastTree, rank, root, n, f.kids)
+	f.kids = t.children
+	if t.parent >= 0 {
+		f.round().recvs = f.xfer(t.parent, buf)
+	}
+	if len(t.children) > 0 {
+		rd := f.round()
+		i := len(f.xfers)
+		for _, ch := range t.children {
+			f.xfers = append(f.xfers, collXfer{peer: ch, buf: buf})
+		}
+		rd.sends = f.xfers[i:len(f.xfers):len(f.xfers)]
+	}
+}
+
+// allreduce builds Allreduce in f, the same algorithm choice as
+// allreduceSchedule plus the two-rank halving, and reports false for the
+// cases it leaves to the general schedule (reduce and broadcast, on job
+// sizes that are not a power of two).
+func (f *collFast) allreduce(rank, n int, in, out []byte, red reducer) bool {
+	f.red = red
+	switch {
+	case n == 1:
+		f.reset(0, 0)
+		if !sameBuf(in, out) {
+			copy(out, in)
+		}
+	case n == 2 && len(in) >= allreduceHalvesMin && len(in)/red.elem >= 2:
+		f.halves(rank, in, out)
+	case red.commutative && len(in) >= allreduceRingMin && len(in)/red.elem >= n:
+		f.ring(rank, n, in, out)
+	case n&(n-1) == 0 && !noRecursiveDoubling:
+		f.doubling(rank, n, in, out)
+	default:
+		return false
+	}
+	return true
+}
+
+// allreduceHalvesMin: from this size a two-rank Allreduce exchanges halves
+// (allreduce halves below) instead of whole buffers. A variable so the
+// benchmarks can compare it with the alternatives at every size.
+var allreduceHalvesMin = 64 << 10
+
+// halves is a two-rank Allreduce in two steps: each rank sends the half
+// the other one owns and receives the other's copy of its own half,
+// reduces its half (once, on one rank, so both ranks end with the same
+// bits), and then the two swap their finished halves. Each rank moves one
+// buffer in total where recursive doubling moves a whole buffer and
+// reduces all of it on both ranks, and the ring does the same exchange in
+// the same two steps but with a copy of the whole input first.
+func (f *collFast) halves(rank int, in, out []byte) {
+	red := &f.red
+	h := red.elem * (len(in) / red.elem / 2)
+	lo, hi := 0, h // this rank's half
+	olo, ohi := h, len(in)
+	if rank == 1 {
+		lo, hi, olo, ohi = h, len(in), 0, h
+	}
+	mine := out[lo:hi]
+	tmp := f.scratch(hi - lo)
+	f.reset(2, 4)
+	// Rank 0's contribution is the lower operand: apply(in, inout)
+	// computes inout = in op inout.
+	rd := f.exchange(1-rank, in[olo:ohi], 1-rank, tmp)
+	switch {
+	case rank == 1 || red.commutative:
+		// mine = tmp op mine (rank 1), or mine op tmp (rank 0, equal
+		// for a commutative operator) without a copy back.
+		if !sameBuf(in, out) {
+			copy(mine, in[lo:hi])
+		}
+		rd.step = collStep{red: red, a: tmp, b: mine}
+	default:
+		// Rank 0, non-commutative: tmp = in op tmp, then into place.
+		rd.step = collStep{red: red, a: in[lo:hi], b: tmp, dst: mine}
+	}
+	f.exchange(1-rank, mine, 1-rank, out[olo:ohi])
+}
+
+// doubling is doublingAllreduce built in f.
+func (f *collFast) doubling(rank, n int, in, out []byte) {
+	red := &f.red
+	if !sameBuf(in, out) {
+		copy(out, in)
+	}
+	tmp := f.scratch(len(out))
+	steps := 0
+	for mask := 1; mask < n; mask <<= 1 {
+		steps++
+	}
+	f.reset(steps, 2*steps)
+	for mask := 1; mask < n; mask <<= 1 {
+		partner := rank ^ mask
+		rd := f.exchange(partner, out, partner, tmp)
+		if partner < rank {
+			rd.step = collStep{red: red, a: tmp, b: out}
+		} else {
+			rd.step = collStep{red: red, a: out, b: tmp, dst: out}
+		}
+	}
+}
+
+// ring is ringAllreduce built in f: a ring reduce-scatter (block rank+1
+// ends complete here) and a ring allgather.
+func (f *collFast) ring(rank, n int, in, out []byte) {
+	red := &f.red
+	m := len(in) / red.elem
+	f.bounds = slices.Grow(f.bounds[:0], n+1)
+	largest := 0
+	for j := 0; j <= n; j++ {
+		f.bounds = append(f.bounds, red.elem*(j*m/n))
+		if j > 0 {
+			largest = max(largest, f.bounds[j]-f.bounds[j-1])
+		}
+	}
+	b := f.bounds
+	blk := func(j int) []byte { j = ((j % n) + n) % n; return out[b[j]:b[j+1]] }
+	right, left := (rank+1)%n, (rank-1+n)%n
+	if !sameBuf(in, out) {
+		copy(out, in)
+	}
+	tmp := f.scratch(largest)
+	f.reset(2*(n-1), 4*(n-1))
+	// The same steps as ringReduceScatter with shift 1.
+	for step := 0; step < n-1; step++ {
+		dst := blk(rank - step - 1)
+		t := tmp[:len(dst)]
+		rd := f.exchange(right, blk(rank-step), left, t)
+		rd.step = collStep{red: red, a: t, b: dst}
+	}
+	for step := 0; step < n-1; step++ {
+		f.exchange(right, blk(rank+1-step), left, blk(rank-step))
+	}
+}
+
+// fitsSlot is schedule.fitsSlot for the fast path.
+func fitsSlot(size int) bool { return size <= shm.CollInlineMax }
