@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 )
@@ -172,5 +173,37 @@ func TestCollFastAllreduce(t *testing.T) {
 				return nil
 			})
 		})
+	}
+}
+
+// TestCollFastBcast runs the blocking broadcast on both sides of its flat
+// and tree switch points, from every root, twice per communicator so the
+// second call reuses the first one's state.
+func TestCollFastBcast(t *testing.T) {
+	for _, n := range []int{3, 4, 5} {
+		for _, size := range []int{0, 8, bcastFlatMin - 1, bcastFlatMin, 300_000} {
+			t.Run(fmt.Sprintf("n=%d/size=%d", n, size), func(t *testing.T) {
+				comms := inProcessJob(t, n)
+				runRanks(t, comms, func(c *Comm) error {
+					for root := range n {
+						for k := range 2 {
+							buf := make([]byte, size)
+							if c.Rank() == root {
+								fill(buf, root+k)
+							}
+							if err := c.Bcast(buf, root); err != nil {
+								return err
+							}
+							want := make([]byte, size)
+							fill(want, root+k)
+							if !bytes.Equal(buf, want) {
+								return fmt.Errorf("root %d call %d: wrong data", root, k)
+							}
+						}
+					}
+					return nil
+				})
+			})
+		}
 	}
 }
