@@ -76,7 +76,10 @@ const bcastTree = binaryTree
 // the root, each large message a direct-copy read of the root's memory):
 // at 2 ranks it is the same transfer, at 4 ranks on 2 cores it lost to the
 // tree (1 MiB: 374 µs against 208 µs), the root's memory bus and CPU
-// serving every reader at once.
+// serving every reader at once. Measured again with the allocation-free
+// blocking path (coll_fast.go) it won at 4 ranks from 64 KiB, so blocking
+// broadcasts of up to 4 ranks use it there; this schedule (Ibcast) keeps
+// the tree.
 func bcastSchedule(s *schedule, shape treeShape, rank, root, n int, buf []byte) {
 	if n == 1 {
 		return
