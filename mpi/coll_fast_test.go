@@ -101,7 +101,8 @@ func TestCollFastAllreduce(t *testing.T) {
 		n, elems  int
 		inPlace   bool
 		affine    bool
-		halvesMin int // allreduceHalvesMin for the case
+		halvesMin int  // allreduceHalvesMin for the case
+		noHalving bool // ring instead of recursive halving
 	}{
 		{n: 2, elems: 1, halvesMin: 0},
 		{n: 2, elems: 2, halvesMin: 0},
@@ -114,18 +115,21 @@ func TestCollFastAllreduce(t *testing.T) {
 		{n: 2, elems: 20_001, halvesMin: 1 << 30}, // ring
 		{n: 4, elems: 5, affine: true},            // doubling
 		{n: 4, elems: 5, inPlace: true},           // doubling
-		{n: 4, elems: 20_001},                     // ring
-		{n: 4, elems: 20_001, inPlace: true},      // ring
+		{n: 4, elems: 20_001},                     // halving
+		{n: 4, elems: 20_001, inPlace: true},      // halving
+		{n: 8, elems: 20_001},                     // halving
+		{n: 8, elems: 8_193},                      // halving, uneven halves
+		{n: 4, elems: 20_001, noHalving: true},    // ring
 		{n: 4, elems: 20_001, affine: true},       // doubling
 		{n: 3, elems: 20_001, affine: true},       // general schedule
 		{n: 3, elems: 20_001},                     // ring
 	}
 	for _, tc := range cases {
-		name := fmt.Sprintf("n=%d/elems=%d/inplace=%v/affine=%v/halvesMin=%d", tc.n, tc.elems, tc.inPlace, tc.affine, tc.halvesMin)
+		name := fmt.Sprintf("n=%d/elems=%d/inplace=%v/affine=%v/halvesMin=%d/ring=%v", tc.n, tc.elems, tc.inPlace, tc.affine, tc.halvesMin, tc.noHalving)
 		t.Run(name, func(t *testing.T) {
-			old := allreduceHalvesMin
-			allreduceHalvesMin = tc.halvesMin
-			defer func() { allreduceHalvesMin = old }()
+			old, oldHalving := allreduceHalvesMin, allreduceHalving
+			allreduceHalvesMin, allreduceHalving = tc.halvesMin, !tc.noHalving
+			defer func() { allreduceHalvesMin, allreduceHalving = old, oldHalving }()
 			dt, op, width := Int64, Sum, 1
 			if tc.affine {
 				dt, op, width = pair, opAff, 2
