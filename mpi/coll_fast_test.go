@@ -83,11 +83,11 @@ func affine(in, inout []byte, _ Datatype) {
 	copy(inout, putInt64s(b))
 }
 
-// TestCollFastAllreduce checks every Allreduce algorithm of the fast path
+// TestInProcessFastAllreduce checks every Allreduce algorithm of the fast path
 // (halves at two ranks, doubling, ring) against a serial fold in rank
 // order, with odd element counts, in place, and with a non-commutative
 // operator, which must come out in rank order.
-func TestCollFastAllreduce(t *testing.T) {
+func TestInProcessFastAllreduce(t *testing.T) {
 	opAff, err := NewOp(affine, false)
 	if err != nil {
 		t.Fatal(err)
@@ -180,10 +180,10 @@ func TestCollFastAllreduce(t *testing.T) {
 	}
 }
 
-// TestCollFastBcast runs the blocking broadcast on both sides of its flat
+// TestInProcessFastBcast runs the blocking broadcast on both sides of its flat
 // and tree switch points, from every root, twice per communicator so the
 // second call reuses the first one's state.
-func TestCollFastBcast(t *testing.T) {
+func TestInProcessFastBcast(t *testing.T) {
 	for _, n := range []int{3, 4, 5} {
 		for _, size := range []int{0, 8, bcastFlatMin - 1, bcastFlatMin, 300_000} {
 			t.Run(fmt.Sprintf("n=%d/size=%d", n, size), func(t *testing.T) {
