@@ -139,7 +139,9 @@ func (c *Comm) runFast(what string, f *collFast, small bool) error {
 	return wrapCollErr(what, err)
 }
 
-// fastBarrier is barrierSchedule built in f.
+// barrier is barrierSchedule built in f. A flat gather-and-release
+// (every rank to 0, 0 back to all) was measured against it at 4 ranks on
+// 2 cores and lost: 10-12 µs against 7-10 µs.
 func (f *collFast) barrier(rank, n int) {
 	steps := 0
 	for k := 1; k < n; k <<= 1 {
