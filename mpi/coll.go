@@ -43,6 +43,10 @@ type collRound struct {
 	recvs []collXfer
 	sends []collXfer
 	after func()
+	// step is local work like after, as data instead of a closure, so
+	// the blocking fast path (coll_fast.go) builds rounds without
+	// allocating. Runs when after is nil and step.red is set.
+	step collStep
 }
 
 // collXfer is one message of a round: the peer (a rank of the
@@ -113,7 +117,16 @@ func (c *Comm) nextTag() int {
 // round and runs it as far as it goes without waiting. Called with e.mu
 // held.
 func (e *engine) startColl(c *Comm, s *schedule) *collOp {
-	op := &collOp{c: c, tag: c.nextTag(), rounds: s.rounds, finish: s.finish, small: s.small && e.region != nil}
+	op := &collOp{rounds: s.rounds, finish: s.finish}
+	e.launch(c, op, s.small)
+	return op
+}
+
+// launch starts op, whose rounds are filled in: it draws the tag, posts
+// the first round and files op with the live collectives unless it
+// finished at once. Called with e.mu held.
+func (e *engine) launch(c *Comm, op *collOp, small bool) {
+	op.c, op.tag, op.small = c, c.nextTag(), small && e.region != nil
 	op.req = &op.reqStore
 	op.req.e, op.req.kind, op.req.comm = e, reqColl, c
 	op.pending = op.pendBuf[:0]
@@ -121,7 +134,6 @@ func (e *engine) startColl(c *Comm, s *schedule) *collOp {
 	if !op.req.done {
 		e.colls = append(e.colls, op)
 	}
-	return op
 }
 
 // advanceColls moves every live collective as far as it can go, and drops
@@ -176,6 +188,8 @@ func (e *engine) advance(op *collOp) bool {
 		op.pending = op.pending[:0]
 		if rd.after != nil {
 			rd.after()
+		} else if rd.step.red != nil {
+			rd.step.run()
 		}
 		op.rounds[op.cur] = collRound{} // let the buffers go
 		op.cur++

@@ -8,10 +8,12 @@ func (c *Comm) Barrier() error {
 	if err := c.check("Barrier"); err != nil {
 		return err
 	}
-	var s schedule
-	s.fitsSlot(0)
-	barrierSchedule(&s, c.rank, c.size)
-	return c.runColl("Barrier", &s)
+	e := c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	f := c.acquireFast()
+	f.barrier(c.rank, c.size)
+	return c.runFast("Barrier", f, fitsSlot(0))
 }
 
 // Ibarrier starts a barrier.
@@ -30,10 +32,12 @@ func (c *Comm) Bcast(buf []byte, root int) error {
 	if err := c.checkRoot("Bcast", root); err != nil {
 		return err
 	}
-	var s schedule
-	s.fitsSlot(len(buf))
-	bcastSchedule(&s, bcastTree, c.rank, root, c.size, buf)
-	return c.runColl("Bcast", &s)
+	e := c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	f := c.acquireFast()
+	f.bcast(c.rank, root, c.size, buf)
+	return c.runFast("Bcast", f, fitsSlot(len(buf)))
 }
 
 // Ibcast starts a broadcast; buf must not be touched until it completes.
@@ -74,11 +78,29 @@ func (c *Comm) Reduce(send, recv []byte, dt Datatype, op Op, root int) error {
 // Allreduce is Reduce with the result on every rank. send and recv may be
 // the same slice (in place).
 func (c *Comm) Allreduce(send, recv []byte, dt Datatype, op Op) error {
-	s, err := c.allreduceArgs("Allreduce", send, recv, dt, op)
+	if err := c.check("Allreduce"); err != nil {
+		return err
+	}
+	red, err := checkReduceArgs("Allreduce", send, recv, dt, op, true)
 	if err != nil {
 		return err
 	}
-	return c.runColl("Allreduce", s)
+	recv = recv[:len(send)]
+	e := c.e
+	e.mu.Lock()
+	f := c.acquireFast()
+	if f.allreduce(c.rank, c.size, send, recv, red) {
+		err := c.runFast("Allreduce", f, fitsSlot(len(send)))
+		e.mu.Unlock()
+		return err
+	}
+	// Not a case the fast path covers: the general schedule.
+	f.busy, f.red = false, reducer{}
+	e.mu.Unlock()
+	var s schedule
+	s.fitsSlot(len(send))
+	allreduceSchedule(&s, c.rank, c.size, send, recv, red)
+	return c.runColl("Allreduce", &s)
 }
 
 // Iallreduce starts an allreduce.

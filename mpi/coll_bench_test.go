@@ -100,14 +100,24 @@ func BenchmarkCollAllreduce(b *testing.B) {
 	for _, n := range []int{2, 4} {
 		for _, size := range benchSizes {
 			for _, v := range []struct {
-				name     string
-				ringMin  int
-				doubling bool
-			}{{"auto", allreduceRingMin, true}, {"ring", 0, true}, {"doubling", math.MaxInt, true}, {"tree", math.MaxInt, false}} {
+				name      string
+				ringMin   int
+				halvesMin int
+				doubling  bool
+			}{
+				{"auto", allreduceRingMin, allreduceHalvesMin, true},
+				{"halves", allreduceRingMin, 0, true},
+				{"ring", 0, math.MaxInt, true},
+				{"doubling", math.MaxInt, math.MaxInt, true},
+				{"tree", math.MaxInt, math.MaxInt, false},
+			} {
+				if v.name == "halves" && n != 2 {
+					continue
+				}
 				b.Run(fmt.Sprintf("n=%d/size=%d/%s", n, size, v.name), func(b *testing.B) {
-					oldMin, oldNo := allreduceRingMin, noRecursiveDoubling
-					allreduceRingMin, noRecursiveDoubling = v.ringMin, !v.doubling
-					defer func() { allreduceRingMin, noRecursiveDoubling = oldMin, oldNo }()
+					oldMin, oldHalves, oldNo := allreduceRingMin, allreduceHalvesMin, noRecursiveDoubling
+					allreduceRingMin, allreduceHalvesMin, noRecursiveDoubling = v.ringMin, v.halvesMin, !v.doubling
+					defer func() { allreduceRingMin, allreduceHalvesMin, noRecursiveDoubling = oldMin, oldHalves, oldNo }()
 					b.SetBytes(int64(size))
 					bufs := make([][2][]byte, n)
 					for i := range bufs {
@@ -140,11 +150,11 @@ func TestCollMedianTable(t *testing.T) {
 		run  func(c *Comm, in, out []byte) error
 	}
 	keep := func() func() { return func() {} }
-	setAR := func(ringMin int, doubling bool) func() func() {
+	setAR := func(ringMin, halvesMin int, doubling bool) func() func() {
 		return func() func() {
-			a, b := allreduceRingMin, noRecursiveDoubling
-			allreduceRingMin, noRecursiveDoubling = ringMin, !doubling
-			return func() { allreduceRingMin, noRecursiveDoubling = a, b }
+			a, h, b := allreduceRingMin, allreduceHalvesMin, noRecursiveDoubling
+			allreduceRingMin, allreduceHalvesMin, noRecursiveDoubling = ringMin, halvesMin, !doubling
+			return func() { allreduceRingMin, allreduceHalvesMin, noRecursiveDoubling = a, h, b }
 		}
 	}
 	ar := func(c *Comm, in, out []byte) error { return c.Allreduce(in, out, Float64, Sum) }
@@ -172,13 +182,14 @@ func TestCollMedianTable(t *testing.T) {
 		}},
 		{"ReduceScatterBlock", []variant{
 			{"auto", keep, rsb},
-			{"reduce+scatter", setAR(math.MaxInt, true), rsb},
+			{"reduce+scatter", setAR(math.MaxInt, math.MaxInt, true), rsb},
 		}},
 		{"Allreduce", []variant{
 			{"auto", keep, ar},
-			{"ring", setAR(0, true), ar},
-			{"doubling", setAR(math.MaxInt, true), ar},
-			{"reduce+bcast", setAR(math.MaxInt, false), ar},
+			{"halves", setAR(allreduceRingMin, 0, true), ar},
+			{"ring", setAR(0, math.MaxInt, true), ar},
+			{"doubling", setAR(math.MaxInt, math.MaxInt, true), ar},
+			{"reduce+bcast", setAR(math.MaxInt, math.MaxInt, false), ar},
 		}},
 	}
 	for _, v := range vs {

@@ -53,10 +53,12 @@ func (e *engine) pushColl(oc *outChan) bool {
 		oc.collq[k] = nil
 		k++
 	}
-	oc.collq = oc.collq[k:]
-	if len(oc.collq) == 0 {
-		oc.collq = nil
-	}
+	// Shift the rest down rather than reslicing forward, so the queue
+	// keeps its array: a root that runs ahead of its children fills the
+	// ring again and again, and must not allocate each time it does.
+	rest := copy(oc.collq, oc.collq[k:])
+	clear(oc.collq[rest:])
+	oc.collq = oc.collq[:rest]
 	return k > 0
 }
 

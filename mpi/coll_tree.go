@@ -25,18 +25,22 @@ type tree struct {
 }
 
 func makeTree(shape treeShape, rank, root, n int) tree {
+	return makeTreeInto(shape, rank, root, n, nil)
+}
+
+// makeTreeInto is makeTree with the children appended to kids[:0], so a
+// caller that keeps kids (coll_fast.go) builds trees without allocating.
+func makeTreeInto(shape treeShape, rank, root, n int, kids []int) tree {
 	vr := (rank - root + n) % n
 	abs := func(v int) int { return (v + root) % n }
-	t := tree{parent: -1}
+	t := tree{parent: -1, children: kids[:0]}
 	switch shape {
 	case binaryTree:
 		if vr > 0 {
 			t.parent = abs((vr - 1) / 2)
 		}
-		for _, ch := range []int{2*vr + 1, 2*vr + 2} {
-			if ch < n {
-				t.children = append(t.children, abs(ch))
-			}
+		for ch := 2*vr + 1; ch <= 2*vr+2 && ch < n; ch++ {
+			t.children = append(t.children, abs(ch))
 		}
 	default:
 		if vr > 0 {
@@ -72,7 +76,10 @@ const bcastTree = binaryTree
 // the root, each large message a direct-copy read of the root's memory):
 // at 2 ranks it is the same transfer, at 4 ranks on 2 cores it lost to the
 // tree (1 MiB: 374 µs against 208 µs), the root's memory bus and CPU
-// serving every reader at once.
+// serving every reader at once. Measured again with the allocation-free
+// blocking path (coll_fast.go) it won at 4 ranks from 64 KiB, so blocking
+// broadcasts of up to 4 ranks use it there; this schedule (Ibcast) keeps
+// the tree.
 func bcastSchedule(s *schedule, shape treeShape, rank, root, n int, buf []byte) {
 	if n == 1 {
 		return

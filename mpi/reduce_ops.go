@@ -18,12 +18,37 @@ import (
 type OpFunc func(in, inout []byte, dt Datatype)
 
 // reducer is a resolved operator: apply computes inout = in op inout over
-// whole elements, where in holds the lower-ranked operand.
+// whole elements, where in holds the lower-ranked operand. A value, not a
+// closure: resolving an operator allocates nothing, so a blocking
+// collective can run without touching the heap (coll_fast.go).
 type reducer struct {
-	apply       func(in, inout []byte)
+	kernel      func(in, inout []byte) // predefined operator, from kernels
+	user        OpFunc                 // user operator (kernel is nil)
+	dt          Datatype               // what user is called with
 	commutative bool
 	elem        int // element size in bytes
 }
+
+// apply runs the resolved operator: inout = in op inout.
+func (r *reducer) apply(in, inout []byte) {
+	if r.kernel != nil {
+		r.kernel(in, inout)
+		return
+	}
+	r.user(in, inout, r.dt)
+}
+
+// kernels holds every predefined (datatype, operator) kernel, built once:
+// kernelFor builds a fresh closure per call, which cost a few allocations
+// per collective when it was called at every start.
+var kernels = func() (t [datatypeCount][opCount]func(in, inout []byte)) {
+	for dt := Datatype(0); dt < datatypeCount; dt++ {
+		for op := Op(0); op < opCount; op++ {
+			t[dt][op] = kernelFor(dt, op)
+		}
+	}
+	return t
+}()
 
 // Values of user operators and opaque datatypes start far above the
 // predefined ones, so no user value can ever equal a predefined one.
@@ -137,16 +162,19 @@ func resolveOp(what string, dt Datatype, op Op) (reducer, error) {
 		if u.fn == nil {
 			return reducer{}, newErr(ErrOp, what, "operator %d is not defined (or was freed)", int(op))
 		}
-		return reducer{apply: func(in, inout []byte) { u.fn(in, inout, dt) }, commutative: u.commutative, elem: size}, nil
+		return reducer{user: u.fn, dt: dt, commutative: u.commutative, elem: size}, nil
 	}
 	if op < 0 || op >= opCount {
 		return reducer{}, newErr(ErrOp, what, "invalid operator %d", int(op))
 	}
-	k := kernelFor(dt, op)
+	var k func(in, inout []byte)
+	if dt >= 0 && dt < datatypeCount {
+		k = kernels[dt][op]
+	}
 	if k == nil {
 		return reducer{}, newErr(ErrOp, what, "operator %v is not defined on %v", op, dt)
 	}
-	return reducer{apply: k, commutative: true, elem: size}, nil
+	return reducer{kernel: k, commutative: true, elem: size}, nil
 }
 
 var opNames = [opCount]string{"Sum", "Prod", "Max", "Min", "Land", "Lor", "Lxor", "Band", "Bor", "Bxor"}

@@ -1,0 +1,386 @@
+package mpi
+
+import (
+	"slices"
+
+	"github.com/hympi/hympi/shm"
+)
+
+// The blocking fast path of Barrier, Bcast and Allreduce. These run the
+// same control entry as every collective (coll.go: rounds of receives and
+// sends on the collective context, advanced by the engine), but a schedule
+// built with closures and fresh slices costs several allocations per call
+// (a 2-rank Barrier took 0.64 µs with them, 0.31 µs without) and puts the
+// garbage collector in the loop of every collective benchmark. A blocking
+// collective finishes before the next one on its communicator starts, so
+// the communicator can own one control entry and its rounds, transfers,
+// tree and scratch buffers, and a steady-state call allocates nothing
+// (TestCollFastAllocs). Local work is a collStep (data) instead of a
+// closure. Nonblocking collectives keep the general schedules: any number
+// of them may be in flight, each with its own state.
+
+// collFast is a communicator's reusable state for one blocking collective.
+// Guarded by e.mu.
+type collFast struct {
+	op     collOp
+	rounds []collRound
+	xfers  []collXfer
+	kids   []int // tree children
+	bounds []int // ring block bounds
+	red    reducer
+	tmp    []byte
+	busy   bool // a blocking collective of this communicator is using it
+}
+
+// fastScratchMax bounds the scratch buffer a communicator keeps between
+// calls: above it a call allocates its own, which a call that large
+// amortises, and an occasional huge collective does not pin its memory for
+// the communicator's lifetime.
+const fastScratchMax = 8 << 20
+
+// collStep is the local work a round ends with, as data rather than a
+// closure, so building it allocates nothing.
+type collStep struct {
+	red *reducer
+	// a, b: b = a op b; then, if dst is set, copy(dst, b).
+	a, b, dst []byte
+}
+
+func (s *collStep) run() {
+	s.red.apply(s.a, s.b)
+	if s.dst != nil {
+		copy(s.dst, s.b)
+	}
+}
+
+// acquireFast returns c's fast state, marked busy. When another goroutine's
+// blocking collective on c holds it (MPI forbids that on one communicator,
+// but the engine must not corrupt itself if a program does it), the call
+// gets a state of its own. Called with e.mu held.
+func (c *Comm) acquireFast() *collFast {
+	f := c.fast
+	if f == nil {
+		f = new(collFast)
+		c.fast = f
+	} else if f.busy {
+		f = new(collFast)
+	}
+	f.busy = true
+	return f
+}
+
+// reset empties f for a schedule of at most rounds rounds and xfers
+// transfers. Capacity is reserved up front: the rounds' transfer lists are
+// slices of f.xfers and must not move while the schedule is built.
+func (f *collFast) reset(rounds, xfers int) {
+	f.rounds = slices.Grow(f.rounds[:0], rounds)
+	f.xfers = slices.Grow(f.xfers[:0], xfers)
+}
+
+// round appends an empty round and returns it.
+func (f *collFast) round() *collRound {
+	f.rounds = append(f.rounds, collRound{})
+	return &f.rounds[len(f.rounds)-1]
+}
+
+// xfer appends one transfer and returns the one-element list holding it.
+func (f *collFast) xfer(peer int, buf []byte) []collXfer {
+	i := len(f.xfers)
+	f.xfers = append(f.xfers, collXfer{peer: peer, buf: buf})
+	return f.xfers[i : i+1 : i+1]
+}
+
+// exchange appends a round that sends sbuf to one peer and receives rbuf
+// from another.
+func (f *collFast) exchange(to int, sbuf []byte, from int, rbuf []byte) *collRound {
+	rd := f.round()
+	rd.sends = f.xfer(to, sbuf)
+	rd.recvs = f.xfer(from, rbuf)
+	return rd
+}
+
+// scratch returns n bytes of scratch space, kept for later calls up to
+// fastScratchMax.
+func (f *collFast) scratch(n int) []byte {
+	if n <= cap(f.tmp) {
+		return f.tmp[:n]
+	}
+	b := make([]byte, n)
+	if n <= fastScratchMax {
+		f.tmp = b
+	}
+	return b
+}
+
+// runFast starts the schedule built in f and waits for it. Called with
+// e.mu held.
+func (c *Comm) runFast(what string, f *collFast, small bool) error {
+	e := c.e
+	if e.fatal != nil {
+		f.busy = false
+		return e.fatal
+	}
+	op := &f.op
+	*op = collOp{rounds: f.rounds}
+	e.launch(c, op, small)
+	if err := e.waitUntil(func() bool { return op.req.done }); err != nil {
+		// op may still be live in e.colls: never hand it out again.
+		if c.fast == f {
+			c.fast = nil
+		}
+		return &Error{Class: ClassOf(err), Op: what, Msg: err.Error()}
+	}
+	f.busy = false
+	err := op.req.err
+	// Drop the references to the caller's buffers.
+	clear(f.rounds)
+	clear(f.xfers)
+	f.red = reducer{}
+	return wrapCollErr(what, err)
+}
+
+// barrier is barrierSchedule built in f. A flat gather-and-release
+// (every rank to 0, 0 back to all) was measured against it at 4 ranks on
+// 2 cores and lost: 10-12 µs against 7-10 µs.
+func (f *collFast) barrier(rank, n int) {
+	steps := 0
+	for k := 1; k < n; k <<= 1 {
+		steps++
+	}
+	f.reset(steps, 2*steps)
+	for k := 1; k < n; k <<= 1 {
+		f.exchange((rank+k)%n, nil, (rank-k+n)%n, nil)
+	}
+}
+
+// bcast is bcastSchedule built in f.
+func (f *collFast) bcast(rank, root, n int, buf []byte) {
+	f.reset(2, n)
+	if n == 1 {
+		return
+	}
+	if n <= bcastFlatRanks && len(buf) >= bcastFlatMin {
+		// Flat: the root sends to every rank itself.
+		if rank != root {
+			f.round().recvs = f.xfer(root, buf)
+			return
+		}
+		rd := f.round()
+		i := len(f.xfers)
+		for p := range n {
+			if p != root {
+				f.xfers = append(f.xfers, collXfer{peer: p, buf: buf})
+			}
+		}
+		rd.sends = f.xfers[i:len(f.xfers):len(f.xfers)]
+		return
+	}
+	t := makeTreeInto(bcastTree, rank, root, n, f.kids)
+	f.kids = t.children
+	if t.parent >= 0 {
+		f.round().recvs = f.xfer(t.parent, buf)
+	}
+	if len(t.children) > 0 {
+		rd := f.round()
+		i := len(f.xfers)
+		for _, ch := range t.children {
+			f.xfers = append(f.xfers, collXfer{peer: ch, buf: buf})
+		}
+		rd.sends = f.xfers[i:len(f.xfers):len(f.xfers)]
+	}
+}
+
+// A blocking broadcast of at least bcastFlatMin bytes on at most
+// bcastFlatRanks ranks is flat: the root sends to every rank, each large
+// message a single-copy read of the root's buffer, instead of the binary
+// tree's two hops. At 4 ranks on 2 cores (osu_bcast, this fast path) flat
+// took 9 µs against the tree's 16-17 µs at 64 KiB and 117-210 µs against
+// 220-270 µs at 1 MiB; from 2 to 32 KiB the two were within noise, and
+// below that the tree's smaller fan-out at the root was no worse. Larger
+// jobs keep the tree, where the root's memory would serve every reader at
+// once (the loss coll_tree.go records); they were not measured here.
+// Variables so benchmarks can move them.
+var (
+	bcastFlatMin   = 64 << 10
+	bcastFlatRanks = 4
+)
+
+// allreduce builds Allreduce in f, the same algorithm choice as
+// allreduceSchedule plus the two-rank halving, and reports false for the
+// cases it leaves to the general schedule (reduce and broadcast, on job
+// sizes that are not a power of two).
+func (f *collFast) allreduce(rank, n int, in, out []byte, red reducer) bool {
+	f.red = red
+	switch {
+	case n == 1:
+		f.reset(0, 0)
+		if !sameBuf(in, out) {
+			copy(out, in)
+		}
+	case n == 2 && len(in) >= allreduceHalvesMin && len(in)/red.elem >= 2:
+		f.halves(rank, in, out)
+	case red.commutative && len(in) >= allreduceRingMin && len(in)/red.elem >= n && n&(n-1) == 0 && allreduceHalving:
+		f.halving(rank, n, in, out)
+	case red.commutative && len(in) >= allreduceRingMin && len(in)/red.elem >= n:
+		f.ring(rank, n, in, out)
+	case n&(n-1) == 0 && !noRecursiveDoubling:
+		f.doubling(rank, n, in, out)
+	default:
+		return false
+	}
+	return true
+}
+
+// allreduceHalvesMin: from this size a two-rank Allreduce exchanges halves
+// (allreduce halves below) instead of whole buffers. A variable so the
+// benchmarks can compare it with the alternatives at every size.
+var allreduceHalvesMin = 64 << 10
+
+// halves is a two-rank Allreduce in two steps: each rank sends the half
+// the other one owns and receives the other's copy of its own half,
+// reduces its half (once, on one rank, so both ranks end with the same
+// bits), and then the two swap their finished halves. Each rank moves one
+// buffer in total where recursive doubling moves a whole buffer and
+// reduces all of it on both ranks, and the ring does the same exchange in
+// the same two steps but with a copy of the whole input first.
+func (f *collFast) halves(rank int, in, out []byte) {
+	red := &f.red
+	h := red.elem * (len(in) / red.elem / 2)
+	lo, hi := 0, h // this rank's half
+	olo, ohi := h, len(in)
+	if rank == 1 {
+		lo, hi, olo, ohi = h, len(in), 0, h
+	}
+	mine := out[lo:hi]
+	tmp := f.scratch(hi - lo)
+	f.reset(2, 4)
+	// Rank 0's contribution is the lower operand: apply(in, inout)
+	// computes inout = in op inout.
+	rd := f.exchange(1-rank, in[olo:ohi], 1-rank, tmp)
+	switch {
+	case rank == 1 || red.commutative:
+		// mine = tmp op mine (rank 1), or mine op tmp (rank 0, equal
+		// for a commutative operator) without a copy back.
+		if !sameBuf(in, out) {
+			copy(mine, in[lo:hi])
+		}
+		rd.step = collStep{red: red, a: tmp, b: mine}
+	default:
+		// Rank 0, non-commutative: tmp = in op tmp, then into place.
+		rd.step = collStep{red: red, a: in[lo:hi], b: tmp, dst: mine}
+	}
+	f.exchange(1-rank, mine, 1-rank, out[olo:ohi])
+}
+
+// allreduceHalving: large commutative Allreduce on a power-of-two job is
+// recursive halving and doubling rather than the ring. At 4 ranks on 2
+// cores (osu_allreduce, 4 runs each) it took 920-1070 µs against the
+// ring's 1140-1420 at 1 MiB and 180-245 against 228-350 at 256 KiB; at 64
+// and 128 KiB the two were within noise, and below 64 KiB recursive
+// doubling beat it (4 KiB: 14 µs against 20). A variable so benchmarks and
+// tests can choose the ring.
+var allreduceHalving = true
+
+// halving is Rabenseifner's Allreduce for a power-of-two n and a
+// commutative operator: a reduce-scatter by recursive halving (in the
+// step of mask m, partners rank and rank^m each keep one half of their
+// current range, send the other and reduce what comes back into the kept
+// half) and an allgather by recursive doubling that retraces the steps.
+// The same data as the ring, in 2 log2 n steps instead of 2(n-1). Each
+// block is finished on one rank and copied to the others, so every rank
+// ends with the same bits.
+func (f *collFast) halving(rank, n int, in, out []byte) {
+	red := &f.red
+	if !sameBuf(in, out) {
+		copy(out, in)
+	}
+	steps := 0
+	for mask := 1; mask < n; mask <<= 1 {
+		steps++
+	}
+	// f.bounds: the partner's range (lo, hi in bytes) of each step.
+	f.bounds = slices.Grow(f.bounds[:0], 2*steps)
+	f.reset(2*steps, 4*steps)
+	elems := len(in) / red.elem
+	lo, hi := 0, elems
+	tmp := f.scratch(red.elem * (elems - elems/2))
+	for mask := n / 2; mask >= 1; mask >>= 1 {
+		partner := rank ^ mask
+		mid := lo + (hi-lo)/2
+		klo, khi, slo, shi := lo, mid, mid, hi
+		if rank&mask != 0 {
+			klo, khi, slo, shi = mid, hi, lo, mid
+		}
+		kept := out[red.elem*klo : red.elem*khi]
+		t := tmp[:len(kept)]
+		rd := f.exchange(partner, out[red.elem*slo:red.elem*shi], partner, t)
+		rd.step = collStep{red: red, a: t, b: kept}
+		f.bounds = append(f.bounds, slo, shi)
+		lo, hi = klo, khi
+	}
+	for mask, i := 1, len(f.bounds)-2; mask < n; mask, i = mask<<1, i-2 {
+		partner := rank ^ mask
+		plo, phi := f.bounds[i], f.bounds[i+1]
+		f.exchange(partner, out[red.elem*lo:red.elem*hi], partner, out[red.elem*plo:red.elem*phi])
+		lo, hi = min(lo, plo), max(hi, phi)
+	}
+}
+
+// doubling is doublingAllreduce built in f.
+func (f *collFast) doubling(rank, n int, in, out []byte) {
+	red := &f.red
+	if !sameBuf(in, out) {
+		copy(out, in)
+	}
+	tmp := f.scratch(len(out))
+	steps := 0
+	for mask := 1; mask < n; mask <<= 1 {
+		steps++
+	}
+	f.reset(steps, 2*steps)
+	for mask := 1; mask < n; mask <<= 1 {
+		partner := rank ^ mask
+		rd := f.exchange(partner, out, partner, tmp)
+		if partner < rank {
+			rd.step = collStep{red: red, a: tmp, b: out}
+		} else {
+			rd.step = collStep{red: red, a: out, b: tmp, dst: out}
+		}
+	}
+}
+
+// ring is ringAllreduce built in f: a ring reduce-scatter (block rank+1
+// ends complete here) and a ring allgather.
+func (f *collFast) ring(rank, n int, in, out []byte) {
+	red := &f.red
+	m := len(in) / red.elem
+	f.bounds = slices.Grow(f.bounds[:0], n+1)
+	largest := 0
+	for j := 0; j <= n; j++ {
+		f.bounds = append(f.bounds, red.elem*(j*m/n))
+		if j > 0 {
+			largest = max(largest, f.bounds[j]-f.bounds[j-1])
+		}
+	}
+	b := f.bounds
+	blk := func(j int) []byte { j = ((j % n) + n) % n; return out[b[j]:b[j+1]] }
+	right, left := (rank+1)%n, (rank-1+n)%n
+	if !sameBuf(in, out) {
+		copy(out, in)
+	}
+	tmp := f.scratch(largest)
+	f.reset(2*(n-1), 4*(n-1))
+	// The same steps as ringReduceScatter with shift 1.
+	for step := 0; step < n-1; step++ {
+		dst := blk(rank - step - 1)
+		t := tmp[:len(dst)]
+		rd := f.exchange(right, blk(rank-step), left, t)
+		rd.step = collStep{red: red, a: t, b: dst}
+	}
+	for step := 0; step < n-1; step++ {
+		f.exchange(right, blk(rank+1-step), left, blk(rank-step))
+	}
+}
+
+// fitsSlot is schedule.fitsSlot for the fast path.
+func fitsSlot(size int) bool { return size <= shm.CollInlineMax }

@@ -1,0 +1,213 @@
+package mpi
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+)
+
+// TestCollFastAllocs fails when a steady-state blocking Barrier, Bcast or
+// Allreduce allocates again: rank 0 measures with testing.AllocsPerRun
+// while the other ranks run the same calls, and the count is
+// process-wide, so an allocation on any rank shows.
+func TestCollFastAllocs(t *testing.T) {
+	const runs = 200
+	cases := []struct {
+		name string
+		size int
+		// run is call number i of this rank.
+		run func(c *Comm, in, out []byte, i int) error
+	}{
+		{"Barrier", 0, func(c *Comm, _, _ []byte, _ int) error { return c.Barrier() }},
+		// The root rotates: a fixed root only sends and runs ahead of
+		// its children without bound, and the children's growing
+		// backlog of early messages outgrows the engine's buffer
+		// pools, which is a backlog's cost, not a call's.
+		{"Bcast", 8, func(c *Comm, in, _ []byte, i int) error { return c.Bcast(in, i%c.Size()) }},
+		{"Bcast", 1 << 10, func(c *Comm, in, _ []byte, i int) error { return c.Bcast(in, i%c.Size()) }},
+		{"Allreduce", 8, func(c *Comm, in, out []byte, _ int) error { return c.Allreduce(in, out, Float64, Sum) }},
+		{"Allreduce", 1 << 10, func(c *Comm, in, out []byte, _ int) error { return c.Allreduce(in, out, Int32, Max) }},
+		{"Allreduce/in-place", 1 << 10, func(c *Comm, in, _ []byte, _ int) error { return c.Allreduce(in, in, Float64, Sum) }},
+	}
+	for _, n := range []int{2, 4} {
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("n=%d/%s/%d", n, tc.name, tc.size), func(t *testing.T) {
+				comms := inProcessJob(t, n)
+				var allocs float64
+				runRanks(t, comms, func(c *Comm) error {
+					in, out := make([]byte, tc.size), make([]byte, tc.size)
+					// Warm up: scratch state, request pools and
+					// unexpected-message buffers reach their size.
+					i := 0
+					for ; i < 50; i++ {
+						if err := tc.run(c, in, out, i); err != nil {
+							return err
+						}
+					}
+					if c.Rank() != 0 {
+						// AllocsPerRun calls f once more than runs.
+						for range runs + 1 {
+							if err := tc.run(c, in, out, i); err != nil {
+								return err
+							}
+							i++
+						}
+						return nil
+					}
+					var err error
+					allocs = testing.AllocsPerRun(runs, func() {
+						if e := tc.run(c, in, out, i); e != nil && err == nil {
+							err = e
+						}
+						i++
+					})
+					return err
+				})
+				if allocs != 0 {
+					t.Errorf("%v allocations per call, want 0", allocs)
+				}
+			})
+		}
+	}
+}
+
+// affine is an associative, non-commutative operator on 16-byte elements
+// (m, c): x ↦ m·x + c, lower op higher = the lower map applied first. A
+// result in the wrong operand order or with an element combined twice
+// comes out different.
+func affine(in, inout []byte, _ Datatype) {
+	a, b := int64s(in), int64s(inout)
+	for i := 0; i+1 < len(a); i += 2 {
+		b[i], b[i+1] = a[i]*b[i], a[i+1]*b[i]+b[i+1]
+	}
+	copy(inout, putInt64s(b))
+}
+
+// TestInProcessFastAllreduce checks every Allreduce algorithm of the fast path
+// (halves at two ranks, doubling, ring) against a serial fold in rank
+// order, with odd element counts, in place, and with a non-commutative
+// operator, which must come out in rank order.
+func TestInProcessFastAllreduce(t *testing.T) {
+	opAff, err := NewOp(affine, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer opAff.Free()
+	pair, err := OpaqueType(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		n, elems  int
+		inPlace   bool
+		affine    bool
+		halvesMin int  // allreduceHalvesMin for the case
+		noHalving bool // ring instead of recursive halving
+	}{
+		{n: 2, elems: 1, halvesMin: 0},
+		{n: 2, elems: 2, halvesMin: 0},
+		{n: 2, elems: 7, halvesMin: 0},
+		{n: 2, elems: 7, halvesMin: 0, inPlace: true},
+		{n: 2, elems: 7, halvesMin: 0, affine: true},
+		{n: 2, elems: 7, halvesMin: 0, affine: true, inPlace: true},
+		{n: 2, elems: 20_001, halvesMin: allreduceHalvesMin},
+		{n: 2, elems: 20_001, halvesMin: allreduceHalvesMin, affine: true, inPlace: true},
+		{n: 2, elems: 20_001, halvesMin: 1 << 30}, // ring
+		{n: 4, elems: 5, affine: true},            // doubling
+		{n: 4, elems: 5, inPlace: true},           // doubling
+		{n: 4, elems: 20_001},                     // halving
+		{n: 4, elems: 20_001, inPlace: true},      // halving
+		{n: 8, elems: 20_001},                     // halving
+		{n: 8, elems: 8_193},                      // halving, uneven halves
+		{n: 4, elems: 20_001, noHalving: true},    // ring
+		{n: 4, elems: 20_001, affine: true},       // doubling
+		{n: 3, elems: 20_001, affine: true},       // general schedule
+		{n: 3, elems: 20_001},                     // ring
+	}
+	for _, tc := range cases {
+		name := fmt.Sprintf("n=%d/elems=%d/inplace=%v/affine=%v/halvesMin=%d/ring=%v", tc.n, tc.elems, tc.inPlace, tc.affine, tc.halvesMin, tc.noHalving)
+		t.Run(name, func(t *testing.T) {
+			old, oldHalving := allreduceHalvesMin, allreduceHalving
+			allreduceHalvesMin, allreduceHalving = tc.halvesMin, !tc.noHalving
+			defer func() { allreduceHalvesMin, allreduceHalving = old, oldHalving }()
+			dt, op, width := Int64, Sum, 1
+			if tc.affine {
+				dt, op, width = pair, opAff, 2
+			}
+			input := func(r int) []int64 {
+				v := make([]int64, width*tc.elems)
+				for i := range v {
+					v[i] = int64(r*7919+i*31+1) | 1
+				}
+				return v
+			}
+			want := input(0)
+			for r := 1; r < tc.n; r++ {
+				next := putInt64s(input(r))
+				if tc.affine {
+					affine(putInt64s(want), next, dt)
+				} else {
+					in := input(r)
+					for i := range in {
+						in[i] += want[i]
+					}
+					next = putInt64s(in)
+				}
+				want = int64s(next)
+			}
+			comms := inProcessJob(t, tc.n)
+			runRanks(t, comms, func(c *Comm) error {
+				// Twice: the second call reuses the scratch state.
+				for k := range 2 {
+					in := putInt64s(input(c.Rank()))
+					out := make([]byte, len(in))
+					if tc.inPlace {
+						out = in
+					}
+					if err := c.Allreduce(in, out, dt, op); err != nil {
+						return err
+					}
+					got := int64s(out)
+					for i := range got {
+						if got[i] != want[i] {
+							return fmt.Errorf("call %d: element %d is %d, want %d", k, i, got[i], want[i])
+						}
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// TestInProcessFastBcast runs the blocking broadcast on both sides of its flat
+// and tree switch points, from every root, twice per communicator so the
+// second call reuses the first one's state.
+func TestInProcessFastBcast(t *testing.T) {
+	for _, n := range []int{3, 4, 5} {
+		for _, size := range []int{0, 8, bcastFlatMin - 1, bcastFlatMin, 300_000} {
+			t.Run(fmt.Sprintf("n=%d/size=%d", n, size), func(t *testing.T) {
+				comms := inProcessJob(t, n)
+				runRanks(t, comms, func(c *Comm) error {
+					for root := range n {
+						for k := range 2 {
+							buf := make([]byte, size)
+							if c.Rank() == root {
+								fill(buf, root+k)
+							}
+							if err := c.Bcast(buf, root); err != nil {
+								return err
+							}
+							want := make([]byte, size)
+							fill(want, root+k)
+							if !bytes.Equal(buf, want) {
+								return fmt.Errorf("root %d call %d: wrong data", root, k)
+							}
+						}
+					}
+					return nil
+				})
+			})
+		}
+	}
+}
