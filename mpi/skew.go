@@ -47,15 +47,17 @@ const (
 const skewCeilingShare = 4
 
 type skewState struct {
-	on       bool
-	ctrl     []skew.Controller // by world rank (as sender)
-	fbIn     []shm.Feedback    // channel me→peer: written by peer, read by us
-	fbOut    []shm.Feedback    // channel peer→me: written by us
-	base     []int             // topology threshold, by peer
-	seenU    []uint32          // peer's count of our messages that waited, at our last look
-	seenX    []uint32          // peer's count of our messages that found their receive, at our last look
-	streak   []int             // by sender: consecutive large messages that waited for us
-	lastDone []time.Duration   // by sender: when its last large message completed here (since epoch)
+	on        bool
+	ctrl      []skew.Controller // by world rank (as sender)
+	fbIn      []shm.Feedback    // channel me→peer: written by peer, read by us
+	fbOut     []shm.Feedback    // channel peer→me: written by us
+	base      []int             // topology threshold, by peer
+	seenU     []uint32          // peer's count of our messages that waited, at our last look
+	seenX     []uint32          // peer's count of our messages that found their receive, at our last look
+	streak    []int             // by sender: consecutive large messages that waited for us
+	lastDone  []time.Duration   // by sender: when its last large message completed here (since epoch)
+	lastPost  []time.Duration   // by sender: when the application last posted a receive for a large message from it
+	burstAway []bool            // by sender: the verdict of the first post since lastDone, shared by the posts after it
 }
 
 // setupSkew prepares the controllers once thresholds are known.
@@ -70,6 +72,8 @@ func (e *engine) setupSkew() {
 	s.seenX = make([]uint32, e.size)
 	s.streak = make([]int, e.size)
 	s.lastDone = make([]time.Duration, e.size)
+	s.lastPost = make([]time.Duration, e.size)
+	s.burstAway = make([]bool, e.size)
 	ceiling := int(e.region.L.PoolBytes() / skewCeilingShare)
 	for p := 0; p < e.size; p++ {
 		if p == e.rank {
@@ -139,7 +143,7 @@ func (e *engine) fileUnexpected(q *matchQueues, u *unexpected) {
 func (e *engine) takeUnexpected(q *matchQueues, u *unexpected) {
 	q.removeUnexpected(u)
 	if e.skewCounts(u.src, u.length) {
-		e.judged(u.src, e.awayLong(u.src, u.length))
+		e.judged(u.src, e.postVerdict(u.src, u.length, true))
 	}
 }
 
@@ -165,15 +169,26 @@ func (e *engine) judged(src int, waited bool) {
 	s.fbOut[src].Judged(waited)
 }
 
-// awayLong says whether the application spent longer away since its last
-// large message from src completed than half a direct copy of n bytes.
-func (e *engine) awayLong(src, n int) bool {
-	last := e.skew.lastDone[src]
-	if last == 0 {
-		return true
+// postVerdict is called as the application posts a receive for an n-byte
+// message from src, here telling whether that message is already waiting;
+// it says whether the message counts as having waited for the application.
+//
+// The gap that counts is the one before a burst of posts: the time from the
+// last large completion from src to the first receive posted after it. A
+// receiver that posts a window of receives back to back (osu_bw) finds the
+// later messages of the window already here only because posting takes
+// time, not because it was away; they share the verdict of the window's
+// first post. A consumer that computes between windows finds the whole
+// window waiting after a long gap, and all of it counts.
+func (e *engine) postVerdict(src, n int, here bool) bool {
+	s := &e.skew
+	now := time.Since(epoch)
+	if s.lastPost[src] == 0 || s.lastPost[src] <= s.lastDone[src] {
+		half := time.Duration((directCopyFixedNs + directCopyNsPerByte*float64(n)) / 2)
+		s.burstAway[src] = here && (s.lastDone[src] == 0 || now-s.lastDone[src] > half)
 	}
-	half := time.Duration((directCopyFixedNs + directCopyNsPerByte*float64(n)) / 2)
-	return time.Since(epoch)-last > half
+	s.lastPost[src] = now
+	return here && s.burstAway[src]
 }
 
 // largeDone notes the completion of an n-byte receive from src.
@@ -196,22 +211,32 @@ func (e *engine) messageWaiting(r *Request) bool {
 	if !e.skew.on || !e.skewCounts(r.src, len(r.buf)) {
 		return false
 	}
+	n, here := e.headWaiting(r)
+	if !here {
+		n = len(r.buf)
+	}
+	return e.postVerdict(r.src, n, here)
+}
+
+// headWaiting says whether the head of r's source channel is the envelope
+// of a large message r would match, and its length.
+func (e *engine) headWaiting(r *Request) (int, bool) {
 	ic := e.in[r.src]
 	if ic == nil || ic.cur != nil {
-		return false
+		return 0, false
 	}
 	slot, err := ic.cons.Peek()
 	if slot == nil || err != nil {
-		return false // an error is the drain's to report
+		return 0, false // an error is the drain's to report
 	}
 	d, err := shm.DecodeDesc(slot, ic.lim)
 	if err != nil || d.Ctx != r.ctx || (r.tag != AnyTag && int(d.Tag) != r.tag) ||
 		!e.skewCounts(r.src, int(d.MsgLen)) {
-		return false
+		return 0, false
 	}
 	switch d.Kind {
 	case shm.KindInline, shm.KindFirst, shm.KindRTS:
-		return e.awayLong(r.src, int(d.MsgLen))
+		return int(d.MsgLen), true
 	}
-	return false
+	return 0, false
 }

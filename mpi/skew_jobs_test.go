@@ -32,3 +32,12 @@ func TestSkewAdaptsBetweenProcesses(t *testing.T) {
 		})
 	}
 }
+
+// A receiver that streams windows of receives (osu_bw) is busy, not late:
+// skew feedback must not turn its sender's direct copies into eager ones.
+func TestStreamingReceiverKeepsDirectCopy(t *testing.T) {
+	out, err := runJob(t, 2, 60*time.Second, "streamwindows", "HYMPI_DIRECT=auto")
+	if err != nil || !strings.Contains(out, "scenario streamwindows passed") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}

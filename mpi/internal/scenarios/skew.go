@@ -10,6 +10,7 @@ import (
 func init() {
 	register("window", window)
 	register("skewadapt", skewAdapt)
+	register("streamwindows", streamWindows)
 }
 
 // window: rank 0 completes a window of 16 Isends of 1 MiB to rank 1 while
@@ -137,5 +138,58 @@ func skewAdapt(c *mpi.Comm) {
 	}
 	if pc.SkewLowers == 0 || directInLastCalm != win {
 		fail("no return to direct copy: %d of %d sends of the last calm window went direct; %+v", directInLastCalm, win, pc)
+	}
+}
+
+// streamWindows: osu_bw's pattern, the case skew feedback must leave
+// alone. Rank 1 posts a window of 64 receives of 128 KiB back to back,
+// waits for all and acknowledges; rank 0 sends each window as soon as the
+// previous one is acknowledged. Messages reach rank 1 while it is still
+// posting the window, so some find no receive yet, but rank 1 was never
+// away computing: rendezvous costs rank 0 nothing here and the sends must
+// stay direct. Fails when more than a quarter of them went eager. Needs 2
+// ranks, HYMPI_DIRECT=auto and skew feedback on.
+func streamWindows(c *mpi.Comm) {
+	const size, win, windows, tagData, tagAck = 128 << 10, 64, 30, 4, 5
+	buf := make([]byte, size)
+	ack := make([]byte, 4)
+	reqs := make([]*mpi.Request, win)
+	if c.Rank() == 0 {
+		// Once: rank 0 must send the next window the moment the
+		// acknowledgement arrives, as osu_bw does.
+		pattern(buf, 0)
+	}
+	for range windows {
+		switch c.Rank() {
+		case 0:
+			for i := range reqs {
+				r, err := c.Isend(buf, 1, tagData)
+				must(err, "Isend")
+				reqs[i] = r
+			}
+			_, err := mpi.Waitall(reqs)
+			must(err, "Waitall")
+			_, err = c.Recv(ack, 1, tagAck)
+			must(err, "Recv ack")
+		case 1:
+			for i := range reqs {
+				r, err := c.Irecv(buf, 0, tagData)
+				must(err, "Irecv")
+				reqs[i] = r
+			}
+			_, err := mpi.Waitall(reqs)
+			must(err, "Waitall receives")
+			must(c.Send(ack, 0, tagAck), "Send ack")
+		}
+	}
+	if c.Rank() != 0 {
+		// Checked once, after the stream: checking every window would give
+		// rank 0 time to fall behind the receives.
+		checkPattern(buf, 0, "stream")
+		return
+	}
+	pc := mpi.Counters(1)
+	if total := pc.EagerMsgs + pc.DirectMsgs; pc.DirectMsgs*4 < total*3 {
+		fail("a receiver streaming windows was taken for a slow one: %d of %d sends went eager; %+v", pc.EagerMsgs, total, pc)
 	}
 }
