@@ -12,7 +12,7 @@ func (c *Comm) Barrier() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	f := c.acquireFast()
-	f.barrier(c.rank, c.size)
+	f.barrier(c.rank, c.size, e.oversub)
 	return c.runFast("Barrier", f, fitsSlot(0))
 }
 

@@ -139,10 +139,33 @@ func (c *Comm) runFast(what string, f *collFast, small bool) error {
 	return wrapCollErr(what, err)
 }
 
-// barrier is barrierSchedule built in f. A flat gather-and-release
-// (every rank to 0, 0 back to all) was measured against it at 4 ranks on
-// 2 cores and lost: 10-12 µs against 7-10 µs.
-func (f *collFast) barrier(rank, n int) {
+// barrier is barrierSchedule built in f, or when the job is oversubscribed
+// (flat) and has more than 2 ranks, a gather and release through rank 0:
+// every rank signals 0, and 0, once it has heard from all, signals every
+// rank. (On 2 ranks that would be two hops in turn where dissemination is
+// one exchange.)
+//
+// Oversubscribed, who leaves the barrier first decides what the next
+// collective costs. The dissemination barrier lets every rank go in its
+// last round, in whatever order the scheduler runs them; the flat one lets
+// rank 0 go first, while the others still wait for its release, so a
+// following broadcast from 0 is already in their channels when they reach
+// it. At 4 ranks on 2 cores (osu_bcast, compare-coll) that took Bcast of
+// 8 B from 2.0 to 0.5 µs and of 1 KiB from 2.4 to 1.1 µs; with 3000 warm-up
+// iterations 8 B went from 1.0 to 0.37 µs and Bcast plus the barrier after
+// it from 3.65 to 3.4 µs. The barrier alone (osu_barrier) tied at 4 ranks
+// in compare-coll's 100 iterations (5.7 against 5.6 µs) and lost with 3000
+// warm-ups (3.0 against 2.65 µs); at 8 ranks it won both ways (7.3
+// against 10.9 µs warmed up, 14 against 18 in 100 iterations). An earlier
+// measurement (flat 10-12 µs against 7-10) ran while Go's sysmon was still
+// waking every ~95 µs after start (see oversubTimerSlack in hympirun). With
+// a CPU per rank the dissemination barrier stays: every rank spins, and
+// its log2 n rounds beat 0's n-1 receives and sends.
+func (f *collFast) barrier(rank, n int, flat bool) {
+	if flat && n > 2 {
+		f.flatBarrier(rank, n)
+		return
+	}
 	steps := 0
 	for k := 1; k < n; k <<= 1 {
 		steps++
@@ -151,6 +174,29 @@ func (f *collFast) barrier(rank, n int) {
 	for k := 1; k < n; k <<= 1 {
 		f.exchange((rank+k)%n, nil, (rank-k+n)%n, nil)
 	}
+}
+
+// flatBarrier: rank 0 receives an empty message from every other rank,
+// then sends one to each; the others send, then receive.
+func (f *collFast) flatBarrier(rank, n int) {
+	f.reset(2, 2*(n-1))
+	if rank != 0 {
+		f.round().sends = f.xfer(0, nil)
+		f.round().recvs = f.xfer(0, nil)
+		return
+	}
+	f.round().recvs = f.others(n)
+	f.round().sends = f.others(n)
+}
+
+// others appends a transfer with every rank but 0 and returns them as one
+// list.
+func (f *collFast) others(n int) []collXfer {
+	i := len(f.xfers)
+	for p := 1; p < n; p++ {
+		f.xfers = append(f.xfers, collXfer{peer: p})
+	}
+	return f.xfers[i:len(f.xfers):len(f.xfers)]
 }
 
 // bcast is bcastSchedule built in f.

@@ -3,6 +3,8 @@ package mpi
 import (
 	"bytes"
 	"fmt"
+	"runtime"
+	"sync/atomic"
 	"testing"
 )
 
@@ -209,5 +211,52 @@ func TestInProcessFastBcast(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// TestBarrierSeparates: no rank leaves a blocking Barrier before every rank
+// has entered it, with a CPU per rank (dissemination) and oversubscribed
+// (flat gather and release through rank 0 above 2 ranks). Each rank counts
+// itself in before the call and checks the count after it; the ranks stagger
+// their arrival so a barrier that lets one through early is caught.
+func TestBarrierSeparates(t *testing.T) {
+	const rounds = 200
+	for _, tc := range []struct {
+		n, cpus int
+		flat    bool // the algorithm the engines should choose
+	}{
+		{2, 2, false},
+		{2, 1, false},
+		{3, 3, false},
+		{3, 1, true},
+		{5, 5, false},
+		{5, 2, true},
+		{8, 2, true},
+	} {
+		t.Run(fmt.Sprintf("n=%d/cpus=%d", tc.n, tc.cpus), func(t *testing.T) {
+			comms := inProcessJob(t, tc.n)
+			for _, c := range comms {
+				c.e.setCPUs(tc.cpus)
+				if got := c.e.oversub && tc.n > 2; got != tc.flat {
+					t.Fatalf("flat barrier %v, want %v", got, tc.flat)
+				}
+			}
+			var in [rounds]atomic.Int32
+			runRanks(t, comms, func(c *Comm) error {
+				for i := range rounds {
+					if (i+c.Rank())%3 == 0 {
+						runtime.Gosched()
+					}
+					in[i].Add(1)
+					if err := c.Barrier(); err != nil {
+						return err
+					}
+					if got := in[i].Load(); got != int32(c.Size()) {
+						return fmt.Errorf("round %d: left the barrier with %d of %d ranks in", i, got, c.Size())
+					}
+				}
+				return nil
+			})
+		})
 	}
 }

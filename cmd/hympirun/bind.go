@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/hympi/hympi/topology"
 	"golang.org/x/sys/unix"
@@ -99,4 +100,34 @@ func (b *binder) gomaxprocs(nranks int) int {
 		return 1
 	}
 	return max(1, len(b.allowed)/nranks)
+}
+
+// oversubTimerSlack is the timer slack (prctl PR_SET_TIMERSLACK) the ranks
+// of an oversubscribed job start with, in place of the kernel's 50 µs.
+//
+// A Go rank's runtime has a monitor thread, sysmon, that sleeps 20 µs
+// between passes for its first 50 passes after the process starts, and
+// again each time it takes a P back from a blocking system call (a rank's
+// doorbell sleep). With the default slack that is a wake-up every ~95 µs
+// for ~5 ms, ~10 µs each on this kind of machine, on the CPU a rank
+// shares: each one preempts a rank that another is waiting for, and with
+// 4 ranks on 2 CPUs (perf sched timehist) a barrier in that window took
+// 7-10 µs against 2.3 µs once sysmon had backed off; OSU's oversubscribed
+// runs (100 iterations, about a millisecond) fall entirely inside it.
+// Sysmon's sleep is a nanosleep, so the slack spaces its wake-ups: with
+// 1 ms, osu_barrier at 4 ranks on 2 CPUs took 4.6 µs, osu_bcast 8 B 1.6
+// µs (medians of 7, against 10.3 and 5.3). 5 ms reached the steady state
+// but makes every timed sleep of a rank up to 5 ms late (time.Sleep,
+// timers, poll timeouts, here too), which 1 ms bounds. Spinning ranks that
+// own their CPU keep the kernel's default.
+const oversubTimerSlack = time.Millisecond
+
+// timerSlack is the timer slack the ranks of an nranks job inherit, or 0
+// to leave them hympirun's own. Oversubscribed means more ranks than the
+// CPUs hympirun may use, bound or not, as the ranks' engine sees it.
+func (b *binder) timerSlack(nranks int) time.Duration {
+	if nranks > len(b.allowed) {
+		return oversubTimerSlack
+	}
+	return 0
 }

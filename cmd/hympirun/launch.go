@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/hympi/hympi/shm"
+	"golang.org/x/sys/unix"
 )
 
 // regionDir is where the job's region file is created (and at once
@@ -84,6 +85,14 @@ func launch(opts *options, path string, stdin io.Reader, stdout, stderr io.Write
 func (j *job) start(path string, regionFile *os.File, stdin io.Reader) error {
 	env := j.env()
 	defer j.bind.restore()
+	// Timer slack is per thread, inherited by fork and kept across exec:
+	// set on this locked thread, it reaches every thread of every rank.
+	if slack := j.bind.timerSlack(j.opts.n); slack > 0 {
+		if old, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0); err == nil &&
+			unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(slack.Nanoseconds()), 0, 0, 0) == nil {
+			defer unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(old), 0, 0, 0)
+		}
+	}
 	for i := range j.opts.n {
 		r := &rank{id: i, cpu: j.bind.cpuFor(i)}
 		cmd := &exec.Cmd{

@@ -112,6 +112,50 @@ func TestGOMAXPROCS(t *testing.T) {
 	}
 }
 
+// TestTimerSlack: the ranks of an oversubscribed job, bound or not, start
+// with oversubTimerSlack; others keep hympirun's own slack.
+func TestTimerSlack(t *testing.T) {
+	t.Parallel()
+	ncpu := len(allowedCPUs(t))
+	b, err := os.ReadFile("/proc/self/timerslack_ns")
+	if err != nil {
+		t.Skipf("no timer slack in /proc: %v", err)
+	}
+	own := strings.TrimSpace(string(b))
+	over := strconv.FormatInt(oversubTimerSlack.Nanoseconds(), 10)
+	for _, tc := range []struct {
+		name  string
+		n     int
+		flags []string
+		want  string
+	}{
+		{"a CPU per rank", 1, nil, own},
+		{"as many ranks as CPUs", ncpu, nil, own},
+		{"oversubscribed", ncpu + 1, nil, over},
+		{"oversubscribed, unbound", ncpu + 1, []string{"--bind-to", "none"}, over},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := append([]string{"-n", strconv.Itoa(tc.n)}, tc.flags...)
+			j := startJob(t, "", nil, args(a, sh(`echo slack $(cat /proc/self/timerslack_ns)`))...)
+			j.wait(10 * time.Second)
+			j.expect(0, "")
+			got := 0
+			for _, l := range j.outLines() {
+				if v, ok := strings.CutPrefix(l, "slack "); ok {
+					got++
+					if v != tc.want {
+						t.Errorf("timer slack %s ns, want %s", v, tc.want)
+					}
+				}
+			}
+			if got != tc.n {
+				t.Errorf("%d ranks reported their slack, want %d", got, tc.n)
+			}
+		})
+	}
+}
+
 // cpusAllowed reads a thread's Cpus_allowed_list from a /proc status file.
 func cpusAllowed(t *testing.T, status string) string {
 	t.Helper()
