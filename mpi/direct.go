@@ -105,6 +105,7 @@ func (e *engine) startDirectSend(r *Request) {
 	r.addr = uint64(r.pins.Pin(r.sbuf))
 	e.registerSync(r)
 	e.pendingDirect++
+	e.pendingDirectBytes += len(r.sbuf)
 	c := &e.counters[r.peer]
 	c.DirectMsgs++
 	c.DirectBytes += uint64(len(r.sbuf))
@@ -115,6 +116,7 @@ func (e *engine) finishDirectSend(r *Request) {
 	r.pins.Unpin()
 	r.direct = false
 	e.pendingDirect--
+	e.pendingDirectBytes -= len(r.sbuf)
 	r.pushed, r.acked = true, true
 	r.checkSendDone()
 }
