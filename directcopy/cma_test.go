@@ -42,7 +42,9 @@ func withInjected(t *testing.T, fault uintptr, f func()) {
 	f()
 }
 
-var sizes = []int{0, 1, 4095, 4096, 4097, 64 << 10, 1 << 20, 1<<20 + 3}
+// sizes straddle rawMax: 1 MiB goes through the raw call, 1 MiB + 3 through
+// the scheduler-aware wrapper.
+var sizes = []int{0, 1, 4095, 4096, 4097, 64 << 10, rawMax, rawMax + 3}
 
 // TestSelfReadWrite reads and writes this process's own memory at many sizes,
 // with the per-call cap at its default and lowered so that every transfer is

@@ -35,6 +35,30 @@ func TestWaitPolicy(t *testing.T) {
 	}
 }
 
+// TestReadSpin: a wait with rendezvous sends outstanding spins about as
+// long as their reads take, never past readSpinMax, and not at all when
+// oversubscribed (the spin would take the reader's CPU) or with nothing
+// for peers to read.
+func TestReadSpin(t *testing.T) {
+	e := newEngine(0, 2, nil, 2)
+	if d := e.readSpinFor(); d != 0 {
+		t.Errorf("no rendezvous outstanding: spin %v, want 0", d)
+	}
+	e.pendingDirect, e.pendingDirectBytes = 1, 2<<20
+	if d := e.readSpinFor(); d < 100*time.Microsecond || d > readSpinMax {
+		t.Errorf("2 MiB outstanding: spin %v, want 100µs..%v", d, readSpinMax)
+	}
+	e.pendingDirect, e.pendingDirectBytes = 3, 1<<30
+	if d := e.readSpinFor(); d != readSpinMax {
+		t.Errorf("1 GiB outstanding: spin %v, want the cap %v", d, readSpinMax)
+	}
+	o := newEngine(0, 4, nil, 2)
+	o.pendingDirect, o.pendingDirectBytes = 1, 2<<20
+	if d := o.readSpinFor(); d != 0 {
+		t.Errorf("oversubscribed: spin %v, want 0", d)
+	}
+}
+
 // TestJobCPUs: bound ranks count the distinct CPUs they are bound to (two on
 // one CPU are oversubscribed on any machine); unbound ranks count the CPUs
 // they may run on.

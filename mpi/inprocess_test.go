@@ -385,3 +385,52 @@ func TestInProcessSkewAdapts(t *testing.T) {
 	}
 	t.Logf("after skew and recovery: %+v", pc)
 }
+
+// A ping-pong of large messages is no skew: each rank finds the other's
+// message already there only because it was blocked in its own send until
+// the other read it. Time blocked in MPI is not absence, so the threshold
+// must never rise (it did, for a few percent of 256 KiB–1 MiB round trips,
+// sending them eager at twice the cost).
+func TestInProcessPingPongNoSkew(t *testing.T) {
+	if raceOn {
+		// The verdicts compare microsecond gaps; the race detector
+		// stretches the engine's own work between a completion and the
+		// next post (matching, pinning) to as long as half a copy.
+		t.Skip("timing verdicts are meaningless under the race detector")
+	}
+	comms := inProcessDirectJob(t, 2, directAuto)
+	for _, c := range comms {
+		for p := range c.e.counters {
+			c.e.counters[p].Threshold = 32 << 10
+		}
+		c.e.setupSkew()
+		c.e.skew.on = true
+	}
+	const size, rounds = 256 << 10, 2000
+	runRanks(t, comms, func(c *Comm) error {
+		sbuf, rbuf := make([]byte, size), make([]byte, size)
+		peer := 1 - c.Rank()
+		for range rounds {
+			if c.Rank() == 0 {
+				if err := c.Send(sbuf, peer, 0); err != nil {
+					return err
+				}
+			}
+			if _, err := c.Recv(rbuf, peer, 0); err != nil {
+				return err
+			}
+			if c.Rank() == 1 {
+				if err := c.Send(sbuf, peer, 0); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	for _, c := range comms {
+		pc := c.e.counters[1-c.Rank()]
+		if pc.SkewRaises != 0 || pc.EagerMsgs > 1 {
+			t.Errorf("rank %d: ping-pong judged as skew: %+v", c.Rank(), pc)
+		}
+	}
+}

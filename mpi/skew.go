@@ -56,6 +56,7 @@ type skewState struct {
 	seenX     []uint32          // peer's count of our messages that found their receive, at our last look
 	streak    []int             // by sender: consecutive large messages that waited for us
 	lastDone  []time.Duration   // by sender: when its last large message completed here (since epoch)
+	blockDone []time.Duration   // by sender: engine.blocked at lastDone
 	lastPost  []time.Duration   // by sender: when the application last posted a receive for a large message from it
 	burstAway []bool            // by sender: the verdict of the first post since lastDone, shared by the posts after it
 }
@@ -72,6 +73,7 @@ func (e *engine) setupSkew() {
 	s.seenX = make([]uint32, e.size)
 	s.streak = make([]int, e.size)
 	s.lastDone = make([]time.Duration, e.size)
+	s.blockDone = make([]time.Duration, e.size)
 	s.lastPost = make([]time.Duration, e.size)
 	s.burstAway = make([]bool, e.size)
 	ceiling := int(e.region.L.PoolBytes() / skewCeilingShare)
@@ -180,12 +182,22 @@ func (e *engine) judged(src int, waited bool) {
 // time, not because it was away; they share the verdict of the window's
 // first post. A consumer that computes between windows finds the whole
 // window waiting after a long gap, and all of it counts.
+//
+// Time the rank spent blocked in MPI calls since that completion is not
+// absence: a rank that was waiting for src to read its own rendezvous
+// send (ping-pong), or in the barrier between two broadcasts, finds src's
+// next message here without having kept it waiting for anything the
+// application did. Counted as away, such gaps raised the threshold of
+// 1 MiB ping-pong and broadcast loops and sent their messages eager at
+// twice the cost of a read.
 func (e *engine) postVerdict(src, n int, here bool) bool {
 	s := &e.skew
-	now := time.Since(epoch)
+	t := time.Now()
+	now := t.Sub(epoch)
 	if s.lastPost[src] == 0 || s.lastPost[src] <= s.lastDone[src] {
 		half := time.Duration((directCopyFixedNs + directCopyNsPerByte*float64(n)) / 2)
-		s.burstAway[src] = here && (s.lastDone[src] == 0 || now-s.lastDone[src] > half)
+		away := now - s.lastDone[src] - (e.blockedSoFar(t) - s.blockDone[src])
+		s.burstAway[src] = here && (s.lastDone[src] == 0 || away > half)
 	}
 	s.lastPost[src] = now
 	return here && s.burstAway[src]
@@ -194,7 +206,9 @@ func (e *engine) postVerdict(src, n int, here bool) bool {
 // largeDone notes the completion of an n-byte receive from src.
 func (e *engine) largeDone(src, n int) {
 	if e.skewCounts(src, n) {
-		e.skew.lastDone[src] = time.Since(epoch)
+		t := time.Now()
+		e.skew.lastDone[src] = t.Sub(epoch)
+		e.skew.blockDone[src] = e.blockedSoFar(t)
 	}
 }
 
