@@ -129,7 +129,11 @@ func (e *engine) launch(c *Comm, op *collOp, small bool) {
 	op.c, op.tag, op.small = c, c.nextTag(), small && e.region != nil
 	op.req = &op.reqStore
 	op.req.e, op.req.kind, op.req.comm = e, reqColl, c
-	op.pending = op.pendBuf[:0]
+	if cap(op.pending) < len(op.pendBuf) {
+		// The inline array, unless the caller brought a larger list
+		// (the fast path keeps one between calls).
+		op.pending = op.pendBuf[:0]
+	}
 	e.advance(op)
 	if !op.req.done {
 		e.colls = append(e.colls, op)

@@ -29,7 +29,12 @@ type collFast struct {
 	bounds []int // ring block bounds
 	red    reducer
 	tmp    []byte
-	busy   bool // a blocking collective of this communicator is using it
+	// pend is the control entry's list of in-flight requests, kept
+	// between calls: a round of more than len(collOp.pendBuf) messages
+	// (Alltoall at 4 ranks posts 6) would otherwise grow a fresh one
+	// every call.
+	pend []*Request
+	busy bool // a blocking collective of this communicator is using it
 }
 
 // fastScratchMax bounds the scratch buffer a communicator keeps between
@@ -121,7 +126,7 @@ func (c *Comm) runFast(what string, f *collFast, small bool) error {
 		return e.fatal
 	}
 	op := &f.op
-	*op = collOp{rounds: f.rounds}
+	*op = collOp{rounds: f.rounds, pending: f.pend[:0]}
 	e.launch(c, op, small)
 	if err := e.waitUntil(func() bool { return op.req.done }); err != nil {
 		// op may still be live in e.colls: never hand it out again.
@@ -131,6 +136,9 @@ func (c *Comm) runFast(what string, f *collFast, small bool) error {
 		return &Error{Class: ClassOf(err), Op: what, Msg: err.Error()}
 	}
 	f.busy = false
+	if cap(op.pending) > len(op.pendBuf) {
+		f.pend = op.pending[:0]
+	}
 	err := op.req.err
 	// Drop the references to the caller's buffers.
 	clear(f.rounds)
@@ -426,6 +434,33 @@ func (f *collFast) ring(rank, n int, in, out []byte) {
 	for step := 0; step < n-1; step++ {
 		f.exchange(right, blk(rank+1-step), left, blk(rank-step))
 	}
+}
+
+// alltoall is alltoallvSchedule built in f for blocks of m bytes: every
+// receive and every send in one round, sends starting with the right
+// neighbour. The caller copies the own block. At 2 ranks this is a single
+// exchange with the partner. Off the general schedule (a closure, the
+// counts and displacements, fresh rounds every call) osu_alltoall went
+// from 1.5 to 0.6-0.8 µs at 8 B on 2 ranks and from 4.5-9 to 2.7-2.9 µs
+// at 4 ranks on 2 cores.
+func (f *collFast) alltoall(rank, n, m int, send, recv []byte) {
+	f.reset(1, 2*(n-1))
+	if n == 1 {
+		return
+	}
+	rd := f.round()
+	i := len(f.xfers)
+	for k := 1; k < n; k++ {
+		from := (rank - k + n) % n
+		f.xfers = append(f.xfers, collXfer{peer: from, buf: recv[from*m : (from+1)*m]})
+	}
+	j := len(f.xfers)
+	for k := 1; k < n; k++ {
+		to := (rank + k) % n
+		f.xfers = append(f.xfers, collXfer{peer: to, buf: send[to*m : (to+1)*m]})
+	}
+	rd.recvs = f.xfers[i:j:j]
+	rd.sends = f.xfers[j:len(f.xfers):len(f.xfers)]
 }
 
 // fitsSlot is schedule.fitsSlot for the fast path.

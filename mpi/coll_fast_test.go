@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// TestCollFastAllocs fails when a steady-state blocking Barrier, Bcast or
-// Allreduce allocates again: rank 0 measures with testing.AllocsPerRun
+// TestCollFastAllocs fails when a steady-state blocking Barrier, Bcast,
+// Allreduce or Alltoall allocates again: rank 0 measures with testing.AllocsPerRun
 // while the other ranks run the same calls, and the count is
 // process-wide, so an allocation on any rank shows.
 func TestCollFastAllocs(t *testing.T) {
@@ -30,6 +30,9 @@ func TestCollFastAllocs(t *testing.T) {
 		{"Allreduce", 8, func(c *Comm, in, out []byte, _ int) error { return c.Allreduce(in, out, Float64, Sum) }},
 		{"Allreduce", 1 << 10, func(c *Comm, in, out []byte, _ int) error { return c.Allreduce(in, out, Int32, Max) }},
 		{"Allreduce/in-place", 1 << 10, func(c *Comm, in, _ []byte, _ int) error { return c.Allreduce(in, in, Float64, Sum) }},
+		// size is the whole buffer: blocks of size/n bytes.
+		{"Alltoall", 64, func(c *Comm, in, out []byte, _ int) error { return c.Alltoall(in, out) }},
+		{"Alltoall", 2 << 10, func(c *Comm, in, out []byte, _ int) error { return c.Alltoall(in, out) }},
 	}
 	for _, n := range []int{2, 4} {
 		for _, tc := range cases {
