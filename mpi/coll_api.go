@@ -310,11 +310,16 @@ func (c *Comm) Allgather(send, recv []byte) error {
 	if len(recv) < c.size*len(send) {
 		return newErr(ErrBuffer, "Allgather", "receive buffer of %d bytes for %d ranks × %d", len(recv), c.size, len(send))
 	}
-	counts, displs := uniform(c.size, len(send))
-	var s schedule
-	s.fitsSlot(len(send))
-	allgathervSchedule(&s, c.rank, c.size, send, recv, counts, displs)
-	return c.runColl("Allgather", &s)
+	m := len(send)
+	if own := recv[c.rank*m : (c.rank+1)*m]; !sameBuf(send, own) {
+		copy(own, send)
+	}
+	e := c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	f := c.acquireFast()
+	f.allgather(c.rank, c.size, m, recv)
+	return c.runFast("Allgather", f, fitsSlot(m))
 }
 
 // Allgatherv is Gatherv with the result on every rank.

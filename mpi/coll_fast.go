@@ -463,5 +463,43 @@ func (f *collFast) alltoall(rank, n, m int, send, recv []byte) {
 	rd.sends = f.xfers[j:len(f.xfers):len(f.xfers)]
 }
 
+// allgather is Allgather of m-byte blocks built in f, the caller having
+// put its own block in place: at most allgatherDirectMax bytes a block
+// (and always at 2 ranks, where the two are the same exchange), every rank
+// sends its block to every other in one round; above it, the ring of
+// allgathervSchedule.
+func (f *collFast) allgather(rank, n, m int, recv []byte) {
+	blk := func(j int) []byte { return recv[j*m : (j+1)*m] }
+	if m <= allgatherDirectMax {
+		f.reset(1, 2*(n-1))
+		if n == 1 {
+			return
+		}
+		rd := f.round()
+		i := len(f.xfers)
+		for k := 1; k < n; k++ {
+			from := (rank - k + n) % n
+			f.xfers = append(f.xfers, collXfer{peer: from, buf: blk(from)})
+		}
+		j := len(f.xfers)
+		for k := 1; k < n; k++ {
+			f.xfers = append(f.xfers, collXfer{peer: (rank + k) % n, buf: blk(rank)})
+		}
+		rd.recvs = f.xfers[i:j:j]
+		rd.sends = f.xfers[j:len(f.xfers):len(f.xfers)]
+		return
+	}
+	f.reset(n-1, 2*(n-1))
+	right, left := (rank+1)%n, (rank-1+n)%n
+	for k := 0; k < n-1; k++ {
+		f.exchange(right, blk((rank-k+n)%n), left, blk((rank-k-1+n)%n))
+	}
+}
+
+// allgatherDirectMax: blocks up to this size are sent straight to every
+// rank in one round rather than passed round the ring in n-1. A variable
+// so benchmarks and tests can move it.
+var allgatherDirectMax = 256 << 10
+
 // fitsSlot is schedule.fitsSlot for the fast path.
 func fitsSlot(size int) bool { return size <= shm.CollInlineMax }

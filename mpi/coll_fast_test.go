@@ -9,7 +9,7 @@ import (
 )
 
 // TestCollFastAllocs fails when a steady-state blocking Barrier, Bcast,
-// Allreduce or Alltoall allocates again: rank 0 measures with testing.AllocsPerRun
+// Allreduce, Alltoall or Allgather allocates again: rank 0 measures with testing.AllocsPerRun
 // while the other ranks run the same calls, and the count is
 // process-wide, so an allocation on any rank shows.
 func TestCollFastAllocs(t *testing.T) {
@@ -33,6 +33,8 @@ func TestCollFastAllocs(t *testing.T) {
 		// size is the whole buffer: blocks of size/n bytes.
 		{"Alltoall", 64, func(c *Comm, in, out []byte, _ int) error { return c.Alltoall(in, out) }},
 		{"Alltoall", 2 << 10, func(c *Comm, in, out []byte, _ int) error { return c.Alltoall(in, out) }},
+		{"Allgather", 8, func(c *Comm, in, out []byte, _ int) error { return c.Allgather(in[:len(in)/c.Size()], out) }},
+		{"Allgather", 2 << 10, func(c *Comm, in, out []byte, _ int) error { return c.Allgather(in[:len(in)/c.Size()], out) }},
 	}
 	for _, n := range []int{2, 4} {
 		for _, tc := range cases {
@@ -261,5 +263,91 @@ func TestBarrierSeparates(t *testing.T) {
 				return nil
 			})
 		})
+	}
+}
+
+// TestInProcessFastAllgather runs the blocking Allgather on both sides of
+// the switch from one round of direct sends to the ring, with zero, odd and
+// in-place blocks, twice per communicator so the second call reuses the
+// first one's state. Every block carries its rank and call, so a block
+// from the wrong rank or left over from the first call shows.
+func TestInProcessFastAllgather(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4, 5, 8} {
+		for _, tc := range []struct {
+			m         int
+			directMax int
+			inPlace   bool
+		}{
+			{0, allgatherDirectMax, false},
+			{7, allgatherDirectMax, false},
+			{7, allgatherDirectMax, true},
+			{7, -1, false}, // ring
+			{7, -1, true},  // ring, in place
+			{5000, allgatherDirectMax, false},
+			{5000, -1, false},
+		} {
+			t.Run(fmt.Sprintf("n=%d/m=%d/directMax=%d/inplace=%v", n, tc.m, tc.directMax, tc.inPlace), func(t *testing.T) {
+				old := allgatherDirectMax
+				allgatherDirectMax = tc.directMax
+				defer func() { allgatherDirectMax = old }()
+				comms := inProcessJob(t, n)
+				runRanks(t, comms, func(c *Comm) error {
+					for k := range 2 {
+						recv := make([]byte, n*tc.m)
+						send := make([]byte, tc.m)
+						fill(send, 100*k+c.Rank())
+						if tc.inPlace {
+							copy(recv[c.Rank()*tc.m:], send)
+							send = recv[c.Rank()*tc.m : (c.Rank()+1)*tc.m]
+						}
+						if err := c.Allgather(send, recv); err != nil {
+							return err
+						}
+						want := make([]byte, tc.m)
+						for r := range n {
+							fill(want, 100*k+r)
+							if !bytes.Equal(recv[r*tc.m:(r+1)*tc.m], want) {
+								return fmt.Errorf("call %d: block %d wrong", k, r)
+							}
+						}
+					}
+					return nil
+				})
+			})
+		}
+	}
+}
+
+// TestInProcessFastAlltoall checks the blocking Alltoall at every job size
+// the scenarios use, with zero, odd, slot-sized and direct-copy blocks,
+// twice per communicator. Block j of rank i's send is filled from (i, j,
+// call), so a block delivered to the wrong rank or place shows.
+func TestInProcessFastAlltoall(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4, 5, 8} {
+		for _, m := range []int{0, 1, 13, 1000, 70_000} {
+			t.Run(fmt.Sprintf("n=%d/m=%d", n, m), func(t *testing.T) {
+				comms := inProcessJob(t, n)
+				runRanks(t, comms, func(c *Comm) error {
+					seed := func(from, to, k int) int { return 100*k + 10*from + to }
+					for k := range 2 {
+						send, recv := make([]byte, n*m), make([]byte, n*m)
+						for j := range n {
+							fill(send[j*m:(j+1)*m], seed(c.Rank(), j, k))
+						}
+						if err := c.Alltoall(send, recv); err != nil {
+							return err
+						}
+						want := make([]byte, m)
+						for i := range n {
+							fill(want, seed(i, c.Rank(), k))
+							if !bytes.Equal(recv[i*m:(i+1)*m], want) {
+								return fmt.Errorf("call %d: block from rank %d wrong", k, i)
+							}
+						}
+					}
+					return nil
+				})
+			})
+		}
 	}
 }
