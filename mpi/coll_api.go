@@ -351,14 +351,20 @@ func (c *Comm) Alltoall(send, recv []byte) error {
 		return newErr(ErrBuffer, "Alltoall", "receive buffer of %d bytes for %d", len(recv), len(send))
 	}
 	m := len(send) / n
-	// The own block is copied first, outside the engine's lock: no
-	// other rank reads or writes it.
-	copy(recv[c.rank*m:(c.rank+1)*m], send[c.rank*m:(c.rank+1)*m])
+	dst, src := recv[c.rank*m:(c.rank+1)*m], send[c.rank*m:(c.rank+1)*m]
+	if m < alltoallOverlapMin {
+		// The own block is copied first, outside the engine's lock: no
+		// other rank reads or writes it.
+		copy(dst, src)
+	}
 	e := c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	f := c.acquireFast()
 	f.alltoall(c.rank, n, m, send, recv)
+	if m >= alltoallOverlapMin {
+		f.own, f.ownAfter = [2][]byte{dst, src}, !e.oversub
+	}
 	return c.runFast("Alltoall", f, fitsSlot(m))
 }
 
