@@ -311,14 +311,19 @@ func (c *Comm) Allgather(send, recv []byte) error {
 		return newErr(ErrBuffer, "Allgather", "receive buffer of %d bytes for %d ranks × %d", len(recv), c.size, len(send))
 	}
 	m := len(send)
-	if own := recv[c.rank*m : (c.rank+1)*m]; !sameBuf(send, own) {
+	own := recv[c.rank*m : (c.rank+1)*m]
+	inPlace := sameBuf(send, own)
+	if !inPlace && m < allgatherOverlapMin {
 		copy(own, send)
 	}
 	e := c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	f := c.acquireFast()
-	f.allgather(c.rank, c.size, m, recv)
+	f.allgather(c.rank, c.size, m, send, recv)
+	if !inPlace && m >= allgatherOverlapMin {
+		f.own, f.ownAfter = [2][]byte{own, send}, !e.oversub
+	}
 	return c.runFast("Allgather", f, fitsSlot(m))
 }
 

@@ -267,8 +267,8 @@ func TestBarrierSeparates(t *testing.T) {
 }
 
 // TestInProcessFastAllgather runs the blocking Allgather on both sides of
-// the switch from one round of direct sends to the ring, with zero, odd and
-// in-place blocks, twice per communicator so the second call reuses the
+// the switch from one round of direct sends to the ring, with zero, odd,
+// large (allgatherOverlapMin) and in-place blocks, twice per communicator so the second call reuses the
 // first one's state. Every block carries its rank and call, so a block
 // from the wrong rank or left over from the first call shows.
 func TestInProcessFastAllgather(t *testing.T) {
@@ -285,6 +285,10 @@ func TestInProcessFastAllgather(t *testing.T) {
 			{7, -1, true},  // ring, in place
 			{5000, allgatherDirectMax, false},
 			{5000, -1, false},
+			// Own block copied while the messages are in flight.
+			{70_000, allgatherDirectMax, false},
+			{70_000, -1, false},
+			{70_000, -1, true},
 		} {
 			t.Run(fmt.Sprintf("n=%d/m=%d/directMax=%d/inplace=%v", n, tc.m, tc.directMax, tc.inPlace), func(t *testing.T) {
 				old := allgatherDirectMax
