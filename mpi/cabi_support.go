@@ -40,3 +40,34 @@ func (r *Request) CancelRecv() bool {
 	r.buf = nil
 	return true
 }
+
+// WaitallInto is Waitall for the C ABI's MPI_Waitall: one lock and one wait
+// for the whole batch instead of a Wait per request, and no allocation (the
+// caller passes sts and errs, at least len(reqs) long). Nil entries are
+// skipped. Each completed request's status and error go to sts[i] and
+// errs[i]; a non-nil result is a failure of the wait itself (a spent
+// request, a dead engine), and then no request has been collected.
+func WaitallInto(reqs []*Request, sts []Status, errs []error) error {
+	e, err := reqsEngine("Waitall", reqs)
+	if err != nil || e == nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.waitUntil(func() bool {
+		for _, r := range reqs {
+			if r != nil && !r.done {
+				return false
+			}
+		}
+		return true
+	}); err != nil {
+		return err
+	}
+	for i, r := range reqs {
+		if r != nil {
+			sts[i], errs[i] = r.collect()
+		}
+	}
+	return nil
+}

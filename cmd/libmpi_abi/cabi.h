@@ -113,10 +113,13 @@ HC_HIDDEN void hc_builtin_apply(intptr_t op, intptr_t base, void *in, void *inou
 HC_HIDDEN void hc_user_apply(uintptr_t fn, int bigcount, void *in, void *inout, int64_t n, intptr_t dt);
 
 /* A reduction as the Go side needs it: the operator, the datatype, the
- * size of one element and what predefined type it is made of. */
+ * size of one element and what predefined type it is made of. builtin_ok is
+ * hc_builtin_ok(op, base) for a predefined op, computed in C so that Go
+ * does not call back into C on every reduction. */
 typedef struct {
 	intptr_t op, dt, base;
 	int64_t esize, nbase;
+	int builtin_ok;
 } hc_red;
 
 /* Status fill: count in bytes. */

@@ -63,7 +63,11 @@ func hympi_go_isend(ci C.int, buf unsafe.Pointer, n C.int64_t, dest, tag, mode C
 	if err != nil {
 		return errCode(err)
 	}
-	*req = C.intptr_t(makeHandle(kindReq, reqs.put(&creq{r: r, ci: ci, active: true, tmp: tmp})))
+	q := newReq(req)
+	if q == nil {
+		return C.MPI_ERR_NO_MEM
+	}
+	q.r, q.ci, q.active, q.tmp = r, ci, true, tmp
 	return 0
 }
 
@@ -94,8 +98,12 @@ func hympi_go_irecv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int,
 	if err != nil {
 		return errCode(err)
 	}
-	q := &creq{r: r, ci: ci, active: true, recv: true, tmp: tmp, ubuf: ubuf, dt: dt, count: count}
-	*req = C.intptr_t(makeHandle(kindReq, reqs.put(q)))
+	q := newReq(req)
+	if q == nil {
+		return C.MPI_ERR_NO_MEM
+	}
+	q.r, q.ci, q.active, q.recv = r, ci, true, true
+	q.tmp, q.ubuf, q.dt, q.count = tmp, ubuf, dt, count
 	return 0
 }
 

@@ -7,19 +7,24 @@ package main
 import "C"
 
 import (
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/hympi/hympi/mpi"
 )
 
 // creq is a request as C sees it: an engine request plus, for persistent
-// requests, the arguments each MPI_Start replays.
+// requests, the arguments each MPI_Start replays. creqs live in reqTable's
+// slots and are recycled: a request costs no Go allocation of its own.
 type creq struct {
 	r         *mpi.Request // the operation in flight (nil when inactive)
 	ci        C.int        // communicator index, for its error handler
 	active    bool
 	recv      bool
 	cancelled bool
+	used      bool  // the slot holds a live request
+	nextFree  int32 // free list link while unused
 
 	persistent bool
 	buf        unsafe.Pointer // C memory
@@ -44,7 +49,91 @@ func (q *creq) release() {
 	}
 }
 
-var reqs table[creq]
+// Request slots come in chunks that never move once allocated, so a *creq
+// stays valid for the life of the process and lookups need no lock: the
+// handle a thread passes was created before (MPI requires it), which orders
+// the slot's writes before its reads. Only allocation and freeing, which
+// change the free list, take the mutex.
+const (
+	reqChunkBits = 10
+	reqChunk     = 1 << reqChunkBits
+	reqMaxChunks = (indexMask + 1) / reqChunk
+)
+
+type reqTable struct {
+	mu     sync.Mutex
+	chunks [reqMaxChunks]atomic.Pointer[[reqChunk]creq]
+	n      atomic.Int32 // slots ever handed out: indexes below n are allocated
+	free   int32        // head of the free list, -1 when empty (under mu)
+}
+
+var reqs = reqTable{free: -1}
+
+// alloc returns a cleared slot and its index (-1 when all 2^24 are in use).
+func (t *reqTable) alloc() (*creq, int) {
+	t.mu.Lock()
+	i := t.free
+	if i >= 0 {
+		q := t.slot(int(i))
+		t.free = q.nextFree
+		t.mu.Unlock()
+		q.used = true
+		return q, int(i)
+	}
+	i = t.n.Load()
+	if int(i) >= reqMaxChunks*reqChunk {
+		t.mu.Unlock()
+		return nil, -1
+	}
+	if i%reqChunk == 0 {
+		t.chunks[i/reqChunk].Store(new([reqChunk]creq))
+	}
+	t.n.Store(i + 1)
+	t.mu.Unlock()
+	q := t.slot(int(i))
+	q.used = true
+	return q, int(i)
+}
+
+func (t *reqTable) slot(i int) *creq {
+	return &t.chunks[i>>reqChunkBits].Load()[i&(reqChunk-1)]
+}
+
+// get is the live request at index i, nil if there is none.
+func (t *reqTable) get(i int) *creq {
+	if i < 0 || i >= int(t.n.Load()) {
+		return nil
+	}
+	if q := t.slot(i); q.used {
+		return q
+	}
+	return nil
+}
+
+// del clears slot i (dropping its Go pointers for the collector) and puts
+// it on the free list.
+func (t *reqTable) del(i int) {
+	q := t.get(i)
+	if q == nil {
+		return
+	}
+	*q = creq{}
+	t.mu.Lock()
+	q.nextFree = t.free
+	t.free = int32(i)
+	t.mu.Unlock()
+}
+
+// newReq allocates a request slot and writes its handle to *req; it is nil
+// (and *req untouched) when the table is full.
+func newReq(req *C.intptr_t) *creq {
+	q, i := reqs.alloc()
+	if q == nil {
+		return nil
+	}
+	*req = C.intptr_t(makeHandle(kindReq, i))
+	return q
+}
 
 // packErr carries the communicator whose error handler applies along with
 // the code: hc_req_error in C unpacks it.
@@ -171,6 +260,11 @@ func (m *multi) engineReqs() []*mpi.Request {
 	return rs
 }
 
+// waitBatch is how many requests MPI_Waitall hands the engine at once: the
+// scratch arrays live on the stack, so a Waitall allocates nothing. Waiting
+// for a long array batch by batch is the same as waiting for all of it.
+const waitBatch = 64
+
 //export hympi_go_waitall
 func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status) C.int {
 	hs := reqView(p, n)
@@ -182,20 +276,42 @@ func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status) C.int {
 	}
 	var codes []C.int // allocated only when something failed
 	firstComm := C.int(-1)
-	for i := range hs {
-		st := statusAt(sts, i)
-		q, idx, _ := lookup(hs[i])
-		if q == nil || !q.active {
-			emptyStatus(st)
-			continue
-		}
-		s, err := q.r.Wait()
-		if code := finish(q, idx, &hs[i], s, err, st); code != 0 {
-			if codes == nil {
-				codes = make([]C.int, len(hs))
-				firstComm = q.ci
+	var rs [waitBatch]*mpi.Request
+	var ss [waitBatch]mpi.Status
+	var es [waitBatch]error
+	for base := 0; base < len(hs); base += waitBatch {
+		batch := hs[base:min(base+waitBatch, len(hs))]
+		for j, h := range batch {
+			rs[j] = nil
+			if q, _, _ := lookup(h); q != nil && q.active {
+				rs[j] = q.r
+			} else {
+				emptyStatus(statusAt(sts, base+j))
 			}
-			codes[i] = code
+		}
+		werr := mpi.WaitallInto(rs[:len(batch)], ss[:], es[:])
+		for j := range batch {
+			if rs[j] == nil {
+				continue
+			}
+			// Looked up again: the same handle twice in the array (an
+			// erroneous program) finds the slot already freed.
+			q, idx, _ := lookup(batch[j])
+			if q == nil || !q.active {
+				continue
+			}
+			s, err := ss[j], es[j]
+			if werr != nil {
+				s, err = mpi.Status{}, werr
+			}
+			es[j] = nil // drop the reference for the collector
+			if code := finish(q, idx, &batch[j], s, err, statusAt(sts, base+j)); code != 0 {
+				if codes == nil {
+					codes = make([]C.int, len(hs))
+					firstComm = q.ci
+				}
+				codes[base+j] = code
+			}
 		}
 	}
 	if codes == nil {
@@ -434,14 +550,17 @@ func hympi_go_prequest(ci C.int, buf unsafe.Pointer, n C.int64_t, peer, tag, mod
 	if _, rc := commAt(ci); rc != 0 {
 		return rc
 	}
-	q := &creq{ci: ci, persistent: true, buf: buf, n: n, mode: int(mode), recv: recv != 0,
-		tmp: tmp, ubuf: ubuf, dt: dt, count: count}
+	q := newReq(req)
+	if q == nil {
+		return C.MPI_ERR_NO_MEM
+	}
+	q.ci, q.persistent, q.buf, q.n, q.mode, q.recv = ci, true, buf, n, int(mode), recv != 0
+	q.tmp, q.ubuf, q.dt, q.count = tmp, ubuf, dt, count
 	q.peer = rankIn(peer)
 	q.tag = int(tag)
 	if q.recv {
 		q.tag = tagIn(tag)
 	}
-	*req = C.intptr_t(makeHandle(kindReq, reqs.put(q)))
 	return 0
 }
 
