@@ -122,6 +122,18 @@ typedef struct {
 	int builtin_ok;
 } hc_red;
 
+/* A thread's cache of free request slots (indexes into the Go request
+ * table). Allocating and freeing a request through it takes no lock and no
+ * atomic instruction, which on this path cost as much as the rest of the
+ * bookkeeping; the Go side refills it from, and spills it to, the shared
+ * free list in batches. Each thread has its own (hc_rcache in p2p.c); a
+ * thread that exits keeps its few cached slots out of use. */
+#define HC_REQCACHE 64
+typedef struct {
+	int n;
+	int idx[HC_REQCACHE];
+} hc_reqcache;
+
 /* Status fill: count in bytes. */
 static inline void hc_status_set(MPI_Status *st, int source, int tag, int64_t bytes, int cancelled) {
 	if (!st) return;

@@ -247,7 +247,7 @@ func hympi_go_alltoallv(ci C.int, send unsafe.Pointer, scounts, sdispls *C.int, 
 }
 
 func newReqHandle(r *mpi.Request, ci C.int, req *C.intptr_t) C.int {
-	q := newReq(req)
+	q := newReq(req, nil)
 	if q == nil {
 		return C.MPI_ERR_NO_MEM
 	}

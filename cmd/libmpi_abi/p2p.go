@@ -54,7 +54,7 @@ func hympi_go_recv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int, st
 }
 
 //export hympi_go_isend
-func hympi_go_isend(ci C.int, buf unsafe.Pointer, n C.int64_t, dest, tag, mode C.int, tmp unsafe.Pointer, req *C.intptr_t) C.int {
+func hympi_go_isend(ci C.int, buf unsafe.Pointer, n C.int64_t, dest, tag, mode C.int, tmp unsafe.Pointer, req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -63,7 +63,7 @@ func hympi_go_isend(ci C.int, buf unsafe.Pointer, n C.int64_t, dest, tag, mode C
 	if err != nil {
 		return errCode(err)
 	}
-	q := newReq(req)
+	q := newReq(req, cache)
 	if q == nil {
 		return C.MPI_ERR_NO_MEM
 	}
@@ -89,7 +89,7 @@ func startSend(c *mpi.Comm, b []byte, dest, tag, mode int) (*mpi.Request, error)
 
 //export hympi_go_irecv
 func hympi_go_irecv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int,
-	tmp, ubuf unsafe.Pointer, dt C.intptr_t, count C.int64_t, req *C.intptr_t) C.int {
+	tmp, ubuf unsafe.Pointer, dt C.intptr_t, count C.int64_t, req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -98,7 +98,7 @@ func hympi_go_irecv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int,
 	if err != nil {
 		return errCode(err)
 	}
-	q := newReq(req)
+	q := newReq(req, cache)
 	if q == nil {
 		return C.MPI_ERR_NO_MEM
 	}

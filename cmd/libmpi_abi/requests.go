@@ -69,30 +69,61 @@ type reqTable struct {
 
 var reqs = reqTable{free: -1}
 
-// alloc returns a cleared slot and its index (-1 when all 2^24 are in use).
-func (t *reqTable) alloc() (*creq, int) {
-	t.mu.Lock()
-	i := t.free
-	if i >= 0 {
-		q := t.slot(int(i))
-		t.free = q.nextFree
+// alloc returns a cleared slot and its index (-1 when all 2^24 are in
+// use). With a thread cache c it takes the slot from c, refilling c under
+// the mutex when it is empty.
+func (t *reqTable) alloc(c *C.hc_reqcache) (*creq, int) {
+	if c == nil || c.n == 0 {
+		t.mu.Lock()
+		if c == nil {
+			i := t.take()
+			t.mu.Unlock()
+			if i < 0 {
+				return nil, -1
+			}
+			return t.use(i), i
+		}
+		// Half full: the next frees have room before a spill.
+		for c.n < C.HC_REQCACHE/2 {
+			i := t.take()
+			if i < 0 {
+				break
+			}
+			c.idx[c.n] = C.int(i)
+			c.n++
+		}
 		t.mu.Unlock()
-		q.used = true
-		return q, int(i)
+		if c.n == 0 {
+			return nil, -1
+		}
 	}
-	i = t.n.Load()
+	c.n--
+	i := int(c.idx[c.n])
+	return t.use(i), i
+}
+
+// take removes a slot from the free list, or a new one (-1: table full).
+// Called with t.mu held.
+func (t *reqTable) take() int {
+	if i := t.free; i >= 0 {
+		t.free = t.slot(int(i)).nextFree
+		return int(i)
+	}
+	i := t.n.Load()
 	if int(i) >= reqMaxChunks*reqChunk {
-		t.mu.Unlock()
-		return nil, -1
+		return -1
 	}
 	if i%reqChunk == 0 {
 		t.chunks[i/reqChunk].Store(new([reqChunk]creq))
 	}
 	t.n.Store(i + 1)
-	t.mu.Unlock()
-	q := t.slot(int(i))
+	return int(i)
+}
+
+func (t *reqTable) use(i int) *creq {
+	q := t.slot(i)
 	q.used = true
-	return q, int(i)
+	return q
 }
 
 func (t *reqTable) slot(i int) *creq {
@@ -111,23 +142,39 @@ func (t *reqTable) get(i int) *creq {
 }
 
 // del clears slot i (dropping its Go pointers for the collector) and puts
-// it on the free list.
-func (t *reqTable) del(i int) {
+// it in the thread cache c if there is one with room, else on the free
+// list, with half of a full cache.
+func (t *reqTable) del(i int, c *C.hc_reqcache) {
 	q := t.get(i)
 	if q == nil {
 		return
 	}
 	*q = creq{}
+	if c != nil && c.n < C.HC_REQCACHE {
+		c.idx[c.n] = C.int(i)
+		c.n++
+		return
+	}
 	t.mu.Lock()
-	q.nextFree = t.free
-	t.free = int32(i)
+	t.put(i)
+	for c != nil && c.n > C.HC_REQCACHE/2 {
+		c.n--
+		t.put(int(c.idx[c.n]))
+	}
 	t.mu.Unlock()
 }
 
-// newReq allocates a request slot and writes its handle to *req; it is nil
-// (and *req untouched) when the table is full.
-func newReq(req *C.intptr_t) *creq {
-	q, i := reqs.alloc()
+// put pushes slot i on the free list. Called with t.mu held.
+func (t *reqTable) put(i int) {
+	t.slot(i).nextFree = t.free
+	t.free = int32(i)
+}
+
+// newReq allocates a request slot (from the thread cache c, if not nil)
+// and writes its handle to *req; it is nil (and *req untouched) when the
+// table is full.
+func newReq(req *C.intptr_t, c *C.hc_reqcache) *creq {
+	q, i := reqs.alloc(c)
 	if q == nil {
 		return nil
 	}
@@ -173,7 +220,9 @@ func lookup(h uintptr) (q *creq, idx int, ok bool) {
 // finish records the completion of q (status st, error err) in the
 // caller's status and handle: a non-persistent request is freed and its
 // handle set to MPI_REQUEST_NULL, a persistent one becomes inactive.
-func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Status) C.int {
+//
+// cache is the calling thread's slot cache, or nil.
+func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Status, cache *C.hc_reqcache) C.int {
 	q.active = false
 	q.r = nil
 	if err == nil || mpi.ClassOf(err) == mpi.ErrTruncate {
@@ -184,14 +233,14 @@ func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Sta
 	}
 	if !q.persistent {
 		q.release()
-		reqs.del(idx)
+		reqs.del(idx, cache)
 		*h = hRequestNull
 	}
 	return errCode(err)
 }
 
 //export hympi_go_wait
-func hympi_go_wait(hp unsafe.Pointer, st *C.MPI_Status) C.int {
+func hympi_go_wait(hp unsafe.Pointer, st *C.MPI_Status, cache *C.hc_reqcache) C.int {
 	h := (*uintptr)(hp)
 	q, idx, ok := lookup(*h)
 	if !ok {
@@ -202,11 +251,11 @@ func hympi_go_wait(hp unsafe.Pointer, st *C.MPI_Status) C.int {
 		return 0
 	}
 	s, err := q.r.Wait()
-	return packErr(q.ci, finish(q, idx, h, s, err, st))
+	return packErr(q.ci, finish(q, idx, h, s, err, st, cache))
 }
 
 //export hympi_go_test
-func hympi_go_test(hp unsafe.Pointer, flag *C.int, st *C.MPI_Status) C.int {
+func hympi_go_test(hp unsafe.Pointer, flag *C.int, st *C.MPI_Status, cache *C.hc_reqcache) C.int {
 	h := (*uintptr)(hp)
 	q, idx, ok := lookup(*h)
 	if !ok {
@@ -222,7 +271,7 @@ func hympi_go_test(hp unsafe.Pointer, flag *C.int, st *C.MPI_Status) C.int {
 		*flag = 0
 		return 0
 	}
-	return packErr(q.ci, finish(q, idx, h, s, err, st))
+	return packErr(q.ci, finish(q, idx, h, s, err, st, cache))
 }
 
 // multi is the state of one call over an array of requests.
@@ -266,7 +315,7 @@ func (m *multi) engineReqs() []*mpi.Request {
 const waitBatch = 64
 
 //export hympi_go_waitall
-func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status) C.int {
+func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status, cache *C.hc_reqcache) C.int {
 	hs := reqView(p, n)
 	// Validate every handle before completing any.
 	for _, h := range hs {
@@ -305,7 +354,7 @@ func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status) C.int {
 				s, err = mpi.Status{}, werr
 			}
 			es[j] = nil // drop the reference for the collector
-			if code := finish(q, idx, &batch[j], s, err, statusAt(sts, base+j)); code != 0 {
+			if code := finish(q, idx, &batch[j], s, err, statusAt(sts, base+j), cache); code != 0 {
 				if codes == nil {
 					codes = make([]C.int, len(hs))
 					firstComm = q.ci
@@ -351,7 +400,7 @@ func hympi_go_testall(p unsafe.Pointer, n C.int, flag *C.int, sts *C.MPI_Status)
 			emptyStatus(st)
 			continue
 		}
-		code := finish(q, m.ids[i], &m.hs[i], ss[i], nil, st)
+		code := finish(q, m.ids[i], &m.hs[i], ss[i], nil, st, nil)
 		if st != nil {
 			st.MPI_ERROR = code
 		}
@@ -381,7 +430,7 @@ func hympi_go_waitany(p unsafe.Pointer, n C.int, index *C.int, st *C.MPI_Status)
 	}
 	*index = C.int(i)
 	q := m.qs[i]
-	return packErr(q.ci, finish(q, m.ids[i], &m.hs[i], s, err, st))
+	return packErr(q.ci, finish(q, m.ids[i], &m.hs[i], s, err, st, nil))
 }
 
 //export hympi_go_testany
@@ -403,7 +452,7 @@ func hympi_go_testany(p unsafe.Pointer, n C.int, index, flag *C.int, st *C.MPI_S
 		s, done, err := q.r.Test()
 		if done || err != nil {
 			*index = C.int(i)
-			return packErr(q.ci, finish(q, m.ids[i], &m.hs[i], s, err, st))
+			return packErr(q.ci, finish(q, m.ids[i], &m.hs[i], s, err, st, nil))
 		}
 	}
 	*flag = 0
@@ -422,7 +471,7 @@ func (m *multi) some(out *int, indices []C.int, sts *C.MPI_Status, codes []C.int
 			continue
 		}
 		indices[*out] = C.int(i)
-		codes[*out] = finish(q, m.ids[i], &m.hs[i], s, err, statusAt(sts, *out))
+		codes[*out] = finish(q, m.ids[i], &m.hs[i], s, err, statusAt(sts, *out), nil)
 		*out++
 	}
 }
@@ -484,7 +533,7 @@ func hympi_go_waitsome(p unsafe.Pointer, n C.int, outcount *C.int, indices *C.in
 		}
 		q := m.qs[i]
 		idx[0] = C.int(i)
-		codes[0] = finish(q, m.ids[i], &m.hs[i], s, err, statusAt(sts, 0))
+		codes[0] = finish(q, m.ids[i], &m.hs[i], s, err, statusAt(sts, 0), nil)
 		out = 1
 		m.some(&out, idx, sts, codes)
 	}
@@ -503,7 +552,7 @@ func hympi_go_request_free(hp unsafe.Pointer) C.int {
 	if !q.active {
 		q.release()
 	}
-	reqs.del(idx)
+	reqs.del(idx, nil)
 	*h = hRequestNull
 	return 0
 }
@@ -550,7 +599,7 @@ func hympi_go_prequest(ci C.int, buf unsafe.Pointer, n C.int64_t, peer, tag, mod
 	if _, rc := commAt(ci); rc != 0 {
 		return rc
 	}
-	q := newReq(req)
+	q := newReq(req, nil)
 	if q == nil {
 		return C.MPI_ERR_NO_MEM
 	}
