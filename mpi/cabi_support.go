@@ -71,3 +71,34 @@ func WaitallInto(reqs []*Request, sts []Status, errs []error) error {
 	}
 	return nil
 }
+
+// IsendIn, IssendIn and IrecvIn are Isend, Issend and Irecv for the C ABI,
+// which keeps the engine request of a completed operation and passes it
+// back as old for the next one: the steady state of a C program streaming
+// messages then allocates nothing. old may be nil or any request: only one
+// that reuseReq finds safe to reuse is reused.
+func (c *Comm) IsendIn(old *Request, buf []byte, dest, tag int) (*Request, error) {
+	return c.isend(old, "Isend", buf, dest, tag, false)
+}
+
+func (c *Comm) IssendIn(old *Request, buf []byte, dest, tag int) (*Request, error) {
+	return c.isend(old, "Issend", buf, dest, tag, true)
+}
+
+func (c *Comm) IrecvIn(old *Request, buf []byte, source, tag int) (*Request, error) {
+	return c.irecv(old, buf, source, tag)
+}
+
+// reuseReq is newReq, recycling old when that is safe: a point-to-point
+// request the engine completed and the caller collected (spent). The engine
+// drops its last reference to a request when it completes it (blocking
+// calls recycle their internal requests on the same ground); a request
+// freed while active (MPI_Request_free) is never collected, so it is never
+// reused, and collective requests belong to their operation.
+func (e *engine) reuseReq(old *Request, kind reqKind) *Request {
+	if old == nil || old.e != e || !old.spent || !old.done || (old.kind != reqSend && old.kind != reqRecv) {
+		return e.newReq(kind)
+	}
+	*old = Request{e: e, kind: kind}
+	return old
+}

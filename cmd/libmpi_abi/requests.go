@@ -32,6 +32,12 @@ type creq struct {
 	peer, tag  int // engine values
 	mode       int
 
+	// spare is the engine request of the slot's last completed operation,
+	// handed back to the engine for the next one (mpi.Comm.IsendIn): a
+	// request then allocates nothing. It stays with the slot when the slot
+	// is freed.
+	spare *mpi.Request
+
 	// A non-contiguous datatype travels packed through tmp (C memory the
 	// request owns): count elements of dt at ubuf, packed before each send
 	// starts and unpacked when a receive completes.
@@ -141,15 +147,15 @@ func (t *reqTable) get(i int) *creq {
 	return nil
 }
 
-// del clears slot i (dropping its Go pointers for the collector) and puts
-// it in the thread cache c if there is one with room, else on the free
+// del clears slot i (dropping its Go pointers but the spare request) and
+// puts it in the thread cache c if there is one with room, else on the free
 // list, with half of a full cache.
 func (t *reqTable) del(i int, c *C.hc_reqcache) {
 	q := t.get(i)
 	if q == nil {
 		return
 	}
-	*q = creq{}
+	*q = creq{spare: q.spare}
 	if c != nil && c.n < C.HC_REQCACHE {
 		c.idx[c.n] = C.int(i)
 		c.n++
@@ -224,7 +230,7 @@ func lookup(h uintptr) (q *creq, idx int, ok bool) {
 // cache is the calling thread's slot cache, or nil.
 func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Status, cache *C.hc_reqcache) C.int {
 	q.active = false
-	q.r = nil
+	q.spare, q.r = q.r, nil // reused only if the engine says it is safe
 	if err == nil || mpi.ClassOf(err) == mpi.ErrTruncate {
 		fillStatus(st, s, q.cancelled)
 		if q.tmp != nil && q.recv {
@@ -630,17 +636,17 @@ func hympi_go_start(p unsafe.Pointer, n C.int) C.int {
 		var r *mpi.Request
 		var err error
 		if q.recv {
-			r, err = c.Irecv(bytesAt(q.buf, q.n), q.peer, q.tag)
+			r, err = c.IrecvIn(q.spare, bytesAt(q.buf, q.n), q.peer, q.tag)
 		} else {
 			if q.tmp != nil {
 				pack(q)
 			}
-			r, err = startSend(c, bytesAt(q.buf, q.n), q.peer, q.tag, q.mode)
+			r, err = startSend(c, q.spare, bytesAt(q.buf, q.n), q.peer, q.tag, q.mode)
 		}
 		if err != nil {
 			return packErr(q.ci, errCode(err))
 		}
-		q.r, q.active, q.cancelled = r, true, false
+		q.r, q.spare, q.active, q.cancelled = r, nil, true, false
 	}
 	return 0
 }
