@@ -102,3 +102,35 @@ func (e *engine) reuseReq(old *Request, kind reqKind) *Request {
 	*old = Request{e: e, kind: kind}
 	return old
 }
+
+// TestallInto is Testall writing the statuses into sts (at least len(reqs)
+// long) instead of a new slice: MPI_Testall is often polled in a loop.
+func TestallInto(reqs []*Request, sts []Status) (bool, error) {
+	e, err := reqsEngine("Testall", reqs)
+	if err != nil {
+		return false, err
+	}
+	if e == nil {
+		return true, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.progress()
+	for _, r := range reqs {
+		if r != nil && !r.done {
+			return false, nil
+		}
+	}
+	var first error
+	for i, r := range reqs {
+		if r == nil {
+			continue
+		}
+		st, err := r.collect()
+		sts[i] = st
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return true, first
+}

@@ -280,21 +280,32 @@ func hympi_go_test(hp unsafe.Pointer, flag *C.int, st *C.MPI_Status, cache *C.hc
 	return packErr(q.ci, finish(q, idx, h, s, err, st, cache))
 }
 
-// multi is the state of one call over an array of requests.
+// multi is the state of one call over an array of requests. Its slices
+// are scratch reused through multiPool (per-P, no lock in the common case),
+// so that polling with MPI_Testall/Testany/Testsome allocates nothing.
 type multi struct {
-	hs  []uintptr
-	qs  []*creq
-	ids []int
-	n   int // active requests
+	hs    []uintptr
+	qs    []*creq
+	ids   []int
+	rs    []*mpi.Request
+	ss    []mpi.Status
+	codes []C.int
+	n     int // active requests
 }
 
+var multiPool = sync.Pool{New: func() any { return new(multi) }}
+
+// newMulti looks up the n handles at p; the caller releases m when done.
 func newMulti(p unsafe.Pointer, n C.int) (*multi, C.int) {
-	m := &multi{hs: reqView(p, n)}
-	m.qs = make([]*creq, len(m.hs))
-	m.ids = make([]int, len(m.hs))
+	m := multiPool.Get().(*multi)
+	m.hs = reqView(p, n)
+	m.qs = resize(m.qs, len(m.hs))
+	m.ids = resize(m.ids, len(m.hs))
+	m.n = 0
 	for i, h := range m.hs {
 		q, idx, ok := lookup(h)
 		if !ok {
+			m.release()
 			return nil, C.MPI_ERR_REQUEST
 		}
 		if q != nil && q.active {
@@ -305,14 +316,33 @@ func newMulti(p unsafe.Pointer, n C.int) (*multi, C.int) {
 	return m, 0
 }
 
+// release returns m to the pool without references into C memory or to
+// engine requests.
+func (m *multi) release() {
+	clear(m.qs)
+	clear(m.rs)
+	m.hs = nil
+	multiPool.Put(m)
+}
+
+// resize is s with n zero elements, reusing its array when it is big enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
 func (m *multi) engineReqs() []*mpi.Request {
-	rs := make([]*mpi.Request, len(m.qs))
+	m.rs = resize(m.rs, len(m.qs))
 	for i, q := range m.qs {
 		if q != nil {
-			rs[i] = q.r
+			m.rs[i] = q.r
 		}
 	}
-	return rs
+	return m.rs
 }
 
 // waitBatch is how many requests MPI_Waitall hands the engine at once: the
@@ -386,6 +416,7 @@ func hympi_go_testall(p unsafe.Pointer, n C.int, flag *C.int, sts *C.MPI_Status)
 	if rc != 0 {
 		return rc
 	}
+	defer m.release()
 	*flag = 1
 	if m.n == 0 {
 		for i := range m.hs {
@@ -393,7 +424,9 @@ func hympi_go_testall(p unsafe.Pointer, n C.int, flag *C.int, sts *C.MPI_Status)
 		}
 		return 0
 	}
-	ss, done, err := mpi.Testall(m.engineReqs())
+	m.ss = resize(m.ss, len(m.qs))
+	ss := m.ss
+	done, err := mpi.TestallInto(m.engineReqs(), ss)
 	if !done && err == nil {
 		*flag = 0
 		return 0
@@ -412,7 +445,13 @@ func hympi_go_testall(p unsafe.Pointer, n C.int, flag *C.int, sts *C.MPI_Status)
 		}
 	}
 	if err != nil {
-		first, firstComm = errCode(err), m.qs[0].ci
+		first = errCode(err)
+		for _, q := range m.qs {
+			if q != nil {
+				firstComm = q.ci
+				break
+			}
+		}
 		return packErr(firstComm, first)
 	}
 	return 0
@@ -424,6 +463,7 @@ func hympi_go_waitany(p unsafe.Pointer, n C.int, index *C.int, st *C.MPI_Status)
 	if rc != 0 {
 		return rc
 	}
+	defer m.release()
 	if m.n == 0 {
 		*index = C.MPI_UNDEFINED
 		emptyStatus(st)
@@ -445,6 +485,7 @@ func hympi_go_testany(p unsafe.Pointer, n C.int, index, flag *C.int, st *C.MPI_S
 	if rc != 0 {
 		return rc
 	}
+	defer m.release()
 	*index = C.MPI_UNDEFINED
 	*flag = 1
 	if m.n == 0 {
@@ -507,12 +548,14 @@ func hympi_go_testsome(p unsafe.Pointer, n C.int, outcount *C.int, indices *C.in
 	if rc != 0 {
 		return rc
 	}
+	defer m.release()
 	if m.n == 0 {
 		*outcount = C.MPI_UNDEFINED
 		return 0
 	}
 	idx := unsafe.Slice(indices, int(n))
-	codes := make([]C.int, len(m.hs))
+	m.codes = resize(m.codes, len(m.hs))
+	codes := m.codes
 	out := 0
 	m.some(&out, idx, sts, codes)
 	return someResult(m, out, outcount, sts, codes)
@@ -524,12 +567,14 @@ func hympi_go_waitsome(p unsafe.Pointer, n C.int, outcount *C.int, indices *C.in
 	if rc != 0 {
 		return rc
 	}
+	defer m.release()
 	if m.n == 0 {
 		*outcount = C.MPI_UNDEFINED
 		return 0
 	}
 	idx := unsafe.Slice(indices, int(n))
-	codes := make([]C.int, len(m.hs))
+	m.codes = resize(m.codes, len(m.hs))
+	codes := m.codes
 	out := 0
 	m.some(&out, idx, sts, codes)
 	if out == 0 {
