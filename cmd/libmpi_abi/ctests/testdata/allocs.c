@@ -1,6 +1,7 @@
 /* allocs.c — the C ABI's hot paths allocate no Go memory of their own.
  * Every rank streams messages to itself (Irecv + Isend + Wait/Test/Waitall,
- * and polled with Testall/Waitany/Testany/Testsome) and runs MPI_Allreduce, counting the Go heap objects allocated through
+ * and polled with Testall/Waitany/Testany/Testsome; persistent requests) and
+ * runs MPI_Allreduce, counting the Go heap objects allocated through
  * hympi_go_allocs (a test hook of libmpi_abi). The budget is nothing: request
  * slots and the engine requests in them are recycled (the Go API, by
  * contrast, allocates one mpi.Request per nonblocking operation). Before
@@ -58,6 +59,20 @@ int main(int argc, char **argv)
 				CHECK_RC(MPI_Testsome(2, rq, &cnt, ids, MPI_STATUSES_IGNORE));
 		}
 		uint64_t a2b = hympi_go_allocs();
+		/* Persistent requests: MPI_Startall reuses each slot's engine
+		 * request. */
+		MPI_Request pq[2];
+		CHECK_RC(MPI_Recv_init(rbuf[0], 64, MPI_CHAR, rank, 4, MPI_COMM_WORLD, &pq[0]));
+		CHECK_RC(MPI_Send_init(sbuf, 64, MPI_CHAR, rank, 4, MPI_COMM_WORLD, &pq[1]));
+		uint64_t p0 = hympi_go_allocs();
+		for (int i = 0; i < N; i++) {
+			CHECK_RC(MPI_Startall(2, pq));
+			CHECK_RC(MPI_Waitall(2, pq, MPI_STATUSES_IGNORE));
+		}
+		uint64_t p1 = hympi_go_allocs();
+		CHECK_RC(MPI_Request_free(&pq[0]));
+		CHECK_RC(MPI_Request_free(&pq[1]));
+		uint64_t a2c = hympi_go_allocs();
 		double in = 1, out = 0;
 		for (int i = 0; i < N; i++) {
 			CHECK_RC(MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
@@ -69,15 +84,17 @@ int main(int argc, char **argv)
 			 * ReadMemStats, a rare slow path), far below one per
 			 * operation. */
 			double win = (double)(a1 - a0) / (N * 2.0 * W), one = (double)(a2 - a1) / (N * 2.0),
-			       poll = (double)(a2b - a2) / (N * 6.0), ar = (double)(a3 - a2b) / (N * 2.0);
+			       poll = (double)(a2b - a2) / (N * 6.0), ar = (double)(a3 - a2c) / (N * 2.0),
+			       pers = (double)(p1 - p0) / (N * 2.0);
 			if (getenv("ALLOCS_VERBOSE"))
 				fprintf(stderr,
 					"rank %d: Go objects per request: Waitall %.3f, Wait/Test %.3f, "
-					"Testall/Waitany/Testany/Testsome %.3f; per Allreduce %.3f\n",
-					rank, win, one, poll, ar);
+					"Testall/Waitany/Testany/Testsome %.3f, persistent %.3f; per Allreduce %.3f\n",
+					rank, win, one, poll, pers, ar);
 			CHECK(win <= 0.01);
 			CHECK(one <= 0.01);
 			CHECK(poll <= 0.01);
+			CHECK(pers <= 0.01);
 			CHECK(ar <= 0.01);
 		}
 	}
