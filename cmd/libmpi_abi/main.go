@@ -21,7 +21,9 @@
 //
 // Hot paths. MPI_Wtime, MPI_Comm_rank/size, MPI_Get_count, status fills,
 // handle decoding and byte counts are C; each MPI operation enters Go once
-// (a C->Go call costs about 50 ns here: see bench/c/cabi_callcost.c).
+// (a C->Go call costs about 50 ns here: see bench/c/cabi_callcost.c; part
+// of it is the runtime's receive from the closed main_init_done channel,
+// which takes a lock on every call: golang/go#77522).
 // Non-contiguous datatypes are packed in C around the call. Go never calls
 // back into C on these paths (a Go->C call costs tens of ns too): statuses
 // written from Go are filled in Go, and hc_red carries what C knows of a
