@@ -57,7 +57,7 @@ func commAt(ci C.int) (*mpi.Comm, C.int) {
 }
 
 // table is a slot table with a free list, for objects that C refers to by
-// index: groups, requests and operators.
+// index: groups and operators (requests have their own, reqTable).
 type table[T any] struct {
 	mu    sync.Mutex
 	slots []*T
