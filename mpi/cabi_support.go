@@ -40,3 +40,97 @@ func (r *Request) CancelRecv() bool {
 	r.buf = nil
 	return true
 }
+
+// WaitallInto is Waitall for the C ABI's MPI_Waitall: one lock and one wait
+// for the whole batch instead of a Wait per request, and no allocation (the
+// caller passes sts and errs, at least len(reqs) long). Nil entries are
+// skipped. Each completed request's status and error go to sts[i] and
+// errs[i]; a non-nil result is a failure of the wait itself (a spent
+// request, a dead engine), and then no request has been collected.
+func WaitallInto(reqs []*Request, sts []Status, errs []error) error {
+	e, err := reqsEngine("Waitall", reqs)
+	if err != nil || e == nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.waitUntil(func() bool {
+		for _, r := range reqs {
+			if r != nil && !r.done {
+				return false
+			}
+		}
+		return true
+	}); err != nil {
+		return err
+	}
+	for i, r := range reqs {
+		if r != nil {
+			sts[i], errs[i] = r.collect()
+		}
+	}
+	return nil
+}
+
+// IsendIn, IssendIn and IrecvIn are Isend, Issend and Irecv for the C ABI,
+// which keeps the engine request of a completed operation and passes it
+// back as old for the next one: the steady state of a C program streaming
+// messages then allocates nothing. old may be nil or any request: only one
+// that reuseReq finds safe to reuse is reused.
+func (c *Comm) IsendIn(old *Request, buf []byte, dest, tag int) (*Request, error) {
+	return c.isend(old, "Isend", buf, dest, tag, false)
+}
+
+func (c *Comm) IssendIn(old *Request, buf []byte, dest, tag int) (*Request, error) {
+	return c.isend(old, "Issend", buf, dest, tag, true)
+}
+
+func (c *Comm) IrecvIn(old *Request, buf []byte, source, tag int) (*Request, error) {
+	return c.irecv(old, buf, source, tag)
+}
+
+// reuseReq is newReq, recycling old when that is safe: a point-to-point
+// request the engine completed and the caller collected (spent). The engine
+// drops its last reference to a request when it completes it (blocking
+// calls recycle their internal requests on the same ground); a request
+// freed while active (MPI_Request_free) is never collected, so it is never
+// reused, and collective requests belong to their operation.
+func (e *engine) reuseReq(old *Request, kind reqKind) *Request {
+	if old == nil || old.e != e || !old.spent || !old.done || (old.kind != reqSend && old.kind != reqRecv) {
+		return e.newReq(kind)
+	}
+	*old = Request{e: e, kind: kind}
+	return old
+}
+
+// TestallInto is Testall writing the statuses into sts (at least len(reqs)
+// long) instead of a new slice: MPI_Testall is often polled in a loop.
+func TestallInto(reqs []*Request, sts []Status) (bool, error) {
+	e, err := reqsEngine("Testall", reqs)
+	if err != nil {
+		return false, err
+	}
+	if e == nil {
+		return true, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.progress()
+	for _, r := range reqs {
+		if r != nil && !r.done {
+			return false, nil
+		}
+	}
+	var first error
+	for i, r := range reqs {
+		if r == nil {
+			continue
+		}
+		st, err := r.collect()
+		sts[i] = st
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return true, first
+}

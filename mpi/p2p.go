@@ -62,21 +62,23 @@ func (e *engine) startSend(r *Request, c *Comm, ctx uint32, w int, buf []byte, t
 // Isend starts a send and returns at once; buf must not be modified until
 // the request completes.
 func (c *Comm) Isend(buf []byte, dest, tag int) (*Request, error) {
-	return c.isend("Isend", buf, dest, tag, false)
+	return c.isend(nil, "Isend", buf, dest, tag, false)
 }
 
 // Issend starts a synchronous send: the request completes once the receiver
 // has matched it.
 func (c *Comm) Issend(buf []byte, dest, tag int) (*Request, error) {
-	return c.isend("Issend", buf, dest, tag, true)
+	return c.isend(nil, "Issend", buf, dest, tag, true)
 }
 
-func (c *Comm) isend(op string, buf []byte, dest, tag int, sync bool) (*Request, error) {
+// isend starts a send in old when the C ABI recycles a request (reuseReq),
+// in a new request when old is nil.
+func (c *Comm) isend(old *Request, op string, buf []byte, dest, tag int, sync bool) (*Request, error) {
 	if err := c.checkDest(op, dest, tag); err != nil {
 		return nil, err
 	}
 	e := c.e
-	r := e.newReq(reqSend)
+	r := e.reuseReq(old, reqSend)
 	if dest == ProcNull {
 		r.complete(Status{Source: ProcNull, Tag: AnyTag}, nil)
 		return r, nil
@@ -142,11 +144,16 @@ func (e *engine) abandonRecv(r *Request) {
 
 // Irecv starts a receive and returns at once.
 func (c *Comm) Irecv(buf []byte, source, tag int) (*Request, error) {
+	return c.irecv(nil, buf, source, tag)
+}
+
+// irecv is Irecv in old when the C ABI recycles a request (reuseReq).
+func (c *Comm) irecv(old *Request, buf []byte, source, tag int) (*Request, error) {
 	if err := c.checkSource("Irecv", source, tag); err != nil {
 		return nil, err
 	}
 	e := c.e
-	r := e.newReq(reqRecv)
+	r := e.reuseReq(old, reqRecv)
 	if source == ProcNull {
 		r.complete(Status{Source: ProcNull, Tag: AnyTag}, nil)
 		return r, nil

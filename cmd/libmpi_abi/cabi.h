@@ -113,11 +113,26 @@ HC_HIDDEN void hc_builtin_apply(intptr_t op, intptr_t base, void *in, void *inou
 HC_HIDDEN void hc_user_apply(uintptr_t fn, int bigcount, void *in, void *inout, int64_t n, intptr_t dt);
 
 /* A reduction as the Go side needs it: the operator, the datatype, the
- * size of one element and what predefined type it is made of. */
+ * size of one element and what predefined type it is made of. builtin_ok is
+ * hc_builtin_ok(op, base) for a predefined op, computed in C so that Go
+ * does not call back into C on every reduction. */
 typedef struct {
 	intptr_t op, dt, base;
 	int64_t esize, nbase;
+	int builtin_ok;
 } hc_red;
+
+/* A thread's cache of free request slots (indexes into the Go request
+ * table). Allocating and freeing a request through it takes no lock and no
+ * atomic instruction, which on this path cost as much as the rest of the
+ * bookkeeping; the Go side refills it from, and spills it to, the shared
+ * free list in batches. Each thread has its own (hc_rcache in p2p.c); a
+ * thread that exits keeps its few cached slots out of use. */
+#define HC_REQCACHE 64
+typedef struct {
+	int n;
+	int idx[HC_REQCACHE];
+} hc_reqcache;
 
 /* Status fill: count in bytes. */
 static inline void hc_status_set(MPI_Status *st, int source, int tag, int64_t bytes, int cancelled) {

@@ -34,6 +34,7 @@ static int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt)
 	r->dt = (intptr_t)dt;
 	r->esize = hc_type_size(dt);
 	if (r->esize < 0 || !hc_type_base(dt, &r->base, &r->nbase)) return MPI_ERR_TYPE;
+	r->builtin_ok = (intptr_t)op < 0x1000 && op != MPI_OP_NULL && hc_builtin_ok(r->op, r->base);
 	return MPI_SUCCESS;
 }
 
@@ -155,7 +156,7 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 		HC_MSG("non-contiguous datatype");
 		return hc_error(-1, MPI_ERR_TYPE, fn);
 	}
-	int rc = hympi_go_reduce_local((void *)inbuf, inoutbuf, r.esize * count, r.op, r.dt, r.esize, r.base, r.nbase);
+	int rc = hympi_go_reduce_local((void *)inbuf, inoutbuf, r.esize * count, &r);
 	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
 }
 

@@ -36,7 +36,7 @@ const (
 )
 
 func redOf(r *C.hc_red) (mpi.Datatype, mpi.Op, C.int) {
-	return reduction(uintptr(r.op), uintptr(r.dt), int64(r.esize), uintptr(r.base), int64(r.nbase))
+	return reduction(uintptr(r.op), uintptr(r.dt), int64(r.esize), uintptr(r.base), int64(r.nbase), r.builtin_ok != 0)
 }
 
 //export hympi_go_barrier
@@ -246,8 +246,13 @@ func hympi_go_alltoallv(ci C.int, send unsafe.Pointer, scounts, sdispls *C.int, 
 	return errCode(c.Alltoallv(s, sc, sd, r, rc2, rd))
 }
 
-func newReqHandle(r *mpi.Request, ci C.int, req *C.intptr_t) {
-	*req = C.intptr_t(makeHandle(kindReq, reqs.put(&creq{r: r, ci: ci, active: true})))
+func newReqHandle(r *mpi.Request, ci C.int, req *C.intptr_t) C.int {
+	q := newReq(req, nil)
+	if q == nil {
+		return C.MPI_ERR_NO_MEM
+	}
+	q.r, q.ci, q.active = r, ci, true
+	return 0
 }
 
 //export hympi_go_ibarrier
@@ -260,8 +265,7 @@ func hympi_go_ibarrier(ci C.int, req *C.intptr_t) C.int {
 	if err != nil {
 		return errCode(err)
 	}
-	newReqHandle(r, ci, req)
-	return 0
+	return newReqHandle(r, ci, req)
 }
 
 //export hympi_go_ibcast
@@ -274,8 +278,7 @@ func hympi_go_ibcast(ci C.int, buf unsafe.Pointer, n C.int64_t, root C.int, req 
 	if err != nil {
 		return errCode(err)
 	}
-	newReqHandle(r, ci, req)
-	return 0
+	return newReqHandle(r, ci, req)
 }
 
 //export hympi_go_iallreduce
@@ -296,6 +299,5 @@ func hympi_go_iallreduce(ci C.int, send, recv unsafe.Pointer, n C.int64_t, red *
 	if err != nil {
 		return errCode(err)
 	}
-	newReqHandle(q, ci, req)
-	return 0
+	return newReqHandle(q, ci, req)
 }

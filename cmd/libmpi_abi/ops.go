@@ -28,10 +28,32 @@ const (
 	opMaxloc = 0x39
 )
 
-var nativeOps = map[uintptr]mpi.Op{
-	opSum: mpi.Sum, opProd: mpi.Prod, opMax: mpi.Max, opMin: mpi.Min,
-	opLand: mpi.Land, opLor: mpi.Lor, opLxor: mpi.Lxor,
-	opBand: mpi.Band, opBor: mpi.Bor, opBxor: mpi.Bxor,
+// nativeOp maps the predefined operators the engine has (a switch, not a
+// map: this is on every reduction's path).
+func nativeOp(op uintptr) (mpi.Op, bool) {
+	switch op {
+	case opSum:
+		return mpi.Sum, true
+	case opProd:
+		return mpi.Prod, true
+	case opMax:
+		return mpi.Max, true
+	case opMin:
+		return mpi.Min, true
+	case opLand:
+		return mpi.Land, true
+	case opLor:
+		return mpi.Lor, true
+	case opLxor:
+		return mpi.Lxor, true
+	case opBand:
+		return mpi.Band, true
+	case opBor:
+		return mpi.Bor, true
+	case opBxor:
+		return mpi.Bxor, true
+	}
+	return 0, false
 }
 
 // nativeType maps the predefined C types the engine reduces natively.
@@ -82,13 +104,17 @@ var (
 // reduction is the engine datatype and operator for reducing elements of
 // the C datatype dt (esize bytes, made of nbase elements of the predefined
 // type base) with the C operator op.
-func reduction(op, dt uintptr, esize int64, base uintptr, nbase int64) (mpi.Datatype, mpi.Op, C.int) {
+//
+// builtinOK is hc_builtin_ok(op, base) for a predefined op (hc_red_init).
+// The common case, a predefined op on a type the engine reduces natively,
+// takes no lock, no map lookup and no call into C.
+func reduction(op, dt uintptr, esize int64, base uintptr, nbase int64, builtinOK bool) (mpi.Datatype, mpi.Op, C.int) {
 	if op < 0x1000 {
-		if op == hOpNull || C.hc_builtin_ok(C.intptr_t(op), C.intptr_t(base)) == 0 {
+		if !builtinOK {
 			return 0, 0, C.MPI_ERR_OP
 		}
 		if t, ok := nativeType(base); ok {
-			if o, ok := nativeOps[op]; ok {
+			if o, ok := nativeOp(op); ok {
 				return t, o, 0
 			}
 		}
@@ -188,8 +214,8 @@ func hympi_go_op_commutative(op C.intptr_t, commute *C.int) C.int {
 }
 
 //export hympi_go_reduce_local
-func hympi_go_reduce_local(in, inout unsafe.Pointer, n C.int64_t, op, dt C.intptr_t, esize C.int64_t, base C.intptr_t, nbase C.int64_t) C.int {
-	t, o, rc := reduction(uintptr(op), uintptr(dt), int64(esize), uintptr(base), int64(nbase))
+func hympi_go_reduce_local(in, inout unsafe.Pointer, n C.int64_t, red *C.hc_red) C.int {
+	t, o, rc := redOf(red)
 	if rc != 0 {
 		return rc
 	}

@@ -9,6 +9,10 @@
 
 enum { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
 
+/* Initial-exec: a plain %fs-relative access, no __tls_get_addr call (the Go
+ * runtime in this library already needs static TLS). */
+static __thread hc_reqcache hc_rcache __attribute__((tls_model("initial-exec")));
+
 #define COMM(ci, comm, fn)                                                     \
 	int ci = hc_comm_index(comm);                                          \
 	if (__builtin_expect(ci < 0, 0)) return hc_error(-1, MPI_ERR_COMM, fn)
@@ -127,7 +131,7 @@ static int hc_isend(const void *buf, int64_t count, MPI_Datatype dt, int dest, i
 		hc_type_pack(dt, count, buf, tmp);
 		buf = tmp;
 	}
-	int rc = hympi_go_isend(ci, (void *)buf, n, dest, tag, mode, tmp, (intptr_t *)req);
+	int rc = hympi_go_isend(ci, (void *)buf, n, dest, tag, mode, tmp, (intptr_t *)req, &hc_rcache);
 	if (rc) free(tmp);
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
 }
@@ -163,7 +167,8 @@ static int hc_irecv(void *buf, int64_t count, MPI_Datatype dt, int source, int t
 	void *tmp = NULL;
 	if (__builtin_expect(!hc_type_contig(dt), 0) && !(tmp = malloc(n ? n : 1)))
 		return hc_error(ci, MPI_ERR_NO_MEM, fn);
-	int rc = hympi_go_irecv(ci, tmp ? tmp : buf, n, source, tag, tmp, buf, (intptr_t)dt, count, (intptr_t *)req);
+	int rc = hympi_go_irecv(ci, tmp ? tmp : buf, n, source, tag, tmp, buf, (intptr_t)dt, count, (intptr_t *)req,
+				&hc_rcache);
 	if (rc) free(tmp);
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
 }
@@ -240,14 +245,14 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
 	HC_GUARD("MPI_Wait");
-	int rc = hympi_go_wait(request, status);
+	int rc = hympi_go_wait(request, status, &hc_rcache);
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_req_error(rc, "MPI_Wait");
 }
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
 	HC_GUARD("MPI_Test");
-	int rc = hympi_go_test(request, flag, status);
+	int rc = hympi_go_test(request, flag, status, &hc_rcache);
 	return rc ? hc_req_error(rc, "MPI_Test") : MPI_SUCCESS;
 }
 
@@ -255,7 +260,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 {
 	HC_GUARD("MPI_Waitall");
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitall");
-	int rc = hympi_go_waitall(array_of_requests, count, array_of_statuses);
+	int rc = hympi_go_waitall(array_of_requests, count, array_of_statuses, &hc_rcache);
 	return rc ? hc_req_error(rc, "MPI_Waitall") : MPI_SUCCESS;
 }
 

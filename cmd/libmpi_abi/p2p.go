@@ -54,23 +54,32 @@ func hympi_go_recv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int, st
 }
 
 //export hympi_go_isend
-func hympi_go_isend(ci C.int, buf unsafe.Pointer, n C.int64_t, dest, tag, mode C.int, tmp unsafe.Pointer, req *C.intptr_t) C.int {
+func hympi_go_isend(ci C.int, buf unsafe.Pointer, n C.int64_t, dest, tag, mode C.int, tmp unsafe.Pointer, req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
 	}
-	r, err := startSend(c, bytesAt(buf, n), rankIn(dest), int(tag), int(mode))
+	// The slot first: its spare engine request carries the operation.
+	q, i := reqs.alloc(cache)
+	if q == nil {
+		return C.MPI_ERR_NO_MEM
+	}
+	r, err := startSend(c, q.spare, bytesAt(buf, n), rankIn(dest), int(tag), int(mode))
 	if err != nil {
+		reqs.del(i, cache)
 		return errCode(err)
 	}
-	*req = C.intptr_t(makeHandle(kindReq, reqs.put(&creq{r: r, ci: ci, active: true, tmp: tmp})))
+	q.r, q.spare, q.ci, q.active, q.tmp = r, nil, ci, true, tmp
+	*req = C.intptr_t(makeHandle(kindReq, i))
 	return 0
 }
 
-func startSend(c *mpi.Comm, b []byte, dest, tag, mode int) (*mpi.Request, error) {
+// startSend starts a send in the engine request old if it can be reused
+// (mpi.Comm.IsendIn), else in a new one.
+func startSend(c *mpi.Comm, old *mpi.Request, b []byte, dest, tag, mode int) (*mpi.Request, error) {
 	switch mode {
 	case modeSync:
-		return c.Issend(b, dest, tag)
+		return c.IssendIn(old, b, dest, tag)
 	case modeBuffered:
 		// The engine has no nonblocking buffered send; a buffered send
 		// completes locally, so doing it now and handing back a completed
@@ -78,24 +87,30 @@ func startSend(c *mpi.Comm, b []byte, dest, tag, mode int) (*mpi.Request, error)
 		if err := c.Bsend(b, dest, tag); err != nil {
 			return nil, err
 		}
-		return c.Isend(nil, mpi.ProcNull, 0)
+		return c.IsendIn(old, nil, mpi.ProcNull, 0)
 	}
-	return c.Isend(b, dest, tag)
+	return c.IsendIn(old, b, dest, tag)
 }
 
 //export hympi_go_irecv
 func hympi_go_irecv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int,
-	tmp, ubuf unsafe.Pointer, dt C.intptr_t, count C.int64_t, req *C.intptr_t) C.int {
+	tmp, ubuf unsafe.Pointer, dt C.intptr_t, count C.int64_t, req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
 	}
-	r, err := c.Irecv(bytesAt(buf, n), rankIn(src), tagIn(tag))
+	q, i := reqs.alloc(cache)
+	if q == nil {
+		return C.MPI_ERR_NO_MEM
+	}
+	r, err := c.IrecvIn(q.spare, bytesAt(buf, n), rankIn(src), tagIn(tag))
 	if err != nil {
+		reqs.del(i, cache)
 		return errCode(err)
 	}
-	q := &creq{r: r, ci: ci, active: true, recv: true, tmp: tmp, ubuf: ubuf, dt: dt, count: count}
-	*req = C.intptr_t(makeHandle(kindReq, reqs.put(q)))
+	q.r, q.spare, q.ci, q.active, q.recv = r, nil, ci, true, true
+	q.tmp, q.ubuf, q.dt, q.count = tmp, ubuf, dt, count
+	*req = C.intptr_t(makeHandle(kindReq, i))
 	return 0
 }
 

@@ -7,25 +7,36 @@ package main
 import "C"
 
 import (
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/hympi/hympi/mpi"
 )
 
 // creq is a request as C sees it: an engine request plus, for persistent
-// requests, the arguments each MPI_Start replays.
+// requests, the arguments each MPI_Start replays. creqs live in reqTable's
+// slots and are recycled: a request costs no Go allocation of its own.
 type creq struct {
 	r         *mpi.Request // the operation in flight (nil when inactive)
 	ci        C.int        // communicator index, for its error handler
 	active    bool
 	recv      bool
 	cancelled bool
+	used      bool  // the slot holds a live request
+	nextFree  int32 // free list link while unused
 
 	persistent bool
 	buf        unsafe.Pointer // C memory
 	n          C.int64_t
 	peer, tag  int // engine values
 	mode       int
+
+	// spare is the engine request of the slot's last completed operation,
+	// handed back to the engine for the next one (mpi.Comm.IsendIn): a
+	// request then allocates nothing. It stays with the slot when the slot
+	// is freed.
+	spare *mpi.Request
 
 	// A non-contiguous datatype travels packed through tmp (C memory the
 	// request owns): count elements of dt at ubuf, packed before each send
@@ -44,7 +55,138 @@ func (q *creq) release() {
 	}
 }
 
-var reqs table[creq]
+// Request slots come in chunks that never move once allocated, so a *creq
+// stays valid for the life of the process and lookups need no lock: the
+// handle a thread passes was created before (MPI requires it), which orders
+// the slot's writes before its reads. Only allocation and freeing, which
+// change the free list, take the mutex.
+const (
+	reqChunkBits = 10
+	reqChunk     = 1 << reqChunkBits
+	reqMaxChunks = (indexMask + 1) / reqChunk
+)
+
+type reqTable struct {
+	mu     sync.Mutex
+	chunks [reqMaxChunks]atomic.Pointer[[reqChunk]creq]
+	n      atomic.Int32 // slots ever handed out: indexes below n are allocated
+	free   int32        // head of the free list, -1 when empty (under mu)
+}
+
+var reqs = reqTable{free: -1}
+
+// alloc returns a cleared slot and its index (-1 when all 2^24 are in
+// use). With a thread cache c it takes the slot from c, refilling c under
+// the mutex when it is empty.
+func (t *reqTable) alloc(c *C.hc_reqcache) (*creq, int) {
+	if c == nil || c.n == 0 {
+		t.mu.Lock()
+		if c == nil {
+			i := t.take()
+			t.mu.Unlock()
+			if i < 0 {
+				return nil, -1
+			}
+			return t.use(i), i
+		}
+		// Half full: the next frees have room before a spill.
+		for c.n < C.HC_REQCACHE/2 {
+			i := t.take()
+			if i < 0 {
+				break
+			}
+			c.idx[c.n] = C.int(i)
+			c.n++
+		}
+		t.mu.Unlock()
+		if c.n == 0 {
+			return nil, -1
+		}
+	}
+	c.n--
+	i := int(c.idx[c.n])
+	return t.use(i), i
+}
+
+// take removes a slot from the free list, or a new one (-1: table full).
+// Called with t.mu held.
+func (t *reqTable) take() int {
+	if i := t.free; i >= 0 {
+		t.free = t.slot(int(i)).nextFree
+		return int(i)
+	}
+	i := t.n.Load()
+	if int(i) >= reqMaxChunks*reqChunk {
+		return -1
+	}
+	if i%reqChunk == 0 {
+		t.chunks[i/reqChunk].Store(new([reqChunk]creq))
+	}
+	t.n.Store(i + 1)
+	return int(i)
+}
+
+func (t *reqTable) use(i int) *creq {
+	q := t.slot(i)
+	q.used = true
+	return q
+}
+
+func (t *reqTable) slot(i int) *creq {
+	return &t.chunks[i>>reqChunkBits].Load()[i&(reqChunk-1)]
+}
+
+// get is the live request at index i, nil if there is none.
+func (t *reqTable) get(i int) *creq {
+	if i < 0 || i >= int(t.n.Load()) {
+		return nil
+	}
+	if q := t.slot(i); q.used {
+		return q
+	}
+	return nil
+}
+
+// del clears slot i (dropping its Go pointers but the spare request) and
+// puts it in the thread cache c if there is one with room, else on the free
+// list, with half of a full cache.
+func (t *reqTable) del(i int, c *C.hc_reqcache) {
+	q := t.get(i)
+	if q == nil {
+		return
+	}
+	*q = creq{spare: q.spare}
+	if c != nil && c.n < C.HC_REQCACHE {
+		c.idx[c.n] = C.int(i)
+		c.n++
+		return
+	}
+	t.mu.Lock()
+	t.put(i)
+	for c != nil && c.n > C.HC_REQCACHE/2 {
+		c.n--
+		t.put(int(c.idx[c.n]))
+	}
+	t.mu.Unlock()
+}
+
+// put pushes slot i on the free list. Called with t.mu held.
+func (t *reqTable) put(i int) {
+	t.slot(i).nextFree = t.free
+	t.free = int32(i)
+}
+
+// newReq allocates a request slot (from the thread cache c, if not nil)
+// and writes its handle to *req; it is nil (and *req untouched) when the
+// table is full.
+func newReq(req *C.intptr_t, c *C.hc_reqcache) *creq {
+	q, i := reqs.alloc(c)
+	if q == nil {
+		return nil
+	}
+	*req = C.intptr_t(makeHandle(kindReq, i))
+	return q
+}
 
 // packErr carries the communicator whose error handler applies along with
 // the code: hc_req_error in C unpacks it.
@@ -84,9 +226,11 @@ func lookup(h uintptr) (q *creq, idx int, ok bool) {
 // finish records the completion of q (status st, error err) in the
 // caller's status and handle: a non-persistent request is freed and its
 // handle set to MPI_REQUEST_NULL, a persistent one becomes inactive.
-func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Status) C.int {
+//
+// cache is the calling thread's slot cache, or nil.
+func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Status, cache *C.hc_reqcache) C.int {
 	q.active = false
-	q.r = nil
+	q.spare, q.r = q.r, nil // reused only if the engine says it is safe
 	if err == nil || mpi.ClassOf(err) == mpi.ErrTruncate {
 		fillStatus(st, s, q.cancelled)
 		if q.tmp != nil && q.recv {
@@ -95,14 +239,14 @@ func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Sta
 	}
 	if !q.persistent {
 		q.release()
-		reqs.del(idx)
+		reqs.del(idx, cache)
 		*h = hRequestNull
 	}
 	return errCode(err)
 }
 
 //export hympi_go_wait
-func hympi_go_wait(hp unsafe.Pointer, st *C.MPI_Status) C.int {
+func hympi_go_wait(hp unsafe.Pointer, st *C.MPI_Status, cache *C.hc_reqcache) C.int {
 	h := (*uintptr)(hp)
 	q, idx, ok := lookup(*h)
 	if !ok {
@@ -113,11 +257,11 @@ func hympi_go_wait(hp unsafe.Pointer, st *C.MPI_Status) C.int {
 		return 0
 	}
 	s, err := q.r.Wait()
-	return packErr(q.ci, finish(q, idx, h, s, err, st))
+	return packErr(q.ci, finish(q, idx, h, s, err, st, cache))
 }
 
 //export hympi_go_test
-func hympi_go_test(hp unsafe.Pointer, flag *C.int, st *C.MPI_Status) C.int {
+func hympi_go_test(hp unsafe.Pointer, flag *C.int, st *C.MPI_Status, cache *C.hc_reqcache) C.int {
 	h := (*uintptr)(hp)
 	q, idx, ok := lookup(*h)
 	if !ok {
@@ -133,24 +277,35 @@ func hympi_go_test(hp unsafe.Pointer, flag *C.int, st *C.MPI_Status) C.int {
 		*flag = 0
 		return 0
 	}
-	return packErr(q.ci, finish(q, idx, h, s, err, st))
+	return packErr(q.ci, finish(q, idx, h, s, err, st, cache))
 }
 
-// multi is the state of one call over an array of requests.
+// multi is the state of one call over an array of requests. Its slices
+// are scratch reused through multiPool (per-P, no lock in the common case),
+// so that polling with MPI_Testall/Testany/Testsome allocates nothing.
 type multi struct {
-	hs  []uintptr
-	qs  []*creq
-	ids []int
-	n   int // active requests
+	hs    []uintptr
+	qs    []*creq
+	ids   []int
+	rs    []*mpi.Request
+	ss    []mpi.Status
+	codes []C.int
+	n     int // active requests
 }
 
+var multiPool = sync.Pool{New: func() any { return new(multi) }}
+
+// newMulti looks up the n handles at p; the caller releases m when done.
 func newMulti(p unsafe.Pointer, n C.int) (*multi, C.int) {
-	m := &multi{hs: reqView(p, n)}
-	m.qs = make([]*creq, len(m.hs))
-	m.ids = make([]int, len(m.hs))
+	m := multiPool.Get().(*multi)
+	m.hs = reqView(p, n)
+	m.qs = resize(m.qs, len(m.hs))
+	m.ids = resize(m.ids, len(m.hs))
+	m.n = 0
 	for i, h := range m.hs {
 		q, idx, ok := lookup(h)
 		if !ok {
+			m.release()
 			return nil, C.MPI_ERR_REQUEST
 		}
 		if q != nil && q.active {
@@ -161,18 +316,42 @@ func newMulti(p unsafe.Pointer, n C.int) (*multi, C.int) {
 	return m, 0
 }
 
-func (m *multi) engineReqs() []*mpi.Request {
-	rs := make([]*mpi.Request, len(m.qs))
-	for i, q := range m.qs {
-		if q != nil {
-			rs[i] = q.r
-		}
-	}
-	return rs
+// release returns m to the pool without references into C memory or to
+// engine requests.
+func (m *multi) release() {
+	clear(m.qs)
+	clear(m.rs)
+	m.hs = nil
+	multiPool.Put(m)
 }
 
+// resize is s with n zero elements, reusing its array when it is big enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+func (m *multi) engineReqs() []*mpi.Request {
+	m.rs = resize(m.rs, len(m.qs))
+	for i, q := range m.qs {
+		if q != nil {
+			m.rs[i] = q.r
+		}
+	}
+	return m.rs
+}
+
+// waitBatch is how many requests MPI_Waitall hands the engine at once: the
+// scratch arrays live on the stack, so a Waitall allocates nothing. Waiting
+// for a long array batch by batch is the same as waiting for all of it.
+const waitBatch = 64
+
 //export hympi_go_waitall
-func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status) C.int {
+func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status, cache *C.hc_reqcache) C.int {
 	hs := reqView(p, n)
 	// Validate every handle before completing any.
 	for _, h := range hs {
@@ -182,20 +361,42 @@ func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status) C.int {
 	}
 	var codes []C.int // allocated only when something failed
 	firstComm := C.int(-1)
-	for i := range hs {
-		st := statusAt(sts, i)
-		q, idx, _ := lookup(hs[i])
-		if q == nil || !q.active {
-			emptyStatus(st)
-			continue
-		}
-		s, err := q.r.Wait()
-		if code := finish(q, idx, &hs[i], s, err, st); code != 0 {
-			if codes == nil {
-				codes = make([]C.int, len(hs))
-				firstComm = q.ci
+	var rs [waitBatch]*mpi.Request
+	var ss [waitBatch]mpi.Status
+	var es [waitBatch]error
+	for base := 0; base < len(hs); base += waitBatch {
+		batch := hs[base:min(base+waitBatch, len(hs))]
+		for j, h := range batch {
+			rs[j] = nil
+			if q, _, _ := lookup(h); q != nil && q.active {
+				rs[j] = q.r
+			} else {
+				emptyStatus(statusAt(sts, base+j))
 			}
-			codes[i] = code
+		}
+		werr := mpi.WaitallInto(rs[:len(batch)], ss[:], es[:])
+		for j := range batch {
+			if rs[j] == nil {
+				continue
+			}
+			// Looked up again: the same handle twice in the array (an
+			// erroneous program) finds the slot already freed.
+			q, idx, _ := lookup(batch[j])
+			if q == nil || !q.active {
+				continue
+			}
+			s, err := ss[j], es[j]
+			if werr != nil {
+				s, err = mpi.Status{}, werr
+			}
+			es[j] = nil // drop the reference for the collector
+			if code := finish(q, idx, &batch[j], s, err, statusAt(sts, base+j), cache); code != 0 {
+				if codes == nil {
+					codes = make([]C.int, len(hs))
+					firstComm = q.ci
+				}
+				codes[base+j] = code
+			}
 		}
 	}
 	if codes == nil {
@@ -215,6 +416,7 @@ func hympi_go_testall(p unsafe.Pointer, n C.int, flag *C.int, sts *C.MPI_Status)
 	if rc != 0 {
 		return rc
 	}
+	defer m.release()
 	*flag = 1
 	if m.n == 0 {
 		for i := range m.hs {
@@ -222,7 +424,9 @@ func hympi_go_testall(p unsafe.Pointer, n C.int, flag *C.int, sts *C.MPI_Status)
 		}
 		return 0
 	}
-	ss, done, err := mpi.Testall(m.engineReqs())
+	m.ss = resize(m.ss, len(m.qs))
+	ss := m.ss
+	done, err := mpi.TestallInto(m.engineReqs(), ss)
 	if !done && err == nil {
 		*flag = 0
 		return 0
@@ -235,13 +439,19 @@ func hympi_go_testall(p unsafe.Pointer, n C.int, flag *C.int, sts *C.MPI_Status)
 			emptyStatus(st)
 			continue
 		}
-		code := finish(q, m.ids[i], &m.hs[i], ss[i], nil, st)
+		code := finish(q, m.ids[i], &m.hs[i], ss[i], nil, st, nil)
 		if st != nil {
 			st.MPI_ERROR = code
 		}
 	}
 	if err != nil {
-		first, firstComm = errCode(err), m.qs[0].ci
+		first = errCode(err)
+		for _, q := range m.qs {
+			if q != nil {
+				firstComm = q.ci
+				break
+			}
+		}
 		return packErr(firstComm, first)
 	}
 	return 0
@@ -253,6 +463,7 @@ func hympi_go_waitany(p unsafe.Pointer, n C.int, index *C.int, st *C.MPI_Status)
 	if rc != 0 {
 		return rc
 	}
+	defer m.release()
 	if m.n == 0 {
 		*index = C.MPI_UNDEFINED
 		emptyStatus(st)
@@ -265,7 +476,7 @@ func hympi_go_waitany(p unsafe.Pointer, n C.int, index *C.int, st *C.MPI_Status)
 	}
 	*index = C.int(i)
 	q := m.qs[i]
-	return packErr(q.ci, finish(q, m.ids[i], &m.hs[i], s, err, st))
+	return packErr(q.ci, finish(q, m.ids[i], &m.hs[i], s, err, st, nil))
 }
 
 //export hympi_go_testany
@@ -274,6 +485,7 @@ func hympi_go_testany(p unsafe.Pointer, n C.int, index, flag *C.int, st *C.MPI_S
 	if rc != 0 {
 		return rc
 	}
+	defer m.release()
 	*index = C.MPI_UNDEFINED
 	*flag = 1
 	if m.n == 0 {
@@ -287,7 +499,7 @@ func hympi_go_testany(p unsafe.Pointer, n C.int, index, flag *C.int, st *C.MPI_S
 		s, done, err := q.r.Test()
 		if done || err != nil {
 			*index = C.int(i)
-			return packErr(q.ci, finish(q, m.ids[i], &m.hs[i], s, err, st))
+			return packErr(q.ci, finish(q, m.ids[i], &m.hs[i], s, err, st, nil))
 		}
 	}
 	*flag = 0
@@ -306,7 +518,7 @@ func (m *multi) some(out *int, indices []C.int, sts *C.MPI_Status, codes []C.int
 			continue
 		}
 		indices[*out] = C.int(i)
-		codes[*out] = finish(q, m.ids[i], &m.hs[i], s, err, statusAt(sts, *out))
+		codes[*out] = finish(q, m.ids[i], &m.hs[i], s, err, statusAt(sts, *out), nil)
 		*out++
 	}
 }
@@ -336,12 +548,14 @@ func hympi_go_testsome(p unsafe.Pointer, n C.int, outcount *C.int, indices *C.in
 	if rc != 0 {
 		return rc
 	}
+	defer m.release()
 	if m.n == 0 {
 		*outcount = C.MPI_UNDEFINED
 		return 0
 	}
 	idx := unsafe.Slice(indices, int(n))
-	codes := make([]C.int, len(m.hs))
+	m.codes = resize(m.codes, len(m.hs))
+	codes := m.codes
 	out := 0
 	m.some(&out, idx, sts, codes)
 	return someResult(m, out, outcount, sts, codes)
@@ -353,12 +567,14 @@ func hympi_go_waitsome(p unsafe.Pointer, n C.int, outcount *C.int, indices *C.in
 	if rc != 0 {
 		return rc
 	}
+	defer m.release()
 	if m.n == 0 {
 		*outcount = C.MPI_UNDEFINED
 		return 0
 	}
 	idx := unsafe.Slice(indices, int(n))
-	codes := make([]C.int, len(m.hs))
+	m.codes = resize(m.codes, len(m.hs))
+	codes := m.codes
 	out := 0
 	m.some(&out, idx, sts, codes)
 	if out == 0 {
@@ -368,7 +584,7 @@ func hympi_go_waitsome(p unsafe.Pointer, n C.int, outcount *C.int, indices *C.in
 		}
 		q := m.qs[i]
 		idx[0] = C.int(i)
-		codes[0] = finish(q, m.ids[i], &m.hs[i], s, err, statusAt(sts, 0))
+		codes[0] = finish(q, m.ids[i], &m.hs[i], s, err, statusAt(sts, 0), nil)
 		out = 1
 		m.some(&out, idx, sts, codes)
 	}
@@ -387,7 +603,7 @@ func hympi_go_request_free(hp unsafe.Pointer) C.int {
 	if !q.active {
 		q.release()
 	}
-	reqs.del(idx)
+	reqs.del(idx, nil)
 	*h = hRequestNull
 	return 0
 }
@@ -434,14 +650,17 @@ func hympi_go_prequest(ci C.int, buf unsafe.Pointer, n C.int64_t, peer, tag, mod
 	if _, rc := commAt(ci); rc != 0 {
 		return rc
 	}
-	q := &creq{ci: ci, persistent: true, buf: buf, n: n, mode: int(mode), recv: recv != 0,
-		tmp: tmp, ubuf: ubuf, dt: dt, count: count}
+	q := newReq(req, nil)
+	if q == nil {
+		return C.MPI_ERR_NO_MEM
+	}
+	q.ci, q.persistent, q.buf, q.n, q.mode, q.recv = ci, true, buf, n, int(mode), recv != 0
+	q.tmp, q.ubuf, q.dt, q.count = tmp, ubuf, dt, count
 	q.peer = rankIn(peer)
 	q.tag = int(tag)
 	if q.recv {
 		q.tag = tagIn(tag)
 	}
-	*req = C.intptr_t(makeHandle(kindReq, reqs.put(q)))
 	return 0
 }
 
@@ -462,17 +681,17 @@ func hympi_go_start(p unsafe.Pointer, n C.int) C.int {
 		var r *mpi.Request
 		var err error
 		if q.recv {
-			r, err = c.Irecv(bytesAt(q.buf, q.n), q.peer, q.tag)
+			r, err = c.IrecvIn(q.spare, bytesAt(q.buf, q.n), q.peer, q.tag)
 		} else {
 			if q.tmp != nil {
 				pack(q)
 			}
-			r, err = startSend(c, bytesAt(q.buf, q.n), q.peer, q.tag, q.mode)
+			r, err = startSend(c, q.spare, bytesAt(q.buf, q.n), q.peer, q.tag, q.mode)
 		}
 		if err != nil {
 			return packErr(q.ci, errCode(err))
 		}
-		q.r, q.active, q.cancelled = r, true, false
+		q.r, q.spare, q.active, q.cancelled = r, nil, true, false
 	}
 	return 0
 }

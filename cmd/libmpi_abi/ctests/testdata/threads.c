@@ -1,6 +1,10 @@
 /* MPI_THREAD_MULTIPLE: several threads of every rank communicate at once
  * (blocking and nonblocking, each thread on its own tag), and a thread
- * other than the main one is not the main thread. */
+ * other than the main one is not the main thread. Then each thread posts a
+ * window of requests that another thread completes: request slots move
+ * between the threads' slot caches, and the windows are larger than a
+ * cache (HC_REQCACHE), so caches refill from and spill to the shared free
+ * list while other threads do the same. */
 #include <pthread.h>
 #include "check.h"
 
@@ -8,6 +12,40 @@
 #define ITERS 300
 
 static int rank, size;
+
+#define WIN 100
+#define ROUNDS 30
+static MPI_Request xreq[NTHREADS][2 * WIN];
+static int xin[NTHREADS][WIN], xout[NTHREADS][WIN];
+static pthread_barrier_t bar;
+
+/* handoff: thread t posts WIN self-messages on its own tag; after a
+ * barrier thread t completes thread t+1's requests (MPI_Wait one by one or
+ * MPI_Waitall, alternately) and checks what they received. */
+static void handoff(int t)
+{
+	int o = (t + 1) % NTHREADS;
+	for (int round = 0; round < ROUNDS; round++) {
+		for (int j = 0; j < WIN; j++) {
+			xout[t][j] = rank * 1000000 + round * 1000 + j;
+			xin[t][j] = -1;
+			CHECK_RC(MPI_Irecv(&xin[t][j], 1, MPI_INT, rank, 100 + t, MPI_COMM_WORLD, &xreq[t][j]));
+			CHECK_RC(MPI_Isend(&xout[t][j], 1, MPI_INT, rank, 100 + t, MPI_COMM_WORLD, &xreq[t][WIN + j]));
+		}
+		pthread_barrier_wait(&bar);
+		if (round % 2) {
+			CHECK_RC(MPI_Waitall(2 * WIN, xreq[o], MPI_STATUSES_IGNORE));
+		} else {
+			for (int j = 2 * WIN - 1; j >= 0; j--) {
+				MPI_Status st;
+				CHECK_RC(MPI_Wait(&xreq[o][j], &st));
+			}
+		}
+		for (int j = 0; j < 2 * WIN; j++) CHECK(xreq[o][j] == MPI_REQUEST_NULL);
+		for (int j = 0; j < WIN; j++) CHECK(xin[o][j] == rank * 1000000 + round * 1000 + j);
+		pthread_barrier_wait(&bar);
+	}
+}
 
 static void *worker(void *arg)
 {
@@ -30,6 +68,7 @@ static void *worker(void *arg)
 		}
 		for (int k = 0; k < 8; k++) CHECK(in[k] == prev * 1000000 + t * 10000 + i * 8 + k);
 	}
+	handoff(t);
 	return NULL;
 }
 
@@ -40,6 +79,7 @@ int main(int argc, char **argv)
 	CHECK(provided == MPI_THREAD_MULTIPLE);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	CHECK(pthread_barrier_init(&bar, NULL, NTHREADS) == 0);
 	pthread_t th[NTHREADS];
 	for (int t = 0; t < NTHREADS; t++) CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0);
 	for (int t = 0; t < NTHREADS; t++) pthread_join(th[t], NULL);
