@@ -54,14 +54,7 @@ func WaitallInto(reqs []*Request, sts []Status, errs []error) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := e.waitUntil(func() bool {
-		for _, r := range reqs {
-			if r != nil && !r.done {
-				return false
-			}
-		}
-		return true
-	}); err != nil {
+	if err := e.waitUntil(func() bool { return allDone(reqs) }); err != nil {
 		return err
 	}
 	for i, r := range reqs {
@@ -116,21 +109,8 @@ func TestallInto(reqs []*Request, sts []Status) (bool, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.progress()
-	for _, r := range reqs {
-		if r != nil && !r.done {
-			return false, nil
-		}
+	if !allDone(reqs) {
+		return false, nil
 	}
-	var first error
-	for i, r := range reqs {
-		if r == nil {
-			continue
-		}
-		st, err := r.collect()
-		sts[i] = st
-		if err != nil && first == nil {
-			first = err
-		}
-	}
-	return true, first
+	return true, collectAll(reqs, sts)
 }

@@ -164,16 +164,26 @@ func Waitall(reqs []*Request) ([]Status, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := e.waitUntil(func() bool {
-		for _, r := range reqs {
-			if r != nil && !r.done {
-				return false
-			}
-		}
-		return true
-	}); err != nil {
+	if err := e.waitUntil(func() bool { return allDone(reqs) }); err != nil {
 		return sts, err
 	}
+	return sts, collectAll(reqs, sts)
+}
+
+// allDone says whether every non-nil request has completed. Called with
+// the engine locked.
+func allDone(reqs []*Request) bool {
+	for _, r := range reqs {
+		if r != nil && !r.done {
+			return false
+		}
+	}
+	return true
+}
+
+// collectAll collects every non-nil completed request into sts and returns
+// the first request's error. Called with the engine locked.
+func collectAll(reqs []*Request, sts []Status) error {
 	var first error
 	for i, r := range reqs {
 		if r == nil {
@@ -185,7 +195,7 @@ func Waitall(reqs []*Request) ([]Status, error) {
 			first = err
 		}
 	}
-	return sts, first
+	return first
 }
 
 // Waitany waits until one of the requests completes and returns its index.
@@ -219,32 +229,10 @@ func Waitany(reqs []*Request) (int, Status, error) {
 // Testall reports whether every request has completed; only then are the
 // statuses returned and the requests spent.
 func Testall(reqs []*Request) ([]Status, bool, error) {
-	e, err := reqsEngine("Testall", reqs)
-	if err != nil {
+	sts := make([]Status, len(reqs))
+	done, err := TestallInto(reqs, sts)
+	if !done {
 		return nil, false, err
 	}
-	sts := make([]Status, len(reqs))
-	if e == nil {
-		return sts, true, nil
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.progress()
-	for _, r := range reqs {
-		if r != nil && !r.done {
-			return nil, false, nil
-		}
-	}
-	var first error
-	for i, r := range reqs {
-		if r == nil {
-			continue
-		}
-		st, err := r.collect()
-		sts[i] = st
-		if err != nil && first == nil {
-			first = err
-		}
-	}
-	return sts, true, first
+	return sts, true, err
 }
