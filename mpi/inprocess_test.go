@@ -309,14 +309,7 @@ func TestInProcessDirectExchange(t *testing.T) {
 // eager and complete without the receiver); once the receiver keeps up, the
 // threshold decays back to the topology base.
 func TestInProcessSkewAdapts(t *testing.T) {
-	comms := inProcessDirectJob(t, 2, directAuto)
-	for _, c := range comms {
-		for p := range c.e.counters {
-			c.e.counters[p].Threshold = 32 << 10
-		}
-		c.e.setupSkew()
-		c.e.skew.on = true
-	}
+	comms := skewJob(t)
 	const size, window, slowRounds, fastRounds = 256 << 10, 16, 4, 40
 	runRanks(t, comms, func(c *Comm) error {
 		buf := make([]byte, size)
@@ -398,14 +391,7 @@ func TestInProcessPingPongNoSkew(t *testing.T) {
 		// next post (matching, pinning) to as long as half a copy.
 		t.Skip("timing verdicts are meaningless under the race detector")
 	}
-	comms := inProcessDirectJob(t, 2, directAuto)
-	for _, c := range comms {
-		for p := range c.e.counters {
-			c.e.counters[p].Threshold = 32 << 10
-		}
-		c.e.setupSkew()
-		c.e.skew.on = true
-	}
+	comms := skewJob(t)
 	const size, rounds = 256 << 10, 2000
 	runRanks(t, comms, func(c *Comm) error {
 		sbuf, rbuf := make([]byte, size), make([]byte, size)
@@ -433,4 +419,19 @@ func TestInProcessPingPongNoSkew(t *testing.T) {
 			t.Errorf("rank %d: ping-pong judged as skew: %+v", c.Rank(), pc)
 		}
 	}
+}
+
+// skewJob is a 2-rank in-process job with direct copy, a 32 KiB base
+// threshold toward each peer and skew feedback on.
+func skewJob(t *testing.T) []*Comm {
+	t.Helper()
+	comms := inProcessDirectJob(t, 2, directAuto)
+	for _, c := range comms {
+		for p := range c.e.counters {
+			c.e.counters[p].Threshold = 32 << 10
+		}
+		c.e.setupSkew()
+		c.e.skew.on = true
+	}
+	return comms
 }
