@@ -1,6 +1,7 @@
 package main
 
 import (
+	"debug/buildinfo"
 	"fmt"
 	"os"
 	"syscall"
@@ -81,7 +82,18 @@ func (j *job) watch(sigs <-chan os.Signal, startErr error) int {
 			if stopping {
 				continue
 			}
-			if f := j.judge(r); f != nil {
+			f := j.judge(r)
+			switch {
+			case f == nil:
+			case f.msg == "":
+				// Failed after a clean Finalize: the job's result, but
+				// the others are not stopped (they are past Finalize
+				// or on their way) and nothing is printed, as MPICH's
+				// launcher does.
+				if status == exitOK {
+					status = f.status
+				}
+			default:
 				j.out.printf("%s", f.msg)
 				status = f.status
 				stop(syscall.SIGTERM, failureGrace)
@@ -148,10 +160,12 @@ func (j *job) judge(r *rank) *failure {
 	case ws.Signaled():
 		sig := ws.Signal()
 		f = &failure{fmt.Sprintf("rank %d (pid %d) killed by signal %s (%v)", r.id, r.pid, unix.SignalName(sig), sig), 128 + int(sig)}
+	case ws.ExitStatus() != 0 && state == shm.StateFinalized:
+		return &failure{"", ws.ExitStatus()}
 	case ws.ExitStatus() != 0:
 		f = &failure{fmt.Sprintf("rank %d (pid %d) exited with status %d", r.id, r.pid, ws.ExitStatus()), ws.ExitStatus()}
 	case state == shm.StateAttached:
-		f = &failure{fmt.Sprintf("rank %d (pid %d) exited without calling mpi.Finalize", r.id, r.pid), exitFailure}
+		f = &failure{fmt.Sprintf("rank %d (pid %d) exited without calling %s", r.id, r.pid, finalizeName(r.app.path)), exitFailure}
 	default:
 		return nil
 	}
@@ -164,6 +178,17 @@ func (j *job) judge(r *rank) *failure {
 		}
 	}
 	return f
+}
+
+// finalizeName is Finalize as the rank's program spells it: a Go program
+// reaches hympi through package mpi, anything else (C, C++, Fortran, a
+// Python binding) through the C library's MPI_Finalize. A Go binary is told
+// by the build information the Go linker writes into every one.
+func finalizeName(path string) string {
+	if _, err := buildinfo.ReadFile(path); err == nil {
+		return "mpi.Finalize"
+	}
+	return "MPI_Finalize"
 }
 
 func abortFailure(r *rank, code int) *failure {
