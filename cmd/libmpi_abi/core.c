@@ -590,6 +590,17 @@ static int hc_attr_io = MPI_ANY_SOURCE;
 static int hc_attr_wtime_global = 1;
 static int hc_attr_universe;
 static int hc_attr_appnum = 0;
+
+/* hc_env_appnum is MPI_APPNUM: which program of an MPMD command line this
+ * rank runs, as hympirun tells it in HYMPI_APPNUM (0 without one). */
+static int hc_env_appnum(void)
+{
+	const char *s = getenv("HYMPI_APPNUM");
+	if (!s || !*s) return 0;
+	char *end;
+	long v = strtol(s, &end, 10);
+	return (*end || v < 0 || v > 0x7fffffff) ? 0 : (int)v;
+}
 static int hc_attr_lastcode;
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn,
@@ -687,7 +698,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
 	case MPI_IO: *out = &hc_attr_io; return MPI_SUCCESS;
 	case MPI_WTIME_IS_GLOBAL: *out = &hc_attr_wtime_global; return MPI_SUCCESS;
 	case MPI_UNIVERSE_SIZE: hc_attr_universe = hc_comms[0].size; *out = &hc_attr_universe; return MPI_SUCCESS;
-	case MPI_APPNUM: *out = &hc_attr_appnum; return MPI_SUCCESS;
+	case MPI_APPNUM: hc_attr_appnum = hc_env_appnum(); *out = &hc_attr_appnum; return MPI_SUCCESS;
 	case MPI_LASTUSEDCODE: hc_attr_lastcode = hc_lastcode; *out = &hc_attr_lastcode; return MPI_SUCCESS;
 	}
 	*flag = 0;
