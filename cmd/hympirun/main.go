@@ -3,26 +3,32 @@
 //
 //	hympirun -n 4 ./ring
 //	hympirun -np 8 --tag-output --timeout 2m -x HYMPI_DIRECT=off ./bench -size 1M
+//	hympirun -n 1 ./master : -n 3 ./worker
+//	hympirun --oversubscribe -np 4 --bind-to socket --report-bindings ./app
+//
+// It takes the options of Open MPI's mpirun and MPICH's mpiexec with their
+// meaning (flags.go, hosts.go), so that scripts written for either run here.
 //
 // hympirun owns the life of a job: it creates the job's shared region
 // (already unlinked, handed to every rank as descriptor 3), starts the ranks
 // with the environment that tells each its place in the job, binds each to a
-// CPU, forwards their output (optionally tagged by rank), forwards
-// SIGINT/SIGTERM/SIGHUP, and watches them. When a rank fails — a non-zero
-// exit, a death by signal, or an exit after mpi.Init without mpi.Finalize —
+// CPU or a domain, forwards their output (optionally tagged by rank),
+// forwards SIGINT/SIGTERM/SIGHUP, and watches them. When a rank fails — a
+// non-zero exit, a death by signal, or an exit after Init without Finalize —
 // it prints one line naming the rank and the cause, stops the other ranks
-// within about a second and exits non-zero. It exits 0 only if every rank
-// exited 0, having finalized if it initialized.
+// within about a second and exits non-zero. A non-zero exit after a clean
+// Finalize fails the job silently, as with MPICH. It exits 0 only if every
+// rank exited 0, having finalized if it initialized.
 //
 // Exit status: 0 on success; the failing rank's exit status (or its Abort
 // code); 128+signo when a rank died by a signal or hympirun itself was
-// signalled; 124 when --timeout expired; 2 for a usage error, in which case
-// nothing was started; 1 for anything else.
+// signalled; 124 when --timeout or MPIEXEC_TIMEOUT expired; 2 for a usage
+// error, in which case nothing was started; 1 for anything else.
 //
 // The files are split by mechanism: flags.go parses the command line,
-// launch.go creates the region and starts the ranks, bind.go chooses and
-// applies CPU binding, output.go forwards and tags output, watch.go watches
-// the ranks and stops the job.
+// hosts.go reads host lists and hostfiles, launch.go creates the region and
+// starts the ranks, bind.go maps and binds them to CPUs, output.go forwards,
+// tags and saves output, watch.go watches the ranks and stops the job.
 package main
 
 import (
