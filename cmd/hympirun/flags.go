@@ -36,10 +36,10 @@ Placement
                            cores in topology order; the others deal ranks
                            round-robin over the L3 caches, NUMA nodes or
                            sockets
-  --bind-to core|l3cache|numa|socket|none
-                           core (default): each rank on its one CPU; the
-                           others: on every CPU of its CPU's domain; none:
-                           not bound
+  --bind-to core|hwthread|l3cache|numa|socket|none
+                           core (default) or hwthread: each rank on its one
+                           CPU (a hardware thread); the others: on every CPU
+                           of its CPU's domain; none: not bound
   --report-bindings        print each rank's binding on stderr
 
 Environment
@@ -169,6 +169,11 @@ var optSpecs = []optSpec{
 		return err
 	}},
 	{[]string{"bind-to"}, optValue, func(o *options, _ *app, v []string) error {
+		if strings.EqualFold(v[0], "hwthread") {
+			// hympi's core binding is already one hardware thread.
+			o.bind = bindCore
+			return nil
+		}
 		p, err := policy(v[0], bindCore, bindL3, bindNUMA, bindSocket, bindNone)
 		o.bind = p
 		return err
