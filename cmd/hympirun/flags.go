@@ -64,11 +64,13 @@ Job
   --help, -h               show this help
 
 The first argument that is not an option is PROGRAM; everything after it up
-to a lone ":" goes to PROGRAM untouched.
+to a lone ":" goes to PROGRAM untouched. Options other than -n apply to the
+whole job, whichever program they precede.
 
 Exit status: 0 if every rank exited 0 (after Finalize, if it called Init);
-the failing rank's status or Abort code; 128+signo for a death by signal;
-124 on timeout; 2 on a usage error (nothing is started); 1 otherwise.
+the failing rank's status or Abort code (a non-zero status after Finalize
+is passed on without a message); 128+signo for a death by signal; 124 on
+timeout; 2 on a usage error (nothing is started); 1 otherwise.
 `
 
 // errHelp and errVersion ask for the help text or the version on stdout
