@@ -133,6 +133,7 @@ var usageCases = []struct {
 	{[]string{"-n", "2", "hympi-no-such-program"}, "hympi-no-such-program: program not found in PATH"},
 	{[]string{"-n", "2", "/tmp"}, "/tmp: is a directory"},
 	{[]string{"-n", "1", "PROG", ":", "-n", "1", "NOEXEC"}, "NOEXEC: not executable"},
+	{[]string{"-n", "1", "noexec"}, "noexec: NOEXEC is not executable"},
 }
 
 // TestUsageErrors runs each bad command line with a PROG that would leave a
@@ -158,7 +159,8 @@ func TestUsageErrors(t *testing.T) {
 			for i, s := range tc.args {
 				a[i] = names.Replace(s)
 			}
-			j := runJob(t, 10*time.Second, a...)
+			j := startJob(t, "", []string{"PATH=" + filepath.Dir(noexec) + ":" + os.Getenv("PATH")}, a...)
+			j.wait(10 * time.Second)
 			if j.code != exitUsage {
 				t.Errorf("exit code %d, want %d", j.code, exitUsage)
 			}

@@ -126,6 +126,15 @@ func resolveProgram(prog, wdir string) (string, error) {
 			if errors.Is(err, exec.ErrDot) {
 				return "", fmt.Errorf("%s: program not found in PATH (write ./%s to run the one in this directory)", prog, prog)
 			}
+			// A shell would have said why the file it found is no use.
+			for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+				if fi, err := os.Stat(filepath.Join(dir, prog)); err == nil && dir != "" {
+					if fi.IsDir() {
+						return "", fmt.Errorf("%s: %s is a directory", prog, filepath.Join(dir, prog))
+					}
+					return "", fmt.Errorf("%s: %s is not executable", prog, filepath.Join(dir, prog))
+				}
+			}
 			return "", fmt.Errorf("%s: program not found in PATH", prog)
 		}
 		return filepath.Abs(path)
