@@ -53,11 +53,13 @@ cabi:
 	@cp cmd/libmpi_abi/include/mpi.h $(BIN)/include/mpi.h
 	@$(call pcfiles,$(BIN)/lib/pkgconfig)
 
-# pcfiles writes hympi.pc and the mpi*.pc names build files ask for into $(1).
-# prefix is found from the file's own place (pcfiledir), so the same files
-# serve bin/ and any installed or moved prefix.
-pcfiles = for pc in hympi mpi mpi-c mpi-cxx mpi-fort; do \
-	libs='-lmpi_abi'; [ $$pc = mpi-fort ] && libs='-lmpi_abi_fort -lmpi_abi'; \
+# pcfiles writes hympi.pc and the names build files ask pkg-config for into
+# $(1): mpi*.pc, and Open MPI's ompi*.pc, the only ones Meson's
+# dependency('mpi') tries. prefix is found from the file's own place
+# (pcfiledir), so the same files serve bin/ and any installed or moved prefix.
+PCS    := hympi mpi mpi-c mpi-cxx mpi-fort ompi ompi-c ompi-cxx ompi-fort
+pcfiles = for pc in $(PCS); do \
+	libs='-lmpi_abi'; case $$pc in *-fort) libs='-lmpi_abi_fort -lmpi_abi';; esac; \
 	printf '%s\n' 'prefix=$${pcfiledir}/../..' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
 		"Name: $$pc" 'Description: hympi MPI library (MPI 5.0 standard ABI)' 'Version: $(VERSION)' \
 		'Cflags: -I$${includedir}' "Libs: -L\$${libdir} -Wl,-rpath,\$${libdir} $$libs" > $(1)/$$pc.pc; done
@@ -72,7 +74,6 @@ IDIR   = $(DESTDIR)$(PREFIX)
 LINKS  := mpicc:hympicc mpicxx:hympicxx mpic++:hympicxx mpiCC:hympicxx hympic++:hympicxx \
           mpifort:hympifort mpif90:hympifort mpif77:hympifort mpirun:hympirun mpiexec:hympirun
 MANS   := $(wildcard docs/man/*.1)
-PCS    := hympi mpi mpi-c mpi-cxx mpi-fort
 install: cabi cmds
 	install -d $(IDIR)/bin $(IDIR)/include $(IDIR)/lib/pkgconfig $(IDIR)/share/man/man1
 	install -m 755 $(addprefix $(BIN)/,$(CMDS)) $(IDIR)/bin/
