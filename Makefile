@@ -2,7 +2,8 @@
 #
 #   make               build everything into bin/ (C ABI: bin/hympicc, bin/lib, bin/include)
 #   make install       install into PREFIX (default /usr/local; DESTDIR honoured); make uninstall
-#   make test          vet, unit and multi-process tests, race detector on the engine
+#   make test          vet, unit and multi-process tests, race detector on the engine,
+#                      make install and the build systems that find it (cmake, meson: make test-tools)
 #   make demo          2-rank latency and bandwidth demo
 #   make compare-ompi  side-by-side point-to-point table against Open MPI (installs it)
 #   make compare-coll  collectives (barrier, bcast, allreduce; 2 and 4 ranks), hympi-Go against Open MPI (REPS)
@@ -30,7 +31,7 @@ BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_gather osu_scatter osu_allgather osu_alltoall
 WITH_OMPI ?= 0
 
-.PHONY: all build cmds install uninstall cabi generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew clean
+.PHONY: all build cmds install uninstall test-tools cabi generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew clean
 
 all: build
 
@@ -114,7 +115,17 @@ race:
 	$(GO) test -race -count=1 ./shm/ ./topology/ ./directcopy/ ./skew/
 	$(GO) test -race -count=1 -run 'InProcess' ./mpi/
 
-test: build vet race
+# The build-system tests (cmd/internal/installtest) use these; each test
+# skips with a message when its tool is missing, so a machine where they
+# cannot be installed still runs the rest.
+TEST_TOOLS := cmake:cmake ctest:cmake pkg-config:pkg-config c++:g++ meson:meson ninja:ninja-build
+test-tools:
+	@pkgs=; for t in $(TEST_TOOLS); do command -v $${t%%:*} >/dev/null || pkgs="$$pkgs $${t#*:}"; done; \
+	if [ -n "$$pkgs" ]; then echo "installing$$pkgs for the build-system tests"; \
+		{ apt-get install -y -qq $$pkgs || { apt-get update -qq && apt-get install -y -qq $$pkgs; }; } >/dev/null 2>&1 || \
+		echo "could not install$$pkgs: the tests that need them will skip"; fi
+
+test: build vet race test-tools
 	$(GO) test -count=1 -timeout 10m ./...
 
 fuzz:
