@@ -39,9 +39,24 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if _, err := exec.LookPath("make"); err != nil {
+		fmt.Println("installtest: no make on PATH: skipping the install tests")
+		return 0
+	}
 	build, destdir := filepath.Join(tmp, "build"), filepath.Join(tmp, "destdir")
 	stage = filepath.Join(destdir, builtFor)
-	cmd := exec.Command("make", "-C", root, "install", "BIN="+build, "PREFIX="+builtFor, "DESTDIR="+destdir)
+	// The Fortran bindings are installed when they are built; build them
+	// where the Makefile knows how and gfortran is there.
+	goals := []string{"install"}
+	if _, err := exec.LookPath("gfortran"); err == nil {
+		probe := exec.Command("make", "-C", root, "-n", "fortran", "BIN="+build)
+		probe.Env = cleanEnv()
+		if probe.Run() == nil {
+			goals = []string{"fortran", "install"}
+		}
+	}
+	args := append([]string{"-C", root}, goals...)
+	cmd := exec.Command("make", append(args, "BIN="+build, "PREFIX="+builtFor, "DESTDIR="+destdir)...)
 	cmd.Env = cleanEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "make install: %v\n%s", err, out)
