@@ -68,14 +68,15 @@ pcfiles = for pc in $(PCS); do \
 # make install [PREFIX=/usr/local] [DESTDIR=]: the commands, with the names
 # other MPIs use (mpicc, mpirun, ...) so putting PREFIX/bin first on PATH
 # switches a project to hympi; the header, library, pkg-config files and man
-# pages; and the Fortran bindings when `make fortran` has built them. The
+# pages; and the Fortran bindings when `make fortran` has built them
+# (HAVE_FC, set where gfortran is, makes install build them). The
 # wrappers find include/ and lib/ beside their own bin/, so the tree can be
 # moved after installing.
 IDIR   = $(DESTDIR)$(PREFIX)
 LINKS  := mpicc:hympicc mpicxx:hympicxx mpic++:hympicxx mpiCC:hympicxx hympic++:hympicxx \
           mpifort:hympifort mpif90:hympifort mpif77:hympifort mpirun:hympirun mpiexec:hympirun
 MANS   := $(wildcard docs/man/*.1)
-install: cabi cmds
+install: cabi cmds $(if $(HAVE_FC),fortran)
 	install -d $(IDIR)/bin $(IDIR)/include $(IDIR)/lib/pkgconfig $(IDIR)/share/man/man1
 	install -m 755 $(addprefix $(BIN)/,$(CMDS)) $(IDIR)/bin/
 	@for l in $(LINKS); do ln -sfn $${l#*:} $(IDIR)/bin/$${l%%:*}; done
