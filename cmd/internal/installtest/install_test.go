@@ -309,6 +309,19 @@ func TestLayout(t *testing.T) {
 	}
 }
 
+// TestPrefixAndDestdir: PREFIX defaults to /usr/local, and DESTDIR keeps
+// the install out of PREFIX itself.
+func TestPrefixAndDestdir(t *testing.T) {
+	root, _ := filepath.Abs("../../..")
+	out := sh(t, "", cleanEnv(), "make", "-C", root, "-n", "install")
+	if !strings.Contains(out, "/usr/local/bin") || !strings.Contains(out, "/usr/local/lib/pkgconfig") {
+		t.Errorf("make -n install does not install into /usr/local:\n%s", out)
+	}
+	if _, err := os.Stat(builtFor); err == nil {
+		t.Errorf("make install DESTDIR=... wrote into PREFIX=%s itself", builtFor)
+	}
+}
+
 // TestUninstall: make uninstall removes every file install made.
 func TestUninstall(t *testing.T) {
 	root, _ := filepath.Abs("../../..")
