@@ -76,6 +76,10 @@ IDIR   = $(DESTDIR)$(PREFIX)
 LINKS  := mpicc:hympicc mpicxx:hympicxx mpic++:hympicxx mpiCC:hympicxx hympic++:hympicxx \
           mpifort:hympifort mpif90:hympifort mpif77:hympifort mpirun:hympirun mpiexec:hympirun
 MANS   := $(wildcard docs/man/*.1)
+# man pages under the other MPIs' names, so `man mpicc` after switching PATH
+# shows hympi's page (man looks beside each PATH entry's bin/).
+MANLINKS := mpicc:hympicc mpicxx:hympicc mpic++:hympicc mpifort:hympicc mpif90:hympicc mpif77:hympicc \
+            mpirun:hympirun mpiexec:hympirun
 install: cabi cmds $(if $(HAVE_FC),fortran)
 	install -d $(IDIR)/bin $(IDIR)/include $(IDIR)/lib/pkgconfig $(IDIR)/share/man/man1
 	install -m 755 $(addprefix $(BIN)/,$(CMDS)) $(IDIR)/bin/
@@ -91,6 +95,7 @@ install: cabi cmds $(if $(HAVE_FC),fortran)
 		ln -sfn libmpi_abi_fort.so.1 $(IDIR)/lib/libmpi_abi_fort.so; fi
 	@$(call pcfiles,$(IDIR)/lib/pkgconfig)
 	install -m 644 $(MANS) $(IDIR)/share/man/man1/
+	@for l in $(MANLINKS); do echo ".so man1/$${l#*:}.1" > $(IDIR)/share/man/man1/$${l%%:*}.1; done
 	@echo "installed hympi $(VERSION) into $(IDIR); put $(PREFIX)/bin first on PATH to use it"
 
 uninstall:
@@ -98,7 +103,7 @@ uninstall:
 	rm -f $(IDIR)/include/mpi.h $(IDIR)/include/mpif.h $(wildcard $(IDIR)/include/mpi*.mod)
 	rm -f $(addprefix $(IDIR)/lib/,libmpi_abi.so.1 libmpi_abi.so libmpi.so libmpi_abi_fort.so.1 libmpi_abi_fort.so)
 	rm -f $(addprefix $(IDIR)/lib/pkgconfig/,$(addsuffix .pc,$(PCS)))
-	rm -f $(addprefix $(IDIR)/share/man/man1/,$(notdir $(MANS)))
+	rm -f $(addprefix $(IDIR)/share/man/man1/,$(notdir $(MANS)) $(foreach l,$(MANLINKS),$(firstword $(subst :, ,$(l))).1))
 
 # Regenerate mpi.h and the stubs after editing cmd/libmpi_abi/gen or a .c file.
 generate:

@@ -288,7 +288,7 @@ func TestLayout(t *testing.T) {
 	files := []string{"bin/hympirun", "bin/hympicc", "bin/hympicxx", "bin/hympifort", "bin/hympi-info",
 		"include/mpi.h", "lib/libmpi_abi.so.1",
 		"share/man/man1/hympicc.1", "share/man/man1/hympicxx.1", "share/man/man1/hympifort.1",
-		"share/man/man1/hympirun.1", "share/man/man1/hympi-info.1"}
+		"share/man/man1/hympirun.1", "share/man/man1/hympi-info.1", "share/man/man1/mpicc.1", "share/man/man1/mpirun.1"}
 	for _, pc := range []string{"hympi", "mpi", "mpi-c", "mpi-cxx", "mpi-fort", "ompi-c"} {
 		files = append(files, "lib/pkgconfig/"+pc+".pc")
 	}
