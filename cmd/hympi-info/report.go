@@ -19,8 +19,8 @@ import (
 
 // report is everything hympi-info shows, gathered once and written either
 // as text or as JSON. Its JSON field names are the stable schema of
-// hympi-info --json (snake_case; API.md names binding, pairs,
-// threshold_source and direct_copy; the rest is added around them).
+// hympi-info --json (snake_case; binding, pairs, threshold_source and
+// direct_copy came first; the rest is added around them).
 type report struct {
 	m *topology.Machine // what the report describes; not part of the JSON
 

@@ -410,10 +410,8 @@ int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
-	const char *v = "hympi (Go shared-memory MPI), MPI 5.0, standard ABI 1.0";
-	strncpy(version, v, MPI_MAX_LIBRARY_VERSION_STRING - 1);
-	version[MPI_MAX_LIBRARY_VERSION_STRING - 1] = 0;
-	*resultlen = (int)strlen(version);
+	/* The release and commit live in Go (internal/version). */
+	*resultlen = (int)hympi_go_library_version(version, MPI_MAX_LIBRARY_VERSION_STRING);
 	return MPI_SUCCESS;
 }
 
