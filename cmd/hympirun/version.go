@@ -1,9 +1,9 @@
 package main
 
-// hympiVersion is the version --version prints. It stands in until the
-// build-time version package is wired in: then it returns that version.
-func hympiVersion() string { return "devel" }
+import "github.com/hympi/hympi/internal/version"
 
+// versionText is what --version prints, in mpirun's form ("mpirun (Open
+// MPI) 4.1.4"): the launcher, the project, then release and commit.
 func versionText() string {
-	return "hympirun (hympi) " + hympiVersion() + "\n"
+	return "hympirun (hympi) " + version.Release() + " (commit " + version.Commit() + ")\n"
 }
