@@ -16,15 +16,23 @@ func (c *Comm) Barrier() error {
 	return c.runFast("Barrier", f, fitsSlot(0))
 }
 
-// Ibarrier starts a barrier.
-func (c *Comm) Ibarrier() (*Request, error) {
-	if err := c.check("Ibarrier"); err != nil {
+func (c *Comm) barrierSched(what string) (*schedule, error) {
+	if err := c.check(what); err != nil {
 		return nil, err
 	}
-	var s schedule
+	s := &schedule{}
 	s.fitsSlot(0)
-	barrierSchedule(&s, c.rank, c.size)
-	return c.startNonblocking(&s)
+	barrierSchedule(s, c.rank, c.size)
+	return s, nil
+}
+
+// Ibarrier starts a barrier.
+func (c *Comm) Ibarrier() (*Request, error) {
+	s, err := c.barrierSched("Ibarrier")
+	if err != nil {
+		return nil, err
+	}
+	return c.startNonblocking(s)
 }
 
 // Bcast sends root's buf to every rank.
@@ -40,39 +48,61 @@ func (c *Comm) Bcast(buf []byte, root int) error {
 	return c.runFast("Bcast", f, fitsSlot(len(buf)))
 }
 
-// Ibcast starts a broadcast; buf must not be touched until it completes.
-func (c *Comm) Ibcast(buf []byte, root int) (*Request, error) {
-	if err := c.checkRoot("Ibcast", root); err != nil {
+func (c *Comm) bcastSched(what string, buf []byte, root int) (*schedule, error) {
+	if err := c.checkRoot(what, root); err != nil {
 		return nil, err
 	}
-	var s schedule
+	s := &schedule{}
 	s.fitsSlot(len(buf))
-	bcastSchedule(&s, bcastTree, c.rank, root, c.size, buf)
-	return c.startNonblocking(&s)
+	bcastSchedule(s, bcastTree, c.rank, root, c.size, buf)
+	return s, nil
+}
+
+// Ibcast starts a broadcast; buf must not be touched until it completes.
+func (c *Comm) Ibcast(buf []byte, root int) (*Request, error) {
+	s, err := c.bcastSched("Ibcast", buf, root)
+	if err != nil {
+		return nil, err
+	}
+	return c.startNonblocking(s)
 }
 
 // Reduce combines every rank's send element-wise with op into root's recv.
 // send and recv may be the same slice (in place).
 func (c *Comm) Reduce(send, recv []byte, dt Datatype, op Op, root int) error {
-	if err := c.checkRoot("Reduce", root); err != nil {
-		return err
+	return c.run("Reduce", func(w string) (*schedule, error) { return c.reduceSched(w, send, recv, dt, op, root) })
+}
+
+func (c *Comm) reduceSched(what string, send, recv []byte, dt Datatype, op Op, root int) (*schedule, error) {
+	if err := c.checkRoot(what, root); err != nil {
+		return nil, err
 	}
-	red, err := checkReduceArgs("Reduce", send, recv, dt, op, c.rank == root)
+	red, err := checkReduceArgs(what, send, recv, dt, op, c.rank == root)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var out []byte
 	if c.rank == root {
 		out = recv[:len(send)]
 	}
-	var s schedule
+	s := &schedule{}
 	s.fitsSlot(len(send))
 	if c.size == 1 {
 		s.local(func() { copy(out, send) })
 	} else {
-		reduceSchedule(&s, c.rank, root, c.size, send, out, red)
+		reduceSchedule(s, c.rank, root, c.size, send, out, red)
 	}
-	return c.runColl("Reduce", &s)
+	return s, nil
+}
+
+// run is a blocking collective over the general schedule build makes
+// (called with the operation's name).
+func (c *Comm) run(what string, build func(string) (*schedule, error)) error {
+	s, err := build(what)
+	if err != nil {
+		return err
+	}
+	return c.runColl(what, s)
 }
 
 // Allreduce is Reduce with the result on every rank. send and recv may be
@@ -128,90 +158,99 @@ func (c *Comm) allreduceArgs(what string, send, recv []byte, dt Datatype, op Op)
 
 // Scan is the inclusive prefix reduction over ranks 0..Rank().
 func (c *Comm) Scan(send, recv []byte, dt Datatype, op Op) error {
-	return c.scan("Scan", send, recv, dt, op, false)
+	return c.run("Scan", func(w string) (*schedule, error) { return c.scanSched(w, send, recv, dt, op, false) })
 }
 
 // Exscan is the exclusive prefix reduction; rank 0's recv is unchanged.
 func (c *Comm) Exscan(send, recv []byte, dt Datatype, op Op) error {
-	return c.scan("Exscan", send, recv, dt, op, true)
+	return c.run("Exscan", func(w string) (*schedule, error) { return c.scanSched(w, send, recv, dt, op, true) })
 }
 
-func (c *Comm) scan(what string, send, recv []byte, dt Datatype, op Op, exclusive bool) error {
+func (c *Comm) scanSched(what string, send, recv []byte, dt Datatype, op Op, exclusive bool) (*schedule, error) {
 	if err := c.check(what); err != nil {
-		return err
+		return nil, err
 	}
 	red, err := checkReduceArgs(what, send, recv, dt, op, true)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var s schedule
+	s := &schedule{}
 	s.fitsSlot(len(send))
 	if exclusive {
-		scanSchedule(&s, c.rank, c.size, send, nil, recv[:len(send)], red)
+		scanSchedule(s, c.rank, c.size, send, nil, recv[:len(send)], red)
 	} else {
-		scanSchedule(&s, c.rank, c.size, send, recv[:len(send)], nil, red)
+		scanSchedule(s, c.rank, c.size, send, recv[:len(send)], nil, red)
 	}
-	return c.runColl(what, &s)
+	return s, nil
 }
 
 // ReduceScatterBlock reduces Size()*len(recv) bytes and leaves block i on
 // rank i. send and recv may be the same slice (in place: recv holds the
 // whole input and gets block i at its start).
 func (c *Comm) ReduceScatterBlock(send, recv []byte, dt Datatype, op Op) error {
-	if err := c.check("ReduceScatterBlock"); err != nil {
-		return err
+	return c.run("ReduceScatterBlock", func(w string) (*schedule, error) { return c.reduceScatterBlockSched(w, send, recv, dt, op) })
+}
+
+func (c *Comm) reduceScatterBlockSched(what string, send, recv []byte, dt Datatype, op Op) (*schedule, error) {
+	if err := c.check(what); err != nil {
+		return nil, err
 	}
 	n := c.size
 	inPlace := sameBuf(send, recv)
 	var m int
 	if inPlace {
 		if len(recv)%n != 0 {
-			return newErr(ErrCount, "ReduceScatterBlock", "in place: %d bytes do not split into %d blocks", len(recv), n)
+			return nil, newErr(ErrCount, what, "in place: %d bytes do not split into %d blocks", len(recv), n)
 		}
 		m = len(recv) / n
 	} else {
 		m = len(recv)
 		if len(send) != n*m {
-			return newErr(ErrCount, "ReduceScatterBlock", "send has %d bytes, want %d ranks × %d", len(send), n, m)
+			return nil, newErr(ErrCount, what, "send has %d bytes, want %d ranks × %d", len(send), n, m)
 		}
 	}
 	counts := make([]int, n)
 	for i := range counts {
 		counts[i] = m
 	}
-	return c.reduceScatter("ReduceScatterBlock", send, recv, counts, dt, op, inPlace)
+	return c.reduceScatterSchedOf(what, send, recv, counts, dt, op, inPlace)
 }
 
 // ReduceScatter reduces sum(counts) bytes and leaves counts[i] bytes
 // (starting after the blocks of lower ranks) on rank i. Counts are bytes.
 // send and recv may be the same slice (in place).
 func (c *Comm) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op) error {
-	if err := c.check("ReduceScatter"); err != nil {
-		return err
+	return c.run("ReduceScatter", func(w string) (*schedule, error) { return c.reduceScatterSched(w, send, recv, counts, dt, op) })
+}
+
+func (c *Comm) reduceScatterSched(what string, send, recv []byte, counts []int, dt Datatype, op Op) (*schedule, error) {
+	if err := c.check(what); err != nil {
+		return nil, err
 	}
 	if len(counts) != c.size {
-		return newErr(ErrCount, "ReduceScatter", "%d counts for %d ranks", len(counts), c.size)
+		return nil, newErr(ErrCount, what, "%d counts for %d ranks", len(counts), c.size)
 	}
 	total := 0
 	for i, k := range counts {
 		if k < 0 {
-			return newErr(ErrCount, "ReduceScatter", "count %d of rank %d is negative", k, i)
+			return nil, newErr(ErrCount, what, "count %d of rank %d is negative", k, i)
 		}
 		total += k
 	}
 	inPlace := sameBuf(send, recv)
 	switch {
 	case inPlace && len(recv) < total:
-		return newErr(ErrBuffer, "ReduceScatter", "in place: buffer of %d bytes for %d", len(recv), total)
+		return nil, newErr(ErrBuffer, what, "in place: buffer of %d bytes for %d", len(recv), total)
 	case !inPlace && len(send) < total:
-		return newErr(ErrBuffer, "ReduceScatter", "send buffer of %d bytes for %d", len(send), total)
+		return nil, newErr(ErrBuffer, what, "send buffer of %d bytes for %d", len(send), total)
 	case !inPlace && len(recv) < counts[c.rank]:
-		return newErr(ErrBuffer, "ReduceScatter", "receive buffer of %d bytes for %d", len(recv), counts[c.rank])
+		return nil, newErr(ErrBuffer, what, "receive buffer of %d bytes for %d", len(recv), counts[c.rank])
 	}
-	return c.reduceScatter("ReduceScatter", send, recv, counts, dt, op, inPlace)
+	// The schedule keeps counts past this call (nonblocking, persistent).
+	return c.reduceScatterSchedOf(what, send, recv, append([]int(nil), counts...), dt, op, inPlace)
 }
 
-func (c *Comm) reduceScatter(what string, send, recv []byte, counts []int, dt Datatype, op Op, inPlace bool) error {
+func (c *Comm) reduceScatterSchedOf(what string, send, recv []byte, counts []int, dt Datatype, op Op, inPlace bool) (*schedule, error) {
 	total := 0
 	for _, k := range counts {
 		total += k
@@ -222,84 +261,100 @@ func (c *Comm) reduceScatter(what string, send, recv []byte, counts []int, dt Da
 	}
 	red, err := checkReduceArgs(what, in, nil, dt, op, false)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i, k := range counts {
 		if k%red.elem != 0 {
-			return newErr(ErrCount, what, "count %d of rank %d is not a whole number of %v elements", k, i, dt)
+			return nil, newErr(ErrCount, what, "count %d of rank %d is not a whole number of %v elements", k, i, dt)
 		}
 	}
-	var s schedule
+	s := &schedule{}
 	s.fitsSlot(total) // MPI requires the same counts on every rank
-	reduceScatterSchedule(&s, c.rank, c.size, in, recv, counts, red)
-	return c.runColl(what, &s)
+	reduceScatterSchedule(s, c.rank, c.size, in, recv, counts, red)
+	return s, nil
 }
 
 // Gather collects len(send) bytes from each rank into root's recv, in rank order.
 func (c *Comm) Gather(send, recv []byte, root int) error {
-	if err := c.checkRoot("Gather", root); err != nil {
-		return err
+	return c.run("Gather", func(w string) (*schedule, error) { return c.gatherSched(w, send, recv, root) })
+}
+
+func (c *Comm) gatherSched(what string, send, recv []byte, root int) (*schedule, error) {
+	if err := c.checkRoot(what, root); err != nil {
+		return nil, err
 	}
 	counts, displs := uniform(c.size, len(send))
 	if c.rank == root && len(recv) < c.size*len(send) {
-		return newErr(ErrBuffer, "Gather", "receive buffer of %d bytes for %d ranks × %d", len(recv), c.size, len(send))
+		return nil, newErr(ErrBuffer, what, "receive buffer of %d bytes for %d ranks × %d", len(recv), c.size, len(send))
 	}
-	var s schedule
+	s := &schedule{}
 	s.fitsSlot(len(send))
-	gathervSchedule(&s, c.rank, root, c.size, send, recv, counts, displs)
-	return c.runColl("Gather", &s)
+	gathervSchedule(s, c.rank, root, c.size, send, recv, counts, displs)
+	return s, nil
 }
 
 // Gatherv: rank i's send lands at recv[displs[i]:displs[i]+counts[i]] on root (bytes).
 func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int) error {
-	if err := c.checkRoot("Gatherv", root); err != nil {
-		return err
+	return c.run("Gatherv", func(w string) (*schedule, error) { return c.gathervSched(w, send, recv, counts, displs, root) })
+}
+
+func (c *Comm) gathervSched(what string, send, recv []byte, counts, displs []int, root int) (*schedule, error) {
+	if err := c.checkRoot(what, root); err != nil {
+		return nil, err
 	}
 	if c.rank == root {
-		if err := checkBlocks("Gatherv", "receive", counts, displs, c.size, len(recv)); err != nil {
-			return err
+		if err := checkBlocks(what, "receive", counts, displs, c.size, len(recv)); err != nil {
+			return nil, err
 		}
 		if counts[root] != len(send) {
-			return newErr(ErrCount, "Gatherv", "root sends %d bytes, its count is %d", len(send), counts[root])
+			return nil, newErr(ErrCount, what, "root sends %d bytes, its count is %d", len(send), counts[root])
 		}
 	}
-	var s schedule
-	gathervSchedule(&s, c.rank, root, c.size, send, recv, counts, displs)
-	return c.runColl("Gatherv", &s)
+	s := &schedule{}
+	gathervSchedule(s, c.rank, root, c.size, send, recv, counts, displs)
+	return s, nil
 }
 
 // Scatter sends block i of root's send (len(recv) bytes each) to rank i.
 func (c *Comm) Scatter(send, recv []byte, root int) error {
-	if err := c.checkRoot("Scatter", root); err != nil {
-		return err
+	return c.run("Scatter", func(w string) (*schedule, error) { return c.scatterSched(w, send, recv, root) })
+}
+
+func (c *Comm) scatterSched(what string, send, recv []byte, root int) (*schedule, error) {
+	if err := c.checkRoot(what, root); err != nil {
+		return nil, err
 	}
 	if c.rank == root && len(send) < c.size*len(recv) {
-		return newErr(ErrBuffer, "Scatter", "send buffer of %d bytes for %d ranks × %d", len(send), c.size, len(recv))
+		return nil, newErr(ErrBuffer, what, "send buffer of %d bytes for %d ranks × %d", len(send), c.size, len(recv))
 	}
 	counts, displs := uniform(c.size, len(recv))
-	var s schedule
+	s := &schedule{}
 	s.fitsSlot(len(recv))
-	scattervSchedule(&s, c.rank, root, c.size, send, counts, displs, recv)
-	return c.runColl("Scatter", &s)
+	scattervSchedule(s, c.rank, root, c.size, send, counts, displs, recv)
+	return s, nil
 }
 
 // Scatterv: rank i receives send[displs[i]:displs[i]+counts[i]] from root (bytes).
 func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int) error {
-	if err := c.checkRoot("Scatterv", root); err != nil {
-		return err
+	return c.run("Scatterv", func(w string) (*schedule, error) { return c.scattervSched(w, send, counts, displs, recv, root) })
+}
+
+func (c *Comm) scattervSched(what string, send []byte, counts, displs []int, recv []byte, root int) (*schedule, error) {
+	if err := c.checkRoot(what, root); err != nil {
+		return nil, err
 	}
 	if c.rank == root {
-		if err := checkBlocks("Scatterv", "send", counts, displs, c.size, len(send)); err != nil {
-			return err
+		if err := checkBlocks(what, "send", counts, displs, c.size, len(send)); err != nil {
+			return nil, err
 		}
 		if counts[root] > len(recv) {
-			return newErr(ErrBuffer, "Scatterv", "root's block of %d bytes, receive buffer of %d", counts[root], len(recv))
+			return nil, newErr(ErrBuffer, what, "root's block of %d bytes, receive buffer of %d", counts[root], len(recv))
 		}
 		recv = recv[:counts[root]]
 	}
-	var s schedule
-	scattervSchedule(&s, c.rank, root, c.size, send, counts, displs, recv)
-	return c.runColl("Scatterv", &s)
+	s := &schedule{}
+	scattervSchedule(s, c.rank, root, c.size, send, counts, displs, recv)
+	return s, nil
 }
 
 // Allgather is Gather with the result on every rank.
@@ -327,20 +382,38 @@ func (c *Comm) Allgather(send, recv []byte) error {
 	return c.runFast("Allgather", f, fitsSlot(m))
 }
 
+func (c *Comm) allgatherSched(what string, send, recv []byte) (*schedule, error) {
+	if err := c.check(what); err != nil {
+		return nil, err
+	}
+	if len(recv) < c.size*len(send) {
+		return nil, newErr(ErrBuffer, what, "receive buffer of %d bytes for %d ranks × %d", len(recv), c.size, len(send))
+	}
+	counts, displs := uniform(c.size, len(send))
+	s := &schedule{}
+	s.fitsSlot(len(send))
+	allgathervSchedule(s, c.rank, c.size, send, recv, counts, displs)
+	return s, nil
+}
+
 // Allgatherv is Gatherv with the result on every rank.
 func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int) error {
-	if err := c.check("Allgatherv"); err != nil {
-		return err
+	return c.run("Allgatherv", func(w string) (*schedule, error) { return c.allgathervSched(w, send, recv, counts, displs) })
+}
+
+func (c *Comm) allgathervSched(what string, send, recv []byte, counts, displs []int) (*schedule, error) {
+	if err := c.check(what); err != nil {
+		return nil, err
 	}
-	if err := checkBlocks("Allgatherv", "receive", counts, displs, c.size, len(recv)); err != nil {
-		return err
+	if err := checkBlocks(what, "receive", counts, displs, c.size, len(recv)); err != nil {
+		return nil, err
 	}
 	if counts[c.rank] != len(send) {
-		return newErr(ErrCount, "Allgatherv", "rank %d sends %d bytes, its count is %d", c.rank, len(send), counts[c.rank])
+		return nil, newErr(ErrCount, what, "rank %d sends %d bytes, its count is %d", c.rank, len(send), counts[c.rank])
 	}
-	var s schedule
-	allgathervSchedule(&s, c.rank, c.size, send, recv, counts, displs)
-	return c.runColl("Allgatherv", &s)
+	s := &schedule{}
+	allgathervSchedule(s, c.rank, c.size, send, recv, counts, displs)
+	return s, nil
 }
 
 // Alltoall sends block j of send to rank j; block i of recv comes from rank i.
@@ -354,6 +427,10 @@ func (c *Comm) Alltoall(send, recv []byte) error {
 	}
 	if len(recv) < len(send) {
 		return newErr(ErrBuffer, "Alltoall", "receive buffer of %d bytes for %d", len(recv), len(send))
+	}
+	if sameBuf(send, recv) {
+		// In place: the fast path reads send while blocks land in recv.
+		send = append([]byte(nil), send...)
 	}
 	m := len(send) / n
 	dst, src := recv[c.rank*m:(c.rank+1)*m], send[c.rank*m:(c.rank+1)*m]
@@ -373,23 +450,50 @@ func (c *Comm) Alltoall(send, recv []byte) error {
 	return c.runFast("Alltoall", f, fitsSlot(m))
 }
 
+func (c *Comm) alltoallSched(what string, send, recv []byte) (*schedule, error) {
+	if err := c.check(what); err != nil {
+		return nil, err
+	}
+	n := c.size
+	if len(send)%n != 0 {
+		return nil, newErr(ErrCount, what, "send buffer of %d bytes does not split into %d blocks", len(send), n)
+	}
+	if len(recv) < len(send) {
+		return nil, newErr(ErrBuffer, what, "receive buffer of %d bytes for %d", len(recv), len(send))
+	}
+	if sameBuf(send, recv) {
+		send = append([]byte(nil), send...)
+	}
+	counts, displs := uniform(n, len(send)/n)
+	s := &schedule{}
+	s.fitsSlot(len(send) / n)
+	alltoallvSchedule(s, c.rank, n, send, counts, displs, recv, counts, displs)
+	return s, nil
+}
+
 // Alltoallv is Alltoall with per-peer byte counts and displacements.
 func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
-	if err := c.check("Alltoallv"); err != nil {
-		return err
+	return c.run("Alltoallv", func(w string) (*schedule, error) {
+		return c.alltoallvSched(w, send, scounts, sdispls, recv, rcounts, rdispls)
+	})
+}
+
+func (c *Comm) alltoallvSched(what string, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*schedule, error) {
+	if err := c.check(what); err != nil {
+		return nil, err
 	}
-	if err := checkBlocks("Alltoallv", "send", scounts, sdispls, c.size, len(send)); err != nil {
-		return err
+	if err := checkBlocks(what, "send", scounts, sdispls, c.size, len(send)); err != nil {
+		return nil, err
 	}
-	if err := checkBlocks("Alltoallv", "receive", rcounts, rdispls, c.size, len(recv)); err != nil {
-		return err
+	if err := checkBlocks(what, "receive", rcounts, rdispls, c.size, len(recv)); err != nil {
+		return nil, err
 	}
 	if scounts[c.rank] != rcounts[c.rank] {
-		return newErr(ErrCount, "Alltoallv", "rank %d sends itself %d bytes but expects %d", c.rank, scounts[c.rank], rcounts[c.rank])
+		return nil, newErr(ErrCount, what, "rank %d sends itself %d bytes but expects %d", c.rank, scounts[c.rank], rcounts[c.rank])
 	}
-	var s schedule
-	alltoallvSchedule(&s, c.rank, c.size, send, scounts, sdispls, recv, rcounts, rdispls)
-	return c.runColl("Alltoallv", &s)
+	s := &schedule{}
+	alltoallvSchedule(s, c.rank, c.size, send, scounts, sdispls, recv, rcounts, rdispls)
+	return s, nil
 }
 
 // BcastSlice broadcasts data from root.

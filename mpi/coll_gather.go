@@ -44,7 +44,9 @@ func scattervSchedule(s *schedule, rank, root, n int, send []byte, counts, displ
 func allgathervSchedule(s *schedule, rank, n int, send, recv []byte, counts, displs []int) {
 	own := block(recv, counts, displs, rank)
 	if !sameBuf(send, own) {
-		copy(own, send)
+		// A round of its own rather than now: a persistent collective
+		// builds its schedule to check the arguments before any start.
+		s.local(func() { copy(own, send) })
 	}
 	right, left := (rank+1)%n, (rank-1+n)%n
 	for k := 0; k < n-1; k++ {

@@ -86,6 +86,7 @@ func init() {
 				fail("Ibarrier never completed under Test")
 			}
 		}
+		nbcEvery(c)
 	})
 
 	// With HYMPI_ASYNC_PROGRESS=1 a rank in the middle of the broadcast
