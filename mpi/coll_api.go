@@ -491,6 +491,11 @@ func (c *Comm) alltoallvSched(what string, send []byte, scounts, sdispls []int, 
 	if scounts[c.rank] != rcounts[c.rank] {
 		return nil, newErr(ErrCount, what, "rank %d sends itself %d bytes but expects %d", c.rank, scounts[c.rank], rcounts[c.rank])
 	}
+	if sameBuf(send, recv) {
+		// In place: blocks go out from a copy taken now, as they arrive
+		// over the originals.
+		send = append([]byte(nil), send...)
+	}
 	s := &schedule{}
 	alltoallvSchedule(s, c.rank, c.size, send, scounts, sdispls, recv, rcounts, rdispls)
 	return s, nil

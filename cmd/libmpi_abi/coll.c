@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cabi.h"
+#include "nbc.h"
 #include "_cgo_export.h"
 
 HC_HIDDEN int hc_comm_reserve(void);
@@ -16,8 +16,6 @@ HC_HIDDEN int hc_comm_copy_attrs(int from, int to);
 HC_HIDDEN int hc_comm_delete_attrs(int ci);
 HC_HIDDEN int hc_comm_copy_topo(int from, int to);
 
-enum { RED_REDUCE, RED_ALLREDUCE, RED_SCAN, RED_EXSCAN, RED_SCATTER_BLOCK };
-enum { MOV_GATHER, MOV_SCATTER, MOV_ALLGATHER, MOV_ALLTOALL };
 enum { VEC_GATHER, VEC_ALLGATHER, VEC_SCATTER };
 
 #define COMM(ci, comm, fn)                                                     \
@@ -28,7 +26,7 @@ enum { VEC_GATHER, VEC_ALLGATHER, VEC_SCATTER };
 	int64_t s = hc_type_size(dt);                                          \
 	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, fn)
 
-static int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt)
+HC_HIDDEN int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt)
 {
 	r->op = (intptr_t)op;
 	r->dt = (intptr_t)dt;
@@ -46,27 +44,32 @@ int PMPI_Barrier(MPI_Comm comm)
 	return rc ? hc_error(ci, rc, "MPI_Barrier") : MPI_SUCCESS;
 }
 
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+HC_HIDDEN int hc_bcast(void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *fn)
 {
-	HC_GUARD("MPI_Bcast");
-	COMM(ci, comm, "MPI_Bcast");
-	SIZE(s, datatype, ci, "MPI_Bcast");
-	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, "MPI_Bcast");
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	SIZE(s, datatype, ci, fn);
+	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
 	if (!hc_type_contig(datatype)) {
 		void *tmp = malloc(s * count > 0 ? (size_t)(s * count) : 1);
-		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, "MPI_Bcast");
+		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, fn);
 		if (hc_comms[ci].rank == root) hc_type_pack(datatype, count, buffer, tmp);
 		int rc = hympi_go_bcast(ci, tmp, s * count, root);
 		if (!rc && hc_comms[ci].rank != root) hc_type_unpack(datatype, count, tmp, s * count, buffer);
 		free(tmp);
-		return rc ? hc_error(ci, rc, "MPI_Bcast") : MPI_SUCCESS;
+		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	}
 	int rc = hympi_go_bcast(ci, buffer, s * count, root);
-	return rc ? hc_error(ci, rc, "MPI_Bcast") : MPI_SUCCESS;
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+	return hc_bcast(buffer, count, datatype, root, comm, "MPI_Bcast");
 }
 
 /* Reductions over non-contiguous types run on packed copies. */
-static int hc_reduce_packed(int ci, int kind, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, hc_red *r,
+static int hc_reduce_packed(int ci, int kind, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype dt, hc_red *r,
 			    int root, const char *fn)
 {
 	if (kind == RED_SCATTER_BLOCK) {
@@ -91,8 +94,8 @@ static int hc_reduce_packed(int ci, int kind, const void *sendbuf, void *recvbuf
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
-static int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-		     MPI_Comm comm, const char *fn)
+HC_HIDDEN int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype dt, MPI_Op op,
+			int root, MPI_Comm comm, const char *fn)
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
@@ -145,7 +148,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+HC_HIDDEN int hc_reduce_local(const void *inbuf, void *inoutbuf, int64_t count, MPI_Datatype datatype, MPI_Op op)
 {
 	const char *fn = "MPI_Reduce_local";
 	HC_GUARD(fn);
@@ -160,8 +163,13 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
 }
 
-static int hc_move(int kind, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-		   MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fn)
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+{
+	return hc_reduce_local(inbuf, inoutbuf, count, datatype, op);
+}
+
+HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
+		      int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fn)
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
@@ -305,48 +313,6 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	if ((rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	int rc = hympi_go_alltoallv(ci, inplace ? NULL : (void *)sendbuf, (int *)sendcounts, (int *)sdispls, ss, recvbuf,
 				    (int *)recvcounts, (int *)rdispls, rs, inplace);
-	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
-}
-
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
-{
-	HC_GUARD("MPI_Ibarrier");
-	COMM(ci, comm, "MPI_Ibarrier");
-	int rc = hympi_go_ibarrier(ci, (intptr_t *)request);
-	return rc ? hc_error(ci, rc, "MPI_Ibarrier") : MPI_SUCCESS;
-}
-
-int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
-{
-	HC_GUARD("MPI_Ibcast");
-	COMM(ci, comm, "MPI_Ibcast");
-	SIZE(s, datatype, ci, "MPI_Ibcast");
-	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, "MPI_Ibcast");
-	const char *fn = "MPI_Ibcast";
-	if (!hc_type_contig(datatype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
-
-	int rc = hympi_go_ibcast(ci, buffer, s * count, root, (intptr_t *)request);
-	return rc ? hc_error(ci, rc, "MPI_Ibcast") : MPI_SUCCESS;
-}
-
-int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-		    MPI_Request *request)
-{
-	const char *fn = "MPI_Iallreduce";
-	HC_GUARD(fn);
-	COMM(ci, comm, fn);
-	hc_red r;
-	if (hc_red_init(&r, op, datatype)) return hc_error(ci, MPI_ERR_TYPE, fn);
-	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
-	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-	if (!hc_type_contig(datatype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
-	int rc = hympi_go_iallreduce(ci, (void *)sendbuf, recvbuf, r.esize * count, &r, (intptr_t *)request);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 

@@ -115,13 +115,14 @@ func scaled(v []C.int, esize C.int64_t) []int {
 	return out
 }
 
-// extentOf is the bytes a vector collective's buffer spans.
+// extentOf is the bytes a vector collective's buffer spans. Empty blocks
+// count too: C programs place them anywhere (often just past the data),
+// and the engine checks every displacement against the buffer; nothing
+// is ever read or written there.
 func extentOf(counts, displs []int) C.int64_t {
 	var hi int
 	for i := range counts {
-		if counts[i] > 0 {
-			hi = max(hi, displs[i]+counts[i])
-		}
+		hi = max(hi, displs[i]+counts[i])
 	}
 	return C.int64_t(hi)
 }
@@ -204,7 +205,7 @@ func hympi_go_gatherv(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv un
 		}
 		s := bytesAt(send, sn)
 		if inplace != 0 {
-			s = r[bd[me] : bd[me]+bc[me]]
+			s = blockOf(r, bc, bd, me)
 		}
 		if kind == vecGather {
 			err = c.Gatherv(s, r, bc, bd, int(root))
@@ -218,7 +219,7 @@ func hympi_go_gatherv(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv un
 		}
 		r := bytesAt(recv, sn)
 		if inplace != 0 {
-			r = s[bd[me] : bd[me]+bc[me]]
+			r = blockOf(s, bc, bd, me)
 		}
 		err = c.Scatterv(s, bc, bd, r, int(root))
 	}
@@ -244,60 +245,4 @@ func hympi_go_alltoallv(ci C.int, send unsafe.Pointer, scounts, sdispls *C.int, 
 		s = bytesAt(send, extentOf(sc, sd))
 	}
 	return errCode(c.Alltoallv(s, sc, sd, r, rc2, rd))
-}
-
-func newReqHandle(r *mpi.Request, ci C.int, req *C.intptr_t) C.int {
-	q := newReq(req, nil)
-	if q == nil {
-		return C.MPI_ERR_NO_MEM
-	}
-	q.r, q.ci, q.active = r, ci, true
-	return 0
-}
-
-//export hympi_go_ibarrier
-func hympi_go_ibarrier(ci C.int, req *C.intptr_t) C.int {
-	c, rc := commAt(ci)
-	if rc != 0 {
-		return rc
-	}
-	r, err := c.Ibarrier()
-	if err != nil {
-		return errCode(err)
-	}
-	return newReqHandle(r, ci, req)
-}
-
-//export hympi_go_ibcast
-func hympi_go_ibcast(ci C.int, buf unsafe.Pointer, n C.int64_t, root C.int, req *C.intptr_t) C.int {
-	c, rc := commAt(ci)
-	if rc != 0 {
-		return rc
-	}
-	r, err := c.Ibcast(bytesAt(buf, n), int(root))
-	if err != nil {
-		return errCode(err)
-	}
-	return newReqHandle(r, ci, req)
-}
-
-//export hympi_go_iallreduce
-func hympi_go_iallreduce(ci C.int, send, recv unsafe.Pointer, n C.int64_t, red *C.hc_red, req *C.intptr_t) C.int {
-	c, rc := commAt(ci)
-	if rc != 0 {
-		return rc
-	}
-	t, o, rc := redOf(red)
-	if rc != 0 {
-		return rc
-	}
-	s, r := bytesAt(send, n), bytesAt(recv, n)
-	if send == recv {
-		s = r
-	}
-	q, err := c.Iallreduce(s, r, t, o)
-	if err != nil {
-		return errCode(err)
-	}
-	return newReqHandle(q, ci, req)
 }

@@ -45,6 +45,10 @@ type creq struct {
 	ubuf  unsafe.Pointer
 	dt    C.intptr_t
 	count C.int64_t
+
+	// coll is set for a persistent collective (nbc.go), and for a
+	// nonblocking one whose data travels packed.
+	coll *collBinding
 }
 
 // release frees what the request owns once the engine is done with it.
@@ -235,6 +239,9 @@ func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Sta
 		fillStatus(st, s, q.cancelled)
 		if q.tmp != nil && q.recv {
 			unpack(q, s.Count)
+		}
+		if err == nil {
+			collDone(q)
 		}
 	}
 	if !q.persistent {
@@ -680,9 +687,12 @@ func hympi_go_start(p unsafe.Pointer, n C.int) C.int {
 		}
 		var r *mpi.Request
 		var err error
-		if q.recv {
+		switch {
+		case q.coll != nil:
+			r, err = startColl(q)
+		case q.recv:
 			r, err = c.IrecvIn(q.spare, bytesAt(q.buf, q.n), q.peer, q.tag)
-		} else {
+		default:
 			if q.tmp != nil {
 				pack(q)
 			}

@@ -11,29 +11,6 @@ int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *lo
 int PMPI_Abi_set_fortran_info(MPI_Info info) { return hc_unsupported("MPI_Abi_set_fortran_info"); }
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Accumulate"); }
 int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Accumulate_c"); }
-int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return hc_unsupported("MPI_Allgather_c"); }
-int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Allgather_init"); }
-int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Allgather_init_c"); }
-int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) { return hc_unsupported("MPI_Allgatherv_c"); }
-int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Allgatherv_init"); }
-int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Allgatherv_init_c"); }
-int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return hc_unsupported("MPI_Allreduce_c"); }
-int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Allreduce_init"); }
-int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Allreduce_init_c"); }
-int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return hc_unsupported("MPI_Alltoall_c"); }
-int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Alltoall_init"); }
-int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Alltoall_init_c"); }
-int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return hc_unsupported("MPI_Alltoallv_c"); }
-int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Alltoallv_init"); }
-int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Alltoallv_init_c"); }
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return hc_unsupported("MPI_Alltoallw"); }
-int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return hc_unsupported("MPI_Alltoallw_c"); }
-int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Alltoallw_init"); }
-int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Alltoallw_init_c"); }
-int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Barrier_init"); }
-int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) { return hc_unsupported("MPI_Bcast_c"); }
-int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Bcast_init"); }
-int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Bcast_init_c"); }
 int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return hc_unsupported("MPI_Bsend_c"); }
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Bsend_init_c"); }
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size) { return hc_unsupported("MPI_Buffer_attach_c"); }
@@ -63,9 +40,6 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const in
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) { return hc_unsupported("MPI_Dist_graph_create_adjacent"); }
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) { return hc_unsupported("MPI_Dist_graph_neighbors"); }
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *inneighbors, int *outneighbors, int *weighted) { return hc_unsupported("MPI_Dist_graph_neighbors_count"); }
-int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return hc_unsupported("MPI_Exscan_c"); }
-int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Exscan_init"); }
-int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Exscan_init_c"); }
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Fetch_and_op"); }
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode) { return hc_unsupported("MPI_File_call_errhandler"); }
 int PMPI_File_close(MPI_File *fh) { return hc_unsupported("MPI_File_close"); }
@@ -155,12 +129,6 @@ int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) { return hc_unsupported("MPI_File_write_ordered_end"); }
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return hc_unsupported("MPI_File_write_shared"); }
 int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return hc_unsupported("MPI_File_write_shared_c"); }
-int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return hc_unsupported("MPI_Gather_c"); }
-int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Gather_init"); }
-int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Gather_init_c"); }
-int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) { return hc_unsupported("MPI_Gatherv_c"); }
-int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Gatherv_init"); }
-int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Gatherv_init_c"); }
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Get"); }
 int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Get_accumulate"); }
 int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Get_accumulate_c"); }
@@ -175,25 +143,7 @@ int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) { return hc_unsu
 int PMPI_Grequest_complete(MPI_Request request) { return hc_unsupported("MPI_Grequest_complete"); }
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) { return hc_unsupported("MPI_Grequest_start"); }
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) { return hc_unsupported("MPI_Group_from_session_pset"); }
-int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgather"); }
-int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgather_c"); }
-int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgatherv"); }
-int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgatherv_c"); }
-int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallreduce_c"); }
-int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ialltoall"); }
-int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ialltoall_c"); }
-int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ialltoallv"); }
-int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ialltoallv_c"); }
-int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ialltoallw"); }
-int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ialltoallw_c"); }
-int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ibcast_c"); }
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ibsend_c"); }
-int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iexscan"); }
-int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iexscan_c"); }
-int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Igather"); }
-int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Igather_c"); }
-int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Igatherv"); }
-int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Igatherv_c"); }
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Improbe"); }
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request) { return hc_unsupported("MPI_Imrecv"); }
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Request *request) { return hc_unsupported("MPI_Imrecv_c"); }
@@ -210,19 +160,7 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm, int remote_leader, int tag, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_create"); }
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_create_from_groups"); }
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_merge"); }
-int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce"); }
-int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce_c"); }
-int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce_scatter"); }
-int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce_scatter_block"); }
-int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce_scatter_block_c"); }
-int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce_scatter_c"); }
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Irsend_c"); }
-int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscan"); }
-int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscan_c"); }
-int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscatter"); }
-int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscatter_c"); }
-int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscatterv"); }
-int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscatterv_c"); }
 int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv"); }
 int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv_c"); }
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv_replace"); }
@@ -273,16 +211,6 @@ int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype ori
 int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Raccumulate"); }
 int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Raccumulate_c"); }
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Recv_init_c"); }
-int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { return hc_unsupported("MPI_Reduce_c"); }
-int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Reduce_init"); }
-int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Reduce_init_c"); }
-int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) { return hc_unsupported("MPI_Reduce_local_c"); }
-int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return hc_unsupported("MPI_Reduce_scatter_block_c"); }
-int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Reduce_scatter_block_init"); }
-int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Reduce_scatter_block_init_c"); }
-int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return hc_unsupported("MPI_Reduce_scatter_c"); }
-int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Reduce_scatter_init"); }
-int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Reduce_scatter_init_c"); }
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return hc_unsupported("MPI_Register_datarep"); }
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return hc_unsupported("MPI_Register_datarep_c"); }
 int PMPI_Remove_error_class(int errorclass) { return hc_unsupported("MPI_Remove_error_class"); }
@@ -299,15 +227,6 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
 int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_cout, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rput_c"); }
 int PMPI_Rsend_c(const void *ibuf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return hc_unsupported("MPI_Rsend_c"); }
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Rsend_init_c"); }
-int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return hc_unsupported("MPI_Scan_c"); }
-int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Scan_init"); }
-int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Scan_init_c"); }
-int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return hc_unsupported("MPI_Scatter_c"); }
-int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Scatter_init"); }
-int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Scatter_init_c"); }
-int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return hc_unsupported("MPI_Scatterv_c"); }
-int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Scatterv_init"); }
-int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Scatterv_init_c"); }
 int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Send_init_c"); }
 int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) { return hc_unsupported("MPI_Sendrecv_c"); }
 int PMPI_Sendrecv_replace_c(void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) { return hc_unsupported("MPI_Sendrecv_replace_c"); }
@@ -461,29 +380,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Abi_set_fortran_info = PMPI_Abi_set_fortran_info
 #pragma weak MPI_Accumulate = PMPI_Accumulate
 #pragma weak MPI_Accumulate_c = PMPI_Accumulate_c
-#pragma weak MPI_Allgather_c = PMPI_Allgather_c
-#pragma weak MPI_Allgather_init = PMPI_Allgather_init
-#pragma weak MPI_Allgather_init_c = PMPI_Allgather_init_c
-#pragma weak MPI_Allgatherv_c = PMPI_Allgatherv_c
-#pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
-#pragma weak MPI_Allgatherv_init_c = PMPI_Allgatherv_init_c
-#pragma weak MPI_Allreduce_c = PMPI_Allreduce_c
-#pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
-#pragma weak MPI_Allreduce_init_c = PMPI_Allreduce_init_c
-#pragma weak MPI_Alltoall_c = PMPI_Alltoall_c
-#pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
-#pragma weak MPI_Alltoall_init_c = PMPI_Alltoall_init_c
-#pragma weak MPI_Alltoallv_c = PMPI_Alltoallv_c
-#pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
-#pragma weak MPI_Alltoallv_init_c = PMPI_Alltoallv_init_c
-#pragma weak MPI_Alltoallw = PMPI_Alltoallw
-#pragma weak MPI_Alltoallw_c = PMPI_Alltoallw_c
-#pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
-#pragma weak MPI_Alltoallw_init_c = PMPI_Alltoallw_init_c
-#pragma weak MPI_Barrier_init = PMPI_Barrier_init
-#pragma weak MPI_Bcast_c = PMPI_Bcast_c
-#pragma weak MPI_Bcast_init = PMPI_Bcast_init
-#pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c
 #pragma weak MPI_Bsend_c = PMPI_Bsend_c
 #pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
 #pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
@@ -513,9 +409,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
 #pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
 #pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
-#pragma weak MPI_Exscan_c = PMPI_Exscan_c
-#pragma weak MPI_Exscan_init = PMPI_Exscan_init
-#pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
 #pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
 #pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
 #pragma weak MPI_File_close = PMPI_File_close
@@ -605,12 +498,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_File_write_ordered_end = PMPI_File_write_ordered_end
 #pragma weak MPI_File_write_shared = PMPI_File_write_shared
 #pragma weak MPI_File_write_shared_c = PMPI_File_write_shared_c
-#pragma weak MPI_Gather_c = PMPI_Gather_c
-#pragma weak MPI_Gather_init = PMPI_Gather_init
-#pragma weak MPI_Gather_init_c = PMPI_Gather_init_c
-#pragma weak MPI_Gatherv_c = PMPI_Gatherv_c
-#pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
-#pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c
 #pragma weak MPI_Get = PMPI_Get
 #pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
 #pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
@@ -625,25 +512,7 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
 #pragma weak MPI_Grequest_start = PMPI_Grequest_start
 #pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
-#pragma weak MPI_Iallgather = PMPI_Iallgather
-#pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
-#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
-#pragma weak MPI_Iallgatherv_c = PMPI_Iallgatherv_c
-#pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
-#pragma weak MPI_Ialltoall = PMPI_Ialltoall
-#pragma weak MPI_Ialltoall_c = PMPI_Ialltoall_c
-#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
-#pragma weak MPI_Ialltoallv_c = PMPI_Ialltoallv_c
-#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
-#pragma weak MPI_Ialltoallw_c = PMPI_Ialltoallw_c
-#pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
 #pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
-#pragma weak MPI_Iexscan = PMPI_Iexscan
-#pragma weak MPI_Iexscan_c = PMPI_Iexscan_c
-#pragma weak MPI_Igather = PMPI_Igather
-#pragma weak MPI_Igather_c = PMPI_Igather_c
-#pragma weak MPI_Igatherv = PMPI_Igatherv
-#pragma weak MPI_Igatherv_c = PMPI_Igatherv_c
 #pragma weak MPI_Improbe = PMPI_Improbe
 #pragma weak MPI_Imrecv = PMPI_Imrecv
 #pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
@@ -660,19 +529,7 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
 #pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
-#pragma weak MPI_Ireduce = PMPI_Ireduce
-#pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
-#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
-#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
-#pragma weak MPI_Ireduce_scatter_block_c = PMPI_Ireduce_scatter_block_c
-#pragma weak MPI_Ireduce_scatter_c = PMPI_Ireduce_scatter_c
 #pragma weak MPI_Irsend_c = PMPI_Irsend_c
-#pragma weak MPI_Iscan = PMPI_Iscan
-#pragma weak MPI_Iscan_c = PMPI_Iscan_c
-#pragma weak MPI_Iscatter = PMPI_Iscatter
-#pragma weak MPI_Iscatter_c = PMPI_Iscatter_c
-#pragma weak MPI_Iscatterv = PMPI_Iscatterv
-#pragma weak MPI_Iscatterv_c = PMPI_Iscatterv_c
 #pragma weak MPI_Isendrecv = PMPI_Isendrecv
 #pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
 #pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
@@ -723,16 +580,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Raccumulate = PMPI_Raccumulate
 #pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
 #pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
-#pragma weak MPI_Reduce_c = PMPI_Reduce_c
-#pragma weak MPI_Reduce_init = PMPI_Reduce_init
-#pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c
-#pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
-#pragma weak MPI_Reduce_scatter_block_c = PMPI_Reduce_scatter_block_c
-#pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
-#pragma weak MPI_Reduce_scatter_block_init_c = PMPI_Reduce_scatter_block_init_c
-#pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
-#pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
-#pragma weak MPI_Reduce_scatter_init_c = PMPI_Reduce_scatter_init_c
 #pragma weak MPI_Register_datarep = PMPI_Register_datarep
 #pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c
 #pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
@@ -749,15 +596,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Rput_c = PMPI_Rput_c
 #pragma weak MPI_Rsend_c = PMPI_Rsend_c
 #pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
-#pragma weak MPI_Scan_c = PMPI_Scan_c
-#pragma weak MPI_Scan_init = PMPI_Scan_init
-#pragma weak MPI_Scan_init_c = PMPI_Scan_init_c
-#pragma weak MPI_Scatter_c = PMPI_Scatter_c
-#pragma weak MPI_Scatter_init = PMPI_Scatter_init
-#pragma weak MPI_Scatter_init_c = PMPI_Scatter_init_c
-#pragma weak MPI_Scatterv_c = PMPI_Scatterv_c
-#pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
-#pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
 #pragma weak MPI_Send_init_c = PMPI_Send_init_c
 #pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
 #pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c

@@ -163,6 +163,7 @@ func TestCPrograms(t *testing.T) {
 		{"threads", []int{1, 2, 4}, false},
 		{"datatypes", []int{1, 2, 4}, false},
 		{"coll", []int{1, 2, 3, 4}, true},
+		{"nbc", []int{1, 2, 3, 4, 5}, true},
 		{"comm", []int{1, 2, 4}, true},
 		{"cart", []int{1, 4, 6}, true},
 	}

@@ -1,0 +1,796 @@
+/*
+ * nbc.c — nonblocking (MPI_I*) and persistent (MPI_*_init) collectives,
+ * and the large-count (_c) forms of every collective. One path does the
+ * argument work for all of them (hc_icoll: MPI_IN_PLACE, counts and
+ * displacements to bytes, packing of non-contiguous data where the
+ * blocking form packs too) and hands the result to Go (nbc.go), which runs
+ * the engine's general schedule of the collective.
+ *
+ * The blocking _c forms of collectives whose blocking path is the general
+ * schedule (the v forms, Reduce_scatter, Alltoallw) are the nonblocking
+ * form plus MPI_Wait: the same messages as the int form on another rank.
+ * The others take the blocking int form's path with 64-bit counts.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nbc.h"
+#include "_cgo_export.h"
+
+/* How a call runs: nonblocking, persistent, or blocking (nonblocking then
+ * MPI_Wait). */
+enum { RUN_NB, RUN_PERSISTENT, RUN_BLOCKING };
+
+/* A collective's arguments as the caller gave them. Count and displacement
+ * arrays are int[] or, with big set, MPI_Count[] and MPI_Aint[]. */
+typedef struct {
+	const void *sbuf;
+	void *rbuf;
+	int64_t scount, rcount;
+	const void *scounts, *sdispls, *rcounts, *rdispls;
+	int big;
+	MPI_Datatype stype, rtype;
+	const MPI_Datatype *stypes, *rtypes;
+	MPI_Op op;
+	int root;
+} hc_raw;
+
+static int64_t hc_at(const void *v, int big, int i)
+{
+	return big ? ((const int64_t *)v)[i] : ((const int *)v)[i];
+}
+
+/* hc_scale fills out[i] = v[i] * unit; 0 if an entry is negative or the
+ * product overflows. */
+static int hc_scale(int64_t *out, const void *v, int big, int n, int64_t unit)
+{
+	for (int i = 0; i < n; i++) {
+		int64_t x = hc_at(v, big, i);
+		if (x < 0 || (unit > 0 && x > INT64_MAX / unit)) return 0;
+		out[i] = x * unit;
+	}
+	return 1;
+}
+
+static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *req, const char *fn)
+{
+	HC_GUARD(fn);
+	int ci = hc_comm_index(comm);
+	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
+	MPI_Request local;
+	if (run == RUN_BLOCKING) req = &local;
+	if (!req) return hc_error(ci, MPI_ERR_ARG, fn);
+	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
+	hc_nbc g;
+	memset(&g, 0, sizeof g);
+	g.kind = kind;
+	g.root = a->root;
+	int64_t *arr = NULL;
+	int code = MPI_SUCCESS;
+#define FAIL(c)                                                                                                        \
+	do {                                                                                                           \
+		code = (c);                                                                                            \
+		goto out;                                                                                              \
+	} while (0)
+	switch (kind) {
+	case HC_NBC_BARRIER:
+		break;
+	case HC_NBC_BCAST: {
+		int64_t s = hc_type_size(a->stype);
+		if (s < 0) FAIL(MPI_ERR_TYPE);
+		if (a->scount < 0) FAIL(MPI_ERR_COUNT);
+		g.sbuf = g.rbuf = a->rbuf;
+		g.sn = g.rn = s * a->scount;
+		g.inplace = 1;
+		if (!hc_type_contig(a->stype)) {
+			g.pdt = (intptr_t)a->stype;
+			g.pcount = a->scount;
+			g.pack_from = me == a->root ? a->rbuf : NULL;
+			g.unpack_to = me == a->root ? NULL : a->rbuf;
+		}
+		break;
+	}
+	case HC_NBC_REDUCE:
+	case HC_NBC_ALLREDUCE:
+	case HC_NBC_SCAN:
+	case HC_NBC_EXSCAN:
+	case HC_NBC_RSB: {
+		if (hc_red_init(&g.red, a->op, a->stype)) FAIL(MPI_ERR_TYPE);
+		if (a->scount < 0) FAIL(MPI_ERR_COUNT);
+		const void *sb = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+		g.inplace = sb == a->rbuf && sb != NULL;
+		g.sbuf = (void *)sb;
+		g.rbuf = a->rbuf;
+		g.sn = g.rn = g.red.esize * a->scount;
+		if (!hc_type_contig(a->stype)) {
+			if (kind == HC_NBC_RSB) {
+				HC_MSG("non-contiguous datatype");
+				FAIL(MPI_ERR_TYPE);
+			}
+			int has_result = (kind != HC_NBC_REDUCE || me == a->root) && (kind != HC_NBC_EXSCAN || me != 0);
+			g.pdt = (intptr_t)a->stype;
+			g.pcount = a->scount;
+			g.pack_from = (void *)sb;
+			g.unpack_to = has_result ? a->rbuf : NULL;
+		}
+		break;
+	}
+	case HC_NBC_RS: {
+		if (hc_red_init(&g.red, a->op, a->stype)) FAIL(MPI_ERR_TYPE);
+		if (!hc_type_contig(a->stype)) {
+			HC_MSG("non-contiguous datatype");
+			FAIL(MPI_ERR_TYPE);
+		}
+		if (!a->rcounts) FAIL(MPI_ERR_ARG);
+		if (!(arr = malloc(sizeof(int64_t) * size))) FAIL(MPI_ERR_NO_MEM);
+		if (!hc_scale(arr, a->rcounts, a->big, size, g.red.esize)) FAIL(MPI_ERR_COUNT);
+		g.rc = arr;
+		g.inplace = a->sbuf == MPI_IN_PLACE || a->sbuf == a->rbuf;
+		g.sbuf = g.inplace ? a->rbuf : (void *)a->sbuf;
+		g.rbuf = a->rbuf;
+		break;
+	}
+	case HC_NBC_GATHER:
+	case HC_NBC_SCATTER:
+	case HC_NBC_ALLGATHER:
+	case HC_NBC_ALLTOALL: {
+		if (!hc_type_contig(a->stype) || !hc_type_contig(a->rtype)) {
+			HC_MSG("non-contiguous datatypes are supported in point-to-point, broadcasts and reductions");
+			FAIL(MPI_ERR_TYPE);
+		}
+		int64_t ss = 0, rs = 0;
+		const void *sb = a->sbuf;
+		void *rb = a->rbuf;
+		int send_used = kind != HC_NBC_SCATTER || me == a->root;
+		int recv_used = kind != HC_NBC_GATHER || me == a->root;
+		if (send_used && sb != MPI_IN_PLACE) {
+			if ((ss = hc_type_size(a->stype)) < 0) FAIL(MPI_ERR_TYPE);
+			if (a->scount < 0) FAIL(MPI_ERR_COUNT);
+		}
+		if (recv_used && rb != MPI_IN_PLACE) {
+			if ((rs = hc_type_size(a->rtype)) < 0) FAIL(MPI_ERR_TYPE);
+			if (a->rcount < 0) FAIL(MPI_ERR_COUNT);
+		}
+		int64_t sn = ss * a->scount, rn = rs * a->rcount;
+		switch (kind) {
+		case HC_NBC_GATHER:
+			if (me != a->root) rn = 0, rb = NULL;
+			if (sb == MPI_IN_PLACE) sb = (char *)rb + (int64_t)a->root * rn, sn = rn;
+			rn *= size;
+			break;
+		case HC_NBC_SCATTER:
+			if (me != a->root) sn = 0, sb = NULL;
+			if (rb == MPI_IN_PLACE) rb = (char *)sb + (int64_t)a->root * sn, rn = sn;
+			sn *= size;
+			break;
+		case HC_NBC_ALLGATHER:
+			if (sb == MPI_IN_PLACE) sb = (char *)rb + (int64_t)me * rn, sn = rn;
+			rn *= size;
+			break;
+		case HC_NBC_ALLTOALL:
+			if (sb == MPI_IN_PLACE) sb = rb, sn = rn, g.inplace = 1;
+			sn *= size;
+			rn *= size;
+			break;
+		}
+		g.sbuf = (void *)sb;
+		g.rbuf = rb;
+		g.sn = sn;
+		g.rn = rn;
+		break;
+	}
+	case HC_NBC_GATHERV:
+	case HC_NBC_ALLGATHERV: {
+		if (!hc_type_contig(a->stype) || !hc_type_contig(a->rtype)) {
+			HC_MSG("non-contiguous datatypes are supported in point-to-point, broadcasts and reductions");
+			FAIL(MPI_ERR_TYPE);
+		}
+		g.inplace = a->sbuf == MPI_IN_PLACE;
+		int64_t ss = 0, rs;
+		if (!g.inplace) {
+			if ((ss = hc_type_size(a->stype)) < 0) FAIL(MPI_ERR_TYPE);
+			if (a->scount < 0) FAIL(MPI_ERR_COUNT);
+			g.sbuf = (void *)a->sbuf;
+			g.sn = ss * a->scount;
+		}
+		if (kind == HC_NBC_ALLGATHERV || me == a->root) {
+			if ((rs = hc_type_size(a->rtype)) < 0) FAIL(MPI_ERR_TYPE);
+			if (!a->rcounts || !a->rdispls) FAIL(MPI_ERR_ARG);
+			if (!(arr = malloc(2 * sizeof(int64_t) * size))) FAIL(MPI_ERR_NO_MEM);
+			if (!hc_scale(arr, a->rcounts, a->big, size, rs)) FAIL(MPI_ERR_COUNT);
+			if (!hc_scale(arr + size, a->rdispls, a->big, size, rs)) FAIL(MPI_ERR_BUFFER);
+			g.rc = arr;
+			g.rd = arr + size;
+			g.rbuf = a->rbuf;
+		} else if (g.inplace) {
+			FAIL(MPI_ERR_BUFFER); /* MPI_IN_PLACE is the root's only */
+		}
+		break;
+	}
+	case HC_NBC_SCATTERV: {
+		if (!hc_type_contig(a->stype) || !hc_type_contig(a->rtype)) {
+			HC_MSG("non-contiguous datatypes are supported in point-to-point, broadcasts and reductions");
+			FAIL(MPI_ERR_TYPE);
+		}
+		g.inplace = a->rbuf == MPI_IN_PLACE;
+		int64_t ss, rs;
+		if (!g.inplace) {
+			if ((rs = hc_type_size(a->rtype)) < 0) FAIL(MPI_ERR_TYPE);
+			if (a->rcount < 0) FAIL(MPI_ERR_COUNT);
+			g.rbuf = a->rbuf;
+			g.rn = rs * a->rcount;
+		}
+		if (me == a->root) {
+			if ((ss = hc_type_size(a->stype)) < 0) FAIL(MPI_ERR_TYPE);
+			if (!a->scounts || !a->sdispls) FAIL(MPI_ERR_ARG);
+			if (!(arr = malloc(2 * sizeof(int64_t) * size))) FAIL(MPI_ERR_NO_MEM);
+			if (!hc_scale(arr, a->scounts, a->big, size, ss)) FAIL(MPI_ERR_COUNT);
+			if (!hc_scale(arr + size, a->sdispls, a->big, size, ss)) FAIL(MPI_ERR_BUFFER);
+			g.sc = arr;
+			g.sd = arr + size;
+			g.sbuf = (void *)a->sbuf;
+		} else if (g.inplace) {
+			FAIL(MPI_ERR_BUFFER);
+		}
+		break;
+	}
+	case HC_NBC_ALLTOALLV: {
+		/* Alltoallv (one type each way) and Alltoallw (a type per peer,
+		 * displacements in bytes). */
+		int w = a->rtypes != NULL;
+		g.inplace = a->sbuf == MPI_IN_PLACE;
+		if (!a->rcounts || !a->rdispls || (!g.inplace && (!a->scounts || !a->sdispls))) FAIL(MPI_ERR_ARG);
+		if (!(arr = malloc(4 * sizeof(int64_t) * size))) FAIL(MPI_ERR_NO_MEM);
+		g.sc = arr, g.sd = arr + size, g.rc = arr + 2 * size, g.rd = arr + 3 * size;
+		for (int side = 0; side < 2; side++) {
+			if (side == 0 && g.inplace) continue;
+			const void *cnt = side ? a->rcounts : a->scounts, *dsp = side ? a->rdispls : a->sdispls;
+			int64_t *oc = side ? g.rc : g.sc, *od = side ? g.rd : g.sd;
+			MPI_Datatype one = side ? a->rtype : a->stype;
+			const MPI_Datatype *many = side ? a->rtypes : a->stypes;
+			if (!w) {
+				int64_t s = hc_type_size(one);
+				if (s < 0) FAIL(MPI_ERR_TYPE);
+				if (!hc_type_contig(one)) {
+					HC_MSG("non-contiguous datatypes are supported in point-to-point, broadcasts and reductions");
+					FAIL(MPI_ERR_TYPE);
+				}
+				if (!hc_scale(oc, cnt, a->big, size, s)) FAIL(MPI_ERR_COUNT);
+				if (!hc_scale(od, dsp, a->big, size, s)) FAIL(MPI_ERR_BUFFER);
+				continue;
+			}
+			if (!many) FAIL(MPI_ERR_ARG);
+			for (int i = 0; i < size; i++) {
+				int64_t s = hc_type_size(many[i]), c = hc_at(cnt, a->big, i), d = hc_at(dsp, a->big, i);
+				if (s < 0) FAIL(MPI_ERR_TYPE);
+				if (!hc_type_contig(many[i])) {
+					HC_MSG("non-contiguous datatypes are supported in point-to-point, broadcasts and reductions");
+					FAIL(MPI_ERR_TYPE);
+				}
+				if (c < 0 || (s > 0 && c > INT64_MAX / s)) FAIL(MPI_ERR_COUNT);
+				if (d < 0) FAIL(MPI_ERR_BUFFER);
+				oc[i] = c * s;
+				od[i] = d;
+			}
+		}
+		if (g.inplace) {
+			g.sc = NULL, g.sd = NULL;
+		} else {
+			g.sbuf = (void *)a->sbuf;
+		}
+		g.rbuf = a->rbuf;
+		break;
+	}
+	default:
+		FAIL(MPI_ERR_INTERN);
+	}
+	code = hympi_go_icoll(ci, &g, run == RUN_PERSISTENT, (intptr_t *)req);
+out:
+	free(arr);
+#undef FAIL
+	if (code) return hc_error(ci, code, fn);
+	if (run == RUN_BLOCKING) return PMPI_Wait(req, MPI_STATUS_IGNORE);
+	return MPI_SUCCESS;
+}
+
+/* Shapes of collective calls, so each entry point is one line. */
+
+static int hc_nb_barrier(MPI_Comm comm, int run, MPI_Request *req, const char *fn)
+{
+	hc_raw a = {0};
+	return hc_icoll(HC_NBC_BARRIER, &a, comm, run, req, fn);
+}
+
+static int hc_nb_bcast(void *buf, int64_t count, MPI_Datatype dt, int root, MPI_Comm comm, int run, MPI_Request *req,
+		       const char *fn)
+{
+	hc_raw a = {.rbuf = buf, .scount = count, .stype = dt, .root = root};
+	return hc_icoll(HC_NBC_BCAST, &a, comm, run, req, fn);
+}
+
+static int hc_nb_red(int kind, const void *sbuf, void *rbuf, int64_t count, MPI_Datatype dt, MPI_Op op, int root,
+		     MPI_Comm comm, int run, MPI_Request *req, const char *fn)
+{
+	hc_raw a = {.sbuf = sbuf, .rbuf = rbuf, .scount = count, .stype = dt, .op = op, .root = root};
+	return hc_icoll(kind, &a, comm, run, req, fn);
+}
+
+static int hc_nb_rs(const void *sbuf, void *rbuf, const void *rcounts, int big, MPI_Datatype dt, MPI_Op op,
+		    MPI_Comm comm, int run, MPI_Request *req, const char *fn)
+{
+	hc_raw a = {.sbuf = sbuf, .rbuf = rbuf, .rcounts = rcounts, .big = big, .stype = dt, .op = op};
+	return hc_icoll(HC_NBC_RS, &a, comm, run, req, fn);
+}
+
+static int hc_nb_mv(int kind, const void *sbuf, int64_t scount, MPI_Datatype st, void *rbuf, int64_t rcount,
+		    MPI_Datatype rt, int root, MPI_Comm comm, int run, MPI_Request *req, const char *fn)
+{
+	hc_raw a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount, .stype = st, .rtype = rt, .root = root};
+	return hc_icoll(kind, &a, comm, run, req, fn);
+}
+
+static int hc_nb_gv(int kind, const void *sbuf, int64_t scount, MPI_Datatype st, void *rbuf, const void *rcounts,
+		    const void *displs, int big, MPI_Datatype rt, int root, MPI_Comm comm, int run, MPI_Request *req,
+		    const char *fn)
+{
+	hc_raw a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcounts = rcounts, .rdispls = displs, .big = big,
+		    .stype = st, .rtype = rt, .root = root};
+	return hc_icoll(kind, &a, comm, run, req, fn);
+}
+
+static int hc_nb_sv(const void *sbuf, const void *scounts, const void *displs, int big, MPI_Datatype st, void *rbuf,
+		    int64_t rcount, MPI_Datatype rt, int root, MPI_Comm comm, int run, MPI_Request *req, const char *fn)
+{
+	hc_raw a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = rcount, .scounts = scounts, .sdispls = displs, .big = big,
+		    .stype = st, .rtype = rt, .root = root};
+	return hc_icoll(HC_NBC_SCATTERV, &a, comm, run, req, fn);
+}
+
+static int hc_nb_av(const void *sbuf, const void *scounts, const void *sdispls, MPI_Datatype st, void *rbuf,
+		    const void *rcounts, const void *rdispls, MPI_Datatype rt, int big, MPI_Comm comm, int run,
+		    MPI_Request *req, const char *fn)
+{
+	hc_raw a = {.sbuf = sbuf, .rbuf = rbuf, .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
+		    .rdispls = rdispls, .big = big, .stype = st, .rtype = rt};
+	return hc_icoll(HC_NBC_ALLTOALLV, &a, comm, run, req, fn);
+}
+
+static int hc_nb_aw(const void *sbuf, const void *scounts, const void *sdispls, const MPI_Datatype *st, void *rbuf,
+		    const void *rcounts, const void *rdispls, const MPI_Datatype *rt, int big, MPI_Comm comm, int run,
+		    MPI_Request *req, const char *fn)
+{
+	hc_raw a = {.sbuf = sbuf, .rbuf = rbuf, .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
+		    .rdispls = rdispls, .big = big, .stypes = st, .rtypes = rt};
+	if (!rt) {
+		/* The per-peer types are what tell Alltoallw from Alltoallv. */
+		HC_GUARD(fn);
+		return hc_error(hc_comm_index(comm) < 0 ? -1 : hc_comm_index(comm), MPI_ERR_TYPE, fn);
+	}
+	return hc_icoll(HC_NBC_ALLTOALLV, &a, comm, run, req, fn);
+}
+
+/* ---- entry points ---------------------------------------------------- */
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_barrier(comm, RUN_NB, request, "MPI_Ibarrier");
+}
+
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_barrier(comm, RUN_PERSISTENT, request, "MPI_Barrier_init");
+}
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_NB, request, "MPI_Ibcast");
+}
+
+int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_PERSISTENT, request, "MPI_Bcast_init");
+}
+
+int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_NB, request, "MPI_Ibcast_c");
+}
+
+int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_PERSISTENT, request, "MPI_Bcast_init_c");
+}
+
+int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+	return hc_bcast(buffer, count, datatype, root, comm, "MPI_Bcast_c");
+}
+
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, RUN_NB, request, "MPI_Ireduce");
+}
+
+int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, RUN_PERSISTENT, request, "MPI_Reduce_init");
+}
+
+int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, RUN_NB, request, "MPI_Ireduce_c");
+}
+
+int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, RUN_PERSISTENT, request, "MPI_Reduce_init_c");
+}
+
+int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+	return hc_reduce(RED_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, "MPI_Reduce_c");
+}
+
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iallreduce");
+}
+
+int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Allreduce_init");
+}
+
+int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iallreduce_c");
+}
+
+int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Allreduce_init_c");
+}
+
+int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return hc_reduce(RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, "MPI_Allreduce_c");
+}
+
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iscan");
+}
+
+int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Scan_init");
+}
+
+int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iscan_c");
+}
+
+int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Scan_init_c");
+}
+
+int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return hc_reduce(RED_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, "MPI_Scan_c");
+}
+
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iexscan");
+}
+
+int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Exscan_init");
+}
+
+int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iexscan_c");
+}
+
+int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Exscan_init_c");
+}
+
+int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return hc_reduce(RED_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, "MPI_Exscan_c");
+}
+
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, RUN_NB, request, "MPI_Ireduce_scatter_block");
+}
+
+int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Reduce_scatter_block_init");
+}
+
+int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, RUN_NB, request, "MPI_Ireduce_scatter_block_c");
+}
+
+int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Reduce_scatter_block_init_c");
+}
+
+int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return hc_reduce(RED_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, "MPI_Reduce_scatter_block_c");
+}
+
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_rs(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, RUN_NB, request, "MPI_Ireduce_scatter");
+}
+
+int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_rs(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, RUN_PERSISTENT, request, "MPI_Reduce_scatter_init");
+}
+
+int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_rs(sendbuf, recvbuf, recvcounts, 1, datatype, op, comm, RUN_NB, request, "MPI_Ireduce_scatter_c");
+}
+
+int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_rs(sendbuf, recvbuf, recvcounts, 1, datatype, op, comm, RUN_PERSISTENT, request, "MPI_Reduce_scatter_init_c");
+}
+
+int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	return hc_nb_rs(sendbuf, recvbuf, recvcounts, 1, datatype, op, comm, RUN_BLOCKING, NULL, "MPI_Reduce_scatter_c");
+}
+
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_NB, request, "MPI_Igather");
+}
+
+int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Gather_init");
+}
+
+int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_NB, request, "MPI_Igather_c");
+}
+
+int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Gather_init_c");
+}
+
+int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	return hc_move(MOV_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Gather_c");
+}
+
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_NB, request, "MPI_Iscatter");
+}
+
+int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Scatter_init");
+}
+
+int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_NB, request, "MPI_Iscatter_c");
+}
+
+int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Scatter_init_c");
+}
+
+int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	return hc_move(MOV_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Scatter_c");
+}
+
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_NB, request, "MPI_Iallgather");
+}
+
+int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Allgather_init");
+}
+
+int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_NB, request, "MPI_Iallgather_c");
+}
+
+int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Allgather_init_c");
+}
+
+int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return hc_move(MOV_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, "MPI_Allgather_c");
+}
+
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_NB, request, "MPI_Ialltoall");
+}
+
+int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Alltoall_init");
+}
+
+int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_NB, request, "MPI_Ialltoall_c");
+}
+
+int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_mv(HC_NBC_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Alltoall_init_c");
+}
+
+int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return hc_move(MOV_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, "MPI_Alltoall_c");
+}
+
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root, comm, RUN_NB, request, "MPI_Igatherv");
+}
+
+int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Gatherv_init");
+}
+
+int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 1, recvtype, root, comm, RUN_NB, request, "MPI_Igatherv_c");
+}
+
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 1, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Gatherv_init_c");
+}
+
+int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 1, recvtype, root, comm, RUN_BLOCKING, NULL, "MPI_Gatherv_c");
+}
+
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_sv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_NB, request, "MPI_Iscatterv");
+}
+
+int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_sv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Scatterv_init");
+}
+
+int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_sv(sendbuf, sendcounts, displs, 1, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_NB, request, "MPI_Iscatterv_c");
+}
+
+int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_sv(sendbuf, sendcounts, displs, 1, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Scatterv_init_c");
+}
+
+int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	return hc_nb_sv(sendbuf, sendcounts, displs, 1, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_BLOCKING, NULL, "MPI_Scatterv_c");
+}
+
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, 0, comm, RUN_NB, request, "MPI_Iallgatherv");
+}
+
+int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Allgatherv_init");
+}
+
+int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 1, recvtype, 0, comm, RUN_NB, request, "MPI_Iallgatherv_c");
+}
+
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 1, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Allgatherv_init_c");
+}
+
+int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 1, recvtype, 0, comm, RUN_BLOCKING, NULL, "MPI_Allgatherv_c");
+}
+
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm, RUN_NB, request, "MPI_Ialltoallv");
+}
+
+int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Alltoallv_init");
+}
+
+int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 1, comm, RUN_NB, request, "MPI_Ialltoallv_c");
+}
+
+int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 1, comm, RUN_PERSISTENT, request, "MPI_Alltoallv_init_c");
+}
+
+int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 1, comm, RUN_BLOCKING, NULL, "MPI_Alltoallv_c");
+}
+
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 0, comm, RUN_NB, request, "MPI_Ialltoallw");
+}
+
+int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 0, comm, RUN_PERSISTENT, request, "MPI_Alltoallw_init");
+}
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	return hc_nb_aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 0, comm, RUN_BLOCKING, NULL, "MPI_Alltoallw");
+}
+
+int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 1, comm, RUN_NB, request, "MPI_Ialltoallw_c");
+}
+
+int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 1, comm, RUN_PERSISTENT, request, "MPI_Alltoallw_init_c");
+}
+
+int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	return hc_nb_aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 1, comm, RUN_BLOCKING, NULL, "MPI_Alltoallw_c");
+}
+
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
+{
+	return hc_reduce_local(inbuf, inoutbuf, count, datatype, op);
+}
+
+#define HC_ALIASES_nbc
+#include "aliases_gen.h"

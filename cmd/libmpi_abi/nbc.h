@@ -1,0 +1,64 @@
+/*
+ * nbc.h — a nonblocking or persistent collective as nbc.c hands it to Go
+ * (hympi_go_icoll): the call's arguments with MPI_IN_PLACE resolved and
+ * counts turned into bytes.
+ */
+#ifndef HYMPI_NBC_H
+#define HYMPI_NBC_H
+
+#include "cabi.h"
+
+enum {
+	HC_NBC_BARRIER,
+	HC_NBC_BCAST,
+	HC_NBC_REDUCE,
+	HC_NBC_ALLREDUCE,
+	HC_NBC_SCAN,
+	HC_NBC_EXSCAN,
+	HC_NBC_RSB, /* reduce-scatter-block */
+	HC_NBC_RS,  /* reduce-scatter */
+	HC_NBC_GATHER,
+	HC_NBC_SCATTER,
+	HC_NBC_ALLGATHER,
+	HC_NBC_ALLTOALL,
+	HC_NBC_GATHERV,
+	HC_NBC_SCATTERV,
+	HC_NBC_ALLGATHERV,
+	HC_NBC_ALLTOALLV, /* and Alltoallw: byte counts and displacements either way */
+};
+
+/* The kinds of the blocking paths hc_reduce and hc_move (coll.c). */
+enum { RED_REDUCE, RED_ALLREDUCE, RED_SCAN, RED_EXSCAN, RED_SCATTER_BLOCK };
+enum { MOV_GATHER, MOV_SCATTER, MOV_ALLGATHER, MOV_ALLTOALL };
+
+typedef struct {
+	int kind, root;
+	/* inplace: sbuf is rbuf (the whole buffer for reductions and
+	 * all-to-all; own blocks of the gather family are resolved in C). */
+	int inplace;
+	void *sbuf, *rbuf;
+	/* Bytes: bcast/reductions: sn is the data (rsb: one block); fixed
+	 * blocks: sn and rn are whole buffers as hympi_go_gather takes them. */
+	int64_t sn, rn;
+	/* v forms: byte counts and displacements, size entries each (NULL
+	 * where the rank does not use them). */
+	int64_t *sc, *sd, *rc, *rd;
+	hc_red red;
+	/* Non-contiguous bcast/reduction data travels packed: count elements
+	 * of pdt packed from pack_from before each start and unpacked into
+	 * unpack_to on completion (either NULL when this rank has none). */
+	intptr_t pdt;
+	int64_t pcount;
+	void *pack_from, *unpack_to;
+} hc_nbc;
+
+/* The blocking paths shared by the int and _c forms (coll.c). */
+HC_HIDDEN int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt);
+HC_HIDDEN int hc_bcast(void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *fn);
+HC_HIDDEN int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype dt, MPI_Op op,
+			int root, MPI_Comm comm, const char *fn);
+HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
+		      int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fn);
+HC_HIDDEN int hc_reduce_local(const void *inbuf, void *inoutbuf, int64_t count, MPI_Datatype datatype, MPI_Op op);
+
+#endif
