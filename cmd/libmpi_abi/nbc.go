@@ -167,7 +167,14 @@ func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t) C.
 	default:
 		return C.MPI_ERR_INTERN
 	}
-	if persistent != 0 {
+	return collRequest(ci, persistent != 0, &b, start, bind, req)
+}
+
+// collRequest makes the C request of a collective: a persistent one bound
+// now (bind checks the arguments), or a nonblocking one started now.
+func collRequest(ci C.int, persistent bool, b *collBinding, start func() (*mpi.Request, error),
+	bind func() (*mpi.Persistent, error), req *C.intptr_t) C.int {
+	if persistent {
 		p, err := bind()
 		if err != nil {
 			return errCode(err)
@@ -177,7 +184,7 @@ func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t) C.
 		if q == nil {
 			return C.MPI_ERR_NO_MEM
 		}
-		q.ci, q.persistent, q.coll = ci, true, &b
+		q.ci, q.persistent, q.coll = ci, true, b
 		return 0
 	}
 	if b.pre != nil {
@@ -193,7 +200,7 @@ func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t) C.
 	}
 	q.r, q.ci, q.active = x, ci, true
 	if b.post != nil {
-		q.coll = &b
+		q.coll = b
 	}
 	return 0
 }

@@ -62,3 +62,26 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 HC_HIDDEN int hc_reduce_local(const void *inbuf, void *inoutbuf, int64_t count, MPI_Datatype datatype, MPI_Op op);
 
 #endif
+
+#ifndef HYMPI_NBR_H
+#define HYMPI_NBR_H
+/* A communicator's neighbourhood for the neighbour collectives
+ * (neighbor.c). A Cartesian one is its grid (cart: dims then periods, as in
+ * hc_comm; the engine derives the neighbours, mpi.CartNeighbors); any other
+ * topology gives its lists: block k of the receive buffer comes from
+ * sources[k], block k of the send buffer goes to dests[k]. */
+typedef struct {
+	int indeg, outdeg;
+	int ndims;
+	const int *cart;
+	const int *sources, *dests;
+} hc_nbrs;
+
+enum {
+	HC_NBR_ALLGATHER,
+	HC_NBR_ALLGATHERV,
+	HC_NBR_ALLTOALL,
+	HC_NBR_ALLTOALLV,
+	HC_NBR_ALLTOALLW,
+};
+#endif

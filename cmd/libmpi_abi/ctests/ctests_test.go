@@ -164,6 +164,7 @@ func TestCPrograms(t *testing.T) {
 		{"datatypes", []int{1, 2, 4}, false},
 		{"coll", []int{1, 2, 3, 4}, true},
 		{"nbc", []int{1, 2, 3, 4, 5}, true},
+		{"neighbor", []int{1, 2, 3, 4, 6}, true},
 		{"comm", []int{1, 2, 4}, true},
 		{"cart", []int{1, 4, 6}, true},
 	}

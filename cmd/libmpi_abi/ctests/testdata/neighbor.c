@@ -1,0 +1,156 @@
+/* Neighbourhood collectives on Cartesian communicators against a
+ * reference built from MPI_Cart_shift: a periodic ring (at 1 and 2 ranks
+ * both neighbours are one rank, so the pairing of the two messages shows),
+ * and a 2-D grid periodic in one dimension only (MPI_PROC_NULL edges leave
+ * their blocks untouched). Every form: blocking, nonblocking, persistent
+ * (restarted), int and _c. */
+#include "check.h"
+
+#define MAXD 4 /* neighbours: 2 per dimension, at most 2 dimensions */
+
+static int rank;
+static int src[MAXD], dst[MAXD], nn;
+
+/* What rank r sends in block k (alltoall) or to everyone (allgather, k = -1). */
+static int sent(int seed, int r, int k) { return seed * 1000 + r * 10 + k + 1; }
+
+/* Block k comes from src[k]; that rank sent it as its block k^1 (what goes
+ * up arrives from below). */
+static void expect(const int *got, int seed, int all, int per, const char *what)
+{
+	for (int k = 0; k < nn; k++) {
+		for (int e = 0; e < per; e++) {
+			int want = src[k] == MPI_PROC_NULL ? -7 : sent(seed, src[k], all ? -1 : (k ^ 1)) + e * 100;
+			if (got[k * per + e] != want) {
+				fprintf(stderr, "rank %d: %s block %d[%d]: %d, want %d\n", rank, what, k, e, got[k * per + e], want);
+				MPI_Abort(MPI_COMM_WORLD, 3);
+			}
+		}
+	}
+}
+
+static void run(MPI_Comm cart, int seed)
+{
+	int sb[MAXD * 2], rb[MAXD * 2], one[2];
+	int cnt[MAXD], dsp[MAXD];
+	MPI_Count ccnt[MAXD];
+	MPI_Aint cdsp[MAXD], bdsp[MAXD];
+	MPI_Datatype ts[MAXD];
+	for (int k = 0; k < nn; k++) {
+		cnt[k] = 2, dsp[k] = 2 * k, ccnt[k] = 2, cdsp[k] = 2 * k, bdsp[k] = 2 * k * sizeof(int), ts[k] = MPI_INT;
+	}
+	for (int form = 0; form < 6; form++) {
+		/* 0 blocking, 1 blocking _c, 2 nonblocking, 3 nonblocking _c,
+		 * 4 persistent, 5 persistent _c (each started twice). */
+		int starts = form >= 4 ? 2 : 1;
+		MPI_Request q[5];
+		for (int i = 0; i < 5; i++) q[i] = MPI_REQUEST_NULL;
+		static int ag[MAXD * 2], aa[MAXD * 2], av[MAXD * 2], aw[MAXD * 2], agv[MAXD * 2];
+		for (int st = 0; st < starts; st++) {
+			int s = seed + st;
+			one[0] = sent(s, rank, -1), one[1] = one[0] + 100;
+			for (int k = 0; k < nn; k++) sb[2 * k] = sent(s, rank, k), sb[2 * k + 1] = sent(s, rank, k) + 100;
+			for (int i = 0; i < MAXD * 2; i++) ag[i] = aa[i] = av[i] = aw[i] = agv[i] = -7;
+			(void)rb;
+			switch (form) {
+			case 0:
+				CHECK_RC(MPI_Neighbor_allgather(one, 2, MPI_INT, ag, 2, MPI_INT, cart));
+				CHECK_RC(MPI_Neighbor_allgatherv(one, 2, MPI_INT, agv, cnt, dsp, MPI_INT, cart));
+				CHECK_RC(MPI_Neighbor_alltoall(sb, 2, MPI_INT, aa, 2, MPI_INT, cart));
+				CHECK_RC(MPI_Neighbor_alltoallv(sb, cnt, dsp, MPI_INT, av, cnt, dsp, MPI_INT, cart));
+				CHECK_RC(MPI_Neighbor_alltoallw(sb, cnt, bdsp, ts, aw, cnt, bdsp, ts, cart));
+				break;
+			case 1:
+				CHECK_RC(MPI_Neighbor_allgather_c(one, 2, MPI_INT, ag, 2, MPI_INT, cart));
+				CHECK_RC(MPI_Neighbor_allgatherv_c(one, 2, MPI_INT, agv, ccnt, cdsp, MPI_INT, cart));
+				CHECK_RC(MPI_Neighbor_alltoall_c(sb, 2, MPI_INT, aa, 2, MPI_INT, cart));
+				CHECK_RC(MPI_Neighbor_alltoallv_c(sb, ccnt, cdsp, MPI_INT, av, ccnt, cdsp, MPI_INT, cart));
+				CHECK_RC(MPI_Neighbor_alltoallw_c(sb, ccnt, bdsp, ts, aw, ccnt, bdsp, ts, cart));
+				break;
+			case 2:
+				CHECK_RC(MPI_Ineighbor_allgather(one, 2, MPI_INT, ag, 2, MPI_INT, cart, &q[0]));
+				CHECK_RC(MPI_Ineighbor_allgatherv(one, 2, MPI_INT, agv, cnt, dsp, MPI_INT, cart, &q[1]));
+				CHECK_RC(MPI_Ineighbor_alltoall(sb, 2, MPI_INT, aa, 2, MPI_INT, cart, &q[2]));
+				CHECK_RC(MPI_Ineighbor_alltoallv(sb, cnt, dsp, MPI_INT, av, cnt, dsp, MPI_INT, cart, &q[3]));
+				CHECK_RC(MPI_Ineighbor_alltoallw(sb, cnt, bdsp, ts, aw, cnt, bdsp, ts, cart, &q[4]));
+				break;
+			case 3:
+				CHECK_RC(MPI_Ineighbor_allgather_c(one, 2, MPI_INT, ag, 2, MPI_INT, cart, &q[0]));
+				CHECK_RC(MPI_Ineighbor_allgatherv_c(one, 2, MPI_INT, agv, ccnt, cdsp, MPI_INT, cart, &q[1]));
+				CHECK_RC(MPI_Ineighbor_alltoall_c(sb, 2, MPI_INT, aa, 2, MPI_INT, cart, &q[2]));
+				CHECK_RC(MPI_Ineighbor_alltoallv_c(sb, ccnt, cdsp, MPI_INT, av, ccnt, cdsp, MPI_INT, cart, &q[3]));
+				CHECK_RC(MPI_Ineighbor_alltoallw_c(sb, ccnt, bdsp, ts, aw, ccnt, bdsp, ts, cart, &q[4]));
+				break;
+			case 4:
+				if (st == 0) {
+					MPI_Info in = MPI_INFO_NULL;
+					CHECK_RC(MPI_Neighbor_allgather_init(one, 2, MPI_INT, ag, 2, MPI_INT, cart, in, &q[0]));
+					CHECK_RC(MPI_Neighbor_allgatherv_init(one, 2, MPI_INT, agv, cnt, dsp, MPI_INT, cart, in, &q[1]));
+					CHECK_RC(MPI_Neighbor_alltoall_init(sb, 2, MPI_INT, aa, 2, MPI_INT, cart, in, &q[2]));
+					CHECK_RC(MPI_Neighbor_alltoallv_init(sb, cnt, dsp, MPI_INT, av, cnt, dsp, MPI_INT, cart, in, &q[3]));
+					CHECK_RC(MPI_Neighbor_alltoallw_init(sb, cnt, bdsp, ts, aw, cnt, bdsp, ts, cart, in, &q[4]));
+				}
+				CHECK_RC(MPI_Startall(5, q));
+				break;
+			case 5:
+				if (st == 0) {
+					MPI_Info in = MPI_INFO_NULL;
+					CHECK_RC(MPI_Neighbor_allgather_init_c(one, 2, MPI_INT, ag, 2, MPI_INT, cart, in, &q[0]));
+					CHECK_RC(MPI_Neighbor_allgatherv_init_c(one, 2, MPI_INT, agv, ccnt, cdsp, MPI_INT, cart, in, &q[1]));
+					CHECK_RC(MPI_Neighbor_alltoall_init_c(sb, 2, MPI_INT, aa, 2, MPI_INT, cart, in, &q[2]));
+					CHECK_RC(MPI_Neighbor_alltoallv_init_c(sb, ccnt, cdsp, MPI_INT, av, ccnt, cdsp, MPI_INT, cart, in, &q[3]));
+					CHECK_RC(MPI_Neighbor_alltoallw_init_c(sb, ccnt, bdsp, ts, aw, ccnt, bdsp, ts, cart, in, &q[4]));
+				}
+				for (int i = 0; i < 5; i++) CHECK_RC(MPI_Start(&q[i]));
+				break;
+			}
+			/* Completed in reverse order. */
+			for (int i = 4; i >= 0; i--) CHECK_RC(MPI_Wait(&q[i], MPI_STATUS_IGNORE));
+			expect(ag, s, 1, 2, "allgather");
+			expect(agv, s, 1, 2, "allgatherv");
+			expect(aa, s, 0, 2, "alltoall");
+			expect(av, s, 0, 2, "alltoallv");
+			expect(aw, s, 0, 2, "alltoallw");
+		}
+		if (form >= 4)
+			for (int i = 0; i < 5; i++) CHECK_RC(MPI_Request_free(&q[i]));
+	}
+}
+
+static void topo(MPI_Comm cart, int ndims)
+{
+	MPI_Comm_rank(cart, &rank);
+	nn = 2 * ndims;
+	for (int d = 0; d < ndims; d++) CHECK_RC(MPI_Cart_shift(cart, d, 1, &src[2 * d], &src[2 * d + 1]));
+	/* Sources and destinations agree on a Cartesian grid. */
+	memcpy(dst, src, sizeof src);
+	(void)dst;
+	run(cart, ndims * 10);
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	int size;
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	MPI_Comm ring, grid;
+	int dims1[1] = {size}, per1[1] = {1};
+	CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 1, dims1, per1, 0, &ring));
+	topo(ring, 1);
+	int dims2[2] = {0, 0}, per2[2] = {1, 0};
+	CHECK_RC(MPI_Dims_create(size, 2, dims2));
+	CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 2, dims2, per2, 0, &grid));
+	topo(grid, 2);
+
+	/* A communicator without a topology: MPI_ERR_TOPOLOGY. */
+	CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	int x[8], cls;
+	MPI_Error_class(MPI_Neighbor_allgather(x, 1, MPI_INT, x, 1, MPI_INT, MPI_COMM_WORLD), &cls);
+	CHECK(cls == MPI_ERR_TOPOLOGY);
+	CHECK_RC(MPI_Comm_free(&ring));
+	CHECK_RC(MPI_Comm_free(&grid));
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	report_ok();
+	MPI_Finalize();
+	return 0;
+}

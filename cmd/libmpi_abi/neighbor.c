@@ -1,0 +1,315 @@
+/*
+ * neighbor.c — neighbourhood collectives (MPI_Neighbor_*, MPI_Ineighbor_*,
+ * MPI_Neighbor_*_init and their _c forms). Every one is a neighbour
+ * all-to-all of bytes in the engine: here the call's counts become byte
+ * counts and displacements per neighbour, and hc_neighbors says who the
+ * neighbours are. Blocking forms are the nonblocking one plus MPI_Wait.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nbc.h"
+#include "_cgo_export.h"
+
+/* hc_neighbors describes the topology of communicator ci. Graph and
+ * distributed-graph topologies plug in here: fill indeg/outdeg and the
+ * sources/dests lists (kept by the communicator, not copied). */
+static int hc_neighbors(int ci, hc_nbrs *nb)
+{
+	memset(nb, 0, sizeof *nb);
+	if (hc_comms[ci].cart) {
+		nb->ndims = hc_comms[ci].ndims;
+		nb->cart = hc_comms[ci].cart;
+		nb->indeg = nb->outdeg = 2 * nb->ndims;
+		return MPI_SUCCESS;
+	}
+	return MPI_ERR_TOPOLOGY;
+}
+
+enum { RUN_NB, RUN_PERSISTENT, RUN_BLOCKING };
+
+/* The call's arguments; counts are int[] or MPI_Count[] (cbig),
+ * displacements int[] or MPI_Aint[] (dbig). */
+typedef struct {
+	const void *sbuf;
+	void *rbuf;
+	int64_t scount, rcount;
+	const void *scounts, *sdispls, *rcounts, *rdispls;
+	int cbig, dbig;
+	MPI_Datatype stype, rtype;
+	const MPI_Datatype *stypes, *rtypes;
+} hc_nraw;
+
+static int64_t hc_nat(const void *v, int big, int i)
+{
+	return big ? ((const int64_t *)v)[i] : ((const int *)v)[i];
+}
+
+static int hc_ntype(MPI_Datatype dt, int64_t *size)
+{
+	if ((*size = hc_type_size(dt)) < 0) return MPI_ERR_TYPE;
+	if (!hc_type_contig(dt)) {
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, broadcasts and reductions");
+		return MPI_ERR_TYPE;
+	}
+	return MPI_SUCCESS;
+}
+
+/* hc_nside fills one side's byte counts and displacements (n blocks). */
+static int hc_nside(int kind, int recv, hc_nraw *a, int n, int64_t *cnt, int64_t *dsp)
+{
+	const void *cs = recv ? a->rcounts : a->scounts, *ds = recv ? a->rdispls : a->sdispls;
+	int64_t count = recv ? a->rcount : a->scount, s;
+	int rc;
+	if (kind == HC_NBR_ALLTOALLW) {
+		const MPI_Datatype *ts = recv ? a->rtypes : a->stypes;
+		if (n > 0 && (!ts || !cs || !ds)) return MPI_ERR_ARG;
+		for (int k = 0; k < n; k++) {
+			if ((rc = hc_ntype(ts[k], &s))) return rc;
+			int64_t c = hc_nat(cs, a->cbig, k);
+			if (c < 0 || (s > 0 && c > INT64_MAX / s)) return MPI_ERR_COUNT;
+			cnt[k] = c * s;
+			dsp[k] = hc_nat(ds, a->dbig, k); /* bytes */
+			if (dsp[k] < 0) return MPI_ERR_BUFFER;
+		}
+		return MPI_SUCCESS;
+	}
+	if ((rc = hc_ntype(recv ? a->rtype : a->stype, &s))) return rc;
+	int vec = kind == HC_NBR_ALLTOALLV || (recv && kind == HC_NBR_ALLGATHERV);
+	if (vec) {
+		if (n > 0 && (!cs || !ds)) return MPI_ERR_ARG;
+		for (int k = 0; k < n; k++) {
+			int64_t c = hc_nat(cs, a->cbig, k), d = hc_nat(ds, a->dbig, k);
+			if (c < 0 || (s > 0 && c > INT64_MAX / s)) return MPI_ERR_COUNT;
+			if (d < 0 || (s > 0 && d > INT64_MAX / s)) return MPI_ERR_BUFFER;
+			cnt[k] = c * s;
+			dsp[k] = d * s;
+		}
+		return MPI_SUCCESS;
+	}
+	if (count < 0 || (s > 0 && count > INT64_MAX / s / (n > 0 ? n : 1))) return MPI_ERR_COUNT;
+	/* Allgather sends the one buffer to every neighbour. */
+	int same = !recv && (kind == HC_NBR_ALLGATHER || kind == HC_NBR_ALLGATHERV);
+	for (int k = 0; k < n; k++) {
+		cnt[k] = count * s;
+		dsp[k] = same ? 0 : k * count * s;
+	}
+	return MPI_SUCCESS;
+}
+
+static int hc_ineighbor(int kind, hc_nraw *a, MPI_Comm comm, int run, MPI_Request *req, const char *fn)
+{
+	HC_GUARD(fn);
+	int ci = hc_comm_index(comm);
+	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
+	MPI_Request local;
+	if (run == RUN_BLOCKING) req = &local;
+	if (!req) return hc_error(ci, MPI_ERR_ARG, fn);
+	if (a->sbuf == MPI_IN_PLACE || a->rbuf == MPI_IN_PLACE) return hc_error(ci, MPI_ERR_BUFFER, fn);
+	hc_nbrs nb;
+	int rc = hc_neighbors(ci, &nb);
+	if (rc) return hc_error(ci, rc, fn);
+	int64_t *arr = malloc(sizeof(int64_t) * (2 * (nb.indeg + nb.outdeg) + 1));
+	if (!arr) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	hc_nbc g;
+	memset(&g, 0, sizeof g);
+	g.sc = arr, g.sd = arr + nb.outdeg, g.rc = arr + 2 * nb.outdeg, g.rd = g.rc + nb.indeg;
+	g.sbuf = (void *)a->sbuf, g.rbuf = a->rbuf;
+	rc = hc_nside(kind, 0, a, nb.outdeg, g.sc, g.sd);
+	if (!rc) rc = hc_nside(kind, 1, a, nb.indeg, g.rc, g.rd);
+	if (!rc) rc = hympi_go_ineighbor(ci, &g, &nb, run == RUN_PERSISTENT, (intptr_t *)req);
+	free(arr);
+	if (rc) return hc_error(ci, rc, fn);
+	if (run == RUN_BLOCKING) return PMPI_Wait(req, MPI_STATUS_IGNORE);
+	return MPI_SUCCESS;
+}
+
+static int hc_nb_fixed(int kind, const void *sbuf, int64_t scount, MPI_Datatype st, void *rbuf, int64_t rcount,
+		       MPI_Datatype rt, MPI_Comm comm, int run, MPI_Request *req, const char *fn)
+{
+	hc_nraw a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount, .stype = st, .rtype = rt};
+	return hc_ineighbor(kind, &a, comm, run, req, fn);
+}
+
+static int hc_nb_agv(const void *sbuf, int64_t scount, MPI_Datatype st, void *rbuf, const void *rcounts,
+		     const void *displs, int big, MPI_Datatype rt, MPI_Comm comm, int run, MPI_Request *req, const char *fn)
+{
+	hc_nraw a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcounts = rcounts, .rdispls = displs, .cbig = big,
+		     .dbig = big, .stype = st, .rtype = rt};
+	return hc_ineighbor(HC_NBR_ALLGATHERV, &a, comm, run, req, fn);
+}
+
+static int hc_nb_a2av(const void *sbuf, const void *scounts, const void *sdispls, MPI_Datatype st, void *rbuf,
+		      const void *rcounts, const void *rdispls, MPI_Datatype rt, int big, MPI_Comm comm, int run,
+		      MPI_Request *req, const char *fn)
+{
+	hc_nraw a = {.sbuf = sbuf, .rbuf = rbuf, .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
+		     .rdispls = rdispls, .cbig = big, .dbig = big, .stype = st, .rtype = rt};
+	return hc_ineighbor(HC_NBR_ALLTOALLV, &a, comm, run, req, fn);
+}
+
+/* Alltoallw's displacements are MPI_Aint even in the int form. */
+static int hc_nb_a2aw(const void *sbuf, const void *scounts, const void *sdispls, const MPI_Datatype *st, void *rbuf,
+		      const void *rcounts, const void *rdispls, const MPI_Datatype *rt, int big, MPI_Comm comm, int run,
+		      MPI_Request *req, const char *fn)
+{
+	hc_nraw a = {.sbuf = sbuf, .rbuf = rbuf, .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
+		     .rdispls = rdispls, .cbig = big, .dbig = 1, .stypes = st, .rtypes = rt};
+	return hc_ineighbor(HC_NBR_ALLTOALLW, &a, comm, run, req, fn);
+}
+
+/* ---- entry points ---------------------------------------------------- */
+
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return hc_nb_fixed(HC_NBR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_BLOCKING, NULL, "MPI_Neighbor_allgather");
+}
+
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_fixed(HC_NBR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_NB, request, "MPI_Ineighbor_allgather");
+}
+
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_fixed(HC_NBR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_PERSISTENT, request, "MPI_Neighbor_allgather_init");
+}
+
+int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return hc_nb_fixed(HC_NBR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_BLOCKING, NULL, "MPI_Neighbor_allgather_c");
+}
+
+int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_fixed(HC_NBR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_NB, request, "MPI_Ineighbor_allgather_c");
+}
+
+int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_fixed(HC_NBR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_PERSISTENT, request, "MPI_Neighbor_allgather_init_c");
+}
+
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return hc_nb_agv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, RUN_BLOCKING, NULL, "MPI_Neighbor_allgatherv");
+}
+
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_agv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, RUN_NB, request, "MPI_Ineighbor_allgatherv");
+}
+
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_agv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, RUN_PERSISTENT, request, "MPI_Neighbor_allgatherv_init");
+}
+
+int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return hc_nb_agv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 1, recvtype, comm, RUN_BLOCKING, NULL, "MPI_Neighbor_allgatherv_c");
+}
+
+int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_agv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 1, recvtype, comm, RUN_NB, request, "MPI_Ineighbor_allgatherv_c");
+}
+
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_agv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 1, recvtype, comm, RUN_PERSISTENT, request, "MPI_Neighbor_allgatherv_init_c");
+}
+
+int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return hc_nb_fixed(HC_NBR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_BLOCKING, NULL, "MPI_Neighbor_alltoall");
+}
+
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_fixed(HC_NBR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_NB, request, "MPI_Ineighbor_alltoall");
+}
+
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_fixed(HC_NBR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_PERSISTENT, request, "MPI_Neighbor_alltoall_init");
+}
+
+int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return hc_nb_fixed(HC_NBR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_BLOCKING, NULL, "MPI_Neighbor_alltoall_c");
+}
+
+int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_fixed(HC_NBR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_NB, request, "MPI_Ineighbor_alltoall_c");
+}
+
+int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_fixed(HC_NBR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_PERSISTENT, request, "MPI_Neighbor_alltoall_init_c");
+}
+
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return hc_nb_a2av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm, RUN_BLOCKING, NULL, "MPI_Neighbor_alltoallv");
+}
+
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_a2av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm, RUN_NB, request, "MPI_Ineighbor_alltoallv");
+}
+
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_a2av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Neighbor_alltoallv_init");
+}
+
+int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	return hc_nb_a2av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 1, comm, RUN_BLOCKING, NULL, "MPI_Neighbor_alltoallv_c");
+}
+
+int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_a2av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 1, comm, RUN_NB, request, "MPI_Ineighbor_alltoallv_c");
+}
+
+int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_a2av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 1, comm, RUN_PERSISTENT, request, "MPI_Neighbor_alltoallv_init_c");
+}
+
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	return hc_nb_a2aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 0, comm, RUN_BLOCKING, NULL, "MPI_Neighbor_alltoallw");
+}
+
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_a2aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 0, comm, RUN_NB, request, "MPI_Ineighbor_alltoallw");
+}
+
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_a2aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 0, comm, RUN_PERSISTENT, request, "MPI_Neighbor_alltoallw_init");
+}
+
+int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	return hc_nb_a2aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 1, comm, RUN_BLOCKING, NULL, "MPI_Neighbor_alltoallw_c");
+}
+
+int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+	return hc_nb_a2aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 1, comm, RUN_NB, request, "MPI_Ineighbor_alltoallw_c");
+}
+
+int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return hc_nb_a2aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 1, comm, RUN_PERSISTENT, request, "MPI_Neighbor_alltoallw_init_c");
+}
+
+#define HC_ALIASES_neighbor
+#include "aliases_gen.h"

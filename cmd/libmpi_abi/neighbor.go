@@ -1,0 +1,54 @@
+package main
+
+/*
+#include "nbc.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/hympi/hympi/mpi"
+)
+
+// neighborsOf turns the C side's neighbourhood into the engine's.
+func neighborsOf(nb *C.hc_nbrs, rank int) *mpi.Neighbors {
+	if nb.cart != nil {
+		nd := int(nb.ndims)
+		v := unsafe.Slice(nb.cart, 2*max(nd, 1))
+		dims, periods := make([]int, nd), make([]bool, nd)
+		for d := range nd {
+			dims[d], periods[d] = int(v[d]), v[nd+d] != 0
+		}
+		return mpi.CartNeighbors(dims, periods, rank)
+	}
+	ranks := func(p *C.int, n C.int) []int {
+		out := make([]int, int(n))
+		if p != nil {
+			for i, x := range unsafe.Slice(p, int(n)) {
+				out[i] = rankIn(x)
+			}
+		}
+		return out
+	}
+	return &mpi.Neighbors{Sources: ranks(nb.sources, nb.indeg), Destinations: ranks(nb.dests, nb.outdeg)}
+}
+
+// hympi_go_ineighbor starts or binds a neighbour collective: every form is
+// a neighbour all-to-all with byte counts and displacements (a.sc, a.sd for
+// the outdeg destinations, a.rc, a.rd for the indeg sources).
+//
+//export hympi_go_ineighbor
+func hympi_go_ineighbor(ci C.int, a *C.hc_nbc, nb *C.hc_nbrs, persistent C.int, req *C.intptr_t) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	n := neighborsOf(nb, c.Rank())
+	sc, sd := int64s(a.sc, int(nb.outdeg)), int64s(a.sd, int(nb.outdeg))
+	rcs, rd := int64s(a.rc, int(nb.indeg)), int64s(a.rd, int(nb.indeg))
+	s, r := bytesAt(a.sbuf, extentOf(sc, sd)), bytesAt(a.rbuf, extentOf(rcs, rd))
+	start := func() (*mpi.Request, error) { return c.IneighborAlltoallv(n, s, sc, sd, r, rcs, rd) }
+	bind := func() (*mpi.Persistent, error) { return c.NeighborAlltoallvInit(n, s, sc, sd, r, rcs, rd) }
+	return collRequest(ci, persistent != 0, &collBinding{}, start, bind, req)
+}
