@@ -359,3 +359,48 @@ func nbcEvery(c *mpi.Comm) {
 		}
 	}
 }
+
+// nbcNeighbors: the neighbour all-to-all on a periodic ring (at 1 and 2
+// ranks both neighbours are one rank: the pairing of its two messages
+// shows), blocking, nonblocking and persistent. Block k goes to neighbour
+// k; what goes up arrives from below.
+func nbcNeighbors(c *mpi.Comm) {
+	r, n := c.Rank(), c.Size()
+	nb := mpi.CartNeighbors([]int{n}, []bool{true}, r)
+	const m = 5
+	send, recv := make([]byte, 2*m), make([]byte, 2*m)
+	counts, displs := []int{m, m}, []int{0, m}
+	fill := func(seed int) {
+		pattern(send[:m], seed*100+r*2)
+		pattern(send[m:], seed*100+r*2+1)
+		clear(recv)
+	}
+	check := func(seed int, what string) {
+		below, above := (r-1+n)%n, (r+1)%n
+		checkPattern(recv[:m], seed*100+below*2+1, what+" from below")
+		checkPattern(recv[m:], seed*100+above*2, what+" from above")
+	}
+	fill(1)
+	must(c.NeighborAlltoallv(nb, send, counts, displs, recv, counts, displs), "NeighborAlltoallv")
+	check(1, "NeighborAlltoallv")
+	fill(2)
+	q, err := c.IneighborAlltoallv(nb, send, counts, displs, recv, counts, displs)
+	must(err, "IneighborAlltoallv")
+	_, err = q.Wait()
+	must(err, "Wait")
+	check(2, "IneighborAlltoallv")
+	p, err := c.NeighborAlltoallvInit(nb, send, counts, displs, recv, counts, displs)
+	must(err, "NeighborAlltoallvInit")
+	for seed := 3; seed < 6; seed++ {
+		fill(seed)
+		_, err := p.Start()
+		must(err, "Start")
+		_, err = p.Wait()
+		must(err, "Wait")
+		check(seed, "persistent neighbour all-to-all")
+	}
+	must(p.Free(), "Free")
+	if err := c.NeighborAlltoallv(&mpi.Neighbors{Sources: []int{n}}, nil, nil, nil, nil, []int{0}, []int{0}); mpi.ClassOf(err) != mpi.ErrRank {
+		fail("neighbour outside the communicator: %v, want an ErrRank error", err)
+	}
+}
