@@ -16,7 +16,8 @@
 // is a control entry whose schedule of sends, receives and local combining
 // the progress engine advances whenever it runs, on the communicator's
 // collective context and, for small messages, on each channel's collective
-// microchannel. Blocking collectives are start plus wait; Ibarrier, Ibcast
-// and Iallreduce return the request. With HYMPI_ASYNC_PROGRESS=1 a goroutine
+// microchannel. Blocking collectives are start plus wait; the nonblocking
+// ones (coll_nb.go) return the request, persistent ones (Persistent) start
+// it again on each Start. With HYMPI_ASYNC_PROGRESS=1 a goroutine
 // per rank also runs the engine while the application computes.
 package mpi
