@@ -192,6 +192,20 @@ func TestCPrograms(t *testing.T) {
 	}
 }
 
+// Nonblocking and persistent collectives also progress from the engine's
+// own goroutine (HYMPI_ASYNC_PROGRESS=1), which then races the waiting
+// threads for the same collectives.
+func TestCNonblockingAsyncProgress(t *testing.T) {
+	if !collectivesReady() {
+		t.Skip("collectives not implemented yet in the engine")
+	}
+	exe := compile(t, "nbc")
+	out, err := runJob(t, 3, exe, "HYMPI_ASYNC_PROGRESS=1")
+	if got := okLine.FindAllString(out, -1); err != nil || len(got) != 3 {
+		t.Fatalf("hympirun -n 3 nbc with async progress: %v (%d of 3 ranks OK)\n%s", err, len(got), out)
+	}
+}
+
 // Without hympirun a C program is a singleton.
 func TestCSingleton(t *testing.T) {
 	exe := compile(t, "p2p")
