@@ -175,7 +175,12 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 	COMM(ci, comm, fn);
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
 	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
+		/* Gather and Scatter run the general schedule either way: the
+		 * packing path gives the same messages. */
+		if (kind == MOV_GATHER || kind == MOV_SCATTER)
+			return hc_nb_mv(kind == MOV_GATHER ? HC_NBC_GATHER : HC_NBC_SCATTER, sendbuf, sendcount, sendtype,
+					recvbuf, recvcount, recvtype, root, comm, RUN_BLOCKING, NULL, fn);
+		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan, MPI_Exscan and the gather/scatter/all-to-all v-variants");
 		return hc_error(ci, MPI_ERR_TYPE, fn);
 	}
 	int64_t ss = 0, rs = 0;
@@ -246,10 +251,9 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int me = hc_comms[ci].rank, inplace = sendbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype))
+		return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
+				comm, RUN_BLOCKING, NULL, fn);
 	int64_t ss = 0, rs = 0;
 	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (me == root && (rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -265,10 +269,9 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype))
+		return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, 0,
+				comm, RUN_BLOCKING, NULL, fn);
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if ((rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -284,10 +287,9 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int me = hc_comms[ci].rank, inplace = recvbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype))
+		return hc_nb_sv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm,
+				RUN_BLOCKING, NULL, fn);
 	int64_t ss = 0, rs = 0;
 	if (me == root && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (!inplace && (rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -304,10 +306,9 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
+	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype))
+		return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm,
+				RUN_BLOCKING, NULL, fn);
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if ((rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);

@@ -18,9 +18,6 @@
 #include "nbc.h"
 #include "_cgo_export.h"
 
-/* How a call runs: nonblocking, persistent, or blocking (nonblocking then
- * MPI_Wait). */
-enum { RUN_NB, RUN_PERSISTENT, RUN_BLOCKING };
 
 /* A collective's arguments as the caller gave them. Count and displacement
  * arrays are int[] or, with big set, MPI_Count[] and MPI_Aint[]. */
@@ -51,6 +48,108 @@ static int hc_scale(int64_t *out, const void *v, int big, int n, int64_t unit)
 		out[i] = x * unit;
 	}
 	return 1;
+}
+
+/* Non-contiguous data of the data-movement collectives travels packed: the
+ * engine moves contiguous scratch (after the ops, in the same allocation,
+ * which the request frees), packed from the user's send buffer before each
+ * start and unpacked into the receive buffer on completion. */
+typedef struct {
+	MPI_Datatype dt;
+	int64_t count, off;
+	char *user;
+	int unpack;
+} hc_pkop;
+
+typedef struct {
+	int nops;
+	char *sscr, *rscr;
+	hc_pkop ops[];
+} hc_pk;
+
+HC_HIDDEN void hc_pk_run(void *p, int unpack)
+{
+	hc_pk *pk = p;
+	for (int i = 0; i < pk->nops; i++) {
+		hc_pkop *o = &pk->ops[i];
+		if (o->unpack != unpack) continue;
+		if (unpack)
+			hc_type_unpack(o->dt, o->count, pk->rscr + o->off, o->count * hc_type_size(o->dt), o->user);
+		else
+			hc_type_pack(o->dt, o->count, o->user, pk->sscr + o->off);
+	}
+}
+
+static int hc_is_v(int kind, int recv)
+{
+	return kind == HC_NBC_ALLTOALLV || (recv ? kind == HC_NBC_GATHERV || kind == HC_NBC_ALLGATHERV
+						 : kind == HC_NBC_SCATTERV);
+}
+
+/* hc_pk_side adds one side's ops (or, with ops NULL, counts them) and
+ * returns the side's packed bytes; for a v side it rewrites the byte
+ * displacements to the packed layout. */
+static int64_t hc_pk_side(int kind, int recv, hc_raw *a, hc_nbc *g, int size, hc_pkop *ops, int *nops)
+{
+	MPI_Datatype dt = recv ? a->rtype : a->stype;
+	char *user = recv ? g->rbuf : g->sbuf;
+	int64_t es = hc_type_size(dt);
+	if (es <= 0 || !user) return 0;
+	if (!hc_is_v(kind, recv)) {
+		int64_t bytes = recv ? g->rn : g->sn;
+		if (ops) ops[*nops] = (hc_pkop){dt, bytes / es, 0, user, recv};
+		++*nops;
+		return bytes;
+	}
+	int64_t *c = recv ? g->rc : g->sc, *d = recv ? g->rd : g->sd;
+	const void *disp = recv ? a->rdispls : a->sdispls;
+	if (!c) return 0;
+	MPI_Aint lb, ext;
+	PMPI_Type_get_extent(dt, &lb, &ext);
+	int64_t off = 0;
+	for (int i = 0; i < size; i++) {
+		if (ops) {
+			ops[*nops] = (hc_pkop){dt, c[i] / es, off, user + hc_at(disp, a->big, i) * ext, recv};
+			d[i] = off;
+		}
+		++*nops;
+		off += c[i];
+	}
+	return off;
+}
+
+static int hc_pk_build(int kind, hc_raw *a, hc_nbc *g, int size, int me)
+{
+	(void)me;
+	int ns = kind != HC_NBC_ALLTOALLV || !a->rtypes ? !hc_type_contig(a->stype) && g->sbuf : 0;
+	int nr = kind != HC_NBC_ALLTOALLV || !a->rtypes ? !hc_type_contig(a->rtype) && g->rbuf : 0;
+	if (kind == HC_NBC_ALLTOALLV && a->rtypes) {
+		for (int i = 0; i < size; i++)
+			if (!hc_type_contig(a->rtypes[i]) || (!g->inplace && !hc_type_contig(a->stypes[i]))) {
+				HC_MSG("non-contiguous datatypes in MPI_Alltoallw");
+				return MPI_ERR_TYPE;
+			}
+		return MPI_SUCCESS;
+	}
+	if (!ns && !nr) return MPI_SUCCESS;
+	if (g->inplace || a->sbuf == MPI_IN_PLACE || a->rbuf == MPI_IN_PLACE) {
+		HC_MSG("MPI_IN_PLACE with a non-contiguous datatype");
+		return MPI_ERR_TYPE;
+	}
+	int n = 0;
+	int64_t sb = ns ? hc_pk_side(kind, 0, a, g, size, NULL, &n) : 0;
+	int64_t rb = nr ? hc_pk_side(kind, 1, a, g, size, NULL, &n) : 0;
+	hc_pk *pk = malloc(sizeof *pk + n * sizeof(hc_pkop) + sb + rb + 1);
+	if (!pk) return MPI_ERR_NO_MEM;
+	pk->nops = 0;
+	pk->sscr = (char *)&pk->ops[n];
+	pk->rscr = pk->sscr + sb;
+	if (ns) hc_pk_side(kind, 0, a, g, size, pk->ops, &pk->nops);
+	if (nr) hc_pk_side(kind, 1, a, g, size, pk->ops, &pk->nops);
+	if (ns) g->sbuf = pk->sscr;
+	if (nr) g->rbuf = pk->rscr;
+	g->pk = pk;
+	return MPI_SUCCESS;
 }
 
 static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *req, const char *fn)
@@ -135,10 +234,6 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 	case HC_NBC_SCATTER:
 	case HC_NBC_ALLGATHER:
 	case HC_NBC_ALLTOALL: {
-		if (!hc_type_contig(a->stype) || !hc_type_contig(a->rtype)) {
-			HC_MSG("non-contiguous datatypes are supported in point-to-point, broadcasts and reductions");
-			FAIL(MPI_ERR_TYPE);
-		}
 		int64_t ss = 0, rs = 0;
 		const void *sb = a->sbuf;
 		void *rb = a->rbuf;
@@ -182,10 +277,6 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 	}
 	case HC_NBC_GATHERV:
 	case HC_NBC_ALLGATHERV: {
-		if (!hc_type_contig(a->stype) || !hc_type_contig(a->rtype)) {
-			HC_MSG("non-contiguous datatypes are supported in point-to-point, broadcasts and reductions");
-			FAIL(MPI_ERR_TYPE);
-		}
 		g.inplace = a->sbuf == MPI_IN_PLACE;
 		int64_t ss = 0, rs;
 		if (!g.inplace) {
@@ -209,10 +300,6 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 		break;
 	}
 	case HC_NBC_SCATTERV: {
-		if (!hc_type_contig(a->stype) || !hc_type_contig(a->rtype)) {
-			HC_MSG("non-contiguous datatypes are supported in point-to-point, broadcasts and reductions");
-			FAIL(MPI_ERR_TYPE);
-		}
 		g.inplace = a->rbuf == MPI_IN_PLACE;
 		int64_t ss, rs;
 		if (!g.inplace) {
@@ -252,10 +339,6 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 			if (!w) {
 				int64_t s = hc_type_size(one);
 				if (s < 0) FAIL(MPI_ERR_TYPE);
-				if (!hc_type_contig(one)) {
-					HC_MSG("non-contiguous datatypes are supported in point-to-point, broadcasts and reductions");
-					FAIL(MPI_ERR_TYPE);
-				}
 				if (!hc_scale(oc, cnt, a->big, size, s)) FAIL(MPI_ERR_COUNT);
 				if (!hc_scale(od, dsp, a->big, size, s)) FAIL(MPI_ERR_BUFFER);
 				continue;
@@ -285,7 +368,9 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 	default:
 		FAIL(MPI_ERR_INTERN);
 	}
+	if (kind >= HC_NBC_GATHER && (code = hc_pk_build(kind, a, &g, size, me)) != MPI_SUCCESS) goto out;
 	code = hympi_go_icoll(ci, &g, run == RUN_PERSISTENT, (intptr_t *)req);
+	if (code) free(g.pk); /* on success the request owns it */
 out:
 	free(arr);
 #undef FAIL
@@ -323,14 +408,14 @@ static int hc_nb_rs(const void *sbuf, void *rbuf, const void *rcounts, int big, 
 	return hc_icoll(HC_NBC_RS, &a, comm, run, req, fn);
 }
 
-static int hc_nb_mv(int kind, const void *sbuf, int64_t scount, MPI_Datatype st, void *rbuf, int64_t rcount,
+HC_HIDDEN int hc_nb_mv(int kind, const void *sbuf, int64_t scount, MPI_Datatype st, void *rbuf, int64_t rcount,
 		    MPI_Datatype rt, int root, MPI_Comm comm, int run, MPI_Request *req, const char *fn)
 {
 	hc_raw a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount, .stype = st, .rtype = rt, .root = root};
 	return hc_icoll(kind, &a, comm, run, req, fn);
 }
 
-static int hc_nb_gv(int kind, const void *sbuf, int64_t scount, MPI_Datatype st, void *rbuf, const void *rcounts,
+HC_HIDDEN int hc_nb_gv(int kind, const void *sbuf, int64_t scount, MPI_Datatype st, void *rbuf, const void *rcounts,
 		    const void *displs, int big, MPI_Datatype rt, int root, MPI_Comm comm, int run, MPI_Request *req,
 		    const char *fn)
 {
@@ -339,7 +424,7 @@ static int hc_nb_gv(int kind, const void *sbuf, int64_t scount, MPI_Datatype st,
 	return hc_icoll(kind, &a, comm, run, req, fn);
 }
 
-static int hc_nb_sv(const void *sbuf, const void *scounts, const void *displs, int big, MPI_Datatype st, void *rbuf,
+HC_HIDDEN int hc_nb_sv(const void *sbuf, const void *scounts, const void *displs, int big, MPI_Datatype st, void *rbuf,
 		    int64_t rcount, MPI_Datatype rt, int root, MPI_Comm comm, int run, MPI_Request *req, const char *fn)
 {
 	hc_raw a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = rcount, .scounts = scounts, .sdispls = displs, .big = big,
@@ -347,7 +432,7 @@ static int hc_nb_sv(const void *sbuf, const void *scounts, const void *displs, i
 	return hc_icoll(HC_NBC_SCATTERV, &a, comm, run, req, fn);
 }
 
-static int hc_nb_av(const void *sbuf, const void *scounts, const void *sdispls, MPI_Datatype st, void *rbuf,
+HC_HIDDEN int hc_nb_av(const void *sbuf, const void *scounts, const void *sdispls, MPI_Datatype st, void *rbuf,
 		    const void *rcounts, const void *rdispls, MPI_Datatype rt, int big, MPI_Comm comm, int run,
 		    MPI_Request *req, const char *fn)
 {

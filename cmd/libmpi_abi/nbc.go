@@ -20,6 +20,8 @@ type collBinding struct {
 	p *mpi.Persistent
 	// pre and post pack and unpack non-contiguous data around each run.
 	pre, post func()
+	// owned is C memory the request frees when it goes (packing state).
+	owned unsafe.Pointer
 }
 
 func int64s(p *C.int64_t, n int) []int {
@@ -67,6 +69,12 @@ func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t) C.
 		}
 	} else if a.inplace != 0 {
 		s = r
+	}
+	if pk := a.pk; pk != nil {
+		// C scratch, already in a.sbuf and a.rbuf.
+		b.pre = func() { C.hc_pk_run(pk, 0) }
+		b.post = func() { C.hc_pk_run(pk, 1) }
+		b.owned = pk
 	}
 	sc, sd := int64s(a.sc, n), int64s(a.sd, n)
 	rcs, rd := int64s(a.rc, n), int64s(a.rd, n)
@@ -184,7 +192,7 @@ func collRequest(ci C.int, persistent bool, b *collBinding, start func() (*mpi.R
 		if q == nil {
 			return C.MPI_ERR_NO_MEM
 		}
-		q.ci, q.persistent, q.coll = ci, true, b
+		q.ci, q.persistent, q.coll, q.tmp = ci, true, b, b.owned
 		return 0
 	}
 	if b.pre != nil {
@@ -198,7 +206,7 @@ func collRequest(ci C.int, persistent bool, b *collBinding, start func() (*mpi.R
 	if q == nil {
 		return C.MPI_ERR_NO_MEM
 	}
-	q.r, q.ci, q.active = x, ci, true
+	q.r, q.ci, q.active, q.tmp = x, ci, true, b.owned
 	if b.post != nil {
 		q.coll = b
 	}

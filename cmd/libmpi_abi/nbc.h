@@ -50,7 +50,29 @@ typedef struct {
 	intptr_t pdt;
 	int64_t pcount;
 	void *pack_from, *unpack_to;
+	/* Non-contiguous data-movement collectives: their packing state
+	 * (nbc.c; hc_pk_run(pk, 0) packs, (pk, 1) unpacks), freed with the
+	 * request. */
+	void *pk;
 } hc_nbc;
+
+HC_HIDDEN void hc_pk_run(void *pk, int unpack);
+
+/* How a call runs: nonblocking, persistent, or blocking (nonblocking then
+ * MPI_Wait: the blocking forms whose engine path is the general schedule
+ * anyway, when their data travels packed). */
+enum { RUN_NB, RUN_PERSISTENT, RUN_BLOCKING };
+HC_HIDDEN int hc_nb_mv(int kind, const void *sbuf, int64_t scount, MPI_Datatype st, void *rbuf, int64_t rcount,
+		       MPI_Datatype rt, int root, MPI_Comm comm, int run, MPI_Request *req, const char *fn);
+HC_HIDDEN int hc_nb_gv(int kind, const void *sbuf, int64_t scount, MPI_Datatype st, void *rbuf, const void *rcounts,
+		       const void *displs, int big, MPI_Datatype rt, int root, MPI_Comm comm, int run,
+		       MPI_Request *req, const char *fn);
+HC_HIDDEN int hc_nb_sv(const void *sbuf, const void *scounts, const void *displs, int big, MPI_Datatype st,
+		       void *rbuf, int64_t rcount, MPI_Datatype rt, int root, MPI_Comm comm, int run,
+		       MPI_Request *req, const char *fn);
+HC_HIDDEN int hc_nb_av(const void *sbuf, const void *scounts, const void *sdispls, MPI_Datatype st, void *rbuf,
+		       const void *rcounts, const void *rdispls, MPI_Datatype rt, int big, MPI_Comm comm, int run,
+		       MPI_Request *req, const char *fn);
 
 /* The blocking paths shared by the int and _c forms (coll.c). */
 HC_HIDDEN int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt);

@@ -27,7 +27,6 @@ static int hc_neighbors(int ci, hc_nbrs *nb)
 	return MPI_ERR_TOPOLOGY;
 }
 
-enum { RUN_NB, RUN_PERSISTENT, RUN_BLOCKING };
 
 /* The call's arguments; counts are int[] or MPI_Count[] (cbig),
  * displacements int[] or MPI_Aint[] (dbig). */

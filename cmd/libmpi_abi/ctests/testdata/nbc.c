@@ -443,7 +443,63 @@ static int s_alltoallv(tcase *t, int form, MPI_Request *q)
 		  MPI_Alltoallv_c(t->s, cscnt, csdsp, MPI_INT, t->r, crcnt, crdsp, MPI_INT, w));
 }
 
+/* Non-contiguous data movement, packed: Alltoallv of the strided type on
+ * both sides (one element each way, reversed displacements) and Gatherv of
+ * plain ints into strided elements at root. */
+static int one[MAXN], rev[MAXN];
+static MPI_Count cone[MAXN];
+static MPI_Aint crev[MAXN];
+static void f_strided(tcase *t, int seed)
+{
+	fillneg(t->r, size * 2 * M + 2 * M);
+	fillneg(t->s, size * 2 * M);
+	for (int j = 0; j < size; j++)
+		for (int k = 0; k < M; k++) t->s[rev[j] * 2 * M + 2 * k] = val(seed, rank * MAXN + j, 11, k);
+}
+static void c_strided(tcase *t, int seed)
+{
+	for (int i = 0; i < size; i++)
+		for (int k = 0; k < 2 * M; k++) {
+			int got = t->r[rev[i] * 2 * M + k];
+			CHECK(got == (k % 2 ? -7 : val(seed, i * MAXN + rank, 11, k / 2)));
+		}
+}
+static int s_strided(tcase *t, int form, MPI_Request *q)
+{
+	MPI_Comm w = MPI_COMM_WORLD;
+	MPI_Datatype d = strided;
+	return NB(form, MPI_Ialltoallv(t->s, one, rev, d, t->r, one, rev, d, w, q),
+		  MPI_Ialltoallv_c(t->s, cone, crev, d, t->r, cone, crev, d, w, q),
+		  MPI_Alltoallv_init(t->s, one, rev, d, t->r, one, rev, d, w, MPI_INFO_NULL, q),
+		  MPI_Alltoallv_init_c(t->s, cone, crev, d, t->r, cone, crev, d, w, MPI_INFO_NULL, q),
+		  MPI_Alltoallv(t->s, one, rev, d, t->r, one, rev, d, w));
+}
+static void f_gstrided(tcase *t, int seed)
+{
+	fillneg(t->r, size * 2 * M + 2 * M);
+	for (int k = 0; k < M; k++) t->s[k] = val(seed, rank, 12, k);
+}
+static void c_gstrided(tcase *t, int seed)
+{
+	if (rank != root) return;
+	for (int i = 0; i < size; i++)
+		for (int k = 0; k < 2 * M; k++)
+			CHECK(t->r[rev[i] * 2 * M + k] == (k % 2 ? -7 : val(seed, i, 12, k / 2)));
+}
+static int s_gstrided(tcase *t, int form, MPI_Request *q)
+{
+	MPI_Comm w = MPI_COMM_WORLD;
+	MPI_Datatype d = strided;
+	return NB(form, MPI_Igatherv(t->s, M, MPI_INT, t->r, one, rev, d, root, w, q),
+		  MPI_Igatherv_c(t->s, M, MPI_INT, t->r, cone, crev, d, root, w, q),
+		  MPI_Gatherv_init(t->s, M, MPI_INT, t->r, one, rev, d, root, w, MPI_INFO_NULL, q),
+		  MPI_Gatherv_init_c(t->s, M, MPI_INT, t->r, cone, crev, d, root, w, MPI_INFO_NULL, q),
+		  MPI_Gatherv(t->s, M, MPI_INT, t->r, one, rev, d, root, w));
+}
+
 static tcase cases[] = {
+	{.name = "alltoallv strided", .fill = f_strided, .start = s_strided, .check = c_strided},
+	{.name = "gatherv strided", .fill = f_gstrided, .start = s_gstrided, .check = c_gstrided},
 	{.name = "barrier", .fill = f_none, .start = s_barrier, .check = c_none},
 	{.name = "bcast", .fill = f_bcast, .start = s_bcast, .check = c_bcast},
 	{.name = "reduce", .fill = f_reduce, .start = s_reduce, .check = c_reduce},
@@ -493,6 +549,7 @@ int main(int argc, char **argv)
 	vlayout(scnt, sdsp, cscnt, csdsp, amount_to);
 	vlayout(rcnt, rdsp, crcnt, crdsp, amount_from);
 	for (int i = 0; i < size; i++) {
+		one[i] = 1, cone[i] = 1, rev[i] = size - 1 - i, crev[i] = rev[i];
 		types[i] = MPI_INT;
 		bsdsp[i] = csdsp[i] * sizeof(int), brdsp[i] = crdsp[i] * sizeof(int);
 		ibsdsp[i] = (int)bsdsp[i], ibrdsp[i] = (int)brdsp[i];
