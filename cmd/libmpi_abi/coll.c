@@ -174,14 +174,18 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
+	int packed = !hc_type_contig(sendtype) || !hc_type_contig(recvtype);
+	if (packed) {
 		/* Gather and Scatter run the general schedule either way: the
-		 * packing path gives the same messages. */
+		 * packing path gives the same messages. Allgather and Alltoall
+		 * keep their own path, over packed copies. */
 		if (kind == MOV_GATHER || kind == MOV_SCATTER)
 			return hc_nb_mv(kind == MOV_GATHER ? HC_NBC_GATHER : HC_NBC_SCATTER, sendbuf, sendcount, sendtype,
 					recvbuf, recvcount, recvtype, root, comm, RUN_BLOCKING, NULL, fn);
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan, MPI_Exscan and the gather/scatter/all-to-all v-variants");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
+		if (sendbuf == MPI_IN_PLACE) {
+			HC_MSG("MPI_IN_PLACE with a non-contiguous datatype");
+			return hc_error(ci, MPI_ERR_TYPE, fn);
+		}
 	}
 	int64_t ss = 0, rs = 0;
 	int send_used = kind != MOV_SCATTER || me == root;
@@ -218,6 +222,24 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 		sn *= size;
 		rn *= size;
 		break;
+	}
+	if (packed) {
+		char *ps = malloc(sn + rn + 1), *pr = ps + sn;
+		if (!ps) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+		int64_t sel = sendcount * (kind == MOV_ALLTOALL ? size : 1), rel = recvcount * size;
+		if (hc_type_contig(sendtype))
+			memcpy(ps, sendbuf, sn);
+		else
+			hc_type_pack(sendtype, sel, sendbuf, ps);
+		int rc = hympi_go_gather(ci, kind, ps, sn, pr, rn, root);
+		if (!rc) {
+			if (hc_type_contig(recvtype))
+				memcpy(recvbuf, pr, rn);
+			else
+				hc_type_unpack(recvtype, rel, pr, rn, recvbuf);
+		}
+		free(ps);
+		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	}
 	int rc = hympi_go_gather(ci, kind, (void *)sendbuf, sn, recvbuf, rn, root);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;

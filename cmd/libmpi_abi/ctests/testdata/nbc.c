@@ -624,6 +624,24 @@ int main(int argc, char **argv)
 		t->check(t, 7);
 	}
 
+	/* Blocking Allgather and Alltoall of the strided type (packed around
+	 * their own path). */
+	{
+		static int sa[MAXN * 2 * M], ra[MAXN * 2 * M];
+		fillneg(ra, size * 2 * M);
+		for (int k = 0; k < 2 * M; k++) sa[k] = k % 2 ? -5 : val(8, rank, 13, k / 2);
+		CHECK_RC(MPI_Allgather(sa, 1, strided, ra, 1, strided, MPI_COMM_WORLD));
+		for (int i = 0; i < size; i++)
+			for (int k = 0; k < 2 * M; k++) CHECK(ra[i * 2 * M + k] == (k % 2 ? -7 : val(8, i, 13, k / 2)));
+		fillneg(ra, size * 2 * M);
+		for (int j = 0; j < size; j++)
+			for (int k = 0; k < M; k++) sa[j * M + k] = val(9, rank * MAXN + j, 14, k);
+		CHECK_RC(MPI_Alltoall(sa, M, MPI_INT, ra, 1, strided, MPI_COMM_WORLD));
+		for (int i = 0; i < size; i++)
+			for (int k = 0; k < 2 * M; k++)
+				CHECK(ra[i * 2 * M + k] == (k % 2 ? -7 : val(9, i * MAXN + rank, 14, k / 2)));
+	}
+
 	/* Bad arguments: a clear error, nothing started. */
 	CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 	MPI_Request q = MPI_REQUEST_NULL;
