@@ -72,10 +72,6 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 static int hc_reduce_packed(int ci, int kind, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype dt, hc_red *r,
 			    int root, const char *fn)
 {
-	if (kind == RED_SCATTER_BLOCK) {
-		HC_MSG("non-contiguous datatype");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
 	int64_t n = r->esize * count;
 	int me = hc_comms[ci].rank;
 	int has_result = (kind != RED_REDUCE || me == root) && (kind != RED_EXSCAN || me != 0);
@@ -103,6 +99,8 @@ HC_HIDDEN int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int64_t co
 	if (hc_red_init(&r, op, dt)) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
 	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
+	if (!hc_type_contig(dt) && kind == RED_SCATTER_BLOCK) /* the general schedule either way */
+		return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, count, dt, op, root, comm, RUN_BLOCKING, NULL, fn);
 	if (!hc_type_contig(dt)) return hc_reduce_packed(ci, kind, sendbuf, recvbuf, count, dt, &r, root, fn);
 	int rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
@@ -140,10 +138,8 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	hc_red r;
 	if (hc_red_init(&r, op, datatype)) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-	if (!hc_type_contig(datatype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
+	if (!hc_type_contig(datatype)) /* the general schedule either way */
+		return hc_nb_rs(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, RUN_BLOCKING, NULL, fn);
 	int rc = hympi_go_reduce_scatter(ci, (void *)sendbuf, recvbuf, (int *)recvcounts, &r);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }

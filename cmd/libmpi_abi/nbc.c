@@ -80,6 +80,21 @@ HC_HIDDEN void hc_pk_run(void *p, int unpack)
 	}
 }
 
+/* hc_pk_simple packs sn elements of dt from sfrom and unpacks rn into rto:
+ * the reduce-scatters, whose input is one run of elements (in place too). */
+static hc_pk *hc_pk_simple(MPI_Datatype dt, int64_t sn, const void *sfrom, int64_t rn, void *rto)
+{
+	int64_t es = hc_type_size(dt);
+	hc_pk *pk = malloc(sizeof *pk + 2 * sizeof(hc_pkop) + es * (sn + rn) + 1);
+	if (!pk) return NULL;
+	pk->nops = 2;
+	pk->sscr = (char *)&pk->ops[2];
+	pk->rscr = pk->sscr + es * sn;
+	pk->ops[0] = (hc_pkop){dt, sn, 0, (char *)sfrom, 0};
+	pk->ops[1] = (hc_pkop){dt, rn, 0, rto, 1};
+	return pk;
+}
+
 static int hc_is_v(int kind, int recv)
 {
 	return kind == HC_NBC_ALLTOALLV || (recv ? kind == HC_NBC_GATHERV || kind == HC_NBC_ALLGATHERV
@@ -204,8 +219,13 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 		g.sn = g.rn = g.red.esize * a->scount;
 		if (!hc_type_contig(a->stype)) {
 			if (kind == HC_NBC_RSB) {
-				HC_MSG("non-contiguous datatype");
-				FAIL(MPI_ERR_TYPE);
+				/* size blocks in, one out, through packed scratch. */
+				if (!(g.pk = hc_pk_simple(a->stype, a->scount * size, sb, a->scount, a->rbuf)))
+					FAIL(MPI_ERR_NO_MEM);
+				g.inplace = 0;
+				g.sbuf = ((hc_pk *)g.pk)->sscr;
+				g.rbuf = ((hc_pk *)g.pk)->rscr;
+				break;
 			}
 			int has_result = (kind != HC_NBC_REDUCE || me == a->root) && (kind != HC_NBC_EXSCAN || me != 0);
 			g.pdt = (intptr_t)a->stype;
@@ -217,10 +237,6 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 	}
 	case HC_NBC_RS: {
 		if (hc_red_init(&g.red, a->op, a->stype)) FAIL(MPI_ERR_TYPE);
-		if (!hc_type_contig(a->stype)) {
-			HC_MSG("non-contiguous datatype");
-			FAIL(MPI_ERR_TYPE);
-		}
 		if (!a->rcounts) FAIL(MPI_ERR_ARG);
 		if (!(arr = malloc(sizeof(int64_t) * size))) FAIL(MPI_ERR_NO_MEM);
 		if (!hc_scale(arr, a->rcounts, a->big, size, g.red.esize)) FAIL(MPI_ERR_COUNT);
@@ -228,6 +244,15 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 		g.inplace = a->sbuf == MPI_IN_PLACE || a->sbuf == a->rbuf;
 		g.sbuf = g.inplace ? a->rbuf : (void *)a->sbuf;
 		g.rbuf = a->rbuf;
+		if (!hc_type_contig(a->stype) && me >= 0 && me < size) {
+			int64_t total = 0;
+			for (int i = 0; i < size; i++) total += hc_at(a->rcounts, a->big, i);
+			if (!(g.pk = hc_pk_simple(a->stype, total, g.sbuf, hc_at(a->rcounts, a->big, me), a->rbuf)))
+				FAIL(MPI_ERR_NO_MEM);
+			g.inplace = 0;
+			g.sbuf = ((hc_pk *)g.pk)->sscr;
+			g.rbuf = ((hc_pk *)g.pk)->rscr;
+		}
 		break;
 	}
 	case HC_NBC_GATHER:
@@ -370,8 +395,8 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 	}
 	if (kind >= HC_NBC_GATHER && (code = hc_pk_build(kind, a, &g, size, me)) != MPI_SUCCESS) goto out;
 	code = hympi_go_icoll(ci, &g, run == RUN_PERSISTENT, (intptr_t *)req);
-	if (code) free(g.pk); /* on success the request owns it */
 out:
+	if (code) free(g.pk); /* on success the request owns it */
 	free(arr);
 #undef FAIL
 	if (code) return hc_error(ci, code, fn);
@@ -394,14 +419,14 @@ static int hc_nb_bcast(void *buf, int64_t count, MPI_Datatype dt, int root, MPI_
 	return hc_icoll(HC_NBC_BCAST, &a, comm, run, req, fn);
 }
 
-static int hc_nb_red(int kind, const void *sbuf, void *rbuf, int64_t count, MPI_Datatype dt, MPI_Op op, int root,
+HC_HIDDEN int hc_nb_red(int kind, const void *sbuf, void *rbuf, int64_t count, MPI_Datatype dt, MPI_Op op, int root,
 		     MPI_Comm comm, int run, MPI_Request *req, const char *fn)
 {
 	hc_raw a = {.sbuf = sbuf, .rbuf = rbuf, .scount = count, .stype = dt, .op = op, .root = root};
 	return hc_icoll(kind, &a, comm, run, req, fn);
 }
 
-static int hc_nb_rs(const void *sbuf, void *rbuf, const void *rcounts, int big, MPI_Datatype dt, MPI_Op op,
+HC_HIDDEN int hc_nb_rs(const void *sbuf, void *rbuf, const void *rcounts, int big, MPI_Datatype dt, MPI_Op op,
 		    MPI_Comm comm, int run, MPI_Request *req, const char *fn)
 {
 	hc_raw a = {.sbuf = sbuf, .rbuf = rbuf, .rcounts = rcounts, .big = big, .stype = dt, .op = op};

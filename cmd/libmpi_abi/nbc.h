@@ -64,6 +64,10 @@ HC_HIDDEN void hc_pk_run(void *pk, int unpack);
 enum { RUN_NB, RUN_PERSISTENT, RUN_BLOCKING };
 HC_HIDDEN int hc_nb_mv(int kind, const void *sbuf, int64_t scount, MPI_Datatype st, void *rbuf, int64_t rcount,
 		       MPI_Datatype rt, int root, MPI_Comm comm, int run, MPI_Request *req, const char *fn);
+HC_HIDDEN int hc_nb_red(int kind, const void *sbuf, void *rbuf, int64_t count, MPI_Datatype dt, MPI_Op op, int root,
+			MPI_Comm comm, int run, MPI_Request *req, const char *fn);
+HC_HIDDEN int hc_nb_rs(const void *sbuf, void *rbuf, const void *rcounts, int big, MPI_Datatype dt, MPI_Op op,
+		       MPI_Comm comm, int run, MPI_Request *req, const char *fn);
 HC_HIDDEN int hc_nb_gv(int kind, const void *sbuf, int64_t scount, MPI_Datatype st, void *rbuf, const void *rcounts,
 		       const void *displs, int big, MPI_Datatype rt, int root, MPI_Comm comm, int run,
 		       MPI_Request *req, const char *fn);

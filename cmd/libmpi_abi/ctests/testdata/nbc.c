@@ -642,6 +642,48 @@ int main(int argc, char **argv)
 				CHECK(ra[i * 2 * M + k] == (k % 2 ? -7 : val(9, i * MAXN + rank, 14, k / 2)));
 	}
 
+	/* Reduce-scatters of the strided type (packed), blocking and not,
+	 * in place and not. */
+	{
+		static int in[MAXN * 2 * M], out[MAXN * 2 * M];
+		for (int pass = 0; pass < 4; pass++) {
+			int inplace = pass & 1, nb = pass >> 1;
+			for (int k = 0; k < size * 2 * M; k++) in[k] = k % 2 ? -5 : val(pass, rank, 15, k / 2);
+			fillneg(out, size * 2 * M);
+			int *rb = inplace ? in : out;
+			MPI_Request q;
+			if (nb)
+				CHECK_RC(MPI_Ireduce_scatter_block(inplace ? MPI_IN_PLACE : in, rb, 1, strided, MPI_SUM,
+								   MPI_COMM_WORLD, &q));
+			else
+				CHECK_RC(MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : in, rb, 1, strided, MPI_SUM,
+								  MPI_COMM_WORLD));
+			if (nb) CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+			for (int k = 0; k < 2 * M; k++) {
+				int want = 0;
+				for (int i = 0; i < size; i++) want += val(pass, i, 15, (rank * 2 * M + k) / 2);
+				CHECK(rb[k] == (k % 2 ? (inplace ? -5 : -7) : want));
+			}
+			int ones[MAXN];
+			for (int i = 0; i < size; i++) ones[i] = 1;
+			fillneg(out, size * 2 * M);
+			for (int k = 0; k < size * 2 * M; k++) in[k] = k % 2 ? -5 : val(pass, rank, 16, k / 2);
+			if (nb) {
+				CHECK_RC(MPI_Ireduce_scatter(inplace ? MPI_IN_PLACE : in, rb, ones, strided, MPI_SUM,
+							     MPI_COMM_WORLD, &q));
+				CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+			} else {
+				CHECK_RC(MPI_Reduce_scatter(inplace ? MPI_IN_PLACE : in, rb, ones, strided, MPI_SUM,
+							    MPI_COMM_WORLD));
+			}
+			for (int k = 0; k < 2 * M; k++) {
+				int want = 0;
+				for (int i = 0; i < size; i++) want += val(pass, i, 16, (rank * 2 * M + k) / 2);
+				CHECK(rb[k] == (k % 2 ? (inplace ? -5 : -7) : want));
+			}
+		}
+	}
+
 	/* Bad arguments: a clear error, nothing started. */
 	CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 	MPI_Request q = MPI_REQUEST_NULL;
