@@ -88,6 +88,7 @@ func init() {
 		}
 		nbcEvery(c)
 		nbcNeighbors(c)
+		nbcErrors(c)
 	})
 
 	// With HYMPI_ASYNC_PROGRESS=1 a rank in the middle of the broadcast

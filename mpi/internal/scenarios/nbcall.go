@@ -404,3 +404,47 @@ func nbcNeighbors(c *mpi.Comm) {
 		fail("neighbour outside the communicator: %v, want an ErrRank error", err)
 	}
 }
+
+// nbcErrors: bad arguments to the nonblocking and persistent forms fail at
+// once with the blocking form's class, start nothing, and leave the
+// communicator usable.
+func nbcErrors(c *mpi.Comm) {
+	n := c.Size()
+	b8 := make([]byte, 8)
+	bad := func(what string, err error, want mpi.ErrorClass) {
+		if mpi.ClassOf(err) != want {
+			fail("%s: %v, want class %v", what, err, want)
+		}
+	}
+	r, err := c.Igather(b8, make([]byte, 8*n), n)
+	bad("Igather root n", err, mpi.ErrRoot)
+	if r != nil {
+		fail("Igather with a bad root returned a request")
+	}
+	_, err = c.Ireduce(b8, b8, mpi.Int32, mpi.Op(-9), 0)
+	bad("Ireduce bad op", err, mpi.ErrOp)
+	_, err = c.IreduceScatter(b8, b8, make([]int, n+1), mpi.Int64, mpi.Sum)
+	bad("IreduceScatter counts length", err, mpi.ErrCount)
+	_, err = c.Iallgatherv(b8, b8, []int{8}, []int{0, 0})
+	bad("Iallgatherv counts length", err, mpi.ErrCount)
+	if n > 1 {
+		_, err = c.Ialltoall(make([]byte, n+1), make([]byte, n+1))
+		bad("Ialltoall not divisible", err, mpi.ErrCount)
+	}
+	_, err = c.ScatterInit(b8, make([]byte, 8), -1)
+	bad("ScatterInit root -1", err, mpi.ErrRoot)
+	_, err = c.AllgathervInit(b8, b8, []int{-1}, []int{0})
+	bad("AllgathervInit bad counts", err, mpi.ErrCount)
+	p, err := c.BarrierInit()
+	must(err, "BarrierInit")
+	_, err = p.Start()
+	must(err, "Start")
+	bad("Free while active", p.Free(), mpi.ErrRequest)
+	_, err = p.Wait()
+	must(err, "Wait")
+	must(p.Free(), "Free")
+	_, err = p.Start()
+	bad("Start after Free", err, mpi.ErrRequest)
+	// Still usable: a collective after all that.
+	must(c.Barrier(), "Barrier after bad calls")
+}
