@@ -73,7 +73,13 @@ HC_HIDDEN void hc_pk_run(void *p, int unpack)
 	for (int i = 0; i < pk->nops; i++) {
 		hc_pkop *o = &pk->ops[i];
 		if (o->unpack != unpack) continue;
-		if (unpack)
+		if (hc_type_contig(o->dt)) { /* an Alltoallw peer's plain block */
+			int64_t n = o->count * hc_type_size(o->dt);
+			if (unpack)
+				memcpy(o->user, pk->rscr + o->off, n);
+			else
+				memcpy(pk->sscr + o->off, o->user, n);
+		} else if (unpack)
 			hc_type_unpack(o->dt, o->count, pk->rscr + o->off, o->count * hc_type_size(o->dt), o->user);
 		else
 			hc_type_pack(o->dt, o->count, o->user, pk->sscr + o->off);
@@ -139,11 +145,37 @@ static int hc_pk_build(int kind, hc_raw *a, hc_nbc *g, int size, int me)
 	int ns = kind != HC_NBC_ALLTOALLV || !a->rtypes ? !hc_type_contig(a->stype) && g->sbuf : 0;
 	int nr = kind != HC_NBC_ALLTOALLV || !a->rtypes ? !hc_type_contig(a->rtype) && g->rbuf : 0;
 	if (kind == HC_NBC_ALLTOALLV && a->rtypes) {
+		int any = 0;
 		for (int i = 0; i < size; i++)
-			if (!hc_type_contig(a->rtypes[i]) || (!g->inplace && !hc_type_contig(a->stypes[i]))) {
-				HC_MSG("non-contiguous datatypes in MPI_Alltoallw");
-				return MPI_ERR_TYPE;
+			any |= !hc_type_contig(a->rtypes[i]) || (!g->inplace && !hc_type_contig(a->stypes[i]));
+		if (!any) return MPI_SUCCESS;
+		if (g->inplace) {
+			HC_MSG("MPI_IN_PLACE with a non-contiguous datatype");
+			return MPI_ERR_TYPE;
+		}
+		/* Alltoallw: every block packed with its own type; the byte
+		 * displacements become the packed layout's. */
+		int64_t sb = 0, rb = 0;
+		for (int i = 0; i < size; i++) sb += g->sc[i], rb += g->rc[i];
+		hc_pk *pk = malloc(sizeof *pk + 2 * size * sizeof(hc_pkop) + sb + rb + 1);
+		if (!pk) return MPI_ERR_NO_MEM;
+		pk->nops = 0;
+		pk->sscr = (char *)&pk->ops[2 * size];
+		pk->rscr = pk->sscr + sb;
+		for (int side = 0; side < 2; side++) {
+			int64_t off = 0, *c = side ? g->rc : g->sc, *d = side ? g->rd : g->sd;
+			const MPI_Datatype *ts = side ? a->rtypes : a->stypes;
+			char *user = side ? g->rbuf : g->sbuf;
+			for (int i = 0; i < size; i++) {
+				int64_t es = hc_type_size(ts[i]);
+				pk->ops[pk->nops++] = (hc_pkop){ts[i], es > 0 ? c[i] / es : 0, off, user + d[i], side};
+				d[i] = off;
+				off += c[i];
 			}
+		}
+		g->sbuf = pk->sscr;
+		g->rbuf = pk->rscr;
+		g->pk = pk;
 		return MPI_SUCCESS;
 	}
 	if (!ns && !nr) return MPI_SUCCESS;
@@ -372,10 +404,6 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 			for (int i = 0; i < size; i++) {
 				int64_t s = hc_type_size(many[i]), c = hc_at(cnt, a->big, i), d = hc_at(dsp, a->big, i);
 				if (s < 0) FAIL(MPI_ERR_TYPE);
-				if (!hc_type_contig(many[i])) {
-					HC_MSG("non-contiguous datatypes are supported in point-to-point, broadcasts and reductions");
-					FAIL(MPI_ERR_TYPE);
-				}
 				if (c < 0 || (s > 0 && c > INT64_MAX / s)) FAIL(MPI_ERR_COUNT);
 				if (d < 0) FAIL(MPI_ERR_BUFFER);
 				oc[i] = c * s;

@@ -642,6 +642,41 @@ int main(int argc, char **argv)
 				CHECK(ra[i * 2 * M + k] == (k % 2 ? -7 : val(9, i * MAXN + rank, 14, k / 2)));
 	}
 
+	/* Alltoallw with a strided type to and from every other peer and
+	 * plain ints with the rest (byte displacements, reversed). */
+	{
+		static int sa[MAXN * 2 * M], ra[MAXN * 2 * M];
+		int wc[MAXN], wd[MAXN];
+		MPI_Datatype wt[MAXN];
+		for (int j = 0; j < size; j++) {
+			int strd = j % 2;
+			wt[j] = strd ? strided : MPI_INT;
+			wc[j] = strd ? 1 : M;
+			wd[j] = rev[j] * 2 * M * (int)sizeof(int);
+			for (int k = 0; k < 2 * M; k++)
+				sa[rev[j] * 2 * M + k] = strd ? (k % 2 ? -5 : val(10, rank * MAXN + j, 17, k / 2))
+							: (k < M ? val(10, rank * MAXN + j, 17, k) : -5);
+		}
+		for (int nb = 0; nb < 2; nb++) {
+			fillneg(ra, size * 2 * M);
+			/* Rank i's block for me has the type I expect from i. */
+			MPI_Request q;
+			if (nb) {
+				CHECK_RC(MPI_Ialltoallw(sa, wc, wd, wt, ra, wc, wd, wt, MPI_COMM_WORLD, &q));
+				CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+			} else {
+				CHECK_RC(MPI_Alltoallw(sa, wc, wd, wt, ra, wc, wd, wt, MPI_COMM_WORLD));
+			}
+			for (int i = 0; i < size; i++)
+				for (int k = 0; k < 2 * M; k++) {
+					int got = ra[rev[i] * 2 * M + k];
+					int want = i % 2 ? (k % 2 ? -7 : val(10, i * MAXN + rank, 17, k / 2))
+							 : (k < M ? val(10, i * MAXN + rank, 17, k) : -7);
+					CHECK(got == want);
+				}
+		}
+	}
+
 	/* Reduce-scatters of the strided type (packed), blocking and not,
 	 * in place and not. */
 	{
