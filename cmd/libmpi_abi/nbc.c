@@ -54,35 +54,25 @@ static int hc_scale(int64_t *out, const void *v, int big, int n, int64_t unit)
  * engine moves contiguous scratch (after the ops, in the same allocation,
  * which the request frees), packed from the user's send buffer before each
  * start and unpacked into the receive buffer on completion. */
-typedef struct {
-	MPI_Datatype dt;
-	int64_t count, off;
-	char *user;
-	int unpack;
-} hc_pkop;
-
-typedef struct {
-	int nops;
-	char *sscr, *rscr;
-	hc_pkop ops[];
-} hc_pk;
-
 HC_HIDDEN void hc_pk_run(void *p, int unpack)
 {
 	hc_pk *pk = p;
 	for (int i = 0; i < pk->nops; i++) {
 		hc_pkop *o = &pk->ops[i];
-		if (o->unpack != unpack) continue;
+		int back = o->unpack && unpack, fill = !o->unpack && !unpack;
+		char *scr = (o->unpack ? pk->rscr : pk->sscr) + o->off;
+		if (!unpack && o->unpack && pk->keep) fill = 1;
+		if (!back && !fill) continue;
+		int64_t n = o->count * hc_type_size(o->dt);
 		if (hc_type_contig(o->dt)) { /* an Alltoallw peer's plain block */
-			int64_t n = o->count * hc_type_size(o->dt);
-			if (unpack)
-				memcpy(o->user, pk->rscr + o->off, n);
+			if (back)
+				memcpy(o->user, scr, n);
 			else
-				memcpy(pk->sscr + o->off, o->user, n);
-		} else if (unpack)
-			hc_type_unpack(o->dt, o->count, pk->rscr + o->off, o->count * hc_type_size(o->dt), o->user);
+				memcpy(scr, o->user, n);
+		} else if (back)
+			hc_type_unpack(o->dt, o->count, scr, n, o->user);
 		else
-			hc_type_pack(o->dt, o->count, o->user, pk->sscr + o->off);
+			hc_type_pack(o->dt, o->count, o->user, scr);
 	}
 }
 
@@ -94,6 +84,7 @@ static hc_pk *hc_pk_simple(MPI_Datatype dt, int64_t sn, const void *sfrom, int64
 	hc_pk *pk = malloc(sizeof *pk + 2 * sizeof(hc_pkop) + es * (sn + rn) + 1);
 	if (!pk) return NULL;
 	pk->nops = 2;
+	pk->keep = 0;
 	pk->sscr = (char *)&pk->ops[2];
 	pk->rscr = pk->sscr + es * sn;
 	pk->ops[0] = (hc_pkop){dt, sn, 0, (char *)sfrom, 0};
@@ -159,7 +150,7 @@ static int hc_pk_build(int kind, hc_raw *a, hc_nbc *g, int size, int me)
 		for (int i = 0; i < size; i++) sb += g->sc[i], rb += g->rc[i];
 		hc_pk *pk = malloc(sizeof *pk + 2 * size * sizeof(hc_pkop) + sb + rb + 1);
 		if (!pk) return MPI_ERR_NO_MEM;
-		pk->nops = 0;
+		pk->nops = pk->keep = 0;
 		pk->sscr = (char *)&pk->ops[2 * size];
 		pk->rscr = pk->sscr + sb;
 		for (int side = 0; side < 2; side++) {
@@ -188,7 +179,7 @@ static int hc_pk_build(int kind, hc_raw *a, hc_nbc *g, int size, int me)
 	int64_t rb = nr ? hc_pk_side(kind, 1, a, g, size, NULL, &n) : 0;
 	hc_pk *pk = malloc(sizeof *pk + n * sizeof(hc_pkop) + sb + rb + 1);
 	if (!pk) return MPI_ERR_NO_MEM;
-	pk->nops = 0;
+	pk->nops = pk->keep = 0;
 	pk->sscr = (char *)&pk->ops[n];
 	pk->rscr = pk->sscr + sb;
 	if (ns) hc_pk_side(kind, 0, a, g, size, pk->ops, &pk->nops);

@@ -56,6 +56,26 @@ typedef struct {
 	void *pk;
 } hc_nbc;
 
+/* Packing state: ops (pack count elements of dt from user into sscr+off,
+ * or unpack them from rscr+off into user) and the scratch after them, one
+ * allocation. */
+typedef struct {
+	MPI_Datatype dt;
+	int64_t count, off;
+	char *user;
+	int unpack;
+} hc_pkop;
+
+typedef struct {
+	int nops;
+	/* keep: before each start the receive scratch is filled from the
+	 * user's blocks too, so a block no message arrives in (from
+	 * MPI_PROC_NULL) unpacks to what it was. */
+	int keep;
+	char *sscr, *rscr;
+	hc_pkop ops[];
+} hc_pk;
+
 HC_HIDDEN void hc_pk_run(void *pk, int unpack);
 
 /* How a call runs: nonblocking, persistent, or blocking (nonblocking then

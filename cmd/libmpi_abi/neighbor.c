@@ -47,11 +47,64 @@ static int64_t hc_nat(const void *v, int big, int i)
 
 static int hc_ntype(MPI_Datatype dt, int64_t *size)
 {
-	if ((*size = hc_type_size(dt)) < 0) return MPI_ERR_TYPE;
-	if (!hc_type_contig(dt)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, broadcasts and reductions");
-		return MPI_ERR_TYPE;
+	return (*size = hc_type_size(dt)) < 0 ? MPI_ERR_TYPE : MPI_SUCCESS;
+}
+
+/* The type of block k on one side. */
+static MPI_Datatype hc_nblock_type(hc_nraw *a, int recv, int k)
+{
+	if (a->rtypes) return recv ? a->rtypes[k] : a->stypes[k];
+	return recv ? a->rtype : a->stype;
+}
+
+/* hc_npack makes non-contiguous blocks travel packed: each side with a
+ * non-contiguous type gets scratch laid out block after block, packed
+ * from (or unpacked into) the user's blocks, whose places the call's own
+ * displacements give (in extents; bytes for alltoallw). */
+static int hc_npack(int kind, hc_nraw *a, hc_nbrs *nb, hc_nbc *g)
+{
+	int nc[2] = {0, 0}, n[2] = {nb->outdeg, nb->indeg};
+	for (int side = 0; side < 2; side++)
+		for (int k = 0; k < n[side] && !nc[side]; k++) nc[side] = !hc_type_contig(hc_nblock_type(a, side, k));
+	if (!nc[0] && !nc[1]) return MPI_SUCCESS;
+	int64_t bytes[2] = {0, 0};
+	for (int side = 0; side < 2; side++)
+		for (int k = 0; nc[side] && k < n[side]; k++) bytes[side] += side ? g->rc[k] : g->sc[k];
+	hc_pk *pk = malloc(sizeof *pk + (n[0] + n[1]) * sizeof(hc_pkop) + bytes[0] + bytes[1] + 1);
+	if (!pk) return MPI_ERR_NO_MEM;
+	pk->nops = 0;
+	pk->keep = 1;
+	pk->sscr = (char *)&pk->ops[n[0] + n[1]];
+	pk->rscr = pk->sscr + bytes[0];
+	for (int side = 0; side < 2; side++) {
+		if (!nc[side]) continue;
+		int64_t off = 0, *c = side ? g->rc : g->sc, *d = side ? g->rd : g->sd;
+		const void *ds = side ? a->rdispls : a->sdispls;
+		int vec = kind == HC_NBR_ALLTOALLV || (side && kind == HC_NBR_ALLGATHERV);
+		char *user = side ? a->rbuf : (char *)a->sbuf;
+		for (int k = 0; k < n[side]; k++) {
+			MPI_Datatype dt = hc_nblock_type(a, side, k);
+			int64_t es = hc_type_size(dt), cnt = es > 0 ? c[k] / es : 0, at;
+			MPI_Aint lb, ext;
+			PMPI_Type_get_extent(dt, &lb, &ext);
+			if (kind == HC_NBR_ALLTOALLW)
+				at = hc_nat(ds, a->dbig, k);
+			else if (vec)
+				at = hc_nat(ds, a->dbig, k) * ext;
+			else if (!side && (kind == HC_NBR_ALLGATHER || kind == HC_NBR_ALLGATHERV))
+				at = 0;
+			else
+				at = k * cnt * ext;
+			pk->ops[pk->nops++] = (hc_pkop){dt, cnt, off, user + at, side};
+			d[k] = off;
+			off += c[k];
+		}
+		if (side)
+			g->rbuf = pk->rscr;
+		else
+			g->sbuf = pk->sscr;
 	}
+	g->pk = pk;
 	return MPI_SUCCESS;
 }
 
@@ -117,7 +170,9 @@ static int hc_ineighbor(int kind, hc_nraw *a, MPI_Comm comm, int run, MPI_Reques
 	g.sbuf = (void *)a->sbuf, g.rbuf = a->rbuf;
 	rc = hc_nside(kind, 0, a, nb.outdeg, g.sc, g.sd);
 	if (!rc) rc = hc_nside(kind, 1, a, nb.indeg, g.rc, g.rd);
+	if (!rc) rc = hc_npack(kind, a, &nb, &g);
 	if (!rc) rc = hympi_go_ineighbor(ci, &g, &nb, run == RUN_PERSISTENT, (intptr_t *)req);
+	if (rc) free(g.pk); /* on success the request owns it */
 	free(arr);
 	if (rc) return hc_error(ci, rc, fn);
 	if (run == RUN_BLOCKING) return PMPI_Wait(req, MPI_STATUS_IGNORE);

@@ -50,5 +50,12 @@ func hympi_go_ineighbor(ci C.int, a *C.hc_nbc, nb *C.hc_nbrs, persistent C.int, 
 	s, r := bytesAt(a.sbuf, extentOf(sc, sd)), bytesAt(a.rbuf, extentOf(rcs, rd))
 	start := func() (*mpi.Request, error) { return c.IneighborAlltoallv(n, s, sc, sd, r, rcs, rd) }
 	bind := func() (*mpi.Persistent, error) { return c.NeighborAlltoallvInit(n, s, sc, sd, r, rcs, rd) }
-	return collRequest(ci, persistent != 0, &collBinding{}, start, bind, req)
+	var b collBinding
+	if pk := a.pk; pk != nil {
+		// Non-contiguous blocks: C scratch, already in a.sbuf and a.rbuf.
+		b.pre = func() { C.hc_pk_run(pk, 0) }
+		b.post = func() { C.hc_pk_run(pk, 1) }
+		b.owned = pk
+	}
+	return collRequest(ci, persistent != 0, &b, start, bind, req)
 }

@@ -117,6 +117,50 @@ static void run(MPI_Comm cart, int seed)
 	}
 }
 
+/* Non-contiguous blocks travel packed: alltoall into every other int
+ * (a strided type of 2 ints over 4), allgather from a strided send. */
+static void strided_run(MPI_Comm cart, int seed)
+{
+	MPI_Datatype v, st;
+	CHECK_RC(MPI_Type_vector(2, 1, 2, MPI_INT, &v));
+	CHECK_RC(MPI_Type_create_resized(v, 0, 4 * sizeof(int), &st));
+	CHECK_RC(MPI_Type_commit(&st));
+	int sb[MAXD * 2], rs[MAXD * 4], one4[4], ag[MAXD * 2];
+	for (int form = 0; form < 3; form++) {
+		for (int k = 0; k < nn; k++) sb[2 * k] = sent(seed, rank, k), sb[2 * k + 1] = sent(seed, rank, k) + 100;
+		one4[0] = sent(seed, rank, -1), one4[1] = -5, one4[2] = one4[0] + 100, one4[3] = -5;
+		for (int i = 0; i < MAXD * 4; i++) rs[i] = -7;
+		for (int i = 0; i < MAXD * 2; i++) ag[i] = -7;
+		MPI_Request q[2];
+		if (form == 0) {
+			CHECK_RC(MPI_Neighbor_alltoall(sb, 2, MPI_INT, rs, 1, st, cart));
+			CHECK_RC(MPI_Neighbor_allgather(one4, 1, st, ag, 2, MPI_INT, cart));
+		} else {
+			if (form == 1) {
+				CHECK_RC(MPI_Ineighbor_alltoall(sb, 2, MPI_INT, rs, 1, st, cart, &q[0]));
+				CHECK_RC(MPI_Ineighbor_allgather(one4, 1, st, ag, 2, MPI_INT, cart, &q[1]));
+			} else {
+				CHECK_RC(MPI_Neighbor_alltoall_init(sb, 2, MPI_INT, rs, 1, st, cart, MPI_INFO_NULL, &q[0]));
+				CHECK_RC(MPI_Neighbor_allgather_init(one4, 1, st, ag, 2, MPI_INT, cart, MPI_INFO_NULL, &q[1]));
+				CHECK_RC(MPI_Startall(2, q));
+			}
+			CHECK_RC(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+			if (form == 2) {
+				CHECK_RC(MPI_Request_free(&q[0]));
+				CHECK_RC(MPI_Request_free(&q[1]));
+			}
+		}
+		for (int k = 0; k < nn; k++) {
+			int base = src[k] == MPI_PROC_NULL ? -7 : sent(seed, src[k], k ^ 1);
+			CHECK(rs[4 * k] == base && rs[4 * k + 1] == -7);
+			CHECK(rs[4 * k + 2] == (src[k] == MPI_PROC_NULL ? -7 : base + 100) && rs[4 * k + 3] == -7);
+		}
+		expect(ag, seed, 1, 2, "allgather from a strided send");
+	}
+	CHECK_RC(MPI_Type_free(&v));
+	CHECK_RC(MPI_Type_free(&st));
+}
+
 static void topo(MPI_Comm cart, int ndims)
 {
 	MPI_Comm_rank(cart, &rank);
@@ -126,6 +170,7 @@ static void topo(MPI_Comm cart, int ndims)
 	memcpy(dst, src, sizeof src);
 	(void)dst;
 	run(cart, ndims * 10);
+	strided_run(cart, ndims * 10 + 5);
 }
 
 int main(int argc, char **argv)
