@@ -132,7 +132,6 @@ static int64_t hc_pk_side(int kind, int recv, hc_raw *a, hc_nbc *g, int size, hc
 
 static int hc_pk_build(int kind, hc_raw *a, hc_nbc *g, int size, int me)
 {
-	(void)me;
 	int ns = kind != HC_NBC_ALLTOALLV || !a->rtypes ? !hc_type_contig(a->stype) && g->sbuf : 0;
 	int nr = kind != HC_NBC_ALLTOALLV || !a->rtypes ? !hc_type_contig(a->rtype) && g->rbuf : 0;
 	if (kind == HC_NBC_ALLTOALLV && a->rtypes) {
@@ -169,11 +168,17 @@ static int hc_pk_build(int kind, hc_raw *a, hc_nbc *g, int size, int me)
 		g->pk = pk;
 		return MPI_SUCCESS;
 	}
-	if (!ns && !nr) return MPI_SUCCESS;
-	if (g->inplace || a->sbuf == MPI_IN_PLACE || a->rbuf == MPI_IN_PLACE) {
-		HC_MSG("MPI_IN_PLACE with a non-contiguous datatype");
-		return MPI_ERR_TYPE;
+	/* In place, one side is (part of) the other: only the buffer the
+	 * caller gave travels packed, and the receive scratch starts as a copy
+	 * of the receive buffer (keep), which holds this rank's input. */
+	int ip = g->inplace || a->sbuf == MPI_IN_PLACE || a->rbuf == MPI_IN_PLACE;
+	if (ip) {
+		if (kind == HC_NBC_SCATTER || kind == HC_NBC_SCATTERV)
+			nr = 0;
+		else
+			ns = 0;
 	}
+	if (!ns && !nr) return MPI_SUCCESS;
 	int n = 0;
 	int64_t sb = ns ? hc_pk_side(kind, 0, a, g, size, NULL, &n) : 0;
 	int64_t rb = nr ? hc_pk_side(kind, 1, a, g, size, NULL, &n) : 0;
@@ -186,6 +191,25 @@ static int hc_pk_build(int kind, hc_raw *a, hc_nbc *g, int size, int me)
 	if (nr) hc_pk_side(kind, 1, a, g, size, pk->ops, &pk->nops);
 	if (ns) g->sbuf = pk->sscr;
 	if (nr) g->rbuf = pk->rscr;
+	if (ip) {
+		/* The own block, now in the scratch (the v forms find it from
+		 * the packed layout themselves). */
+		pk->keep = 1;
+		switch (kind) {
+		case HC_NBC_GATHER:
+			g->sbuf = pk->rscr + (int64_t)a->root * (g->rn / size);
+			break;
+		case HC_NBC_ALLGATHER:
+			g->sbuf = pk->rscr + (int64_t)me * (g->rn / size);
+			break;
+		case HC_NBC_ALLTOALL:
+			g->sbuf = pk->rscr;
+			break;
+		case HC_NBC_SCATTER:
+			g->rbuf = pk->sscr + (int64_t)a->root * (g->sn / size);
+			break;
+		}
+	}
 	g->pk = pk;
 	return MPI_SUCCESS;
 }

@@ -677,6 +677,58 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* MPI_IN_PLACE with the strided type: Iallgather, Igather and
+	 * Gather at the root, Iscatter from it, Ialltoall and Ialltoallv. */
+	{
+		static int b[MAXN * 2 * M], keep[MAXN * 2 * M];
+		MPI_Request q;
+		MPI_Comm w = MPI_COMM_WORLD;
+		void *ip = MPI_IN_PLACE;
+		for (int form = 0; form < 6; form++) {
+			/* Every int is its place's value; odd places are gaps. */
+			for (int k = 0; k < size * 2 * M; k++) b[k] = k % 2 ? -5 : -1;
+			for (int k = 0; k < 2 * M; k += 2) b[rank * 2 * M + k] = val(form, rank, 18, k / 2);
+			if (form == 4 || form == 5)
+				for (int j = 0; j < size; j++)
+					for (int k = 0; k < 2 * M; k += 2) b[j * 2 * M + k] = val(form, rank * MAXN + j, 18, k / 2);
+			if (form == 3)
+				for (int j = 0; j < size; j++)
+					for (int k = 0; k < 2 * M; k += 2) b[j * 2 * M + k] = val(form, j, 18, k / 2);
+			memcpy(keep, b, sizeof b);
+			int root0 = rank == 0;
+			switch (form) {
+			case 0: CHECK_RC(MPI_Iallgather(ip, 0, MPI_DATATYPE_NULL, b, 1, strided, w, &q)); break;
+			case 1:
+				CHECK_RC(MPI_Igather(root0 ? ip : b + rank * 2 * M, 1, strided, b, 1, strided, 0, w, &q));
+				break;
+			case 2:
+				q = MPI_REQUEST_NULL;
+				CHECK_RC(MPI_Gather(root0 ? ip : b + rank * 2 * M, 1, strided, b, 1, strided, 0, w));
+				break;
+			case 3:
+				CHECK_RC(MPI_Iscatter(b, 1, strided, root0 ? ip : b + rank * 2 * M, 1, strided, 0, w, &q));
+				break;
+			case 4: CHECK_RC(MPI_Ialltoall(ip, 0, MPI_DATATYPE_NULL, b, 1, strided, w, &q)); break;
+			case 5: CHECK_RC(MPI_Ialltoallv(ip, NULL, NULL, MPI_DATATYPE_NULL, b, one, rev, strided, w, &q)); break;
+			}
+			CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+			for (int i = 0; i < size; i++)
+				for (int k = 0; k < 2 * M; k++) {
+					int got = b[i * 2 * M + k], want = keep[i * 2 * M + k];
+					if (k % 2 == 0 && (form == 0 || ((form == 1 || form == 2) && root0)))
+						want = val(form, i, 18, k / 2);
+					if (k % 2 == 0 && form == 4) want = val(form, i * MAXN + rank, 18, k / 2);
+					/* Ialltoallv's blocks are reversed: place i holds
+					 * what rank rev[i] sent from its place rev[rank]. */
+					if (k % 2 == 0 && form == 5) want = val(form, rev[i] * MAXN + rev[rank], 18, k / 2);
+					if (got != want) {
+						fprintf(stderr, "rank %d: in-place form %d block %d[%d]: %d, want %d\n", rank, form, i, k, got, want);
+						MPI_Abort(MPI_COMM_WORLD, 3);
+					}
+				}
+		}
+	}
+
 	/* Reduce-scatters of the strided type (packed), blocking and not,
 	 * in place and not. */
 	{
