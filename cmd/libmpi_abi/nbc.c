@@ -2,9 +2,9 @@
  * nbc.c — nonblocking (MPI_I*) and persistent (MPI_*_init) collectives,
  * and the large-count (_c) forms of every collective. One path does the
  * argument work for all of them (hc_icoll: MPI_IN_PLACE, counts and
- * displacements to bytes, packing of non-contiguous data where the
- * blocking form packs too) and hands the result to Go (nbc.go), which runs
- * the engine's general schedule of the collective.
+ * displacements to bytes, non-contiguous data packed into scratch the
+ * request owns) and hands the result to Go (nbc.go), which runs the
+ * engine's general schedule of the collective.
  *
  * The blocking _c forms of collectives whose blocking path is the general
  * schedule (the v forms, Reduce_scatter, Alltoallw) are the nonblocking
@@ -17,7 +17,6 @@
 
 #include "nbc.h"
 #include "_cgo_export.h"
-
 
 /* A collective's arguments as the caller gave them. Count and displacement
  * arrays are int[] or, with big set, MPI_Count[] and MPI_Aint[]. */
