@@ -309,6 +309,28 @@ func nbcCases(c *mpi.Comm, root int) []nbcCase {
 
 func nbcEvery(c *mpi.Comm) {
 	n := c.Size()
+	// The typed forms.
+	xs, sum, top := []int64{int64(c.Rank()), 1}, make([]int64, 2), []float64{-1, -1}
+	if c.Rank() == n-1 {
+		top = []float64{0.5, 2.5}
+	}
+	qs := make([]*mpi.Request, 3)
+	var err error
+	qs[0], err = mpi.IallreduceSlice(c, xs, sum, mpi.Sum)
+	must(err, "IallreduceSlice")
+	rsum := make([]int64, 2)
+	qs[1], err = mpi.IreduceSlice(c, xs, rsum, mpi.Max, 0)
+	must(err, "IreduceSlice")
+	qs[2], err = mpi.IbcastSlice(c, top, n-1)
+	must(err, "IbcastSlice")
+	_, err = mpi.Waitall(qs)
+	must(err, "Waitall typed")
+	if sum[0] != int64(n*(n-1)/2) || sum[1] != int64(n) || top[0] != 0.5 || top[1] != 2.5 {
+		fail("typed nonblocking: sum %v bcast %v", sum, top)
+	}
+	if c.Rank() == 0 && (rsum[0] != int64(n-1) || rsum[1] != 1) {
+		fail("IreduceSlice: %v", rsum)
+	}
 	for _, root := range []int{0, n - 1, n / 2} {
 		cases := nbcCases(c, root)
 		// Every nonblocking collective outstanding at once; waited on
