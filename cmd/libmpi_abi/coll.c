@@ -170,7 +170,7 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
-	int packed = !hc_type_contig(sendtype) || !hc_type_contig(recvtype);
+	int packed = !hc_type_contig(sendtype) || !hc_type_contig(recvtype), inplace = sendbuf == MPI_IN_PLACE;
 	if (packed) {
 		/* Gather and Scatter run the general schedule either way: the
 		 * packing path gives the same messages. Allgather and Alltoall
@@ -178,10 +178,6 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 		if (kind == MOV_GATHER || kind == MOV_SCATTER)
 			return hc_nb_mv(kind == MOV_GATHER ? HC_NBC_GATHER : HC_NBC_SCATTER, sendbuf, sendcount, sendtype,
 					recvbuf, recvcount, recvtype, root, comm, RUN_BLOCKING, NULL, fn);
-		if (sendbuf == MPI_IN_PLACE) {
-			HC_MSG("MPI_IN_PLACE with a non-contiguous datatype");
-			return hc_error(ci, MPI_ERR_TYPE, fn);
-		}
 	}
 	int64_t ss = 0, rs = 0;
 	int send_used = kind != MOV_SCATTER || me == root;
@@ -220,14 +216,26 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 		break;
 	}
 	if (packed) {
+		/* In place the input is in the receive buffer: it is packed
+		 * whole, and the send side points into the packed copy. */
+		if (inplace) sn = 0;
 		char *ps = malloc(sn + rn + 1), *pr = ps + sn;
 		if (!ps) return hc_error(ci, MPI_ERR_NO_MEM, fn);
 		int64_t sel = sendcount * (kind == MOV_ALLTOALL ? size : 1), rel = recvcount * size;
-		if (hc_type_contig(sendtype))
-			memcpy(ps, sendbuf, sn);
+		const void *from = inplace ? recvbuf : sendbuf;
+		MPI_Datatype ft = inplace ? recvtype : sendtype;
+		char *to = inplace ? pr : ps;
+		if (inplace) sel = rel;
+		if (hc_type_contig(ft))
+			memcpy(to, from, inplace ? rn : sn);
 		else
-			hc_type_pack(sendtype, sel, sendbuf, ps);
-		int rc = hympi_go_gather(ci, kind, ps, sn, pr, rn, root);
+			hc_type_pack(ft, sel, from, to);
+		char *send = ps;
+		if (inplace) {
+			send = kind == MOV_ALLTOALL ? pr : pr + (int64_t)me * (rn / size);
+			sn = kind == MOV_ALLTOALL ? rn : rn / size;
+		}
+		int rc = hympi_go_gather(ci, kind, send, sn, pr, rn, root);
 		if (!rc) {
 			if (hc_type_contig(recvtype))
 				memcpy(recvbuf, pr, rn);

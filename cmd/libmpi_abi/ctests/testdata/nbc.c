@@ -640,6 +640,17 @@ int main(int argc, char **argv)
 		for (int i = 0; i < size; i++)
 			for (int k = 0; k < 2 * M; k++)
 				CHECK(ra[i * 2 * M + k] == (k % 2 ? -7 : val(9, i * MAXN + rank, 14, k / 2)));
+		/* In place: the receive buffer is the input. */
+		for (int j = 0; j < size; j++)
+			for (int k = 0; k < 2 * M; k++) ra[j * 2 * M + k] = k % 2 ? -5 : val(10, rank * MAXN + j, 14, k / 2);
+		CHECK_RC(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ra, 1, strided, MPI_COMM_WORLD));
+		for (int i = 0; i < size; i++)
+			for (int k = 0; k < 2 * M; k++)
+				CHECK(ra[i * 2 * M + k] == (k % 2 ? -5 : val(10, i * MAXN + rank, 14, k / 2)));
+		for (int k = 0; k < size * 2 * M; k++) ra[k] = k / (2 * M) == rank && k % 2 == 0 ? val(11, rank, 14, k % (2 * M) / 2) : -7;
+		CHECK_RC(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ra, 1, strided, MPI_COMM_WORLD));
+		for (int i = 0; i < size; i++)
+			for (int k = 0; k < 2 * M; k++) CHECK(ra[i * 2 * M + k] == (k % 2 ? -7 : val(11, i, 14, k / 2)));
 	}
 
 	/* Alltoallw with a strided type to and from every other peer and
