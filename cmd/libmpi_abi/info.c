@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 
 #define HC_MAX_INFOS 1024
 
@@ -63,6 +64,7 @@ static hc_kv *hc_info_find(int i, const char *key)
 
 int PMPI_Info_create(MPI_Info *info)
 {
+	HC_CHECK_PTR(-1, info, "MPI_Info_create");
 	int rc = hc_info_new(info);
 	return rc ? hc_error(-1, rc, "MPI_Info_create") : MPI_SUCCESS;
 }
@@ -100,6 +102,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+	if (!key) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_delete", "key is NULL");
 	int i = hc_info_index(info);
 	if (i < 0) return hc_error(-1, MPI_ERR_INFO, "MPI_Info_delete");
 	hc_kv *kv = hc_info_find(i, key);
@@ -114,6 +117,10 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+	if (!key) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get", "key is NULL");
+	HC_CHECK_PTR(-1, flag, "MPI_Info_get");
+	if (valuelen < 0) return hc_arg_fail(-1, MPI_ERR_ARG, "MPI_Info_get", "negative valuelen");
+	HC_CHECK_PTR(-1, value, "MPI_Info_get");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_get");
 	if (rc) return rc;
 	hc_kv *kv = i < 0 ? NULL : hc_info_find(i, key);
@@ -127,6 +134,10 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
+	if (!key) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get_string", "key is NULL");
+	HC_CHECK_PTR(-1, flag, "MPI_Info_get_string");
+	HC_CHECK_PTR(-1, buflen, "MPI_Info_get_string");
+	HC_CHECK_ARRAY(-1, value, *buflen, "MPI_Info_get_string");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_get_string");
 	if (rc) return rc;
 	hc_kv *kv = i < 0 ? NULL : hc_info_find(i, key);
@@ -143,6 +154,9 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+	if (!key) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get_valuelen", "key is NULL");
+	HC_CHECK_PTR(-1, valuelen, "MPI_Info_get_valuelen");
+	HC_CHECK_PTR(-1, flag, "MPI_Info_get_valuelen");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_get_valuelen");
 	if (rc) return rc;
 	hc_kv *kv = i < 0 ? NULL : hc_info_find(i, key);
@@ -153,6 +167,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+	HC_CHECK_PTR(-1, nkeys, "MPI_Info_get_nkeys");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_get_nkeys");
 	if (rc) return rc;
 	*nkeys = i < 0 ? 0 : hc_infos[i].n;
@@ -161,6 +176,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+	HC_CHECK_PTR(-1, key, "MPI_Info_get_nthkey");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_get_nthkey");
 	if (rc) return rc;
 	if (i < 0 || n < 0 || n >= hc_infos[i].n) return hc_error(-1, MPI_ERR_ARG, "MPI_Info_get_nthkey");
@@ -170,6 +186,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+	HC_CHECK_PTR(-1, newinfo, "MPI_Info_dup");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_dup");
 	if (rc) return rc;
 	if ((rc = PMPI_Info_create(newinfo))) return rc;
@@ -180,6 +197,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 
 int PMPI_Info_free(MPI_Info *info)
 {
+	HC_CHECK_PTR(-1, info, "MPI_Info_free");
 	int i = hc_info_index(*info);
 	if (i < 0) return hc_error(-1, MPI_ERR_INFO, "MPI_Info_free");
 	pthread_mutex_lock(&hc_info_lock);
@@ -199,6 +217,7 @@ int PMPI_Info_free(MPI_Info *info)
 /* Communicators take no hints: an empty info says so. */
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
+	HC_CHECK_PTR(-1, info_used, "MPI_Comm_get_info");
 	if (hc_comm_index(comm) < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_get_info");
 	return PMPI_Info_create(info_used);
 }
