@@ -8,8 +8,11 @@
  * array pointer, MPI_ERR_BUFFER for a data buffer that cannot be the one
  * meant (NULL with data to move, MPI_IN_PLACE where it is not allowed).
  *
- * Each check is a predicted-not-taken comparison; the reporting is out of
- * line. ci is the communicator index whose handler reports (-1: world's).
+ * A pointer into the first page is refused like NULL: nothing is ever
+ * mapped there, and it catches MPI_IN_PLACE (1) and MPI_BOTTOM passed for
+ * an output. Each check is a predicted-not-taken comparison; the reporting
+ * is out of line. ci is the communicator index whose handler reports (-1:
+ * world's).
  */
 #ifndef HYMPI_ARGCHECK_H
 #define HYMPI_ARGCHECK_H
@@ -28,14 +31,14 @@ __attribute__((cold, noinline)) static int hc_arg_fail(int ci, int code, const c
 /* A pointer the library must write through or read from. */
 #define HC_CHECK_PTR(ci, p, fn)                                                              \
 	do {                                                                                 \
-		if (__builtin_expect((p) == NULL, 0))                                        \
-			return hc_arg_fail(ci, MPI_ERR_ARG, fn, "argument " #p " is NULL");  \
+		if (__builtin_expect((uintptr_t)(p) < 4096, 0))                                      \
+			return hc_arg_fail(ci, MPI_ERR_ARG, fn, "argument " #p " is NULL or in page zero");  \
 	} while (0)
 
 /* An array of n entries: NULL is fine only when it holds none. */
 #define HC_CHECK_ARRAY(ci, p, n, fn)                                                          \
 	do {                                                                                  \
-		if (__builtin_expect((p) == NULL && (n) > 0, 0))                              \
+		if (__builtin_expect((uintptr_t)(p) < 4096 && (n) > 0, 0))                           \
 			return hc_arg_fail(ci, MPI_ERR_ARG, fn, "array " #p " is NULL");      \
 	} while (0)
 

@@ -79,8 +79,10 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
 	int i = hc_info_index(info);
 	if (i < 0) return hc_error(-1, MPI_ERR_INFO, "MPI_Info_set");
-	if (!key || !*key || strlen(key) >= MPI_MAX_INFO_KEY) return hc_error(-1, MPI_ERR_INFO_KEY, "MPI_Info_set");
-	if (!value || strlen(value) >= MPI_MAX_INFO_VAL) return hc_error(-1, MPI_ERR_INFO_VALUE, "MPI_Info_set");
+	if ((uintptr_t)key < 4096 || !*key || strlen(key) >= MPI_MAX_INFO_KEY)
+		return hc_error(-1, MPI_ERR_INFO_KEY, "MPI_Info_set");
+	if ((uintptr_t)value < 4096 || strlen(value) >= MPI_MAX_INFO_VAL)
+		return hc_error(-1, MPI_ERR_INFO_VALUE, "MPI_Info_set");
 	hc_kv *kv = hc_info_find(i, key);
 	if (kv) {
 		free(kv->val);
@@ -102,7 +104,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
-	if (!key) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_delete", "key is NULL");
+	if ((uintptr_t)key < 4096) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_delete", "key is NULL");
 	int i = hc_info_index(info);
 	if (i < 0) return hc_error(-1, MPI_ERR_INFO, "MPI_Info_delete");
 	hc_kv *kv = hc_info_find(i, key);
@@ -117,7 +119,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
-	if (!key) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get", "key is NULL");
+	if ((uintptr_t)key < 4096) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get", "key is NULL");
 	HC_CHECK_PTR(-1, flag, "MPI_Info_get");
 	if (valuelen < 0) return hc_arg_fail(-1, MPI_ERR_ARG, "MPI_Info_get", "negative valuelen");
 	HC_CHECK_PTR(-1, value, "MPI_Info_get");
@@ -134,7 +136,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
-	if (!key) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get_string", "key is NULL");
+	if ((uintptr_t)key < 4096) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get_string", "key is NULL");
 	HC_CHECK_PTR(-1, flag, "MPI_Info_get_string");
 	HC_CHECK_PTR(-1, buflen, "MPI_Info_get_string");
 	HC_CHECK_ARRAY(-1, value, *buflen, "MPI_Info_get_string");
@@ -154,7 +156,7 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
-	if (!key) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get_valuelen", "key is NULL");
+	if ((uintptr_t)key < 4096) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get_valuelen", "key is NULL");
 	HC_CHECK_PTR(-1, valuelen, "MPI_Info_get_valuelen");
 	HC_CHECK_PTR(-1, flag, "MPI_Info_get_valuelen");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_get_valuelen");

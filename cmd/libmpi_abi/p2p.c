@@ -442,7 +442,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
 	HC_CHECK_PTR(ci, position, "MPI_Pack");
 	HC_CHECK_BUF(ci, inbuf, incount, datatype, "MPI_Pack");
 	if (*position < 0) return hc_arg_fail(ci, MPI_ERR_ARG, "MPI_Pack", "negative position");
-	if (outbuf == NULL && s * incount > 0) return hc_arg_fail(ci, MPI_ERR_BUFFER, "MPI_Pack", "outbuf is NULL");
+	if ((uintptr_t)outbuf < 4096 && s * incount > 0) return hc_arg_fail(ci, MPI_ERR_BUFFER, "MPI_Pack", "outbuf is NULL or MPI_IN_PLACE");
 	if (*position + s * incount > outsize) return hc_error(ci, MPI_ERR_TRUNCATE, "MPI_Pack");
 	hc_type_pack(datatype, incount, inbuf, (char *)outbuf + *position);
 	*position += (int)(s * incount);
@@ -461,7 +461,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 	HC_CHECK_PTR(ci, position, "MPI_Unpack");
 	HC_CHECK_BUF(ci, outbuf, outcount, datatype, "MPI_Unpack");
 	if (*position < 0) return hc_arg_fail(ci, MPI_ERR_ARG, "MPI_Unpack", "negative position");
-	if (inbuf == NULL && s * outcount > 0) return hc_arg_fail(ci, MPI_ERR_BUFFER, "MPI_Unpack", "inbuf is NULL");
+	if ((uintptr_t)inbuf < 4096 && s * outcount > 0) return hc_arg_fail(ci, MPI_ERR_BUFFER, "MPI_Unpack", "inbuf is NULL or MPI_IN_PLACE");
 	if (*position + s * outcount > insize) return hc_error(ci, MPI_ERR_TRUNCATE, "MPI_Unpack");
 	hc_type_unpack(datatype, outcount, (const char *)inbuf + *position, s * outcount, outbuf);
 	*position += (int)(s * outcount);
@@ -472,7 +472,7 @@ int PMPI_Buffer_attach(void *buffer, int size)
 {
 	HC_GUARD("MPI_Buffer_attach");
 	HC_CHECK_COUNT(-1, size, "MPI_Buffer_attach");
-	if (buffer == NULL && size > 0) return hc_arg_fail(-1, MPI_ERR_BUFFER, "MPI_Buffer_attach", "buffer is NULL");
+	if ((uintptr_t)buffer < 4096 && size > 0) return hc_arg_fail(-1, MPI_ERR_BUFFER, "MPI_Buffer_attach", "buffer is NULL");
 	int rc = hympi_go_buffer_attach(buffer, size);
 	return rc ? hc_error(-1, rc, "MPI_Buffer_attach") : MPI_SUCCESS;
 }

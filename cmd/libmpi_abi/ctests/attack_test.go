@@ -1,0 +1,162 @@
+package ctests
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mpiClassNames names the classes the attack sees most (the standard ABI's
+// values).
+var mpiClassNames = map[int]string{
+	0: "success", 1: "MPI_ERR_BUFFER", 2: "MPI_ERR_COUNT", 3: "MPI_ERR_TYPE", 4: "MPI_ERR_TAG", 5: "MPI_ERR_COMM",
+	6: "MPI_ERR_RANK", 7: "MPI_ERR_REQUEST", 8: "MPI_ERR_ROOT", 9: "MPI_ERR_GROUP", 10: "MPI_ERR_OP",
+	11: "MPI_ERR_TOPOLOGY", 12: "MPI_ERR_DIMS", 13: "MPI_ERR_ARG", 14: "MPI_ERR_UNKNOWN", 15: "MPI_ERR_TRUNCATE",
+	16: "MPI_ERR_OTHER", 17: "MPI_ERR_INTERN", 19: "MPI_ERR_IN_STATUS", 28: "MPI_ERR_INFO_KEY",
+	29: "MPI_ERR_INFO_NOKEY", 30: "MPI_ERR_INFO_VALUE", 31: "MPI_ERR_INFO", 33: "MPI_ERR_KEYVAL",
+	36: "MPI_ERR_NO_MEM", 52: "MPI_ERR_UNSUPPORTED_OPERATION", -1: "not an error code",
+}
+
+func className(c int) string {
+	if n, ok := mpiClassNames[c]; ok {
+		return n
+	}
+	return fmt.Sprintf("class %d", c)
+}
+
+// TestArgumentAttack calls every implemented function of the C ABI with
+// bad arguments, one at a time, under MPI_ERRORS_RETURN (see
+// attackgen_test.go). A call must return, success or an error: a crash or
+// a hang fails the test, naming the call. The program runs as one rank
+// under hympirun; after a crash it starts again past the call that
+// crashed, so one run reports every crash.
+func TestArgumentAttack(t *testing.T) {
+	src, cases, skipped, err := genAttack("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	cfile := filepath.Join(work, "attack.c")
+	if err := os.WriteFile(cfile, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(work, "attack")
+	cmd := exec.Command(filepath.Join(dir, "hympicc"), "-O0", "-w", cfile, "-o", exe)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hympicc attack.c: %v\n%s", err, out)
+	}
+	logf := filepath.Join(work, "attack.log")
+
+	type death struct {
+		i      int
+		how    string
+		output string
+	}
+	var deaths []death
+	outcome := map[int]int{} // case -> class
+	first := 0
+	for runs := 0; first < len(cases); runs++ {
+		if runs > 60 {
+			t.Fatalf("more than 60 crashes; stopping (first ones below)\n%v", deaths)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		c := exec.CommandContext(ctx, filepath.Join(dir, "hympirun"), "-n", "1", "--timeout", "4m", exe, logf, fmt.Sprint(first))
+		out, runErr := c.CombinedOutput()
+		cancel()
+		last, hung, done := -1, -1, false
+		f, err := os.Open(logf)
+		if err != nil {
+			t.Fatalf("attack wrote no log: %v\n%s", err, out)
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			fs := strings.Fields(sc.Text())
+			switch {
+			case len(fs) == 2 && fs[0] == "C":
+				last, _ = strconv.Atoi(fs[1])
+			case len(fs) == 3 && fs[0] == "R":
+				i, _ := strconv.Atoi(fs[1])
+				cl, _ := strconv.Atoi(fs[2])
+				outcome[i] = cl
+			case len(fs) == 2 && fs[0] == "H":
+				hung, _ = strconv.Atoi(fs[1])
+			case len(fs) == 1 && fs[0] == "DONE":
+				done = true
+			}
+		}
+		f.Close()
+		os.Remove(logf)
+		if done && runErr == nil {
+			break
+		}
+		if last < first {
+			t.Fatalf("attack died before its first call (%v):\n%s", runErr, out)
+		}
+		if _, returned := outcome[last]; returned && !done {
+			// Died between calls: blame the call before, whose
+			// damage showed late.
+			deaths = append(deaths, death{last, fmt.Sprintf("died after returning (%v)", runErr), string(out)})
+		} else if hung == last {
+			deaths = append(deaths, death{last, "hang (no return in 20 s)", string(out)})
+		} else if !done {
+			deaths = append(deaths, death{last, fmt.Sprint(runErr), string(out)})
+		} else {
+			t.Errorf("attack finished but hympirun failed: %v\n%s", runErr, out)
+			break
+		}
+		first = last + 1
+	}
+
+	// The tally.
+	byClass := map[string]int{}
+	funcs := map[string]bool{}
+	goodFail := 0
+	for i, c := range cases {
+		funcs[c.fn] = true
+		cl, ok := outcome[i]
+		if !ok {
+			continue
+		}
+		if c.label == "all good" {
+			if cl != 0 {
+				goodFail++
+			}
+			continue
+		}
+		byClass[className(cl)]++
+	}
+	var classes []string
+	for k := range byClass {
+		classes = append(classes, k)
+	}
+	sort.Slice(classes, func(a, b int) bool { return byClass[classes[a]] > byClass[classes[b]] })
+	var b strings.Builder
+	fmt.Fprintf(&b, "argument attack: %d functions, %d bad calls (+%d good ones, %d of which failed); %d crashed or hung\n",
+		len(funcs), len(cases)-len(funcs), len(funcs), goodFail, len(deaths))
+	for _, k := range classes {
+		fmt.Fprintf(&b, "  %6d  %s\n", byClass[k], k)
+	}
+	fmt.Fprintf(&b, "  skipped: %s\n", strings.Join(skipped, "; "))
+	t.Log(b.String())
+	if os.Getenv("HYMPI_ATTACK_VERBOSE") != "" {
+		for i, c := range cases {
+			fmt.Printf("%-28s %-24s %-28s %s\n", c.fn, c.param, c.label, className(outcome[i]))
+		}
+	}
+	for _, d := range deaths {
+		c := cases[d.i]
+		out := d.output
+		if len(out) > 1500 {
+			out = out[:1500] + "..."
+		}
+		t.Errorf("MPI_%s(%s = %s): %s\n%s", c.fn, c.param, c.label, d.how, out)
+	}
+}
