@@ -27,17 +27,17 @@ var attackSkip = map[string]string{
 // attackSkipParam lists parameters whose bad values cannot be told from
 // good ones by any library, with the reason.
 var attackSkipParam = map[string]string{
-	"Free_mem.base":               "any pointer but NULL goes to free()",
-	"Comm_set_attr.attribute_val": "opaque to MPI",
-	"Attr_put.attribute_val":      "opaque to MPI",
+	"Free_mem.base":                  "any pointer but NULL goes to free()",
+	"Comm_set_attr.attribute_val":    "opaque to MPI",
+	"Attr_put.attribute_val":         "opaque to MPI",
 	"Comm_create_keyval.extra_state": "opaque to MPI",
-	"Keyval_create.extra_state":   "opaque to MPI",
-	"Get_address.location":        "any address is an address",
-	"Info_create_env.argv":        "NULL is MPI_ARGV_NULL",
-	"Init.argv":                   "NULL is allowed",
-	"Init_thread.argv":            "NULL is allowed",
-	"Init.argc":                   "NULL is allowed",
-	"Init_thread.argc":            "NULL is allowed",
+	"Keyval_create.extra_state":      "opaque to MPI",
+	"Get_address.location":           "any address is an address",
+	"Info_create_env.argv":           "NULL is MPI_ARGV_NULL",
+	"Init.argv":                      "NULL is allowed",
+	"Init_thread.argv":               "NULL is allowed",
+	"Init.argc":                      "NULL is allowed",
+	"Init_thread.argc":               "NULL is allowed",
 }
 
 // attackCase is one call of the program: variant 0 of a function is the
@@ -48,7 +48,7 @@ type attackCase struct {
 
 type cParam struct {
 	typ, name, arr string // typ without const; arr: "", "[]" or "[][3]"
-	isConst       bool
+	isConst        bool
 }
 
 var paramRE = regexp.MustCompile(`^(.*?)(\w+)((?:\[\w*\])*)$`)
@@ -365,7 +365,8 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 			fmt.Fprintf(&fns, "\tcase %d: %s break;\n", k+1, v.code)
 		}
 		fns.WriteString("\t}\n")
-		if strings.TrimSpace(p.Ret) == "int" {
+		// _toint returns a handle's number, not an error code.
+		if strings.TrimSpace(p.Ret) == "int" && !strings.HasSuffix(p.Name, "_toint") {
 			fmt.Fprintf(&fns, "\treturn %s;\n}\n\n", call)
 		} else {
 			fmt.Fprintf(&fns, "\t(void)%s;\n\treturn MPI_SUCCESS;\n}\n\n", call)
