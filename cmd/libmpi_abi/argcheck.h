@@ -21,6 +21,15 @@
 
 HC_HIDDEN int64_t hc_type_msg_size(MPI_Datatype dt);
 HC_HIDDEN int hc_buf_bad(const void *buf, int64_t count, MPI_Datatype dt);
+/* hc_info_ok: MPI_INFO_NULL, MPI_INFO_ENV or a live info (info.c). */
+HC_HIDDEN int hc_info_ok(MPI_Info info);
+
+/* An info argument where MPI_INFO_NULL is allowed. */
+#define HC_CHECK_INFO(ci, info, fn)                                                           \
+	do {                                                                                  \
+		if (__builtin_expect(!hc_info_ok(info), 0))                                   \
+			return hc_arg_fail(ci, MPI_ERR_INFO, fn, "invalid info");             \
+	} while (0)
 
 __attribute__((cold, noinline)) static int hc_arg_fail(int ci, int code, const char *fn, const char *msg)
 {
@@ -55,6 +64,14 @@ __attribute__((cold, noinline)) static int hc_arg_fail(int ci, int code, const c
 	do {                                                                                  \
 		if (__builtin_expect((buf) == MPI_IN_PLACE, 0))                               \
 			return hc_arg_fail(ci, MPI_ERR_BUFFER, fn, #buf " cannot be MPI_IN_PLACE"); \
+	} while (0)
+
+/* A receive's tag: MPI_ANY_TAG or not negative. Checked here because a
+ * receive from MPI_PROC_NULL never reaches the engine's check. */
+#define HC_CHECK_RECV_TAG(ci, tag, fn)                                                        \
+	do {                                                                                  \
+		if (__builtin_expect((tag) < 0 && (tag) != MPI_ANY_TAG, 0))                   \
+			return hc_arg_fail(ci, MPI_ERR_TAG, fn, "negative tag");              \
 	} while (0)
 
 /* A count. */

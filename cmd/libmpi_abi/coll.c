@@ -451,6 +451,8 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
 	HC_GUARD("MPI_Op_commutative");
 	HC_CHECK_PTR(-1, commute, "MPI_Op_commutative");
+	if ((intptr_t)op <= (intptr_t)MPI_OP_NULL || ((intptr_t)op > (intptr_t)MPI_NO_OP && (intptr_t)op < 0x1000))
+		return hc_arg_fail(-1, MPI_ERR_OP, "MPI_Op_commutative", "invalid operator");
 	int rc = hympi_go_op_commutative((intptr_t)op, commute);
 	return rc ? hc_error(-1, rc, "MPI_Op_commutative") : MPI_SUCCESS;
 }
@@ -498,7 +500,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-	(void)info;
+	HC_CHECK_INFO(-1, info, "MPI_Comm_dup_with_info");
 	return PMPI_Comm_dup(comm, newcomm);
 }
 

@@ -463,7 +463,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
 	HC_CHECK_PTR(-1, baseptr, "MPI_Alloc_mem");
 	if (size < 0) return hc_arg_fail(-1, MPI_ERR_ARG, "MPI_Alloc_mem", "negative size");
-	(void)info;
+	HC_CHECK_INFO(-1, info, "MPI_Alloc_mem");
 	void *p = malloc(size > 0 ? (size_t)size : 1);
 	if (!p) return hc_error(0, MPI_ERR_NO_MEM, "MPI_Alloc_mem");
 	*(void **)baseptr = p;

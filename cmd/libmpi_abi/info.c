@@ -46,6 +46,11 @@ static int hc_info_new(MPI_Info *info)
 	return MPI_ERR_NO_MEM;
 }
 
+int hc_info_ok(MPI_Info info)
+{
+	return info == MPI_INFO_NULL || info == MPI_INFO_ENV || hc_info_index(info) >= 0;
+}
+
 /* The keys of an info: MPI_INFO_ENV is empty. */
 static int hc_info_get(MPI_Info info, int *idx, const char *fn)
 {
@@ -104,7 +109,8 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
-	if ((uintptr_t)key < 4096) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_delete", "key is NULL");
+	if ((uintptr_t)key < 4096 || !*key || strnlen(key, MPI_MAX_INFO_KEY) >= MPI_MAX_INFO_KEY)
+		return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_delete", "key is NULL, empty or too long");
 	int i = hc_info_index(info);
 	if (i < 0) return hc_error(-1, MPI_ERR_INFO, "MPI_Info_delete");
 	hc_kv *kv = hc_info_find(i, key);
@@ -119,7 +125,8 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
-	if ((uintptr_t)key < 4096) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get", "key is NULL");
+	if ((uintptr_t)key < 4096 || !*key || strnlen(key, MPI_MAX_INFO_KEY) >= MPI_MAX_INFO_KEY)
+		return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get", "key is NULL, empty or too long");
 	HC_CHECK_PTR(-1, flag, "MPI_Info_get");
 	if (valuelen < 0) return hc_arg_fail(-1, MPI_ERR_ARG, "MPI_Info_get", "negative valuelen");
 	HC_CHECK_PTR(-1, value, "MPI_Info_get");
@@ -136,7 +143,8 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
-	if ((uintptr_t)key < 4096) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get_string", "key is NULL");
+	if ((uintptr_t)key < 4096 || !*key || strnlen(key, MPI_MAX_INFO_KEY) >= MPI_MAX_INFO_KEY)
+		return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get_string", "key is NULL, empty or too long");
 	HC_CHECK_PTR(-1, flag, "MPI_Info_get_string");
 	HC_CHECK_PTR(-1, buflen, "MPI_Info_get_string");
 	HC_CHECK_ARRAY(-1, value, *buflen, "MPI_Info_get_string");
@@ -156,7 +164,8 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
-	if ((uintptr_t)key < 4096) return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get_valuelen", "key is NULL");
+	if ((uintptr_t)key < 4096 || !*key || strnlen(key, MPI_MAX_INFO_KEY) >= MPI_MAX_INFO_KEY)
+		return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get_valuelen", "key is NULL, empty or too long");
 	HC_CHECK_PTR(-1, valuelen, "MPI_Info_get_valuelen");
 	HC_CHECK_PTR(-1, flag, "MPI_Info_get_valuelen");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_get_valuelen");
@@ -226,8 +235,8 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
-	(void)info;
 	if (hc_comm_index(comm) < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_set_info");
+	HC_CHECK_INFO(-1, info, "MPI_Comm_set_info");
 	return MPI_SUCCESS;
 }
 

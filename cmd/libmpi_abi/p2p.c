@@ -107,6 +107,7 @@ static int hc_recv(void *buf, int64_t count, MPI_Datatype dt, int source, int ta
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	HC_CHECK_RECV_TAG(ci, tag, fn);
 	BYTES(n, count, dt, ci, fn);
 	HC_CHECK_BUF(ci, buf, count, dt, fn);
 	if (__builtin_expect(!hc_type_contig(dt), 0)) return hc_recv_packed(ci, buf, count, n, dt, source, tag, st, fn);
@@ -170,6 +171,7 @@ static int hc_irecv(void *buf, int64_t count, MPI_Datatype dt, int source, int t
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	HC_CHECK_RECV_TAG(ci, tag, fn);
 	HC_CHECK_PTR(ci, req, fn);
 	BYTES(n, count, dt, ci, fn);
 	HC_CHECK_BUF(ci, buf, count, dt, fn);
@@ -200,6 +202,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 	COMM(ci, comm, fn);
 	BYTES(sn, sendcount, sendtype, ci, fn);
 	BYTES(rn, recvcount, recvtype, ci, fn);
+	HC_CHECK_RECV_TAG(ci, recvtag, fn);
 	HC_CHECK_BUF(ci, sendbuf, sendcount, sendtype, fn);
 	HC_CHECK_BUF(ci, recvbuf, recvcount, recvtype, fn);
 	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
@@ -221,6 +224,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 	COMM(ci, comm, fn);
 	BYTES(n, count, datatype, ci, fn);
 	HC_CHECK_BUF(ci, buf, count, datatype, fn);
+	HC_CHECK_RECV_TAG(ci, recvtag, fn);
 	if (!hc_type_contig(datatype)) {
 		void *tmp = malloc(n ? n : 1);
 		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, fn);
@@ -240,6 +244,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
 	HC_GUARD("MPI_Probe");
 	COMM(ci, comm, "MPI_Probe");
+	HC_CHECK_RECV_TAG(ci, tag, "MPI_Probe");
 	int rc = hympi_go_probe(ci, source, tag, status);
 	return rc ? hc_error(ci, rc, "MPI_Probe") : MPI_SUCCESS;
 }
@@ -248,6 +253,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 {
 	HC_GUARD("MPI_Iprobe");
 	COMM(ci, comm, "MPI_Iprobe");
+	HC_CHECK_RECV_TAG(ci, tag, "MPI_Iprobe");
 	HC_CHECK_PTR(ci, flag, "MPI_Iprobe");
 	int rc = hympi_go_iprobe(ci, source, tag, flag, status);
 	return rc ? hc_error(ci, rc, "MPI_Iprobe") : MPI_SUCCESS;
@@ -368,6 +374,11 @@ static int hc_pinit(const void *buf, int count, MPI_Datatype dt, int peer, int t
 	HC_CHECK_PTR(ci, req, fn);
 	BYTES(n, count, dt, ci, fn);
 	HC_CHECK_BUF(ci, buf, count, dt, fn);
+	/* Checked now, as MPICH does, not at the first MPI_Start. */
+	if (recv) HC_CHECK_RECV_TAG(ci, tag, fn);
+	else if (tag < 0) return hc_arg_fail(ci, MPI_ERR_TAG, fn, "negative tag");
+	if (peer != MPI_PROC_NULL && (peer < 0 || peer >= hc_comms[ci].size) && !(recv && peer == MPI_ANY_SOURCE))
+		return hc_arg_fail(ci, MPI_ERR_RANK, fn, "rank out of range");
 	void *tmp = NULL;
 	if (!hc_type_contig(dt) && !(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
 	int rc = hympi_go_prequest(ci, tmp ? tmp : (void *)buf, n, peer, tag, mode, recv, tmp, (void *)buf, (intptr_t)dt,

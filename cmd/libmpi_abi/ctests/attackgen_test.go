@@ -142,7 +142,7 @@ func goodInt(fn, name string) string {
 	switch name {
 	case "dest", "source":
 		return "MPI_PROC_NULL"
-	case "count", "sendcount", "recvcount", "incount", "n", "ndims", "maxdims", "blocklength", "commute", "nnodes",
+	case "count", "sendcount", "recvcount", "incount", "outcount", "n", "ndims", "maxdims", "blocklength", "commute", "nnodes",
 		"stride", "disp":
 		if fn == "Info_get_nthkey" {
 			return "0"
