@@ -486,7 +486,11 @@ int main(int argc, char **argv)
 	MPI_Comm_group(MPI_COMM_WORLD, &world_group);
 	MPI_Add_error_class(&cls);
 	MPI_Add_error_code(cls, &user_code);
-	signal(SIGALRM, on_alarm);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_ONSTACK; /* Go's threads share the process */
+	sigaction(SIGALRM, &sa, NULL);
 	char b[64];
 	for (int i = first; i < NCASES; i++) {
 		current = i;

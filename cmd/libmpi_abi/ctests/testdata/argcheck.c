@@ -3,6 +3,7 @@
  * goes on; the same calls with good arguments still work afterwards, and
  * a NULL buffer is still fine where the datatype holds absolute addresses
  * (MPI_BOTTOM). */
+#include <stdint.h>
 #include "check.h"
 
 static int cls(int rc)
@@ -35,6 +36,7 @@ int main(int argc, char **argv)
 	int x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8] = {0};
 	MPI_Status st;
 	MPI_Request req = MPI_REQUEST_NULL;
+	int flag0 = 0;
 
 	/* Defect 2: NULL outputs, request and flag pointers. */
 	EXPECT(MPI_Comm_rank(MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
@@ -76,6 +78,15 @@ int main(int argc, char **argv)
 	EXPECT(MPI_Send(x, 1, MPI_DATATYPE_NULL, next, 5, MPI_COMM_WORLD), MPI_ERR_TYPE);
 	EXPECT(MPI_Send(x, 1, MPI_INT, next, 5, MPI_COMM_NULL), MPI_ERR_COMM);
 	EXPECT(MPI_Waitall(-1, &req, MPI_STATUSES_IGNORE), MPI_ERR_COUNT);
+
+	/* Checks that MPI_PROC_NULL or a later MPI_Start must not skip. */
+	EXPECT(MPI_Recv(y, 1, MPI_INT, MPI_PROC_NULL, -1, MPI_COMM_WORLD, &st), MPI_ERR_TAG);
+	EXPECT(MPI_Iprobe(MPI_PROC_NULL, -5, MPI_COMM_WORLD, &flag0, &st), MPI_ERR_TAG);
+	EXPECT(MPI_Send_init(x, 1, MPI_INT, size, 5, MPI_COMM_WORLD, &req), MPI_ERR_RANK);
+	EXPECT(MPI_Recv_init(y, 1, MPI_INT, prev, -1, MPI_COMM_WORLD, &req), MPI_ERR_TAG);
+	EXPECT(MPI_Comm_set_info(MPI_COMM_WORLD, (MPI_Info)(intptr_t)0x7777777), MPI_ERR_INFO);
+	EXPECT(MPI_Op_commutative(MPI_OP_NULL, &flag0), MPI_ERR_OP);
+	EXPECT(MPI_Info_get_nthkey(MPI_INFO_ENV, 0, NULL), MPI_ERR_ARG);
 
 	/* Zero counts need no buffer. */
 	CHECK_RC(MPI_Waitall(0, NULL, MPI_STATUSES_IGNORE));
