@@ -174,6 +174,7 @@ static MPI_Comm hc_comm_handle(int ci)
 
 static void hc_fatal(const char *fn, int code, int forked)
 {
+	forked = forked || hc_forked; /* argument checks run before HC_GUARD: never enter Go in a child */
 	const char *detail = hc_errmsg[0] ? hc_errmsg : NULL;
 	if (forked)
 		fprintf(stderr, "hympi: %s called in a child process (pid %d) forked after MPI_Init by rank %d: MPI cannot be used after fork()\n",
@@ -306,8 +307,8 @@ HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh)
 
 static int hc_init(int required, int *provided, const char *fn)
 {
-	HC_CHECK_PTR(-1, provided, fn);
 	HC_GUARD(fn);
+	HC_CHECK_PTR(-1, provided, fn);
 	if (hc_initialized) {
 		hc_set_errmsg("MPI_Init called twice", 21);
 		return hc_error(0, MPI_ERR_OTHER, fn);
