@@ -102,9 +102,10 @@ static int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int count, MP
 	hc_red r;
 	if (hc_red_init(&r, op, dt)) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
-	HC_CHECK_NOT_IN_PLACE(ci, recvbuf, fn);
-	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
 	int me = hc_comms[ci].rank;
+	/* MPI_Reduce's recvbuf means nothing off the root. */
+	if (kind != RED_REDUCE || me == root) HC_CHECK_NOT_IN_PLACE(ci, recvbuf, fn);
+	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
 	HC_CHECK_BUF(ci, sendbuf, kind == RED_SCATTER_BLOCK ? (int64_t)count * hc_comms[ci].size : count, dt, fn);
 	if (kind != RED_REDUCE || me == root) HC_CHECK_BUF(ci, recvbuf, count, dt, fn);
 	if (!hc_type_contig(dt)) return hc_reduce_packed(ci, kind, sendbuf, recvbuf, count, dt, &r, root, fn);

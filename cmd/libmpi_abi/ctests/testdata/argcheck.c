@@ -121,6 +121,20 @@ int main(int argc, char **argv)
 	CHECK_RC(MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
 	CHECK(x[0] == size * (size - 1) / 2);
 
+	/* Buffers that mean nothing off the root may be NULL there. */
+	int root_only[8] = {0};
+	x[0] = 1;
+	CHECK_RC(MPI_Reduce(x, rank == 0 ? root_only : NULL, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+	CHECK(rank != 0 || root_only[0] == size);
+	CHECK_RC(MPI_Reduce(rank == 0 ? MPI_IN_PLACE : x, rank == 0 ? root_only : NULL, 1, MPI_INT, MPI_SUM, 0,
+			    MPI_COMM_WORLD));
+	CHECK(rank != 0 || root_only[0] == 2 * size - 1);
+	CHECK_RC(MPI_Gather(&rank, 1, MPI_INT, rank == 0 ? root_only : NULL, 1, MPI_INT, 0, MPI_COMM_WORLD));
+	CHECK(rank != 0 || root_only[size - 1] == size - 1);
+	int mine = -1;
+	CHECK_RC(MPI_Scatter(rank == 0 ? root_only : NULL, 1, MPI_INT, &mine, 1, MPI_INT, 0, MPI_COMM_WORLD));
+	CHECK(mine == rank);
+
 	CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
 	report_ok();
 	MPI_Finalize();
