@@ -70,7 +70,7 @@ func TestArgumentAttack(t *testing.T) {
 		c := exec.CommandContext(ctx, filepath.Join(dir, "hympirun"), "-n", "1", "--timeout", "4m", exe, logf, fmt.Sprint(first))
 		out, runErr := c.CombinedOutput()
 		cancel()
-		last, hung, done := -1, -1, false
+		last, hung, done, sane := -1, -1, false, false
 		f, err := os.Open(logf)
 		if err != nil {
 			t.Fatalf("attack wrote no log: %v\n%s", err, out)
@@ -89,11 +89,16 @@ func TestArgumentAttack(t *testing.T) {
 				hung, _ = strconv.Atoi(fs[1])
 			case len(fs) == 1 && fs[0] == "DONE":
 				done = true
+			case len(fs) == 1 && fs[0] == "SANE":
+				sane = true
 			}
 		}
 		f.Close()
 		os.Remove(logf)
 		if done && runErr == nil {
+			if !sane {
+				t.Errorf("after the attack, a message to self, an allreduce or a dup failed")
+			}
 			break
 		}
 		if last < first {

@@ -519,6 +519,14 @@ int main(int argc, char **argv)
 		logline(b);
 		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	}
+	/* After all that, the library still works: a message to self, a
+	 * reduction, a new communicator. */
+	int out = 42, in = -1, sum = -1;
+	MPI_Comm c = MPI_COMM_NULL;
+	int sane = MPI_Sendrecv(&out, 1, MPI_INT, 0, 9, &in, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+		   in == 42 && MPI_Allreduce(&out, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS && sum == 42 &&
+		   MPI_Comm_dup(MPI_COMM_WORLD, &c) == MPI_SUCCESS && MPI_Comm_free(&c) == MPI_SUCCESS;
+	logline(sane ? "SANE\n" : "BROKEN\n");
 	logline("DONE\n");
 	MPI_Finalize();
 	return 0;
