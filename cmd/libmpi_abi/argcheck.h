@@ -31,7 +31,7 @@ HC_HIDDEN int hc_info_ok(MPI_Info info);
 			return hc_arg_fail(ci, MPI_ERR_INFO, fn, "invalid info");             \
 	} while (0)
 
-__attribute__((cold, noinline)) static int hc_arg_fail(int ci, int code, const char *fn, const char *msg)
+__attribute__((cold, noinline, unused)) static int hc_arg_fail(int ci, int code, const char *fn, const char *msg)
 {
 	hc_set_errmsg(msg, (int)__builtin_strlen(msg));
 	return hc_error(ci, code, fn);
