@@ -365,7 +365,13 @@ int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return hc_type_regular(1, 1, 0, oldtype, newtype, "MPI_Type_dup");
+	int rc = hc_type_regular(1, 1, 0, oldtype, newtype, "MPI_Type_dup");
+	if (rc) return rc;
+	/* A duplicate is as committed as its original (MPICH and Open MPI
+	 * agree), and predefined types are committed. */
+	int o = hc_type_index(oldtype);
+	hc_types[hc_type_index(*newtype)].committed = o < 0 || hc_types[o].committed;
+	return MPI_SUCCESS;
 }
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)

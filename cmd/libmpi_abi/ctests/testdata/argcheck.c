@@ -113,6 +113,15 @@ int main(int argc, char **argv)
 	y[0] = -1;
 	CHECK_RC(MPI_Sendrecv(MPI_BOTTOM, 1, abs_t, next, 7, y, 1, MPI_INT, prev, 7, MPI_COMM_WORLD, &st));
 	CHECK(y[0] == 3);
+	/* A duplicate of a committed type (or of a predefined one) is
+	 * committed. */
+	MPI_Datatype dup1, dup2;
+	CHECK_RC(MPI_Type_dup(pair, &dup1));
+	CHECK_RC(MPI_Type_dup(MPI_INT, &dup2));
+	CHECK_RC(MPI_Sendrecv(x, 1, dup1, next, 8, y, 2, dup2, prev, 8, MPI_COMM_WORLD, &st));
+	CHECK(y[0] == 1 && y[1] == 2);
+	CHECK_RC(MPI_Type_free(&dup1));
+	CHECK_RC(MPI_Type_free(&dup2));
 	CHECK_RC(MPI_Type_free(&abs_t));
 	CHECK_RC(MPI_Type_free(&pair));
 
