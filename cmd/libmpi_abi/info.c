@@ -147,6 +147,7 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 		return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get_string", "key is NULL, empty or too long");
 	HC_CHECK_PTR(-1, flag, "MPI_Info_get_string");
 	HC_CHECK_PTR(-1, buflen, "MPI_Info_get_string");
+	if (*buflen < 0) return hc_arg_fail(-1, MPI_ERR_ARG, "MPI_Info_get_string", "negative buflen");
 	HC_CHECK_ARRAY(-1, value, *buflen, "MPI_Info_get_string");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_get_string");
 	if (rc) return rc;

@@ -544,7 +544,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 {
 	HC_CHECK_PTR(0, datatype, "MPI_Type_commit");
 	intptr_t v = (intptr_t)*datatype;
-	if (v > 0x200 && v < 0x300) return MPI_SUCCESS;
+	if (v > 0x200 && v < 0x300 && hc_type_size(*datatype) >= 0) return MPI_SUCCESS;
 	int i = hc_type_index(*datatype);
 	if (i < 0) return hc_error(0, MPI_ERR_TYPE, "MPI_Type_commit");
 	hc_types[i].committed = 1;

@@ -110,6 +110,11 @@ func badHandles(t string) []variant {
 	vs := []variant{
 		{"null handle", h.null},
 		{"garbage handle", fmt.Sprintf("(%s)(intptr_t)0x7777777", t)},
+		// The reserved range of predefined handles, past any constant
+		// and inside the datatypes' block: table lookups by value.
+		{"unassigned predefined value", fmt.Sprintf("(%s)(intptr_t)0xfff", t)},
+		{"unassigned datatype-range value", fmt.Sprintf("(%s)(intptr_t)0x2ff", t)},
+		{"negative handle", fmt.Sprintf("(%s)(intptr_t)-1", t)},
 	}
 	if h.kind != 0 {
 		vs = append(vs,
@@ -123,6 +128,11 @@ func badHandles(t string) []variant {
 	vs = append(vs, variant{"handle of another kind", fmt.Sprintf("(%s)%s", t, wrong)})
 	return vs
 }
+
+// inOutHandles matches the functions whose handle pointers are read as
+// well as written (the others only write there: bad values behind them
+// mean nothing).
+var inOutHandles = regexp.MustCompile(`_free$|_commit$|_disconnect$|_close$|^Wait|^Test|^Start|^Cancel$|^I?[mM]recv`)
 
 // countLike ints give the length of an array or buffer the caller owns:
 // a huge value is a lie no library can detect, so only negatives are
@@ -252,7 +262,7 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 				}
 				fmt.Fprintf(&decl, "\t%s *%s = %s_v;\n", t, a, a)
 				bad = append(bad, variant{"NULL", fmt.Sprintf("%s = NULL;", a)}, variant{"page-zero pointer", fmt.Sprintf("%s = (%s *)1;", a, t)})
-				if handleKinds[t].kind != 0 || q.arr == "[]" {
+				if q.isConst || q.arr == "[]" || inOutHandles.MatchString(p.Name) {
 					for _, v := range badHandles(t) {
 						bad = append(bad, variant{"points to " + v.label, fmt.Sprintf("%s_v[0] = %s;", a, v.code)})
 					}
