@@ -32,9 +32,10 @@ func classNames(t *testing.T) map[int]string {
 }
 
 // TestArgumentAttack calls every implemented function of the C ABI with
-// bad arguments, one at a time, under MPI_ERRORS_RETURN (see
-// attackgen_test.go). A call must return, success or an error: a crash or
-// a hang fails the test, naming the call. The program runs as one rank
+// bad arguments, one at a time (see attackgen_test.go), under an error
+// handler that returns. A call must return, success or an error that went
+// through the handler once: a crash, a hang or an error the handler did
+// not see fails the test, naming the call. The program runs as one rank
 // under hympirun; after a crash it starts again past the call that
 // crashed, so one run reports every crash.
 func TestArgumentAttack(t *testing.T) {
@@ -60,7 +61,8 @@ func TestArgumentAttack(t *testing.T) {
 		output string
 	}
 	var deaths []death
-	outcome := map[int]int{} // case -> class
+	outcome := map[int]int{}      // case -> class
+	unhandled := map[int]string{} // case -> how the handler was missed
 	first := 0
 	for runs := 0; first < len(cases); runs++ {
 		if runs > 60 {
@@ -81,10 +83,13 @@ func TestArgumentAttack(t *testing.T) {
 			switch {
 			case len(fs) == 2 && fs[0] == "C":
 				last, _ = strconv.Atoi(fs[1])
-			case len(fs) == 3 && fs[0] == "R":
+			case len(fs) == 5 && fs[0] == "R":
 				i, _ := strconv.Atoi(fs[1])
 				cl, _ := strconv.Atoi(fs[2])
 				outcome[i] = cl
+				if calls, _ := strconv.Atoi(fs[3]); (cl != 0) != (calls == 1) || cl != 0 && fs[4] != "1" {
+					unhandled[i] = fmt.Sprintf("returned %d, the error handler ran %d times (same code: %s)", cl, calls, fs[4])
+				}
 			case len(fs) == 2 && fs[0] == "H":
 				hung, _ = strconv.Atoi(fs[1])
 			case len(fs) == 1 && fs[0] == "DONE":
@@ -161,6 +166,13 @@ func TestArgumentAttack(t *testing.T) {
 		for i, c := range cases {
 			fmt.Printf("%-28s %-24s %-28s %s\n", c.fn, c.param, c.label, className(outcome[i]))
 		}
+	}
+	for i, how := range unhandled {
+		c := cases[i]
+		if strings.HasSuffix(c.fn, "_call_errhandler") {
+			continue // calling the handler is its job
+		}
+		t.Errorf("MPI_%s(%s = %s): %s", c.fn, c.param, c.label, how)
 	}
 	for _, d := range deaths {
 		c := cases[d.i]

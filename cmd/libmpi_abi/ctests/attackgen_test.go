@@ -476,6 +476,17 @@ const attackMain = `
 static int log_fd = -1;
 static volatile int current = -1;
 
+/* Every error must reach the communicator's handler, once, with the code
+ * the call returns: the handler counts. */
+static int eh_calls, eh_code;
+static MPI_Errhandler counting;
+static void count_errors(MPI_Comm *c, int *code, ...)
+{
+	(void)c;
+	eh_calls++;
+	eh_code = *code;
+}
+
 static void logline(const char *s)
 {
 	if (write(log_fd, s, strlen(s)) < 0) _exit(98);
@@ -501,8 +512,9 @@ int main(int argc, char **argv)
 	if (log_fd < 0) return 2;
 	int first = atoi(argv[2]);
 	MPI_Init(&argc, &argv);
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+	MPI_Comm_create_errhandler(count_errors, &counting);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, counting);
+	MPI_Comm_set_errhandler(MPI_COMM_SELF, counting);
 	memset(long_string, 'k', sizeof long_string - 1);
 	int dims[1] = {1}, periods[1] = {0}, cls;
 	MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart_comm);
@@ -520,14 +532,17 @@ int main(int argc, char **argv)
 		snprintf(b, sizeof b, "C %d\n", i);
 		logline(b);
 		for (int k = 0; k < 16; k++) memset(scratch[k], 0, 4096);
+		eh_calls = 0;
+		eh_code = MPI_SUCCESS;
 		alarm(20);
 		int rc = run_case(i);
 		alarm(0);
+		int calls = eh_calls, same = eh_code == rc;
 		int c = rc;
 		if (rc != MPI_SUCCESS && MPI_Error_class(rc, &c) != MPI_SUCCESS) c = -1;
-		snprintf(b, sizeof b, "R %d %d\n", i, c);
+		snprintf(b, sizeof b, "R %d %d %d %d\n", i, c, calls, same);
 		logline(b);
-		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, counting);
 	}
 	/* After all that, the library still works: a message to self, a
 	 * reduction, a new communicator. */
