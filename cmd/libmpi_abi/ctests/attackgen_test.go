@@ -401,7 +401,17 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 		fmt.Fprintf(&dispatch, "\tif (i < %d) return call_%s(i - %d);\n", len(cases), p.Name, fid)
 	}
 	sort.Strings(skipped)
-	src := strings.Replace(attackPrelude, "@NCASES@", fmt.Sprint(len(cases)), 1) + fns.String() +
+	var good []string
+	n := len(cases)
+	for i := 0; i < n; i++ {
+		if cases[i].label == "all good" {
+			good = append(good, fmt.Sprint(i))
+			cases = append(cases, attackCase{cases[i].fn, "", "after MPI_Finalize"})
+		}
+	}
+	prelude := strings.Replace(attackPrelude, "@NCASES@", fmt.Sprint(n), 1)
+	prelude = strings.Replace(prelude, "@GOOD@", fmt.Sprintf("#define NGOOD %d\nstatic const int good_cases[] = {%s};", len(good), strings.Join(good, ", ")), 1)
+	src := prelude + fns.String() +
 		"static int run_case(int i)\n{\n" + dispatch.String() + "\treturn -1;\n}\n" + attackMain
 	return src, cases, skipped, nil
 }
@@ -418,6 +428,7 @@ const attackPrelude = `/* GENERATED at test time by attackgen_test.go: the C ABI
 #include <mpi.h>
 
 #define NCASES @NCASES@
+@GOOD@
 
 static unsigned char scratch[16][1 << 16] __attribute__((aligned(64)));
 static char attach_buf[1 << 12];
@@ -527,7 +538,24 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_ONSTACK; /* Go's threads share the process */
 	sigaction(SIGALRM, &sa, NULL);
 	char b[64];
-	for (int i = first; i < NCASES; i++) {
+	for (int i = first; i < NCASES + NGOOD; i++) {
+		if (i == NCASES) {
+			/* After all that, the library still works: a message to
+			 * self, a reduction, a new communicator. */
+			int out = 42, in = -1, sum = -1;
+			MPI_Comm c = MPI_COMM_NULL;
+			int sane = MPI_Sendrecv(&out, 1, MPI_INT, 0, 9, &in, 1, MPI_INT, 0, 9, MPI_COMM_WORLD,
+						MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+				   in == 42 && MPI_Allreduce(&out, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS &&
+				   sum == 42 && MPI_Comm_dup(MPI_COMM_WORLD, &c) == MPI_SUCCESS &&
+				   MPI_Comm_free(&c) == MPI_SUCCESS;
+			logline(sane ? "SANE\n" : "BROKEN\n");
+		}
+		if (i == NCASES || (i > NCASES && i == first)) {
+			/* Then every function once more, with good arguments,
+			 * after MPI_Finalize: an error or success, never a crash. */
+			MPI_Finalize();
+		}
 		current = i;
 		snprintf(b, sizeof b, "C %d\n", i);
 		logline(b);
@@ -535,7 +563,7 @@ int main(int argc, char **argv)
 		eh_calls = 0;
 		eh_code = MPI_SUCCESS;
 		alarm(20);
-		int rc = run_case(i);
+		int rc = run_case(i < NCASES ? i : good_cases[i - NCASES]);
 		alarm(0);
 		int calls = eh_calls, same = eh_code == rc;
 		int c = rc;
@@ -544,16 +572,7 @@ int main(int argc, char **argv)
 		logline(b);
 		MPI_Comm_set_errhandler(MPI_COMM_WORLD, counting);
 	}
-	/* After all that, the library still works: a message to self, a
-	 * reduction, a new communicator. */
-	int out = 42, in = -1, sum = -1;
-	MPI_Comm c = MPI_COMM_NULL;
-	int sane = MPI_Sendrecv(&out, 1, MPI_INT, 0, 9, &in, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
-		   in == 42 && MPI_Allreduce(&out, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS && sum == 42 &&
-		   MPI_Comm_dup(MPI_COMM_WORLD, &c) == MPI_SUCCESS && MPI_Comm_free(&c) == MPI_SUCCESS;
-	logline(sane ? "SANE\n" : "BROKEN\n");
 	logline("DONE\n");
-	MPI_Finalize();
 	return 0;
 }
 `
