@@ -25,10 +25,10 @@ HC_HIDDEN int hc_buf_bad(const void *buf, int64_t count, MPI_Datatype dt);
 HC_HIDDEN int hc_info_ok(MPI_Info info);
 
 /* An info argument where MPI_INFO_NULL is allowed. */
-#define HC_CHECK_INFO(ci, info, fn)                                                           \
-	do {                                                                                  \
-		if (__builtin_expect(!hc_info_ok(info), 0))                                   \
-			return hc_arg_fail(ci, MPI_ERR_INFO, fn, "invalid info");             \
+#define HC_CHECK_INFO(ci, info, fn)                                                             \
+	do {                                                                                    \
+		if (__builtin_expect(!hc_info_ok(info), 0))                                     \
+			return hc_arg_fail(ci, MPI_ERR_INFO, fn, "invalid info");               \
 	} while (0)
 
 __attribute__((cold, noinline, unused)) static int hc_arg_fail(int ci, int code, const char *fn, const char *msg)
@@ -38,47 +38,47 @@ __attribute__((cold, noinline, unused)) static int hc_arg_fail(int ci, int code,
 }
 
 /* A pointer the library must write through or read from. */
-#define HC_CHECK_PTR(ci, p, fn)                                                              \
-	do {                                                                                 \
-		if (__builtin_expect((uintptr_t)(p) < 4096, 0))                                      \
-			return hc_arg_fail(ci, MPI_ERR_ARG, fn, "argument " #p " is NULL or in page zero");  \
+#define HC_CHECK_PTR(ci, p, fn)                                                                 \
+	do {                                                                                    \
+		if (__builtin_expect((uintptr_t)(p) < 4096, 0))                                 \
+			return hc_arg_fail(ci, MPI_ERR_ARG, fn, "argument " #p " is NULL or in page zero"); \
 	} while (0)
 
 /* An array of n entries: NULL is fine only when it holds none. */
-#define HC_CHECK_ARRAY(ci, p, n, fn)                                                          \
-	do {                                                                                  \
-		if (__builtin_expect((uintptr_t)(p) < 4096 && (n) > 0, 0))                           \
-			return hc_arg_fail(ci, MPI_ERR_ARG, fn, "array " #p " is NULL");      \
+#define HC_CHECK_ARRAY(ci, p, n, fn)                                                            \
+	do {                                                                                    \
+		if (__builtin_expect((uintptr_t)(p) < 4096 && (n) > 0, 0))                      \
+			return hc_arg_fail(ci, MPI_ERR_ARG, fn, "array " #p " is NULL");        \
 	} while (0)
 
 /* A data buffer of count elements of dt (see hc_buf_bad for NULL). */
-#define HC_CHECK_BUF(ci, buf, count, dt, fn)                                                     \
-	do {                                                                                     \
+#define HC_CHECK_BUF(ci, buf, count, dt, fn)                                                    \
+	do {                                                                                    \
 		if (__builtin_expect((uintptr_t)(buf) < 4096, 0) && hc_buf_bad(buf, count, dt)) \
-			return hc_arg_fail(ci, MPI_ERR_BUFFER, fn,                               \
+			return hc_arg_fail(ci, MPI_ERR_BUFFER, fn,                              \
 					   "buffer " #buf " is NULL or MPI_IN_PLACE with count > 0"); \
 	} while (0)
 
 /* A buffer that may not be MPI_IN_PLACE whatever the count. */
-#define HC_CHECK_NOT_IN_PLACE(ci, buf, fn)                                                    \
-	do {                                                                                  \
-		if (__builtin_expect((buf) == MPI_IN_PLACE, 0))                               \
+#define HC_CHECK_NOT_IN_PLACE(ci, buf, fn)                                                      \
+	do {                                                                                    \
+		if (__builtin_expect((buf) == MPI_IN_PLACE, 0))                                 \
 			return hc_arg_fail(ci, MPI_ERR_BUFFER, fn, #buf " cannot be MPI_IN_PLACE"); \
 	} while (0)
 
 /* A receive's tag: MPI_ANY_TAG or not negative. Checked here because a
  * receive from MPI_PROC_NULL never reaches the engine's check. */
-#define HC_CHECK_RECV_TAG(ci, tag, fn)                                                        \
-	do {                                                                                  \
-		if (__builtin_expect((tag) < 0 && (tag) != MPI_ANY_TAG, 0))                   \
-			return hc_arg_fail(ci, MPI_ERR_TAG, fn, "negative tag");              \
+#define HC_CHECK_RECV_TAG(ci, tag, fn)                                                          \
+	do {                                                                                    \
+		if (__builtin_expect((tag) < 0 && (tag) != MPI_ANY_TAG, 0))                     \
+			return hc_arg_fail(ci, MPI_ERR_TAG, fn, "negative tag");                \
 	} while (0)
 
 /* A count. */
-#define HC_CHECK_COUNT(ci, n, fn)                                                             \
-	do {                                                                                  \
-		if (__builtin_expect((n) < 0, 0))                                             \
-			return hc_arg_fail(ci, MPI_ERR_COUNT, fn, "negative count " #n);      \
+#define HC_CHECK_COUNT(ci, n, fn)                                                               \
+	do {                                                                                    \
+		if (__builtin_expect((n) < 0, 0))                                               \
+			return hc_arg_fail(ci, MPI_ERR_COUNT, fn, "negative count " #n);        \
 	} while (0)
 
 #endif
