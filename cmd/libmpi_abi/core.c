@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 #include "_cgo_export.h"
 
 hc_comm hc_comms[HC_MAX_COMMS];
@@ -173,6 +174,7 @@ static MPI_Comm hc_comm_handle(int ci)
 
 static void hc_fatal(const char *fn, int code, int forked)
 {
+	forked = forked || hc_forked; /* argument checks run before HC_GUARD: never enter Go in a child */
 	const char *detail = hc_errmsg[0] ? hc_errmsg : NULL;
 	if (forked)
 		fprintf(stderr, "hympi: %s called in a child process (pid %d) forked after MPI_Init by rank %d: MPI cannot be used after fork()\n",
@@ -306,6 +308,7 @@ HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh)
 static int hc_init(int required, int *provided, const char *fn)
 {
 	HC_GUARD(fn);
+	HC_CHECK_PTR(-1, provided, fn);
 	if (hc_initialized) {
 		hc_set_errmsg("MPI_Init called twice", 21);
 		return hc_error(0, MPI_ERR_OTHER, fn);
@@ -338,7 +341,8 @@ static int hc_init(int required, int *provided, const char *fn)
 int PMPI_Init(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
-	return hc_init(MPI_THREAD_SINGLE, NULL, "MPI_Init");
+	int provided;
+	return hc_init(MPI_THREAD_SINGLE, &provided, "MPI_Init");
 }
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
@@ -360,8 +364,19 @@ int PMPI_Finalize(void)
 	return rc ? hc_error(0, rc, "MPI_Finalize") : MPI_SUCCESS;
 }
 
-int PMPI_Initialized(int *flag) { *flag = hc_initialized; return MPI_SUCCESS; }
-int PMPI_Finalized(int *flag) { *flag = hc_finalized; return MPI_SUCCESS; }
+int PMPI_Initialized(int *flag)
+{
+	HC_CHECK_PTR(-1, flag, "MPI_Initialized");
+	*flag = hc_initialized;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Finalized(int *flag)
+{
+	HC_CHECK_PTR(-1, flag, "MPI_Finalized");
+	*flag = hc_finalized;
+	return MPI_SUCCESS;
+}
 
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
@@ -372,10 +387,16 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 	exit(errorcode);
 }
 
-int PMPI_Query_thread(int *provided) { *provided = hc_thread_level; return MPI_SUCCESS; }
+int PMPI_Query_thread(int *provided)
+{
+	HC_CHECK_PTR(-1, provided, "MPI_Query_thread");
+	*provided = hc_thread_level;
+	return MPI_SUCCESS;
+}
 
 int PMPI_Is_thread_main(int *flag)
 {
+	HC_CHECK_PTR(-1, flag, "MPI_Is_thread_main");
 	*flag = pthread_equal(pthread_self(), hc_main_thread) != 0;
 	return MPI_SUCCESS;
 }
@@ -396,6 +417,8 @@ double PMPI_Wtick(void)
 
 int PMPI_Get_version(int *version, int *subversion)
 {
+	HC_CHECK_PTR(-1, version, "MPI_Get_version");
+	HC_CHECK_PTR(-1, subversion, "MPI_Get_version");
 	*version = MPI_VERSION;
 	*subversion = MPI_SUBVERSION;
 	return MPI_SUCCESS;
@@ -403,6 +426,8 @@ int PMPI_Get_version(int *version, int *subversion)
 
 int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 {
+	HC_CHECK_PTR(-1, abi_major, "MPI_Abi_get_version");
+	HC_CHECK_PTR(-1, abi_minor, "MPI_Abi_get_version");
 	*abi_major = MPI_ABI_VERSION;
 	*abi_minor = MPI_ABI_SUBVERSION;
 	return MPI_SUCCESS;
@@ -410,6 +435,8 @@ int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
+	HC_CHECK_PTR(-1, version, "MPI_Get_library_version");
+	HC_CHECK_PTR(-1, resultlen, "MPI_Get_library_version");
 	/* The release and commit live in Go (internal/version). */
 	*resultlen = (int)hympi_go_library_version(version, MPI_MAX_LIBRARY_VERSION_STRING);
 	return MPI_SUCCESS;
@@ -417,6 +444,8 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
+	HC_CHECK_PTR(-1, name, "MPI_Get_processor_name");
+	HC_CHECK_PTR(-1, resultlen, "MPI_Get_processor_name");
 	if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0) strcpy(name, "localhost");
 	name[MPI_MAX_PROCESSOR_NAME - 1] = 0;
 	*resultlen = (int)strlen(name);
@@ -431,7 +460,9 @@ int PMPI_Pcontrol(const int level, ...)
 
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-	(void)info;
+	HC_CHECK_PTR(-1, baseptr, "MPI_Alloc_mem");
+	if (size < 0) return hc_arg_fail(-1, MPI_ERR_ARG, "MPI_Alloc_mem", "negative size");
+	HC_CHECK_INFO(-1, info, "MPI_Alloc_mem");
 	void *p = malloc(size > 0 ? (size_t)size : 1);
 	if (!p) return hc_error(0, MPI_ERR_NO_MEM, "MPI_Alloc_mem");
 	*(void **)baseptr = p;
@@ -446,6 +477,7 @@ int PMPI_Free_mem(void *base)
 
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
+	HC_CHECK_PTR(-1, address, "MPI_Get_address");
 	*address = (MPI_Aint)location;
 	return MPI_SUCCESS;
 }
@@ -457,6 +489,8 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; 
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+	HC_CHECK_PTR(-1, string, "MPI_Error_string");
+	HC_CHECK_PTR(-1, resultlen, "MPI_Error_string");
 	int cls;
 	if (!hc_class_of(errorcode, &cls)) {
 		snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
@@ -470,6 +504,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+	HC_CHECK_PTR(-1, errorclass, "MPI_Error_class");
 	if (!hc_class_of(errorcode, errorclass)) return hc_error(0, MPI_ERR_ARG, "MPI_Error_class");
 	return MPI_SUCCESS;
 }
@@ -492,6 +527,7 @@ static int hc_add_code(int cls)
 
 int PMPI_Add_error_class(int *errorclass)
 {
+	HC_CHECK_PTR(-1, errorclass, "MPI_Add_error_class");
 	int c = hc_add_code(-1);
 	if (c < 0) return hc_error(0, MPI_ERR_OTHER, "MPI_Add_error_class");
 	*errorclass = c;
@@ -500,6 +536,7 @@ int PMPI_Add_error_class(int *errorclass)
 
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
+	HC_CHECK_PTR(-1, errorcode, "MPI_Add_error_code");
 	int cls;
 	if (!hc_class_of(errorclass, &cls) || cls != errorclass) return hc_error(0, MPI_ERR_ARG, "MPI_Add_error_code");
 	int c = hc_add_code(errorclass);
@@ -510,6 +547,7 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
 
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
+	HC_CHECK_PTR(-1, string, "MPI_Add_error_string");
 	int i = errorcode - HC_FIRST_USER_CODE;
 	if (i < 0 || i >= hc_nucodes) return hc_error(0, MPI_ERR_ARG, "MPI_Add_error_string");
 	pthread_mutex_lock(&hc_lock);
@@ -521,6 +559,8 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
+	HC_CHECK_PTR(-1, fn, "MPI_Comm_create_errhandler");
+	HC_CHECK_PTR(-1, errhandler, "MPI_Comm_create_errhandler");
 	pthread_mutex_lock(&hc_lock);
 	for (int i = 1; i < HC_MAX_ERRH; i++) {
 		if (!hc_errh[i].used) {
@@ -548,12 +588,14 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(0, MPI_ERR_COMM, "MPI_Comm_get_errhandler");
+	HC_CHECK_PTR(ci, errhandler, "MPI_Comm_get_errhandler");
 	*errhandler = hc_comms[ci].eh;
 	return MPI_SUCCESS;
 }
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
+	HC_CHECK_PTR(-1, errhandler, "MPI_Errhandler_free");
 	/* Handlers may still be attached to communicators: the slot stays
 	 * (handlers are few); the caller's handle is nulled. */
 	if (!hc_errh_valid(*errhandler)) return hc_error(0, MPI_ERR_ARG, "MPI_Errhandler_free");
@@ -604,6 +646,7 @@ static int hc_attr_lastcode;
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn,
 			    int *keyval, void *extra_state)
 {
+	HC_CHECK_PTR(-1, keyval, "MPI_Comm_create_keyval");
 	pthread_mutex_lock(&hc_lock);
 	if (hc_nkeyvals >= HC_MAX_KEYVALS) {
 		pthread_mutex_unlock(&hc_lock);
@@ -628,6 +671,7 @@ static int hc_keyval_index(int keyval)
 
 int PMPI_Comm_free_keyval(int *keyval)
 {
+	HC_CHECK_PTR(-1, keyval, "MPI_Comm_free_keyval");
 	int i = hc_keyval_index(*keyval);
 	if (i < 0 || !hc_keyvals[i].used) return hc_error(0, MPI_ERR_KEYVAL, "MPI_Comm_free_keyval");
 	/* Attributes already set keep their callbacks: the slot is not reused. */
@@ -688,6 +732,8 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
 {
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(0, MPI_ERR_COMM, "MPI_Comm_get_attr");
+	HC_CHECK_PTR(ci, attribute_val, "MPI_Comm_get_attr");
+	HC_CHECK_PTR(ci, flag, "MPI_Comm_get_attr");
 	void **out = (void **)attribute_val;
 	*flag = 1;
 	switch (keyval) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 
 #define HC_MAX_INFOS 1024
 
@@ -45,6 +46,11 @@ static int hc_info_new(MPI_Info *info)
 	return MPI_ERR_NO_MEM;
 }
 
+int hc_info_ok(MPI_Info info)
+{
+	return info == MPI_INFO_NULL || info == MPI_INFO_ENV || hc_info_index(info) >= 0;
+}
+
 /* The keys of an info: MPI_INFO_ENV is empty. */
 static int hc_info_get(MPI_Info info, int *idx, const char *fn)
 {
@@ -63,6 +69,7 @@ static hc_kv *hc_info_find(int i, const char *key)
 
 int PMPI_Info_create(MPI_Info *info)
 {
+	HC_CHECK_PTR(-1, info, "MPI_Info_create");
 	int rc = hc_info_new(info);
 	return rc ? hc_error(-1, rc, "MPI_Info_create") : MPI_SUCCESS;
 }
@@ -77,8 +84,10 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
 	int i = hc_info_index(info);
 	if (i < 0) return hc_error(-1, MPI_ERR_INFO, "MPI_Info_set");
-	if (!key || !*key || strlen(key) >= MPI_MAX_INFO_KEY) return hc_error(-1, MPI_ERR_INFO_KEY, "MPI_Info_set");
-	if (!value || strlen(value) >= MPI_MAX_INFO_VAL) return hc_error(-1, MPI_ERR_INFO_VALUE, "MPI_Info_set");
+	if ((uintptr_t)key < 4096 || !*key || strlen(key) >= MPI_MAX_INFO_KEY)
+		return hc_error(-1, MPI_ERR_INFO_KEY, "MPI_Info_set");
+	if ((uintptr_t)value < 4096 || strlen(value) >= MPI_MAX_INFO_VAL)
+		return hc_error(-1, MPI_ERR_INFO_VALUE, "MPI_Info_set");
 	hc_kv *kv = hc_info_find(i, key);
 	if (kv) {
 		free(kv->val);
@@ -100,6 +109,8 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+	if ((uintptr_t)key < 4096 || !*key || strnlen(key, MPI_MAX_INFO_KEY) >= MPI_MAX_INFO_KEY)
+		return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_delete", "key is NULL, empty or too long");
 	int i = hc_info_index(info);
 	if (i < 0) return hc_error(-1, MPI_ERR_INFO, "MPI_Info_delete");
 	hc_kv *kv = hc_info_find(i, key);
@@ -114,6 +125,11 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+	if ((uintptr_t)key < 4096 || !*key || strnlen(key, MPI_MAX_INFO_KEY) >= MPI_MAX_INFO_KEY)
+		return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get", "key is NULL, empty or too long");
+	HC_CHECK_PTR(-1, flag, "MPI_Info_get");
+	if (valuelen < 0) return hc_arg_fail(-1, MPI_ERR_ARG, "MPI_Info_get", "negative valuelen");
+	HC_CHECK_PTR(-1, value, "MPI_Info_get");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_get");
 	if (rc) return rc;
 	hc_kv *kv = i < 0 ? NULL : hc_info_find(i, key);
@@ -127,6 +143,12 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
+	if ((uintptr_t)key < 4096 || !*key || strnlen(key, MPI_MAX_INFO_KEY) >= MPI_MAX_INFO_KEY)
+		return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get_string", "key is NULL, empty or too long");
+	HC_CHECK_PTR(-1, flag, "MPI_Info_get_string");
+	HC_CHECK_PTR(-1, buflen, "MPI_Info_get_string");
+	if (*buflen < 0) return hc_arg_fail(-1, MPI_ERR_ARG, "MPI_Info_get_string", "negative buflen");
+	HC_CHECK_ARRAY(-1, value, *buflen, "MPI_Info_get_string");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_get_string");
 	if (rc) return rc;
 	hc_kv *kv = i < 0 ? NULL : hc_info_find(i, key);
@@ -143,6 +165,10 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+	if ((uintptr_t)key < 4096 || !*key || strnlen(key, MPI_MAX_INFO_KEY) >= MPI_MAX_INFO_KEY)
+		return hc_arg_fail(-1, MPI_ERR_INFO_KEY, "MPI_Info_get_valuelen", "key is NULL, empty or too long");
+	HC_CHECK_PTR(-1, valuelen, "MPI_Info_get_valuelen");
+	HC_CHECK_PTR(-1, flag, "MPI_Info_get_valuelen");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_get_valuelen");
 	if (rc) return rc;
 	hc_kv *kv = i < 0 ? NULL : hc_info_find(i, key);
@@ -153,6 +179,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+	HC_CHECK_PTR(-1, nkeys, "MPI_Info_get_nkeys");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_get_nkeys");
 	if (rc) return rc;
 	*nkeys = i < 0 ? 0 : hc_infos[i].n;
@@ -161,6 +188,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+	HC_CHECK_PTR(-1, key, "MPI_Info_get_nthkey");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_get_nthkey");
 	if (rc) return rc;
 	if (i < 0 || n < 0 || n >= hc_infos[i].n) return hc_error(-1, MPI_ERR_ARG, "MPI_Info_get_nthkey");
@@ -170,6 +198,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+	HC_CHECK_PTR(-1, newinfo, "MPI_Info_dup");
 	int i, rc = hc_info_get(info, &i, "MPI_Info_dup");
 	if (rc) return rc;
 	if ((rc = PMPI_Info_create(newinfo))) return rc;
@@ -180,6 +209,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 
 int PMPI_Info_free(MPI_Info *info)
 {
+	HC_CHECK_PTR(-1, info, "MPI_Info_free");
 	int i = hc_info_index(*info);
 	if (i < 0) return hc_error(-1, MPI_ERR_INFO, "MPI_Info_free");
 	pthread_mutex_lock(&hc_info_lock);
@@ -199,14 +229,15 @@ int PMPI_Info_free(MPI_Info *info)
 /* Communicators take no hints: an empty info says so. */
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
+	HC_CHECK_PTR(-1, info_used, "MPI_Comm_get_info");
 	if (hc_comm_index(comm) < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_get_info");
 	return PMPI_Info_create(info_used);
 }
 
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
-	(void)info;
 	if (hc_comm_index(comm) < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_set_info");
+	HC_CHECK_INFO(-1, info, "MPI_Comm_set_info");
 	return MPI_SUCCESS;
 }
 

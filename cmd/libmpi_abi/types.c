@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 
 struct hc_fi { float v; int i; };
 struct hc_di { double v; int i; };
@@ -180,6 +181,32 @@ int hc_type_contig(MPI_Datatype dt)
 	return i < 0 || hc_types[i].contig; /* invalid types fail later, on size */
 }
 
+/* Messages need a committed type; sizes and extents may be asked of any. */
+int64_t hc_type_msg_size(MPI_Datatype dt)
+{
+	intptr_t v = (intptr_t)dt;
+	if (v > 0x200 && v < 0x300) return hc_type_size(dt);
+	int i = hc_type_index(dt);
+	return i < 0 || !hc_types[i].committed ? -1 : hc_types[i].size;
+}
+
+/* A NULL buffer is legal when the type's displacements are absolute
+ * addresses (MPI_BOTTOM): refuse only an access that would start in the
+ * never-mapped first page, which also catches MPI_IN_PLACE (1) where it is
+ * not allowed. Called only when buf is below 4096, so the common path pays
+ * one comparison. */
+int hc_buf_bad(const void *buf, int64_t count, MPI_Datatype dt)
+{
+	hc_tview t;
+	if (count <= 0 || !hc_view(dt, &t) || t.size == 0 || t.nblks == 0) return 0;
+	int64_t first = t.blks[0].off;
+	for (int b = 1; b < t.nblks; b++)
+		if (t.blks[b].off < first) first = t.blks[b].off;
+	if (t.extent < 0) first += (count - 1) * t.extent;
+	int64_t a = (int64_t)(uintptr_t)buf + first;
+	return a >= -4096 && a < 4096;
+}
+
 void hc_type_pack(MPI_Datatype dt, int64_t count, const void *buf, void *packed)
 {
 	hc_tview t;
@@ -278,6 +305,7 @@ static int hc_type_regular(int64_t count, int64_t blen, int64_t stride, MPI_Data
 			   const char *fn)
 {
 	if (count < 0 || blen < 0) return hc_error(-1, MPI_ERR_COUNT, fn);
+	HC_CHECK_PTR(-1, out, fn);
 	if (hc_type_extent(old) < 0) return hc_error(-1, MPI_ERR_TYPE, fn);
 	int64_t *bl = malloc((count ? count : 1) * 2 * sizeof(int64_t));
 	MPI_Datatype *ty = malloc((count ? count : 1) * sizeof *ty);
@@ -299,6 +327,8 @@ static int hc_type_list(int count, const int *blens, int fixed_blen, const void 
 			int64_t unit, MPI_Datatype old, const MPI_Datatype *types, MPI_Datatype *out, const char *fn)
 {
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, fn);
+	HC_CHECK_PTR(-1, out, fn);
+	HC_CHECK_ARRAY(-1, disps, count, fn);
 	int64_t *bl = malloc((count ? count : 1) * 2 * sizeof(int64_t));
 	MPI_Datatype *ty = malloc((count ? count : 1) * sizeof *ty);
 	if (!bl || !ty) {
@@ -335,7 +365,13 @@ int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return hc_type_regular(1, 1, 0, oldtype, newtype, "MPI_Type_dup");
+	int rc = hc_type_regular(1, 1, 0, oldtype, newtype, "MPI_Type_dup");
+	if (rc) return rc;
+	/* A duplicate is as committed as its original (MPICH and Open MPI
+	 * agree), and predefined types are committed. */
+	int o = hc_type_index(oldtype);
+	hc_types[hc_type_index(*newtype)].committed = o < 0 || hc_types[o].committed;
+	return MPI_SUCCESS;
 }
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -352,6 +388,7 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
 		      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+	HC_CHECK_ARRAY(-1, array_of_blocklengths, count, "MPI_Type_indexed");
 	return hc_type_list(count, array_of_blocklengths, 0, array_of_displacements, 0, 0, oldtype, NULL, newtype,
 			    "MPI_Type_indexed");
 }
@@ -359,6 +396,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int ar
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
 			      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+	HC_CHECK_ARRAY(-1, array_of_blocklengths, count, "MPI_Type_create_hindexed");
 	return hc_type_list(count, array_of_blocklengths, 0, array_of_displacements, 1, 1, oldtype, NULL, newtype,
 			    "MPI_Type_create_hindexed");
 }
@@ -380,6 +418,8 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint a
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
 			    const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
+	HC_CHECK_ARRAY(-1, array_of_blocklengths, count, "MPI_Type_create_struct");
+	HC_CHECK_ARRAY(-1, array_of_types, count, "MPI_Type_create_struct");
 	return hc_type_list(count, array_of_blocklengths, 0, array_of_displacements, 1, 1, MPI_DATATYPE_NULL,
 			    array_of_types, newtype, "MPI_Type_create_struct");
 }
@@ -399,6 +439,7 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
 	int64_t s = hc_type_size(datatype);
 	if (s < 0) return hc_error(0, MPI_ERR_TYPE, "MPI_Type_size");
+	HC_CHECK_PTR(0, size, "MPI_Type_size");
 	*size = s > 0x7fffffff ? MPI_UNDEFINED : (int)s;
 	return MPI_SUCCESS;
 }
@@ -407,6 +448,7 @@ int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
 	int64_t s = hc_type_size(datatype);
 	if (s < 0) return hc_error(0, MPI_ERR_TYPE, "MPI_Type_size_c");
+	HC_CHECK_PTR(0, size, "MPI_Type_size_c");
 	*size = s;
 	return MPI_SUCCESS;
 }
@@ -417,6 +459,8 @@ int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 {
 	hc_tview t;
 	if (!hc_view(datatype, &t)) return hc_error(0, MPI_ERR_TYPE, "MPI_Type_get_extent");
+	HC_CHECK_PTR(0, lb, "MPI_Type_get_extent");
+	HC_CHECK_PTR(0, extent, "MPI_Type_get_extent");
 	*lb = t.lb;
 	*extent = t.extent;
 	return MPI_SUCCESS;
@@ -425,6 +469,8 @@ int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
 	MPI_Count l, e;
+	HC_CHECK_PTR(0, lb, "MPI_Type_get_extent");
+	HC_CHECK_PTR(0, extent, "MPI_Type_get_extent");
 	int rc = PMPI_Type_get_extent_c(datatype, &l, &e);
 	if (rc == MPI_SUCCESS) *lb = l, *extent = e;
 	return rc;
@@ -439,6 +485,8 @@ int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count 
 {
 	hc_tview t;
 	if (!hc_view(datatype, &t)) return hc_error(0, MPI_ERR_TYPE, "MPI_Type_get_true_extent");
+	HC_CHECK_PTR(0, lb, "MPI_Type_get_true_extent");
+	HC_CHECK_PTR(0, extent, "MPI_Type_get_true_extent");
 	int64_t lo = 0, hi = 0;
 	for (int b = 0; b < t.nblks; b++) {
 		if (b == 0 || t.blks[b].off < lo) lo = t.blks[b].off;
@@ -452,6 +500,8 @@ int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
 	MPI_Count l, e;
+	HC_CHECK_PTR(0, lb, "MPI_Type_get_true_extent");
+	HC_CHECK_PTR(0, extent, "MPI_Type_get_true_extent");
 	int rc = PMPI_Type_get_true_extent_c(datatype, &l, &e);
 	if (rc == MPI_SUCCESS) *lb = l, *extent = e;
 	return rc;
@@ -474,6 +524,8 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 		if (i >= 0) n = hc_types[i].name;
 	}
 	if (!n) return hc_error(0, MPI_ERR_TYPE, "MPI_Type_get_name");
+	HC_CHECK_PTR(0, type_name, "MPI_Type_get_name");
+	HC_CHECK_PTR(0, resultlen, "MPI_Type_get_name");
 	snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", n);
 	*resultlen = (int)strlen(type_name);
 	return MPI_SUCCESS;
@@ -483,14 +535,16 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
 	int i = hc_type_index(datatype);
 	if (i < 0) return hc_error(0, MPI_ERR_TYPE, "MPI_Type_set_name");
+	HC_CHECK_PTR(0, type_name, "MPI_Type_set_name");
 	snprintf(hc_types[i].name, MPI_MAX_OBJECT_NAME, "%s", type_name);
 	return MPI_SUCCESS;
 }
 
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
+	HC_CHECK_PTR(0, datatype, "MPI_Type_commit");
 	intptr_t v = (intptr_t)*datatype;
-	if (v > 0x200 && v < 0x300) return MPI_SUCCESS;
+	if (v > 0x200 && v < 0x300 && hc_type_size(*datatype) >= 0) return MPI_SUCCESS;
 	int i = hc_type_index(*datatype);
 	if (i < 0) return hc_error(0, MPI_ERR_TYPE, "MPI_Type_commit");
 	hc_types[i].committed = 1;
@@ -499,6 +553,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
+	HC_CHECK_PTR(0, datatype, "MPI_Type_free");
 	int i = hc_type_index(*datatype);
 	if (i < 0) return hc_error(0, MPI_ERR_TYPE, "MPI_Type_free");
 	pthread_mutex_lock(&hc_types_lock);
@@ -523,6 +578,8 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
 {
 	int64_t s = hc_type_size(datatype);
 	if (s < 0) return hc_error(0, MPI_ERR_TYPE, "MPI_Get_count");
+	HC_CHECK_PTR(0, status, "MPI_Get_count");
+	HC_CHECK_PTR(0, count, "MPI_Get_count");
 	int64_t b = hc_status_bytes(status);
 	if (s == 0) *count = 0;
 	else *count = b % s ? MPI_UNDEFINED : b / s;
@@ -532,6 +589,7 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
 	MPI_Count c;
+	HC_CHECK_PTR(0, count, "MPI_Get_count");
 	int rc = PMPI_Get_count_c(status, datatype, &c);
 	if (rc == MPI_SUCCESS) *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
 	return rc;
@@ -542,12 +600,14 @@ int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 	intptr_t base;
 	int64_t nbase;
 	if (!hc_type_base(datatype, &base, &nbase)) return hc_error(0, MPI_ERR_TYPE, "MPI_Get_elements");
+	HC_CHECK_PTR(0, count, "MPI_Get_elements");
 	return PMPI_Get_count_c(status, (MPI_Datatype)base, count);
 }
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
 	MPI_Count c;
+	HC_CHECK_PTR(0, count, "MPI_Get_elements");
 	int rc = PMPI_Get_elements_c(status, datatype, &c);
 	if (rc == MPI_SUCCESS) *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
 	return rc;
@@ -562,6 +622,8 @@ int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 {
 	int64_t s = hc_type_size(datatype);
 	if (s < 0) return hc_error(0, MPI_ERR_TYPE, "MPI_Status_set_elements");
+	HC_CHECK_PTR(0, status, "MPI_Status_set_elements");
+	HC_CHECK_COUNT(0, count, "MPI_Status_set_elements");
 	int64_t b = s * count;
 	__builtin_memcpy(&status->MPI_internal[0], &b, sizeof b);
 	return MPI_SUCCESS;
@@ -579,22 +641,58 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
+	HC_CHECK_PTR(0, status, "MPI_Status_set_cancelled");
 	status->MPI_internal[2] = flag != 0;
 	return MPI_SUCCESS;
 }
 
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+	HC_CHECK_PTR(0, status, "MPI_Test_cancelled");
+	HC_CHECK_PTR(0, flag, "MPI_Test_cancelled");
 	*flag = status->MPI_internal[2] != 0;
 	return MPI_SUCCESS;
 }
 
-int PMPI_Status_get_source(const MPI_Status *status, int *source) { *source = status->MPI_SOURCE; return MPI_SUCCESS; }
-int PMPI_Status_get_tag(const MPI_Status *status, int *tag) { *tag = status->MPI_TAG; return MPI_SUCCESS; }
-int PMPI_Status_get_error(const MPI_Status *status, int *error) { *error = status->MPI_ERROR; return MPI_SUCCESS; }
-int PMPI_Status_set_source(MPI_Status *status, int source) { status->MPI_SOURCE = source; return MPI_SUCCESS; }
-int PMPI_Status_set_tag(MPI_Status *status, int tag) { status->MPI_TAG = tag; return MPI_SUCCESS; }
-int PMPI_Status_set_error(MPI_Status *status, int error) { status->MPI_ERROR = error; return MPI_SUCCESS; }
+int PMPI_Status_get_source(const MPI_Status *status, int *source)
+{
+	HC_CHECK_PTR(0, status, "MPI_Status_get_source");
+	HC_CHECK_PTR(0, source, "MPI_Status_get_source");
+	*source = status->MPI_SOURCE;
+	return MPI_SUCCESS;
+}
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
+{
+	HC_CHECK_PTR(0, status, "MPI_Status_get_tag");
+	HC_CHECK_PTR(0, tag, "MPI_Status_get_tag");
+	*tag = status->MPI_TAG;
+	return MPI_SUCCESS;
+}
+int PMPI_Status_get_error(const MPI_Status *status, int *error)
+{
+	HC_CHECK_PTR(0, status, "MPI_Status_get_error");
+	HC_CHECK_PTR(0, error, "MPI_Status_get_error");
+	*error = status->MPI_ERROR;
+	return MPI_SUCCESS;
+}
+int PMPI_Status_set_source(MPI_Status *status, int source)
+{
+	HC_CHECK_PTR(0, status, "MPI_Status_set_source");
+	status->MPI_SOURCE = source;
+	return MPI_SUCCESS;
+}
+int PMPI_Status_set_tag(MPI_Status *status, int tag)
+{
+	HC_CHECK_PTR(0, status, "MPI_Status_set_tag");
+	status->MPI_TAG = tag;
+	return MPI_SUCCESS;
+}
+int PMPI_Status_set_error(MPI_Status *status, int error)
+{
+	HC_CHECK_PTR(0, status, "MPI_Status_set_error");
+	status->MPI_ERROR = error;
+	return MPI_SUCCESS;
+}
 
 /* ---- reduction kernels ----------------------------------------------- */
 
