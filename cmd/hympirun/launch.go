@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/hympi/hympi/internal/config"
 	"github.com/hympi/hympi/shm"
 	"golang.org/x/sys/unix"
 )
@@ -48,12 +49,19 @@ type job struct {
 // launch runs the job and returns hympirun's exit status.
 func launch(opts *options, path string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := newOutput(stdout, stderr, opts.tagOutput)
+	// The knobs as every rank will read them (-x included), checked before
+	// anything exists: a bad value is a usage error, not N dying ranks.
+	knobs, err := config.FromEnviron(append(os.Environ(), opts.env...))
+	if err != nil {
+		out.printf("%v", err)
+		return exitUsage
+	}
 	bind, err := newBinder(opts.bind, opts.n)
 	if err != nil {
 		out.printf("%v", err)
 		return exitFailure
 	}
-	region, regionFile, err := shm.Create(regionDir, opts.n, shm.DefaultConfig())
+	region, regionFile, err := shm.Create(regionDir, opts.n, shm.ConfigFrom(knobs))
 	if err != nil {
 		out.printf("creating the shared region: %v", err)
 		return exitFailure
