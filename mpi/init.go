@@ -90,16 +90,9 @@ func joinJob(mode directMode) (*engine, error) {
 		return nil, newErr(ErrIntern, "Init", "bad launcher environment %s=%q %s=%q %s=%q",
 			shm.EnvRank, rankStr, shm.EnvSize, os.Getenv(shm.EnvSize), shm.EnvRegionFD, os.Getenv(shm.EnvRegionFD))
 	}
-	f := os.NewFile(uintptr(fd), "hympi-region")
-	if f == nil {
-		return nil, newErr(ErrIntern, "Init", "region descriptor %d is not open", fd)
-	}
-	region, err := shm.Attach(f)
-	// The mapping outlives the descriptor; a forked or exec'd child must not
-	// inherit it.
-	f.Close()
+	region, err := shm.AttachFD(fd)
 	if err != nil {
-		return nil, newErr(ErrIntern, "Init", "attach shared region: %v", err)
+		return nil, newErr(ErrIntern, "Init", "%s=%d: attach shared region: %v", shm.EnvRegionFD, fd, err)
 	}
 	if region.Ranks() != size {
 		region.Close()

@@ -164,6 +164,43 @@ func Attach(f *os.File) (*Region, error) {
 	return r, nil
 }
 
+// AttachFD attaches the region behind an inherited descriptor number (what
+// HYMPI_REGION_FD names) and closes that descriptor once it has proved to be
+// a region: the mapping outlives it, and a program the rank starts must not
+// inherit it. Anything else — a number naming stderr, a pipe, a log file —
+// is refused with the descriptor left exactly as it was, so a wrong
+// environment never costs the process its stderr and the refusal can still
+// be printed.
+func AttachFD(fd int) (*Region, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, fmt.Errorf("%w: descriptor %d: %v", ErrNotRegion, fd, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, fmt.Errorf("%w: descriptor %d is not a regular file", ErrNotRegion, fd)
+	}
+	if st.Size < headerSize {
+		return nil, fmt.Errorf("%w: descriptor %d: %d bytes, less than a region header", ErrNotRegion, fd, st.Size)
+	}
+	if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err != nil || fl&unix.O_ACCMODE != unix.O_RDWR {
+		return nil, fmt.Errorf("%w: descriptor %d is not open for reading and writing", ErrNotRegion, fd)
+	}
+	// Attach through a duplicate, so that failing half-way (and the
+	// *os.File's own closing) cannot touch fd.
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("shm: duplicate descriptor %d: %w", fd, err)
+	}
+	f := os.NewFile(uintptr(dup), "hympi-region")
+	r, err := Attach(f)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	unix.Close(fd)
+	return r, nil
+}
+
 func mapRegion(f *os.File, size int64) (*Region, error) {
 	if size != int64(int(size)) {
 		return nil, fmt.Errorf("%w: region of %d bytes", ErrConfig, size)
