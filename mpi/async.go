@@ -25,7 +25,6 @@ const asyncIdleSpins = 64
 // asyncSleep bounds one doorbell sleep; a safety net, not the wake path.
 const asyncSleep = 50 * time.Millisecond
 
-
 // startAsync starts the progress goroutine. Called once, by Init.
 func (e *engine) startAsync() {
 	a := &asyncProgress{done: make(chan struct{})}
