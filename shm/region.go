@@ -2,6 +2,7 @@ package shm
 
 import (
 	"crypto/rand"
+	"errors"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -100,6 +101,10 @@ func Create(dir string, nranks int, cfg Config) (*Region, *os.File, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("shm: size region to %d bytes: %w", l.Size, err)
 	}
+	if err := reserve(f, dir, l.Size); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
 	r, err := mapRegion(f, l.Size)
 	if err != nil {
 		f.Close()
@@ -133,12 +138,43 @@ func checkFreeSpace(dir string, need int64) error {
 	if err := unix.Statfs(dir, &st); err != nil {
 		return fmt.Errorf("shm: %s: %w", dir, err)
 	}
-	free := int64(st.Bavail) * int64(st.Bsize)
-	if free < need {
-		return fmt.Errorf("%w: %s has %d MiB free, the job needs %d MiB; enlarge it (e.g. docker --shm-size) or lower HYMPI_SHM_BUDGET",
-			ErrNoSpace, dir, free>>20, (need+1<<20-1)>>20)
+	if int64(st.Bavail)*int64(st.Bsize) < need {
+		return noSpace(dir, need)
 	}
 	return nil
+}
+
+// noSpace is the refusal a user can act on: how much there is, how much the
+// job needs, and the two ways out.
+func noSpace(dir string, need int64) error {
+	var free int64
+	var st unix.Statfs_t
+	if unix.Statfs(dir, &st) == nil {
+		free = int64(st.Bavail) * int64(st.Bsize)
+	}
+	return fmt.Errorf("%w: %s has %d MiB free, the job needs %d MiB; enlarge it (e.g. docker --shm-size) or lower HYMPI_SHM_BUDGET",
+		ErrNoSpace, dir, free>>20, (need+1<<20-1)>>20)
+}
+
+// fallocate is unix.Fallocate; tests replace it to play a full file system.
+var fallocate = unix.Fallocate
+
+// reserve backs every page of the region now. A sparse region passes the
+// free-space check and still dies later: when the file system fills up
+// under a running job, the first touch of a fresh page is a SIGBUS in some
+// rank. Reserved, the space is the job's from the start, and a file system
+// too small for it (or filled between the check and here) is refused before
+// any rank exists. A file system that cannot reserve (EOPNOTSUPP) keeps the
+// sparse file: the free-space check is then all there is.
+func reserve(f *os.File, dir string, size int64) error {
+	err := fallocate(int(f.Fd()), 0, 0, size)
+	switch {
+	case err == nil, errors.Is(err, unix.EOPNOTSUPP):
+		return nil
+	case errors.Is(err, unix.ENOSPC):
+		return noSpace(dir, size)
+	}
+	return fmt.Errorf("shm: reserve %d bytes for the region in %s: %w", size, dir, err)
 }
 
 // Attach maps the region behind f (the descriptor a rank inherited) and
