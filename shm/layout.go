@@ -49,13 +49,14 @@ const (
 )
 
 // Config sizes a region. Each field documents its default and the variable
-// that overrides it; DefaultConfig reads those variables.
+// that overrides it; ConfigFrom applies those variables (package config
+// parses them).
 type Config struct {
 	// BudgetBytes is the memory the whole job may spend on cell pools
 	// (HYMPI_SHM_BUDGET, bytes; default 256 MiB). It is divided among the
-	// n·(n-1) channels, so pools shrink as ranks grow. Pages the job never
-	// touches are never backed by memory: the budget is a ceiling on the
-	// file size, not on resident memory.
+	// n·(n-1) channels, so pools shrink as ranks grow. Create reserves the
+	// whole region in the file system up front (see reserve), so the budget
+	// is memory the job holds from its start.
 	BudgetBytes int64
 	// MaxPoolBytes caps one channel's pool (default 16 MiB: a window of
 	// 16 × 1 MiB fits in flight between a pair in jobs of up to 4 ranks).
