@@ -2,9 +2,9 @@ package shm
 
 import (
 	"crypto/rand"
-	"errors"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
