@@ -157,3 +157,27 @@ func TestFromEnv(t *testing.T) {
 		t.Fatalf("FromEnv with %s=128: %+v, %v", EnvCellSize, k, err)
 	}
 }
+
+// FuzzParse: no value panics, and whatever is accepted is within the bounds
+// the rest of hympi relies on.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"", "0", "-1", "1e15", "64K", "16M", "1024G", "off", "yes", "auto", " 8K\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		for _, name := range []string{EnvShmBudget, EnvCellSize, EnvDirect, EnvThreshold, EnvSkew, EnvAsyncProgress} {
+			k, err := Parse(env(name, v))
+			if err != nil {
+				if k != Defaults() {
+					t.Fatalf("%s=%q refused but returned %+v", name, v, k)
+				}
+				continue
+			}
+			if k.ShmBudget < MinShmBudget || k.ShmBudget > MaxShmBudget ||
+				k.CellSize < MinCellSize || k.CellSize > MaxCellSize || k.CellSize%cellAlign != 0 ||
+				k.Threshold < 0 || k.Direct > DirectAlways {
+				t.Fatalf("%s=%q accepted out of bounds: %+v", name, v, k)
+			}
+		}
+	})
+}
