@@ -39,6 +39,17 @@ func byteCounts[T Numeric](what string, xs []int) ([]int, error) {
 	return out, nil
 }
 
+// SsendSlice sends data and returns once the receiver has matched it.
+func SsendSlice[T Numeric](c *Comm, data []T, dest, tag int) error {
+	return c.Ssend(AsBytes(data), dest, tag)
+}
+
+// BsendSlice copies data into the attached buffer (BufferAttach) and
+// returns; the message leaves from there.
+func BsendSlice[T Numeric](c *Comm, data []T, dest, tag int) error {
+	return c.Bsend(AsBytes(data), dest, tag)
+}
+
 // IsendSlice starts a send of data; data must not change until it completes.
 func IsendSlice[T Numeric](c *Comm, data []T, dest, tag int) (*Request, error) {
 	return c.Isend(AsBytes(data), dest, tag)

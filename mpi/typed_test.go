@@ -89,6 +89,26 @@ func TestInProcessTyped(t *testing.T) {
 			}
 			return expect(recv, []float64{val(from, 0), val(from, 1)})
 		}},
+		{"SsendSlice", func(c *Comm) error {
+			to, from := (c.rank+1)%n, (c.rank+n-1)%n
+			recv := make([]uint64, 2)
+			if c.rank%2 == 0 {
+				if err := SsendSlice(c, []uint64{uint64(c.rank), 7}, to, 2); err != nil {
+					return err
+				}
+				if _, err := RecvSlice(c, recv, from, 2); err != nil {
+					return err
+				}
+			} else {
+				if _, err := RecvSlice(c, recv, from, 2); err != nil {
+					return err
+				}
+				if err := SsendSlice(c, []uint64{uint64(c.rank), 7}, to, 2); err != nil {
+					return err
+				}
+			}
+			return expect(recv, []uint64{uint64(from), 7})
+		}},
 		{"SendrecvSlice", func(c *Comm) error {
 			to, from := (c.rank+1)%n, (c.rank+n-1)%n
 			recv := make([]int32, 1)
