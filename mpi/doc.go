@@ -19,7 +19,8 @@
 //
 // The methods on Comm take []byte. For slices of numbers use the typed
 // functions, which take []T for any Numeric T (the integer, float and
-// complex types) and count in elements: SendSlice, RecvSlice, IsendSlice,
+// complex types) and count in elements: SendSlice, RecvSlice, SsendSlice,
+// BsendSlice, IsendSlice,
 // IrecvSlice, SendrecvSlice, BcastSlice, ReduceSlice, AllreduceSlice,
 // ScanSlice, ExscanSlice, GatherSlice, ScatterSlice, AllgatherSlice,
 // AlltoallSlice, their v-variants (GathervSlice, ... with counts and
