@@ -108,3 +108,29 @@ func ExampleReduceLocal() {
 	fmt.Println(inout)
 	// Output: [(2+0i) (0+6i)]
 }
+
+// Ranks contribute different amounts; the v-variants take counts and
+// displacements in elements, and only the root needs them.
+func ExampleGathervSlice() {
+	world := mpi.World() // after mpi.Init
+	rank, size := world.Rank(), world.Size()
+	mine := make([]float64, rank+1) // rank r sends r+1 values
+	for i := range mine {
+		mine[i] = float64(rank)
+	}
+	var all []float64
+	var counts, displs []int
+	if rank == 0 {
+		for r := 0; r < size; r++ {
+			counts = append(counts, r+1)
+			displs = append(displs, len(all))
+			all = append(all, make([]float64, r+1)...)
+		}
+	}
+	if err := mpi.GathervSlice(world, mine, all, counts, displs, 0); err != nil {
+		log.Fatal(err)
+	}
+	if rank == 0 {
+		fmt.Println(all) // with 3 ranks: [0 1 1 2 2 2]
+	}
+}
