@@ -89,9 +89,12 @@ type Knobs struct {
 	AsyncProgress bool
 	// Profile: HYMPI_PROFILE, the path of the tuned profile. Default
 	// $XDG_CACHE_HOME/hympi/profile.json, else ~/.cache/hympi/profile.json.
+	// Any path is accepted; package topology resolves it (with the
+	// defaults) where it loads the profile.
 	Profile string
 	// Sysfs: HYMPI_SYSFS, the sysfs root topology is read from (a fixture
-	// tree in tests). Default /sys.
+	// tree in tests). Default /sys. Any path is accepted; package topology
+	// reads it.
 	Sysfs string
 }
 
