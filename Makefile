@@ -140,6 +140,8 @@ fuzz:
 	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzDecodeColl$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./bench/internal/osu/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./skew/ -run '^$$' -fuzz '^FuzzObserve$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./topology/ -run '^$$' -fuzz '^FuzzParseCPUList$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/config/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 
 demo: build
 	$(BIN)/hympirun -n 2 $(BIN)/osu_latency -m 0:65536
