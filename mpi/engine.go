@@ -75,6 +75,13 @@ type engine struct {
 	async   *asyncProgress
 
 	fatal error // the shared region was found corrupt: every call fails
+
+	// What this rank wrote into its own block at Init, which the sweep
+	// (sweep.go) expects to find there still, and the summary bits the
+	// sweep found lost and restored.
+	selfPID   int
+	selfState shm.RankState
+	lostBits  uint64
 }
 
 // waitPolicy is how long a blocking wait spins and yields before it sleeps
@@ -180,6 +187,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 	}
 	e.bell = region.Doorbell(rank)
 	e.summary = region.Summary(rank)
+	e.selfPID, e.selfState = region.RankPID(rank), region.RankState(rank)
 	e.out = make([]*outChan, size)
 	e.in = make([]*inChan, size)
 	for p := 0; p < size; p++ {
@@ -301,7 +309,9 @@ func (e *engine) waitUntil(cond func() bool) error {
 			continue
 		}
 		seq := e.bell.Arm()
-		if e.progress() || cond() {
+		// About to sleep: the sweep (sweep.go) finds work whose summary
+		// bit was lost, and a corrupt region, before we sleep on them.
+		if e.sweep() || e.progress() || cond() {
 			e.bell.Disarm()
 			idle, yields = 0, 0
 			continue
