@@ -76,9 +76,10 @@ type engine struct {
 
 	fatal error // the shared region was found corrupt: every call fails
 
-	// What this rank wrote into its own block at Init, which the sweep
-	// (sweep.go) expects to find there still, and the summary bits the
-	// sweep found lost and restored.
+	// What this rank's own block held at the first sweep (sweep.go),
+	// after Init wrote it, which later sweeps expect to find there still,
+	// and the summary bits the sweep found lost and restored.
+	selfKnown bool
 	selfPID   int
 	selfState shm.RankState
 	lostBits  uint64
@@ -187,7 +188,6 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 	}
 	e.bell = region.Doorbell(rank)
 	e.summary = region.Summary(rank)
-	e.selfPID, e.selfState = region.RankPID(rank), region.RankState(rank)
 	e.out = make([]*outChan, size)
 	e.in = make([]*inChan, size)
 	for p := 0; p < size; p++ {
