@@ -76,6 +76,8 @@ type engine struct {
 
 	fatal error // the shared region was found corrupt: every call fails
 
+	checksum bool // HYMPI_CHECKSUM: eager payloads carry a CRC (checksum.go)
+
 	// What this rank's own block held at the first sweep (sweep.go),
 	// after Init wrote it, which later sweeps expect to find there still,
 	// and the summary bits the sweep found lost and restored.

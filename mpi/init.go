@@ -53,11 +53,16 @@ func Init() error {
 	if err != nil {
 		return newErr(ErrArg, "Init", "%v", err)
 	}
+	sum, err := checksumRequested()
+	if err != nil {
+		return newErr(ErrArg, "Init", "%v", err)
+	}
 	e, err := joinJob(mode)
 	if err != nil {
 		return err
 	}
 	e.mode = mode
+	e.checksum = sum
 	w := &Comm{e: e, ctx: ctxWorld, rank: e.rank, size: e.size}
 	if e.region != nil {
 		if err := e.meetPeers(w, &th); err != nil {

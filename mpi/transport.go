@@ -111,6 +111,9 @@ func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) boo
 	d := shm.Desc{Kind: shm.KindInline, Ctx: ctx, Tag: int32(tag), MsgLen: uint64(len(buf)), FragLen: uint32(len(buf))}
 	shm.EncodeDesc(slot, &d)
 	copy(shm.InlineArea(slot), buf)
+	if e.checksum {
+		shm.SetDescSum(slot, shm.PayloadSum(buf))
+	}
 	oc.prod.Publish(slot)
 	oc.notify(e.rank)
 	c := &e.counters[oc.peer]
@@ -238,6 +241,9 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 		d.FragLen = uint32(len(r.sbuf))
 		shm.EncodeDesc(slot, &d)
 		copy(shm.InlineArea(slot), r.sbuf)
+		if e.checksum {
+			shm.SetDescSum(slot, shm.PayloadSum(r.sbuf))
+		}
 		oc.prod.Publish(slot)
 		r.started, r.sent = true, len(r.sbuf)
 		return true
@@ -259,6 +265,9 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 	n := copy(oc.ch.Cell(cell), r.sbuf[r.sent:])
 	d.Cell, d.FragLen = cell, uint32(n)
 	shm.EncodeDesc(slot, &d)
+	if e.checksum {
+		shm.SetDescSum(slot, shm.PayloadSum(r.sbuf[r.sent:r.sent+n]))
+	}
 	oc.prod.Publish(slot)
 	r.started = true
 	r.sent += n
@@ -279,6 +288,9 @@ func (e *engine) drain(ic *inChan) bool {
 			break
 		}
 		d, err := shm.DecodeDesc(slot, ic.lim)
+		if err == nil && e.checksum {
+			err = e.checkSum(ic, slot, &d)
+		}
 		if err == nil {
 			err = e.deliver(ic, slot, &d)
 		}
