@@ -10,7 +10,9 @@ import (
 // End-to-end payload checksums (HYMPI_CHECKSUM=1), for users who suspect
 // memory corruption: every eager payload (inline, in cells, on a collective
 // ring) carries a CRC-32C computed by the sender from its own buffer, and the
-// receiver checks it before it delivers the message. A mismatch fails the
+// receiver checks it before it delivers the message. The sum covers the
+// envelope too (shm.MessageSum), so a write that re-addresses a message is
+// caught like one that changes its bytes. A mismatch fails the
 // job's MPI calls with a readable error naming the sender and the tag. Off by
 // default: then no sum is computed, stored or read, and the cost is one
 // predictable branch per descriptor. Direct copies (process_vm_readv) are
@@ -40,7 +42,7 @@ func (e *engine) checkSum(ic *inChan, slot []byte, d *shm.Desc) error {
 	default:
 		return nil
 	}
-	if got, want := shm.PayloadSum(payload), shm.DescSum(slot); got != want {
+	if got, want := shm.MessageSum(d, payload), shm.DescSum(slot); got != want {
 		return e.sumMismatch(ic.peer, d.Tag, got, want)
 	}
 	return nil

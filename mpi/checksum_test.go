@@ -26,6 +26,11 @@ func TestChecksumCatchesHostileWrite(t *testing.T) {
 		return slot[shm.DescHeaderSize+3 : shm.DescHeaderSize+4]
 	}
 	cellByte := func(comms []*Comm) []byte { return comms[0].e.out[1].ch.Cell(0)[100:101] }
+	// The envelope: the low byte of the tag (offset 16 of the slot).
+	tagByte := func(comms []*Comm) []byte {
+		slot, _ := comms[1].e.in[0].cons.Peek()
+		return slot[16:17]
+	}
 	cases := []struct {
 		size     int
 		checksum bool
@@ -37,6 +42,7 @@ func TestChecksumCatchesHostileWrite(t *testing.T) {
 		{size: 100_000, checksum: true},
 		{size: 10, checksum: true, flip: inlineByte, wantErr: true},
 		{size: 100_000, checksum: true, flip: cellByte, wantErr: true},
+		{size: 10, checksum: true, flip: tagByte, wantErr: true},
 		// The defect the knob answers: without it the damage is delivered.
 		{size: 10, checksum: false, flip: inlineByte},
 		{size: 100_000, checksum: false, flip: cellByte},
@@ -72,14 +78,16 @@ func TestChecksumCatchesHostileWrite(t *testing.T) {
 			}
 			switch {
 			case tc.wantErr:
-				if !errors.Is(err, ErrOther) || !strings.Contains(err.Error(), "rank 0 (tag 42)") ||
+				if !errors.Is(err, ErrOther) || !strings.Contains(err.Error(), "rank 0 (tag ") ||
 					!strings.Contains(err.Error(), "corrupted") {
-					t.Fatalf("error %v, want ErrOther naming rank 0, tag 42 and the corruption", err)
+					t.Fatalf("error %v, want ErrOther naming rank 0, the tag and the corruption", err)
 				}
 			case err != nil:
 				t.Fatalf("receive: %v", err)
 			case tc.flip == nil && string(in) != string(out):
 				t.Fatal("payload differs")
+			case tc.flip != nil && tc.checksum:
+				t.Fatal("a corrupted message was delivered under HYMPI_CHECKSUM")
 			case tc.flip != nil && string(in) == string(out):
 				t.Fatal("the hostile write did not reach the payload: the test proves nothing")
 			}

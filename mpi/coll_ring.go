@@ -39,9 +39,10 @@ func (e *engine) putColl(oc *outChan, r *Request) bool {
 	if slot == nil {
 		return false
 	}
-	shm.EncodeColl(slot, shm.CollDesc{Ctx: r.ctx, Tag: int32(r.tag), Len: uint32(len(r.sbuf))}, r.sbuf)
+	cd := shm.CollDesc{Ctx: r.ctx, Tag: int32(r.tag), Len: uint32(len(r.sbuf))}
+	shm.EncodeColl(slot, cd, r.sbuf)
 	if e.checksum {
-		shm.SetCollSum(slot, shm.PayloadSum(r.sbuf))
+		shm.SetCollSum(slot, shm.CollSumOf(cd, r.sbuf))
 	}
 	oc.collProd.Publish(slot)
 	r.pushed = true
@@ -108,7 +109,7 @@ func (e *engine) decodeColl(ic *inChan, slot []byte) (shm.CollDesc, []byte, erro
 	if err != nil {
 		return d, payload, err
 	}
-	if got, want := shm.PayloadSum(payload), shm.CollSum(slot); got != want {
+	if got, want := shm.CollSumOf(d, payload), shm.CollSum(slot); got != want {
 		return d, payload, e.sumMismatch(ic.peer, d.Tag, got, want)
 	}
 	return d, payload, nil

@@ -112,7 +112,7 @@ func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) boo
 	shm.EncodeDesc(slot, &d)
 	copy(shm.InlineArea(slot), buf)
 	if e.checksum {
-		shm.SetDescSum(slot, shm.PayloadSum(buf))
+		shm.SetDescSum(slot, shm.MessageSum(&d, buf))
 	}
 	oc.prod.Publish(slot)
 	oc.notify(e.rank)
@@ -242,7 +242,7 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 		shm.EncodeDesc(slot, &d)
 		copy(shm.InlineArea(slot), r.sbuf)
 		if e.checksum {
-			shm.SetDescSum(slot, shm.PayloadSum(r.sbuf))
+			shm.SetDescSum(slot, shm.MessageSum(&d, r.sbuf))
 		}
 		oc.prod.Publish(slot)
 		r.started, r.sent = true, len(r.sbuf)
@@ -266,7 +266,7 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 	d.Cell, d.FragLen = cell, uint32(n)
 	shm.EncodeDesc(slot, &d)
 	if e.checksum {
-		shm.SetDescSum(slot, shm.PayloadSum(r.sbuf[r.sent:r.sent+n]))
+		shm.SetDescSum(slot, shm.MessageSum(&d, r.sbuf[r.sent:r.sent+n]))
 	}
 	oc.prod.Publish(slot)
 	r.started = true

@@ -23,8 +23,37 @@ const descSum = descExt + 4
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// PayloadSum is the checksum of an eager payload (CRC-32C).
+// PayloadSum is the checksum of a payload alone (CRC-32C).
 func PayloadSum(p []byte) uint32 { return crc32.Checksum(p, castagnoli) }
+
+// MessageSum is the checksum a descriptor carries: its payload and the
+// envelope fields that decide where the payload goes, so that a stray write
+// that re-addresses a message (another tag, context, length or cell) is
+// caught as surely as one that changes its bytes.
+func MessageSum(d *Desc, payload []byte) uint32 {
+	var env [32]byte
+	le := binary.LittleEndian
+	env[0], env[1] = byte(d.Kind), d.Flags
+	le.PutUint32(env[4:], d.Ctx)
+	le.PutUint32(env[8:], uint32(d.Tag))
+	le.PutUint32(env[12:], d.FragLen)
+	le.PutUint32(env[16:], d.Cell)
+	le.PutUint64(env[20:], d.MsgLen)
+	if d.Flags&FlagSync != 0 || d.Flags&FlagResend != 0 || d.Kind == KindFirst || d.Kind == KindNext {
+		le.PutUint32(env[28:], uint32(d.ReqID))
+	}
+	return crc32.Update(crc32.Checksum(env[:], castagnoli), castagnoli, payload)
+}
+
+// CollSumOf is the checksum a collective slot carries: envelope and payload.
+func CollSumOf(d CollDesc, payload []byte) uint32 {
+	var env [12]byte
+	le := binary.LittleEndian
+	le.PutUint32(env[0:], d.Ctx)
+	le.PutUint32(env[4:], uint32(d.Tag))
+	le.PutUint32(env[8:], d.Len)
+	return crc32.Update(crc32.Checksum(env[:], castagnoli), castagnoli, payload)
+}
 
 // SetDescSum stores sum in a descriptor slot before it is published.
 func SetDescSum(slot []byte, sum uint32) { binary.LittleEndian.PutUint32(slot[descSum:], sum) }
