@@ -7,10 +7,10 @@ import (
 	"github.com/hympi/hympi/shm"
 )
 
-// End-to-end payload checksums (HYMPI_CHECKSUM=1), for users who suspect
-// memory corruption: every eager payload (inline, in cells, on a collective
-// ring) carries a CRC-32C computed by the sender from its own buffer, and the
-// receiver checks it before it delivers the message. The sum covers the
+// End-to-end checksums (HYMPI_CHECKSUM=1), for users who suspect memory
+// corruption: every descriptor and every eager payload (inline, in cells, on
+// a collective ring) carries a CRC-32C computed by the sender from its own
+// buffer, and the receiver checks it before it acts on the descriptor. The sum covers the
 // envelope too (shm.MessageSum), so a write that re-addresses a message is
 // caught like one that changes its bytes. A mismatch fails the
 // job's MPI calls with a readable error naming the sender and the tag. Off by
@@ -30,17 +30,15 @@ func checksumRequested() (bool, error) {
 	}
 }
 
-// checkSum verifies the payload of a validated descriptor from ic against
-// the sum its sender stored.
+// checkSum verifies a validated descriptor from ic, envelope and payload,
+// against the sum its sender stored.
 func (e *engine) checkSum(ic *inChan, slot []byte, d *shm.Desc) error {
 	var payload []byte
 	switch d.Kind {
-	case shm.KindInline:
+	case shm.KindInline, shm.KindControl:
 		payload = shm.InlinePayload(slot, d)
 	case shm.KindFirst, shm.KindNext:
 		payload = ic.ch.Cell(d.Cell)[:d.FragLen]
-	default:
-		return nil
 	}
 	if got, want := shm.MessageSum(d, payload), shm.DescSum(slot); got != want {
 		return e.sumMismatch(ic.peer, d.Tag, got, want)
@@ -51,7 +49,7 @@ func (e *engine) checkSum(ic *inChan, slot []byte, d *shm.Desc) error {
 // sumMismatch records a corrupted payload as the engine's fatal error.
 func (e *engine) sumMismatch(src int, tag int32, got, want uint32) error {
 	err := &Error{Class: ErrOther, Op: "progress", Msg: fmt.Sprintf(
-		"HYMPI_CHECKSUM: the payload of a message from rank %d (tag %d) was corrupted in shared memory (CRC-32C %08x, sender's %08x)",
+		"HYMPI_CHECKSUM: a message from rank %d (tag %d) was corrupted in shared memory, payload or envelope (CRC-32C %08x, sender's %08x)",
 		src, tag, got, want)}
 	if e.fatal == nil {
 		e.fatal = err

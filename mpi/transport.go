@@ -181,6 +181,9 @@ func (e *engine) push(oc *outChan) bool {
 			break
 		}
 		shm.EncodeDesc(slot, &oc.ctl[0])
+		if e.checksum {
+			shm.SetDescSum(slot, shm.MessageSum(&oc.ctl[0], nil))
+		}
 		oc.prod.Publish(slot)
 		oc.ctl = oc.ctl[1:]
 		published = true
@@ -230,6 +233,9 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 	if r.direct && r.resendID == 0 {
 		d.Kind, d.Addr, d.Flags = shm.KindRTS, r.addr, 0
 		shm.EncodeDesc(slot, &d)
+		if e.checksum {
+			shm.SetDescSum(slot, shm.MessageSum(&d, nil))
+		}
 		oc.prod.Publish(slot)
 		r.started, r.sent = true, len(r.sbuf)
 		return true

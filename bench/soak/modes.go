@@ -22,7 +22,7 @@ var configs = []struct {
 }{
 	{"HYMPI_DIRECT=off HYMPI_CHECKSUM=1", []string{"HYMPI_DIRECT=off", "HYMPI_CHECKSUM=1"}},
 	{"HYMPI_DIRECT=auto", []string{"HYMPI_DIRECT=auto"}},
-	{"HYMPI_DIRECT=always", []string{"HYMPI_DIRECT=always"}},
+	{"HYMPI_DIRECT=always HYMPI_CHECKSUM=1", []string{"HYMPI_DIRECT=always", "HYMPI_CHECKSUM=1"}},
 	{"HYMPI_DIRECT=auto HYMPI_ASYNC_PROGRESS=1", []string{"HYMPI_DIRECT=auto", "HYMPI_ASYNC_PROGRESS=1"}},
 }
 
