@@ -47,3 +47,34 @@ func TestCheckRegion(t *testing.T) {
 		})
 	}
 }
+
+// TestAreas: the named areas lie inside the region, do not overlap, and
+// cover every kind of structure an attacker may aim at.
+func TestAreas(t *testing.T) {
+	for _, n := range []int{1, 2, 5, 9} {
+		l, err := NewLayout(n, DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		areas := l.Areas()
+		kinds := map[string]bool{}
+		for i, a := range areas {
+			kinds[a.Name] = true
+			if a.Off < 0 || a.Len <= 0 || a.Off+a.Len > l.Size {
+				t.Fatalf("%d ranks: %s at %d+%d outside the region (%d)", n, a.Name, a.Off, a.Len, l.Size)
+			}
+			for _, b := range areas[i+1:] {
+				if a.Off < b.Off+b.Len && b.Off < a.Off+a.Len {
+					t.Fatalf("%d ranks: %s at %d+%d overlaps %s at %d+%d", n, a.Name, a.Off, a.Len, b.Name, b.Off, b.Len)
+				}
+			}
+		}
+		want := 5
+		if n > 1 {
+			want = 11
+		}
+		if len(kinds) != want {
+			t.Errorf("%d ranks: %d kinds of area %v, want %d", n, len(kinds), kinds, want)
+		}
+	}
+}
