@@ -100,6 +100,11 @@ soak: build
 	$(GO) build -o $(BIN)/soak ./bench/soak
 	$(BIN)/soak -modes -hympirun $(BIN)/hympirun -n 8 -duration $(DURATION) -seed $(SEED)
 
+chaos: build
+	$(GO) build -o $(BIN)/soak ./bench/soak
+	$(GO) build -o $(BIN)/chaos ./bench/chaos
+	$(BIN)/chaos -hympirun $(BIN)/hympirun -soak $(BIN)/soak -runs $(RUNS) -seed $(SEED)
+
 # C ABI costs: ns per call (C-only, bare C->Go, one Go entry) and the 1-byte
 # ping-pong latency through libmpi_abi, beside the Go osu_latency.
 bench-cabi: build

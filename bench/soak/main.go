@@ -160,7 +160,9 @@ func injectFault(kind string) bool {
 	case "nofinalize":
 		return true
 	case "hang":
-		select {}
+		for {
+			time.Sleep(time.Hour) // select{} would be reported as a deadlock
+		}
 	}
 	fmt.Fprintln(os.Stderr, "soak: unknown fault", kind)
 	os.Exit(2)
