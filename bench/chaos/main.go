@@ -54,6 +54,8 @@ var (
 	// mayHang are the areas where a write can erase or forge protocol
 	// state that no check can tell from the real thing.
 	mayHang = map[string]bool{"random": true, "ring": true, "coll ring": true, "return tail": true, "return ring": true}
+	// bursts are the areas that get a burst of writes rather than a few.
+	bursts = map[string]bool{"ring": true, "coll ring": true, "return ring": true, "cells": true}
 )
 
 type config struct {
@@ -129,7 +131,7 @@ func summarize(results []result, seed uint64) bool {
 		cls = append(cls, fmt.Sprintf("%s %d", k, v))
 	}
 	sort.Strings(cls)
-	fmt.Printf("chaos: seed %d: faults injected %d, survived %d; hostile writes %d (%s); failed trials %d\n",
+	fmt.Printf("chaos: seed %d: faults injected %d, survived %d; hostile-write trials %d (%s); failed trials %d\n",
 		seed, faultsRun, faultsOK, len(results)-faultsRun, strings.Join(cls, ", "), failed)
 	return failed == 0
 }
@@ -293,12 +295,21 @@ func leftovers(hpid int, pids []int) string {
 }
 
 func runTrial(cfg config, seed uint64, t int, only string) result {
-	rng := rand.New(rand.NewPCG(seed, uint64(t)))
+	rng := rand.New(rand.NewPCG(seed, mix(uint64(t))))
 	isFault, kind := trialKind(t, only)
 	if isFault {
 		return runFault(cfg, rng, t, kind)
 	}
 	return runHostile(cfg, rng, t, kind)
+}
+
+// mix scrambles a trial number (splitmix64's finalizer), so that nearby
+// trials draw unrelated streams.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // crashed reports the signs of a rank dying of a Go runtime fault.
@@ -512,12 +523,17 @@ func attack(j *job, hpid int, rng *rand.Rand, target string) ([]string, error) {
 		}
 	}
 	var log []string
-	n := 1 + rng.IntN(3)
+	n, gap := 1+rng.IntN(3), 900
+	if bursts[target] {
+		// Payload and ring areas are large and mostly idle at any moment:
+		// a burst of writes gives live data a fair chance to be hit.
+		n, gap = 10+rng.IntN(30), 60
+	}
 	for i := 0; i < n; i++ {
 		select {
 		case <-j.done:
 			return log, nil
-		case <-time.After(time.Duration(100+rng.IntN(900)) * time.Millisecond):
+		case <-time.After(time.Duration(gap/9+rng.IntN(gap)) * time.Millisecond):
 		}
 		var off, span int64
 		if target == "random" {
