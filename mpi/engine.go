@@ -81,6 +81,7 @@ type engine struct {
 	// What this rank's own block held at the first sweep (sweep.go),
 	// after Init wrote it, which later sweeps expect to find there still,
 	// and the summary bits the sweep found lost and restored.
+	lastSweep time.Time
 	selfKnown bool
 	selfPID   int
 	selfState shm.RankState
@@ -271,7 +272,13 @@ func (e *engine) waitUntil(cond func() bool) error {
 	yields := 0
 	var yieldStart time.Time // of the current yield phase
 	var spinStart time.Time  // when the pass budget ran out (readSpinFor)
+	passes := 0
 	for !cond() {
+		passes++
+		if passes%sweepPasses == 0 && e.sweepDue() && e.sweep() {
+			idle, yields = 0, 0
+			continue
+		}
 		if e.progress() {
 			idle, yields = 0, 0
 			continue

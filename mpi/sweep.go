@@ -3,6 +3,7 @@ package mpi
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/hympi/hympi/shm"
 )
@@ -19,7 +20,21 @@ import (
 // bits it finds missing, and re-validates the region's header and rank
 // blocks, whose corruption would otherwise show only as a wait that never
 // ends. A lost bit thus costs a spin phase (or at worst one futex timeout),
-// never liveness; a block that fails validation fails the wait.
+// never liveness; a block that fails validation fails the wait. A wait
+// kept busy by other traffic, which never comes to sleep, sweeps every
+// sweepEvery all the same.
+
+const (
+	// sweepEvery bounds the time between sweeps of a wait that does not
+	// sleep.
+	sweepEvery = 5 * time.Millisecond
+	// sweepPasses is how many passes of a wait go by between looks at the
+	// clock for sweepEvery.
+	sweepPasses = 1024
+)
+
+// sweepDue reports whether sweepEvery has passed since the last sweep.
+func (e *engine) sweepDue() bool { return time.Since(e.lastSweep) >= sweepEvery }
 
 // sweep checks the region and drains every incoming channel, reporting
 // whether anything moved. It records a failed check in e.fatal.
@@ -27,6 +42,7 @@ func (e *engine) sweep() bool {
 	if e.region == nil || e.fatal != nil {
 		return false
 	}
+	e.lastSweep = time.Now()
 	if err := e.checkRegion(); err != nil {
 		e.corrupt(err)
 		return false

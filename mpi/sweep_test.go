@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -84,5 +85,31 @@ func TestSweepLiveness(t *testing.T) {
 				t.Fatalf("receive still blocked after %v", bound)
 			}
 		})
+	}
+}
+
+// TestSweepNeverSleeping: a wait that never comes to sleep (here: told to
+// spin for ever, as one kept busy by other traffic would) still sweeps, and
+// finds the message whose summary bit was lost.
+func TestSweepNeverSleeping(t *testing.T) {
+	comms := inProcessJob(t, 2)
+	comms[1].e.wait = waitPolicy{spins: math.MaxInt, sleep: time.Second}
+	if err := comms[0].Send([]byte("hello"), 1, 5); err != nil {
+		t.Fatal(err)
+	}
+	comms[0].e.region.Summary(1).Clear(0)
+	done := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 8)
+		_, err := comms[1].Recv(buf, 0, 5)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a spinning receive never found the message whose bit was lost")
 	}
 }
