@@ -76,11 +76,11 @@ type engine struct {
 
 	fatal error // the shared region was found corrupt: every call fails
 
-	checksum bool // HYMPI_CHECKSUM: eager payloads carry a CRC (checksum.go)
+	checksum bool // HYMPI_CHECKSUM: descriptors carry a CRC (checksum.go)
 
-	// What this rank's own block held at the first sweep (sweep.go),
-	// after Init wrote it, which later sweeps expect to find there still,
-	// and the summary bits the sweep found lost and restored.
+	// The sweep (sweep.go): when it last ran; what this rank's own block
+	// held at its first run, after Init wrote it, which later sweeps
+	// expect to find there still; the summary bits it found lost.
 	lastSweep time.Time
 	selfKnown bool
 	selfPID   int
