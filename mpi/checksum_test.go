@@ -11,11 +11,11 @@ import (
 	"github.com/hympi/hympi/shm"
 )
 
-// TestChecksumCatchesHostileWrite: a byte flipped in shared memory between
+// TestInProcessChecksumCatchesHostileWrite: a byte flipped in shared memory between
 // the send and the receive is delivered as data without HYMPI_CHECKSUM and
 // is an error naming the sender and the tag with it; untouched messages of
 // every eager shape pass the check.
-func TestChecksumCatchesHostileWrite(t *testing.T) {
+func TestInProcessChecksumCatchesHostileWrite(t *testing.T) {
 	// Where the flip lands: the inline payload in the descriptor slot, or
 	// the first cell of a streamed message.
 	inlineByte := func(comms []*Comm) []byte {
@@ -95,10 +95,10 @@ func TestChecksumCatchesHostileWrite(t *testing.T) {
 	}
 }
 
-// TestChecksumCollectives: collective traffic, on the collective rings
+// TestInProcessChecksumCollectives: collective traffic, on the collective rings
 // (small) and through cells (large), passes the check; a flipped byte on
 // a collective ring is caught.
-func TestChecksumCollectives(t *testing.T) {
+func TestInProcessChecksumCollectives(t *testing.T) {
 	comms := inProcessJob(t, 3)
 	for _, c := range comms {
 		c.e.checksum = true

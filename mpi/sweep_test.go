@@ -9,12 +9,12 @@ import (
 	"github.com/hympi/hympi/shm"
 )
 
-// TestSweepLiveness: a blocked receive survives damage to the region's
+// TestInProcessSweepLiveness: a blocked receive survives damage to the region's
 // bookkeeping. A lost summary bit (the message is in the ring, nothing says
 // so) costs time, and the receive completes; a rank block that can no
 // longer be valid fails the receive with an internal error. Before the
 // sweep, each of these waited forever.
-func TestSweepLiveness(t *testing.T) {
+func TestInProcessSweepLiveness(t *testing.T) {
 	const bound = 20 * time.Second // generous: the machine is shared
 	cases := []struct {
 		name string
@@ -88,10 +88,10 @@ func TestSweepLiveness(t *testing.T) {
 	}
 }
 
-// TestSweepNeverSleeping: a wait that never comes to sleep (here: told to
+// TestInProcessSweepNeverSleeping: a wait that never comes to sleep (here: told to
 // spin for ever, as one kept busy by other traffic would) still sweeps, and
 // finds the message whose summary bit was lost.
-func TestSweepNeverSleeping(t *testing.T) {
+func TestInProcessSweepNeverSleeping(t *testing.T) {
 	comms := inProcessJob(t, 2)
 	comms[1].e.wait = waitPolicy{spins: math.MaxInt, sleep: time.Second}
 	if err := comms[0].Send([]byte("hello"), 1, 5); err != nil {
