@@ -410,7 +410,7 @@ func runFault(cfg config, rng *rand.Rand, t int, kind string) result {
 	case took > bound:
 		res.failure = fmt.Sprintf("stopped %v after the fault, bound %v", took, bound)
 	case wantLine != "" && !reportNames(out, wantLine):
-		res.failure = fmt.Sprintf("no hympirun report naming %q", wantLine)
+		res.failure = fmt.Sprintf("hympirun's report is not one line naming %q", wantLine)
 	case kind != "panic" && crashed(out):
 		res.failure = "a rank crashed"
 	}
@@ -420,14 +420,16 @@ func runFault(cfg config, rng *rand.Rand, t int, kind string) result {
 	return res
 }
 
-// reportNames reports whether hympirun printed a line mentioning s.
+// reportNames reports whether hympirun printed one line, and one only,
+// and that line mentions s.
 func reportNames(out, s string) bool {
+	var lines []string
 	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "hympirun:") && strings.Contains(strings.ToLower(l), s) {
-			return true
+		if strings.HasPrefix(l, "hympirun:") {
+			lines = append(lines, l)
 		}
 	}
-	return false
+	return len(lines) == 1 && strings.Contains(strings.ToLower(lines[0]), s)
 }
 
 // regionFile opens the job's region through hympirun's descriptor of it
