@@ -13,7 +13,7 @@
 // Hostile writes: bytes written into the live region (through hympirun's
 // descriptor of it) at random, or aimed at one structure: the header, rank
 // blocks, doorbells, summaries, direct-copy bitmaps, descriptor rings,
-// return rings, collective rings, cells. Each run must end in an error or
+// return rings, collective rings, cells, skew feedback. Each run must end in an error or
 // in correct completion (the soak validates every byte), never in a crash,
 // never in wrong data the soak catches while HYMPI_CHECKSUM=1 is on, and
 // never in a hang unless the write hit a ring's protocol words (a message
@@ -50,7 +50,7 @@ const stopBound = 6 * time.Second
 // ("random": anywhere in the region).
 var (
 	faults  = []string{"kill-rank", "stop-rank", "kill-launcher", "int-launcher", "term-launcher", "panic", "exit", "nofinalize", "hang"}
-	hostile = []string{"random", "header", "rank state", "doorbell", "summary", "direct bits", "ring", "return tail", "return ring", "coll ring", "cells"}
+	hostile = []string{"random", "header", "rank state", "doorbell", "summary", "direct bits", "ring", "return tail", "return ring", "coll ring", "cells", "feedback"}
 	// mayHang are the areas where a write can erase or forge protocol
 	// state that no check can tell from the real thing.
 	mayHang = map[string]bool{"random": true, "ring": true, "coll ring": true, "return tail": true, "return ring": true}
