@@ -113,3 +113,23 @@ func TestInProcessSweepNeverSleeping(t *testing.T) {
 		t.Fatal("a spinning receive never found the message whose bit was lost")
 	}
 }
+
+// TestAllAttached: Init's wait for the other ranks ends once every rank's
+// block says it attached, even if the header's count of them was lost.
+func TestAllAttached(t *testing.T) {
+	comms := inProcessJob(t, 3)
+	e, region := comms[0].e, comms[0].e.region
+	if e.allAttached() {
+		t.Fatal("no rank attached yet, and allAttached says all")
+	}
+	// States written, count never incremented: the count was lost.
+	region.SetState(0, shm.StateAttached)
+	region.SetState(1, shm.StateFinalized)
+	if e.allAttached() {
+		t.Fatal("rank 2 never attached, and allAttached says all")
+	}
+	region.SetState(2, shm.StateAttached)
+	if !e.allAttached() {
+		t.Fatal("every rank's block says attached, and allAttached waits on")
+	}
+}
