@@ -10,13 +10,15 @@ import (
 // End-to-end checksums (HYMPI_CHECKSUM=1), for users who suspect memory
 // corruption: every descriptor and every eager payload (inline, in cells, on
 // a collective ring) carries a CRC-32C computed by the sender from its own
-// buffer, and the receiver checks it before it acts on the descriptor. The sum covers the
-// envelope too (shm.MessageSum), so a write that re-addresses a message is
-// caught like one that changes its bytes. A mismatch fails the
-// job's MPI calls with a readable error naming the sender and the tag. Off by
-// default: then no sum is computed, stored or read, and the cost is one
-// predictable branch per descriptor. Direct copies (process_vm_readv) are
-// not covered: their data never rests in the shared region.
+// buffer. The receiver checks it before it acts on the descriptor, on a
+// private copy of the payload that it then delivers: a write into the region
+// between a check of the region's bytes and their delivery would go unseen.
+// The sum covers the envelope too (shm.MessageSum), so a write that
+// re-addresses a message is caught like one that changes its bytes. A
+// mismatch fails the job's MPI calls with a readable error naming the sender
+// and the tag. Off by default: then no sum is computed, stored or read, and
+// the cost is one predictable branch per descriptor. Direct copies
+// (process_vm_readv) are not covered: their data never rests in the region.
 
 // checksumRequested parses HYMPI_CHECKSUM: "1" on, "0" or unset off.
 func checksumRequested() (bool, error) {
@@ -30,20 +32,21 @@ func checksumRequested() (bool, error) {
 	}
 }
 
-// checkSum verifies a validated descriptor from ic, envelope and payload,
-// against the sum its sender stored.
-func (e *engine) checkSum(ic *inChan, slot []byte, d *shm.Desc) error {
-	var payload []byte
-	switch d.Kind {
-	case shm.KindInline, shm.KindControl:
-		payload = shm.InlinePayload(slot, d)
-	case shm.KindFirst, shm.KindNext:
-		payload = ic.ch.Cell(d.Cell)[:d.FragLen]
+// checkSum verifies a validated descriptor from ic, envelope and payload
+// (which lies in the region), against the sum its sender stored, and
+// returns the payload to deliver: a private copy, taken before the check,
+// so that no write into the region after the check can reach the receiver.
+func (e *engine) checkSum(ic *inChan, slot []byte, d *shm.Desc, payload []byte) ([]byte, error) {
+	if len(payload) > 0 {
+		if cap(e.sumBuf) < len(payload) {
+			e.sumBuf = make([]byte, max(len(payload), e.region.L.CellSize, shm.InlineMax))
+		}
+		payload = e.sumBuf[:copy(e.sumBuf[:len(payload)], payload)]
 	}
 	if got, want := shm.MessageSum(d, payload), shm.DescSum(slot); got != want {
-		return e.sumMismatch(ic.peer, d.Tag, got, want)
+		return nil, e.sumMismatch(ic.peer, d.Tag, got, want)
 	}
-	return nil
+	return payload, nil
 }
 
 // sumMismatch records a corrupted payload as the engine's fatal error.

@@ -109,8 +109,13 @@ func (e *engine) decodeColl(ic *inChan, slot []byte) (shm.CollDesc, []byte, erro
 	if err != nil {
 		return d, payload, err
 	}
+	// Check a private copy, as checkSum does.
+	if cap(e.sumBuf) < len(payload) {
+		e.sumBuf = make([]byte, max(len(payload), e.region.L.CellSize, shm.InlineMax))
+	}
+	payload = e.sumBuf[:copy(e.sumBuf[:len(payload)], payload)]
 	if got, want := shm.CollSumOf(d, payload), shm.CollSum(slot); got != want {
-		return d, payload, e.sumMismatch(ic.peer, d.Tag, got, want)
+		return d, nil, e.sumMismatch(ic.peer, d.Tag, got, want)
 	}
 	return d, payload, nil
 }

@@ -76,7 +76,8 @@ type engine struct {
 
 	fatal error // the shared region was found corrupt: every call fails
 
-	checksum bool // HYMPI_CHECKSUM: descriptors carry a CRC (checksum.go)
+	checksum bool   // HYMPI_CHECKSUM: descriptors carry a CRC (checksum.go)
+	sumBuf   []byte // the checked private copy of a payload (checksum.go)
 
 	// The sweep (sweep.go): when it last ran; what this rank's own block
 	// held at its first run, after Init wrote it, which later sweeps
