@@ -13,6 +13,9 @@
 #   make bench-skew    process-skew benchmark, off/auto/always, table + skew.svg (REPS)
 #   make bench-cabi    C ABI call costs and C-path latency
 #   make bench-modes   HYMPI_DIRECT=off/auto/always tables, reuse and fresh buffers (REPS, WITH_OMPI=1)
+#   make soak          8 ranks of random, fully checked traffic in every HYMPI_DIRECT mode, async progress
+#                      and HYMPI_CHECKSUM, DURATION each (default 1m; SEED=N replays a plan)
+#   make chaos         the soak's traffic with faults and hostile writes injected (RUNS, SEED)
 
 GO       ?= go
 BIN      := bin
@@ -31,7 +34,7 @@ BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_gather osu_scatter osu_allgather osu_alltoall
 WITH_OMPI ?= 0
 
-.PHONY: all build cmds install uninstall test-tools cabi generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew clean
+.PHONY: all build cmds install uninstall test-tools cabi generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew soak chaos clean
 
 all: build
 
@@ -161,6 +164,20 @@ bench-modes: build
 
 bench-skew: build
 	REPS=$(REPS) bash bench/skew.sh
+
+# The attack suites (issue 11). make test runs a short slice of each
+# (bench/soak, bench/chaos tests).
+DURATION ?= 1m
+SEED     ?= 0
+RUNS     ?= 40
+soak: build
+	$(GO) build -o $(BIN)/soak ./bench/soak
+	$(BIN)/soak -modes -hympirun $(BIN)/hympirun -n 8 -duration $(DURATION) -seed $(SEED)
+
+chaos: build
+	$(GO) build -o $(BIN)/soak ./bench/soak
+	$(GO) build -o $(BIN)/chaos ./bench/chaos
+	$(BIN)/chaos -hympirun $(BIN)/hympirun -soak $(BIN)/soak -runs $(RUNS) -seed $(SEED)
 
 # C ABI costs: ns per call (C-only, bare C->Go, one Go entry) and the 1-byte
 # ping-pong latency through libmpi_abi, beside the Go osu_latency.

@@ -53,7 +53,7 @@ func (e *engine) asyncLoop(a *asyncProgress) {
 			continue
 		}
 		seq := e.bell.Arm()
-		if a.stop || e.progress() {
+		if a.stop || e.sweep() || e.progress() {
 			e.bell.Disarm()
 			idle = 0
 			continue

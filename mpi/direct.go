@@ -220,14 +220,14 @@ func (e *engine) nacked(d *shm.Desc) {
 }
 
 // resendArrived starts the stream that replaces a failed direct read.
-func (e *engine) resendArrived(ic *inChan, d *shm.Desc) error {
+func (e *engine) resendArrived(ic *inChan, d *shm.Desc, payload []byte) error {
 	r := e.resendWait[d.ReqID]
 	if r == nil || r.flight == nil || r.flight.total != d.MsgLen {
 		return fmt.Errorf("%w: resend stream for unknown receive %d", shm.ErrBadDesc, d.ReqID)
 	}
 	delete(e.resendWait, d.ReqID)
 	ic.cur = r.flight
-	e.fragment(ic, d)
+	e.fragment(ic, d, payload)
 	return nil
 }
 

@@ -61,6 +61,7 @@ func Init() error {
 		return err
 	}
 	e.mode = mode
+	e.checksum = k.Checksum
 	w := &Comm{e: e, ctx: ctxWorld, rank: e.rank, size: e.size}
 	if e.region != nil {
 		if err := e.meetPeers(w, &th); err != nil {
@@ -122,7 +123,7 @@ const attachTimeout = 5 * time.Minute
 // threshold toward each.
 func (e *engine) meetPeers(w *Comm, th *thresholdSource) error {
 	deadline := time.Now().Add(attachTimeout)
-	for e.region.Attached() < e.size {
+	for !e.allAttached() {
 		if time.Now().After(deadline) {
 			return newErr(ErrIntern, "Init", "only %d of %d ranks started within %v", e.region.Attached(), e.size, attachTimeout)
 		}
@@ -138,6 +139,21 @@ func (e *engine) meetPeers(w *Comm, th *thresholdSource) error {
 	e.setCPUs(e.jobCPUs())
 	e.mu.Unlock()
 	return nil
+}
+
+// allAttached reports whether every rank has attached: the header's count
+// says so, or, should a stray write have changed that count, every rank's
+// own state does.
+func (e *engine) allAttached() bool {
+	if e.region.Attached() >= e.size {
+		return true
+	}
+	for p := 0; p < e.size; p++ {
+		if e.region.RankState(p) == shm.StateNone {
+			return false
+		}
+	}
+	return true
 }
 
 // jobCPUs is how many CPUs the job's ranks share, known once every rank has

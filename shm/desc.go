@@ -70,7 +70,7 @@ const (
 	DescHeaderSize = 24
 
 	descExt     = SlotSize - descExtSize
-	descCell    = descExt + 0  // uint32 cell index (KindFirst, KindNext)
+	descCell    = descExt + 0  // uint32 cell index (KindFirst, KindNext); then the payload sum (sum.go)
 	descAddr    = descExt + 0  // uint64 sender address (KindRTS) or receiver id (KindNack)
 	descMsgLen  = descExt + 8  // uint64 whole message length (cell kinds)
 	descReqID   = descExt + 16 // uint64 sender's request id (FlagSync, KindAck)

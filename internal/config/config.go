@@ -28,6 +28,7 @@ const (
 	EnvThreshold     = topology.EnvThreshold // HYMPI_THRESHOLD
 	EnvSkew          = "HYMPI_SKEW"
 	EnvAsyncProgress = "HYMPI_ASYNC_PROGRESS"
+	EnvChecksum      = "HYMPI_CHECKSUM"
 	EnvProfile       = topology.EnvProfile // HYMPI_PROFILE
 	EnvSysfs         = topology.EnvSysfs   // HYMPI_SYSFS
 )
@@ -87,6 +88,10 @@ type Knobs struct {
 	// AsyncProgress: HYMPI_ASYNC_PROGRESS, a progress goroutine per rank;
 	// on/off, 1/0 or true/false. Default off.
 	AsyncProgress bool
+	// Checksum: HYMPI_CHECKSUM, a CRC-32C over every eager payload, checked
+	// on receive (for users who suspect memory corruption); on/off, 1/0 or
+	// true/false. Default off, and then it costs nothing.
+	Checksum bool
 	// Profile: HYMPI_PROFILE, the path of the tuned profile. Default
 	// $XDG_CACHE_HOME/hympi/profile.json, else ~/.cache/hympi/profile.json.
 	// Any path is accepted; package topology resolves it (with the
@@ -179,7 +184,7 @@ func Parse(lookup func(string) (string, bool)) (Knobs, error) {
 	for _, b := range []struct {
 		name string
 		dst  *bool
-	}{{EnvSkew, &k.Skew}, {EnvAsyncProgress, &k.AsyncProgress}} {
+	}{{EnvSkew, &k.Skew}, {EnvAsyncProgress, &k.AsyncProgress}, {EnvChecksum, &k.Checksum}} {
 		if v, ok := get(b.name); ok {
 			on, err := parseSwitch(v)
 			if err != nil {
