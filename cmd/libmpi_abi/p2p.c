@@ -103,6 +103,7 @@ static int hc_recv(void *buf, int64_t count, MPI_Datatype dt, int source, int ta
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	if (__builtin_expect(source == MPI_PROC_NULL, 0) && hc_type_size(dt) < 0) dt = MPI_BYTE, count = 0;
 	BYTES(n, count, dt, ci, fn);
 	if (__builtin_expect(!hc_type_contig(dt), 0)) return hc_recv_packed(ci, buf, count, n, dt, source, tag, st, fn);
 	int rc = hympi_go_recv(ci, buf, n, source, tag, st);
@@ -163,6 +164,8 @@ static int hc_irecv(void *buf, int64_t count, MPI_Datatype dt, int source, int t
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	/* Nothing arrives from MPI_PROC_NULL: any datatype will do. */
+	if (__builtin_expect(source == MPI_PROC_NULL, 0) && hc_type_size(dt) < 0) dt = MPI_BYTE, count = 0;
 	BYTES(n, count, dt, ci, fn);
 	void *tmp = NULL;
 	if (__builtin_expect(!hc_type_contig(dt), 0) && !(tmp = malloc(n ? n : 1)))

@@ -172,8 +172,6 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) { return hc_unsupported("MPI_Graph_neighbors"); }
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) { return hc_unsupported("MPI_Graph_neighbors_count"); }
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) { return hc_unsupported("MPI_Graphdims_get"); }
-int PMPI_Grequest_complete(MPI_Request request) { return hc_unsupported("MPI_Grequest_complete"); }
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) { return hc_unsupported("MPI_Grequest_start"); }
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) { return hc_unsupported("MPI_Group_from_session_pset"); }
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgather"); }
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgather_c"); }
@@ -194,9 +192,6 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Igather_c"); }
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Igatherv"); }
 int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Igatherv_c"); }
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Improbe"); }
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request) { return hc_unsupported("MPI_Imrecv"); }
-int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Request *request) { return hc_unsupported("MPI_Imrecv_c"); }
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_allgather"); }
 int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_allgather_c"); }
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_allgatherv"); }
@@ -223,15 +218,8 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscatter_c"); }
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscatterv"); }
 int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscatterv_c"); }
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv"); }
-int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv_c"); }
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv_replace"); }
-int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv_replace_c"); }
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Issend_c"); }
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) { return hc_unsupported("MPI_Lookup_name"); }
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Mprobe"); }
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Mrecv"); }
-int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Mrecv_c"); }
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return hc_unsupported("MPI_Neighbor_allgather"); }
 int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return hc_unsupported("MPI_Neighbor_allgather_c"); }
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Neighbor_allgather_init"); }
@@ -259,13 +247,7 @@ int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count inco
 int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size) { return hc_unsupported("MPI_Pack_external_size"); }
 int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) { return hc_unsupported("MPI_Pack_external_size_c"); }
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) { return hc_unsupported("MPI_Pack_size_c"); }
-int PMPI_Parrived(MPI_Request request, int partition, int *flag) { return hc_unsupported("MPI_Parrived"); }
-int PMPI_Pready(int partition, MPI_Request request) { return hc_unsupported("MPI_Pready"); }
-int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) { return hc_unsupported("MPI_Pready_list"); }
-int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request) { return hc_unsupported("MPI_Pready_range"); }
-int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Precv_init"); }
 int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Precv_init_c"); }
-int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Psend_init"); }
 int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Psend_init_c"); }
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return hc_unsupported("MPI_Publish_name"); }
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Put"); }
@@ -288,9 +270,6 @@ int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function
 int PMPI_Remove_error_class(int errorclass) { return hc_unsupported("MPI_Remove_error_class"); }
 int PMPI_Remove_error_code(int errorcode) { return hc_unsupported("MPI_Remove_error_code"); }
 int PMPI_Remove_error_string(int errorcode) { return hc_unsupported("MPI_Remove_error_string"); }
-int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) { return hc_unsupported("MPI_Request_get_status_all"); }
-int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status) { return hc_unsupported("MPI_Request_get_status_any"); }
-int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { return hc_unsupported("MPI_Request_get_status_some"); }
 int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget"); }
 int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget_accumulate"); }
 int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget_accumulate_c"); }
@@ -622,8 +601,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
 #pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
 #pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
-#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
-#pragma weak MPI_Grequest_start = PMPI_Grequest_start
 #pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
 #pragma weak MPI_Iallgather = PMPI_Iallgather
 #pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
@@ -644,9 +621,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Igather_c = PMPI_Igather_c
 #pragma weak MPI_Igatherv = PMPI_Igatherv
 #pragma weak MPI_Igatherv_c = PMPI_Igatherv_c
-#pragma weak MPI_Improbe = PMPI_Improbe
-#pragma weak MPI_Imrecv = PMPI_Imrecv
-#pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
 #pragma weak MPI_Ineighbor_allgather_c = PMPI_Ineighbor_allgather_c
 #pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
@@ -673,15 +647,8 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Iscatter_c = PMPI_Iscatter_c
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
 #pragma weak MPI_Iscatterv_c = PMPI_Iscatterv_c
-#pragma weak MPI_Isendrecv = PMPI_Isendrecv
-#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
-#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
-#pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
 #pragma weak MPI_Issend_c = PMPI_Issend_c
 #pragma weak MPI_Lookup_name = PMPI_Lookup_name
-#pragma weak MPI_Mprobe = PMPI_Mprobe
-#pragma weak MPI_Mrecv = PMPI_Mrecv
-#pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
 #pragma weak MPI_Neighbor_allgather_c = PMPI_Neighbor_allgather_c
 #pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
@@ -709,13 +676,7 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
 #pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
 #pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
-#pragma weak MPI_Parrived = PMPI_Parrived
-#pragma weak MPI_Pready = PMPI_Pready
-#pragma weak MPI_Pready_list = PMPI_Pready_list
-#pragma weak MPI_Pready_range = PMPI_Pready_range
-#pragma weak MPI_Precv_init = PMPI_Precv_init
 #pragma weak MPI_Precv_init_c = PMPI_Precv_init_c
-#pragma weak MPI_Psend_init = PMPI_Psend_init
 #pragma weak MPI_Psend_init_c = PMPI_Psend_init_c
 #pragma weak MPI_Publish_name = PMPI_Publish_name
 #pragma weak MPI_Put = PMPI_Put
@@ -738,9 +699,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
 #pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
 #pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
-#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
-#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
-#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
 #pragma weak MPI_Rget = PMPI_Rget
 #pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
 #pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
