@@ -29,9 +29,7 @@
 #pragma weak MPI_Op_free = PMPI_Op_free
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
-#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 #pragma weak MPI_Comm_split = PMPI_Comm_split
-#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 #pragma weak MPI_Comm_free = PMPI_Comm_free
@@ -55,6 +53,16 @@
 #pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
 #pragma weak MPI_Group_free = PMPI_Group_free
 #pragma weak MPI_Dims_create = PMPI_Dims_create
+#endif
+
+#ifdef HC_ALIASES_comm_ext
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+#pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
 #endif
 
 #ifdef HC_ALIASES_core
@@ -139,8 +147,6 @@
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 #pragma weak MPI_Info_free = PMPI_Info_free
-#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
-#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
 #endif
 
 #ifdef HC_ALIASES_mprobe
@@ -217,6 +223,20 @@
 #pragma weak MPI_Parrived = PMPI_Parrived
 #endif
 
+#ifdef HC_ALIASES_session
+#pragma weak MPI_Session_init = PMPI_Session_init
+#pragma weak MPI_Session_finalize = PMPI_Session_finalize
+#pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
+#pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
+#pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
+#pragma weak MPI_Session_get_info = PMPI_Session_get_info
+#pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
+#pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
+#pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
+#pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
+#pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
+#endif
+
 #ifdef HC_ALIASES_topo
 #pragma weak MPI_Cart_create = PMPI_Cart_create
 #pragma weak MPI_Cart_sub = PMPI_Cart_sub
@@ -226,6 +246,20 @@
 #pragma weak MPI_Cart_get = PMPI_Cart_get
 #pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
 #pragma weak MPI_Topo_test = PMPI_Topo_test
+#endif
+
+#ifdef HC_ALIASES_topo_graph
+#pragma weak MPI_Graph_create = PMPI_Graph_create
+#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
+#pragma weak MPI_Graph_get = PMPI_Graph_get
+#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
+#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
+#pragma weak MPI_Graph_map = PMPI_Graph_map
+#pragma weak MPI_Cart_map = PMPI_Cart_map
+#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
+#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
+#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
+#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
 #endif
 
 #ifdef HC_ALIASES_types

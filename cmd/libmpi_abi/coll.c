@@ -417,13 +417,8 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	if (rc) return rc;
 	rc = hc_comm_copy_attrs(ci, ni);
 	if (!rc) rc = hc_comm_copy_topo(ci, ni);
+	if (!rc) rc = hc_comm_info_copy(ci, ni);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
-}
-
-int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
-{
-	(void)info;
-	return PMPI_Comm_dup(comm, newcomm);
 }
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -436,14 +431,6 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 	int rank, size;
 	int rc = hympi_go_comm_split(ci, color, key, ni, &rank, &size);
 	return hc_adopt(ci, rc, ni, rank, size, newcomm, fn);
-}
-
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
-{
-	(void)info;
-	/* One machine: every shared-memory or hardware split is the whole
-	 * communicator. */
-	return PMPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
 }
 
 static int hc_create(MPI_Comm comm, MPI_Group group, int tag, int use_tag, MPI_Comm *newcomm, const char *fn)

@@ -239,6 +239,12 @@ func hympi_go_group_op(kind C.int, h C.intptr_t, n C.int, ranks *C.int, h2 C.int
 	if err != nil {
 		return errCode(err)
 	}
+	if r.Size() == 0 {
+		// Every empty result is the predefined empty group (as in MPICH
+		// and Open MPI), which programs compare against.
+		*out = hGroupEmpty
+		return 0
+	}
 	*out = newGroup(r)
 	return 0
 }

@@ -40,29 +40,21 @@ int PMPI_Buffer_attach_c(void *buffer, MPI_Count size) { return hc_unsupported("
 int PMPI_Buffer_detach_c(void *buffer, MPI_Count *size) { return hc_unsupported("MPI_Buffer_detach_c"); }
 int PMPI_Buffer_flush(void) { return hc_unsupported("MPI_Buffer_flush"); }
 int PMPI_Buffer_iflush(MPI_Request *request) { return hc_unsupported("MPI_Buffer_iflush"); }
-int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank) { return hc_unsupported("MPI_Cart_map"); }
 int PMPI_Close_port(const char *port_name) { return hc_unsupported("MPI_Close_port"); }
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return hc_unsupported("MPI_Comm_accept"); }
 int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size) { return hc_unsupported("MPI_Comm_attach_buffer"); }
 int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) { return hc_unsupported("MPI_Comm_attach_buffer_c"); }
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return hc_unsupported("MPI_Comm_connect"); }
-int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm) { return hc_unsupported("MPI_Comm_create_from_group"); }
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) { return hc_unsupported("MPI_Comm_detach_buffer"); }
 int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) { return hc_unsupported("MPI_Comm_detach_buffer_c"); }
 int PMPI_Comm_flush_buffer(MPI_Comm comm) { return hc_unsupported("MPI_Comm_flush_buffer"); }
 int PMPI_Comm_get_parent(MPI_Comm *parent) { return hc_unsupported("MPI_Comm_get_parent"); }
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) { return hc_unsupported("MPI_Comm_idup"); }
-int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request) { return hc_unsupported("MPI_Comm_idup_with_info"); }
 int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Comm_iflush_buffer"); }
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return hc_unsupported("MPI_Comm_join"); }
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) { return hc_unsupported("MPI_Comm_remote_group"); }
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn"); }
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn_multiple"); }
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) { return hc_unsupported("MPI_Compare_and_swap"); }
-int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int degrees[], const int targets[], const int weights[], MPI_Info info, int reorder, MPI_Comm * newcomm) { return hc_unsupported("MPI_Dist_graph_create"); }
-int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) { return hc_unsupported("MPI_Dist_graph_create_adjacent"); }
-int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) { return hc_unsupported("MPI_Dist_graph_neighbors"); }
-int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *inneighbors, int *outneighbors, int *weighted) { return hc_unsupported("MPI_Dist_graph_neighbors_count"); }
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return hc_unsupported("MPI_Exscan_c"); }
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Exscan_init"); }
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Exscan_init_c"); }
@@ -166,13 +158,6 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Get_accumulate_c"); }
 int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Get_c"); }
 int PMPI_Get_hw_resource_info(MPI_Info *hw_info) { return hc_unsupported("MPI_Get_hw_resource_info"); }
-int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph) { return hc_unsupported("MPI_Graph_create"); }
-int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) { return hc_unsupported("MPI_Graph_get"); }
-int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank) { return hc_unsupported("MPI_Graph_map"); }
-int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) { return hc_unsupported("MPI_Graph_neighbors"); }
-int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) { return hc_unsupported("MPI_Graph_neighbors_count"); }
-int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) { return hc_unsupported("MPI_Graphdims_get"); }
-int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) { return hc_unsupported("MPI_Group_from_session_pset"); }
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgather"); }
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgather_c"); }
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgatherv"); }
@@ -292,20 +277,10 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 int PMPI_Sendrecv_replace_c(void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) { return hc_unsupported("MPI_Sendrecv_replace_c"); }
 int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) { return hc_unsupported("MPI_Session_attach_buffer"); }
 int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) { return hc_unsupported("MPI_Session_attach_buffer_c"); }
-int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) { return hc_unsupported("MPI_Session_call_errhandler"); }
-int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_Session_create_errhandler"); }
 int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size) { return hc_unsupported("MPI_Session_detach_buffer"); }
 int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size) { return hc_unsupported("MPI_Session_detach_buffer_c"); }
-int PMPI_Session_finalize(MPI_Session *session) { return hc_unsupported("MPI_Session_finalize"); }
 int PMPI_Session_flush_buffer(MPI_Session session) { return hc_unsupported("MPI_Session_flush_buffer"); }
-int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_Session_get_errhandler"); }
-int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used) { return hc_unsupported("MPI_Session_get_info"); }
-int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name) { return hc_unsupported("MPI_Session_get_nth_pset"); }
-int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names) { return hc_unsupported("MPI_Session_get_num_psets"); }
-int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info) { return hc_unsupported("MPI_Session_get_pset_info"); }
 int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) { return hc_unsupported("MPI_Session_iflush_buffer"); }
-int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) { return hc_unsupported("MPI_Session_init"); }
-int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) { return hc_unsupported("MPI_Session_set_errhandler"); }
 int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return hc_unsupported("MPI_Ssend_c"); }
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ssend_init_c"); }
 int PMPI_T_category_changed(int *stamp) { return hc_unsupported("MPI_T_category_changed"); }
@@ -469,29 +444,21 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 #pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
 #pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
-#pragma weak MPI_Cart_map = PMPI_Cart_map
 #pragma weak MPI_Close_port = PMPI_Close_port
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept
 #pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
 #pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
 #pragma weak MPI_Comm_connect = PMPI_Comm_connect
-#pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
 #pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
 #pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
 #pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
-#pragma weak MPI_Comm_idup = PMPI_Comm_idup
-#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
 #pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
 #pragma weak MPI_Comm_join = PMPI_Comm_join
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
 #pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple
 #pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
-#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
-#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
-#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
-#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
 #pragma weak MPI_Exscan_c = PMPI_Exscan_c
 #pragma weak MPI_Exscan_init = PMPI_Exscan_init
 #pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
@@ -595,13 +562,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
 #pragma weak MPI_Get_c = PMPI_Get_c
 #pragma weak MPI_Get_hw_resource_info = PMPI_Get_hw_resource_info
-#pragma weak MPI_Graph_create = PMPI_Graph_create
-#pragma weak MPI_Graph_get = PMPI_Graph_get
-#pragma weak MPI_Graph_map = PMPI_Graph_map
-#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
-#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
-#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
-#pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
 #pragma weak MPI_Iallgather = PMPI_Iallgather
 #pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
@@ -721,20 +681,10 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
 #pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
 #pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
-#pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
-#pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
 #pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
 #pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
-#pragma weak MPI_Session_finalize = PMPI_Session_finalize
 #pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
-#pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
-#pragma weak MPI_Session_get_info = PMPI_Session_get_info
-#pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
-#pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
-#pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
 #pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
-#pragma weak MPI_Session_init = PMPI_Session_init
-#pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
 #pragma weak MPI_Ssend_c = PMPI_Ssend_c
 #pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
 #pragma weak MPI_T_category_changed = PMPI_T_category_changed

@@ -166,13 +166,14 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Topo_test");
-	*status = hc_comms[ci].cart ? MPI_CART : MPI_UNDEFINED;
+	*status = hc_comms[ci].cart ? MPI_CART : hc_comms[ci].graph ? *(int *)hc_comms[ci].graph : MPI_UNDEFINED;
 	return MPI_SUCCESS;
 }
 
 /* MPI_Comm_dup keeps the topology. */
 HC_HIDDEN int hc_comm_copy_topo(int from, int to)
 {
+	if (hc_comms[from].graph) return hc_graph_copy(from, to);
 	if (!hc_comms[from].cart) return MPI_SUCCESS;
 	int n = hc_comms[from].ndims;
 	return hc_set_cart(to, n, hc_comms[from].cart, hc_comms[from].cart + n);

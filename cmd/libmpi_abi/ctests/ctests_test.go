@@ -166,6 +166,7 @@ func TestCPrograms(t *testing.T) {
 		{"comm", []int{1, 2, 4}, true},
 		{"cart", []int{1, 4, 6}, true},
 		{"pt2pt_ext", []int{1, 2, 3}, true},
+		{"comm_ext", []int{1, 2, 4}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
