@@ -36,7 +36,7 @@ func (r *Request) CancelRecv() bool {
 		return false
 	}
 	e.queues(r.ctx).unpost(r)
-	r.complete(Status{Source: AnySource, Tag: AnyTag}, nil)
+	r.complete(Status{Source: AnySource, Tag: AnyTag, Cancelled: true}, nil)
 	r.buf = nil
 	return true
 }
@@ -113,10 +113,4 @@ func TestallInto(reqs []*Request, sts []Status) (bool, error) {
 		return false, nil
 	}
 	return true, collectAll(reqs, sts)
-}
-
-// CancelSend asks to cancel a send (MPI_Cancel on a send request). It
-// reports whether the send was cancelled at once.
-func (r *Request) CancelSend() bool {
-	return false
 }

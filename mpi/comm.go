@@ -17,6 +17,9 @@ type Status struct {
 	Source int // rank in the communicator the message was received on
 	Tag    int
 	Count  int // bytes received (or, from Probe, bytes of the pending message)
+	// Cancelled is set when the operation was cancelled (Request.CancelSend,
+	// CancelRecv) instead of completing.
+	Cancelled bool
 }
 
 // Comm is a communicator: a group of ranks and a context that keeps its

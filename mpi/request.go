@@ -62,6 +62,8 @@ type Request struct {
 	// a join, how many requests (and holds) it still waits for.
 	parent  *Request
 	pending int
+	// cancelAsked: a KindCancel for this send awaits its reply (cancel.go).
+	cancelAsked bool
 }
 
 func (r *Request) complete(st Status, err error) {

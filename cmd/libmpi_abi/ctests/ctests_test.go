@@ -168,6 +168,7 @@ func TestCPrograms(t *testing.T) {
 		{"pt2pt_ext", []int{1, 2, 3}, true},
 		{"comm_ext", []int{1, 2, 4}, true},
 		{"session", []int{1, 3}, true},
+		{"cancel", []int{1, 2, 3}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
@@ -178,6 +179,13 @@ func TestCPrograms(t *testing.T) {
 				}
 				out, err := runJob(t, n, exe)
 				want := n
+				if tc.name == "cancel" && err == nil {
+					// Large sends go rendezvous: their cancel must win.
+					var direct string
+					direct, err = runJob(t, n, exe, "HYMPI_DIRECT=always")
+					out += direct
+					want = 2 * n
+				}
 				if tc.name == "session" && err == nil {
 					// The same program again on sessions alone, without MPI_Init.
 					var alone string
