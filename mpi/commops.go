@@ -183,12 +183,14 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	return c.claim(ctx, me, world), nil
 }
 
-// Free releases c. It is collective over c: it lets the nonblocking
+// Free releases c. It is collective over c but does not synchronise (as in
+// MPICH and Open MPI, a program may free c while a peer still has to send
+// it a message it posted a receive for): it lets the nonblocking
 // collectives started on c finish (every member started them, so they
-// complete), synchronises with a barrier, after which no member sends on c
-// again, and drops c's leftover matching state (unless a receive is still
-// posted on c: MPI lets pending operations complete normally). Its context
-// ids are not reused.
+// complete) and drops c's matching state unless a receive is still posted
+// on c, which then completes normally when its message comes. Its context
+// ids are not reused, so nothing sent later on c can be taken for another
+// communicator's traffic.
 func (c *Comm) Free() error {
 	if err := c.check("Free"); err != nil {
 		return err
@@ -208,9 +210,6 @@ func (c *Comm) Free() error {
 	})
 	e.mu.Unlock()
 	if err != nil {
-		return wrapCollErr("Free", err)
-	}
-	if err := c.Barrier(); err != nil {
 		return wrapCollErr("Free", err)
 	}
 	e.mu.Lock()

@@ -271,6 +271,34 @@ int main(int argc, char **argv)
 						    MPI_INFO_NULL, 0, &dg) == MPI_ERR_RANK);
 	}
 
+	/* ---- Comm_free does not wait for the other members: a receive
+	 * posted before the free completes when the message comes, sent
+	 * after a handshake the free would deadlock if it synchronised. ---- */
+	if (size > 1) {
+		MPI_Comm dup;
+		CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+		int src = 0, dst = size - 1, buf[16];
+		if (rank == dst) {
+			for (int i = 0; i < 16; i++) buf[i] = -1;
+			MPI_Request rq;
+			CHECK_RC(MPI_Irecv(buf, 16, MPI_INT, src, 0, dup, &rq));
+			CHECK_RC(MPI_Comm_free(&dup));
+			CHECK(dup == MPI_COMM_NULL);
+			CHECK_RC(MPI_Sendrecv(NULL, 0, MPI_INT, src, 1, NULL, 0, MPI_INT, src, 1, MPI_COMM_WORLD,
+					      MPI_STATUS_IGNORE));
+			CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+			for (int i = 0; i < 16; i++) CHECK(buf[i] == i);
+		} else if (rank == src) {
+			for (int i = 0; i < 16; i++) buf[i] = i;
+			CHECK_RC(MPI_Sendrecv(NULL, 0, MPI_INT, dst, 1, NULL, 0, MPI_INT, dst, 1, MPI_COMM_WORLD,
+					      MPI_STATUS_IGNORE));
+			CHECK_RC(MPI_Send(buf, 16, MPI_INT, dst, 0, dup));
+			CHECK_RC(MPI_Comm_free(&dup));
+		} else {
+			CHECK_RC(MPI_Comm_free(&dup));
+		}
+	}
+
 	MPI_Barrier(MPI_COMM_WORLD);
 	report_ok();
 	MPI_Finalize();
