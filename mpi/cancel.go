@@ -82,7 +82,7 @@ func (e *engine) dropDirect(r *Request) {
 
 func (e *engine) cancelled(r *Request) {
 	r.pushed = true
-	r.complete(Status{Source: r.comm.rankOf(r.peer), Tag: r.tag, Cancelled: true}, nil)
+	r.complete(Status{Source: r.comm.peerRank(r.peer), Tag: r.tag, Cancelled: true}, nil)
 }
 
 // cancelSelf cancels a synchronous send to this rank that no receive has

@@ -65,6 +65,9 @@ func (c *Comm) claim(ctx uint32, rank int, world []int) *Comm {
 
 // Dup is a new communicator with c's group and a new context.
 func (c *Comm) Dup() (*Comm, error) {
+	if c != nil && c.inter != nil {
+		return c.InterDup()
+	}
 	if err := c.check("Dup"); err != nil {
 		return nil, err
 	}
@@ -192,8 +195,11 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 // ids are not reused, so nothing sent later on c can be taken for another
 // communicator's traffic.
 func (c *Comm) Free() error {
-	if err := c.check("Free"); err != nil {
+	if err := c.checkLive("Free"); err != nil {
 		return err
+	}
+	if c.inter != nil {
+		return c.freeInter()
 	}
 	if c.ctx == ctxWorld || c.ctx == ctxSelf {
 		return newErr(ErrComm, "Free", "World and Self cannot be freed")

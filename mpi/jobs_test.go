@@ -102,6 +102,7 @@ func TestScenarios(t *testing.T) {
 		{"comms", []int{1, 2, 3, 4, 5, 8}},
 		{"collerrors", []int{1, 2, 3, 4, 5, 8}},
 		{"mprobe", []int{1, 2, 3}},
+		{"intercomm", []int{2, 3, 5}},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {

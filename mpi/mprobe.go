@@ -75,7 +75,7 @@ func (c *Comm) Mprobe(source, tag int) (*Message, Status, error) {
 // own detaches u from the matching queues for a Message. Called with e.mu.
 func (c *Comm) own(u *unexpected) *Message {
 	c.e.takeUnexpected(c.e.queues(c.ctx), u)
-	return &Message{comm: c, u: u, status: Status{Source: c.rankOf(u.src), Tag: int(u.tag), Count: u.length}}
+	return &Message{comm: c, u: u, status: Status{Source: c.peerRank(u.src), Tag: int(u.tag), Count: u.length}}
 }
 
 // Recv receives m into buf (MPI_Mrecv).
@@ -98,7 +98,7 @@ func (m *Message) IrecvIn(old *Request, buf []byte) (*Request, error) {
 		return nil, newErr(ErrRequest, "Mrecv", "message is null or already received")
 	}
 	c := m.comm
-	if err := c.check("Mrecv"); err != nil && !m.noProc {
+	if err := c.checkLive("Mrecv"); err != nil && !m.noProc {
 		return nil, err
 	}
 	e := c.e
