@@ -36,8 +36,6 @@
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
 #pragma weak MPI_Comm_group = PMPI_Comm_group
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
-#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
-#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
 #pragma weak MPI_Group_size = PMPI_Group_size
@@ -147,6 +145,15 @@
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 #pragma weak MPI_Info_free = PMPI_Info_free
+#endif
+
+#ifdef HC_ALIASES_intercomm
+#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+#pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
+#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
 #endif
 
 #ifdef HC_ALIASES_mprobe

@@ -487,21 +487,6 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 	return rc ? hc_error(c1, rc, "MPI_Comm_compare") : MPI_SUCCESS;
 }
 
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-	COMM(ci, comm, "MPI_Comm_test_inter");
-	(void)ci;
-	*flag = 0;
-	return MPI_SUCCESS;
-}
-
-int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
-{
-	COMM(ci, comm, "MPI_Comm_remote_size");
-	(void)size;
-	return hc_error(ci, MPI_ERR_COMM, "MPI_Comm_remote_size");
-}
-
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
 	COMM(ci, comm, "MPI_Comm_get_name");

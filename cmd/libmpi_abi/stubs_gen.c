@@ -51,7 +51,6 @@ int PMPI_Comm_flush_buffer(MPI_Comm comm) { return hc_unsupported("MPI_Comm_flus
 int PMPI_Comm_get_parent(MPI_Comm *parent) { return hc_unsupported("MPI_Comm_get_parent"); }
 int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Comm_iflush_buffer"); }
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return hc_unsupported("MPI_Comm_join"); }
-int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) { return hc_unsupported("MPI_Comm_remote_group"); }
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn"); }
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn_multiple"); }
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) { return hc_unsupported("MPI_Compare_and_swap"); }
@@ -187,9 +186,6 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
 int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_alltoallv_c"); }
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_alltoallw"); }
 int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_alltoallw_c"); }
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm, int remote_leader, int tag, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_create"); }
-int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_create_from_groups"); }
-int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_merge"); }
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce"); }
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce_c"); }
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce_scatter"); }
@@ -455,7 +451,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
 #pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
 #pragma weak MPI_Comm_join = PMPI_Comm_join
-#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
 #pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple
 #pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
@@ -591,9 +586,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Ineighbor_alltoallv_c = PMPI_Ineighbor_alltoallv_c
 #pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
 #pragma weak MPI_Ineighbor_alltoallw_c = PMPI_Ineighbor_alltoallw_c
-#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
-#pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
-#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 #pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter

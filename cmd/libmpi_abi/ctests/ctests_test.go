@@ -169,6 +169,7 @@ func TestCPrograms(t *testing.T) {
 		{"comm_ext", []int{1, 2, 4}, true},
 		{"session", []int{1, 3}, true},
 		{"cancel", []int{1, 2, 3}, true},
+		{"intercomm", []int{1, 2, 5}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
