@@ -81,6 +81,9 @@ func (c *Comm) Dup() (*Comm, error) {
 // Split partitions c by color, ordering each part by key (ties by rank in
 // c). Color Undefined returns (nil, nil).
 func (c *Comm) Split(color, key int) (*Comm, error) {
+	if c != nil && c.inter != nil {
+		return c.interSplit(color, key)
+	}
 	if err := c.check("Split"); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package mpi
 import (
 	"encoding/binary"
 	"math"
+	"sort"
 )
 
 // Intercommunicators: two disjoint groups, each rank's point-to-point
@@ -34,6 +35,7 @@ type interPart struct {
 // Internal tags of the leaders' exchanges on the bridge context.
 const (
 	tagInterAgree = 1
+	tagInterSplit = 2
 )
 
 // IsInter reports whether c is an intercommunicator.
@@ -318,4 +320,71 @@ func IntercommFromGroups(local *Group, localLeader int, remote *Group, remoteLea
 	defer lc.Free()
 	peer := &Comm{e: w.e, ctx: w.ctx + 1, rank: w.rank, size: w.size, private: w.private}
 	return lc.IntercommCreate(localLeader, peer, remote.world[remoteLeader], 1<<29|tag&(1<<collGroupSeqBits-1))
+}
+
+// interSplit is Split on an intercommunicator: the members of each color
+// form an intercommunicator between their local and remote parts, ordered
+// by key then old rank; a color the other group lacks gives nil, like
+// Undefined.
+func (c *Comm) interSplit(color, key int) (*Comm, error) {
+	const op = "Split"
+	if err := c.checkLive(op); err != nil {
+		return nil, err
+	}
+	if color < 0 && color != Undefined {
+		return nil, newErr(ErrArg, op, "color %d (must be non-negative or Undefined)", color)
+	}
+	in := c.inter
+	mine := make([]byte, 16*c.size)
+	if err := in.local.Allgather(words(int64(color), int64(key)), mine); err != nil {
+		return nil, wrapCollErr(op, err)
+	}
+	theirs := make([]byte, 16*len(in.remote))
+	if c.rank == 0 {
+		st, err := in.bridge.Sendrecv(mine, 0, tagInterSplit, theirs, 0, tagInterSplit)
+		if err != nil {
+			return nil, err
+		}
+		if st.Count != len(theirs) {
+			return nil, newErr(ErrIntern, op, "bad reply from the remote leader")
+		}
+	}
+	if err := in.local.Bcast(theirs, 0); err != nil {
+		return nil, wrapCollErr(op, err)
+	}
+	ctx, _, err := c.interAgree(op, 0)
+	if err != nil {
+		return nil, err
+	}
+	if color == Undefined {
+		return nil, nil
+	}
+	pick := func(list []byte, world func(int) int) []int {
+		type member struct{ key, rank int }
+		var ms []member
+		for r := range len(list) / 16 {
+			if int(word(list, 2*r)) == color {
+				ms = append(ms, member{key: int(word(list, 2*r+1)), rank: r})
+			}
+		}
+		sort.SliceStable(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
+		out := make([]int, len(ms))
+		for i, m := range ms {
+			out[i] = world(m.rank)
+		}
+		return out
+	}
+	lw := pick(mine, c.worldOf)
+	rw := pick(theirs, func(r int) int { return in.remote[r] })
+	if len(rw) == 0 {
+		return nil, nil
+	}
+	me := 0
+	for i, w := range lw {
+		if w == c.worldOf(c.rank) {
+			me = i
+		}
+	}
+	part := &Comm{e: c.e, rank: me, size: len(lw), world: lw, private: c.private}
+	return c.e.newInter(ctx, part, rw, c.private), nil
 }

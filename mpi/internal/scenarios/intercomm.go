@@ -84,6 +84,52 @@ func init() {
 			fail("Merge(false): size %d", m.Size())
 		}
 		must(m.Free(), "Free merged")
+		// Split by local rank parity, keys reversed: world rank w is
+		// local rank w/2 of its group.
+		sc := (r / 2) % 2
+		s, err := ic.Split(sc, -r)
+		must(err, "Split")
+		peersOf := func(parity int) (k int) {
+			for x := range n {
+				if x%2 == parity && (x/2)%2 == sc {
+					k++
+				}
+			}
+			return k
+		}
+		if peersOf(1-color) == 0 {
+			if s != nil {
+				fail("Split: a color without remote members gave a communicator")
+			}
+		} else {
+			if s == nil || !s.IsInter() || s.Size() != peersOf(color) || s.RemoteSize() != peersOf(1-color) {
+				fail("Split: sizes %d/%d, want %d/%d", s.Size(), s.RemoteSize(), peersOf(color), peersOf(1-color))
+			}
+			higher := 0 // same-color local members with a larger world rank come first
+			for x := r + 2; x < n; x += 2 {
+				if (x/2)%2 == sc {
+					higher++
+				}
+			}
+			if s.Rank() != higher {
+				fail("Split: rank %d, want %d", s.Rank(), higher)
+			}
+			rq, err := s.Isend([]byte{byte(r)}, 0, 5)
+			must(err, "Isend on the split")
+			if s.Rank() == 0 {
+				for range s.RemoteSize() {
+					b := make([]byte, 1)
+					_, err := s.Recv(b, mpi.AnySource, 5)
+					must(err, "Recv on the split")
+					if int(b[0])%2 == color || (int(b[0])/2)%2 != sc {
+						fail("Split: message from world rank %d", b[0])
+					}
+				}
+			}
+			_, err = rq.Wait()
+			must(err, "Wait")
+			must(s.Free(), "Free split")
+		}
 		must(ic.Free(), "Free intercomm")
 		// From groups, with no communicator to start from.
 		wg := w.Group()
