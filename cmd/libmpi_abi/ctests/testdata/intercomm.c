@@ -81,6 +81,38 @@ int main(int argc, char **argv)
 	exchange(dup, rank, color);
 	CHECK_RC(MPI_Comm_free(&dup));
 
+	/* Split: local rank parity picks the part; the even world ranks have
+	 * the odd local ranks first by key. */
+	MPI_Comm sic;
+	CHECK_RC(MPI_Comm_split(ic, lrank % 2, color ? 0 : -lrank, &sic));
+	{
+		int rparts = 0, lparts = 0;
+		for (int i = 0; i < size; i++) {
+			if ((i / 2) % 2 != lrank % 2) continue;
+			if (i % 2 == color) lparts++;
+			else rparts++;
+		}
+		if (rparts == 0) {
+			CHECK(sic == MPI_COMM_NULL);
+		} else {
+			CHECK_RC(MPI_Comm_test_inter(sic, &flag));
+			CHECK(flag);
+			MPI_Comm_size(sic, &n);
+			CHECK(n == lparts);
+			CHECK_RC(MPI_Comm_remote_size(sic, &n));
+			CHECK(n == rparts);
+			/* Every member writes to remote rank 0, which takes them all. */
+			int got = -1, rl;
+			MPI_Comm_rank(sic, &rl);
+			CHECK_RC(MPI_Send(&rank, 1, MPI_INT, 0, 8, sic));
+			for (int k = 0; rl == 0 && k < rparts; k++) {
+				CHECK_RC(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 8, sic, MPI_STATUS_IGNORE));
+				CHECK(got % 2 != color && (got / 2) % 2 == lrank % 2);
+			}
+			CHECK_RC(MPI_Comm_free(&sic));
+		}
+	}
+
 	/* The odd group first. */
 	MPI_Comm merged;
 	CHECK_RC(MPI_Intercomm_merge(ic, color == 0, &merged));
