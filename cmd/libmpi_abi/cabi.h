@@ -94,6 +94,8 @@ HC_HIDDEN int hc_graph_copy(int from, int to);
 /* Communicator hints (comm_ext.c): drop them, copy them for MPI_Comm_dup. */
 HC_HIDDEN void hc_comm_info_free(int ci);
 HC_HIDDEN int hc_comm_info_copy(int from, int to);
+/* Intercommunicators (intercomm.c). */
+HC_HIDDEN int hc_is_inter(int ci);
 HC_HIDDEN void hc_set_errmsg(const char *msg, int n);
 #define HC_MSG(lit) hc_set_errmsg(lit, (int)sizeof(lit) - 1)
 

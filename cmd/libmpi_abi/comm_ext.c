@@ -183,7 +183,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 	const char *fn = "MPI_Comm_split_type";
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm);
-	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
+	if (ci < 0 || hc_is_inter(ci)) return hc_error(ci, MPI_ERR_COMM, fn);
 	if (!newcomm) return hc_error(ci, MPI_ERR_ARG, fn);
 	int colors[HW_LEVELS], color = MPI_UNDEFINED, level = -1, rc;
 	char v[MPI_MAX_INFO_VAL + 1];

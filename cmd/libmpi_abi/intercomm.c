@@ -83,6 +83,14 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 	return hc_inter_adopt(ci, rc, ni, rank, size, hc_comms[ci].eh, newintracomm, fn);
 }
 
+/* hc_is_inter says whether communicator index ci is an intercommunicator:
+ * the constructors that need an intracommunicator refuse one. */
+int hc_is_inter(int ci)
+{
+	int flag = 0, rsize;
+	return hympi_go_comm_inter(ci, &flag, &rsize) == 0 && flag;
+}
+
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
 	HC_GUARD("MPI_Comm_test_inter");

@@ -63,7 +63,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 	const char *fn = "MPI_Cart_create";
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm_old);
-	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
+	if (ci < 0 || hc_is_inter(ci)) return hc_error(ci, MPI_ERR_COMM, fn);
 	if (ndims < 0) return hc_error(ci, MPI_ERR_DIMS, fn);
 	int64_t nodes = 1;
 	for (int d = 0; d < ndims; d++) {

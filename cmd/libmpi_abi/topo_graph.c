@@ -95,7 +95,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 	const char *fn = "MPI_Graph_create";
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm_old);
-	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
+	if (ci < 0 || hc_is_inter(ci)) return hc_error(ci, MPI_ERR_COMM, fn);
 	if (!comm_graph) return hc_error(ci, MPI_ERR_ARG, fn);
 	if (nnodes < 0 || nnodes > hc_comms[ci].size) return hc_error(ci, MPI_ERR_ARG, fn);
 	if (nnodes > 0 && (!index || (index[nnodes - 1] > 0 && !edges))) return hc_error(ci, MPI_ERR_ARG, fn);
@@ -218,7 +218,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
 	const char *fn = "MPI_Dist_graph_create_adjacent";
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm_old);
-	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
+	if (ci < 0 || hc_is_inter(ci)) return hc_error(ci, MPI_ERR_COMM, fn);
 	int n = hc_comms[ci].size;
 	if (!comm_dist_graph || indegree < 0 || outdegree < 0) return hc_error(ci, MPI_ERR_ARG, fn);
 	if (!hc_weights_ok(sourceweights, indegree) || !hc_weights_ok(destweights, outdegree))
@@ -248,7 +248,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const in
 	const char *fn = "MPI_Dist_graph_create";
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm_old);
-	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
+	if (ci < 0 || hc_is_inter(ci)) return hc_error(ci, MPI_ERR_COMM, fn);
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
 	if (!newcomm || n < 0) return hc_error(ci, MPI_ERR_ARG, fn);
 	int ne = 0;

@@ -73,6 +73,13 @@ int main(int argc, char **argv)
 	CHECK(MPI_Barrier(ic) == MPI_ERR_COMM);
 	int x = 1, y;
 	CHECK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, ic) == MPI_ERR_COMM);
+	/* Topologies and split_type need an intracommunicator. */
+	MPI_Comm bad;
+	int one = 1, zero1 = 0;
+	CHECK(MPI_Cart_create(ic, 1, &one, &zero1, 0, &bad) == MPI_ERR_COMM);
+	CHECK(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &bad) == MPI_ERR_COMM);
+	int idx0[1] = {0}, edge0[1] = {0};
+	CHECK(MPI_Graph_create(ic, 1, idx0, edge0, 0, &bad) == MPI_ERR_COMM);
 
 	MPI_Comm dup;
 	CHECK_RC(MPI_Comm_dup(ic, &dup));
