@@ -86,6 +86,11 @@ int main(int argc, char **argv)
 	CHECK_RC(MPI_Comm_test_inter(dup, &flag));
 	CHECK(flag);
 	exchange(dup, rank, color);
+	int res;
+	CHECK_RC(MPI_Comm_compare(ic, dup, &res));
+	CHECK(res == MPI_CONGRUENT);
+	CHECK_RC(MPI_Comm_compare(ic, local, &res));
+	CHECK(res == MPI_UNEQUAL);
 	CHECK_RC(MPI_Comm_free(&dup));
 
 	/* Split: local rank parity picks the part; the even world ranks have
