@@ -98,6 +98,9 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 			color = color * dims[d] + coords[d];
 		}
 	}
+	/* Keeping no dimension gives a 0-dimensional grid of one process: as
+	 * in MPICH, rank 0's, the others get MPI_COMM_NULL. */
+	if (k == 0) color = hc_comms[ci].rank == 0 ? 0 : MPI_UNDEFINED;
 	rc = PMPI_Comm_split(comm, color, key, newcomm);
 	if (rc || *newcomm == MPI_COMM_NULL) return rc;
 	rc = hc_set_cart(hc_comm_index(*newcomm), k, ndims, nper);

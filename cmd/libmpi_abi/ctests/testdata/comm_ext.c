@@ -162,20 +162,27 @@ int main(int argc, char **argv)
 	MPI_Comm_free(&c);
 	MPI_Group_free(&wg);
 
-	/* ---- Cart_sub keeping no dimension: a 0-dim cart of size 1 ---- */
+	/* ---- Cart_sub keeping no dimension: a 0-dim cart of rank 0 alone,
+	 * congruent to MPI_COMM_SELF; MPI_COMM_NULL elsewhere (MPICH) ---- */
 	{
 		int dims[2] = {0, 0}, periods[2] = {0, 0}, remain[2] = {0, 0};
 		MPI_Dims_create(size, 2, dims);
 		MPI_Comm cart, sub;
 		CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart));
 		CHECK_RC(MPI_Cart_sub(cart, remain, &sub));
-		check_size(sub, 1);
-		int nd = -1, st;
-		CHECK_RC(MPI_Cartdim_get(sub, &nd));
-		CHECK(nd == 0);
-		CHECK_RC(MPI_Topo_test(sub, &st));
-		CHECK(st == MPI_CART);
-		MPI_Comm_free(&sub);
+		if (rank == 0) {
+			check_size(sub, 1);
+			int nd = -1, st;
+			CHECK_RC(MPI_Cartdim_get(sub, &nd));
+			CHECK(nd == 0);
+			CHECK_RC(MPI_Topo_test(sub, &st));
+			CHECK(st == MPI_CART);
+			CHECK_RC(MPI_Comm_compare(MPI_COMM_SELF, sub, &res));
+			CHECK(res == MPI_CONGRUENT);
+			MPI_Comm_free(&sub);
+		} else {
+			CHECK(sub == MPI_COMM_NULL);
+		}
 		MPI_Comm_free(&cart);
 		CHECK_RC(MPI_Cart_map(MPI_COMM_WORLD, 2, dims, periods, &n));
 		CHECK(n == rank);
