@@ -212,8 +212,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 		break;
 	case MPI_COMM_TYPE_RESOURCE_GUIDED:
 		if (!hc_info_value(info, "mpi_pset_name", v, sizeof v)) break;
-		if (strcmp(v, "mpi://WORLD") == 0) color = 0;
-		else if (strcmp(v, "mpi://SELF") == 0) color = hc_comms[ci].rank;
+		if (strcasecmp(v, "mpi://WORLD") == 0) color = 0;
+		else if (strcasecmp(v, "mpi://SELF") == 0) color = hc_comms[ci].rank;
 		break;
 	default:
 		return hc_error(ci, MPI_ERR_ARG, fn);

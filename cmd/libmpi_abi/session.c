@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cabi.h"
 #include "_cgo_export.h"
@@ -171,10 +172,12 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
 	return MPI_SUCCESS;
 }
 
+/* Process set names are matched without regard to case: programs written
+ * for MPICH say mpi://world. */
 static int hc_pset_of(const char *name)
 {
 	for (int i = 0; name && i < HC_NPSETS; i++)
-		if (strcmp(name, hc_psets[i]) == 0) return i;
+		if (strcasecmp(name, hc_psets[i]) == 0) return i;
 	return -1;
 }
 
