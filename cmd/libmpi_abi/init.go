@@ -24,7 +24,7 @@ func hympi_go_init(rank, size *C.int) C.int {
 
 //export hympi_go_finalize
 func hympi_go_finalize() C.int {
-	return errCode(releaseEngine())
+	return errCode(releaseEngine(true))
 }
 
 //export hympi_go_abort

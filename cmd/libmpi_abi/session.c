@@ -139,6 +139,19 @@ int PMPI_Session_finalize(MPI_Session *session)
 	return rc ? hc_session_error(-1, rc, fn) : MPI_SUCCESS;
 }
 
+/* An engine only sessions used is finalized at exit (session.go); a
+ * forked child must not touch it. */
+static void hc_session_at_exit(void)
+{
+	if (!hc_forked) hympi_go_session_exit();
+}
+
+HC_HIDDEN void hc_session_exit_hook(void)
+{
+	static int registered;
+	if (!__atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL)) atexit(hc_session_at_exit);
+}
+
 #define SESSION(si, s, fn)                                                     \
 	int si = hc_session_index(s);                                          \
 	if (si < 0) return hc_session_error(-1, MPI_ERR_SESSION, fn)

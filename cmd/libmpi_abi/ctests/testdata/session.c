@@ -124,6 +124,19 @@ int main(int argc, char **argv)
 	printf("rank %d OK\n", rank);
 	fflush(stdout);
 	CHECK_RC(MPI_Session_finalize(&s));
+	/* Sessions can start again after every one has ended. */
+	CHECK_RC(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
+	MPI_Group g;
+	MPI_Comm c;
+	CHECK_RC(MPI_Group_from_session_pset(s, "mpi://WORLD", &g));
+	CHECK_RC(MPI_Comm_create_from_group(g, "org.hympi.test.again", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+	int sum = 0;
+	CHECK_RC(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, c));
+	MPI_Comm_size(c, &n);
+	CHECK(sum == n * (n - 1) / 2);
+	MPI_Comm_free(&c);
+	MPI_Group_free(&g);
+	CHECK_RC(MPI_Session_finalize(&s));
 	if (!alone) MPI_Finalize();
 	return 0;
 }
