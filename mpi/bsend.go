@@ -77,7 +77,7 @@ func (c *Comm) Bsend(buf []byte, dest, tag int) error {
 		attached := len(e.bsend.buf)
 		return newErr(ErrBuffer, "Bsend", "no room for %d+%d bytes in the attached buffer (%d bytes attached)", len(buf), BsendOverhead, attached)
 	}
-	w := c.worldOf(dest)
+	w := c.peerWorld(dest)
 	if w != e.rank && e.trySendInline(e.out[w], c.ctx, tag, buf) {
 		e.bsendRelease(blk)
 		return nil

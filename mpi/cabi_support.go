@@ -36,7 +36,7 @@ func (r *Request) CancelRecv() bool {
 		return false
 	}
 	e.queues(r.ctx).unpost(r)
-	r.complete(Status{Source: AnySource, Tag: AnyTag}, nil)
+	r.complete(Status{Source: AnySource, Tag: AnyTag, Cancelled: true}, nil)
 	r.buf = nil
 	return true
 }

@@ -380,6 +380,10 @@ func (e *engine) deliver(ic *inChan, d *shm.Desc, payload []byte) error {
 		e.fragment(ic, d, payload)
 	case shm.KindAck:
 		e.acked(d.ReqID)
+	case shm.KindCancel:
+		e.cancelAsked(ic.peer, d.ReqID)
+	case shm.KindCancelReply:
+		e.cancelAnswered(d.ReqID, d.Tag == 1)
 	default:
 		return fmt.Errorf("%w: unexpected kind %d", shm.ErrBadDesc, d.Kind)
 	}

@@ -29,17 +29,13 @@
 #pragma weak MPI_Op_free = PMPI_Op_free
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
-#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 #pragma weak MPI_Comm_split = PMPI_Comm_split
-#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
 #pragma weak MPI_Comm_group = PMPI_Comm_group
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
-#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
-#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
 #pragma weak MPI_Group_size = PMPI_Group_size
@@ -55,6 +51,16 @@
 #pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
 #pragma weak MPI_Group_free = PMPI_Group_free
 #pragma weak MPI_Dims_create = PMPI_Dims_create
+#endif
+
+#ifdef HC_ALIASES_comm_ext
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+#pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
 #endif
 
 #ifdef HC_ALIASES_core
@@ -122,6 +128,11 @@
 #pragma weak MPI_Win_fromint = PMPI_Win_fromint
 #endif
 
+#ifdef HC_ALIASES_grequest
+#pragma weak MPI_Grequest_start = PMPI_Grequest_start
+#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
+#endif
+
 #ifdef HC_ALIASES_info
 #pragma weak MPI_Info_create = PMPI_Info_create
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
@@ -134,8 +145,24 @@
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 #pragma weak MPI_Info_free = PMPI_Info_free
-#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
-#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+#endif
+
+#ifdef HC_ALIASES_intercomm
+#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+#pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
+#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+#endif
+
+#ifdef HC_ALIASES_mprobe
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+#pragma weak MPI_Improbe = PMPI_Improbe
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+#pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+#pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
 #endif
 
 #ifdef HC_ALIASES_p2p
@@ -184,6 +211,39 @@
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 #endif
 
+#ifdef HC_ALIASES_p2p_ext
+#pragma weak MPI_Isendrecv = PMPI_Isendrecv
+#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
+#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
+#pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
+#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
+#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
+#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
+#endif
+
+#ifdef HC_ALIASES_partitioned
+#pragma weak MPI_Psend_init = PMPI_Psend_init
+#pragma weak MPI_Precv_init = PMPI_Precv_init
+#pragma weak MPI_Pready = PMPI_Pready
+#pragma weak MPI_Pready_range = PMPI_Pready_range
+#pragma weak MPI_Pready_list = PMPI_Pready_list
+#pragma weak MPI_Parrived = PMPI_Parrived
+#endif
+
+#ifdef HC_ALIASES_session
+#pragma weak MPI_Session_init = PMPI_Session_init
+#pragma weak MPI_Session_finalize = PMPI_Session_finalize
+#pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
+#pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
+#pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
+#pragma weak MPI_Session_get_info = PMPI_Session_get_info
+#pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
+#pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
+#pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
+#pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
+#pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
+#endif
+
 #ifdef HC_ALIASES_topo
 #pragma weak MPI_Cart_create = PMPI_Cart_create
 #pragma weak MPI_Cart_sub = PMPI_Cart_sub
@@ -193,6 +253,20 @@
 #pragma weak MPI_Cart_get = PMPI_Cart_get
 #pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
 #pragma weak MPI_Topo_test = PMPI_Topo_test
+#endif
+
+#ifdef HC_ALIASES_topo_graph
+#pragma weak MPI_Graph_create = PMPI_Graph_create
+#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
+#pragma weak MPI_Graph_get = PMPI_Graph_get
+#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
+#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
+#pragma weak MPI_Graph_map = PMPI_Graph_map
+#pragma weak MPI_Cart_map = PMPI_Cart_map
+#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
+#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
+#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
+#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
 #endif
 
 #ifdef HC_ALIASES_types

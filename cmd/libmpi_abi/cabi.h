@@ -25,6 +25,9 @@ enum {
 	HK_ERRH = 5,
 	HK_TYPE = 6,
 	HK_INFO = 7,
+	/* surface-comm: matched-probe messages and sessions. */
+	HK_MESSAGE = 10,
+	HK_SESSION = 11,
 };
 
 #define HC_KIND_SHIFT 24
@@ -60,6 +63,10 @@ typedef struct {
 	 * (malloc'd); ndims == 0 and cart == NULL for none. */
 	int ndims;
 	int *cart;
+	/* Graph or distributed-graph topology (topo_graph.c), or NULL. */
+	struct hc_graph *graph;
+	/* Hints set with MPI_Comm_set_info and friends (comm_ext.c); 0: none. */
+	MPI_Info info;
 } hc_comm;
 
 HC_HIDDEN extern hc_comm hc_comms[HC_MAX_COMMS];
@@ -81,6 +88,14 @@ HC_HIDDEN int hc_error(int ci, int code, const char *fn);
  * functions return. */
 HC_HIDDEN int hc_req_error(int packed, const char *fn);
 HC_HIDDEN int hc_comm_index(MPI_Comm c);
+/* Graph topologies (topo_graph.c): free one, copy one for MPI_Comm_dup. */
+HC_HIDDEN void hc_graph_free(struct hc_graph *g);
+HC_HIDDEN int hc_graph_copy(int from, int to);
+/* Communicator hints (comm_ext.c): drop them, copy them for MPI_Comm_dup. */
+HC_HIDDEN void hc_comm_info_free(int ci);
+HC_HIDDEN int hc_comm_info_copy(int from, int to);
+/* Intercommunicators (intercomm.c). */
+HC_HIDDEN int hc_is_inter(int ci);
 HC_HIDDEN void hc_set_errmsg(const char *msg, int n);
 #define HC_MSG(lit) hc_set_errmsg(lit, (int)sizeof(lit) - 1)
 

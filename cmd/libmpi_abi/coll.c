@@ -496,13 +496,8 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	if (rc) return rc;
 	rc = hc_comm_copy_attrs(ci, ni);
 	if (!rc) rc = hc_comm_copy_topo(ci, ni);
+	if (!rc) rc = hc_comm_info_copy(ci, ni);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
-}
-
-int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
-{
-	HC_CHECK_INFO(-1, info, "MPI_Comm_dup_with_info");
-	return PMPI_Comm_dup(comm, newcomm);
 }
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -516,14 +511,6 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 	int rank, size;
 	int rc = hympi_go_comm_split(ci, color, key, ni, &rank, &size);
 	return hc_adopt(ci, rc, ni, rank, size, newcomm, fn);
-}
-
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
-{
-	(void)info;
-	/* One machine: every shared-memory or hardware split is the whole
-	 * communicator. */
-	return PMPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
 }
 
 static int hc_create(MPI_Comm comm, MPI_Group group, int tag, int use_tag, MPI_Comm *newcomm, const char *fn)
@@ -582,21 +569,6 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 	HC_CHECK_PTR(c1, result, "MPI_Comm_compare");
 	int rc = hympi_go_comm_compare(c1, c2, result);
 	return rc ? hc_error(c1, rc, "MPI_Comm_compare") : MPI_SUCCESS;
-}
-
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-	COMM(ci, comm, "MPI_Comm_test_inter");
-	HC_CHECK_PTR(ci, flag, "MPI_Comm_test_inter");
-	*flag = 0;
-	return MPI_SUCCESS;
-}
-
-int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
-{
-	COMM(ci, comm, "MPI_Comm_remote_size");
-	(void)size;
-	return hc_error(ci, MPI_ERR_COMM, "MPI_Comm_remote_size");
 }
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)

@@ -117,7 +117,16 @@ func hympi_go_comm_compare(ci, cj C.int, result *C.int) C.int {
 	if ga == nil || gb == nil {
 		return errCode(newPending("Comm_compare"))
 	}
-	switch ga.Compare(gb) {
+	if a.IsInter() != b.IsInter() {
+		*result = C.MPI_UNEQUAL
+		return 0
+	}
+	cmp := ga.Compare(gb)
+	if a.IsInter() {
+		// Both groups count: the weaker of the two answers.
+		cmp = max(cmp, a.RemoteGroup().Compare(b.RemoteGroup()))
+	}
+	switch cmp {
 	case mpi.Ident:
 		*result = C.MPI_CONGRUENT
 	case mpi.Similar:
@@ -238,6 +247,12 @@ func hympi_go_group_op(kind C.int, h C.intptr_t, n C.int, ranks *C.int, h2 C.int
 	}
 	if err != nil {
 		return errCode(err)
+	}
+	if r.Size() == 0 {
+		// Every empty result is the predefined empty group (as in MPICH
+		// and Open MPI), which programs compare against.
+		*out = hGroupEmpty
+		return 0
 	}
 	*out = newGroup(r)
 	return 0

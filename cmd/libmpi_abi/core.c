@@ -290,6 +290,8 @@ HC_HIDDEN void hc_comm_release(int i)
 	pthread_mutex_lock(&hc_lock);
 	free(hc_comms[i].attrs);
 	free(hc_comms[i].cart);
+	hc_graph_free(hc_comms[i].graph);
+	hc_comm_info_free(i);
 	memset(&hc_comms[i], 0, sizeof hc_comms[i]);
 	pthread_mutex_unlock(&hc_lock);
 }

@@ -197,7 +197,7 @@ func fillStatus(st *C.MPI_Status, s mpi.Status, cancelled bool) {
 		return
 	}
 	c := C.int(0)
-	if cancelled {
+	if cancelled || s.Cancelled {
 		c = 1
 	}
 	setStatus(st, rankOut(s.Source), tagOut(s.Tag), int64(s.Count), c)

@@ -226,20 +226,5 @@ int PMPI_Info_free(MPI_Info *info)
 	return MPI_SUCCESS;
 }
 
-/* Communicators take no hints: an empty info says so. */
-int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
-{
-	HC_CHECK_PTR(-1, info_used, "MPI_Comm_get_info");
-	if (hc_comm_index(comm) < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_get_info");
-	return PMPI_Info_create(info_used);
-}
-
-int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
-{
-	if (hc_comm_index(comm) < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_set_info");
-	HC_CHECK_INFO(-1, info, "MPI_Comm_set_info");
-	return MPI_SUCCESS;
-}
-
 #define HC_ALIASES_info
 #include "aliases_gen.h"

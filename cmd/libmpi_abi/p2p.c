@@ -108,6 +108,7 @@ static int hc_recv(void *buf, int64_t count, MPI_Datatype dt, int source, int ta
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	HC_CHECK_RECV_TAG(ci, tag, fn);
+	if (__builtin_expect(source == MPI_PROC_NULL, 0) && hc_type_size(dt) < 0) dt = MPI_BYTE, count = 0;
 	BYTES(n, count, dt, ci, fn);
 	HC_CHECK_BUF(ci, buf, count, dt, fn);
 	if (__builtin_expect(!hc_type_contig(dt), 0)) return hc_recv_packed(ci, buf, count, n, dt, source, tag, st, fn);
@@ -173,6 +174,8 @@ static int hc_irecv(void *buf, int64_t count, MPI_Datatype dt, int source, int t
 	COMM(ci, comm, fn);
 	HC_CHECK_RECV_TAG(ci, tag, fn);
 	HC_CHECK_PTR(ci, req, fn);
+	/* Nothing arrives from MPI_PROC_NULL: any datatype will do. */
+	if (__builtin_expect(source == MPI_PROC_NULL, 0) && hc_type_size(dt) < 0) dt = MPI_BYTE, count = 0;
 	BYTES(n, count, dt, ci, fn);
 	HC_CHECK_BUF(ci, buf, count, dt, fn);
 	void *tmp = NULL;

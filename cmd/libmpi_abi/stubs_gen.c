@@ -40,29 +40,20 @@ int PMPI_Buffer_attach_c(void *buffer, MPI_Count size) { return hc_unsupported("
 int PMPI_Buffer_detach_c(void *buffer, MPI_Count *size) { return hc_unsupported("MPI_Buffer_detach_c"); }
 int PMPI_Buffer_flush(void) { return hc_unsupported("MPI_Buffer_flush"); }
 int PMPI_Buffer_iflush(MPI_Request *request) { return hc_unsupported("MPI_Buffer_iflush"); }
-int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank) { return hc_unsupported("MPI_Cart_map"); }
 int PMPI_Close_port(const char *port_name) { return hc_unsupported("MPI_Close_port"); }
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return hc_unsupported("MPI_Comm_accept"); }
 int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size) { return hc_unsupported("MPI_Comm_attach_buffer"); }
 int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) { return hc_unsupported("MPI_Comm_attach_buffer_c"); }
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return hc_unsupported("MPI_Comm_connect"); }
-int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm) { return hc_unsupported("MPI_Comm_create_from_group"); }
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) { return hc_unsupported("MPI_Comm_detach_buffer"); }
 int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) { return hc_unsupported("MPI_Comm_detach_buffer_c"); }
 int PMPI_Comm_flush_buffer(MPI_Comm comm) { return hc_unsupported("MPI_Comm_flush_buffer"); }
 int PMPI_Comm_get_parent(MPI_Comm *parent) { return hc_unsupported("MPI_Comm_get_parent"); }
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) { return hc_unsupported("MPI_Comm_idup"); }
-int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request) { return hc_unsupported("MPI_Comm_idup_with_info"); }
 int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Comm_iflush_buffer"); }
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return hc_unsupported("MPI_Comm_join"); }
-int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) { return hc_unsupported("MPI_Comm_remote_group"); }
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn"); }
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn_multiple"); }
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) { return hc_unsupported("MPI_Compare_and_swap"); }
-int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int degrees[], const int targets[], const int weights[], MPI_Info info, int reorder, MPI_Comm * newcomm) { return hc_unsupported("MPI_Dist_graph_create"); }
-int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) { return hc_unsupported("MPI_Dist_graph_create_adjacent"); }
-int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) { return hc_unsupported("MPI_Dist_graph_neighbors"); }
-int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *inneighbors, int *outneighbors, int *weighted) { return hc_unsupported("MPI_Dist_graph_neighbors_count"); }
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return hc_unsupported("MPI_Exscan_c"); }
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Exscan_init"); }
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Exscan_init_c"); }
@@ -166,15 +157,6 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Get_accumulate_c"); }
 int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Get_c"); }
 int PMPI_Get_hw_resource_info(MPI_Info *hw_info) { return hc_unsupported("MPI_Get_hw_resource_info"); }
-int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph) { return hc_unsupported("MPI_Graph_create"); }
-int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) { return hc_unsupported("MPI_Graph_get"); }
-int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank) { return hc_unsupported("MPI_Graph_map"); }
-int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) { return hc_unsupported("MPI_Graph_neighbors"); }
-int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) { return hc_unsupported("MPI_Graph_neighbors_count"); }
-int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) { return hc_unsupported("MPI_Graphdims_get"); }
-int PMPI_Grequest_complete(MPI_Request request) { return hc_unsupported("MPI_Grequest_complete"); }
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) { return hc_unsupported("MPI_Grequest_start"); }
-int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) { return hc_unsupported("MPI_Group_from_session_pset"); }
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgather"); }
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgather_c"); }
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgatherv"); }
@@ -194,9 +176,6 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Igather_c"); }
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Igatherv"); }
 int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Igatherv_c"); }
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Improbe"); }
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request) { return hc_unsupported("MPI_Imrecv"); }
-int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Request *request) { return hc_unsupported("MPI_Imrecv_c"); }
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_allgather"); }
 int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_allgather_c"); }
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_allgatherv"); }
@@ -207,9 +186,6 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
 int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_alltoallv_c"); }
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_alltoallw"); }
 int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ineighbor_alltoallw_c"); }
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm, int remote_leader, int tag, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_create"); }
-int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_create_from_groups"); }
-int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_merge"); }
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce"); }
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce_c"); }
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce_scatter"); }
@@ -223,15 +199,8 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscatter_c"); }
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscatterv"); }
 int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscatterv_c"); }
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv"); }
-int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv_c"); }
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv_replace"); }
-int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv_replace_c"); }
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Issend_c"); }
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) { return hc_unsupported("MPI_Lookup_name"); }
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Mprobe"); }
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Mrecv"); }
-int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Mrecv_c"); }
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return hc_unsupported("MPI_Neighbor_allgather"); }
 int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return hc_unsupported("MPI_Neighbor_allgather_c"); }
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Neighbor_allgather_init"); }
@@ -259,13 +228,7 @@ int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count inco
 int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size) { return hc_unsupported("MPI_Pack_external_size"); }
 int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) { return hc_unsupported("MPI_Pack_external_size_c"); }
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) { return hc_unsupported("MPI_Pack_size_c"); }
-int PMPI_Parrived(MPI_Request request, int partition, int *flag) { return hc_unsupported("MPI_Parrived"); }
-int PMPI_Pready(int partition, MPI_Request request) { return hc_unsupported("MPI_Pready"); }
-int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) { return hc_unsupported("MPI_Pready_list"); }
-int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request) { return hc_unsupported("MPI_Pready_range"); }
-int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Precv_init"); }
 int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Precv_init_c"); }
-int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Psend_init"); }
 int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Psend_init_c"); }
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return hc_unsupported("MPI_Publish_name"); }
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Put"); }
@@ -288,9 +251,6 @@ int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function
 int PMPI_Remove_error_class(int errorclass) { return hc_unsupported("MPI_Remove_error_class"); }
 int PMPI_Remove_error_code(int errorcode) { return hc_unsupported("MPI_Remove_error_code"); }
 int PMPI_Remove_error_string(int errorcode) { return hc_unsupported("MPI_Remove_error_string"); }
-int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) { return hc_unsupported("MPI_Request_get_status_all"); }
-int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status) { return hc_unsupported("MPI_Request_get_status_any"); }
-int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { return hc_unsupported("MPI_Request_get_status_some"); }
 int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget"); }
 int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget_accumulate"); }
 int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget_accumulate_c"); }
@@ -313,20 +273,10 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 int PMPI_Sendrecv_replace_c(void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) { return hc_unsupported("MPI_Sendrecv_replace_c"); }
 int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) { return hc_unsupported("MPI_Session_attach_buffer"); }
 int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) { return hc_unsupported("MPI_Session_attach_buffer_c"); }
-int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) { return hc_unsupported("MPI_Session_call_errhandler"); }
-int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_Session_create_errhandler"); }
 int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size) { return hc_unsupported("MPI_Session_detach_buffer"); }
 int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size) { return hc_unsupported("MPI_Session_detach_buffer_c"); }
-int PMPI_Session_finalize(MPI_Session *session) { return hc_unsupported("MPI_Session_finalize"); }
 int PMPI_Session_flush_buffer(MPI_Session session) { return hc_unsupported("MPI_Session_flush_buffer"); }
-int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_Session_get_errhandler"); }
-int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used) { return hc_unsupported("MPI_Session_get_info"); }
-int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name) { return hc_unsupported("MPI_Session_get_nth_pset"); }
-int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names) { return hc_unsupported("MPI_Session_get_num_psets"); }
-int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info) { return hc_unsupported("MPI_Session_get_pset_info"); }
 int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) { return hc_unsupported("MPI_Session_iflush_buffer"); }
-int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) { return hc_unsupported("MPI_Session_init"); }
-int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) { return hc_unsupported("MPI_Session_set_errhandler"); }
 int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return hc_unsupported("MPI_Ssend_c"); }
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ssend_init_c"); }
 int PMPI_T_category_changed(int *stamp) { return hc_unsupported("MPI_T_category_changed"); }
@@ -490,29 +440,20 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 #pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
 #pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
-#pragma weak MPI_Cart_map = PMPI_Cart_map
 #pragma weak MPI_Close_port = PMPI_Close_port
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept
 #pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
 #pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
 #pragma weak MPI_Comm_connect = PMPI_Comm_connect
-#pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
 #pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
 #pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
 #pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
-#pragma weak MPI_Comm_idup = PMPI_Comm_idup
-#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
 #pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
 #pragma weak MPI_Comm_join = PMPI_Comm_join
-#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
 #pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple
 #pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
-#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
-#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
-#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
-#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
 #pragma weak MPI_Exscan_c = PMPI_Exscan_c
 #pragma weak MPI_Exscan_init = PMPI_Exscan_init
 #pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
@@ -616,15 +557,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
 #pragma weak MPI_Get_c = PMPI_Get_c
 #pragma weak MPI_Get_hw_resource_info = PMPI_Get_hw_resource_info
-#pragma weak MPI_Graph_create = PMPI_Graph_create
-#pragma weak MPI_Graph_get = PMPI_Graph_get
-#pragma weak MPI_Graph_map = PMPI_Graph_map
-#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
-#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
-#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
-#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
-#pragma weak MPI_Grequest_start = PMPI_Grequest_start
-#pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
 #pragma weak MPI_Iallgather = PMPI_Iallgather
 #pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
@@ -644,9 +576,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Igather_c = PMPI_Igather_c
 #pragma weak MPI_Igatherv = PMPI_Igatherv
 #pragma weak MPI_Igatherv_c = PMPI_Igatherv_c
-#pragma weak MPI_Improbe = PMPI_Improbe
-#pragma weak MPI_Imrecv = PMPI_Imrecv
-#pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
 #pragma weak MPI_Ineighbor_allgather_c = PMPI_Ineighbor_allgather_c
 #pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
@@ -657,9 +586,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Ineighbor_alltoallv_c = PMPI_Ineighbor_alltoallv_c
 #pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
 #pragma weak MPI_Ineighbor_alltoallw_c = PMPI_Ineighbor_alltoallw_c
-#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
-#pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
-#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 #pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
@@ -673,15 +599,8 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Iscatter_c = PMPI_Iscatter_c
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
 #pragma weak MPI_Iscatterv_c = PMPI_Iscatterv_c
-#pragma weak MPI_Isendrecv = PMPI_Isendrecv
-#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
-#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
-#pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
 #pragma weak MPI_Issend_c = PMPI_Issend_c
 #pragma weak MPI_Lookup_name = PMPI_Lookup_name
-#pragma weak MPI_Mprobe = PMPI_Mprobe
-#pragma weak MPI_Mrecv = PMPI_Mrecv
-#pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
 #pragma weak MPI_Neighbor_allgather_c = PMPI_Neighbor_allgather_c
 #pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
@@ -709,13 +628,7 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
 #pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
 #pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
-#pragma weak MPI_Parrived = PMPI_Parrived
-#pragma weak MPI_Pready = PMPI_Pready
-#pragma weak MPI_Pready_list = PMPI_Pready_list
-#pragma weak MPI_Pready_range = PMPI_Pready_range
-#pragma weak MPI_Precv_init = PMPI_Precv_init
 #pragma weak MPI_Precv_init_c = PMPI_Precv_init_c
-#pragma weak MPI_Psend_init = PMPI_Psend_init
 #pragma weak MPI_Psend_init_c = PMPI_Psend_init_c
 #pragma weak MPI_Publish_name = PMPI_Publish_name
 #pragma weak MPI_Put = PMPI_Put
@@ -738,9 +651,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
 #pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
 #pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
-#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
-#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
-#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
 #pragma weak MPI_Rget = PMPI_Rget
 #pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
 #pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
@@ -763,20 +673,10 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
 #pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
 #pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
-#pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
-#pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
 #pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
 #pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
-#pragma weak MPI_Session_finalize = PMPI_Session_finalize
 #pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
-#pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
-#pragma weak MPI_Session_get_info = PMPI_Session_get_info
-#pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
-#pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
-#pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
 #pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
-#pragma weak MPI_Session_init = PMPI_Session_init
-#pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
 #pragma weak MPI_Ssend_c = PMPI_Ssend_c
 #pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
 #pragma weak MPI_T_category_changed = PMPI_T_category_changed

@@ -64,7 +64,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 	const char *fn = "MPI_Cart_create";
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm_old);
-	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
+	if (ci < 0 || hc_is_inter(ci)) return hc_error(ci, MPI_ERR_COMM, fn);
 	if (ndims < 0) return hc_error(ci, MPI_ERR_DIMS, fn);
 	HC_CHECK_ARRAY(ci, dims, ndims, fn);
 	HC_CHECK_ARRAY(ci, periods, ndims, fn);
@@ -105,6 +105,9 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 			color = color * dims[d] + coords[d];
 		}
 	}
+	/* Keeping no dimension gives a 0-dimensional grid of one process: as
+	 * in MPICH, rank 0's, the others get MPI_COMM_NULL. */
+	if (k == 0) color = hc_comms[ci].rank == 0 ? 0 : MPI_UNDEFINED;
 	rc = PMPI_Comm_split(comm, color, key, newcomm);
 	if (rc || *newcomm == MPI_COMM_NULL) return rc;
 	rc = hc_set_cart(hc_comm_index(*newcomm), k, ndims, nper);
@@ -183,13 +186,14 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Topo_test");
 	HC_CHECK_PTR(ci, status, "MPI_Topo_test");
-	*status = hc_comms[ci].cart ? MPI_CART : MPI_UNDEFINED;
+	*status = hc_comms[ci].cart ? MPI_CART : hc_comms[ci].graph ? *(int *)hc_comms[ci].graph : MPI_UNDEFINED;
 	return MPI_SUCCESS;
 }
 
 /* MPI_Comm_dup keeps the topology. */
 HC_HIDDEN int hc_comm_copy_topo(int from, int to)
 {
+	if (hc_comms[from].graph) return hc_graph_copy(from, to);
 	if (!hc_comms[from].cart) return MPI_SUCCESS;
 	int n = hc_comms[from].ndims;
 	return hc_set_cart(to, n, hc_comms[from].cart, hc_comms[from].cart + n);

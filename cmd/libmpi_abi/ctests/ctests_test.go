@@ -166,6 +166,11 @@ func TestCPrograms(t *testing.T) {
 		{"comm", []int{1, 2, 4}, true},
 		{"cart", []int{1, 4, 6}, true},
 		{"argcheck", []int{1, 2, 3}, true},
+		{"pt2pt_ext", []int{1, 2, 3}, true},
+		{"comm_ext", []int{1, 2, 4}, true},
+		{"session", []int{1, 3}, true},
+		{"cancel", []int{1, 2, 3}, true},
+		{"intercomm", []int{1, 2, 5}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
@@ -175,8 +180,23 @@ func TestCPrograms(t *testing.T) {
 					t.Skip("collectives not implemented yet in the engine (mpi/collectives_pending.go)")
 				}
 				out, err := runJob(t, n, exe)
+				want := n
+				if tc.name == "cancel" && err == nil {
+					// Large sends go rendezvous: their cancel must win.
+					var direct string
+					direct, err = runJob(t, n, exe, "HYMPI_DIRECT=always")
+					out += direct
+					want = 2 * n
+				}
+				if tc.name == "session" && err == nil {
+					// The same program again on sessions alone, without MPI_Init.
+					var alone string
+					alone, err = runJob(t, n, exe, "HYMPI_SESSION_ALONE=1")
+					out += alone
+					want = 2 * n
+				}
 				got := okLine.FindAllString(out, -1)
-				if err != nil || len(got) != n {
+				if err != nil || len(got) != want {
 					t.Fatalf("hympirun -n %d %s: %v (%d of %d ranks OK)\n%s", n, tc.name, err, len(got), n, out)
 				}
 				// The library prints nothing of its own (fork's children
