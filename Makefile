@@ -1,6 +1,7 @@
 # hympi — build, test, demo and compare.
 #
 #   make               build everything into bin/ (C ABI: bin/hympicc, bin/lib, bin/include)
+#   make fortran       Fortran bindings: bin/include/{mpif.h,mpi.mod,mpi_f08.mod}, bin/lib/libmpi_abi_fort.so
 #   make test          vet, unit and multi-process tests, race detector on the engine
 #   make demo          2-rank latency and bandwidth demo
 #   make compare-ompi  side-by-side point-to-point table against Open MPI (installs it)
@@ -23,11 +24,17 @@ BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_gather osu_scatter osu_allgather osu_alltoall
 WITH_OMPI ?= 0
 
-.PHONY: all build cabi generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew clean
+.PHONY: all build cabi fortran generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew clean
 
 all: build
 
-build: cabi
+# The Fortran bindings are part of the build where gfortran is installed.
+ifeq ($(origin FC),default)
+FC       := gfortran
+endif
+HAVE_FC  := $(shell command -v $(FC) 2>/dev/null)
+
+build: cabi $(if $(HAVE_FC),fortran)
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/ $(addprefix ./cmd/,$(CMDS)) $(addprefix ./bench/,$(BENCHES)) ./bench/cmd/osutable ./bench/plot/cmd/skewplot
 
@@ -43,9 +50,30 @@ cabi:
 		'Name: hympi' 'Description: hympi MPI library (MPI 5.0 standard ABI)' 'Version: 5.0' \
 		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lmpi_abi' > $(BIN)/lib/pkgconfig/hympi.pc
 
+# The Fortran bindings (cmd/libmpi_abi_fort): C wrappers, generated from
+# the C ABI's function list, plus the mpi and mpi_f08 modules, in
+# libmpi_abi_fort.so.1 on top of libmpi_abi.so.1. Programs link with
+# -lmpi_abi_fort -lmpi_abi. Installs gfortran if it is missing.
+FORT_SRC := cmd/libmpi_abi_fort/src
+FORT_OBJ := $(BIN)/obj/fort
+fortran: cabi
+	@command -v $(FC) >/dev/null 2>&1 || { echo "installing gfortran"; apt-get install -y gfortran >/dev/null; }
+	@mkdir -p $(FORT_OBJ) $(BIN)/include $(BIN)/lib
+	cp $(FORT_SRC)/mpif.h $(BIN)/include/mpif.h
+	cc -O2 -fPIC -Wall -Wno-unused-parameter -I cmd/libmpi_abi/include -c $(FORT_SRC)/fort.c -o $(FORT_OBJ)/fort.o
+	cc -O2 -fPIC -Wall -I cmd/libmpi_abi/include -c $(FORT_SRC)/callbacks.c -o $(FORT_OBJ)/callbacks.o
+	cc -O2 -fPIC -Wall -I cmd/libmpi_abi/include -c $(FORT_SRC)/wrappers_gen.c -o $(FORT_OBJ)/wrappers_gen.o
+	$(FC) -O1 -fPIC -J $(FORT_OBJ) -I $(BIN)/include -c $(FORT_SRC)/mpi.f90 -o $(FORT_OBJ)/mpi.o
+	$(FC) -O1 -fPIC -J $(FORT_OBJ) -I $(FORT_SRC) -c $(FORT_SRC)/mpi_f08.f90 -o $(FORT_OBJ)/mpi_f08.o
+	$(FC) -shared -Wl,-soname,libmpi_abi_fort.so.1 -o $(BIN)/lib/libmpi_abi_fort.so.1 $(FORT_OBJ)/*.o \
+		-L$(BIN)/lib -lmpi_abi -Wl,-rpath,'$$ORIGIN'
+	@ln -sf libmpi_abi_fort.so.1 $(BIN)/lib/libmpi_abi_fort.so
+	cp $(FORT_OBJ)/mpi.mod $(FORT_OBJ)/mpi_f08.mod $(BIN)/include/
+
 # Regenerate mpi.h and the stubs after editing cmd/libmpi_abi/gen or a .c file.
 generate:
 	$(GO) generate ./cmd/libmpi_abi
+	$(GO) generate ./cmd/libmpi_abi_fort
 
 vet:
 	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './bin/*')); \

@@ -1,0 +1,172 @@
+! mpi_f08: hympi's Fortran 2008 binding. Handles are derived types holding
+! the standard ABI's integer value (MPI_VAL); every routine takes an
+! optional ierror. Buffers are TYPE(*), DIMENSION(*) with gfortran's
+! NO_ARG_CHECK (any type, kind and rank; MPI_SUBARRAYS_SUPPORTED is
+! .false.: pass contiguous buffers to nonblocking calls). Routines forward
+! to the same C entry points as mpif.h and `use mpi`.
+module mpi_f08
+  use, intrinsic :: iso_c_binding, only: c_char, c_size_t, c_ptr, c_funptr, c_funloc
+  implicit none
+  private :: c_char, c_size_t, c_ptr, c_funptr, c_funloc
+
+  type, bind(C) :: MPI_Status
+    integer :: MPI_SOURCE, MPI_TAG, MPI_ERROR
+    integer :: MPI_internal(5)
+  end type
+
+  ! The sentinels: the same common blocks as mpif.h's, whose addresses
+  ! the C wrappers recognise.
+  type(MPI_Status) :: MPI_STATUS_IGNORE
+  type(MPI_Status) :: MPI_STATUSES_IGNORE(1)
+  integer :: MPI_BOTTOM, MPI_IN_PLACE
+  integer :: MPI_ERRCODES_IGNORE(1), MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)
+  common /mpi_fortran_status_ignore/ MPI_STATUS_IGNORE
+  common /mpi_fortran_statuses_ignore/ MPI_STATUSES_IGNORE
+  common /mpi_fortran_bottom/ MPI_BOTTOM
+  common /mpi_fortran_in_place/ MPI_IN_PLACE
+  common /mpi_fortran_errcodes_ignore/ MPI_ERRCODES_IGNORE
+  common /mpi_fortran_unweighted/ MPI_UNWEIGHTED
+  common /mpi_fortran_weights_empty/ MPI_WEIGHTS_EMPTY
+
+  include 'mpi_f08_gen.f90'
+
+  ! Written by hand: no argc/argv, functions, callbacks and attribute
+  ! values (integers in Fortran, pointers in C).
+
+  subroutine MPI_Init(ierror)
+    integer, optional, intent(out) :: ierror
+    integer :: ierr
+    interface
+      subroutine c_init(ierr) bind(C, name="mpi_init_")
+        integer :: ierr
+      end subroutine
+    end interface
+    call c_init(ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine
+
+  subroutine MPI_Init_thread(required, provided, ierror)
+    integer, intent(in) :: required
+    integer, intent(out) :: provided
+    integer, optional, intent(out) :: ierror
+    integer :: ierr
+    interface
+      subroutine c_init_thread(required, provided, ierr) bind(C, name="mpi_init_thread_")
+        integer :: required, provided, ierr
+      end subroutine
+    end interface
+    call c_init_thread(required, provided, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine
+
+  double precision function MPI_Wtime()
+    interface
+      double precision function c_wtime() bind(C, name="mpi_wtime_")
+      end function
+    end interface
+    MPI_Wtime = c_wtime()
+  end function
+
+  double precision function MPI_Wtick()
+    interface
+      double precision function c_wtick() bind(C, name="mpi_wtick_")
+      end function
+    end interface
+    MPI_Wtick = c_wtick()
+  end function
+
+  subroutine MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: comm_keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(out) :: attribute_val
+    logical, intent(out) :: flag
+    integer, optional, intent(out) :: ierror
+    integer :: ierr
+    interface
+      subroutine c_get(comm, key, val, flag, ierr) bind(C, name="mpi_comm_get_attr_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: key, ierr
+        integer(kind=MPI_ADDRESS_KIND) :: val
+        logical :: flag
+      end subroutine
+    end interface
+    call c_get(comm, comm_keyval, attribute_val, flag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine
+
+  subroutine MPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: comm_keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+    integer, optional, intent(out) :: ierror
+    integer :: ierr
+    interface
+      subroutine c_set(comm, key, val, ierr) bind(C, name="mpi_comm_set_attr_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: key, ierr
+        integer(kind=MPI_ADDRESS_KIND) :: val
+      end subroutine
+    end interface
+    call c_set(comm, comm_keyval, attribute_val, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine
+
+  ! The callbacks' C trampolines call the Fortran procedure with every
+  ! argument by reference: MPI_User_function's VALUE c_ptr arguments
+  ! receive the buffers' addresses the same way.
+  subroutine MPI_Op_create(user_fn, commute, op, ierror)
+    external :: user_fn
+    logical, intent(in) :: commute
+    type(MPI_Op), intent(out) :: op
+    integer, optional, intent(out) :: ierror
+    integer :: ierr
+    interface
+      subroutine c_op_create(fn, commute, op, ierr) bind(C, name="mpi_op_create_")
+        import
+        type(c_funptr), value :: fn
+        logical :: commute
+        type(MPI_Op) :: op
+        integer :: ierr
+      end subroutine
+    end interface
+    call c_op_create(c_funloc(user_fn), commute, op, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine
+
+  subroutine MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
+    external :: comm_errhandler_fn
+    type(MPI_Errhandler), intent(out) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: ierr
+    interface
+      subroutine c_eh_create(fn, eh, ierr) bind(C, name="mpi_comm_create_errhandler_")
+        import
+        type(c_funptr), value :: fn
+        type(MPI_Errhandler) :: eh
+        integer :: ierr
+      end subroutine
+    end interface
+    call c_eh_create(c_funloc(comm_errhandler_fn), errhandler, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine
+
+  subroutine MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state, ierror)
+    external :: comm_copy_attr_fn, comm_delete_attr_fn
+    integer, intent(out) :: comm_keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+    integer, optional, intent(out) :: ierror
+    integer :: ierr
+    interface
+      subroutine c_kv_create(copy, del, key, extra, ierr) bind(C, name="mpi_comm_create_keyval_")
+        import
+        type(c_funptr), value :: copy, del
+        integer :: key, ierr
+        integer(kind=MPI_ADDRESS_KIND) :: extra
+      end subroutine
+    end interface
+    call c_kv_create(c_funloc(comm_copy_attr_fn), c_funloc(comm_delete_attr_fn), comm_keyval, extra_state, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine
+end module mpi_f08
