@@ -122,6 +122,11 @@
 #pragma weak MPI_Win_fromint = PMPI_Win_fromint
 #endif
 
+#ifdef HC_ALIASES_fortran
+#pragma weak MPI_Abi_get_fortran_info = PMPI_Abi_get_fortran_info
+#pragma weak MPI_Abi_get_fortran_booleans = PMPI_Abi_get_fortran_booleans
+#endif
+
 #ifdef HC_ALIASES_info
 #pragma weak MPI_Info_create = PMPI_Info_create
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env

@@ -21,6 +21,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,7 +32,9 @@ import (
 )
 
 func main() {
-	if err := run("."); err != nil {
+	out := flag.String("o", "src", "directory to write the generated files to")
+	flag.Parse()
+	if err := run(".", *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -100,7 +103,7 @@ type fn struct {
 var protoRE = regexp.MustCompile(`^(.*?)\bMPI_(\w+)\((.*)\);$`)
 var paramRE = regexp.MustCompile(`^(const )?([\w ]*?)\s*(\*?)\s*(\w+)(\[\])?$`)
 
-func run(dir string) error {
+func run(dir, outDir string) error {
 	abi := filepath.Join(dir, "..", "libmpi_abi")
 	fns, skipped, err := readFuncs(filepath.Join(abi, "gen", "functions.txt"))
 	if err != nil {
@@ -120,7 +123,7 @@ func run(dir string) error {
 		"mpi_f08_gen.f90": genF08(fns, consts),
 	}
 	for name, b := range outs {
-		if err := os.WriteFile(filepath.Join(dir, "src", name), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(outDir, name), b, 0o644); err != nil {
 			return err
 		}
 	}

@@ -17,9 +17,11 @@ contains
 end module
 
 subroutine addabs(invec, inoutvec, n, dtype)
+  use mpi
   implicit none
   integer :: n, dtype, i
   integer :: invec(n), inoutvec(n)
+  if (dtype /= MPI_INTEGER) return
   do i = 1, n
     inoutvec(i) = abs(invec(i)) + abs(inoutvec(i))
   end do
