@@ -59,10 +59,10 @@ FORT_OBJ := $(BIN)/obj/fort
 fortran: cabi
 	@command -v $(FC) >/dev/null 2>&1 || { echo "installing gfortran"; apt-get install -y gfortran >/dev/null; }
 	@mkdir -p $(FORT_OBJ) $(BIN)/include $(BIN)/lib
-	cp $(FORT_SRC)/mpif.h $(BIN)/include/mpif.h
-	cc -O2 -fPIC -Wall -Wno-unused-parameter -I cmd/libmpi_abi/include -c $(FORT_SRC)/fort.c -o $(FORT_OBJ)/fort.o
-	cc -O2 -fPIC -Wall -I cmd/libmpi_abi/include -c $(FORT_SRC)/callbacks.c -o $(FORT_OBJ)/callbacks.o
-	cc -O2 -fPIC -Wall -I cmd/libmpi_abi/include -c $(FORT_SRC)/wrappers_gen.c -o $(FORT_OBJ)/wrappers_gen.o
+	cp $(FORT_SRC)/mpif.h $(FORT_SRC)/mpi_abi_fort.h $(BIN)/include/
+	for f in fort callbacks wrappers_gen; do \
+		cc -O2 -fPIC -Wall -Wextra -Werror -I cmd/libmpi_abi/include -c $(FORT_SRC)/$$f.c -o $(FORT_OBJ)/$$f.o || exit 1; \
+	done
 	$(FC) -O1 -fPIC -J $(FORT_OBJ) -I $(BIN)/include -c $(FORT_SRC)/mpi.f90 -o $(FORT_OBJ)/mpi.o
 	$(FC) -O1 -fPIC -J $(FORT_OBJ) -I $(FORT_SRC) -c $(FORT_SRC)/mpi_f08.f90 -o $(FORT_OBJ)/mpi_f08.o
 	$(FC) -shared -Wl,-soname,libmpi_abi_fort.so.1 -o $(BIN)/lib/libmpi_abi_fort.so.1 $(FORT_OBJ)/*.o \

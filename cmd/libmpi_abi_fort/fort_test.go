@@ -127,6 +127,16 @@ func compile(t *testing.T, src string) string {
 	err, ok := built[src]
 	if !ok {
 		flags := []string{"-Wall", "-Werror", "-O1", filepath.Join("testdata", src), "-o", exe}
+		// A program with a C half (testdata/x_c.c) links its object.
+		if csrc := filepath.Join("testdata", strings.TrimSuffix(src, filepath.Ext(src))+"_c.c"); fileExists(csrc) {
+			obj := exe + "_c.o"
+			cc := exec.Command("cc", "-Wall", "-Werror", "-I", filepath.Join(dir, "include"), "-c", csrc, "-o", obj)
+			if out, cerr := cc.CombinedOutput(); cerr != nil {
+				built[src] = fmt.Errorf("%s: %v\n%s", strings.Join(cc.Args, " "), cerr, out)
+				t.Fatal(built[src])
+			}
+			flags = append(flags, obj)
+		}
 		var cmd *exec.Cmd
 		if fc := filepath.Join(dir, "hympifort"); fileExists(fc) {
 			cmd = exec.Command(fc, flags...)

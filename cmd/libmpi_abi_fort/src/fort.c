@@ -153,14 +153,14 @@ HF_C2F(MPI_Win, Win)
 
 int MPI_Status_c2f(const MPI_Status *c, MPI_Fint *f)
 {
-	if (!c || !f) return MPI_ERR_ARG;
+	if (!c || !f || c == MPI_STATUS_IGNORE) return MPI_ERR_ARG;
 	memcpy(f, c, sizeof *c);
 	return MPI_SUCCESS;
 }
 
 int MPI_Status_f2c(const MPI_Fint *f, MPI_Status *c)
 {
-	if (!c || !f) return MPI_ERR_ARG;
+	if (!c || !f || f == MPI_F_STATUS_IGNORE) return MPI_ERR_ARG;
 	memcpy(c, f, sizeof *c);
 	return MPI_SUCCESS;
 }

@@ -14,16 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include "mpi.h"
-
-typedef int MPI_Fint;
+#include "mpi_abi_fort.h"
 
 /* The sentinels: Fortran common blocks (mpif.h, mpi, mpi_f08 all name the
  * same ones), defined here so their addresses are known to C. */
 extern int mpi_fortran_bottom_;
 extern int mpi_fortran_in_place_;
-extern int mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE];
-extern int mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE];
 extern int mpi_fortran_errcodes_ignore_[1];
 extern int mpi_fortran_unweighted_[1];
 extern int mpi_fortran_weights_empty_[1];
