@@ -187,6 +187,7 @@ func TestFortranPrograms(t *testing.T) {
 		{"freeform_mpif.f90", []int{1, 2}, true},   // mpif.h in free form
 		{"f90_mpi.f90", []int{2, 3, 4}, true},      // use mpi
 		{"f08.f90", []int{2, 3, 4}, true},          // use mpi_f08
+		{"mixed.f90", []int{2}, true},              // with C, via mpi_abi_fort.h
 		{"classic_pi.f", []int{1, 4}, false},       // classic F77 code
 		{"classic_jacobi.f90", []int{2, 3}, false}, // classic F90 code
 	}
