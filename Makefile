@@ -63,7 +63,7 @@ fortran: cabi
 	for f in fort callbacks wrappers_gen; do \
 		cc -O2 -fPIC -Wall -Wextra -Werror -I cmd/libmpi_abi/include -c $(FORT_SRC)/$$f.c -o $(FORT_OBJ)/$$f.o || exit 1; \
 	done
-	$(FC) -O1 -fPIC -J $(FORT_OBJ) -I $(BIN)/include -c $(FORT_SRC)/mpi.f90 -o $(FORT_OBJ)/mpi.o
+	$(FC) -O1 -fPIC -J $(FORT_OBJ) -I $(FORT_SRC) -c $(FORT_SRC)/mpi.f90 -o $(FORT_OBJ)/mpi.o
 	$(FC) -O1 -fPIC -J $(FORT_OBJ) -I $(FORT_SRC) -c $(FORT_SRC)/mpi_f08.f90 -o $(FORT_OBJ)/mpi_f08.o
 	$(FC) -shared -Wl,-soname,libmpi_abi_fort.so.1 -o $(BIN)/lib/libmpi_abi_fort.so.1 $(FORT_OBJ)/*.o \
 		-L$(BIN)/lib -lmpi_abi -Wl,-rpath,'$$ORIGIN'

@@ -250,6 +250,8 @@ func TestFortranCompileRejects(t *testing.T) {
 	tests := []struct{ name, src string }{
 		{"f08 type mismatch", "program p\nuse mpi_f08\ntype(MPI_Comm) :: c\ncall MPI_Comm_size(c, 1.5)\nend program\n"},
 		{"unknown routine", "program p\nuse mpi\ncall MPI_No_such_routine(1)\nend program\n"},
+		{"use mpi wrong argument count", "program p\nuse mpi\ninteger :: r, e\ncall MPI_Comm_rank(MPI_COMM_WORLD, r)\nend program\n"},
+		{"use mpi wrong kind", "program p\nuse mpi\ninteger :: k, e\ninteger(kind=8) :: v\nlogical :: f\ncall MPI_Comm_get_attr(MPI_COMM_WORLD, k, k, f, e)\nend program\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -274,7 +276,7 @@ func TestGeneratedUpToDate(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go run ./gen: %v\n%s", err, b)
 	}
-	for _, name := range []string{"wrappers_gen.c", "mpif.h", "mpi_f08_gen.f90"} {
+	for _, name := range []string{"wrappers_gen.c", "mpif.h", "mpi_f08_gen.f90", "mpi_gen.f90"} {
 		want, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil {
 			t.Fatal(err)

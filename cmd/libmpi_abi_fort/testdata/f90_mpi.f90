@@ -47,7 +47,7 @@ program f90mpi
   integer :: wgroup, egroup, gsize, grank, ranks(1), tr(1)
   integer :: vtype, op, eh, keyval, ncalls
   integer :: status(MPI_STATUS_SIZE)
-  integer :: reqs(2), idx(2), outcount
+  integer :: reqs(2), idx(2), outcount, req1
   integer(kind=MPI_ADDRESS_KIND) :: val, extent, lb
   logical :: flag
   double precision :: a(4, 3), col(4)
@@ -139,6 +139,11 @@ program f90mpi
       call check(idx(i) == 1 .or. idx(i) == 2, 'waitsome index')
     end do
   end do
+
+  ! Classic codes pass a scalar request and status for arrays of one.
+  call MPI_Irecv(ivs, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, req1, ierr)
+  call MPI_Waitall(1, req1, status, ierr)
+  call check(req1 == MPI_REQUEST_NULL .and. status(MPI_SOURCE) == MPI_PROC_NULL, 'waitall scalar')
 
   ! Attributes: a predefined one, and one of our own.
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, val, flag, ierr)
