@@ -187,6 +187,7 @@ func TestFortranPrograms(t *testing.T) {
 		{"freeform_mpif.f90", []int{1, 2}, true},   // mpif.h in free form
 		{"f90_mpi.f90", []int{2, 3, 4}, true},      // use mpi
 		{"f08.f90", []int{2, 3, 4}, true},          // use mpi_f08
+		{"f08_more.f90", []int{1, 2, 4}, true},     // strings, logical and handle arrays, callbacks
 		{"mixed.f90", []int{2}, true},              // with C, via mpi_abi_fort.h
 		{"classic_pi.f", []int{1, 4}, false},       // classic F77 code
 		{"classic_jacobi.f90", []int{2, 3}, false}, // classic F90 code
@@ -276,7 +277,7 @@ func TestGeneratedUpToDate(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go run ./gen: %v\n%s", err, b)
 	}
-	for _, name := range []string{"wrappers_gen.c", "mpif.h", "mpi_f08_gen.f90", "mpi_gen.f90"} {
+	for _, name := range []string{"wrappers_gen.c", "mpif.h", "mpi_f08_gen.f90", "mpi_f08_procs_gen.f90", "mpi_gen.f90"} {
 		want, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil {
 			t.Fatal(err)

@@ -30,6 +30,37 @@ module mpi_f08
 
   include 'mpi_f08_gen.f90'
 
+  ! The predefined attribute callbacks, for MPI_Comm_create_keyval.
+  interface
+    subroutine MPI_COMM_NULL_COPY_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+        attribute_val_out, flag, ierror) bind(C, name="mpi_comm_null_copy_fn_")
+      import
+      type(MPI_Comm) :: oldcomm
+      integer :: comm_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      logical :: flag
+    end subroutine
+    subroutine MPI_COMM_DUP_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+        attribute_val_out, flag, ierror) bind(C, name="mpi_comm_dup_fn_")
+      import
+      type(MPI_Comm) :: oldcomm
+      integer :: comm_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      logical :: flag
+    end subroutine
+    subroutine MPI_COMM_NULL_DELETE_FN(comm, comm_keyval, attribute_val, extra_state, ierror) &
+        bind(C, name="mpi_comm_null_delete_fn_")
+      import
+      type(MPI_Comm) :: comm
+      integer :: comm_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine
+  end interface
+
+contains
+
+  include 'mpi_f08_procs_gen.f90'
+
   ! Written by hand: no argc/argv, functions, callbacks and attribute
   ! values (integers in Fortran, pointers in C).
 

@@ -110,6 +110,14 @@ program f08
   ! Attributes and errors.
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, val, flag)
   call check(flag .and. val >= 32767, 'tag_ub')
+  call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, i, 0_MPI_ADDRESS_KIND)
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, i, 77_MPI_ADDRESS_KIND)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup)
+  val = 0
+  call MPI_Comm_get_attr(dup, i, val, flag)
+  call check(flag .and. val == 77, 'MPI_COMM_DUP_FN')
+  call MPI_Comm_free(dup)
+  call MPI_Comm_free_keyval(i)
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
   call MPI_Recv(d, 1, MPI_DOUBLE_PRECISION, 0, 0, MPI_COMM_NULL, status, ierr)
   call MPI_Error_class(ierr, cls)
