@@ -56,8 +56,12 @@ func ensureGfortran() error {
 	if os.Geteuid() != 0 {
 		return fmt.Errorf("gfortran is not installed and installing it needs root")
 	}
-	if out, err := exec.Command("apt-get", "install", "-y", "gfortran").CombinedOutput(); err != nil {
-		return fmt.Errorf("gfortran is not installed and apt-get install gfortran failed: %v\n%s", err, out)
+	if _, err := exec.Command("apt-get", "install", "-y", "gfortran").CombinedOutput(); err != nil {
+		// A fresh machine may not know the package yet.
+		_ = exec.Command("apt-get", "update").Run()
+		if out, err := exec.Command("apt-get", "install", "-y", "gfortran").CombinedOutput(); err != nil {
+			return fmt.Errorf("gfortran is not installed and apt-get install gfortran failed: %v\n%s", err, out)
+		}
 	}
 	_, err := exec.LookPath("gfortran")
 	return err
