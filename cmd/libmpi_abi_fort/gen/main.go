@@ -70,6 +70,10 @@ var handWritten = map[string]bool{
 	"Op_create": true, "Comm_create_errhandler": true, "Comm_create_keyval": true, "Keyval_create": true,
 }
 
+// detaches are the functions whose buffer argument is an output: the
+// address of the detached buffer.
+var detaches = map[string]bool{"Buffer_detach": true, "Comm_detach_buffer": true, "Session_detach_buffer": true}
+
 type kind int
 
 const (
@@ -178,6 +182,8 @@ func classify(ret, name, params string) (fn, string) {
 		return f, "tool interface"
 	case strings.HasSuffix(name, "_c"), strings.HasSuffix(name, "_x"):
 		return f, "large-count variant"
+	case name == "Free_mem":
+		return f, "frees what MPI_Alloc_mem returned"
 	case strings.HasPrefix(name, "Neighbor_alltoallw"), strings.HasPrefix(name, "Ineighbor_alltoallw"):
 		return f, "datatype arrays sized by the topology"
 	}
@@ -349,6 +355,14 @@ func writeCWrapper(b *bytes.Buffer, f fn) {
 		n := p.name
 		switch p.k {
 		case kChoice:
+			if detaches[f.name] {
+				// C returns the buffer's address through it; Fortran
+				// has its buffer already and must not get 8 bytes of
+				// it overwritten.
+				pre = append(pre, fmt.Sprintf("void *d_%s = NULL;", n), fmt.Sprintf("(void)%s;", n))
+				call = append(call, "&d_"+n)
+				break
+			}
 			call = append(call, "HF_BUF("+n+")")
 		case kInt:
 			call = append(call, "*"+n)

@@ -1672,11 +1672,6 @@ subroutine hf_finalized(flag, ierror) bind(C, name="mpi_finalized_")
   logical :: flag
   integer :: ierror
 end subroutine
-subroutine hf_free_mem(base, ierror) bind(C, name="mpi_free_mem_")
-  import
-  type(*), dimension(*) :: base
-  integer :: ierror
-end subroutine
 subroutine hf_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     ierror) bind(C, name="mpi_gather_")
   import

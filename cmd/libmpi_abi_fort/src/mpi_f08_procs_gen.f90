@@ -1823,15 +1823,6 @@ subroutine MPI_Finalized(flag, ierror)
   if (present(ierror)) ierror = ierr
 end subroutine
 
-subroutine MPI_Free_mem(base, ierror)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-  type(*), dimension(*) :: base
-  integer, optional, intent(out) :: ierror
-  integer :: ierr
-  call hf_free_mem(base, ierr)
-  if (present(ierror)) ierror = ierr
-end subroutine
-
 subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf

@@ -14,6 +14,7 @@
  *   MPI_File_create_errhandler: parameter MPI_File_errhandler_function *function
  *   MPI_File_fromint: C only
  *   MPI_File_toint: C only
+ *   MPI_Free_mem: frees what MPI_Alloc_mem returned
  *   MPI_Grequest_start: parameter MPI_Grequest_query_function *query_fn
  *   MPI_Group_fromint: C only
  *   MPI_Group_toint: C only
@@ -269,7 +270,9 @@ void mpi_buffer_attach_(void *buffer, const MPI_Fint *size, MPI_Fint *ierr)
 
 void mpi_buffer_detach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr)
 {
-	int rc = MPI_Buffer_detach(HF_BUF(buffer), size);
+	void *d_buffer = NULL;
+	(void)buffer;
+	int rc = MPI_Buffer_detach(&d_buffer, size);
 	if (ierr) *ierr = rc;
 }
 
@@ -431,7 +434,9 @@ void mpi_comm_delete_attr_(const MPI_Fint *comm, const MPI_Fint *comm_keyval, MP
 
 void mpi_comm_detach_buffer_(const MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr)
 {
-	int rc = MPI_Comm_detach_buffer((MPI_Comm)(intptr_t)*comm, HF_BUF(buffer_addr), size);
+	void *d_buffer_addr = NULL;
+	(void)buffer_addr;
+	int rc = MPI_Comm_detach_buffer((MPI_Comm)(intptr_t)*comm, &d_buffer_addr, size);
 	if (ierr) *ierr = rc;
 }
 
@@ -1129,12 +1134,6 @@ void mpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr)
 	if (rc == MPI_SUCCESS) {
 		*flag = *flag != 0;
 	}
-	if (ierr) *ierr = rc;
-}
-
-void mpi_free_mem_(void *base, MPI_Fint *ierr)
-{
-	int rc = MPI_Free_mem(HF_BUF(base));
 	if (ierr) *ierr = rc;
 }
 
@@ -2278,7 +2277,9 @@ void mpi_session_call_errhandler_(const MPI_Fint *session, const MPI_Fint *error
 
 void mpi_session_detach_buffer_(const MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr)
 {
-	int rc = MPI_Session_detach_buffer((MPI_Session)(intptr_t)*session, HF_BUF(buffer_addr), size);
+	void *d_buffer_addr = NULL;
+	(void)buffer_addr;
+	int rc = MPI_Session_detach_buffer((MPI_Session)(intptr_t)*session, &d_buffer_addr, size);
 	if (ierr) *ierr = rc;
 }
 

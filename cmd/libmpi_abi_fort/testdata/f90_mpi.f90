@@ -54,7 +54,9 @@ program f90mpi
   integer :: iv(2), ivs(2)
   real :: r(2), rs(2)
   character(len=MPI_MAX_OBJECT_NAME) :: name
-  integer :: nlen
+  integer :: nlen, bsize
+  double precision :: bbuf(1000)
+  integer(kind=8) :: marker
   common /eh/ ncalls
 
   call MPI_Init(ierr)
@@ -139,6 +141,18 @@ program f90mpi
       call check(idx(i) == 1 .or. idx(i) == 2, 'waitsome index')
     end do
   end do
+
+  ! Buffered sends; detaching leaves the Fortran buffer's contents alone.
+  bbuf = 3.0d0
+  call MPI_Buffer_attach(bbuf, 8000, ierr)
+  call check(ierr == MPI_SUCCESS, 'buffer attach')
+  call MPI_Bsend(iv, 2, MPI_INTEGER, mod(rank + 1, np), 11, MPI_COMM_WORLD, ierr)
+  call MPI_Recv(ivs, 2, MPI_INTEGER, mod(rank + np - 1, np), 11, MPI_COMM_WORLD, status, ierr)
+  call check(ivs(2) == mod(rank + np - 1, np), 'bsend')
+  marker = 7
+  call MPI_Buffer_detach(marker, bsize, ierr)
+  call check(ierr == MPI_SUCCESS .and. bsize == 8000, 'buffer detach')
+  call check(marker == 7, 'detach leaves its argument alone')
 
   ! Classic codes pass a scalar request and status for arrays of one.
   call MPI_Irecv(ivs, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, req1, ierr)
