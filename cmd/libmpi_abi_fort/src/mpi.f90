@@ -50,4 +50,15 @@ module mpi
       integer KEYVAL, EXTRA_STATE, IERROR
     end subroutine
   end interface
+
+contains
+
+  ! MPI_SIZEOF: the size in bytes of one element of x, any type and rank.
+  subroutine MPI_Sizeof(x, size, ierror)
+    class(*), intent(in) :: x(..)
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = int(storage_size(x) / 8)
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine
 end module mpi

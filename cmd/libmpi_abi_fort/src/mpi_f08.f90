@@ -61,6 +61,15 @@ contains
 
   include 'mpi_f08_procs_gen.f90'
 
+  ! MPI_SIZEOF: the size in bytes of one element of x, any type and rank.
+  subroutine MPI_Sizeof(x, size, ierror)
+    class(*), intent(in) :: x(..)
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = int(storage_size(x) / 8)
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine
+
   ! Written by hand: no argc/argv, functions, callbacks and attribute
   ! values (integers in Fortran, pointers in C).
 

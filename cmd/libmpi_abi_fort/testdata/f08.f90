@@ -122,6 +122,10 @@ program f08
   call MPI_Recv(d, 1, MPI_DOUBLE_PRECISION, 0, 0, MPI_COMM_NULL, status, ierr)
   call MPI_Error_class(ierr, cls)
   call check(cls == MPI_ERR_COMM, 'error class')
+  call MPI_Sizeof(pair, i)
+  call check(i == 8, 'MPI_Sizeof double')
+  call MPI_Sizeof(c, i)
+  call check(i == 8, 'MPI_Sizeof complex')
   call check(MPI_Wtime() >= t0 .and. MPI_Wtick() > 0, 'wtime')
 
   call MPI_Finalize()

@@ -181,6 +181,9 @@ program f90mpi
   call MPI_Error_class(ierr, i, res)
   call check(i == MPI_ERR_ROOT, 'bad root class')
 
+  call MPI_Sizeof(a, i, ierr)
+  call check(i == 8 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof')
+
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   call MPI_Finalize(ierr)
   if (nbad == 0) print '(a,i0,a)', 'rank ', rank, ' OK'
