@@ -594,7 +594,7 @@ func genMpif(fns []fn, consts []konst) []byte {
 		if !f.hasChoice() {
 			continue
 		}
-		writeF77Interface(&b, f, false)
+		writeF77Interface(&b, f, true)
 	}
 	fixed(&b, "END INTERFACE")
 	return b.Bytes()
@@ -630,7 +630,8 @@ func f77Type(p param) (typ string, array bool) {
 // writeF77Interface writes the interface of f for mpif.h and the mpi
 // module. Buffers are unchecked; with looseArrays, so are the other
 // arrays, since classic codes pass a scalar request or status where the
-// routine takes an array of one.
+// routine takes an array of one (both files use it: an interface must not
+// reject what the same code compiled without one accepted).
 func writeF77Interface(b *bytes.Buffer, f fn, looseArrays bool) {
 	var names []string
 	for _, p := range f.params {
