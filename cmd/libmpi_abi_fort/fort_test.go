@@ -240,7 +240,7 @@ func TestFortranSymbols(t *testing.T) {
 		"mpi_comm_dup_fn_", "mpi_get_processor_name_", "mpi_abi_get_fortran_info_",
 		"MPI_Comm_c2f", "MPI_Comm_f2c", "MPI_Type_c2f", "MPI_Status_c2f", "MPI_Status_f2c",
 		"mpi_fortran_bottom_", "mpi_fortran_in_place_", "mpi_fortran_status_ignore_",
-		"__mpi_f08_MOD_mpi_send", "__mpi_f08_MOD_mpi_init",
+		"__mpi_f08_MOD_mpi_send", "__mpi_f08_MOD_mpi_init", "pmpi_send_", "pmpi_init_", "pmpi_op_create_",
 	} {
 		if !have[name] {
 			t.Errorf("libmpi_abi_fort.so.1 does not export %s", name)

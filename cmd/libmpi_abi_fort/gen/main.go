@@ -331,6 +331,13 @@ func genC(fns []fn, skipped []string) []byte {
 	for _, f := range fns {
 		writeCWrapper(&b, f)
 	}
+	// The profiling interface: a tool that defines mpi_x_ reaches ours as
+	// pmpi_x_.
+	b.WriteString("\n")
+	for _, f := range fns {
+		low := strings.ToLower(f.name)
+		fmt.Fprintf(&b, "#pragma weak pmpi_%s_ = mpi_%s_\n", low, low)
+	}
 	return b.Bytes()
 }
 

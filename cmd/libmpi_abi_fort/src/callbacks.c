@@ -218,3 +218,9 @@ void mpi_keyval_create_(void *copy, void *del, MPI_Fint *key, const MPI_Fint *ex
 {
 	hf_create_keyval(copy, del, *extra, 1, key, ierr);
 }
+
+#pragma weak pmpi_op_create_ = mpi_op_create_
+#pragma weak pmpi_comm_create_errhandler_ = mpi_comm_create_errhandler_
+#pragma weak pmpi_errhandler_create_ = mpi_errhandler_create_
+#pragma weak pmpi_comm_create_keyval_ = mpi_comm_create_keyval_
+#pragma weak pmpi_keyval_create_ = mpi_keyval_create_

@@ -164,3 +164,14 @@ int MPI_Status_f2c(const MPI_Fint *f, MPI_Status *c)
 	memcpy(c, f, sizeof *c);
 	return MPI_SUCCESS;
 }
+
+/* The profiling names of the routines above (wrappers_gen.c has the
+ * generated ones'). */
+#pragma weak pmpi_init_ = mpi_init_
+#pragma weak pmpi_init_thread_ = mpi_init_thread_
+#pragma weak pmpi_aint_add_ = mpi_aint_add_
+#pragma weak pmpi_aint_diff_ = mpi_aint_diff_
+#pragma weak pmpi_comm_get_attr_ = mpi_comm_get_attr_
+#pragma weak pmpi_attr_get_ = mpi_attr_get_
+#pragma weak pmpi_comm_set_attr_ = mpi_comm_set_attr_
+#pragma weak pmpi_attr_put_ = mpi_attr_put_
