@@ -309,3 +309,25 @@ func TestCSourcesWarningFree(t *testing.T) {
 		})
 	}
 }
+
+// Programs written to a standard compile with gfortran's -std for it:
+// mpif.h and the modules use no extension the program would be blamed for.
+func TestFortranStrictStandards(t *testing.T) {
+	needFortran(t)
+	tests := []struct{ src, std string }{
+		{"classic_pi.f", "f95"},
+		{"classic_pi.f", "f2008"},
+		{"classic_jacobi.f90", "f2008"},
+		{"f90_mpi.f90", "f2008"},
+		{"f08.f90", "f2008"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.src+"/"+tc.std, func(t *testing.T) {
+			cmd := exec.Command("gfortran", "-std="+tc.std, "-c", "-o", os.DevNull, "-J", t.TempDir(),
+				"-I", filepath.Join(dir, "include"), filepath.Join("testdata", tc.src))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
+			}
+		})
+	}
+}

@@ -30,10 +30,11 @@ module mpi_f08
 
   include 'mpi_f08_gen.f90'
 
-  ! The predefined attribute callbacks, for MPI_Comm_create_keyval.
+  ! The predefined attribute callbacks, for MPI_Comm_create_keyval
+  ! (external procedures: callbacks.c defines them).
   interface
     subroutine MPI_COMM_NULL_COPY_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
-        attribute_val_out, flag, ierror) bind(C, name="mpi_comm_null_copy_fn_")
+        attribute_val_out, flag, ierror)
       import
       type(MPI_Comm) :: oldcomm
       integer :: comm_keyval, ierror
@@ -41,15 +42,14 @@ module mpi_f08
       logical :: flag
     end subroutine
     subroutine MPI_COMM_DUP_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
-        attribute_val_out, flag, ierror) bind(C, name="mpi_comm_dup_fn_")
+        attribute_val_out, flag, ierror)
       import
       type(MPI_Comm) :: oldcomm
       integer :: comm_keyval, ierror
       integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
       logical :: flag
     end subroutine
-    subroutine MPI_COMM_NULL_DELETE_FN(comm, comm_keyval, attribute_val, extra_state, ierror) &
-        bind(C, name="mpi_comm_null_delete_fn_")
+    subroutine MPI_COMM_NULL_DELETE_FN(comm, comm_keyval, attribute_val, extra_state, ierror)
       import
       type(MPI_Comm) :: comm
       integer :: comm_keyval, ierror

@@ -104,6 +104,13 @@ subroutine MPI_Abi_get_fortran_info(info, ierror)
   type(MPI_Info) :: info
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_abi_get_fortran_info(info, ierror) bind(C, name="mpi_abi_get_fortran_info_")
+  import
+  type(MPI_Info) :: info
+  integer :: ierror
+end subroutine
+  end interface
   call hf_abi_get_fortran_info(info, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -112,6 +119,13 @@ subroutine MPI_Abi_get_info(info, ierror)
   type(MPI_Info) :: info
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_abi_get_info(info, ierror) bind(C, name="mpi_abi_get_info_")
+  import
+  type(MPI_Info) :: info
+  integer :: ierror
+end subroutine
+  end interface
   call hf_abi_get_info(info, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -121,6 +135,14 @@ subroutine MPI_Abi_get_version(abi_major, abi_minor, ierror)
   integer :: abi_minor
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_abi_get_version(abi_major, abi_minor, ierror) bind(C, name="mpi_abi_get_version_")
+  import
+  integer :: abi_major
+  integer :: abi_minor
+  integer :: ierror
+end subroutine
+  end interface
   call hf_abi_get_version(abi_major, abi_minor, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -129,6 +151,13 @@ subroutine MPI_Abi_set_fortran_info(info, ierror)
   type(MPI_Info), intent(in) :: info
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_abi_set_fortran_info(info, ierror) bind(C, name="mpi_abi_set_fortran_info_")
+  import
+  type(MPI_Info) :: info
+  integer :: ierror
+end subroutine
+  end interface
   call hf_abi_set_fortran_info(info, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -138,6 +167,14 @@ subroutine MPI_Abort(comm, errorcode, ierror)
   integer, intent(in) :: errorcode
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_abort(comm, errorcode, ierror) bind(C, name="mpi_abort_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+  end interface
   call hf_abort(comm, errorcode, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -156,6 +193,22 @@ subroutine MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_ran
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, ierror) bind(C, name="mpi_accumulate_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_count, target_datatype, op, win, ierr)
   if (present(ierror)) ierror = ierr
@@ -165,6 +218,13 @@ subroutine MPI_Add_error_class(errorclass, ierror)
   integer :: errorclass
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_add_error_class(errorclass, ierror) bind(C, name="mpi_add_error_class_")
+  import
+  integer :: errorclass
+  integer :: ierror
+end subroutine
+  end interface
   call hf_add_error_class(errorclass, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -174,6 +234,14 @@ subroutine MPI_Add_error_code(errorclass, errorcode, ierror)
   integer :: errorcode
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_add_error_code(errorclass, errorcode, ierror) bind(C, name="mpi_add_error_code_")
+  import
+  integer :: errorclass
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+  end interface
   call hf_add_error_code(errorclass, errorcode, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -183,6 +251,16 @@ subroutine MPI_Add_error_string(errorcode, string, ierror)
   character(len=*), intent(in) :: string
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_add_error_string(errorcode, string, ierror, string_len) bind(C, &
+    name="mpi_add_error_string_")
+  import
+  integer :: errorcode
+  character(kind=c_char) :: string(*)
+  integer :: ierror
+  integer(c_size_t), value :: string_len
+end subroutine
+  end interface
   call hf_add_error_string(errorcode, string, ierr, len(string, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -199,6 +277,20 @@ subroutine MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvt
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror) bind(C, name="mpi_allgather_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -218,6 +310,22 @@ subroutine MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror) bind(C, name="mpi_allgather_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
     request, ierr)
   if (present(ierror)) ierror = ierr
@@ -237,6 +345,21 @@ subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, dis
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+    ierror) bind(C, name="mpi_allgatherv_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
     ierr)
   if (present(ierror)) ierror = ierr
@@ -258,6 +381,23 @@ subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, info, request, ierror) bind(C, name="mpi_allgatherv_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -274,6 +414,19 @@ subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
+    name="mpi_allreduce_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -291,6 +444,21 @@ subroutine MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info,
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    ierror) bind(C, name="mpi_allreduce_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -307,6 +475,20 @@ subroutine MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvty
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror) bind(C, name="mpi_alltoall_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -326,6 +508,22 @@ subroutine MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+    request, ierror) bind(C, name="mpi_alltoall_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
     request, ierr)
   if (present(ierror)) ierror = ierr
@@ -346,6 +544,22 @@ subroutine MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvco
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, ierror) bind(C, name="mpi_alltoallv_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
     comm, ierr)
   if (present(ierror)) ierror = ierr
@@ -368,6 +582,24 @@ subroutine MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, r
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, info, request, ierror) bind(C, name="mpi_alltoallv_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
     recvtype, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -388,6 +620,22 @@ subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvc
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, ierror) bind(C, name="mpi_alltoallw_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
     recvtypes, comm, ierr)
   if (present(ierror)) ierror = ierr
@@ -410,6 +658,24 @@ subroutine MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, 
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, info, request, ierror) bind(C, name="mpi_alltoallw_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
     recvtypes, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -420,6 +686,14 @@ subroutine MPI_Attr_delete(comm, keyval, ierror)
   integer, intent(in) :: keyval
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_attr_delete(comm, keyval, ierror) bind(C, name="mpi_attr_delete_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: keyval
+  integer :: ierror
+end subroutine
+  end interface
   call hf_attr_delete(comm, keyval, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -428,6 +702,13 @@ subroutine MPI_Barrier(comm, ierror)
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_barrier(comm, ierror) bind(C, name="mpi_barrier_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_barrier(comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -438,6 +719,15 @@ subroutine MPI_Barrier_init(comm, info, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_barrier_init(comm, info, request, ierror) bind(C, name="mpi_barrier_init_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_barrier_init(comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -451,6 +741,17 @@ subroutine MPI_Bcast(buffer, count, datatype, root, comm, ierror)
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_bcast(buffer, count, datatype, root, comm, ierror) bind(C, name="mpi_bcast_")
+  import
+  type(*), dimension(*) :: buffer
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_bcast(buffer, count, datatype, root, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -466,6 +767,20 @@ subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ie
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_bcast_init(buffer, count, datatype, root, comm, info, request, ierror) bind(C, &
+    name="mpi_bcast_init_")
+  import
+  type(*), dimension(*) :: buffer
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_bcast_init(buffer, count, datatype, root, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -480,6 +795,18 @@ subroutine MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_bsend(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_bsend_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_bsend(buf, count, datatype, dest, tag, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -495,6 +822,20 @@ subroutine MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_bsend_init(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_bsend_init_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_bsend_init(buf, count, datatype, dest, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -505,6 +846,14 @@ subroutine MPI_Buffer_attach(buffer, size, ierror)
   integer, intent(in) :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_buffer_attach(buffer, size, ierror) bind(C, name="mpi_buffer_attach_")
+  import
+  type(*), dimension(*) :: buffer
+  integer :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_buffer_attach(buffer, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -515,6 +864,14 @@ subroutine MPI_Buffer_detach(buffer, size, ierror)
   integer :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_buffer_detach(buffer, size, ierror) bind(C, name="mpi_buffer_detach_")
+  import
+  type(*), dimension(*) :: buffer
+  integer :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_buffer_detach(buffer, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -522,6 +879,12 @@ end subroutine
 subroutine MPI_Buffer_flush(ierror)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_buffer_flush(ierror) bind(C, name="mpi_buffer_flush_")
+  import
+  integer :: ierror
+end subroutine
+  end interface
   call hf_buffer_flush(ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -530,6 +893,13 @@ subroutine MPI_Buffer_iflush(request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_buffer_iflush(request, ierror) bind(C, name="mpi_buffer_iflush_")
+  import
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_buffer_iflush(request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -538,6 +908,13 @@ subroutine MPI_Cancel(request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_cancel(request, ierror) bind(C, name="mpi_cancel_")
+  import
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_cancel(request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -549,6 +926,16 @@ subroutine MPI_Cart_coords(comm, rank, maxdims, coords, ierror)
   integer :: coords(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_cart_coords(comm, rank, maxdims, coords, ierror) bind(C, name="mpi_cart_coords_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: rank
+  integer :: maxdims
+  integer :: coords(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_cart_coords(comm, rank, maxdims, coords, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -562,6 +949,19 @@ subroutine MPI_Cart_create(old_comm, ndims, dims, periods, reorder, comm_cart, i
   type(MPI_Comm) :: comm_cart
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_cart_create(old_comm, ndims, dims, periods, reorder, comm_cart, ierror) bind(C, &
+    name="mpi_cart_create_")
+  import
+  type(MPI_Comm) :: old_comm
+  integer :: ndims
+  integer :: dims(*)
+  logical :: periods(*)
+  logical :: reorder
+  type(MPI_Comm) :: comm_cart
+  integer :: ierror
+end subroutine
+  end interface
   call hf_cart_create(old_comm, ndims, dims, periods, reorder, comm_cart, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -574,6 +974,17 @@ subroutine MPI_Cart_get(comm, maxdims, dims, periods, coords, ierror)
   integer :: coords(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_cart_get(comm, maxdims, dims, periods, coords, ierror) bind(C, name="mpi_cart_get_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: maxdims
+  integer :: dims(*)
+  logical :: periods(*)
+  integer :: coords(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_cart_get(comm, maxdims, dims, periods, coords, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -586,6 +997,17 @@ subroutine MPI_Cart_map(comm, ndims, dims, periods, newrank, ierror)
   integer :: newrank
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_cart_map(comm, ndims, dims, periods, newrank, ierror) bind(C, name="mpi_cart_map_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: ndims
+  integer :: dims(*)
+  logical :: periods(*)
+  integer :: newrank
+  integer :: ierror
+end subroutine
+  end interface
   call hf_cart_map(comm, ndims, dims, periods, newrank, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -596,6 +1018,15 @@ subroutine MPI_Cart_rank(comm, coords, rank, ierror)
   integer :: rank
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_cart_rank(comm, coords, rank, ierror) bind(C, name="mpi_cart_rank_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: coords(*)
+  integer :: rank
+  integer :: ierror
+end subroutine
+  end interface
   call hf_cart_rank(comm, coords, rank, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -608,6 +1039,18 @@ subroutine MPI_Cart_shift(comm, direction, disp, rank_source, rank_dest, ierror)
   integer :: rank_dest
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_cart_shift(comm, direction, disp, rank_source, rank_dest, ierror) bind(C, &
+    name="mpi_cart_shift_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: direction
+  integer :: disp
+  integer :: rank_source
+  integer :: rank_dest
+  integer :: ierror
+end subroutine
+  end interface
   call hf_cart_shift(comm, direction, disp, rank_source, rank_dest, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -618,6 +1061,15 @@ subroutine MPI_Cart_sub(comm, remain_dims, new_comm, ierror)
   type(MPI_Comm) :: new_comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_cart_sub(comm, remain_dims, new_comm, ierror) bind(C, name="mpi_cart_sub_")
+  import
+  type(MPI_Comm) :: comm
+  logical :: remain_dims(*)
+  type(MPI_Comm) :: new_comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_cart_sub(comm, remain_dims, new_comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -627,6 +1079,14 @@ subroutine MPI_Cartdim_get(comm, ndims, ierror)
   integer :: ndims
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_cartdim_get(comm, ndims, ierror) bind(C, name="mpi_cartdim_get_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: ndims
+  integer :: ierror
+end subroutine
+  end interface
   call hf_cartdim_get(comm, ndims, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -635,6 +1095,14 @@ subroutine MPI_Close_port(port_name, ierror)
   character(len=*), intent(in) :: port_name
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_close_port(port_name, ierror, port_name_len) bind(C, name="mpi_close_port_")
+  import
+  character(kind=c_char) :: port_name(*)
+  integer :: ierror
+  integer(c_size_t), value :: port_name_len
+end subroutine
+  end interface
   call hf_close_port(port_name, ierr, len(port_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -647,6 +1115,19 @@ subroutine MPI_Comm_accept(port_name, info, root, comm, newcomm, ierror)
   type(MPI_Comm) :: newcomm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_accept(port_name, info, root, comm, newcomm, ierror, port_name_len) bind(C, &
+    name="mpi_comm_accept_")
+  import
+  character(kind=c_char) :: port_name(*)
+  type(MPI_Info) :: info
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
+  integer :: ierror
+  integer(c_size_t), value :: port_name_len
+end subroutine
+  end interface
   call hf_comm_accept(port_name, info, root, comm, newcomm, ierr, len(port_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -658,6 +1139,15 @@ subroutine MPI_Comm_attach_buffer(comm, buffer, size, ierror)
   integer, intent(in) :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_attach_buffer(comm, buffer, size, ierror) bind(C, name="mpi_comm_attach_buffer_")
+  import
+  type(MPI_Comm) :: comm
+  type(*), dimension(*) :: buffer
+  integer :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_attach_buffer(comm, buffer, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -667,6 +1157,15 @@ subroutine MPI_Comm_call_errhandler(comm, errorcode, ierror)
   integer, intent(in) :: errorcode
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_call_errhandler(comm, errorcode, ierror) bind(C, &
+    name="mpi_comm_call_errhandler_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_call_errhandler(comm, errorcode, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -677,6 +1176,15 @@ subroutine MPI_Comm_compare(comm1, comm2, result, ierror)
   integer :: result
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_compare(comm1, comm2, result, ierror) bind(C, name="mpi_comm_compare_")
+  import
+  type(MPI_Comm) :: comm1
+  type(MPI_Comm) :: comm2
+  integer :: result
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_compare(comm1, comm2, result, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -689,6 +1197,19 @@ subroutine MPI_Comm_connect(port_name, info, root, comm, newcomm, ierror)
   type(MPI_Comm) :: newcomm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_connect(port_name, info, root, comm, newcomm, ierror, port_name_len) bind(C, &
+    name="mpi_comm_connect_")
+  import
+  character(kind=c_char) :: port_name(*)
+  type(MPI_Info) :: info
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
+  integer :: ierror
+  integer(c_size_t), value :: port_name_len
+end subroutine
+  end interface
   call hf_comm_connect(port_name, info, root, comm, newcomm, ierr, len(port_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -699,6 +1220,15 @@ subroutine MPI_Comm_create(comm, group, newcomm, ierror)
   type(MPI_Comm) :: newcomm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_create(comm, group, newcomm, ierror) bind(C, name="mpi_comm_create_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Group) :: group
+  type(MPI_Comm) :: newcomm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_create(comm, group, newcomm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -711,6 +1241,19 @@ subroutine MPI_Comm_create_from_group(group, stringtag, info, errhandler, newcom
   type(MPI_Comm) :: newcomm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_create_from_group(group, stringtag, info, errhandler, newcomm, ierror, &
+    stringtag_len) bind(C, name="mpi_comm_create_from_group_")
+  import
+  type(MPI_Group) :: group
+  character(kind=c_char) :: stringtag(*)
+  type(MPI_Info) :: info
+  type(MPI_Errhandler) :: errhandler
+  type(MPI_Comm) :: newcomm
+  integer :: ierror
+  integer(c_size_t), value :: stringtag_len
+end subroutine
+  end interface
   call hf_comm_create_from_group(group, stringtag, info, errhandler, newcomm, ierr, len(stringtag, &
     kind=c_size_t))
   if (present(ierror)) ierror = ierr
@@ -723,6 +1266,17 @@ subroutine MPI_Comm_create_group(comm, group, tag, newcomm, ierror)
   type(MPI_Comm) :: newcomm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_create_group(comm, group, tag, newcomm, ierror) bind(C, &
+    name="mpi_comm_create_group_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Group) :: group
+  integer :: tag
+  type(MPI_Comm) :: newcomm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_create_group(comm, group, tag, newcomm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -732,6 +1286,14 @@ subroutine MPI_Comm_delete_attr(comm, comm_keyval, ierror)
   integer, intent(in) :: comm_keyval
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_delete_attr(comm, comm_keyval, ierror) bind(C, name="mpi_comm_delete_attr_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: comm_keyval
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_delete_attr(comm, comm_keyval, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -743,6 +1305,16 @@ subroutine MPI_Comm_detach_buffer(comm, buffer_addr, size, ierror)
   integer :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_detach_buffer(comm, buffer_addr, size, ierror) bind(C, &
+    name="mpi_comm_detach_buffer_")
+  import
+  type(MPI_Comm) :: comm
+  type(*), dimension(*) :: buffer_addr
+  integer :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_detach_buffer(comm, buffer_addr, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -751,6 +1323,13 @@ subroutine MPI_Comm_disconnect(comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_disconnect(comm, ierror) bind(C, name="mpi_comm_disconnect_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_disconnect(comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -760,6 +1339,14 @@ subroutine MPI_Comm_dup(comm, newcomm, ierror)
   type(MPI_Comm) :: newcomm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_dup(comm, newcomm, ierror) bind(C, name="mpi_comm_dup_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_dup(comm, newcomm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -770,6 +1357,16 @@ subroutine MPI_Comm_dup_with_info(comm, info, newcomm, ierror)
   type(MPI_Comm) :: newcomm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_dup_with_info(comm, info, newcomm, ierror) bind(C, &
+    name="mpi_comm_dup_with_info_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: newcomm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_dup_with_info(comm, info, newcomm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -778,6 +1375,13 @@ subroutine MPI_Comm_flush_buffer(comm, ierror)
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_flush_buffer(comm, ierror) bind(C, name="mpi_comm_flush_buffer_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_flush_buffer(comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -786,6 +1390,13 @@ subroutine MPI_Comm_free(comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_free(comm, ierror) bind(C, name="mpi_comm_free_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_free(comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -794,6 +1405,13 @@ subroutine MPI_Comm_free_keyval(comm_keyval, ierror)
   integer :: comm_keyval
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_free_keyval(comm_keyval, ierror) bind(C, name="mpi_comm_free_keyval_")
+  import
+  integer :: comm_keyval
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_free_keyval(comm_keyval, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -803,6 +1421,14 @@ subroutine MPI_Comm_get_errhandler(comm, erhandler, ierror)
   type(MPI_Errhandler) :: erhandler
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_get_errhandler(comm, erhandler, ierror) bind(C, name="mpi_comm_get_errhandler_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Errhandler) :: erhandler
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_get_errhandler(comm, erhandler, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -812,6 +1438,14 @@ subroutine MPI_Comm_get_info(comm, info_used, ierror)
   type(MPI_Info) :: info_used
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_get_info(comm, info_used, ierror) bind(C, name="mpi_comm_get_info_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info_used
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_get_info(comm, info_used, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -822,6 +1456,17 @@ subroutine MPI_Comm_get_name(comm, comm_name, resultlen, ierror)
   integer :: resultlen
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_get_name(comm, comm_name, resultlen, ierror, comm_name_len) bind(C, &
+    name="mpi_comm_get_name_")
+  import
+  type(MPI_Comm) :: comm
+  character(kind=c_char) :: comm_name(*)
+  integer :: resultlen
+  integer :: ierror
+  integer(c_size_t), value :: comm_name_len
+end subroutine
+  end interface
   call hf_comm_get_name(comm, comm_name, resultlen, ierr, len(comm_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -830,6 +1475,13 @@ subroutine MPI_Comm_get_parent(parent, ierror)
   type(MPI_Comm) :: parent
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_get_parent(parent, ierror) bind(C, name="mpi_comm_get_parent_")
+  import
+  type(MPI_Comm) :: parent
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_get_parent(parent, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -839,6 +1491,14 @@ subroutine MPI_Comm_group(comm, group, ierror)
   type(MPI_Group) :: group
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_group(comm, group, ierror) bind(C, name="mpi_comm_group_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Group) :: group
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_group(comm, group, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -849,6 +1509,15 @@ subroutine MPI_Comm_idup(comm, newcomm, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_idup(comm, newcomm, request, ierror) bind(C, name="mpi_comm_idup_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_idup(comm, newcomm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -860,6 +1529,17 @@ subroutine MPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_idup_with_info(comm, info, newcomm, request, ierror) bind(C, &
+    name="mpi_comm_idup_with_info_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: newcomm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_idup_with_info(comm, info, newcomm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -869,6 +1549,14 @@ subroutine MPI_Comm_iflush_buffer(comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_iflush_buffer(comm, request, ierror) bind(C, name="mpi_comm_iflush_buffer_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_iflush_buffer(comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -878,6 +1566,14 @@ subroutine MPI_Comm_join(fd, intercomm, ierror)
   type(MPI_Comm) :: intercomm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_join(fd, intercomm, ierror) bind(C, name="mpi_comm_join_")
+  import
+  integer :: fd
+  type(MPI_Comm) :: intercomm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_join(fd, intercomm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -887,6 +1583,14 @@ subroutine MPI_Comm_rank(comm, rank, ierror)
   integer :: rank
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_rank(comm, rank, ierror) bind(C, name="mpi_comm_rank_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: rank
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_rank(comm, rank, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -896,6 +1600,14 @@ subroutine MPI_Comm_remote_group(comm, group, ierror)
   type(MPI_Group) :: group
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_remote_group(comm, group, ierror) bind(C, name="mpi_comm_remote_group_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Group) :: group
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_remote_group(comm, group, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -905,6 +1617,14 @@ subroutine MPI_Comm_remote_size(comm, size, ierror)
   integer :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_remote_size(comm, size, ierror) bind(C, name="mpi_comm_remote_size_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_remote_size(comm, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -914,6 +1634,14 @@ subroutine MPI_Comm_set_errhandler(comm, errhandler, ierror)
   type(MPI_Errhandler), intent(in) :: errhandler
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_set_errhandler(comm, errhandler, ierror) bind(C, name="mpi_comm_set_errhandler_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Errhandler) :: errhandler
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_set_errhandler(comm, errhandler, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -923,6 +1651,14 @@ subroutine MPI_Comm_set_info(comm, info, ierror)
   type(MPI_Info), intent(in) :: info
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_set_info(comm, info, ierror) bind(C, name="mpi_comm_set_info_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_set_info(comm, info, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -932,6 +1668,16 @@ subroutine MPI_Comm_set_name(comm, comm_name, ierror)
   character(len=*), intent(in) :: comm_name
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_set_name(comm, comm_name, ierror, comm_name_len) bind(C, &
+    name="mpi_comm_set_name_")
+  import
+  type(MPI_Comm) :: comm
+  character(kind=c_char) :: comm_name(*)
+  integer :: ierror
+  integer(c_size_t), value :: comm_name_len
+end subroutine
+  end interface
   call hf_comm_set_name(comm, comm_name, ierr, len(comm_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -941,6 +1687,14 @@ subroutine MPI_Comm_size(comm, size, ierror)
   integer :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_size(comm, size, ierror) bind(C, name="mpi_comm_size_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_size(comm, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -952,6 +1706,16 @@ subroutine MPI_Comm_split(comm, color, key, newcomm, ierror)
   type(MPI_Comm) :: newcomm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_split(comm, color, key, newcomm, ierror) bind(C, name="mpi_comm_split_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: color
+  integer :: key
+  type(MPI_Comm) :: newcomm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_split(comm, color, key, newcomm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -964,6 +1728,18 @@ subroutine MPI_Comm_split_type(comm, split_type, key, info, newcomm, ierror)
   type(MPI_Comm) :: newcomm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_split_type(comm, split_type, key, info, newcomm, ierror) bind(C, &
+    name="mpi_comm_split_type_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: split_type
+  integer :: key
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: newcomm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_split_type(comm, split_type, key, info, newcomm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -973,6 +1749,14 @@ subroutine MPI_Comm_test_inter(comm, flag, ierror)
   logical :: flag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_comm_test_inter(comm, flag, ierror) bind(C, name="mpi_comm_test_inter_")
+  import
+  type(MPI_Comm) :: comm
+  logical :: flag
+  integer :: ierror
+end subroutine
+  end interface
   call hf_comm_test_inter(comm, flag, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -991,6 +1775,20 @@ subroutine MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, &
+    target_disp, win, ierror) bind(C, name="mpi_compare_and_swap_")
+  import
+  type(*), dimension(*) :: origin_addr
+  type(*), dimension(*) :: compare_addr
+  type(*), dimension(*) :: result_addr
+  type(MPI_Datatype) :: datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, &
     target_disp, win, ierr)
   if (present(ierror)) ierror = ierr
@@ -1002,6 +1800,15 @@ subroutine MPI_Dims_create(nnodes, ndims, dims, ierror)
   integer :: dims(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_dims_create(nnodes, ndims, dims, ierror) bind(C, name="mpi_dims_create_")
+  import
+  integer :: nnodes
+  integer :: ndims
+  integer :: dims(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_dims_create(nnodes, ndims, dims, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1019,6 +1826,22 @@ subroutine MPI_Dist_graph_create(comm_old, n, nodes, degrees, targets, weights, 
   type(MPI_Comm) :: newcomm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_dist_graph_create(comm_old, n, nodes, degrees, targets, weights, info, reorder, &
+    newcomm, ierror) bind(C, name="mpi_dist_graph_create_")
+  import
+  type(MPI_Comm) :: comm_old
+  integer :: n
+  integer :: nodes(*)
+  integer :: degrees(*)
+  integer :: targets(*)
+  integer :: weights(*)
+  type(MPI_Info) :: info
+  logical :: reorder
+  type(MPI_Comm) :: newcomm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_dist_graph_create(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm, &
     ierr)
   if (present(ierror)) ierror = ierr
@@ -1038,6 +1861,24 @@ subroutine MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourcewei
   type(MPI_Comm) :: comm_dist_graph
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, &
+    destinations, destweights, info, reorder, comm_dist_graph, ierror) bind(C, &
+    name="mpi_dist_graph_create_adjacent_")
+  import
+  type(MPI_Comm) :: comm_old
+  integer :: indegree
+  integer :: sources(*)
+  integer :: sourceweights(*)
+  integer :: outdegree
+  integer :: destinations(*)
+  integer :: destweights(*)
+  type(MPI_Info) :: info
+  logical :: reorder
+  type(MPI_Comm) :: comm_dist_graph
+  integer :: ierror
+end subroutine
+  end interface
   call hf_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, &
     destinations, destweights, info, reorder, comm_dist_graph, ierr)
   if (present(ierror)) ierror = ierr
@@ -1054,6 +1895,20 @@ subroutine MPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, m
   integer :: destweights(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, &
+    destinations, destweights, ierror) bind(C, name="mpi_dist_graph_neighbors_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: maxindegree
+  integer :: sources(*)
+  integer :: sourceweights(*)
+  integer :: maxoutdegree
+  integer :: destinations(*)
+  integer :: destweights(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, &
     destinations, destweights, ierr)
   if (present(ierror)) ierror = ierr
@@ -1066,6 +1921,17 @@ subroutine MPI_Dist_graph_neighbors_count(comm, inneighbors, outneighbors, weigh
   logical :: weighted
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_dist_graph_neighbors_count(comm, inneighbors, outneighbors, weighted, ierror) bind(C, &
+    name="mpi_dist_graph_neighbors_count_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: inneighbors
+  integer :: outneighbors
+  logical :: weighted
+  integer :: ierror
+end subroutine
+  end interface
   call hf_dist_graph_neighbors_count(comm, inneighbors, outneighbors, weighted, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1074,6 +1940,13 @@ subroutine MPI_Errhandler_free(errhandler, ierror)
   type(MPI_Errhandler) :: errhandler
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_errhandler_free(errhandler, ierror) bind(C, name="mpi_errhandler_free_")
+  import
+  type(MPI_Errhandler) :: errhandler
+  integer :: ierror
+end subroutine
+  end interface
   call hf_errhandler_free(errhandler, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1083,6 +1956,14 @@ subroutine MPI_Error_class(errorcode, errorclass, ierror)
   integer :: errorclass
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_error_class(errorcode, errorclass, ierror) bind(C, name="mpi_error_class_")
+  import
+  integer :: errorcode
+  integer :: errorclass
+  integer :: ierror
+end subroutine
+  end interface
   call hf_error_class(errorcode, errorclass, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1093,6 +1974,17 @@ subroutine MPI_Error_string(errorcode, string, resultlen, ierror)
   integer :: resultlen
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_error_string(errorcode, string, resultlen, ierror, string_len) bind(C, &
+    name="mpi_error_string_")
+  import
+  integer :: errorcode
+  character(kind=c_char) :: string(*)
+  integer :: resultlen
+  integer :: ierror
+  integer(c_size_t), value :: string_len
+end subroutine
+  end interface
   call hf_error_string(errorcode, string, resultlen, ierr, len(string, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1108,6 +2000,19 @@ subroutine MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
+    name="mpi_exscan_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_exscan(sendbuf, recvbuf, count, datatype, op, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1125,6 +2030,21 @@ subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, re
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    ierror) bind(C, name="mpi_exscan_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1142,6 +2062,20 @@ subroutine MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, tar
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, &
+    ierror) bind(C, name="mpi_fetch_and_op_")
+  import
+  type(*), dimension(*) :: origin_addr
+  type(*), dimension(*) :: result_addr
+  type(MPI_Datatype) :: datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1151,6 +2085,14 @@ subroutine MPI_File_call_errhandler(fh, errorcode, ierror)
   integer, intent(in) :: errorcode
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_call_errhandler(fh, errorcode, ierror) bind(C, name="mpi_file_call_errhandler_")
+  import
+  type(MPI_File) :: fh
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_call_errhandler(fh, errorcode, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1159,6 +2101,13 @@ subroutine MPI_File_close(fh, ierror)
   type(MPI_File) :: fh
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_close(fh, ierror) bind(C, name="mpi_file_close_")
+  import
+  type(MPI_File) :: fh
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_close(fh, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1168,6 +2117,15 @@ subroutine MPI_File_delete(filename, info, ierror)
   type(MPI_Info), intent(in) :: info
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_delete(filename, info, ierror, filename_len) bind(C, name="mpi_file_delete_")
+  import
+  character(kind=c_char) :: filename(*)
+  type(MPI_Info) :: info
+  integer :: ierror
+  integer(c_size_t), value :: filename_len
+end subroutine
+  end interface
   call hf_file_delete(filename, info, ierr, len(filename, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1177,6 +2135,14 @@ subroutine MPI_File_get_amode(fh, amode, ierror)
   integer :: amode
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_get_amode(fh, amode, ierror) bind(C, name="mpi_file_get_amode_")
+  import
+  type(MPI_File) :: fh
+  integer :: amode
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_get_amode(fh, amode, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1186,6 +2152,14 @@ subroutine MPI_File_get_atomicity(fh, flag, ierror)
   logical :: flag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_get_atomicity(fh, flag, ierror) bind(C, name="mpi_file_get_atomicity_")
+  import
+  type(MPI_File) :: fh
+  logical :: flag
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_get_atomicity(fh, flag, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1196,6 +2170,16 @@ subroutine MPI_File_get_byte_offset(fh, offset, disp, ierror)
   integer(kind=mpi_address_kind) :: disp
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_get_byte_offset(fh, offset, disp, ierror) bind(C, &
+    name="mpi_file_get_byte_offset_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  integer(kind=mpi_address_kind) :: disp
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_get_byte_offset(fh, offset, disp, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1205,6 +2189,14 @@ subroutine MPI_File_get_errhandler(file, errhandler, ierror)
   type(MPI_Errhandler) :: errhandler
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_get_errhandler(file, errhandler, ierror) bind(C, name="mpi_file_get_errhandler_")
+  import
+  type(MPI_File) :: file
+  type(MPI_Errhandler) :: errhandler
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_get_errhandler(file, errhandler, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1214,6 +2206,14 @@ subroutine MPI_File_get_group(fh, group, ierror)
   type(MPI_Group) :: group
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_get_group(fh, group, ierror) bind(C, name="mpi_file_get_group_")
+  import
+  type(MPI_File) :: fh
+  type(MPI_Group) :: group
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_get_group(fh, group, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1223,6 +2223,14 @@ subroutine MPI_File_get_info(fh, info_used, ierror)
   type(MPI_Info) :: info_used
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_get_info(fh, info_used, ierror) bind(C, name="mpi_file_get_info_")
+  import
+  type(MPI_File) :: fh
+  type(MPI_Info) :: info_used
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_get_info(fh, info_used, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1232,6 +2240,14 @@ subroutine MPI_File_get_position(fh, offset, ierror)
   integer(kind=mpi_address_kind) :: offset
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_get_position(fh, offset, ierror) bind(C, name="mpi_file_get_position_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_get_position(fh, offset, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1241,6 +2257,15 @@ subroutine MPI_File_get_position_shared(fh, offset, ierror)
   integer(kind=mpi_address_kind) :: offset
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_get_position_shared(fh, offset, ierror) bind(C, &
+    name="mpi_file_get_position_shared_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_get_position_shared(fh, offset, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1250,6 +2275,14 @@ subroutine MPI_File_get_size(fh, size, ierror)
   integer(kind=mpi_address_kind) :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_get_size(fh, size, ierror) bind(C, name="mpi_file_get_size_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_get_size(fh, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1260,6 +2293,16 @@ subroutine MPI_File_get_type_extent(fh, datatype, extent, ierror)
   integer(kind=mpi_address_kind) :: extent
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_get_type_extent(fh, datatype, extent, ierror) bind(C, &
+    name="mpi_file_get_type_extent_")
+  import
+  type(MPI_File) :: fh
+  type(MPI_Datatype) :: datatype
+  integer(kind=mpi_address_kind) :: extent
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_get_type_extent(fh, datatype, extent, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1272,6 +2315,19 @@ subroutine MPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
   character(len=*) :: datarep
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_get_view(fh, disp, etype, filetype, datarep, ierror, datarep_len) bind(C, &
+    name="mpi_file_get_view_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: disp
+  type(MPI_Datatype) :: etype
+  type(MPI_Datatype) :: filetype
+  character(kind=c_char) :: datarep(*)
+  integer :: ierror
+  integer(c_size_t), value :: datarep_len
+end subroutine
+  end interface
   call hf_file_get_view(fh, disp, etype, filetype, datarep, ierr, len(datarep, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1285,6 +2341,17 @@ subroutine MPI_File_iread(fh, buf, count, datatype, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_iread(fh, buf, count, datatype, request, ierror) bind(C, name="mpi_file_iread_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_iread(fh, buf, count, datatype, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1298,6 +2365,18 @@ subroutine MPI_File_iread_all(fh, buf, count, datatype, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_iread_all(fh, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iread_all_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_iread_all(fh, buf, count, datatype, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1312,6 +2391,19 @@ subroutine MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_iread_at(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iread_at_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_iread_at(fh, offset, buf, count, datatype, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1326,6 +2418,19 @@ subroutine MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierr
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_iread_at_all(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iread_at_all_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_iread_at_all(fh, offset, buf, count, datatype, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1339,6 +2444,18 @@ subroutine MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_iread_shared(fh, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iread_shared_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_iread_shared(fh, buf, count, datatype, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1352,6 +2469,18 @@ subroutine MPI_File_iwrite(fh, buf, count, datatype, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_iwrite(fh, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iwrite_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_iwrite(fh, buf, count, datatype, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1365,6 +2494,18 @@ subroutine MPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_iwrite_all(fh, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iwrite_all_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_iwrite_all(fh, buf, count, datatype, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1379,6 +2520,19 @@ subroutine MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_iwrite_at(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iwrite_at_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_iwrite_at(fh, offset, buf, count, datatype, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1393,6 +2547,19 @@ subroutine MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ier
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iwrite_at_all_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_iwrite_at_all(fh, offset, buf, count, datatype, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1406,6 +2573,18 @@ subroutine MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_iwrite_shared(fh, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iwrite_shared_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_iwrite_shared(fh, buf, count, datatype, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1418,6 +2597,19 @@ subroutine MPI_File_open(comm, filename, amode, info, fh, ierror)
   type(MPI_File) :: fh
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_open(comm, filename, amode, info, fh, ierror, filename_len) bind(C, &
+    name="mpi_file_open_")
+  import
+  type(MPI_Comm) :: comm
+  character(kind=c_char) :: filename(*)
+  integer :: amode
+  type(MPI_Info) :: info
+  type(MPI_File) :: fh
+  integer :: ierror
+  integer(c_size_t), value :: filename_len
+end subroutine
+  end interface
   call hf_file_open(comm, filename, amode, info, fh, ierr, len(filename, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1427,6 +2619,14 @@ subroutine MPI_File_preallocate(fh, size, ierror)
   integer(kind=mpi_address_kind), intent(in) :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_preallocate(fh, size, ierror) bind(C, name="mpi_file_preallocate_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_preallocate(fh, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1440,6 +2640,17 @@ subroutine MPI_File_read(fh, buf, count, datatype, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_read(fh, buf, count, datatype, status, ierror) bind(C, name="mpi_file_read_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_read(fh, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1453,6 +2664,18 @@ subroutine MPI_File_read_all(fh, buf, count, datatype, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_read_all(fh, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_read_all_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_read_all(fh, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1465,6 +2688,17 @@ subroutine MPI_File_read_all_begin(fh, buf, count, datatype, ierror)
   type(MPI_Datatype), intent(in) :: datatype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_read_all_begin(fh, buf, count, datatype, ierror) bind(C, &
+    name="mpi_file_read_all_begin_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_read_all_begin(fh, buf, count, datatype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1476,6 +2710,15 @@ subroutine MPI_File_read_all_end(fh, buf, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_read_all_end(fh, buf, status, ierror) bind(C, name="mpi_file_read_all_end_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_read_all_end(fh, buf, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1490,6 +2733,19 @@ subroutine MPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_read_at(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_read_at_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_read_at(fh, offset, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1504,6 +2760,19 @@ subroutine MPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_read_at_all(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_read_at_all_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_read_at_all(fh, offset, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1517,6 +2786,18 @@ subroutine MPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
   type(MPI_Datatype), intent(in) :: datatype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_read_at_all_begin(fh, offset, buf, count, datatype, ierror) bind(C, &
+    name="mpi_file_read_at_all_begin_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_read_at_all_begin(fh, offset, buf, count, datatype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1528,6 +2809,16 @@ subroutine MPI_File_read_at_all_end(fh, buf, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_read_at_all_end(fh, buf, status, ierror) bind(C, &
+    name="mpi_file_read_at_all_end_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_read_at_all_end(fh, buf, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1541,6 +2832,18 @@ subroutine MPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_read_ordered(fh, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_read_ordered_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_read_ordered(fh, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1553,6 +2856,17 @@ subroutine MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
   type(MPI_Datatype), intent(in) :: datatype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_read_ordered_begin(fh, buf, count, datatype, ierror) bind(C, &
+    name="mpi_file_read_ordered_begin_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_read_ordered_begin(fh, buf, count, datatype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1564,6 +2878,16 @@ subroutine MPI_File_read_ordered_end(fh, buf, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_read_ordered_end(fh, buf, status, ierror) bind(C, &
+    name="mpi_file_read_ordered_end_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_read_ordered_end(fh, buf, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1577,6 +2901,18 @@ subroutine MPI_File_read_shared(fh, buf, count, datatype, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_read_shared(fh, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_read_shared_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_read_shared(fh, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1587,6 +2923,15 @@ subroutine MPI_File_seek(fh, offset, whence, ierror)
   integer, intent(in) :: whence
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_seek(fh, offset, whence, ierror) bind(C, name="mpi_file_seek_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  integer :: whence
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_seek(fh, offset, whence, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1597,6 +2942,15 @@ subroutine MPI_File_seek_shared(fh, offset, whence, ierror)
   integer, intent(in) :: whence
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_seek_shared(fh, offset, whence, ierror) bind(C, name="mpi_file_seek_shared_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  integer :: whence
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_seek_shared(fh, offset, whence, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1606,6 +2960,14 @@ subroutine MPI_File_set_atomicity(fh, flag, ierror)
   logical, intent(in) :: flag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_set_atomicity(fh, flag, ierror) bind(C, name="mpi_file_set_atomicity_")
+  import
+  type(MPI_File) :: fh
+  logical :: flag
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_set_atomicity(fh, flag, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1615,6 +2977,14 @@ subroutine MPI_File_set_errhandler(file, errhandler, ierror)
   type(MPI_Errhandler), intent(in) :: errhandler
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_set_errhandler(file, errhandler, ierror) bind(C, name="mpi_file_set_errhandler_")
+  import
+  type(MPI_File) :: file
+  type(MPI_Errhandler) :: errhandler
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_set_errhandler(file, errhandler, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1624,6 +2994,14 @@ subroutine MPI_File_set_info(fh, info, ierror)
   type(MPI_Info), intent(in) :: info
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_set_info(fh, info, ierror) bind(C, name="mpi_file_set_info_")
+  import
+  type(MPI_File) :: fh
+  type(MPI_Info) :: info
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_set_info(fh, info, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1633,6 +3011,14 @@ subroutine MPI_File_set_size(fh, size, ierror)
   integer(kind=mpi_address_kind), intent(in) :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_set_size(fh, size, ierror) bind(C, name="mpi_file_set_size_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_set_size(fh, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1646,6 +3032,20 @@ subroutine MPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror)
   type(MPI_Info), intent(in) :: info
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_set_view(fh, disp, etype, filetype, datarep, info, ierror, datarep_len) bind(C, &
+    name="mpi_file_set_view_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: disp
+  type(MPI_Datatype) :: etype
+  type(MPI_Datatype) :: filetype
+  character(kind=c_char) :: datarep(*)
+  type(MPI_Info) :: info
+  integer :: ierror
+  integer(c_size_t), value :: datarep_len
+end subroutine
+  end interface
   call hf_file_set_view(fh, disp, etype, filetype, datarep, info, ierr, len(datarep, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1654,6 +3054,13 @@ subroutine MPI_File_sync(fh, ierror)
   type(MPI_File), intent(in) :: fh
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_sync(fh, ierror) bind(C, name="mpi_file_sync_")
+  import
+  type(MPI_File) :: fh
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_sync(fh, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1667,6 +3074,17 @@ subroutine MPI_File_write(fh, buf, count, datatype, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_write(fh, buf, count, datatype, status, ierror) bind(C, name="mpi_file_write_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_write(fh, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1680,6 +3098,18 @@ subroutine MPI_File_write_all(fh, buf, count, datatype, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_write_all(fh, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_write_all_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_write_all(fh, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1692,6 +3122,17 @@ subroutine MPI_File_write_all_begin(fh, buf, count, datatype, ierror)
   type(MPI_Datatype), intent(in) :: datatype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_write_all_begin(fh, buf, count, datatype, ierror) bind(C, &
+    name="mpi_file_write_all_begin_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_write_all_begin(fh, buf, count, datatype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1703,6 +3144,15 @@ subroutine MPI_File_write_all_end(fh, buf, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_write_all_end(fh, buf, status, ierror) bind(C, name="mpi_file_write_all_end_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_write_all_end(fh, buf, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1717,6 +3167,19 @@ subroutine MPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_write_at(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_write_at_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_write_at(fh, offset, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1731,6 +3194,19 @@ subroutine MPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierro
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_write_at_all(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_write_at_all_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_write_at_all(fh, offset, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1744,6 +3220,18 @@ subroutine MPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
   type(MPI_Datatype), intent(in) :: datatype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_write_at_all_begin(fh, offset, buf, count, datatype, ierror) bind(C, &
+    name="mpi_file_write_at_all_begin_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_write_at_all_begin(fh, offset, buf, count, datatype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1755,6 +3243,16 @@ subroutine MPI_File_write_at_all_end(fh, buf, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_write_at_all_end(fh, buf, status, ierror) bind(C, &
+    name="mpi_file_write_at_all_end_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_write_at_all_end(fh, buf, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1768,6 +3266,18 @@ subroutine MPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_write_ordered(fh, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_write_ordered_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_write_ordered(fh, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1780,6 +3290,17 @@ subroutine MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
   type(MPI_Datatype), intent(in) :: datatype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_write_ordered_begin(fh, buf, count, datatype, ierror) bind(C, &
+    name="mpi_file_write_ordered_begin_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_write_ordered_begin(fh, buf, count, datatype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1791,6 +3312,16 @@ subroutine MPI_File_write_ordered_end(fh, buf, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_write_ordered_end(fh, buf, status, ierror) bind(C, &
+    name="mpi_file_write_ordered_end_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_write_ordered_end(fh, buf, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1804,6 +3335,18 @@ subroutine MPI_File_write_shared(fh, buf, count, datatype, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_file_write_shared(fh, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_write_shared_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_file_write_shared(fh, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1811,6 +3354,12 @@ end subroutine
 subroutine MPI_Finalize(ierror)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_finalize(ierror) bind(C, name="mpi_finalize_")
+  import
+  integer :: ierror
+end subroutine
+  end interface
   call hf_finalize(ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1819,6 +3368,13 @@ subroutine MPI_Finalized(flag, ierror)
   logical :: flag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_finalized(flag, ierror) bind(C, name="mpi_finalized_")
+  import
+  logical :: flag
+  integer :: ierror
+end subroutine
+  end interface
   call hf_finalized(flag, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1837,6 +3393,21 @@ subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror) bind(C, name="mpi_gather_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1857,6 +3428,23 @@ subroutine MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, rec
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    info, request, ierror) bind(C, name="mpi_gather_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
     request, ierr)
   if (present(ierror)) ierror = ierr
@@ -1877,6 +3465,22 @@ subroutine MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, ierror) bind(C, name="mpi_gatherv_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
     ierr)
   if (present(ierror)) ierror = ierr
@@ -1899,6 +3503,24 @@ subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, d
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, info, request, ierror) bind(C, name="mpi_gatherv_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
     comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -1917,6 +3539,21 @@ subroutine MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, targ
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror) bind(C, name="mpi_get_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
     target_datatype, win, ierr)
   if (present(ierror)) ierror = ierr
@@ -1941,6 +3578,26 @@ subroutine MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+    result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &
+    ierror) bind(C, name="mpi_get_accumulate_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  type(*), dimension(*) :: result_addr
+  integer :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
     result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierr)
   if (present(ierror)) ierror = ierr
@@ -1952,6 +3609,14 @@ subroutine MPI_Get_address(location, address, ierror)
   integer(kind=mpi_address_kind) :: address
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_get_address(location, address, ierror) bind(C, name="mpi_get_address_")
+  import
+  type(*), dimension(*) :: location
+  integer(kind=mpi_address_kind) :: address
+  integer :: ierror
+end subroutine
+  end interface
   call hf_get_address(location, address, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1962,6 +3627,15 @@ subroutine MPI_Get_count(status, datatype, count, ierror)
   integer :: count
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_get_count(status, datatype, count, ierror) bind(C, name="mpi_get_count_")
+  import
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer :: count
+  integer :: ierror
+end subroutine
+  end interface
   call hf_get_count(status, datatype, count, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1972,6 +3646,15 @@ subroutine MPI_Get_elements(status, datatype, count, ierror)
   integer :: count
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_get_elements(status, datatype, count, ierror) bind(C, name="mpi_get_elements_")
+  import
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer :: count
+  integer :: ierror
+end subroutine
+  end interface
   call hf_get_elements(status, datatype, count, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1980,6 +3663,13 @@ subroutine MPI_Get_hw_resource_info(hw_info, ierror)
   type(MPI_Info) :: hw_info
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_get_hw_resource_info(hw_info, ierror) bind(C, name="mpi_get_hw_resource_info_")
+  import
+  type(MPI_Info) :: hw_info
+  integer :: ierror
+end subroutine
+  end interface
   call hf_get_hw_resource_info(hw_info, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1989,6 +3679,16 @@ subroutine MPI_Get_library_version(version, resultlen, ierror)
   integer :: resultlen
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_get_library_version(version, resultlen, ierror, version_len) bind(C, &
+    name="mpi_get_library_version_")
+  import
+  character(kind=c_char) :: version(*)
+  integer :: resultlen
+  integer :: ierror
+  integer(c_size_t), value :: version_len
+end subroutine
+  end interface
   call hf_get_library_version(version, resultlen, ierr, len(version, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -1998,6 +3698,16 @@ subroutine MPI_Get_processor_name(name, resultlen, ierror)
   integer :: resultlen
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_get_processor_name(name, resultlen, ierror, name_len) bind(C, &
+    name="mpi_get_processor_name_")
+  import
+  character(kind=c_char) :: name(*)
+  integer :: resultlen
+  integer :: ierror
+  integer(c_size_t), value :: name_len
+end subroutine
+  end interface
   call hf_get_processor_name(name, resultlen, ierr, len(name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2007,6 +3717,14 @@ subroutine MPI_Get_version(version, subversion, ierror)
   integer :: subversion
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_get_version(version, subversion, ierror) bind(C, name="mpi_get_version_")
+  import
+  integer :: version
+  integer :: subversion
+  integer :: ierror
+end subroutine
+  end interface
   call hf_get_version(version, subversion, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2020,6 +3738,19 @@ subroutine MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph,
   type(MPI_Comm) :: comm_graph
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_graph_create(comm_old, nnodes, index, edges, reorder, comm_graph, ierror) bind(C, &
+    name="mpi_graph_create_")
+  import
+  type(MPI_Comm) :: comm_old
+  integer :: nnodes
+  integer :: index(*)
+  integer :: edges(*)
+  logical :: reorder
+  type(MPI_Comm) :: comm_graph
+  integer :: ierror
+end subroutine
+  end interface
   call hf_graph_create(comm_old, nnodes, index, edges, reorder, comm_graph, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2032,6 +3763,18 @@ subroutine MPI_Graph_get(comm, maxindex, maxedges, index, edges, ierror)
   integer :: edges(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_graph_get(comm, maxindex, maxedges, index, edges, ierror) bind(C, &
+    name="mpi_graph_get_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: maxindex
+  integer :: maxedges
+  integer :: index(*)
+  integer :: edges(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_graph_get(comm, maxindex, maxedges, index, edges, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2044,6 +3787,17 @@ subroutine MPI_Graph_map(comm, nnodes, index, edges, newrank, ierror)
   integer :: newrank
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_graph_map(comm, nnodes, index, edges, newrank, ierror) bind(C, name="mpi_graph_map_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: nnodes
+  integer :: index(*)
+  integer :: edges(*)
+  integer :: newrank
+  integer :: ierror
+end subroutine
+  end interface
   call hf_graph_map(comm, nnodes, index, edges, newrank, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2055,6 +3809,17 @@ subroutine MPI_Graph_neighbors(comm, rank, maxneighbors, neighbors, ierror)
   integer :: neighbors(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_graph_neighbors(comm, rank, maxneighbors, neighbors, ierror) bind(C, &
+    name="mpi_graph_neighbors_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: rank
+  integer :: maxneighbors
+  integer :: neighbors(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_graph_neighbors(comm, rank, maxneighbors, neighbors, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2065,6 +3830,16 @@ subroutine MPI_Graph_neighbors_count(comm, rank, nneighbors, ierror)
   integer :: nneighbors
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_graph_neighbors_count(comm, rank, nneighbors, ierror) bind(C, &
+    name="mpi_graph_neighbors_count_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: rank
+  integer :: nneighbors
+  integer :: ierror
+end subroutine
+  end interface
   call hf_graph_neighbors_count(comm, rank, nneighbors, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2075,6 +3850,15 @@ subroutine MPI_Graphdims_get(comm, nnodes, nedges, ierror)
   integer :: nedges
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_graphdims_get(comm, nnodes, nedges, ierror) bind(C, name="mpi_graphdims_get_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: nnodes
+  integer :: nedges
+  integer :: ierror
+end subroutine
+  end interface
   call hf_graphdims_get(comm, nnodes, nedges, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2083,6 +3867,13 @@ subroutine MPI_Grequest_complete(request, ierror)
   type(MPI_Request), intent(in) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_grequest_complete(request, ierror) bind(C, name="mpi_grequest_complete_")
+  import
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_grequest_complete(request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2093,6 +3884,15 @@ subroutine MPI_Group_compare(group1, group2, result, ierror)
   integer :: result
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_group_compare(group1, group2, result, ierror) bind(C, name="mpi_group_compare_")
+  import
+  type(MPI_Group) :: group1
+  type(MPI_Group) :: group2
+  integer :: result
+  integer :: ierror
+end subroutine
+  end interface
   call hf_group_compare(group1, group2, result, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2103,6 +3903,16 @@ subroutine MPI_Group_difference(group1, group2, newgroup, ierror)
   type(MPI_Group) :: newgroup
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_group_difference(group1, group2, newgroup, ierror) bind(C, &
+    name="mpi_group_difference_")
+  import
+  type(MPI_Group) :: group1
+  type(MPI_Group) :: group2
+  type(MPI_Group) :: newgroup
+  integer :: ierror
+end subroutine
+  end interface
   call hf_group_difference(group1, group2, newgroup, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2114,6 +3924,16 @@ subroutine MPI_Group_excl(group, n, ranks, newgroup, ierror)
   type(MPI_Group) :: newgroup
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_group_excl(group, n, ranks, newgroup, ierror) bind(C, name="mpi_group_excl_")
+  import
+  type(MPI_Group) :: group
+  integer :: n
+  integer :: ranks(*)
+  type(MPI_Group) :: newgroup
+  integer :: ierror
+end subroutine
+  end interface
   call hf_group_excl(group, n, ranks, newgroup, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2122,6 +3942,13 @@ subroutine MPI_Group_free(group, ierror)
   type(MPI_Group) :: group
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_group_free(group, ierror) bind(C, name="mpi_group_free_")
+  import
+  type(MPI_Group) :: group
+  integer :: ierror
+end subroutine
+  end interface
   call hf_group_free(group, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2132,6 +3959,17 @@ subroutine MPI_Group_from_session_pset(session, pset_name, newgroup, ierror)
   type(MPI_Group) :: newgroup
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_group_from_session_pset(session, pset_name, newgroup, ierror, pset_name_len) bind(C, &
+    name="mpi_group_from_session_pset_")
+  import
+  type(MPI_Session) :: session
+  character(kind=c_char) :: pset_name(*)
+  type(MPI_Group) :: newgroup
+  integer :: ierror
+  integer(c_size_t), value :: pset_name_len
+end subroutine
+  end interface
   call hf_group_from_session_pset(session, pset_name, newgroup, ierr, len(pset_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2143,6 +3981,16 @@ subroutine MPI_Group_incl(group, n, ranks, newgroup, ierror)
   type(MPI_Group) :: newgroup
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_group_incl(group, n, ranks, newgroup, ierror) bind(C, name="mpi_group_incl_")
+  import
+  type(MPI_Group) :: group
+  integer :: n
+  integer :: ranks(*)
+  type(MPI_Group) :: newgroup
+  integer :: ierror
+end subroutine
+  end interface
   call hf_group_incl(group, n, ranks, newgroup, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2153,6 +4001,16 @@ subroutine MPI_Group_intersection(group1, group2, newgroup, ierror)
   type(MPI_Group) :: newgroup
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_group_intersection(group1, group2, newgroup, ierror) bind(C, &
+    name="mpi_group_intersection_")
+  import
+  type(MPI_Group) :: group1
+  type(MPI_Group) :: group2
+  type(MPI_Group) :: newgroup
+  integer :: ierror
+end subroutine
+  end interface
   call hf_group_intersection(group1, group2, newgroup, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2164,6 +4022,17 @@ subroutine MPI_Group_range_excl(group, n, ranges, newgroup, ierror)
   type(MPI_Group) :: newgroup
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_group_range_excl(group, n, ranges, newgroup, ierror) bind(C, &
+    name="mpi_group_range_excl_")
+  import
+  type(MPI_Group) :: group
+  integer :: n
+  integer :: ranges(3,*)
+  type(MPI_Group) :: newgroup
+  integer :: ierror
+end subroutine
+  end interface
   call hf_group_range_excl(group, n, ranges, newgroup, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2175,6 +4044,17 @@ subroutine MPI_Group_range_incl(group, n, ranges, newgroup, ierror)
   type(MPI_Group) :: newgroup
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_group_range_incl(group, n, ranges, newgroup, ierror) bind(C, &
+    name="mpi_group_range_incl_")
+  import
+  type(MPI_Group) :: group
+  integer :: n
+  integer :: ranges(3,*)
+  type(MPI_Group) :: newgroup
+  integer :: ierror
+end subroutine
+  end interface
   call hf_group_range_incl(group, n, ranges, newgroup, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2184,6 +4064,14 @@ subroutine MPI_Group_rank(group, rank, ierror)
   integer :: rank
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_group_rank(group, rank, ierror) bind(C, name="mpi_group_rank_")
+  import
+  type(MPI_Group) :: group
+  integer :: rank
+  integer :: ierror
+end subroutine
+  end interface
   call hf_group_rank(group, rank, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2193,6 +4081,14 @@ subroutine MPI_Group_size(group, size, ierror)
   integer :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_group_size(group, size, ierror) bind(C, name="mpi_group_size_")
+  import
+  type(MPI_Group) :: group
+  integer :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_group_size(group, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2205,6 +4101,18 @@ subroutine MPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2, ierror)
   integer :: ranks2(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_group_translate_ranks(group1, n, ranks1, group2, ranks2, ierror) bind(C, &
+    name="mpi_group_translate_ranks_")
+  import
+  type(MPI_Group) :: group1
+  integer :: n
+  integer :: ranks1(*)
+  type(MPI_Group) :: group2
+  integer :: ranks2(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_group_translate_ranks(group1, n, ranks1, group2, ranks2, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2215,6 +4123,15 @@ subroutine MPI_Group_union(group1, group2, newgroup, ierror)
   type(MPI_Group) :: newgroup
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_group_union(group1, group2, newgroup, ierror) bind(C, name="mpi_group_union_")
+  import
+  type(MPI_Group) :: group1
+  type(MPI_Group) :: group2
+  type(MPI_Group) :: newgroup
+  integer :: ierror
+end subroutine
+  end interface
   call hf_group_union(group1, group2, newgroup, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2233,6 +4150,21 @@ subroutine MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recv
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
+    ierror) bind(C, name="mpi_iallgather_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
     ierr)
   if (present(ierror)) ierror = ierr
@@ -2253,6 +4185,22 @@ subroutine MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, di
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, request, ierror) bind(C, name="mpi_iallgatherv_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
     request, ierr)
   if (present(ierror)) ierror = ierr
@@ -2270,6 +4218,20 @@ subroutine MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, 
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+    name="mpi_iallreduce_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2288,6 +4250,21 @@ subroutine MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvt
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
+    ierror) bind(C, name="mpi_ialltoall_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2308,6 +4285,23 @@ subroutine MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvc
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, request, ierror) bind(C, name="mpi_ialltoallv_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
     recvtype, comm, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -2329,6 +4323,23 @@ subroutine MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recv
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, request, ierror) bind(C, name="mpi_ialltoallw_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
     recvtypes, comm, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -2339,6 +4350,14 @@ subroutine MPI_Ibarrier(comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ibarrier(comm, request, ierror) bind(C, name="mpi_ibarrier_")
+  import
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ibarrier(comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2353,6 +4372,19 @@ subroutine MPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ibcast(buffer, count, datatype, root, comm, request, ierror) bind(C, &
+    name="mpi_ibcast_")
+  import
+  type(*), dimension(*) :: buffer
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ibcast(buffer, count, datatype, root, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2368,6 +4400,20 @@ subroutine MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ibsend(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_ibsend_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ibsend(buf, count, datatype, dest, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2384,6 +4430,20 @@ subroutine MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ier
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+    name="mpi_iexscan_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2403,6 +4463,22 @@ subroutine MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtyp
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror) bind(C, name="mpi_igather_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
     ierr)
   if (present(ierror)) ierror = ierr
@@ -2424,6 +4500,23 @@ subroutine MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displ
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, request, ierror) bind(C, name="mpi_igatherv_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
     request, ierr)
   if (present(ierror)) ierror = ierr
@@ -2438,6 +4531,18 @@ subroutine MPI_Improbe(source, tag, comm, flag, message, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_improbe(source, tag, comm, flag, message, status, ierror) bind(C, name="mpi_improbe_")
+  import
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  logical :: flag
+  type(MPI_Message) :: message
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_improbe(source, tag, comm, flag, message, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2451,6 +4556,17 @@ subroutine MPI_Imrecv(buf, count, type, message, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_imrecv(buf, count, type, message, request, ierror) bind(C, name="mpi_imrecv_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: type
+  type(MPI_Message) :: message
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_imrecv(buf, count, type, message, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2469,6 +4585,21 @@ subroutine MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvco
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror) bind(C, name="mpi_ineighbor_allgather_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     request, ierr)
   if (present(ierror)) ierror = ierr
@@ -2489,6 +4620,22 @@ subroutine MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvc
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, request, ierror) bind(C, name="mpi_ineighbor_allgatherv_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     comm, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -2508,6 +4655,21 @@ subroutine MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcou
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror) bind(C, name="mpi_ineighbor_alltoall_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     request, ierr)
   if (present(ierror)) ierror = ierr
@@ -2529,6 +4691,23 @@ subroutine MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvb
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, request, ierror) bind(C, name="mpi_ineighbor_alltoallv_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
     recvtype, comm, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -2538,6 +4717,13 @@ subroutine MPI_Info_create(info, ierror)
   type(MPI_Info) :: info
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_info_create(info, ierror) bind(C, name="mpi_info_create_")
+  import
+  type(MPI_Info) :: info
+  integer :: ierror
+end subroutine
+  end interface
   call hf_info_create(info, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2547,6 +4733,15 @@ subroutine MPI_Info_delete(info, key, ierror)
   character(len=*), intent(in) :: key
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_info_delete(info, key, ierror, key_len) bind(C, name="mpi_info_delete_")
+  import
+  type(MPI_Info) :: info
+  character(kind=c_char) :: key(*)
+  integer :: ierror
+  integer(c_size_t), value :: key_len
+end subroutine
+  end interface
   call hf_info_delete(info, key, ierr, len(key, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2556,6 +4751,14 @@ subroutine MPI_Info_dup(info, newinfo, ierror)
   type(MPI_Info) :: newinfo
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_info_dup(info, newinfo, ierror) bind(C, name="mpi_info_dup_")
+  import
+  type(MPI_Info) :: info
+  type(MPI_Info) :: newinfo
+  integer :: ierror
+end subroutine
+  end interface
   call hf_info_dup(info, newinfo, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2564,6 +4767,13 @@ subroutine MPI_Info_free(info, ierror)
   type(MPI_Info) :: info
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_info_free(info, ierror) bind(C, name="mpi_info_free_")
+  import
+  type(MPI_Info) :: info
+  integer :: ierror
+end subroutine
+  end interface
   call hf_info_free(info, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2576,6 +4786,20 @@ subroutine MPI_Info_get(info, key, valuelen, value, flag, ierror)
   logical :: flag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_info_get(info, key, valuelen, value, flag, ierror, key_len, value_len) bind(C, &
+    name="mpi_info_get_")
+  import
+  type(MPI_Info) :: info
+  character(kind=c_char) :: key(*)
+  integer :: valuelen
+  character(kind=c_char) :: value(*)
+  logical :: flag
+  integer :: ierror
+  integer(c_size_t), value :: key_len
+  integer(c_size_t), value :: value_len
+end subroutine
+  end interface
   call hf_info_get(info, key, valuelen, value, flag, ierr, len(key, kind=c_size_t), len(value, &
     kind=c_size_t))
   if (present(ierror)) ierror = ierr
@@ -2586,6 +4810,14 @@ subroutine MPI_Info_get_nkeys(info, nkeys, ierror)
   integer :: nkeys
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_info_get_nkeys(info, nkeys, ierror) bind(C, name="mpi_info_get_nkeys_")
+  import
+  type(MPI_Info) :: info
+  integer :: nkeys
+  integer :: ierror
+end subroutine
+  end interface
   call hf_info_get_nkeys(info, nkeys, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2596,6 +4828,16 @@ subroutine MPI_Info_get_nthkey(info, n, key, ierror)
   character(len=*) :: key
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_info_get_nthkey(info, n, key, ierror, key_len) bind(C, name="mpi_info_get_nthkey_")
+  import
+  type(MPI_Info) :: info
+  integer :: n
+  character(kind=c_char) :: key(*)
+  integer :: ierror
+  integer(c_size_t), value :: key_len
+end subroutine
+  end interface
   call hf_info_get_nthkey(info, n, key, ierr, len(key, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2608,6 +4850,20 @@ subroutine MPI_Info_get_string(info, key, buflen, value, flag, ierror)
   logical :: flag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_info_get_string(info, key, buflen, value, flag, ierror, key_len, value_len) bind(C, &
+    name="mpi_info_get_string_")
+  import
+  type(MPI_Info) :: info
+  character(kind=c_char) :: key(*)
+  integer :: buflen
+  character(kind=c_char) :: value(*)
+  logical :: flag
+  integer :: ierror
+  integer(c_size_t), value :: key_len
+  integer(c_size_t), value :: value_len
+end subroutine
+  end interface
   call hf_info_get_string(info, key, buflen, value, flag, ierr, len(key, kind=c_size_t), len(value, &
     kind=c_size_t))
   if (present(ierror)) ierror = ierr
@@ -2620,6 +4876,18 @@ subroutine MPI_Info_get_valuelen(info, key, valuelen, flag, ierror)
   logical :: flag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_info_get_valuelen(info, key, valuelen, flag, ierror, key_len) bind(C, &
+    name="mpi_info_get_valuelen_")
+  import
+  type(MPI_Info) :: info
+  character(kind=c_char) :: key(*)
+  integer :: valuelen
+  logical :: flag
+  integer :: ierror
+  integer(c_size_t), value :: key_len
+end subroutine
+  end interface
   call hf_info_get_valuelen(info, key, valuelen, flag, ierr, len(key, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2630,6 +4898,17 @@ subroutine MPI_Info_set(info, key, value, ierror)
   character(len=*), intent(in) :: value
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_info_set(info, key, value, ierror, key_len, value_len) bind(C, name="mpi_info_set_")
+  import
+  type(MPI_Info) :: info
+  character(kind=c_char) :: key(*)
+  character(kind=c_char) :: value(*)
+  integer :: ierror
+  integer(c_size_t), value :: key_len
+  integer(c_size_t), value :: value_len
+end subroutine
+  end interface
   call hf_info_set(info, key, value, ierr, len(key, kind=c_size_t), len(value, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2638,6 +4917,13 @@ subroutine MPI_Initialized(flag, ierror)
   logical :: flag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_initialized(flag, ierror) bind(C, name="mpi_initialized_")
+  import
+  logical :: flag
+  integer :: ierror
+end subroutine
+  end interface
   call hf_initialized(flag, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2652,6 +4938,19 @@ subroutine MPI_Intercomm_create(local_comm, local_leader, bridge_comm, remote_le
   type(MPI_Comm) :: newintercomm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_intercomm_create(local_comm, local_leader, bridge_comm, remote_leader, tag, &
+    newintercomm, ierror) bind(C, name="mpi_intercomm_create_")
+  import
+  type(MPI_Comm) :: local_comm
+  integer :: local_leader
+  type(MPI_Comm) :: bridge_comm
+  integer :: remote_leader
+  integer :: tag
+  type(MPI_Comm) :: newintercomm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_intercomm_create(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm, &
     ierr)
   if (present(ierror)) ierror = ierr
@@ -2669,6 +4968,23 @@ subroutine MPI_Intercomm_create_from_groups(local_group, local_leader, remote_gr
   type(MPI_Comm) :: newintercomm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, &
+    stringtag, info, errhandler, newintercomm, ierror, stringtag_len) bind(C, &
+    name="mpi_intercomm_create_from_groups_")
+  import
+  type(MPI_Group) :: local_group
+  integer :: local_leader
+  type(MPI_Group) :: remote_group
+  integer :: remote_leader
+  character(kind=c_char) :: stringtag(*)
+  type(MPI_Info) :: info
+  type(MPI_Errhandler) :: errhandler
+  type(MPI_Comm) :: newintercomm
+  integer :: ierror
+  integer(c_size_t), value :: stringtag_len
+end subroutine
+  end interface
   call hf_intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, &
     stringtag, info, errhandler, newintercomm, ierr, len(stringtag, kind=c_size_t))
   if (present(ierror)) ierror = ierr
@@ -2680,6 +4996,16 @@ subroutine MPI_Intercomm_merge(intercomm, high, newintercomm, ierror)
   type(MPI_Comm) :: newintercomm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_intercomm_merge(intercomm, high, newintercomm, ierror) bind(C, &
+    name="mpi_intercomm_merge_")
+  import
+  type(MPI_Comm) :: intercomm
+  logical :: high
+  type(MPI_Comm) :: newintercomm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_intercomm_merge(intercomm, high, newintercomm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2692,6 +5018,17 @@ subroutine MPI_Iprobe(source, tag, comm, flag, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_iprobe(source, tag, comm, flag, status, ierror) bind(C, name="mpi_iprobe_")
+  import
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  logical :: flag
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_iprobe(source, tag, comm, flag, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2707,6 +5044,20 @@ subroutine MPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_irecv(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
+    name="mpi_irecv_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_irecv(buf, count, datatype, source, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2724,6 +5075,21 @@ subroutine MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, reques
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror) bind(C, &
+    name="mpi_ireduce_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2740,6 +5106,20 @@ subroutine MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm,
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+    ierror) bind(C, name="mpi_ireduce_scatter_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2757,6 +5137,20 @@ subroutine MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, 
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+    ierror) bind(C, name="mpi_ireduce_scatter_block_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2772,6 +5166,20 @@ subroutine MPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_irsend(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_irsend_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_irsend(buf, count, datatype, dest, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2780,6 +5188,13 @@ subroutine MPI_Is_thread_main(flag, ierror)
   logical :: flag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_is_thread_main(flag, ierror) bind(C, name="mpi_is_thread_main_")
+  import
+  logical :: flag
+  integer :: ierror
+end subroutine
+  end interface
   call hf_is_thread_main(flag, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2796,6 +5211,20 @@ subroutine MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierro
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+    name="mpi_iscan_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2815,6 +5244,22 @@ subroutine MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvty
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror) bind(C, name="mpi_iscatter_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
     ierr)
   if (present(ierror)) ierror = ierr
@@ -2836,6 +5281,23 @@ subroutine MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcou
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, request, ierror) bind(C, name="mpi_iscatterv_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
     comm, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -2852,6 +5314,20 @@ subroutine MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_isend(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_isend_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_isend(buf, count, datatype, dest, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2874,6 +5350,25 @@ subroutine MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, r
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+    source, recvtag, comm, request, ierror) bind(C, name="mpi_isendrecv_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
     source, recvtag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -2893,6 +5388,22 @@ subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, re
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    request, ierror) bind(C, name="mpi_isendrecv_replace_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, &
     ierr)
   if (present(ierror)) ierror = ierr
@@ -2909,6 +5420,20 @@ subroutine MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_issend(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_issend_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_issend(buf, count, datatype, dest, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2917,6 +5442,13 @@ subroutine MPI_Keyval_free(keyval, ierror)
   integer :: keyval
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_keyval_free(keyval, ierror) bind(C, name="mpi_keyval_free_")
+  import
+  integer :: keyval
+  integer :: ierror
+end subroutine
+  end interface
   call hf_keyval_free(keyval, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2927,6 +5459,18 @@ subroutine MPI_Lookup_name(service_name, info, port_name, ierror)
   character(len=*) :: port_name
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_lookup_name(service_name, info, port_name, ierror, service_name_len, &
+    port_name_len) bind(C, name="mpi_lookup_name_")
+  import
+  character(kind=c_char) :: service_name(*)
+  type(MPI_Info) :: info
+  character(kind=c_char) :: port_name(*)
+  integer :: ierror
+  integer(c_size_t), value :: service_name_len
+  integer(c_size_t), value :: port_name_len
+end subroutine
+  end interface
   call hf_lookup_name(service_name, info, port_name, ierr, len(service_name, kind=c_size_t), &
     len(port_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
@@ -2940,6 +5484,17 @@ subroutine MPI_Mprobe(source, tag, comm, message, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_mprobe(source, tag, comm, message, status, ierror) bind(C, name="mpi_mprobe_")
+  import
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Message) :: message
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_mprobe(source, tag, comm, message, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2953,6 +5508,17 @@ subroutine MPI_Mrecv(buf, count, type, message, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_mrecv(buf, count, type, message, status, ierror) bind(C, name="mpi_mrecv_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: type
+  type(MPI_Message) :: message
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_mrecv(buf, count, type, message, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2970,6 +5536,20 @@ subroutine MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcou
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror) bind(C, name="mpi_neighbor_allgather_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -2989,6 +5569,22 @@ subroutine MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, re
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror) bind(C, name="mpi_neighbor_allgather_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     info, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -3008,6 +5604,21 @@ subroutine MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvco
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, ierror) bind(C, name="mpi_neighbor_allgatherv_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     comm, ierr)
   if (present(ierror)) ierror = ierr
@@ -3029,6 +5640,23 @@ subroutine MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, r
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, info, request, ierror) bind(C, name="mpi_neighbor_allgatherv_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
     recvtype, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -3047,6 +5675,20 @@ subroutine MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror) bind(C, name="mpi_neighbor_alltoall_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3066,6 +5708,22 @@ subroutine MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, rec
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror) bind(C, name="mpi_neighbor_alltoall_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     info, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -3086,6 +5744,22 @@ subroutine MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbu
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, ierror) bind(C, name="mpi_neighbor_alltoallv_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
     recvtype, comm, ierr)
   if (present(ierror)) ierror = ierr
@@ -3108,6 +5782,24 @@ subroutine MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, r
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, info, request, ierror) bind(C, name="mpi_neighbor_alltoallv_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
     rdispls, recvtype, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -3118,6 +5810,14 @@ subroutine MPI_Op_commutative(op, commute, ierror)
   logical :: commute
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_op_commutative(op, commute, ierror) bind(C, name="mpi_op_commutative_")
+  import
+  type(MPI_Op) :: op
+  logical :: commute
+  integer :: ierror
+end subroutine
+  end interface
   call hf_op_commutative(op, commute, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3126,6 +5826,13 @@ subroutine MPI_Op_free(op, ierror)
   type(MPI_Op) :: op
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_op_free(op, ierror) bind(C, name="mpi_op_free_")
+  import
+  type(MPI_Op) :: op
+  integer :: ierror
+end subroutine
+  end interface
   call hf_op_free(op, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3135,6 +5842,15 @@ subroutine MPI_Open_port(info, port_name, ierror)
   character(len=*) :: port_name
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_open_port(info, port_name, ierror, port_name_len) bind(C, name="mpi_open_port_")
+  import
+  type(MPI_Info) :: info
+  character(kind=c_char) :: port_name(*)
+  integer :: ierror
+  integer(c_size_t), value :: port_name_len
+end subroutine
+  end interface
   call hf_open_port(info, port_name, ierr, len(port_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3151,6 +5867,20 @@ subroutine MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, i
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror) bind(C, &
+    name="mpi_pack_")
+  import
+  type(*), dimension(*) :: inbuf
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  type(*), dimension(*) :: outbuf
+  integer :: outsize
+  integer :: position
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3167,6 +5897,21 @@ subroutine MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize,
   integer(kind=mpi_address_kind) :: position
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror, &
+    datarep_len) bind(C, name="mpi_pack_external_")
+  import
+  character(kind=c_char) :: datarep(*)
+  type(*), dimension(*) :: inbuf
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  type(*), dimension(*) :: outbuf
+  integer(kind=mpi_address_kind) :: outsize
+  integer(kind=mpi_address_kind) :: position
+  integer :: ierror
+  integer(c_size_t), value :: datarep_len
+end subroutine
+  end interface
   call hf_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierr, &
     len(datarep, kind=c_size_t))
   if (present(ierror)) ierror = ierr
@@ -3179,6 +5924,18 @@ subroutine MPI_Pack_external_size(datarep, incount, datatype, size, ierror)
   integer(kind=mpi_address_kind) :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_pack_external_size(datarep, incount, datatype, size, ierror, datarep_len) bind(C, &
+    name="mpi_pack_external_size_")
+  import
+  character(kind=c_char) :: datarep(*)
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+  integer(c_size_t), value :: datarep_len
+end subroutine
+  end interface
   call hf_pack_external_size(datarep, incount, datatype, size, ierr, len(datarep, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3190,6 +5947,16 @@ subroutine MPI_Pack_size(incount, datatype, comm, size, ierror)
   integer :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_pack_size(incount, datatype, comm, size, ierror) bind(C, name="mpi_pack_size_")
+  import
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_pack_size(incount, datatype, comm, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3200,6 +5967,15 @@ subroutine MPI_Parrived(request, partition, flag, ierror)
   logical :: flag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_parrived(request, partition, flag, ierror) bind(C, name="mpi_parrived_")
+  import
+  type(MPI_Request) :: request
+  integer :: partition
+  logical :: flag
+  integer :: ierror
+end subroutine
+  end interface
   call hf_parrived(request, partition, flag, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3209,6 +5985,14 @@ subroutine MPI_Pready(partition, request, ierror)
   type(MPI_Request), intent(in) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_pready(partition, request, ierror) bind(C, name="mpi_pready_")
+  import
+  integer :: partition
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_pready(partition, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3219,6 +6003,16 @@ subroutine MPI_Pready_list(length, array_of_partitions, request, ierror)
   type(MPI_Request), intent(in) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_pready_list(length, array_of_partitions, request, ierror) bind(C, &
+    name="mpi_pready_list_")
+  import
+  integer :: length
+  integer :: array_of_partitions(*)
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_pready_list(length, array_of_partitions, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3229,6 +6023,16 @@ subroutine MPI_Pready_range(partition_low, partition_high, request, ierror)
   type(MPI_Request), intent(in) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_pready_range(partition_low, partition_high, request, ierror) bind(C, &
+    name="mpi_pready_range_")
+  import
+  integer :: partition_low
+  integer :: partition_high
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_pready_range(partition_low, partition_high, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3247,6 +6051,22 @@ subroutine MPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, i
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_precv_init(buf, partitions, count, datatype, source, tag, comm, info, request, &
+    ierror) bind(C, name="mpi_precv_init_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: partitions
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_precv_init(buf, partitions, count, datatype, source, tag, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3258,6 +6078,16 @@ subroutine MPI_Probe(source, tag, comm, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_probe(source, tag, comm, status, ierror) bind(C, name="mpi_probe_")
+  import
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_probe(source, tag, comm, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3275,6 +6105,22 @@ subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, inf
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+    ierror) bind(C, name="mpi_psend_init_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: partitions
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3285,6 +6131,18 @@ subroutine MPI_Publish_name(service_name, info, port_name, ierror)
   character(len=*), intent(in) :: port_name
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_publish_name(service_name, info, port_name, ierror, service_name_len, &
+    port_name_len) bind(C, name="mpi_publish_name_")
+  import
+  character(kind=c_char) :: service_name(*)
+  type(MPI_Info) :: info
+  character(kind=c_char) :: port_name(*)
+  integer :: ierror
+  integer(c_size_t), value :: service_name_len
+  integer(c_size_t), value :: port_name_len
+end subroutine
+  end interface
   call hf_publish_name(service_name, info, port_name, ierr, len(service_name, kind=c_size_t), &
     len(port_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
@@ -3303,6 +6161,21 @@ subroutine MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, targ
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror) bind(C, name="mpi_put_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
     target_datatype, win, ierr)
   if (present(ierror)) ierror = ierr
@@ -3312,6 +6185,13 @@ subroutine MPI_Query_thread(provided, ierror)
   integer :: provided
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_query_thread(provided, ierror) bind(C, name="mpi_query_thread_")
+  import
+  integer :: provided
+  integer :: ierror
+end subroutine
+  end interface
   call hf_query_thread(provided, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3331,6 +6211,23 @@ subroutine MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_ra
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, request, ierror) bind(C, name="mpi_raccumulate_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_count, target_datatype, op, win, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -3347,6 +6244,20 @@ subroutine MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_recv(buf, count, datatype, source, tag, comm, status, ierror) bind(C, &
+    name="mpi_recv_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_recv(buf, count, datatype, source, tag, comm, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3362,6 +6273,20 @@ subroutine MPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierro
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_recv_init(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
+    name="mpi_recv_init_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_recv_init(buf, count, datatype, source, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3378,6 +6303,20 @@ subroutine MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror) bind(C, &
+    name="mpi_reduce_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3396,6 +6335,22 @@ subroutine MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, in
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+    ierror) bind(C, name="mpi_reduce_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3410,6 +6365,18 @@ subroutine MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
   type(MPI_Op), intent(in) :: op
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_reduce_local(inbuf, inoutbuf, count, datatype, op, ierror) bind(C, &
+    name="mpi_reduce_local_")
+  import
+  type(*), dimension(*) :: inbuf
+  type(*), dimension(*) :: inoutbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: ierror
+end subroutine
+  end interface
   call hf_reduce_local(inbuf, inoutbuf, count, datatype, op, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3425,6 +6392,19 @@ subroutine MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, 
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror) bind(C, &
+    name="mpi_reduce_scatter_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3440,6 +6420,19 @@ subroutine MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, c
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror) bind(C, &
+    name="mpi_reduce_scatter_block_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3458,6 +6451,21 @@ subroutine MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, 
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
+    request, ierror) bind(C, name="mpi_reduce_scatter_block_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, &
     ierr)
   if (present(ierror)) ierror = ierr
@@ -3477,6 +6485,21 @@ subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, c
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, &
+    ierror) bind(C, name="mpi_reduce_scatter_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3485,6 +6508,13 @@ subroutine MPI_Remove_error_class(errorclass, ierror)
   integer, intent(in) :: errorclass
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_remove_error_class(errorclass, ierror) bind(C, name="mpi_remove_error_class_")
+  import
+  integer :: errorclass
+  integer :: ierror
+end subroutine
+  end interface
   call hf_remove_error_class(errorclass, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3493,6 +6523,13 @@ subroutine MPI_Remove_error_code(errorcode, ierror)
   integer, intent(in) :: errorcode
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_remove_error_code(errorcode, ierror) bind(C, name="mpi_remove_error_code_")
+  import
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+  end interface
   call hf_remove_error_code(errorcode, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3501,6 +6538,13 @@ subroutine MPI_Remove_error_string(errorcode, ierror)
   integer, intent(in) :: errorcode
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_remove_error_string(errorcode, ierror) bind(C, name="mpi_remove_error_string_")
+  import
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+  end interface
   call hf_remove_error_string(errorcode, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3509,6 +6553,13 @@ subroutine MPI_Request_free(request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_request_free(request, ierror) bind(C, name="mpi_request_free_")
+  import
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_request_free(request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3519,6 +6570,16 @@ subroutine MPI_Request_get_status(request, flag, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_request_get_status(request, flag, status, ierror) bind(C, &
+    name="mpi_request_get_status_")
+  import
+  type(MPI_Request) :: request
+  logical :: flag
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_request_get_status(request, flag, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3530,6 +6591,17 @@ subroutine MPI_Request_get_status_all(count, array_of_requests, flag, array_of_s
   type(MPI_Status) :: array_of_statuses(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_request_get_status_all(count, array_of_requests, flag, array_of_statuses, &
+    ierror) bind(C, name="mpi_request_get_status_all_")
+  import
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  logical :: flag
+  type(MPI_Status) :: array_of_statuses(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_request_get_status_all(count, array_of_requests, flag, array_of_statuses, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3542,6 +6614,18 @@ subroutine MPI_Request_get_status_any(count, array_of_requests, index, flag, sta
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_request_get_status_any(count, array_of_requests, index, flag, status, ierror) bind(C, &
+    name="mpi_request_get_status_any_")
+  import
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: index
+  logical :: flag
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_request_get_status_any(count, array_of_requests, index, flag, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3555,6 +6639,18 @@ subroutine MPI_Request_get_status_some(incount, array_of_requests, outcount, arr
   type(MPI_Status) :: array_of_statuses(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_request_get_status_some(incount, array_of_requests, outcount, array_of_indices, &
+    array_of_statuses, ierror) bind(C, name="mpi_request_get_status_some_")
+  import
+  integer :: incount
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: outcount
+  integer :: array_of_indices(*)
+  type(MPI_Status) :: array_of_statuses(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_request_get_status_some(incount, array_of_requests, outcount, array_of_indices, &
     array_of_statuses, ierr)
   if (present(ierror)) ierror = ierr
@@ -3574,6 +6670,22 @@ subroutine MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, tar
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror) bind(C, name="mpi_rget_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
     target_datatype, win, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -3599,6 +6711,27 @@ subroutine MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, resul
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, request, ierror) bind(C, name="mpi_rget_accumulate_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  type(*), dimension(*) :: result_addr
+  integer :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
     result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, &
     ierr)
@@ -3619,6 +6752,22 @@ subroutine MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, tar
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_cout, target_datatype, win, request, ierror) bind(C, name="mpi_rput_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer :: target_cout
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, &
     target_datatype, win, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -3634,6 +6783,18 @@ subroutine MPI_Rsend(ibuf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_rsend(ibuf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_rsend_")
+  import
+  type(*), dimension(*) :: ibuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_rsend(ibuf, count, datatype, dest, tag, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3649,6 +6810,20 @@ subroutine MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_rsend_init(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_rsend_init_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_rsend_init(buf, count, datatype, dest, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3664,6 +6839,18 @@ subroutine MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_scan(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, name="mpi_scan_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_scan(sendbuf, recvbuf, count, datatype, op, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3681,6 +6868,21 @@ subroutine MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, requ
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror) bind(C, &
+    name="mpi_scan_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3699,6 +6901,21 @@ subroutine MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtyp
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror) bind(C, name="mpi_scatter_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3719,6 +6936,23 @@ subroutine MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, re
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    info, request, ierror) bind(C, name="mpi_scatter_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     info, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -3739,6 +6973,22 @@ subroutine MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcoun
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, ierror) bind(C, name="mpi_scatterv_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     ierr)
   if (present(ierror)) ierror = ierr
@@ -3761,6 +7011,24 @@ subroutine MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, rec
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, info, request, ierror) bind(C, name="mpi_scatterv_init_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
     comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
@@ -3776,6 +7044,18 @@ subroutine MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_send(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_send_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_send(buf, count, datatype, dest, tag, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3791,6 +7071,20 @@ subroutine MPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_send_init(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_send_init_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_send_init(buf, count, datatype, dest, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3813,6 +7107,25 @@ subroutine MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, re
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+    source, recvtag, comm, status, ierror) bind(C, name="mpi_sendrecv_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
     source, recvtag, comm, status, ierr)
   if (present(ierror)) ierror = ierr
@@ -3832,6 +7145,22 @@ subroutine MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, rec
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, &
+    ierror) bind(C, name="mpi_sendrecv_replace_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3843,6 +7172,16 @@ subroutine MPI_Session_attach_buffer(session, buffer, size, ierror)
   integer, intent(in) :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_session_attach_buffer(session, buffer, size, ierror) bind(C, &
+    name="mpi_session_attach_buffer_")
+  import
+  type(MPI_Session) :: session
+  type(*), dimension(*) :: buffer
+  integer :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_session_attach_buffer(session, buffer, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3852,6 +7191,15 @@ subroutine MPI_Session_call_errhandler(session, errorcode, ierror)
   integer, intent(in) :: errorcode
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_session_call_errhandler(session, errorcode, ierror) bind(C, &
+    name="mpi_session_call_errhandler_")
+  import
+  type(MPI_Session) :: session
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+  end interface
   call hf_session_call_errhandler(session, errorcode, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3863,6 +7211,16 @@ subroutine MPI_Session_detach_buffer(session, buffer_addr, size, ierror)
   integer :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_session_detach_buffer(session, buffer_addr, size, ierror) bind(C, &
+    name="mpi_session_detach_buffer_")
+  import
+  type(MPI_Session) :: session
+  type(*), dimension(*) :: buffer_addr
+  integer :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_session_detach_buffer(session, buffer_addr, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3871,6 +7229,13 @@ subroutine MPI_Session_finalize(session, ierror)
   type(MPI_Session) :: session
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_session_finalize(session, ierror) bind(C, name="mpi_session_finalize_")
+  import
+  type(MPI_Session) :: session
+  integer :: ierror
+end subroutine
+  end interface
   call hf_session_finalize(session, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3879,6 +7244,13 @@ subroutine MPI_Session_flush_buffer(session, ierror)
   type(MPI_Session), intent(in) :: session
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_session_flush_buffer(session, ierror) bind(C, name="mpi_session_flush_buffer_")
+  import
+  type(MPI_Session) :: session
+  integer :: ierror
+end subroutine
+  end interface
   call hf_session_flush_buffer(session, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3888,6 +7260,15 @@ subroutine MPI_Session_get_errhandler(session, errhandler, ierror)
   type(MPI_Errhandler) :: errhandler
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_session_get_errhandler(session, errhandler, ierror) bind(C, &
+    name="mpi_session_get_errhandler_")
+  import
+  type(MPI_Session) :: session
+  type(MPI_Errhandler) :: errhandler
+  integer :: ierror
+end subroutine
+  end interface
   call hf_session_get_errhandler(session, errhandler, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3897,6 +7278,14 @@ subroutine MPI_Session_get_info(session, info_used, ierror)
   type(MPI_Info) :: info_used
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_session_get_info(session, info_used, ierror) bind(C, name="mpi_session_get_info_")
+  import
+  type(MPI_Session) :: session
+  type(MPI_Info) :: info_used
+  integer :: ierror
+end subroutine
+  end interface
   call hf_session_get_info(session, info_used, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3909,6 +7298,19 @@ subroutine MPI_Session_get_nth_pset(session, info, n, pset_len, pset_name, ierro
   character(len=*) :: pset_name
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_session_get_nth_pset(session, info, n, pset_len, pset_name, ierror, &
+    pset_name_len) bind(C, name="mpi_session_get_nth_pset_")
+  import
+  type(MPI_Session) :: session
+  type(MPI_Info) :: info
+  integer :: n
+  integer :: pset_len
+  character(kind=c_char) :: pset_name(*)
+  integer :: ierror
+  integer(c_size_t), value :: pset_name_len
+end subroutine
+  end interface
   call hf_session_get_nth_pset(session, info, n, pset_len, pset_name, ierr, len(pset_name, &
     kind=c_size_t))
   if (present(ierror)) ierror = ierr
@@ -3920,6 +7322,16 @@ subroutine MPI_Session_get_num_psets(session, info, npset_names, ierror)
   integer :: npset_names
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_session_get_num_psets(session, info, npset_names, ierror) bind(C, &
+    name="mpi_session_get_num_psets_")
+  import
+  type(MPI_Session) :: session
+  type(MPI_Info) :: info
+  integer :: npset_names
+  integer :: ierror
+end subroutine
+  end interface
   call hf_session_get_num_psets(session, info, npset_names, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3930,6 +7342,17 @@ subroutine MPI_Session_get_pset_info(session, pset_name, info, ierror)
   type(MPI_Info) :: info
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_session_get_pset_info(session, pset_name, info, ierror, pset_name_len) bind(C, &
+    name="mpi_session_get_pset_info_")
+  import
+  type(MPI_Session) :: session
+  character(kind=c_char) :: pset_name(*)
+  type(MPI_Info) :: info
+  integer :: ierror
+  integer(c_size_t), value :: pset_name_len
+end subroutine
+  end interface
   call hf_session_get_pset_info(session, pset_name, info, ierr, len(pset_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3939,6 +7362,15 @@ subroutine MPI_Session_iflush_buffer(session, request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_session_iflush_buffer(session, request, ierror) bind(C, &
+    name="mpi_session_iflush_buffer_")
+  import
+  type(MPI_Session) :: session
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_session_iflush_buffer(session, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3949,6 +7381,15 @@ subroutine MPI_Session_init(info, errhandler, session, ierror)
   type(MPI_Session) :: session
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_session_init(info, errhandler, session, ierror) bind(C, name="mpi_session_init_")
+  import
+  type(MPI_Info) :: info
+  type(MPI_Errhandler) :: errhandler
+  type(MPI_Session) :: session
+  integer :: ierror
+end subroutine
+  end interface
   call hf_session_init(info, errhandler, session, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3958,6 +7399,15 @@ subroutine MPI_Session_set_errhandler(session, errhandler, ierror)
   type(MPI_Errhandler), intent(in) :: errhandler
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_session_set_errhandler(session, errhandler, ierror) bind(C, &
+    name="mpi_session_set_errhandler_")
+  import
+  type(MPI_Session) :: session
+  type(MPI_Errhandler) :: errhandler
+  integer :: ierror
+end subroutine
+  end interface
   call hf_session_set_errhandler(session, errhandler, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3972,6 +7422,18 @@ subroutine MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ssend(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_ssend_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ssend(buf, count, datatype, dest, tag, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3987,6 +7449,20 @@ subroutine MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_ssend_init(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_ssend_init_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_ssend_init(buf, count, datatype, dest, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3995,6 +7471,13 @@ subroutine MPI_Start(request, ierror)
   type(MPI_Request) :: request
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_start(request, ierror) bind(C, name="mpi_start_")
+  import
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
   call hf_start(request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4004,6 +7487,14 @@ subroutine MPI_Startall(count, array_of_requests, ierror)
   type(MPI_Request) :: array_of_requests(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_startall(count, array_of_requests, ierror) bind(C, name="mpi_startall_")
+  import
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_startall(count, array_of_requests, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4013,6 +7504,14 @@ subroutine MPI_Status_get_error(status, error, ierror)
   integer :: error
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_status_get_error(status, error, ierror) bind(C, name="mpi_status_get_error_")
+  import
+  type(MPI_Status) :: status
+  integer :: error
+  integer :: ierror
+end subroutine
+  end interface
   call hf_status_get_error(status, error, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4022,6 +7521,14 @@ subroutine MPI_Status_get_source(status, source, ierror)
   integer :: source
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_status_get_source(status, source, ierror) bind(C, name="mpi_status_get_source_")
+  import
+  type(MPI_Status) :: status
+  integer :: source
+  integer :: ierror
+end subroutine
+  end interface
   call hf_status_get_source(status, source, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4031,6 +7538,14 @@ subroutine MPI_Status_get_tag(status, tag, ierror)
   integer :: tag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_status_get_tag(status, tag, ierror) bind(C, name="mpi_status_get_tag_")
+  import
+  type(MPI_Status) :: status
+  integer :: tag
+  integer :: ierror
+end subroutine
+  end interface
   call hf_status_get_tag(status, tag, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4040,6 +7555,14 @@ subroutine MPI_Status_set_cancelled(status, flag, ierror)
   logical, intent(in) :: flag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_status_set_cancelled(status, flag, ierror) bind(C, name="mpi_status_set_cancelled_")
+  import
+  type(MPI_Status) :: status
+  logical :: flag
+  integer :: ierror
+end subroutine
+  end interface
   call hf_status_set_cancelled(status, flag, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4050,6 +7573,16 @@ subroutine MPI_Status_set_elements(status, datatype, count, ierror)
   integer, intent(in) :: count
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_status_set_elements(status, datatype, count, ierror) bind(C, &
+    name="mpi_status_set_elements_")
+  import
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer :: count
+  integer :: ierror
+end subroutine
+  end interface
   call hf_status_set_elements(status, datatype, count, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4059,6 +7592,14 @@ subroutine MPI_Status_set_error(status, error, ierror)
   integer, intent(in) :: error
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_status_set_error(status, error, ierror) bind(C, name="mpi_status_set_error_")
+  import
+  type(MPI_Status) :: status
+  integer :: error
+  integer :: ierror
+end subroutine
+  end interface
   call hf_status_set_error(status, error, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4068,6 +7609,14 @@ subroutine MPI_Status_set_source(status, source, ierror)
   integer, intent(in) :: source
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_status_set_source(status, source, ierror) bind(C, name="mpi_status_set_source_")
+  import
+  type(MPI_Status) :: status
+  integer :: source
+  integer :: ierror
+end subroutine
+  end interface
   call hf_status_set_source(status, source, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4077,6 +7626,14 @@ subroutine MPI_Status_set_tag(status, tag, ierror)
   integer, intent(in) :: tag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_status_set_tag(status, tag, ierror) bind(C, name="mpi_status_set_tag_")
+  import
+  type(MPI_Status) :: status
+  integer :: tag
+  integer :: ierror
+end subroutine
+  end interface
   call hf_status_set_tag(status, tag, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4087,6 +7644,15 @@ subroutine MPI_Test(request, flag, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_test(request, flag, status, ierror) bind(C, name="mpi_test_")
+  import
+  type(MPI_Request) :: request
+  logical :: flag
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_test(request, flag, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4096,6 +7662,14 @@ subroutine MPI_Test_cancelled(status, flag, ierror)
   logical :: flag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_test_cancelled(status, flag, ierror) bind(C, name="mpi_test_cancelled_")
+  import
+  type(MPI_Status) :: status
+  logical :: flag
+  integer :: ierror
+end subroutine
+  end interface
   call hf_test_cancelled(status, flag, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4107,6 +7681,17 @@ subroutine MPI_Testall(count, array_of_requests, flag, array_of_statuses, ierror
   type(MPI_Status) :: array_of_statuses(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_testall(count, array_of_requests, flag, array_of_statuses, ierror) bind(C, &
+    name="mpi_testall_")
+  import
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  logical :: flag
+  type(MPI_Status) :: array_of_statuses(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_testall(count, array_of_requests, flag, array_of_statuses, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4119,6 +7704,18 @@ subroutine MPI_Testany(count, array_of_requests, index, flag, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_testany(count, array_of_requests, index, flag, status, ierror) bind(C, &
+    name="mpi_testany_")
+  import
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: index
+  logical :: flag
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_testany(count, array_of_requests, index, flag, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4132,6 +7729,18 @@ subroutine MPI_Testsome(incount, array_of_requests, outcount, array_of_indices, 
   type(MPI_Status) :: array_of_statuses(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &
+    ierror) bind(C, name="mpi_testsome_")
+  import
+  integer :: incount
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: outcount
+  integer :: array_of_indices(*)
+  type(MPI_Status) :: array_of_statuses(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4141,6 +7750,14 @@ subroutine MPI_Topo_test(comm, status, ierror)
   integer :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_topo_test(comm, status, ierror) bind(C, name="mpi_topo_test_")
+  import
+  type(MPI_Comm) :: comm
+  integer :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_topo_test(comm, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4149,6 +7766,13 @@ subroutine MPI_Type_commit(type, ierror)
   type(MPI_Datatype) :: type
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_commit(type, ierror) bind(C, name="mpi_type_commit_")
+  import
+  type(MPI_Datatype) :: type
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_commit(type, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4159,6 +7783,15 @@ subroutine MPI_Type_contiguous(count, oldtype, newtype, ierror)
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_contiguous(count, oldtype, newtype, ierror) bind(C, name="mpi_type_contiguous_")
+  import
+  integer :: count
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_contiguous(count, oldtype, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4177,6 +7810,23 @@ subroutine MPI_Type_create_darray(size, rank, ndims, gsize_array, distrib_array,
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_create_darray(size, rank, ndims, gsize_array, distrib_array, darg_array, &
+    psize_array, order, oldtype, newtype, ierror) bind(C, name="mpi_type_create_darray_")
+  import
+  integer :: size
+  integer :: rank
+  integer :: ndims
+  integer :: gsize_array(*)
+  integer :: distrib_array(*)
+  integer :: darg_array(*)
+  integer :: psize_array(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_create_darray(size, rank, ndims, gsize_array, distrib_array, darg_array, &
     psize_array, order, oldtype, newtype, ierr)
   if (present(ierror)) ierror = ierr
@@ -4188,6 +7838,16 @@ subroutine MPI_Type_create_f90_complex(p, r, newtype, ierror)
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_create_f90_complex(p, r, newtype, ierror) bind(C, &
+    name="mpi_type_create_f90_complex_")
+  import
+  integer :: p
+  integer :: r
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_create_f90_complex(p, r, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4197,6 +7857,15 @@ subroutine MPI_Type_create_f90_integer(r, newtype, ierror)
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_create_f90_integer(r, newtype, ierror) bind(C, &
+    name="mpi_type_create_f90_integer_")
+  import
+  integer :: r
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_create_f90_integer(r, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4207,6 +7876,15 @@ subroutine MPI_Type_create_f90_real(p, r, newtype, ierror)
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_create_f90_real(p, r, newtype, ierror) bind(C, name="mpi_type_create_f90_real_")
+  import
+  integer :: p
+  integer :: r
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_create_f90_real(p, r, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4220,6 +7898,18 @@ subroutine MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displ
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
+    newtype, ierror) bind(C, name="mpi_type_create_hindexed_")
+  import
+  integer :: count
+  integer :: array_of_blocklengths(*)
+  integer(kind=mpi_address_kind) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
     newtype, ierr)
   if (present(ierror)) ierror = ierr
@@ -4234,6 +7924,18 @@ subroutine MPI_Type_create_hindexed_block(count, blocklength, array_of_displacem
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror) bind(C, name="mpi_type_create_hindexed_block_")
+  import
+  integer :: count
+  integer :: blocklength
+  integer(kind=mpi_address_kind) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype, &
     ierr)
   if (present(ierror)) ierror = ierr
@@ -4247,6 +7949,18 @@ subroutine MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype,
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_create_hvector(count, blocklength, stride, oldtype, newtype, ierror) bind(C, &
+    name="mpi_type_create_hvector_")
+  import
+  integer :: count
+  integer :: blocklength
+  integer(kind=mpi_address_kind) :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_create_hvector(count, blocklength, stride, oldtype, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4260,6 +7974,18 @@ subroutine MPI_Type_create_indexed_block(count, blocklength, array_of_displaceme
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror) bind(C, name="mpi_type_create_indexed_block_")
+  import
+  integer :: count
+  integer :: blocklength
+  integer :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype, &
     ierr)
   if (present(ierror)) ierror = ierr
@@ -4272,6 +7998,17 @@ subroutine MPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_create_resized(oldtype, lb, extent, newtype, ierror) bind(C, &
+    name="mpi_type_create_resized_")
+  import
+  type(MPI_Datatype) :: oldtype
+  integer(kind=mpi_address_kind) :: lb
+  integer(kind=mpi_address_kind) :: extent
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_create_resized(oldtype, lb, extent, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4285,6 +8022,18 @@ subroutine MPI_Type_create_struct(count, array_of_block_lengths, array_of_displa
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_create_struct(count, array_of_block_lengths, array_of_displacements, &
+    array_of_types, newtype, ierror) bind(C, name="mpi_type_create_struct_")
+  import
+  integer :: count
+  integer :: array_of_block_lengths(*)
+  integer(kind=mpi_address_kind) :: array_of_displacements(*)
+  type(MPI_Datatype) :: array_of_types(*)
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_create_struct(count, array_of_block_lengths, array_of_displacements, array_of_types, &
     newtype, ierr)
   if (present(ierror)) ierror = ierr
@@ -4301,6 +8050,20 @@ subroutine MPI_Type_create_subarray(ndims, size_array, subsize_array, start_arra
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_create_subarray(ndims, size_array, subsize_array, start_array, order, oldtype, &
+    newtype, ierror) bind(C, name="mpi_type_create_subarray_")
+  import
+  integer :: ndims
+  integer :: size_array(*)
+  integer :: subsize_array(*)
+  integer :: start_array(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_create_subarray(ndims, size_array, subsize_array, start_array, order, oldtype, &
     newtype, ierr)
   if (present(ierror)) ierror = ierr
@@ -4311,6 +8074,14 @@ subroutine MPI_Type_delete_attr(type, type_keyval, ierror)
   integer, intent(in) :: type_keyval
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_delete_attr(type, type_keyval, ierror) bind(C, name="mpi_type_delete_attr_")
+  import
+  type(MPI_Datatype) :: type
+  integer :: type_keyval
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_delete_attr(type, type_keyval, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4320,6 +8091,14 @@ subroutine MPI_Type_dup(type, newtype, ierror)
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_dup(type, newtype, ierror) bind(C, name="mpi_type_dup_")
+  import
+  type(MPI_Datatype) :: type
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_dup(type, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4328,6 +8107,13 @@ subroutine MPI_Type_free(type, ierror)
   type(MPI_Datatype) :: type
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_free(type, ierror) bind(C, name="mpi_type_free_")
+  import
+  type(MPI_Datatype) :: type
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_free(type, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4336,6 +8122,13 @@ subroutine MPI_Type_free_keyval(type_keyval, ierror)
   integer :: type_keyval
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_free_keyval(type_keyval, ierror) bind(C, name="mpi_type_free_keyval_")
+  import
+  integer :: type_keyval
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_free_keyval(type_keyval, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4351,6 +8144,21 @@ subroutine MPI_Type_get_contents(mtype, max_integers, max_addresses, max_datatyp
   type(MPI_Datatype) :: array_of_datatypes(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_get_contents(mtype, max_integers, max_addresses, max_datatypes, &
+    array_of_integers, array_of_addresses, array_of_datatypes, ierror) bind(C, &
+    name="mpi_type_get_contents_")
+  import
+  type(MPI_Datatype) :: mtype
+  integer :: max_integers
+  integer :: max_addresses
+  integer :: max_datatypes
+  integer :: array_of_integers(*)
+  integer(kind=mpi_address_kind) :: array_of_addresses(*)
+  type(MPI_Datatype) :: array_of_datatypes(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_get_contents(mtype, max_integers, max_addresses, max_datatypes, array_of_integers, &
     array_of_addresses, array_of_datatypes, ierr)
   if (present(ierror)) ierror = ierr
@@ -4364,6 +8172,18 @@ subroutine MPI_Type_get_envelope(type, num_integers, num_addresses, num_datatype
   integer :: combiner
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_get_envelope(type, num_integers, num_addresses, num_datatypes, combiner, &
+    ierror) bind(C, name="mpi_type_get_envelope_")
+  import
+  type(MPI_Datatype) :: type
+  integer :: num_integers
+  integer :: num_addresses
+  integer :: num_datatypes
+  integer :: combiner
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_get_envelope(type, num_integers, num_addresses, num_datatypes, combiner, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4374,6 +8194,15 @@ subroutine MPI_Type_get_extent(type, lb, extent, ierror)
   integer(kind=mpi_address_kind) :: extent
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_get_extent(type, lb, extent, ierror) bind(C, name="mpi_type_get_extent_")
+  import
+  type(MPI_Datatype) :: type
+  integer(kind=mpi_address_kind) :: lb
+  integer(kind=mpi_address_kind) :: extent
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_get_extent(type, lb, extent, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4384,6 +8213,17 @@ subroutine MPI_Type_get_name(type, type_name, resultlen, ierror)
   integer :: resultlen
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_get_name(type, type_name, resultlen, ierror, type_name_len) bind(C, &
+    name="mpi_type_get_name_")
+  import
+  type(MPI_Datatype) :: type
+  character(kind=c_char) :: type_name(*)
+  integer :: resultlen
+  integer :: ierror
+  integer(c_size_t), value :: type_name_len
+end subroutine
+  end interface
   call hf_type_get_name(type, type_name, resultlen, ierr, len(type_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4394,6 +8234,16 @@ subroutine MPI_Type_get_true_extent(datatype, true_lb, true_extent, ierror)
   integer(kind=mpi_address_kind) :: true_extent
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_get_true_extent(datatype, true_lb, true_extent, ierror) bind(C, &
+    name="mpi_type_get_true_extent_")
+  import
+  type(MPI_Datatype) :: datatype
+  integer(kind=mpi_address_kind) :: true_lb
+  integer(kind=mpi_address_kind) :: true_extent
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_get_true_extent(datatype, true_lb, true_extent, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4404,6 +8254,16 @@ subroutine MPI_Type_get_value_index(value_type, index_type, pair_type, ierror)
   type(MPI_Datatype) :: pair_type
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_get_value_index(value_type, index_type, pair_type, ierror) bind(C, &
+    name="mpi_type_get_value_index_")
+  import
+  type(MPI_Datatype) :: value_type
+  type(MPI_Datatype) :: index_type
+  type(MPI_Datatype) :: pair_type
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_get_value_index(value_type, index_type, pair_type, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4417,6 +8277,18 @@ subroutine MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
+    ierror) bind(C, name="mpi_type_indexed_")
+  import
+  integer :: count
+  integer :: array_of_blocklengths(*)
+  integer :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4427,6 +8299,15 @@ subroutine MPI_Type_match_size(typeclass, size, type, ierror)
   type(MPI_Datatype) :: type
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_match_size(typeclass, size, type, ierror) bind(C, name="mpi_type_match_size_")
+  import
+  integer :: typeclass
+  integer :: size
+  type(MPI_Datatype) :: type
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_match_size(typeclass, size, type, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4436,6 +8317,16 @@ subroutine MPI_Type_set_name(type, type_name, ierror)
   character(len=*), intent(in) :: type_name
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_set_name(type, type_name, ierror, type_name_len) bind(C, &
+    name="mpi_type_set_name_")
+  import
+  type(MPI_Datatype) :: type
+  character(kind=c_char) :: type_name(*)
+  integer :: ierror
+  integer(c_size_t), value :: type_name_len
+end subroutine
+  end interface
   call hf_type_set_name(type, type_name, ierr, len(type_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4445,6 +8336,14 @@ subroutine MPI_Type_size(type, size, ierror)
   integer :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_size(type, size, ierror) bind(C, name="mpi_type_size_")
+  import
+  type(MPI_Datatype) :: type
+  integer :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_size(type, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4457,6 +8356,18 @@ subroutine MPI_Type_vector(count, blocklength, stride, oldtype, newtype, ierror)
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_type_vector(count, blocklength, stride, oldtype, newtype, ierror) bind(C, &
+    name="mpi_type_vector_")
+  import
+  integer :: count
+  integer :: blocklength
+  integer :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
   call hf_type_vector(count, blocklength, stride, oldtype, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4473,6 +8384,20 @@ subroutine MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm,
   type(MPI_Comm), intent(in) :: comm
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror) bind(C, &
+    name="mpi_unpack_")
+  import
+  type(*), dimension(*) :: inbuf
+  integer :: insize
+  integer :: position
+  type(*), dimension(*) :: outbuf
+  integer :: outcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
   call hf_unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4489,6 +8414,21 @@ subroutine MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcoun
   type(MPI_Datatype), intent(in) :: datatype
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror, &
+    datarep_len) bind(C, name="mpi_unpack_external_")
+  import
+  character(kind=c_char) :: datarep(*)
+  type(*), dimension(*) :: inbuf
+  integer(kind=mpi_address_kind) :: insize
+  integer(kind=mpi_address_kind) :: position
+  type(*), dimension(*) :: outbuf
+  integer :: outcount
+  type(MPI_Datatype) :: datatype
+  integer :: ierror
+  integer(c_size_t), value :: datarep_len
+end subroutine
+  end interface
   call hf_unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierr, &
     len(datarep, kind=c_size_t))
   if (present(ierror)) ierror = ierr
@@ -4500,6 +8440,18 @@ subroutine MPI_Unpublish_name(service_name, info, port_name, ierror)
   character(len=*), intent(in) :: port_name
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_unpublish_name(service_name, info, port_name, ierror, service_name_len, &
+    port_name_len) bind(C, name="mpi_unpublish_name_")
+  import
+  character(kind=c_char) :: service_name(*)
+  type(MPI_Info) :: info
+  character(kind=c_char) :: port_name(*)
+  integer :: ierror
+  integer(c_size_t), value :: service_name_len
+  integer(c_size_t), value :: port_name_len
+end subroutine
+  end interface
   call hf_unpublish_name(service_name, info, port_name, ierr, len(service_name, kind=c_size_t), &
     len(port_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
@@ -4510,6 +8462,14 @@ subroutine MPI_Wait(request, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_wait(request, status, ierror) bind(C, name="mpi_wait_")
+  import
+  type(MPI_Request) :: request
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_wait(request, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4520,6 +8480,16 @@ subroutine MPI_Waitall(count, array_of_requests, array_of_statuses, ierror)
   type(MPI_Status) :: array_of_statuses(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_waitall(count, array_of_requests, array_of_statuses, ierror) bind(C, &
+    name="mpi_waitall_")
+  import
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  type(MPI_Status) :: array_of_statuses(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_waitall(count, array_of_requests, array_of_statuses, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4531,6 +8501,16 @@ subroutine MPI_Waitany(count, array_of_requests, index, status, ierror)
   type(MPI_Status) :: status
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_waitany(count, array_of_requests, index, status, ierror) bind(C, name="mpi_waitany_")
+  import
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: index
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
   call hf_waitany(count, array_of_requests, index, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4544,6 +8524,18 @@ subroutine MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, 
   type(MPI_Status) :: array_of_statuses(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &
+    ierror) bind(C, name="mpi_waitsome_")
+  import
+  integer :: incount
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: outcount
+  integer :: array_of_indices(*)
+  type(MPI_Status) :: array_of_statuses(*)
+  integer :: ierror
+end subroutine
+  end interface
   call hf_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4555,6 +8547,15 @@ subroutine MPI_Win_attach(win, base, size, ierror)
   integer(kind=mpi_address_kind), intent(in) :: size
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_attach(win, base, size, ierror) bind(C, name="mpi_win_attach_")
+  import
+  type(MPI_Win) :: win
+  type(*), dimension(*) :: base
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_attach(win, base, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4564,6 +8565,14 @@ subroutine MPI_Win_call_errhandler(win, errorcode, ierror)
   integer, intent(in) :: errorcode
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_call_errhandler(win, errorcode, ierror) bind(C, name="mpi_win_call_errhandler_")
+  import
+  type(MPI_Win) :: win
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_call_errhandler(win, errorcode, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4572,6 +8581,13 @@ subroutine MPI_Win_complete(win, ierror)
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_complete(win, ierror) bind(C, name="mpi_win_complete_")
+  import
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_complete(win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4586,6 +8602,19 @@ subroutine MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
   type(MPI_Win) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_create(base, size, disp_unit, info, comm, win, ierror) bind(C, &
+    name="mpi_win_create_")
+  import
+  type(*), dimension(*) :: base
+  integer(kind=mpi_address_kind) :: size
+  integer :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_create(base, size, disp_unit, info, comm, win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4596,6 +8625,15 @@ subroutine MPI_Win_create_dynamic(info, comm, win, ierror)
   type(MPI_Win) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_create_dynamic(info, comm, win, ierror) bind(C, name="mpi_win_create_dynamic_")
+  import
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_create_dynamic(info, comm, win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4605,6 +8643,14 @@ subroutine MPI_Win_delete_attr(win, win_keyval, ierror)
   integer, intent(in) :: win_keyval
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_delete_attr(win, win_keyval, ierror) bind(C, name="mpi_win_delete_attr_")
+  import
+  type(MPI_Win) :: win
+  integer :: win_keyval
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_delete_attr(win, win_keyval, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4615,6 +8661,14 @@ subroutine MPI_Win_detach(win, base, ierror)
   type(*), dimension(*), intent(in) :: base
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_detach(win, base, ierror) bind(C, name="mpi_win_detach_")
+  import
+  type(MPI_Win) :: win
+  type(*), dimension(*) :: base
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_detach(win, base, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4624,6 +8678,14 @@ subroutine MPI_Win_fence(assert, win, ierror)
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_fence(assert, win, ierror) bind(C, name="mpi_win_fence_")
+  import
+  integer :: assert
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_fence(assert, win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4633,6 +8695,14 @@ subroutine MPI_Win_flush(rank, win, ierror)
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_flush(rank, win, ierror) bind(C, name="mpi_win_flush_")
+  import
+  integer :: rank
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_flush(rank, win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4641,6 +8711,13 @@ subroutine MPI_Win_flush_all(win, ierror)
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_flush_all(win, ierror) bind(C, name="mpi_win_flush_all_")
+  import
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_flush_all(win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4650,6 +8727,14 @@ subroutine MPI_Win_flush_local(rank, win, ierror)
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_flush_local(rank, win, ierror) bind(C, name="mpi_win_flush_local_")
+  import
+  integer :: rank
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_flush_local(rank, win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4658,6 +8743,13 @@ subroutine MPI_Win_flush_local_all(win, ierror)
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_flush_local_all(win, ierror) bind(C, name="mpi_win_flush_local_all_")
+  import
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_flush_local_all(win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4666,6 +8758,13 @@ subroutine MPI_Win_free(win, ierror)
   type(MPI_Win) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_free(win, ierror) bind(C, name="mpi_win_free_")
+  import
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_free(win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4674,6 +8773,13 @@ subroutine MPI_Win_free_keyval(win_keyval, ierror)
   integer :: win_keyval
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_free_keyval(win_keyval, ierror) bind(C, name="mpi_win_free_keyval_")
+  import
+  integer :: win_keyval
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_free_keyval(win_keyval, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4683,6 +8789,14 @@ subroutine MPI_Win_get_errhandler(win, errhandler, ierror)
   type(MPI_Errhandler) :: errhandler
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_get_errhandler(win, errhandler, ierror) bind(C, name="mpi_win_get_errhandler_")
+  import
+  type(MPI_Win) :: win
+  type(MPI_Errhandler) :: errhandler
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_get_errhandler(win, errhandler, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4692,6 +8806,14 @@ subroutine MPI_Win_get_group(win, group, ierror)
   type(MPI_Group) :: group
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_get_group(win, group, ierror) bind(C, name="mpi_win_get_group_")
+  import
+  type(MPI_Win) :: win
+  type(MPI_Group) :: group
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_get_group(win, group, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4701,6 +8823,14 @@ subroutine MPI_Win_get_info(win, info_used, ierror)
   type(MPI_Info) :: info_used
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_get_info(win, info_used, ierror) bind(C, name="mpi_win_get_info_")
+  import
+  type(MPI_Win) :: win
+  type(MPI_Info) :: info_used
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_get_info(win, info_used, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4711,6 +8841,17 @@ subroutine MPI_Win_get_name(win, win_name, resultlen, ierror)
   integer :: resultlen
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_get_name(win, win_name, resultlen, ierror, win_name_len) bind(C, &
+    name="mpi_win_get_name_")
+  import
+  type(MPI_Win) :: win
+  character(kind=c_char) :: win_name(*)
+  integer :: resultlen
+  integer :: ierror
+  integer(c_size_t), value :: win_name_len
+end subroutine
+  end interface
   call hf_win_get_name(win, win_name, resultlen, ierr, len(win_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4722,6 +8863,16 @@ subroutine MPI_Win_lock(lock_type, rank, assert, win, ierror)
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_lock(lock_type, rank, assert, win, ierror) bind(C, name="mpi_win_lock_")
+  import
+  integer :: lock_type
+  integer :: rank
+  integer :: assert
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_lock(lock_type, rank, assert, win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4731,6 +8882,14 @@ subroutine MPI_Win_lock_all(assert, win, ierror)
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_lock_all(assert, win, ierror) bind(C, name="mpi_win_lock_all_")
+  import
+  integer :: assert
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_lock_all(assert, win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4741,6 +8900,15 @@ subroutine MPI_Win_post(group, assert, win, ierror)
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_post(group, assert, win, ierror) bind(C, name="mpi_win_post_")
+  import
+  type(MPI_Group) :: group
+  integer :: assert
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_post(group, assert, win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4750,6 +8918,14 @@ subroutine MPI_Win_set_errhandler(win, errhandler, ierror)
   type(MPI_Errhandler), intent(in) :: errhandler
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_set_errhandler(win, errhandler, ierror) bind(C, name="mpi_win_set_errhandler_")
+  import
+  type(MPI_Win) :: win
+  type(MPI_Errhandler) :: errhandler
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_set_errhandler(win, errhandler, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4759,6 +8935,14 @@ subroutine MPI_Win_set_info(win, info, ierror)
   type(MPI_Info), intent(in) :: info
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_set_info(win, info, ierror) bind(C, name="mpi_win_set_info_")
+  import
+  type(MPI_Win) :: win
+  type(MPI_Info) :: info
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_set_info(win, info, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4768,6 +8952,15 @@ subroutine MPI_Win_set_name(win, win_name, ierror)
   character(len=*), intent(in) :: win_name
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_set_name(win, win_name, ierror, win_name_len) bind(C, name="mpi_win_set_name_")
+  import
+  type(MPI_Win) :: win
+  character(kind=c_char) :: win_name(*)
+  integer :: ierror
+  integer(c_size_t), value :: win_name_len
+end subroutine
+  end interface
   call hf_win_set_name(win, win_name, ierr, len(win_name, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4778,6 +8971,15 @@ subroutine MPI_Win_start(group, assert, win, ierror)
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_start(group, assert, win, ierror) bind(C, name="mpi_win_start_")
+  import
+  type(MPI_Group) :: group
+  integer :: assert
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_start(group, assert, win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4786,6 +8988,13 @@ subroutine MPI_Win_sync(win, ierror)
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_sync(win, ierror) bind(C, name="mpi_win_sync_")
+  import
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_sync(win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4795,6 +9004,14 @@ subroutine MPI_Win_test(win, flag, ierror)
   logical :: flag
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_test(win, flag, ierror) bind(C, name="mpi_win_test_")
+  import
+  type(MPI_Win) :: win
+  logical :: flag
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_test(win, flag, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4804,6 +9021,14 @@ subroutine MPI_Win_unlock(rank, win, ierror)
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_unlock(rank, win, ierror) bind(C, name="mpi_win_unlock_")
+  import
+  integer :: rank
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_unlock(rank, win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4812,6 +9037,13 @@ subroutine MPI_Win_unlock_all(win, ierror)
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_unlock_all(win, ierror) bind(C, name="mpi_win_unlock_all_")
+  import
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_unlock_all(win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4820,6 +9052,13 @@ subroutine MPI_Win_wait(win, ierror)
   type(MPI_Win), intent(in) :: win
   integer, optional, intent(out) :: ierror
   integer :: ierr
+  interface
+subroutine hf_win_wait(win, ierror) bind(C, name="mpi_win_wait_")
+  import
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
   call hf_win_wait(win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
