@@ -60,7 +60,7 @@ fortran: cabi
 	@command -v $(FC) >/dev/null 2>&1 || { echo "installing gfortran"; apt-get install -y gfortran >/dev/null; }
 	@mkdir -p $(FORT_OBJ) $(BIN)/include $(BIN)/lib
 	cp $(FORT_SRC)/mpif.h $(FORT_SRC)/mpi_abi_fort.h $(BIN)/include/
-	for f in fort callbacks wrappers_gen; do \
+	for f in fort callbacks legacy wrappers_gen; do \
 		cc -O2 -fPIC -Wall -Wextra -I cmd/libmpi_abi/include -c $(FORT_SRC)/$$f.c -o $(FORT_OBJ)/$$f.o || exit 1; \
 	done
 	$(FC) -O1 -fPIC -J $(FORT_OBJ) -I $(FORT_SRC) -c $(FORT_SRC)/mpi.f90 -o $(FORT_OBJ)/mpi.o

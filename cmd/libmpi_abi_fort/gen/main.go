@@ -596,7 +596,9 @@ func genMpif(fns []fn, consts []konst) []byte {
 	// that one program unit may pass buffers of different types.
 	b.WriteString("!     Interfaces of the routines that take buffers.\n")
 	fixed(&b, "INTERFACE")
-	for _, f := range fns {
+	// MPI_ADDRESS (MPI-1, deleted in MPI-3, src/legacy.c) takes a buffer too.
+	address := fn{name: "Address", params: []param{{name: "location", k: kChoice}, {name: "address", k: kIntPtr}}}
+	for _, f := range append(fns, address) {
 		if !f.hasChoice() {
 			continue
 		}

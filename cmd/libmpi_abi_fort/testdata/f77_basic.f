@@ -15,7 +15,7 @@ C     "rank R OK" when all checks passed.
       DOUBLE COMPLEX Z, ZS
       CHARACTER*(MPI_MAX_PROCESSOR_NAME) PNAME
       CHARACTER*(MPI_MAX_ERROR_STRING) ESTR
-      INTEGER PLEN, ELEN, ECLASS
+      INTEGER PLEN, ELEN, ECLASS, IA(3), IB(2), IT(2), NT
       DOUBLE PRECISION T0, T1
       COMMON /BAD/ NBAD
       NBAD = 0
@@ -110,8 +110,7 @@ C     Reductions with Fortran types.
 C     Strings, errors and time.
       CALL MPI_GET_PROCESSOR_NAME(PNAME, PLEN, IERR)
       CALL CHECK(PLEN .GT. 0 .AND. PNAME(PLEN+1:) .EQ. ' ', 'pname')
-      CALL MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD, MPI_ERRORS_RETURN,
-     &     IERR)
+      CALL MPI_ERRHANDLER_SET(MPI_COMM_WORLD, MPI_ERRORS_RETURN, IERR)
       CALL MPI_SEND(D, 1, MPI_DOUBLE_PRECISION, NP + 5, 0,
      &     MPI_COMM_WORLD, IERR)
       CALL CHECK(IERR .NE. MPI_SUCCESS, 'bad rank fails')
@@ -119,6 +118,23 @@ C     Strings, errors and time.
       CALL CHECK(ECLASS .EQ. MPI_ERR_RANK, 'error class')
       CALL MPI_ERROR_STRING(IERR, ESTR, ELEN, I)
       CALL CHECK(ELEN .GT. 0 .AND. ESTR(ELEN+1:) .EQ. ' ', 'estring')
+C     MPI-1 routines classic codes still call.
+      CALL MPI_ADDRESS(D(1), IA(1), IERR)
+      CALL MPI_ADDRESS(IV(1), IA(2), IERR)
+      CALL MPI_ADDRESS(D(3), IA(3), IERR)
+      CALL CHECK(IA(3) - IA(1) .EQ. 16, 'mpi_address')
+      IB(1) = 1
+      IB(2) = 2
+      IT(1) = MPI_INTEGER
+      IT(2) = MPI_DOUBLE_PRECISION
+      IA(1) = 0
+      IA(2) = 8
+      CALL MPI_TYPE_STRUCT(2, IB, IA, IT, NT, IERR)
+      CALL MPI_TYPE_EXTENT(NT, CNT, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. CNT .EQ. 24, 'type_struct')
+      CALL MPI_TYPE_FREE(NT, IERR)
+      CALL MPI_ERRHANDLER_GET(MPI_COMM_WORLD, NT, IERR)
+      CALL CHECK(NT .EQ. MPI_ERRORS_RETURN, 'errhandler_get')
 C     Bad handles and counts: the right class, nothing changed.
       CALL MPI_COMM_RANK(12345, I, IERR)
       CALL MPI_ERROR_CLASS(IERR, ECLASS, I)
