@@ -38,6 +38,44 @@ subroutine on_error(comm, code)
   ncalls = ncalls + 1
 end subroutine
 
+subroutine more_types(rank, np)
+  use mpi
+  use checks
+  implicit none
+  integer, intent(in) :: rank, np
+  integer :: ierr, i2(2, 1), i2r(2, 1), ib, ibr
+  real :: r2(2), r2r(2)
+  integer(kind=8) :: i8, i8r
+  real(kind=8) :: d8, d8r
+  double complex :: z, zr
+  logical :: l, lr
+  integer(kind=2) :: h, hr
+  i2(:, 1) = [mod(rank + 1, np), rank]
+  call MPI_Allreduce(i2, i2r, 1, MPI_2INTEGER, MPI_MINLOC, MPI_COMM_WORLD, ierr)
+  call check(i2r(1, 1) == 0 .and. i2r(2, 1) == np - 1, '2integer minloc')
+  r2 = [real(rank), real(rank)]
+  call MPI_Allreduce(r2, r2r, 1, MPI_2REAL, MPI_MAXLOC, MPI_COMM_WORLD, ierr)
+  call check(r2r(1) == np - 1 .and. r2r(2) == np - 1, '2real maxloc')
+  i8 = 2_8**40 + rank
+  call MPI_Allreduce(i8, i8r, 1, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call check(i8r == np * 2_8**40 + np * (np - 1) / 2, 'integer8 sum')
+  d8 = -rank
+  call MPI_Allreduce(d8, d8r, 1, MPI_REAL8, MPI_MIN, MPI_COMM_WORLD, ierr)
+  call check(d8r == 1 - np, 'real8 min')
+  z = dcmplx(rank, -1)
+  call MPI_Allreduce(z, zr, 1, MPI_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call check(zr == dcmplx(np * (np - 1) / 2, -np), 'double complex sum')
+  l = .true.
+  call MPI_Allreduce(l, lr, 1, MPI_LOGICAL, MPI_LXOR, MPI_COMM_WORLD, ierr)
+  call check(lr .eqv. mod(np, 2) == 1, 'logical lxor')
+  ib = ior(1, ishft(1, rank + 1))
+  call MPI_Allreduce(ib, ibr, 1, MPI_INTEGER, MPI_BAND, MPI_COMM_WORLD, ierr)
+  call check(ibr == 1, 'integer band')
+  h = int(rank, 2)
+  call MPI_Allreduce(h, hr, 1, MPI_INTEGER2, MPI_MAX, MPI_COMM_WORLD, ierr)
+  call check(hr == np - 1, 'integer2 max')
+end subroutine
+
 program f90mpi
   use mpi
   use checks
@@ -130,6 +168,9 @@ program f90mpi
   call check(rs(2) == 2.0 * np, 'real sum')
   call MPI_Allreduce(MPI_IN_PLACE, r, 2, MPI_REAL, MPI_MIN, MPI_COMM_WORLD, ierr)
   call check(r(1) == 0.0, 'in place')
+
+  ! More Fortran types in reductions.
+  call more_types(rank, np)
 
   ! Waitsome counts requests from 1.
   call MPI_Irecv(ivs, 2, MPI_INTEGER, mod(rank + 1, np), 9, MPI_COMM_WORLD, reqs(1), ierr)
