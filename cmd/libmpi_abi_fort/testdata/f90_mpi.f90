@@ -47,7 +47,7 @@ subroutine more_types(rank, np)
   real :: r2(2), r2r(2)
   integer(kind=8) :: i8, i8r
   real(kind=8) :: d8, d8r
-  double complex :: z, zr
+  complex(kind=8) :: z, zr
   logical :: l, lr
   integer(kind=2) :: h, hr
   i2(:, 1) = [mod(rank + 1, np), rank]
@@ -62,9 +62,9 @@ subroutine more_types(rank, np)
   d8 = -rank
   call MPI_Allreduce(d8, d8r, 1, MPI_REAL8, MPI_MIN, MPI_COMM_WORLD, ierr)
   call check(d8r == 1 - np, 'real8 min')
-  z = dcmplx(rank, -1)
+  z = cmplx(rank, -1, kind=8)
   call MPI_Allreduce(z, zr, 1, MPI_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD, ierr)
-  call check(zr == dcmplx(np * (np - 1) / 2, -np), 'double complex sum')
+  call check(zr == cmplx(np * (np - 1) / 2, -np, kind=8), 'double complex sum')
   l = .true.
   call MPI_Allreduce(l, lr, 1, MPI_LOGICAL, MPI_LXOR, MPI_COMM_WORLD, ierr)
   call check(lr .eqv. mod(np, 2) == 1, 'logical lxor')
