@@ -57,7 +57,55 @@ module mpi_f08
     end subroutine
   end interface
 
+  ! The callback interfaces of the standard, for programs that declare
+  ! procedure(MPI_User_function) and the like.
+  abstract interface
+    subroutine MPI_User_function(invec, inoutvec, len, datatype)
+      import
+      type(c_ptr), value :: invec, inoutvec
+      integer :: len
+      type(MPI_Datatype) :: datatype
+    end subroutine
+    subroutine MPI_Comm_copy_attr_function(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+        attribute_val_out, flag, ierror)
+      import
+      type(MPI_Comm) :: oldcomm
+      integer :: comm_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      logical :: flag
+    end subroutine
+    subroutine MPI_Comm_delete_attr_function(comm, comm_keyval, attribute_val, extra_state, ierror)
+      import
+      type(MPI_Comm) :: comm
+      integer :: comm_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine
+    subroutine MPI_Comm_errhandler_function(comm, error_code)
+      import
+      type(MPI_Comm) :: comm
+      integer :: error_code
+    end subroutine
+  end interface
+
 contains
+
+  ! Between a status of the mpi module (an INTEGER array) and mpi_f08's:
+  ! the same eight integers.
+  subroutine MPI_Status_f2f08(f_status, f08_status, ierror)
+    integer, intent(in) :: f_status(MPI_STATUS_SIZE)
+    type(MPI_Status), intent(out) :: f08_status
+    integer, optional, intent(out) :: ierror
+    f08_status = transfer(f_status, f08_status)
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine
+
+  subroutine MPI_Status_f082f(f08_status, f_status, ierror)
+    type(MPI_Status), intent(in) :: f08_status
+    integer, intent(out) :: f_status(MPI_STATUS_SIZE)
+    integer, optional, intent(out) :: ierror
+    f_status = transfer(f08_status, f_status)
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine
 
   include 'mpi_f08_procs_gen.f90'
 
@@ -157,7 +205,7 @@ contains
   ! argument by reference: MPI_User_function's VALUE c_ptr arguments
   ! receive the buffers' addresses the same way.
   subroutine MPI_Op_create(user_fn, commute, op, ierror)
-    external :: user_fn
+    procedure(MPI_User_function) :: user_fn
     logical, intent(in) :: commute
     type(MPI_Op), intent(out) :: op
     integer, optional, intent(out) :: ierror
@@ -176,7 +224,7 @@ contains
   end subroutine
 
   subroutine MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
-    external :: comm_errhandler_fn
+    procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
     type(MPI_Errhandler), intent(out) :: errhandler
     integer, optional, intent(out) :: ierror
     integer :: ierr
@@ -193,7 +241,8 @@ contains
   end subroutine
 
   subroutine MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state, ierror)
-    external :: comm_copy_attr_fn, comm_delete_attr_fn
+    procedure(MPI_Comm_copy_attr_function) :: comm_copy_attr_fn
+    procedure(MPI_Comm_delete_attr_function) :: comm_delete_attr_fn
     integer, intent(out) :: comm_keyval
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
     integer, optional, intent(out) :: ierror

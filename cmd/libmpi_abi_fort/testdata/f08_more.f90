@@ -70,6 +70,8 @@ program f08more
   type(MPI_Comm) :: cart, dup
   type(MPI_Group) :: wg, rg
   type(MPI_Status) :: status
+  integer :: fstatus(MPI_STATUS_SIZE)
+  procedure(MPI_User_function), pointer :: userfn
   type(MPI_Request) :: reqs(2)
   type(MPI_Op) :: op
   integer, allocatable :: sc(:), sd(:), rc(:), rd(:), sbuf(:), rbuf(:)
@@ -161,6 +163,11 @@ program f08more
     call MPI_Iprobe(MPI_ANY_SOURCE, 9, MPI_COMM_SELF, flag, status)
   end do
   call check(status%MPI_TAG == 9, 'iprobe')
+  call MPI_Status_f082f(status, fstatus)
+  call check(fstatus(MPI_TAG) == 9 .and. fstatus(MPI_SOURCE) == 0, 'status f082f')
+  fstatus(MPI_TAG) = 10
+  call MPI_Status_f2f08(fstatus, status)
+  call check(status%MPI_TAG == 10, 'status f2f08')
   call MPI_Irecv(n, 1, MPI_INTEGER, 0, 9, MPI_COMM_SELF, reqs(2))
   flag = .false.
   do while (.not. flag)
@@ -169,7 +176,8 @@ program f08more
   call check(n == rank, 'testall')
 
   ! Fortran callbacks: a reduction and attribute copy/delete.
-  call MPI_Op_create(maxabs, .true., op)
+  userfn => maxabs
+  call MPI_Op_create(userfn, .true., op)
   d = [dble(-rank), 1d0]
   call MPI_Allreduce(d, dr, 2, MPI_DOUBLE_PRECISION, op, MPI_COMM_WORLD)
   call check(dr(1) == np - 1 .and. dr(2) == 1, 'user op')
