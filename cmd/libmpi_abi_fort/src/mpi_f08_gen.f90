@@ -412,3 +412,435 @@ integer, parameter :: MPI_INTEGER_KIND = 4
 integer(kind=8), parameter :: MPI_DISPLACEMENT_CURRENT = -1
 logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.
 logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.
+interface MPI_Accumulate
+  module procedure MPI_Accumulate, MPI_Accumulate_c
+end interface
+interface MPI_Allgather
+  module procedure MPI_Allgather, MPI_Allgather_c
+end interface
+interface MPI_Allgather_init
+  module procedure MPI_Allgather_init, MPI_Allgather_init_c
+end interface
+interface MPI_Allgatherv
+  module procedure MPI_Allgatherv, MPI_Allgatherv_c
+end interface
+interface MPI_Allgatherv_init
+  module procedure MPI_Allgatherv_init, MPI_Allgatherv_init_c
+end interface
+interface MPI_Allreduce
+  module procedure MPI_Allreduce, MPI_Allreduce_c
+end interface
+interface MPI_Allreduce_init
+  module procedure MPI_Allreduce_init, MPI_Allreduce_init_c
+end interface
+interface MPI_Alltoall
+  module procedure MPI_Alltoall, MPI_Alltoall_c
+end interface
+interface MPI_Alltoall_init
+  module procedure MPI_Alltoall_init, MPI_Alltoall_init_c
+end interface
+interface MPI_Alltoallv
+  module procedure MPI_Alltoallv, MPI_Alltoallv_c
+end interface
+interface MPI_Alltoallv_init
+  module procedure MPI_Alltoallv_init, MPI_Alltoallv_init_c
+end interface
+interface MPI_Alltoallw
+  module procedure MPI_Alltoallw, MPI_Alltoallw_c
+end interface
+interface MPI_Alltoallw_init
+  module procedure MPI_Alltoallw_init, MPI_Alltoallw_init_c
+end interface
+interface MPI_Bcast
+  module procedure MPI_Bcast, MPI_Bcast_c
+end interface
+interface MPI_Bcast_init
+  module procedure MPI_Bcast_init, MPI_Bcast_init_c
+end interface
+interface MPI_Bsend
+  module procedure MPI_Bsend, MPI_Bsend_c
+end interface
+interface MPI_Bsend_init
+  module procedure MPI_Bsend_init, MPI_Bsend_init_c
+end interface
+interface MPI_Buffer_attach
+  module procedure MPI_Buffer_attach, MPI_Buffer_attach_c
+end interface
+interface MPI_Buffer_detach
+  module procedure MPI_Buffer_detach, MPI_Buffer_detach_c
+end interface
+interface MPI_Comm_attach_buffer
+  module procedure MPI_Comm_attach_buffer, MPI_Comm_attach_buffer_c
+end interface
+interface MPI_Comm_detach_buffer
+  module procedure MPI_Comm_detach_buffer, MPI_Comm_detach_buffer_c
+end interface
+interface MPI_Exscan
+  module procedure MPI_Exscan, MPI_Exscan_c
+end interface
+interface MPI_Exscan_init
+  module procedure MPI_Exscan_init, MPI_Exscan_init_c
+end interface
+interface MPI_File_iread_all
+  module procedure MPI_File_iread_all, MPI_File_iread_all_c
+end interface
+interface MPI_File_iread_at_all
+  module procedure MPI_File_iread_at_all, MPI_File_iread_at_all_c
+end interface
+interface MPI_File_iread_at
+  module procedure MPI_File_iread_at, MPI_File_iread_at_c
+end interface
+interface MPI_File_iread
+  module procedure MPI_File_iread, MPI_File_iread_c
+end interface
+interface MPI_File_iread_shared
+  module procedure MPI_File_iread_shared, MPI_File_iread_shared_c
+end interface
+interface MPI_File_iwrite_all
+  module procedure MPI_File_iwrite_all, MPI_File_iwrite_all_c
+end interface
+interface MPI_File_iwrite_at_all
+  module procedure MPI_File_iwrite_at_all, MPI_File_iwrite_at_all_c
+end interface
+interface MPI_File_iwrite_at
+  module procedure MPI_File_iwrite_at, MPI_File_iwrite_at_c
+end interface
+interface MPI_File_iwrite
+  module procedure MPI_File_iwrite, MPI_File_iwrite_c
+end interface
+interface MPI_File_iwrite_shared
+  module procedure MPI_File_iwrite_shared, MPI_File_iwrite_shared_c
+end interface
+interface MPI_File_read_all_begin
+  module procedure MPI_File_read_all_begin, MPI_File_read_all_begin_c
+end interface
+interface MPI_File_read_all
+  module procedure MPI_File_read_all, MPI_File_read_all_c
+end interface
+interface MPI_File_read_at_all_begin
+  module procedure MPI_File_read_at_all_begin, MPI_File_read_at_all_begin_c
+end interface
+interface MPI_File_read_at_all
+  module procedure MPI_File_read_at_all, MPI_File_read_at_all_c
+end interface
+interface MPI_File_read_at
+  module procedure MPI_File_read_at, MPI_File_read_at_c
+end interface
+interface MPI_File_read
+  module procedure MPI_File_read, MPI_File_read_c
+end interface
+interface MPI_File_read_ordered_begin
+  module procedure MPI_File_read_ordered_begin, MPI_File_read_ordered_begin_c
+end interface
+interface MPI_File_read_ordered
+  module procedure MPI_File_read_ordered, MPI_File_read_ordered_c
+end interface
+interface MPI_File_read_shared
+  module procedure MPI_File_read_shared, MPI_File_read_shared_c
+end interface
+interface MPI_File_write_all_begin
+  module procedure MPI_File_write_all_begin, MPI_File_write_all_begin_c
+end interface
+interface MPI_File_write_all
+  module procedure MPI_File_write_all, MPI_File_write_all_c
+end interface
+interface MPI_File_write_at_all_begin
+  module procedure MPI_File_write_at_all_begin, MPI_File_write_at_all_begin_c
+end interface
+interface MPI_File_write_at_all
+  module procedure MPI_File_write_at_all, MPI_File_write_at_all_c
+end interface
+interface MPI_File_write_at
+  module procedure MPI_File_write_at, MPI_File_write_at_c
+end interface
+interface MPI_File_write
+  module procedure MPI_File_write, MPI_File_write_c
+end interface
+interface MPI_File_write_ordered_begin
+  module procedure MPI_File_write_ordered_begin, MPI_File_write_ordered_begin_c
+end interface
+interface MPI_File_write_ordered
+  module procedure MPI_File_write_ordered, MPI_File_write_ordered_c
+end interface
+interface MPI_File_write_shared
+  module procedure MPI_File_write_shared, MPI_File_write_shared_c
+end interface
+interface MPI_Gather
+  module procedure MPI_Gather, MPI_Gather_c
+end interface
+interface MPI_Gather_init
+  module procedure MPI_Gather_init, MPI_Gather_init_c
+end interface
+interface MPI_Gatherv
+  module procedure MPI_Gatherv, MPI_Gatherv_c
+end interface
+interface MPI_Gatherv_init
+  module procedure MPI_Gatherv_init, MPI_Gatherv_init_c
+end interface
+interface MPI_Get_accumulate
+  module procedure MPI_Get_accumulate, MPI_Get_accumulate_c
+end interface
+interface MPI_Get
+  module procedure MPI_Get, MPI_Get_c
+end interface
+interface MPI_Get_count
+  module procedure MPI_Get_count, MPI_Get_count_c
+end interface
+interface MPI_Get_elements
+  module procedure MPI_Get_elements, MPI_Get_elements_c
+end interface
+interface MPI_Iallgather
+  module procedure MPI_Iallgather, MPI_Iallgather_c
+end interface
+interface MPI_Iallgatherv
+  module procedure MPI_Iallgatherv, MPI_Iallgatherv_c
+end interface
+interface MPI_Iallreduce
+  module procedure MPI_Iallreduce, MPI_Iallreduce_c
+end interface
+interface MPI_Ialltoall
+  module procedure MPI_Ialltoall, MPI_Ialltoall_c
+end interface
+interface MPI_Ialltoallv
+  module procedure MPI_Ialltoallv, MPI_Ialltoallv_c
+end interface
+interface MPI_Ialltoallw
+  module procedure MPI_Ialltoallw, MPI_Ialltoallw_c
+end interface
+interface MPI_Ibcast
+  module procedure MPI_Ibcast, MPI_Ibcast_c
+end interface
+interface MPI_Ibsend
+  module procedure MPI_Ibsend, MPI_Ibsend_c
+end interface
+interface MPI_Iexscan
+  module procedure MPI_Iexscan, MPI_Iexscan_c
+end interface
+interface MPI_Igather
+  module procedure MPI_Igather, MPI_Igather_c
+end interface
+interface MPI_Igatherv
+  module procedure MPI_Igatherv, MPI_Igatherv_c
+end interface
+interface MPI_Imrecv
+  module procedure MPI_Imrecv, MPI_Imrecv_c
+end interface
+interface MPI_Ineighbor_allgather
+  module procedure MPI_Ineighbor_allgather, MPI_Ineighbor_allgather_c
+end interface
+interface MPI_Ineighbor_allgatherv
+  module procedure MPI_Ineighbor_allgatherv, MPI_Ineighbor_allgatherv_c
+end interface
+interface MPI_Ineighbor_alltoall
+  module procedure MPI_Ineighbor_alltoall, MPI_Ineighbor_alltoall_c
+end interface
+interface MPI_Ineighbor_alltoallv
+  module procedure MPI_Ineighbor_alltoallv, MPI_Ineighbor_alltoallv_c
+end interface
+interface MPI_Irecv
+  module procedure MPI_Irecv, MPI_Irecv_c
+end interface
+interface MPI_Ireduce
+  module procedure MPI_Ireduce, MPI_Ireduce_c
+end interface
+interface MPI_Ireduce_scatter_block
+  module procedure MPI_Ireduce_scatter_block, MPI_Ireduce_scatter_block_c
+end interface
+interface MPI_Ireduce_scatter
+  module procedure MPI_Ireduce_scatter, MPI_Ireduce_scatter_c
+end interface
+interface MPI_Irsend
+  module procedure MPI_Irsend, MPI_Irsend_c
+end interface
+interface MPI_Iscan
+  module procedure MPI_Iscan, MPI_Iscan_c
+end interface
+interface MPI_Iscatter
+  module procedure MPI_Iscatter, MPI_Iscatter_c
+end interface
+interface MPI_Iscatterv
+  module procedure MPI_Iscatterv, MPI_Iscatterv_c
+end interface
+interface MPI_Isend
+  module procedure MPI_Isend, MPI_Isend_c
+end interface
+interface MPI_Isendrecv
+  module procedure MPI_Isendrecv, MPI_Isendrecv_c
+end interface
+interface MPI_Isendrecv_replace
+  module procedure MPI_Isendrecv_replace, MPI_Isendrecv_replace_c
+end interface
+interface MPI_Issend
+  module procedure MPI_Issend, MPI_Issend_c
+end interface
+interface MPI_Mrecv
+  module procedure MPI_Mrecv, MPI_Mrecv_c
+end interface
+interface MPI_Neighbor_allgather
+  module procedure MPI_Neighbor_allgather, MPI_Neighbor_allgather_c
+end interface
+interface MPI_Neighbor_allgather_init
+  module procedure MPI_Neighbor_allgather_init, MPI_Neighbor_allgather_init_c
+end interface
+interface MPI_Neighbor_allgatherv
+  module procedure MPI_Neighbor_allgatherv, MPI_Neighbor_allgatherv_c
+end interface
+interface MPI_Neighbor_allgatherv_init
+  module procedure MPI_Neighbor_allgatherv_init, MPI_Neighbor_allgatherv_init_c
+end interface
+interface MPI_Neighbor_alltoall
+  module procedure MPI_Neighbor_alltoall, MPI_Neighbor_alltoall_c
+end interface
+interface MPI_Neighbor_alltoall_init
+  module procedure MPI_Neighbor_alltoall_init, MPI_Neighbor_alltoall_init_c
+end interface
+interface MPI_Neighbor_alltoallv
+  module procedure MPI_Neighbor_alltoallv, MPI_Neighbor_alltoallv_c
+end interface
+interface MPI_Neighbor_alltoallv_init
+  module procedure MPI_Neighbor_alltoallv_init, MPI_Neighbor_alltoallv_init_c
+end interface
+interface MPI_Pack
+  module procedure MPI_Pack, MPI_Pack_c
+end interface
+interface MPI_Pack_external
+  module procedure MPI_Pack_external, MPI_Pack_external_c
+end interface
+interface MPI_Pack_external_size
+  module procedure MPI_Pack_external_size, MPI_Pack_external_size_c
+end interface
+interface MPI_Pack_size
+  module procedure MPI_Pack_size, MPI_Pack_size_c
+end interface
+interface MPI_Put
+  module procedure MPI_Put, MPI_Put_c
+end interface
+interface MPI_Raccumulate
+  module procedure MPI_Raccumulate, MPI_Raccumulate_c
+end interface
+interface MPI_Recv
+  module procedure MPI_Recv, MPI_Recv_c
+end interface
+interface MPI_Recv_init
+  module procedure MPI_Recv_init, MPI_Recv_init_c
+end interface
+interface MPI_Reduce
+  module procedure MPI_Reduce, MPI_Reduce_c
+end interface
+interface MPI_Reduce_init
+  module procedure MPI_Reduce_init, MPI_Reduce_init_c
+end interface
+interface MPI_Reduce_local
+  module procedure MPI_Reduce_local, MPI_Reduce_local_c
+end interface
+interface MPI_Reduce_scatter_block
+  module procedure MPI_Reduce_scatter_block, MPI_Reduce_scatter_block_c
+end interface
+interface MPI_Reduce_scatter_block_init
+  module procedure MPI_Reduce_scatter_block_init, MPI_Reduce_scatter_block_init_c
+end interface
+interface MPI_Reduce_scatter
+  module procedure MPI_Reduce_scatter, MPI_Reduce_scatter_c
+end interface
+interface MPI_Reduce_scatter_init
+  module procedure MPI_Reduce_scatter_init, MPI_Reduce_scatter_init_c
+end interface
+interface MPI_Rget_accumulate
+  module procedure MPI_Rget_accumulate, MPI_Rget_accumulate_c
+end interface
+interface MPI_Rget
+  module procedure MPI_Rget, MPI_Rget_c
+end interface
+interface MPI_Rput
+  module procedure MPI_Rput, MPI_Rput_c
+end interface
+interface MPI_Rsend
+  module procedure MPI_Rsend, MPI_Rsend_c
+end interface
+interface MPI_Rsend_init
+  module procedure MPI_Rsend_init, MPI_Rsend_init_c
+end interface
+interface MPI_Scan
+  module procedure MPI_Scan, MPI_Scan_c
+end interface
+interface MPI_Scan_init
+  module procedure MPI_Scan_init, MPI_Scan_init_c
+end interface
+interface MPI_Scatter
+  module procedure MPI_Scatter, MPI_Scatter_c
+end interface
+interface MPI_Scatter_init
+  module procedure MPI_Scatter_init, MPI_Scatter_init_c
+end interface
+interface MPI_Scatterv
+  module procedure MPI_Scatterv, MPI_Scatterv_c
+end interface
+interface MPI_Scatterv_init
+  module procedure MPI_Scatterv_init, MPI_Scatterv_init_c
+end interface
+interface MPI_Send
+  module procedure MPI_Send, MPI_Send_c
+end interface
+interface MPI_Send_init
+  module procedure MPI_Send_init, MPI_Send_init_c
+end interface
+interface MPI_Sendrecv
+  module procedure MPI_Sendrecv, MPI_Sendrecv_c
+end interface
+interface MPI_Sendrecv_replace
+  module procedure MPI_Sendrecv_replace, MPI_Sendrecv_replace_c
+end interface
+interface MPI_Session_attach_buffer
+  module procedure MPI_Session_attach_buffer, MPI_Session_attach_buffer_c
+end interface
+interface MPI_Session_detach_buffer
+  module procedure MPI_Session_detach_buffer, MPI_Session_detach_buffer_c
+end interface
+interface MPI_Ssend
+  module procedure MPI_Ssend, MPI_Ssend_c
+end interface
+interface MPI_Ssend_init
+  module procedure MPI_Ssend_init, MPI_Ssend_init_c
+end interface
+interface MPI_Status_set_elements
+  module procedure MPI_Status_set_elements, MPI_Status_set_elements_c
+end interface
+interface MPI_Type_contiguous
+  module procedure MPI_Type_contiguous, MPI_Type_contiguous_c
+end interface
+interface MPI_Type_create_darray
+  module procedure MPI_Type_create_darray, MPI_Type_create_darray_c
+end interface
+interface MPI_Type_create_hindexed_block
+  module procedure MPI_Type_create_hindexed_block, MPI_Type_create_hindexed_block_c
+end interface
+interface MPI_Type_create_hindexed
+  module procedure MPI_Type_create_hindexed, MPI_Type_create_hindexed_c
+end interface
+interface MPI_Type_create_hvector
+  module procedure MPI_Type_create_hvector, MPI_Type_create_hvector_c
+end interface
+interface MPI_Type_create_indexed_block
+  module procedure MPI_Type_create_indexed_block, MPI_Type_create_indexed_block_c
+end interface
+interface MPI_Type_create_struct
+  module procedure MPI_Type_create_struct, MPI_Type_create_struct_c
+end interface
+interface MPI_Type_create_subarray
+  module procedure MPI_Type_create_subarray, MPI_Type_create_subarray_c
+end interface
+interface MPI_Type_indexed
+  module procedure MPI_Type_indexed, MPI_Type_indexed_c
+end interface
+interface MPI_Type_size
+  module procedure MPI_Type_size, MPI_Type_size_c
+end interface
+interface MPI_Type_vector
+  module procedure MPI_Type_vector, MPI_Type_vector_c
+end interface
+interface MPI_Unpack
+  module procedure MPI_Unpack, MPI_Unpack_c
+end interface
+interface MPI_Unpack_external
+  module procedure MPI_Unpack_external, MPI_Unpack_external_c
+end interface

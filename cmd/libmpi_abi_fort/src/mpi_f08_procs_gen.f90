@@ -214,6 +214,41 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*), intent(in) :: origin_addr
+  integer(kind=mpi_address_kind), intent(in) :: origin_count
+  type(MPI_Datatype), intent(in) :: origin_datatype
+  integer, intent(in) :: target_rank
+  integer(kind=mpi_address_kind), intent(in) :: target_disp
+  integer(kind=mpi_address_kind), intent(in) :: target_count
+  type(MPI_Datatype), intent(in) :: target_datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Win), intent(in) :: win
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, ierror) bind(C, name="mpi_accumulate_c_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer(kind=mpi_address_kind) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer(kind=mpi_address_kind) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Add_error_class(errorclass, ierror)
   integer :: errorclass
   integer, optional, intent(out) :: ierror
@@ -295,6 +330,36 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror) bind(C, name="mpi_allgather_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -331,6 +396,42 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror) bind(C, name="mpi_allgather_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+    request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     comm, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -361,6 +462,40 @@ subroutine hf_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, disp
 end subroutine
   end interface
   call hf_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+    ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: displs(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, ierror) bind(C, name="mpi_allgatherv_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
     ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -403,6 +538,44 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: displs(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, info, request, ierror) bind(C, name="mpi_allgatherv_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
   type(*), dimension(*), intent(in) :: sendbuf
@@ -428,6 +601,34 @@ subroutine hf_allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror) bin
 end subroutine
   end interface
   call hf_allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_allreduce_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
+    name="mpi_allreduce_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_allreduce_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -463,6 +664,38 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    ierror) bind(C, name="mpi_allreduce_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
   type(*), dimension(*), intent(in) :: sendbuf
@@ -490,6 +723,36 @@ subroutine hf_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtyp
 end subroutine
   end interface
   call hf_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror) bind(C, name="mpi_alltoall_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -529,6 +792,42 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror) bind(C, name="mpi_alltoall_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+    request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
     recvtype, comm, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -562,6 +861,42 @@ end subroutine
   end interface
   call hf_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
     comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, ierror) bind(C, name="mpi_alltoallv_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcounts(*)
+  integer(kind=mpi_address_kind) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -605,6 +940,46 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, info, request, ierror) bind(C, name="mpi_alltoallv_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcounts(*)
+  integer(kind=mpi_address_kind) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
     recvtypes, comm, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -637,6 +1012,42 @@ subroutine hf_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvco
 end subroutine
   end interface
   call hf_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
+  type(MPI_Datatype), intent(in) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
+  type(MPI_Datatype), intent(in) :: recvtypes(*)
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, ierror) bind(C, name="mpi_alltoallw_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcounts(*)
+  integer(kind=mpi_address_kind) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
     recvtypes, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -677,6 +1088,46 @@ subroutine hf_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, r
 end subroutine
   end interface
   call hf_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
+  type(MPI_Datatype), intent(in) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
+  type(MPI_Datatype), intent(in) :: recvtypes(*)
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, info, request, ierror) bind(C, name="mpi_alltoallw_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcounts(*)
+  integer(kind=mpi_address_kind) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
     recvtypes, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -756,6 +1207,30 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Bcast_c(buffer, count, datatype, root, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_bcast_c(buffer, count, datatype, root, comm, ierror) bind(C, name="mpi_bcast_c_")
+  import
+  type(*), dimension(*) :: buffer
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_bcast_c(buffer, count, datatype, root, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
   type(*), dimension(*) :: buffer
@@ -785,6 +1260,35 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_bcast_init_c(buffer, count, datatype, root, comm, info, request, ierror) bind(C, &
+    name="mpi_bcast_init_c_")
+  import
+  type(*), dimension(*) :: buffer
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_bcast_init_c(buffer, count, datatype, root, comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
   type(*), dimension(*), intent(in) :: buf
@@ -808,6 +1312,32 @@ subroutine hf_bsend(buf, count, datatype, dest, tag, comm, ierror) bind(C, name=
 end subroutine
   end interface
   call hf_bsend(buf, count, datatype, dest, tag, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Bsend_c(buf, count, datatype, dest, tag, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_bsend_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_bsend_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_bsend_c(buf, count, datatype, dest, tag, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -840,6 +1370,35 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_bsend_init_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Buffer_attach(buffer, size, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
   type(*), dimension(*) :: buffer
@@ -858,6 +1417,24 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Buffer_attach_c(buffer, size, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=mpi_address_kind), intent(in) :: size
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_buffer_attach_c(buffer, size, ierror) bind(C, name="mpi_buffer_attach_c_")
+  import
+  type(*), dimension(*) :: buffer
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_buffer_attach_c(buffer, size, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Buffer_detach(buffer, size, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
   type(*), dimension(*) :: buffer
@@ -873,6 +1450,24 @@ subroutine hf_buffer_detach(buffer, size, ierror) bind(C, name="mpi_buffer_detac
 end subroutine
   end interface
   call hf_buffer_detach(buffer, size, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Buffer_detach_c(buffer, size, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=mpi_address_kind) :: size
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_buffer_detach_c(buffer, size, ierror) bind(C, name="mpi_buffer_detach_c_")
+  import
+  type(*), dimension(*) :: buffer
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_buffer_detach_c(buffer, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -1152,6 +1747,27 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Comm_attach_buffer_c(comm, buffer, size, ierror)
+  type(MPI_Comm), intent(in) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=mpi_address_kind), intent(in) :: size
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_comm_attach_buffer_c(comm, buffer, size, ierror) bind(C, &
+    name="mpi_comm_attach_buffer_c_")
+  import
+  type(MPI_Comm) :: comm
+  type(*), dimension(*) :: buffer
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_comm_attach_buffer_c(comm, buffer, size, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Comm_call_errhandler(comm, errorcode, ierror)
   type(MPI_Comm), intent(in) :: comm
   integer, intent(in) :: errorcode
@@ -1316,6 +1932,27 @@ subroutine hf_comm_detach_buffer(comm, buffer_addr, size, ierror) bind(C, &
 end subroutine
   end interface
   call hf_comm_detach_buffer(comm, buffer_addr, size, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Comm_detach_buffer_c(comm, buffer_addr, size, ierror)
+  type(MPI_Comm), intent(in) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer(kind=mpi_address_kind) :: size
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_comm_detach_buffer_c(comm, buffer_addr, size, ierror) bind(C, &
+    name="mpi_comm_detach_buffer_c_")
+  import
+  type(MPI_Comm) :: comm
+  type(*), dimension(*) :: buffer_addr
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_comm_detach_buffer_c(comm, buffer_addr, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -2017,6 +2654,34 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_exscan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
+    name="mpi_exscan_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_exscan_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
   type(*), dimension(*), intent(in) :: sendbuf
@@ -2046,6 +2711,38 @@ subroutine hf_exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, req
 end subroutine
   end interface
   call hf_exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    ierror) bind(C, name="mpi_exscan_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -2307,6 +3004,26 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_File_get_type_extent_c(fh, datatype, extent, ierror)
+  type(MPI_File), intent(in) :: fh
+  type(MPI_Datatype), intent(in) :: datatype
+  integer(kind=mpi_address_kind) :: extent
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_get_type_extent_c(fh, datatype, extent, ierror) bind(C, &
+    name="mpi_file_get_type_extent_c_")
+  import
+  type(MPI_File) :: fh
+  type(MPI_Datatype) :: datatype
+  integer(kind=mpi_address_kind) :: extent
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_get_type_extent_c(fh, datatype, extent, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
   type(MPI_File), intent(in) :: fh
   integer(kind=mpi_address_kind) :: disp
@@ -2381,6 +3098,31 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_File_iread_all_c(fh, buf, count, datatype, request, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_iread_all_c(fh, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iread_all_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_iread_all_c(fh, buf, count, datatype, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   integer(kind=mpi_address_kind), intent(in) :: offset
@@ -2435,6 +3177,85 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+  type(MPI_File), intent(in) :: fh
+  integer(kind=mpi_address_kind), intent(in) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_iread_at_all_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iread_at_all_c_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_iread_at_all_c(fh, offset, buf, count, datatype, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_iread_at_c(fh, offset, buf, count, datatype, request, ierror)
+  type(MPI_File), intent(in) :: fh
+  integer(kind=mpi_address_kind), intent(in) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_iread_at_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iread_at_c_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_iread_at_c(fh, offset, buf, count, datatype, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_iread_c(fh, buf, count, datatype, request, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_iread_c(fh, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iread_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_iread_c(fh, buf, count, datatype, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -2457,6 +3278,31 @@ subroutine hf_file_iread_shared(fh, buf, count, datatype, request, ierror) bind(
 end subroutine
   end interface
   call hf_file_iread_shared(fh, buf, count, datatype, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_iread_shared_c(fh, buf, count, datatype, request, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_iread_shared_c(fh, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iread_shared_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_iread_shared_c(fh, buf, count, datatype, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -2507,6 +3353,31 @@ subroutine hf_file_iwrite_all(fh, buf, count, datatype, request, ierror) bind(C,
 end subroutine
   end interface
   call hf_file_iwrite_all(fh, buf, count, datatype, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_iwrite_all_c(fh, buf, count, datatype, request, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_iwrite_all_c(fh, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iwrite_all_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_iwrite_all_c(fh, buf, count, datatype, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -2564,6 +3435,85 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+  type(MPI_File), intent(in) :: fh
+  integer(kind=mpi_address_kind), intent(in) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_iwrite_at_all_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iwrite_at_all_c_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_iwrite_at_all_c(fh, offset, buf, count, datatype, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request, ierror)
+  type(MPI_File), intent(in) :: fh
+  integer(kind=mpi_address_kind), intent(in) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_iwrite_at_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iwrite_at_c_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_iwrite_at_c(fh, offset, buf, count, datatype, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_iwrite_c(fh, buf, count, datatype, request, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_iwrite_c(fh, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iwrite_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_iwrite_c(fh, buf, count, datatype, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -2586,6 +3536,31 @@ subroutine hf_file_iwrite_shared(fh, buf, count, datatype, request, ierror) bind
 end subroutine
   end interface
   call hf_file_iwrite_shared(fh, buf, count, datatype, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_iwrite_shared_c(fh, buf, count, datatype, request, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_iwrite_shared_c(fh, buf, count, datatype, request, ierror) bind(C, &
+    name="mpi_file_iwrite_shared_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_iwrite_shared_c(fh, buf, count, datatype, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -2703,6 +3678,54 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_File_read_all_begin_c(fh, buf, count, datatype, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_read_all_begin_c(fh, buf, count, datatype, ierror) bind(C, &
+    name="mpi_file_read_all_begin_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_read_all_begin_c(fh, buf, count, datatype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_read_all_c(fh, buf, count, datatype, status, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_read_all_c(fh, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_read_all_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_read_all_c(fh, buf, count, datatype, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_File_read_all_end(fh, buf, status, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -2802,6 +3825,58 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+  type(MPI_File), intent(in) :: fh
+  integer(kind=mpi_address_kind), intent(in) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_read_at_all_begin_c(fh, offset, buf, count, datatype, ierror) bind(C, &
+    name="mpi_file_read_at_all_begin_c_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_read_at_all_begin_c(fh, offset, buf, count, datatype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_read_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+  type(MPI_File), intent(in) :: fh
+  integer(kind=mpi_address_kind), intent(in) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_read_at_all_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_read_at_all_c_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_read_at_all_c(fh, offset, buf, count, datatype, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_File_read_at_all_end(fh, buf, status, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -2820,6 +3895,57 @@ subroutine hf_file_read_at_all_end(fh, buf, status, ierror) bind(C, &
 end subroutine
   end interface
   call hf_file_read_at_all_end(fh, buf, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_read_at_c(fh, offset, buf, count, datatype, status, ierror)
+  type(MPI_File), intent(in) :: fh
+  integer(kind=mpi_address_kind), intent(in) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_read_at_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_read_at_c_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_read_at_c(fh, offset, buf, count, datatype, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_read_c(fh, buf, count, datatype, status, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_read_c(fh, buf, count, datatype, status, ierror) bind(C, name="mpi_file_read_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_read_c(fh, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -2871,6 +3997,54 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_File_read_ordered_begin_c(fh, buf, count, datatype, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_read_ordered_begin_c(fh, buf, count, datatype, ierror) bind(C, &
+    name="mpi_file_read_ordered_begin_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_read_ordered_begin_c(fh, buf, count, datatype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_read_ordered_c(fh, buf, count, datatype, status, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_read_ordered_c(fh, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_read_ordered_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_read_ordered_c(fh, buf, count, datatype, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_File_read_ordered_end(fh, buf, status, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -2914,6 +4088,31 @@ subroutine hf_file_read_shared(fh, buf, count, datatype, status, ierror) bind(C,
 end subroutine
   end interface
   call hf_file_read_shared(fh, buf, count, datatype, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_read_shared_c(fh, buf, count, datatype, status, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_read_shared_c(fh, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_read_shared_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_read_shared_c(fh, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -3137,6 +4336,54 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_File_write_all_begin_c(fh, buf, count, datatype, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_write_all_begin_c(fh, buf, count, datatype, ierror) bind(C, &
+    name="mpi_file_write_all_begin_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_write_all_begin_c(fh, buf, count, datatype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_write_all_c(fh, buf, count, datatype, status, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_write_all_c(fh, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_write_all_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_write_all_c(fh, buf, count, datatype, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_File_write_all_end(fh, buf, status, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -3236,6 +4483,58 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+  type(MPI_File), intent(in) :: fh
+  integer(kind=mpi_address_kind), intent(in) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_write_at_all_begin_c(fh, offset, buf, count, datatype, ierror) bind(C, &
+    name="mpi_file_write_at_all_begin_c_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_write_at_all_begin_c(fh, offset, buf, count, datatype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_write_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+  type(MPI_File), intent(in) :: fh
+  integer(kind=mpi_address_kind), intent(in) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_write_at_all_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_write_at_all_c_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_write_at_all_c(fh, offset, buf, count, datatype, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_File_write_at_all_end(fh, buf, status, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -3254,6 +4553,58 @@ subroutine hf_file_write_at_all_end(fh, buf, status, ierror) bind(C, &
 end subroutine
   end interface
   call hf_file_write_at_all_end(fh, buf, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_write_at_c(fh, offset, buf, count, datatype, status, ierror)
+  type(MPI_File), intent(in) :: fh
+  integer(kind=mpi_address_kind), intent(in) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_write_at_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_write_at_c_")
+  import
+  type(MPI_File) :: fh
+  integer(kind=mpi_address_kind) :: offset
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_write_at_c(fh, offset, buf, count, datatype, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_write_c(fh, buf, count, datatype, status, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_write_c(fh, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_write_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_write_c(fh, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -3305,6 +4656,54 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_File_write_ordered_begin_c(fh, buf, count, datatype, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_write_ordered_begin_c(fh, buf, count, datatype, ierror) bind(C, &
+    name="mpi_file_write_ordered_begin_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_write_ordered_begin_c(fh, buf, count, datatype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_write_ordered_c(fh, buf, count, datatype, status, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_write_ordered_c(fh, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_write_ordered_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_write_ordered_c(fh, buf, count, datatype, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_File_write_ordered_end(fh, buf, status, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -3348,6 +4747,31 @@ subroutine hf_file_write_shared(fh, buf, count, datatype, status, ierror) bind(C
 end subroutine
   end interface
   call hf_file_write_shared(fh, buf, count, datatype, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_File_write_shared_c(fh, buf, count, datatype, status, ierror)
+  type(MPI_File), intent(in) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_file_write_shared_c(fh, buf, count, datatype, status, ierror) bind(C, &
+    name="mpi_file_write_shared_c_")
+  import
+  type(MPI_File) :: fh
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_file_write_shared_c(fh, buf, count, datatype, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -3412,6 +4836,39 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror) bind(C, name="mpi_gather_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3447,6 +4904,44 @@ end subroutine
   end interface
   call hf_gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
     request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    info, request, ierror) bind(C, name="mpi_gather_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -3486,6 +4981,42 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: displs(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, ierror) bind(C, name="mpi_gatherv_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     root, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3522,6 +5053,46 @@ subroutine hf_gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, di
 end subroutine
   end interface
   call hf_gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: displs(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, info, request, ierror) bind(C, name="mpi_gatherv_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
     comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -3603,6 +5174,50 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*), intent(in) :: origin_addr
+  integer(kind=mpi_address_kind), intent(in) :: origin_count
+  type(MPI_Datatype), intent(in) :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer(kind=mpi_address_kind), intent(in) :: result_count
+  type(MPI_Datatype), intent(in) :: result_datatype
+  integer, intent(in) :: target_rank
+  integer(kind=mpi_address_kind), intent(in) :: target_disp
+  integer(kind=mpi_address_kind), intent(in) :: target_count
+  type(MPI_Datatype), intent(in) :: target_datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Win), intent(in) :: win
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, ierror) bind(C, name="mpi_get_accumulate_c_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer(kind=mpi_address_kind) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  type(*), dimension(*) :: result_addr
+  integer(kind=mpi_address_kind) :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer(kind=mpi_address_kind) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+    result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Get_address(location, address, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
   type(*), dimension(*), intent(in) :: location
@@ -3618,6 +5233,39 @@ subroutine hf_get_address(location, address, ierror) bind(C, name="mpi_get_addre
 end subroutine
   end interface
   call hf_get_address(location, address, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=mpi_address_kind), intent(in) :: origin_count
+  type(MPI_Datatype), intent(in) :: origin_datatype
+  integer, intent(in) :: target_rank
+  integer(kind=mpi_address_kind), intent(in) :: target_disp
+  integer(kind=mpi_address_kind), intent(in) :: target_count
+  type(MPI_Datatype), intent(in) :: target_datatype
+  type(MPI_Win), intent(in) :: win
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror) bind(C, name="mpi_get_c_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer(kind=mpi_address_kind) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer(kind=mpi_address_kind) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+    target_datatype, win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -3640,6 +5288,25 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Get_count_c(status, datatype, count, ierror)
+  type(MPI_Status), intent(in) :: status
+  type(MPI_Datatype), intent(in) :: datatype
+  integer(kind=mpi_address_kind) :: count
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_get_count_c(status, datatype, count, ierror) bind(C, name="mpi_get_count_c_")
+  import
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=mpi_address_kind) :: count
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_get_count_c(status, datatype, count, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Get_elements(status, datatype, count, ierror)
   type(MPI_Status), intent(in) :: status
   type(MPI_Datatype), intent(in) :: datatype
@@ -3656,6 +5323,44 @@ subroutine hf_get_elements(status, datatype, count, ierror) bind(C, name="mpi_ge
 end subroutine
   end interface
   call hf_get_elements(status, datatype, count, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Get_elements_c(status, datatype, count, ierror)
+  type(MPI_Status), intent(in) :: status
+  type(MPI_Datatype), intent(in) :: datatype
+  integer(kind=mpi_address_kind) :: count
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_get_elements_c(status, datatype, count, ierror) bind(C, name="mpi_get_elements_c_")
+  import
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=mpi_address_kind) :: count
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_get_elements_c(status, datatype, count, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Get_elements_x(status, datatype, count, ierror)
+  type(MPI_Status), intent(in) :: status
+  type(MPI_Datatype), intent(in) :: datatype
+  integer(kind=mpi_address_kind) :: count
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_get_elements_x(status, datatype, count, ierror) bind(C, name="mpi_get_elements_x_")
+  import
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=mpi_address_kind) :: count
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_get_elements_x(status, datatype, count, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -4170,6 +5875,40 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror) bind(C, name="mpi_iallgather_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
+    ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4206,6 +5945,42 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: displs(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, request, ierror) bind(C, name="mpi_iallgatherv_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+    request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
   type(*), dimension(*), intent(in) :: sendbuf
@@ -4233,6 +6008,36 @@ subroutine hf_iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, i
 end subroutine
   end interface
   call hf_iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+    name="mpi_iallreduce_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -4266,6 +6071,40 @@ subroutine hf_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvty
 end subroutine
   end interface
   call hf_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror) bind(C, name="mpi_ialltoall_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
+    ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -4307,6 +6146,44 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, request, ierror) bind(C, name="mpi_ialltoallv_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcounts(*)
+  integer(kind=mpi_address_kind) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
     recvtypes, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4341,6 +6218,44 @@ subroutine hf_ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvc
 end subroutine
   end interface
   call hf_ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
+  type(MPI_Datatype), intent(in) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
+  type(MPI_Datatype), intent(in) :: recvtypes(*)
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, request, ierror) bind(C, name="mpi_ialltoallw_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcounts(*)
+  integer(kind=mpi_address_kind) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
     recvtypes, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4389,6 +6304,33 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Ibcast_c(buffer, count, datatype, root, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_ibcast_c(buffer, count, datatype, root, comm, request, ierror) bind(C, &
+    name="mpi_ibcast_c_")
+  import
+  type(*), dimension(*) :: buffer
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_ibcast_c(buffer, count, datatype, root, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
   type(*), dimension(*), intent(in) :: buf
@@ -4415,6 +6357,35 @@ subroutine hf_ibsend(buf, count, datatype, dest, tag, comm, request, ierror) bin
 end subroutine
   end interface
   call hf_ibsend(buf, count, datatype, dest, tag, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_ibsend_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_ibsend_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_ibsend_c(buf, count, datatype, dest, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -4445,6 +6416,36 @@ subroutine hf_iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierr
 end subroutine
   end interface
   call hf_iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+    name="mpi_iexscan_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -4484,6 +6485,42 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror) bind(C, name="mpi_igather_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
     comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4519,6 +6556,44 @@ end subroutine
   end interface
   call hf_igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
     request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: displs(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, request, ierror) bind(C, name="mpi_igatherv_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -4571,6 +6646,30 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Imrecv_c(buf, count, type, message, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: type
+  type(MPI_Message) :: message
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_imrecv_c(buf, count, type, message, request, ierror) bind(C, name="mpi_imrecv_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: type
+  type(MPI_Message) :: message
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_imrecv_c(buf, count, type, message, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4601,6 +6700,40 @@ subroutine hf_ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcou
 end subroutine
   end interface
   call hf_ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror) bind(C, name="mpi_ineighbor_allgather_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4641,6 +6774,42 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: displs(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, request, ierror) bind(C, name="mpi_ineighbor_allgatherv_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4671,6 +6840,40 @@ subroutine hf_ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcoun
 end subroutine
   end interface
   call hf_ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror) bind(C, name="mpi_ineighbor_alltoall_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -4710,6 +6913,44 @@ end subroutine
   end interface
   call hf_ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
     recvtype, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, request, ierror) bind(C, name="mpi_ineighbor_alltoallv_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcounts(*)
+  integer(kind=mpi_address_kind) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -5062,6 +7303,35 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Irecv_c(buf, count, datatype, source, tag, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: source
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_irecv_c(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
+    name="mpi_irecv_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_irecv_c(buf, count, datatype, source, tag, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
   type(*), dimension(*), intent(in) :: sendbuf
@@ -5091,6 +7361,38 @@ subroutine hf_ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request
 end subroutine
   end interface
   call hf_ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror) bind(C, &
+    name="mpi_ireduce_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -5155,6 +7457,67 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+    ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+    ierror) bind(C, name="mpi_ireduce_scatter_block_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+    ierror) bind(C, name="mpi_ireduce_scatter_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
   type(*), dimension(*), intent(in) :: buf
@@ -5181,6 +7544,35 @@ subroutine hf_irsend(buf, count, datatype, dest, tag, comm, request, ierror) bin
 end subroutine
   end interface
   call hf_irsend(buf, count, datatype, dest, tag, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Irsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_irsend_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_irsend_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_irsend_c(buf, count, datatype, dest, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -5229,6 +7621,36 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+    name="mpi_iscan_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5262,6 +7684,42 @@ end subroutine
   end interface
   call hf_iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
     ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror) bind(C, name="mpi_iscatter_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -5303,6 +7761,44 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: displs(*)
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, request, ierror) bind(C, name="mpi_iscatterv_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcounts(*)
+  integer(kind=mpi_address_kind) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
   type(*), dimension(*), intent(in) :: buf
@@ -5329,6 +7825,35 @@ subroutine hf_isend(buf, count, datatype, dest, tag, comm, request, ierror) bind
 end subroutine
   end interface
   call hf_isend(buf, count, datatype, dest, tag, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Isend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_isend_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_isend_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_isend_c(buf, count, datatype, dest, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -5374,6 +7899,48 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+    recvtype, source, recvtag, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  integer, intent(in) :: dest
+  integer, intent(in) :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  integer, intent(in) :: source
+  integer, intent(in) :: recvtag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+    recvtype, source, recvtag, comm, request, ierror) bind(C, name="mpi_isendrecv_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+    source, recvtag, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -5409,6 +7976,41 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: sendtag
+  integer, intent(in) :: source
+  integer, intent(in) :: recvtag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    request, ierror) bind(C, name="mpi_isendrecv_replace_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, &
+    ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
   type(*), dimension(*), intent(in) :: buf
@@ -5435,6 +8037,35 @@ subroutine hf_issend(buf, count, datatype, dest, tag, comm, request, ierror) bin
 end subroutine
   end interface
   call hf_issend(buf, count, datatype, dest, tag, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Issend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_issend_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_issend_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_issend_c(buf, count, datatype, dest, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -5523,6 +8154,30 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Mrecv_c(buf, count, type, message, status, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: type
+  type(MPI_Message) :: message
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_mrecv_c(buf, count, type, message, status, ierror) bind(C, name="mpi_mrecv_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: type
+  type(MPI_Message) :: message
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_mrecv_c(buf, count, type, message, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5551,6 +8206,38 @@ subroutine hf_neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcoun
 end subroutine
   end interface
   call hf_neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, ierror) bind(C, name="mpi_neighbor_allgather_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -5590,6 +8277,42 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror) bind(C, name="mpi_neighbor_allgather_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
     recvtype, comm, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5621,6 +8344,40 @@ end subroutine
   end interface
   call hf_neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: displs(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, ierror) bind(C, name="mpi_neighbor_allgatherv_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -5662,6 +8419,44 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    displs, recvtype, comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: displs(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, info, request, ierror) bind(C, name="mpi_neighbor_allgatherv_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5690,6 +8485,38 @@ subroutine hf_neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount
 end subroutine
   end interface
   call hf_neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror) bind(C, name="mpi_neighbor_alltoall_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -5729,6 +8556,42 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror) bind(C, name="mpi_neighbor_alltoall_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
     rdispls, recvtype, comm, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5762,6 +8625,42 @@ end subroutine
   end interface
   call hf_neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
     recvtype, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, ierror) bind(C, name="mpi_neighbor_alltoallv_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcounts(*)
+  integer(kind=mpi_address_kind) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -5801,6 +8700,47 @@ subroutine hf_neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, re
 end subroutine
   end interface
   call hf_neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
+  type(MPI_Datatype), intent(in) :: recvtype
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, info, request, ierror) bind(C, &
+    name="mpi_neighbor_alltoallv_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcounts(*)
+  integer(kind=mpi_address_kind) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  integer(kind=mpi_address_kind) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
     rdispls, recvtype, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -5885,6 +8825,36 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*), intent(in) :: inbuf
+  integer(kind=mpi_address_kind), intent(in) :: incount
+  type(MPI_Datatype), intent(in) :: datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=mpi_address_kind), intent(in) :: outsize
+  integer(kind=mpi_address_kind) :: position
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror) bind(C, &
+    name="mpi_pack_c_")
+  import
+  type(*), dimension(*) :: inbuf
+  integer(kind=mpi_address_kind) :: incount
+  type(MPI_Datatype) :: datatype
+  type(*), dimension(*) :: outbuf
+  integer(kind=mpi_address_kind) :: outsize
+  integer(kind=mpi_address_kind) :: position
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
   character(len=*), intent(in) :: datarep
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
@@ -5917,6 +8887,38 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+  character(len=*), intent(in) :: datarep
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*), intent(in) :: inbuf
+  integer(kind=mpi_address_kind), intent(in) :: incount
+  type(MPI_Datatype), intent(in) :: datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=mpi_address_kind), intent(in) :: outsize
+  integer(kind=mpi_address_kind) :: position
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror, &
+    datarep_len) bind(C, name="mpi_pack_external_c_")
+  import
+  character(kind=c_char) :: datarep(*)
+  type(*), dimension(*) :: inbuf
+  integer(kind=mpi_address_kind) :: incount
+  type(MPI_Datatype) :: datatype
+  type(*), dimension(*) :: outbuf
+  integer(kind=mpi_address_kind) :: outsize
+  integer(kind=mpi_address_kind) :: position
+  integer :: ierror
+  integer(c_size_t), value :: datarep_len
+end subroutine
+  end interface
+  call hf_pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierr, &
+    len(datarep, kind=c_size_t))
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Pack_external_size(datarep, incount, datatype, size, ierror)
   character(len=*), intent(in) :: datarep
   integer, intent(in) :: incount
@@ -5940,6 +8942,29 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Pack_external_size_c(datarep, incount, datatype, size, ierror)
+  character(len=*), intent(in) :: datarep
+  integer(kind=mpi_address_kind), intent(in) :: incount
+  type(MPI_Datatype), intent(in) :: datatype
+  integer(kind=mpi_address_kind) :: size
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_pack_external_size_c(datarep, incount, datatype, size, ierror, datarep_len) bind(C, &
+    name="mpi_pack_external_size_c_")
+  import
+  character(kind=c_char) :: datarep(*)
+  integer(kind=mpi_address_kind) :: incount
+  type(MPI_Datatype) :: datatype
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+  integer(c_size_t), value :: datarep_len
+end subroutine
+  end interface
+  call hf_pack_external_size_c(datarep, incount, datatype, size, ierr, len(datarep, kind=c_size_t))
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Pack_size(incount, datatype, comm, size, ierror)
   integer, intent(in) :: incount
   type(MPI_Datatype), intent(in) :: datatype
@@ -5958,6 +8983,27 @@ subroutine hf_pack_size(incount, datatype, comm, size, ierror) bind(C, name="mpi
 end subroutine
   end interface
   call hf_pack_size(incount, datatype, comm, size, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Pack_size_c(incount, datatype, comm, size, ierror)
+  integer(kind=mpi_address_kind), intent(in) :: incount
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Comm), intent(in) :: comm
+  integer(kind=mpi_address_kind) :: size
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_pack_size_c(incount, datatype, comm, size, ierror) bind(C, name="mpi_pack_size_c_")
+  import
+  integer(kind=mpi_address_kind) :: incount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_pack_size_c(incount, datatype, comm, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -6071,6 +9117,40 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Precv_init_c(buf, partitions, count, datatype, source, tag, comm, info, request, &
+    ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer, intent(in) :: partitions
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: source
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_precv_init_c(buf, partitions, count, datatype, source, tag, comm, info, request, &
+    ierror) bind(C, name="mpi_precv_init_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: partitions
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_precv_init_c(buf, partitions, count, datatype, source, tag, comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Probe(source, tag, comm, status, ierror)
   integer, intent(in) :: source
   integer, intent(in) :: tag
@@ -6122,6 +9202,40 @@ subroutine hf_psend_init(buf, partitions, count, datatype, dest, tag, comm, info
 end subroutine
   end interface
   call hf_psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Psend_init_c(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+    ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer, intent(in) :: partitions
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_psend_init_c(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+    ierror) bind(C, name="mpi_psend_init_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer :: partitions
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_psend_init_c(buf, partitions, count, datatype, dest, tag, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -6181,6 +9295,39 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*), intent(in) :: origin_addr
+  integer(kind=mpi_address_kind), intent(in) :: origin_count
+  type(MPI_Datatype), intent(in) :: origin_datatype
+  integer, intent(in) :: target_rank
+  integer(kind=mpi_address_kind), intent(in) :: target_disp
+  integer(kind=mpi_address_kind), intent(in) :: target_count
+  type(MPI_Datatype), intent(in) :: target_datatype
+  type(MPI_Win), intent(in) :: win
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror) bind(C, name="mpi_put_c_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer(kind=mpi_address_kind) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer(kind=mpi_address_kind) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+    target_datatype, win, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Query_thread(provided, ierror)
   integer :: provided
   integer, optional, intent(out) :: ierror
@@ -6233,6 +9380,43 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*), intent(in) :: origin_addr
+  integer(kind=mpi_address_kind), intent(in) :: origin_count
+  type(MPI_Datatype), intent(in) :: origin_datatype
+  integer, intent(in) :: target_rank
+  integer(kind=mpi_address_kind), intent(in) :: target_disp
+  integer(kind=mpi_address_kind), intent(in) :: target_count
+  type(MPI_Datatype), intent(in) :: target_datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Win), intent(in) :: win
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, request, ierror) bind(C, name="mpi_raccumulate_c_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer(kind=mpi_address_kind) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer(kind=mpi_address_kind) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
   type(*), dimension(*) :: buf
@@ -6259,6 +9443,35 @@ subroutine hf_recv(buf, count, datatype, source, tag, comm, status, ierror) bind
 end subroutine
   end interface
   call hf_recv(buf, count, datatype, source, tag, comm, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Recv_c(buf, count, datatype, source, tag, comm, status, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: source
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_recv_c(buf, count, datatype, source, tag, comm, status, ierror) bind(C, &
+    name="mpi_recv_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_recv_c(buf, count, datatype, source, tag, comm, status, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -6291,6 +9504,35 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: source
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_recv_init_c(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
+    name="mpi_recv_init_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_recv_init_c(buf, count, datatype, source, tag, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
   type(*), dimension(*), intent(in) :: sendbuf
@@ -6318,6 +9560,36 @@ subroutine hf_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror) 
 end subroutine
   end interface
   call hf_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror) bind(C, &
+    name="mpi_reduce_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -6355,6 +9627,41 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+    ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+    ierror) bind(C, name="mpi_reduce_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
   type(*), dimension(*), intent(in) :: inbuf
@@ -6378,6 +9685,32 @@ subroutine hf_reduce_local(inbuf, inoutbuf, count, datatype, op, ierror) bind(C,
 end subroutine
   end interface
   call hf_reduce_local(inbuf, inoutbuf, count, datatype, op, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*), intent(in) :: inbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+  type(*), dimension(*) :: inoutbuf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_reduce_local_c(inbuf, inoutbuf, count, datatype, op, ierror) bind(C, &
+    name="mpi_reduce_local_c_")
+  import
+  type(*), dimension(*) :: inbuf
+  type(*), dimension(*) :: inoutbuf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_reduce_local_c(inbuf, inoutbuf, count, datatype, op, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -6437,6 +9770,34 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    ierror) bind(C, name="mpi_reduce_scatter_block_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6471,6 +9832,68 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
+    request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
+    request, ierror) bind(C, name="mpi_reduce_scatter_block_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
+    request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror) bind(C, &
+    name="mpi_reduce_scatter_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6501,6 +9924,40 @@ subroutine hf_reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, co
 end subroutine
   end interface
   call hf_reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+    request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+    request, ierror) bind(C, name="mpi_reduce_scatter_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, &
+    ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -6738,6 +10195,88 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*), intent(in) :: origin_addr
+  integer(kind=mpi_address_kind), intent(in) :: origin_count
+  type(MPI_Datatype), intent(in) :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer(kind=mpi_address_kind), intent(in) :: result_count
+  type(MPI_Datatype), intent(in) :: result_datatype
+  integer, intent(in) :: target_rank
+  integer(kind=mpi_address_kind), intent(in) :: target_disp
+  integer(kind=mpi_address_kind), intent(in) :: target_count
+  type(MPI_Datatype), intent(in) :: target_datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Win), intent(in) :: win
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, request, ierror) bind(C, name="mpi_rget_accumulate_c_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer(kind=mpi_address_kind) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  type(*), dimension(*) :: result_addr
+  integer(kind=mpi_address_kind) :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer(kind=mpi_address_kind) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+    result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, &
+    ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=mpi_address_kind), intent(in) :: origin_count
+  type(MPI_Datatype), intent(in) :: origin_datatype
+  integer, intent(in) :: target_rank
+  integer(kind=mpi_address_kind), intent(in) :: target_disp
+  integer(kind=mpi_address_kind), intent(in) :: target_count
+  type(MPI_Datatype), intent(in) :: target_datatype
+  type(MPI_Win), intent(in) :: win
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror) bind(C, name="mpi_rget_c_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer(kind=mpi_address_kind) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer(kind=mpi_address_kind) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_cout, target_datatype, win, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
@@ -6773,6 +10312,41 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_cout, target_datatype, win, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*), intent(in) :: origin_addr
+  integer(kind=mpi_address_kind), intent(in) :: origin_count
+  type(MPI_Datatype), intent(in) :: origin_datatype
+  integer, intent(in) :: target_rank
+  integer(kind=mpi_address_kind), intent(in) :: target_disp
+  integer, intent(in) :: target_cout
+  type(MPI_Datatype), intent(in) :: target_datatype
+  type(MPI_Win), intent(in) :: win
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_cout, target_datatype, win, request, ierror) bind(C, name="mpi_rput_c_")
+  import
+  type(*), dimension(*) :: origin_addr
+  integer(kind=mpi_address_kind) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=mpi_address_kind) :: target_disp
+  integer :: target_cout
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, &
+    target_datatype, win, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Rsend(ibuf, count, datatype, dest, tag, comm, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: ibuf
   type(*), dimension(*), intent(in) :: ibuf
@@ -6796,6 +10370,32 @@ subroutine hf_rsend(ibuf, count, datatype, dest, tag, comm, ierror) bind(C, name
 end subroutine
   end interface
   call hf_rsend(ibuf, count, datatype, dest, tag, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Rsend_c(ibuf, count, datatype, dest, tag, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: ibuf
+  type(*), dimension(*), intent(in) :: ibuf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_rsend_c(ibuf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_rsend_c_")
+  import
+  type(*), dimension(*) :: ibuf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_rsend_c(ibuf, count, datatype, dest, tag, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -6828,6 +10428,35 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_rsend_init_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
   type(*), dimension(*), intent(in) :: sendbuf
@@ -6852,6 +10481,34 @@ subroutine hf_scan(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, 
 end subroutine
   end interface
   call hf_scan(sendbuf, recvbuf, count, datatype, op, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_scan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
+    name="mpi_scan_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_scan_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -6887,6 +10544,38 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    ierror) bind(C, name="mpi_scan_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6917,6 +10606,39 @@ subroutine hf_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype
 end subroutine
   end interface
   call hf_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror) bind(C, name="mpi_scatter_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -6958,6 +10680,44 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, info, request, ierror) bind(C, name="mpi_scatter_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
     comm, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6991,6 +10751,42 @@ end subroutine
   end interface
   call hf_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: displs(*)
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, ierror) bind(C, name="mpi_scatterv_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcounts(*)
+  integer(kind=mpi_address_kind) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -7034,6 +10830,46 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, info, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
+  integer(kind=mpi_address_kind), intent(in) :: displs(*)
+  type(MPI_Datatype), intent(in) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  integer, intent(in) :: root
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, info, request, ierror) bind(C, name="mpi_scatterv_init_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcounts(*)
+  integer(kind=mpi_address_kind) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, info, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
   type(*), dimension(*), intent(in) :: buf
@@ -7057,6 +10893,32 @@ subroutine hf_send(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="
 end subroutine
   end interface
   call hf_send(buf, count, datatype, dest, tag, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Send_c(buf, count, datatype, dest, tag, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_send_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_send_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_send_c(buf, count, datatype, dest, tag, comm, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -7086,6 +10948,35 @@ subroutine hf_send_init(buf, count, datatype, dest, tag, comm, request, ierror) 
 end subroutine
   end interface
   call hf_send_init(buf, count, datatype, dest, tag, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_send_init_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_send_init_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_send_init_c(buf, count, datatype, dest, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -7131,6 +11022,48 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+    recvtype, source, recvtag, comm, status, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*), intent(in) :: sendbuf
+  integer(kind=mpi_address_kind), intent(in) :: sendcount
+  type(MPI_Datatype), intent(in) :: sendtype
+  integer, intent(in) :: dest
+  integer, intent(in) :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind), intent(in) :: recvcount
+  type(MPI_Datatype), intent(in) :: recvtype
+  integer, intent(in) :: source
+  integer, intent(in) :: recvtag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+    source, recvtag, comm, status, ierror) bind(C, name="mpi_sendrecv_c_")
+  import
+  type(*), dimension(*) :: sendbuf
+  integer(kind=mpi_address_kind) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  type(*), dimension(*) :: recvbuf
+  integer(kind=mpi_address_kind) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+    source, recvtag, comm, status, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -7165,6 +11098,41 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    status, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: sendtag
+  integer, intent(in) :: source
+  integer, intent(in) :: recvtag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Status) :: status
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    status, ierror) bind(C, name="mpi_sendrecv_replace_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, &
+    ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Session_attach_buffer(session, buffer, size, ierror)
   type(MPI_Session), intent(in) :: session
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -7183,6 +11151,27 @@ subroutine hf_session_attach_buffer(session, buffer, size, ierror) bind(C, &
 end subroutine
   end interface
   call hf_session_attach_buffer(session, buffer, size, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Session_attach_buffer_c(session, buffer, size, ierror)
+  type(MPI_Session), intent(in) :: session
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=mpi_address_kind), intent(in) :: size
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_session_attach_buffer_c(session, buffer, size, ierror) bind(C, &
+    name="mpi_session_attach_buffer_c_")
+  import
+  type(MPI_Session) :: session
+  type(*), dimension(*) :: buffer
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_session_attach_buffer_c(session, buffer, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -7222,6 +11211,27 @@ subroutine hf_session_detach_buffer(session, buffer_addr, size, ierror) bind(C, 
 end subroutine
   end interface
   call hf_session_detach_buffer(session, buffer_addr, size, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Session_detach_buffer_c(session, buffer_addr, size, ierror)
+  type(MPI_Session), intent(in) :: session
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer(kind=mpi_address_kind) :: size
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_session_detach_buffer_c(session, buffer_addr, size, ierror) bind(C, &
+    name="mpi_session_detach_buffer_c_")
+  import
+  type(MPI_Session) :: session
+  type(*), dimension(*) :: buffer_addr
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_session_detach_buffer_c(session, buffer_addr, size, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -7438,6 +11448,32 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Ssend_c(buf, count, datatype, dest, tag, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_ssend_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_ssend_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_ssend_c(buf, count, datatype, dest, tag, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
   type(*), dimension(*), intent(in) :: buf
@@ -7464,6 +11500,35 @@ subroutine hf_ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
 end subroutine
   end interface
   call hf_ssend_init(buf, count, datatype, dest, tag, comm, request, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*), intent(in) :: buf
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, intent(in) :: dest
+  integer, intent(in) :: tag
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Request) :: request
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+    name="mpi_ssend_init_c_")
+  import
+  type(*), dimension(*) :: buf
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -7584,6 +11649,46 @@ subroutine hf_status_set_elements(status, datatype, count, ierror) bind(C, &
 end subroutine
   end interface
   call hf_status_set_elements(status, datatype, count, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Status_set_elements_c(status, datatype, count, ierror)
+  type(MPI_Status) :: status
+  type(MPI_Datatype), intent(in) :: datatype
+  integer(kind=mpi_address_kind), intent(in) :: count
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_status_set_elements_c(status, datatype, count, ierror) bind(C, &
+    name="mpi_status_set_elements_c_")
+  import
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=mpi_address_kind) :: count
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_status_set_elements_c(status, datatype, count, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Status_set_elements_x(status, datatype, count, ierror)
+  type(MPI_Status) :: status
+  type(MPI_Datatype), intent(in) :: datatype
+  integer(kind=mpi_address_kind), intent(in) :: count
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_status_set_elements_x(status, datatype, count, ierror) bind(C, &
+    name="mpi_status_set_elements_x_")
+  import
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=mpi_address_kind) :: count
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_status_set_elements_x(status, datatype, count, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -7796,6 +11901,26 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Type_contiguous_c(count, oldtype, newtype, ierror)
+  integer(kind=mpi_address_kind), intent(in) :: count
+  type(MPI_Datatype), intent(in) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_contiguous_c(count, oldtype, newtype, ierror) bind(C, &
+    name="mpi_type_contiguous_c_")
+  import
+  integer(kind=mpi_address_kind) :: count
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_contiguous_c(count, oldtype, newtype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Type_create_darray(size, rank, ndims, gsize_array, distrib_array, darg_array, &
     psize_array, order, oldtype, newtype, ierror)
   integer, intent(in) :: size
@@ -7828,6 +11953,42 @@ subroutine hf_type_create_darray(size, rank, ndims, gsize_array, distrib_array, 
 end subroutine
   end interface
   call hf_type_create_darray(size, rank, ndims, gsize_array, distrib_array, darg_array, &
+    psize_array, order, oldtype, newtype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Type_create_darray_c(size, rank, ndims, gsize_array, distrib_array, darg_array, &
+    psize_array, order, oldtype, newtype, ierror)
+  integer(kind=mpi_address_kind), intent(in) :: size
+  integer, intent(in) :: rank
+  integer, intent(in) :: ndims
+  integer(kind=mpi_address_kind), intent(in) :: gsize_array(*)
+  integer, intent(in) :: distrib_array(*)
+  integer, intent(in) :: darg_array(*)
+  integer(kind=mpi_address_kind), intent(in) :: psize_array(*)
+  integer, intent(in) :: order
+  type(MPI_Datatype), intent(in) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_create_darray_c(size, rank, ndims, gsize_array, distrib_array, darg_array, &
+    psize_array, order, oldtype, newtype, ierror) bind(C, name="mpi_type_create_darray_c_")
+  import
+  integer(kind=mpi_address_kind) :: size
+  integer :: rank
+  integer :: ndims
+  integer(kind=mpi_address_kind) :: gsize_array(*)
+  integer :: distrib_array(*)
+  integer :: darg_array(*)
+  integer(kind=mpi_address_kind) :: psize_array(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_create_darray_c(size, rank, ndims, gsize_array, distrib_array, darg_array, &
     psize_array, order, oldtype, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -7941,6 +12102,58 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror)
+  integer(kind=mpi_address_kind), intent(in) :: count
+  integer(kind=mpi_address_kind), intent(in) :: blocklength
+  integer(kind=mpi_address_kind), intent(in) :: array_of_displacements(*)
+  type(MPI_Datatype), intent(in) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror) bind(C, name="mpi_type_create_hindexed_block_c_")
+  import
+  integer(kind=mpi_address_kind) :: count
+  integer(kind=mpi_address_kind) :: blocklength
+  integer(kind=mpi_address_kind) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, &
+    oldtype, newtype, ierror)
+  integer(kind=mpi_address_kind), intent(in) :: count
+  integer(kind=mpi_address_kind), intent(in) :: array_of_blocklengths(*)
+  integer(kind=mpi_address_kind), intent(in) :: array_of_displacements(*)
+  type(MPI_Datatype), intent(in) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, &
+    newtype, ierror) bind(C, name="mpi_type_create_hindexed_c_")
+  import
+  integer(kind=mpi_address_kind) :: count
+  integer(kind=mpi_address_kind) :: array_of_blocklengths(*)
+  integer(kind=mpi_address_kind) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, &
+    newtype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype, ierror)
   integer, intent(in) :: count
   integer, intent(in) :: blocklength
@@ -7962,6 +12175,30 @@ subroutine hf_type_create_hvector(count, blocklength, stride, oldtype, newtype, 
 end subroutine
   end interface
   call hf_type_create_hvector(count, blocklength, stride, oldtype, newtype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype, ierror)
+  integer(kind=mpi_address_kind), intent(in) :: count
+  integer(kind=mpi_address_kind), intent(in) :: blocklength
+  integer(kind=mpi_address_kind), intent(in) :: stride
+  type(MPI_Datatype), intent(in) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_create_hvector_c(count, blocklength, stride, oldtype, newtype, ierror) bind(C, &
+    name="mpi_type_create_hvector_c_")
+  import
+  integer(kind=mpi_address_kind) :: count
+  integer(kind=mpi_address_kind) :: blocklength
+  integer(kind=mpi_address_kind) :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_create_hvector_c(count, blocklength, stride, oldtype, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -7991,6 +12228,32 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror)
+  integer(kind=mpi_address_kind), intent(in) :: count
+  integer(kind=mpi_address_kind), intent(in) :: blocklength
+  integer(kind=mpi_address_kind), intent(in) :: array_of_displacements(*)
+  type(MPI_Datatype), intent(in) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror) bind(C, name="mpi_type_create_indexed_block_c_")
+  import
+  integer(kind=mpi_address_kind) :: count
+  integer(kind=mpi_address_kind) :: blocklength
+  integer(kind=mpi_address_kind) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype, &
+    ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
   type(MPI_Datatype), intent(in) :: oldtype
   integer(kind=mpi_address_kind), intent(in) :: lb
@@ -8010,6 +12273,28 @@ subroutine hf_type_create_resized(oldtype, lb, extent, newtype, ierror) bind(C, 
 end subroutine
   end interface
   call hf_type_create_resized(oldtype, lb, extent, newtype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Type_create_resized_c(oldtype, lb, extent, newtype, ierror)
+  type(MPI_Datatype), intent(in) :: oldtype
+  integer(kind=mpi_address_kind), intent(in) :: lb
+  integer(kind=mpi_address_kind), intent(in) :: extent
+  type(MPI_Datatype) :: newtype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_create_resized_c(oldtype, lb, extent, newtype, ierror) bind(C, &
+    name="mpi_type_create_resized_c_")
+  import
+  type(MPI_Datatype) :: oldtype
+  integer(kind=mpi_address_kind) :: lb
+  integer(kind=mpi_address_kind) :: extent
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_create_resized_c(oldtype, lb, extent, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -8039,6 +12324,32 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Type_create_struct_c(count, array_of_block_lengths, array_of_displacements, &
+    array_of_types, newtype, ierror)
+  integer(kind=mpi_address_kind), intent(in) :: count
+  integer(kind=mpi_address_kind), intent(in) :: array_of_block_lengths(*)
+  integer(kind=mpi_address_kind), intent(in) :: array_of_displacements(*)
+  type(MPI_Datatype), intent(in) :: array_of_types(*)
+  type(MPI_Datatype) :: newtype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_create_struct_c(count, array_of_block_lengths, array_of_displacements, &
+    array_of_types, newtype, ierror) bind(C, name="mpi_type_create_struct_c_")
+  import
+  integer(kind=mpi_address_kind) :: count
+  integer(kind=mpi_address_kind) :: array_of_block_lengths(*)
+  integer(kind=mpi_address_kind) :: array_of_displacements(*)
+  type(MPI_Datatype) :: array_of_types(*)
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_create_struct_c(count, array_of_block_lengths, array_of_displacements, &
+    array_of_types, newtype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Type_create_subarray(ndims, size_array, subsize_array, start_array, order, oldtype, &
     newtype, ierror)
   integer, intent(in) :: ndims
@@ -8065,6 +12376,36 @@ subroutine hf_type_create_subarray(ndims, size_array, subsize_array, start_array
 end subroutine
   end interface
   call hf_type_create_subarray(ndims, size_array, subsize_array, start_array, order, oldtype, &
+    newtype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Type_create_subarray_c(ndims, size_array, subsize_array, start_array, order, &
+    oldtype, newtype, ierror)
+  integer, intent(in) :: ndims
+  integer(kind=mpi_address_kind), intent(in) :: size_array(*)
+  integer(kind=mpi_address_kind), intent(in) :: subsize_array(*)
+  integer, intent(in) :: start_array(*)
+  integer, intent(in) :: order
+  type(MPI_Datatype), intent(in) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_create_subarray_c(ndims, size_array, subsize_array, start_array, order, oldtype, &
+    newtype, ierror) bind(C, name="mpi_type_create_subarray_c_")
+  import
+  integer :: ndims
+  integer(kind=mpi_address_kind) :: size_array(*)
+  integer(kind=mpi_address_kind) :: subsize_array(*)
+  integer :: start_array(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_create_subarray_c(ndims, size_array, subsize_array, start_array, order, oldtype, &
     newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -8164,6 +12505,37 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Type_get_contents_c(mtype, max_integers, max_addresses, max_datatypes, &
+    array_of_integers, array_of_addresses, array_of_datatypes, ierror)
+  type(MPI_Datatype), intent(in) :: mtype
+  integer, intent(in) :: max_integers
+  integer, intent(in) :: max_addresses
+  integer, intent(in) :: max_datatypes
+  integer :: array_of_integers(*)
+  integer(kind=mpi_address_kind) :: array_of_addresses(*)
+  type(MPI_Datatype) :: array_of_datatypes(*)
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_get_contents_c(mtype, max_integers, max_addresses, max_datatypes, &
+    array_of_integers, array_of_addresses, array_of_datatypes, ierror) bind(C, &
+    name="mpi_type_get_contents_c_")
+  import
+  type(MPI_Datatype) :: mtype
+  integer :: max_integers
+  integer :: max_addresses
+  integer :: max_datatypes
+  integer :: array_of_integers(*)
+  integer(kind=mpi_address_kind) :: array_of_addresses(*)
+  type(MPI_Datatype) :: array_of_datatypes(*)
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_get_contents_c(mtype, max_integers, max_addresses, max_datatypes, array_of_integers, &
+    array_of_addresses, array_of_datatypes, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Type_get_envelope(type, num_integers, num_addresses, num_datatypes, combiner, ierror)
   type(MPI_Datatype), intent(in) :: type
   integer :: num_integers
@@ -8188,6 +12560,31 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Type_get_envelope_c(type, num_integers, num_addresses, num_datatypes, combiner, &
+    ierror)
+  type(MPI_Datatype), intent(in) :: type
+  integer :: num_integers
+  integer :: num_addresses
+  integer :: num_datatypes
+  integer :: combiner
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_get_envelope_c(type, num_integers, num_addresses, num_datatypes, combiner, &
+    ierror) bind(C, name="mpi_type_get_envelope_c_")
+  import
+  type(MPI_Datatype) :: type
+  integer :: num_integers
+  integer :: num_addresses
+  integer :: num_datatypes
+  integer :: combiner
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_get_envelope_c(type, num_integers, num_addresses, num_datatypes, combiner, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Type_get_extent(type, lb, extent, ierror)
   type(MPI_Datatype), intent(in) :: type
   integer(kind=mpi_address_kind) :: lb
@@ -8204,6 +12601,44 @@ subroutine hf_type_get_extent(type, lb, extent, ierror) bind(C, name="mpi_type_g
 end subroutine
   end interface
   call hf_type_get_extent(type, lb, extent, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Type_get_extent_c(type, lb, extent, ierror)
+  type(MPI_Datatype), intent(in) :: type
+  integer(kind=mpi_address_kind) :: lb
+  integer(kind=mpi_address_kind) :: extent
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_get_extent_c(type, lb, extent, ierror) bind(C, name="mpi_type_get_extent_c_")
+  import
+  type(MPI_Datatype) :: type
+  integer(kind=mpi_address_kind) :: lb
+  integer(kind=mpi_address_kind) :: extent
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_get_extent_c(type, lb, extent, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Type_get_extent_x(type, lb, extent, ierror)
+  type(MPI_Datatype), intent(in) :: type
+  integer(kind=mpi_address_kind) :: lb
+  integer(kind=mpi_address_kind) :: extent
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_get_extent_x(type, lb, extent, ierror) bind(C, name="mpi_type_get_extent_x_")
+  import
+  type(MPI_Datatype) :: type
+  integer(kind=mpi_address_kind) :: lb
+  integer(kind=mpi_address_kind) :: extent
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_get_extent_x(type, lb, extent, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -8245,6 +12680,46 @@ subroutine hf_type_get_true_extent(datatype, true_lb, true_extent, ierror) bind(
 end subroutine
   end interface
   call hf_type_get_true_extent(datatype, true_lb, true_extent, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Type_get_true_extent_c(datatype, true_lb, true_extent, ierror)
+  type(MPI_Datatype), intent(in) :: datatype
+  integer(kind=mpi_address_kind) :: true_lb
+  integer(kind=mpi_address_kind) :: true_extent
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_get_true_extent_c(datatype, true_lb, true_extent, ierror) bind(C, &
+    name="mpi_type_get_true_extent_c_")
+  import
+  type(MPI_Datatype) :: datatype
+  integer(kind=mpi_address_kind) :: true_lb
+  integer(kind=mpi_address_kind) :: true_extent
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_get_true_extent_c(datatype, true_lb, true_extent, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
+  type(MPI_Datatype), intent(in) :: datatype
+  integer(kind=mpi_address_kind) :: true_lb
+  integer(kind=mpi_address_kind) :: true_extent
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_get_true_extent_x(datatype, true_lb, true_extent, ierror) bind(C, &
+    name="mpi_type_get_true_extent_x_")
+  import
+  type(MPI_Datatype) :: datatype
+  integer(kind=mpi_address_kind) :: true_lb
+  integer(kind=mpi_address_kind) :: true_extent
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_get_true_extent_x(datatype, true_lb, true_extent, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -8290,6 +12765,32 @@ subroutine hf_type_indexed(count, array_of_blocklengths, array_of_displacements,
 end subroutine
   end interface
   call hf_type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, &
+    newtype, ierror)
+  integer(kind=mpi_address_kind), intent(in) :: count
+  integer(kind=mpi_address_kind), intent(in) :: array_of_blocklengths(*)
+  integer(kind=mpi_address_kind), intent(in) :: array_of_displacements(*)
+  type(MPI_Datatype), intent(in) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, &
+    newtype, ierror) bind(C, name="mpi_type_indexed_c_")
+  import
+  integer(kind=mpi_address_kind) :: count
+  integer(kind=mpi_address_kind) :: array_of_blocklengths(*)
+  integer(kind=mpi_address_kind) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
+    ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -8348,6 +12849,40 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Type_size_c(type, size, ierror)
+  type(MPI_Datatype), intent(in) :: type
+  integer(kind=mpi_address_kind) :: size
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_size_c(type, size, ierror) bind(C, name="mpi_type_size_c_")
+  import
+  type(MPI_Datatype) :: type
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_size_c(type, size, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Type_size_x(type, size, ierror)
+  type(MPI_Datatype), intent(in) :: type
+  integer(kind=mpi_address_kind) :: size
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_size_x(type, size, ierror) bind(C, name="mpi_type_size_x_")
+  import
+  type(MPI_Datatype) :: type
+  integer(kind=mpi_address_kind) :: size
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_size_x(type, size, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Type_vector(count, blocklength, stride, oldtype, newtype, ierror)
   integer, intent(in) :: count
   integer, intent(in) :: blocklength
@@ -8369,6 +12904,30 @@ subroutine hf_type_vector(count, blocklength, stride, oldtype, newtype, ierror) 
 end subroutine
   end interface
   call hf_type_vector(count, blocklength, stride, oldtype, newtype, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype, ierror)
+  integer(kind=mpi_address_kind), intent(in) :: count
+  integer(kind=mpi_address_kind), intent(in) :: blocklength
+  integer(kind=mpi_address_kind), intent(in) :: stride
+  type(MPI_Datatype), intent(in) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_type_vector_c(count, blocklength, stride, oldtype, newtype, ierror) bind(C, &
+    name="mpi_type_vector_c_")
+  import
+  integer(kind=mpi_address_kind) :: count
+  integer(kind=mpi_address_kind) :: blocklength
+  integer(kind=mpi_address_kind) :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_type_vector_c(count, blocklength, stride, oldtype, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -8402,6 +12961,36 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*), intent(in) :: inbuf
+  integer(kind=mpi_address_kind), intent(in) :: insize
+  integer(kind=mpi_address_kind) :: position
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=mpi_address_kind), intent(in) :: outcount
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror) bind(C, &
+    name="mpi_unpack_c_")
+  import
+  type(*), dimension(*) :: inbuf
+  integer(kind=mpi_address_kind) :: insize
+  integer(kind=mpi_address_kind) :: position
+  type(*), dimension(*) :: outbuf
+  integer(kind=mpi_address_kind) :: outcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
   character(len=*), intent(in) :: datarep
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
@@ -8430,6 +13019,39 @@ subroutine hf_unpack_external(datarep, inbuf, insize, position, outbuf, outcount
 end subroutine
   end interface
   call hf_unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierr, &
+    len(datarep, kind=c_size_t))
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+    ierror)
+  character(len=*), intent(in) :: datarep
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*), intent(in) :: inbuf
+  integer(kind=mpi_address_kind), intent(in) :: insize
+  integer(kind=mpi_address_kind) :: position
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=mpi_address_kind), intent(in) :: outcount
+  type(MPI_Datatype), intent(in) :: datatype
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+    ierror, datarep_len) bind(C, name="mpi_unpack_external_c_")
+  import
+  character(kind=c_char) :: datarep(*)
+  type(*), dimension(*) :: inbuf
+  integer(kind=mpi_address_kind) :: insize
+  integer(kind=mpi_address_kind) :: position
+  type(*), dimension(*) :: outbuf
+  integer(kind=mpi_address_kind) :: outcount
+  type(MPI_Datatype) :: datatype
+  integer :: ierror
+  integer(c_size_t), value :: datarep_len
+end subroutine
+  end interface
+  call hf_unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierr, &
     len(datarep, kind=c_size_t))
   if (present(ierror)) ierror = ierr
 end subroutine
@@ -8616,6 +13238,33 @@ subroutine hf_win_create(base, size, disp_unit, info, comm, win, ierror) bind(C,
 end subroutine
   end interface
   call hf_win_create(base, size, disp_unit, info, comm, win, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Win_create_c(base, size, disp_unit, info, comm, win, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer(kind=mpi_address_kind), intent(in) :: size
+  integer, intent(in) :: disp_unit
+  type(MPI_Info), intent(in) :: info
+  type(MPI_Comm), intent(in) :: comm
+  type(MPI_Win) :: win
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_win_create_c(base, size, disp_unit, info, comm, win, ierror) bind(C, &
+    name="mpi_win_create_c_")
+  import
+  type(*), dimension(*) :: base
+  integer(kind=mpi_address_kind) :: size
+  integer :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  type(MPI_Win) :: win
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_win_create_c(base, size, disp_unit, info, comm, win, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 

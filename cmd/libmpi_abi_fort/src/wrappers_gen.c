@@ -19,17 +19,22 @@
  *   MPI_Group_fromint: C only
  *   MPI_Group_toint: C only
  *   MPI_Ineighbor_alltoallw: datatype arrays sized by the topology
+ *   MPI_Ineighbor_alltoallw_c: datatype arrays sized by the topology
  *   MPI_Info_create_env: parameter char *argv[]
  *   MPI_Info_fromint: C only
  *   MPI_Info_toint: C only
  *   MPI_Message_fromint: C only
  *   MPI_Message_toint: C only
  *   MPI_Neighbor_alltoallw: datatype arrays sized by the topology
+ *   MPI_Neighbor_alltoallw_c: datatype arrays sized by the topology
  *   MPI_Neighbor_alltoallw_init: datatype arrays sized by the topology
+ *   MPI_Neighbor_alltoallw_init_c: datatype arrays sized by the topology
+ *   MPI_Op_create_c: parameter MPI_User_function_c *function
  *   MPI_Op_fromint: C only
  *   MPI_Op_toint: C only
  *   MPI_Pcontrol: parameter ...
  *   MPI_Register_datarep: parameter MPI_Datarep_conversion_function *read_conversion_fn
+ *   MPI_Register_datarep_c: parameter MPI_Datarep_conversion_function *read_conversion_fn
  *   MPI_Request_fromint: C only
  *   MPI_Request_toint: C only
  *   MPI_Session_create_errhandler: parameter MPI_Session_errhandler_function *session_errhandler_fn
@@ -41,15 +46,19 @@
  *   MPI_Type_set_attr: untyped parameter attr_val
  *   MPI_Type_toint: C only
  *   MPI_Win_allocate: untyped parameter baseptr
+ *   MPI_Win_allocate_c: untyped parameter baseptr
  *   MPI_Win_allocate_shared: untyped parameter baseptr
+ *   MPI_Win_allocate_shared_c: untyped parameter baseptr
  *   MPI_Win_create_errhandler: parameter MPI_Win_errhandler_function *function
  *   MPI_Win_create_keyval: parameter MPI_Win_copy_attr_function *win_copy_attr_fn
  *   MPI_Win_fromint: C only
  *   MPI_Win_get_attr: untyped parameter attribute_val
  *   MPI_Win_set_attr: untyped parameter attribute_val
  *   MPI_Win_shared_query: untyped parameter baseptr
+ *   MPI_Win_shared_query_c: untyped parameter baseptr
  *   MPI_Win_toint: C only
- * (large-count _c variants and the MPI_T tool interface are left out too). */
+ * (and the MPI_T tool interface). The _c large-count variants have
+ * entry points for mpi_f08 only. */
 
 #include "fort.h"
 
@@ -93,6 +102,12 @@ void mpi_accumulate_(const void *origin_addr, const MPI_Fint *origin_count, cons
 	if (ierr) *ierr = rc;
 }
 
+void mpi_accumulate_c_(const void *origin_addr, const MPI_Count *origin_count, const MPI_Fint *origin_datatype, const MPI_Fint *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const MPI_Fint *target_datatype, const MPI_Fint *op, const MPI_Fint *win, MPI_Fint *ierr)
+{
+	int rc = MPI_Accumulate_c(HF_BUF(origin_addr), *origin_count, (MPI_Datatype)(intptr_t)*origin_datatype, *target_rank, *target_disp, *target_count, (MPI_Datatype)(intptr_t)*target_datatype, (MPI_Op)(intptr_t)*op, (MPI_Win)(intptr_t)*win);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr)
 {
 	int rc = MPI_Add_error_class(errorclass);
@@ -120,6 +135,12 @@ void mpi_allgather_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fi
 	if (ierr) *ierr = rc;
 }
 
+void mpi_allgather_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Allgather_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_allgather_init_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
@@ -128,9 +149,23 @@ void mpi_allgather_init_(const void *sendbuf, const MPI_Fint *sendcount, const M
 	if (ierr) *ierr = rc;
 }
 
+void mpi_allgather_init_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Allgather_init_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_allgatherv_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Allgatherv(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_allgatherv_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Allgatherv_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -142,9 +177,23 @@ void mpi_allgatherv_init_(const void *sendbuf, const MPI_Fint *sendcount, const 
 	if (ierr) *ierr = rc;
 }
 
+void mpi_allgatherv_init_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, const MPI_Fint *recvtype, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Allgatherv_init_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_allreduce_(const void *sendbuf, void *recvbuf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Allreduce(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_allreduce_c_(const void *sendbuf, void *recvbuf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Allreduce_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -156,9 +205,23 @@ void mpi_allreduce_init_(const void *sendbuf, void *recvbuf, const MPI_Fint *cou
 	if (ierr) *ierr = rc;
 }
 
+void mpi_allreduce_init_c_(const void *sendbuf, void *recvbuf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Allreduce_init_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_alltoall_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Alltoall(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_alltoall_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Alltoall_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -170,9 +233,23 @@ void mpi_alltoall_init_(const void *sendbuf, const MPI_Fint *sendcount, const MP
 	if (ierr) *ierr = rc;
 }
 
+void mpi_alltoall_init_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Alltoall_init_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_alltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Alltoallv(HF_BUF(sendbuf), sendcounts, sdispls, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, rdispls, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_alltoallv_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Alltoallv_c(HF_BUF(sendbuf), sendcounts, sdispls, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, rdispls, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -180,6 +257,14 @@ void mpi_alltoallv_init_(const void *sendbuf, const MPI_Fint *sendcounts, const 
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Alltoallv_init(HF_BUF(sendbuf), sendcounts, sdispls, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, rdispls, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_alltoallv_init_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Alltoallv_init_c(HF_BUF(sendbuf), sendcounts, sdispls, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, rdispls, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -198,6 +283,20 @@ void mpi_alltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_F
 	if (ierr) *ierr = rc;
 }
 
+void mpi_alltoallw_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Fint *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Fint *recvtypes, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int n_sendtypes = hf_comm_span(*comm);
+	MPI_Datatype *h_sendtypes = hf_handles_in(sendtypes, n_sendtypes);
+	if (!h_sendtypes && n_sendtypes > 0) { *ierr = hf_nomem("MPI_Alltoallw_c"); return; }
+	int n_recvtypes = hf_comm_span(*comm);
+	MPI_Datatype *h_recvtypes = hf_handles_in(recvtypes, n_recvtypes);
+	if (!h_recvtypes && n_recvtypes > 0) { *ierr = hf_nomem("MPI_Alltoallw_c"); return; }
+	int rc = MPI_Alltoallw_c(HF_BUF(sendbuf), sendcounts, sdispls, h_sendtypes, HF_BUF(recvbuf), recvcounts, rdispls, h_recvtypes, (MPI_Comm)(intptr_t)*comm);
+	free(h_sendtypes);
+	free(h_recvtypes);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_alltoallw_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, const MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, const MPI_Fint *recvtypes, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
 {
 	int n_sendtypes = hf_comm_span(*comm);
@@ -208,6 +307,22 @@ void mpi_alltoallw_init_(const void *sendbuf, const MPI_Fint *sendcounts, const 
 	if (!h_recvtypes && n_recvtypes > 0) { *ierr = hf_nomem("MPI_Alltoallw_init"); return; }
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Alltoallw_init(HF_BUF(sendbuf), sendcounts, sdispls, h_sendtypes, HF_BUF(recvbuf), recvcounts, rdispls, h_recvtypes, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	free(h_sendtypes);
+	free(h_recvtypes);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_alltoallw_init_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Fint *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Fint *recvtypes, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	int n_sendtypes = hf_comm_span(*comm);
+	MPI_Datatype *h_sendtypes = hf_handles_in(sendtypes, n_sendtypes);
+	if (!h_sendtypes && n_sendtypes > 0) { *ierr = hf_nomem("MPI_Alltoallw_init_c"); return; }
+	int n_recvtypes = hf_comm_span(*comm);
+	MPI_Datatype *h_recvtypes = hf_handles_in(recvtypes, n_recvtypes);
+	if (!h_recvtypes && n_recvtypes > 0) { *ierr = hf_nomem("MPI_Alltoallw_init_c"); return; }
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Alltoallw_init_c(HF_BUF(sendbuf), sendcounts, sdispls, h_sendtypes, HF_BUF(recvbuf), recvcounts, rdispls, h_recvtypes, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	free(h_sendtypes);
 	free(h_recvtypes);
@@ -240,6 +355,12 @@ void mpi_bcast_(void *buffer, const MPI_Fint *count, const MPI_Fint *datatype, c
 	if (ierr) *ierr = rc;
 }
 
+void mpi_bcast_c_(void *buffer, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Bcast_c(HF_BUF(buffer), *count, (MPI_Datatype)(intptr_t)*datatype, *root, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_bcast_init_(void *buffer, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *root, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
@@ -248,9 +369,23 @@ void mpi_bcast_init_(void *buffer, const MPI_Fint *count, const MPI_Fint *dataty
 	if (ierr) *ierr = rc;
 }
 
+void mpi_bcast_init_c_(void *buffer, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *root, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Bcast_init_c(HF_BUF(buffer), *count, (MPI_Datatype)(intptr_t)*datatype, *root, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_bsend_(const void *buf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Bsend(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_bsend_c_(const void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Bsend_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -262,9 +397,23 @@ void mpi_bsend_init_(const void *buf, const MPI_Fint *count, const MPI_Fint *dat
 	if (ierr) *ierr = rc;
 }
 
+void mpi_bsend_init_c_(const void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Bsend_init_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_buffer_attach_(void *buffer, const MPI_Fint *size, MPI_Fint *ierr)
 {
 	int rc = MPI_Buffer_attach(HF_BUF(buffer), *size);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_buffer_attach_c_(void *buffer, const MPI_Count *size, MPI_Fint *ierr)
+{
+	int rc = MPI_Buffer_attach_c(HF_BUF(buffer), *size);
 	if (ierr) *ierr = rc;
 }
 
@@ -273,6 +422,12 @@ void mpi_buffer_detach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr)
 	void *d_buffer = NULL;
 	(void)buffer;
 	int rc = MPI_Buffer_detach(&d_buffer, size);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_buffer_detach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierr)
+{
+	int rc = MPI_Buffer_detach_c(HF_BUF(buffer), size);
 	if (ierr) *ierr = rc;
 }
 
@@ -376,6 +531,12 @@ void mpi_comm_attach_buffer_(const MPI_Fint *comm, void *buffer, const MPI_Fint 
 	if (ierr) *ierr = rc;
 }
 
+void mpi_comm_attach_buffer_c_(const MPI_Fint *comm, void *buffer, const MPI_Count *size, MPI_Fint *ierr)
+{
+	int rc = MPI_Comm_attach_buffer_c((MPI_Comm)(intptr_t)*comm, HF_BUF(buffer), *size);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_comm_call_errhandler_(const MPI_Fint *comm, const MPI_Fint *errorcode, MPI_Fint *ierr)
 {
 	int rc = MPI_Comm_call_errhandler((MPI_Comm)(intptr_t)*comm, *errorcode);
@@ -437,6 +598,12 @@ void mpi_comm_detach_buffer_(const MPI_Fint *comm, void *buffer_addr, MPI_Fint *
 	void *d_buffer_addr = NULL;
 	(void)buffer_addr;
 	int rc = MPI_Comm_detach_buffer((MPI_Comm)(intptr_t)*comm, &d_buffer_addr, size);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_comm_detach_buffer_c_(const MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierr)
+{
+	int rc = MPI_Comm_detach_buffer_c((MPI_Comm)(intptr_t)*comm, HF_BUF(buffer_addr), size);
 	if (ierr) *ierr = rc;
 }
 
@@ -708,10 +875,24 @@ void mpi_exscan_(const void *sendbuf, void *recvbuf, const MPI_Fint *count, cons
 	if (ierr) *ierr = rc;
 }
 
+void mpi_exscan_c_(const void *sendbuf, void *recvbuf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Exscan_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_exscan_init_(const void *sendbuf, void *recvbuf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Exscan_init(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_exscan_init_c_(const void *sendbuf, void *recvbuf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Exscan_init_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -814,6 +995,12 @@ void mpi_file_get_type_extent_(const MPI_Fint *fh, const MPI_Fint *datatype, MPI
 	if (ierr) *ierr = rc;
 }
 
+void mpi_file_get_type_extent_c_(const MPI_Fint *fh, const MPI_Fint *datatype, MPI_Count *extent, MPI_Fint *ierr)
+{
+	int rc = MPI_File_get_type_extent_c((MPI_File)(intptr_t)*fh, (MPI_Datatype)(intptr_t)*datatype, extent);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_file_get_view_(const MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierr, size_t datarep_len)
 {
 	MPI_Datatype h_etype = (MPI_Datatype)(intptr_t)*etype;
@@ -846,6 +1033,14 @@ void mpi_file_iread_all_(const MPI_Fint *fh, void *buf, const MPI_Fint *count, c
 	if (ierr) *ierr = rc;
 }
 
+void mpi_file_iread_all_c_(const MPI_Fint *fh, void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_File_iread_all_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_file_iread_at_(const MPI_Fint *fh, const MPI_Offset *offset, void *buf, const MPI_Fint *count, const MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
@@ -862,10 +1057,42 @@ void mpi_file_iread_at_all_(const MPI_Fint *fh, const MPI_Offset *offset, void *
 	if (ierr) *ierr = rc;
 }
 
+void mpi_file_iread_at_all_c_(const MPI_Fint *fh, const MPI_Offset *offset, void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_File_iread_at_all_c((MPI_File)(intptr_t)*fh, *offset, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_iread_at_c_(const MPI_Fint *fh, const MPI_Offset *offset, void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_File_iread_at_c((MPI_File)(intptr_t)*fh, *offset, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_iread_c_(const MPI_Fint *fh, void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_File_iread_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_file_iread_shared_(const MPI_Fint *fh, void *buf, const MPI_Fint *count, const MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_File_iread_shared((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_iread_shared_c_(const MPI_Fint *fh, void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_File_iread_shared_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -886,6 +1113,14 @@ void mpi_file_iwrite_all_(const MPI_Fint *fh, const void *buf, const MPI_Fint *c
 	if (ierr) *ierr = rc;
 }
 
+void mpi_file_iwrite_all_c_(const MPI_Fint *fh, const void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_File_iwrite_all_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_file_iwrite_at_(const MPI_Fint *fh, const MPI_Offset *offset, const void *buf, const MPI_Fint *count, const MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
@@ -902,10 +1137,42 @@ void mpi_file_iwrite_at_all_(const MPI_Fint *fh, const MPI_Offset *offset, const
 	if (ierr) *ierr = rc;
 }
 
+void mpi_file_iwrite_at_all_c_(const MPI_Fint *fh, const MPI_Offset *offset, const void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_File_iwrite_at_all_c((MPI_File)(intptr_t)*fh, *offset, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_iwrite_at_c_(const MPI_Fint *fh, const MPI_Offset *offset, const void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_File_iwrite_at_c((MPI_File)(intptr_t)*fh, *offset, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_iwrite_c_(const MPI_Fint *fh, const void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_File_iwrite_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_file_iwrite_shared_(const MPI_Fint *fh, const void *buf, const MPI_Fint *count, const MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_File_iwrite_shared((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_iwrite_shared_c_(const MPI_Fint *fh, const void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_File_iwrite_shared_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -945,6 +1212,18 @@ void mpi_file_read_all_begin_(const MPI_Fint *fh, void *buf, const MPI_Fint *cou
 	if (ierr) *ierr = rc;
 }
 
+void mpi_file_read_all_begin_c_(const MPI_Fint *fh, void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *ierr)
+{
+	int rc = MPI_File_read_all_begin_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_read_all_c_(const MPI_Fint *fh, void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_File_read_all_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
 void mpi_file_read_all_end_(const MPI_Fint *fh, void *buf, MPI_Status *status, MPI_Fint *ierr)
 {
 	int rc = MPI_File_read_all_end((MPI_File)(intptr_t)*fh, HF_BUF(buf), HF_STATUS(status));
@@ -969,9 +1248,33 @@ void mpi_file_read_at_all_begin_(const MPI_Fint *fh, const MPI_Offset *offset, v
 	if (ierr) *ierr = rc;
 }
 
+void mpi_file_read_at_all_begin_c_(const MPI_Fint *fh, const MPI_Offset *offset, void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *ierr)
+{
+	int rc = MPI_File_read_at_all_begin_c((MPI_File)(intptr_t)*fh, *offset, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_read_at_all_c_(const MPI_Fint *fh, const MPI_Offset *offset, void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_File_read_at_all_c((MPI_File)(intptr_t)*fh, *offset, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
 void mpi_file_read_at_all_end_(const MPI_Fint *fh, void *buf, MPI_Status *status, MPI_Fint *ierr)
 {
 	int rc = MPI_File_read_at_all_end((MPI_File)(intptr_t)*fh, HF_BUF(buf), HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_read_at_c_(const MPI_Fint *fh, const MPI_Offset *offset, void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_File_read_at_c((MPI_File)(intptr_t)*fh, *offset, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_read_c_(const MPI_Fint *fh, void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_File_read_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, HF_STATUS(status));
 	if (ierr) *ierr = rc;
 }
 
@@ -987,6 +1290,18 @@ void mpi_file_read_ordered_begin_(const MPI_Fint *fh, void *buf, const MPI_Fint 
 	if (ierr) *ierr = rc;
 }
 
+void mpi_file_read_ordered_begin_c_(const MPI_Fint *fh, void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *ierr)
+{
+	int rc = MPI_File_read_ordered_begin_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_read_ordered_c_(const MPI_Fint *fh, void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_File_read_ordered_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
 void mpi_file_read_ordered_end_(const MPI_Fint *fh, void *buf, MPI_Status *status, MPI_Fint *ierr)
 {
 	int rc = MPI_File_read_ordered_end((MPI_File)(intptr_t)*fh, HF_BUF(buf), HF_STATUS(status));
@@ -996,6 +1311,12 @@ void mpi_file_read_ordered_end_(const MPI_Fint *fh, void *buf, MPI_Status *statu
 void mpi_file_read_shared_(const MPI_Fint *fh, void *buf, const MPI_Fint *count, const MPI_Fint *datatype, MPI_Status *status, MPI_Fint *ierr)
 {
 	int rc = MPI_File_read_shared((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_read_shared_c_(const MPI_Fint *fh, void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_File_read_shared_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, HF_STATUS(status));
 	if (ierr) *ierr = rc;
 }
 
@@ -1068,6 +1389,18 @@ void mpi_file_write_all_begin_(const MPI_Fint *fh, const void *buf, const MPI_Fi
 	if (ierr) *ierr = rc;
 }
 
+void mpi_file_write_all_begin_c_(const MPI_Fint *fh, const void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *ierr)
+{
+	int rc = MPI_File_write_all_begin_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_write_all_c_(const MPI_Fint *fh, const void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_File_write_all_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
 void mpi_file_write_all_end_(const MPI_Fint *fh, const void *buf, MPI_Status *status, MPI_Fint *ierr)
 {
 	int rc = MPI_File_write_all_end((MPI_File)(intptr_t)*fh, HF_BUF(buf), HF_STATUS(status));
@@ -1092,9 +1425,33 @@ void mpi_file_write_at_all_begin_(const MPI_Fint *fh, const MPI_Offset *offset, 
 	if (ierr) *ierr = rc;
 }
 
+void mpi_file_write_at_all_begin_c_(const MPI_Fint *fh, const MPI_Offset *offset, const void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *ierr)
+{
+	int rc = MPI_File_write_at_all_begin_c((MPI_File)(intptr_t)*fh, *offset, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_write_at_all_c_(const MPI_Fint *fh, const MPI_Offset *offset, const void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_File_write_at_all_c((MPI_File)(intptr_t)*fh, *offset, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
 void mpi_file_write_at_all_end_(const MPI_Fint *fh, const void *buf, MPI_Status *status, MPI_Fint *ierr)
 {
 	int rc = MPI_File_write_at_all_end((MPI_File)(intptr_t)*fh, HF_BUF(buf), HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_write_at_c_(const MPI_Fint *fh, const MPI_Offset *offset, const void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_File_write_at_c((MPI_File)(intptr_t)*fh, *offset, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_write_c_(const MPI_Fint *fh, const void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_File_write_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, HF_STATUS(status));
 	if (ierr) *ierr = rc;
 }
 
@@ -1110,6 +1467,18 @@ void mpi_file_write_ordered_begin_(const MPI_Fint *fh, const void *buf, const MP
 	if (ierr) *ierr = rc;
 }
 
+void mpi_file_write_ordered_begin_c_(const MPI_Fint *fh, const void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Fint *ierr)
+{
+	int rc = MPI_File_write_ordered_begin_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_write_ordered_c_(const MPI_Fint *fh, const void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_File_write_ordered_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
 void mpi_file_write_ordered_end_(const MPI_Fint *fh, const void *buf, MPI_Status *status, MPI_Fint *ierr)
 {
 	int rc = MPI_File_write_ordered_end((MPI_File)(intptr_t)*fh, HF_BUF(buf), HF_STATUS(status));
@@ -1119,6 +1488,12 @@ void mpi_file_write_ordered_end_(const MPI_Fint *fh, const void *buf, MPI_Status
 void mpi_file_write_shared_(const MPI_Fint *fh, const void *buf, const MPI_Fint *count, const MPI_Fint *datatype, MPI_Status *status, MPI_Fint *ierr)
 {
 	int rc = MPI_File_write_shared((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
+void mpi_file_write_shared_c_(const MPI_Fint *fh, const void *buf, const MPI_Count *count, const MPI_Fint *datatype, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_File_write_shared_c((MPI_File)(intptr_t)*fh, HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, HF_STATUS(status));
 	if (ierr) *ierr = rc;
 }
 
@@ -1143,10 +1518,24 @@ void mpi_gather_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint 
 	if (ierr) *ierr = rc;
 }
 
+void mpi_gather_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Gather_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_gather_init_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Gather_init(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_gather_init_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Gather_init_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -1157,10 +1546,24 @@ void mpi_gatherv_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint
 	if (ierr) *ierr = rc;
 }
 
+void mpi_gatherv_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Gatherv_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_gatherv_init_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Gatherv_init(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_gatherv_init_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Gatherv_init_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -1177,9 +1580,21 @@ void mpi_get_accumulate_(const void *origin_addr, const MPI_Fint *origin_count, 
 	if (ierr) *ierr = rc;
 }
 
+void mpi_get_accumulate_c_(const void *origin_addr, const MPI_Count *origin_count, const MPI_Fint *origin_datatype, void *result_addr, const MPI_Count *result_count, const MPI_Fint *result_datatype, const MPI_Fint *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const MPI_Fint *target_datatype, const MPI_Fint *op, const MPI_Fint *win, MPI_Fint *ierr)
+{
+	int rc = MPI_Get_accumulate_c(HF_BUF(origin_addr), *origin_count, (MPI_Datatype)(intptr_t)*origin_datatype, HF_BUF(result_addr), *result_count, (MPI_Datatype)(intptr_t)*result_datatype, *target_rank, *target_disp, *target_count, (MPI_Datatype)(intptr_t)*target_datatype, (MPI_Op)(intptr_t)*op, (MPI_Win)(intptr_t)*win);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_get_address_(const void *location, MPI_Aint *address, MPI_Fint *ierr)
 {
 	int rc = MPI_Get_address(HF_BUF(location), address);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_get_c_(void *origin_addr, const MPI_Count *origin_count, const MPI_Fint *origin_datatype, const MPI_Fint *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const MPI_Fint *target_datatype, const MPI_Fint *win, MPI_Fint *ierr)
+{
+	int rc = MPI_Get_c(HF_BUF(origin_addr), *origin_count, (MPI_Datatype)(intptr_t)*origin_datatype, *target_rank, *target_disp, *target_count, (MPI_Datatype)(intptr_t)*target_datatype, (MPI_Win)(intptr_t)*win);
 	if (ierr) *ierr = rc;
 }
 
@@ -1189,9 +1604,27 @@ void mpi_get_count_(const MPI_Status *status, const MPI_Fint *datatype, MPI_Fint
 	if (ierr) *ierr = rc;
 }
 
+void mpi_get_count_c_(const MPI_Status *status, const MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr)
+{
+	int rc = MPI_Get_count_c(status, (MPI_Datatype)(intptr_t)*datatype, count);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_get_elements_(const MPI_Status *status, const MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
 {
 	int rc = MPI_Get_elements(status, (MPI_Datatype)(intptr_t)*datatype, count);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_get_elements_c_(const MPI_Status *status, const MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr)
+{
+	int rc = MPI_Get_elements_c(status, (MPI_Datatype)(intptr_t)*datatype, count);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_get_elements_x_(const MPI_Status *status, const MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr)
+{
+	int rc = MPI_Get_elements_x(status, (MPI_Datatype)(intptr_t)*datatype, count);
 	if (ierr) *ierr = rc;
 }
 
@@ -1384,10 +1817,26 @@ void mpi_iallgather_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_F
 	if (ierr) *ierr = rc;
 }
 
+void mpi_iallgather_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Iallgather_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_iallgatherv_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Iallgatherv(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_iallgatherv_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Iallgatherv_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -1400,6 +1849,14 @@ void mpi_iallreduce_(const void *sendbuf, void *recvbuf, const MPI_Fint *count, 
 	if (ierr) *ierr = rc;
 }
 
+void mpi_iallreduce_c_(const void *sendbuf, void *recvbuf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Iallreduce_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_ialltoall_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
@@ -1408,10 +1865,26 @@ void mpi_ialltoall_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fi
 	if (ierr) *ierr = rc;
 }
 
+void mpi_ialltoall_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Ialltoall_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_ialltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Ialltoallv(HF_BUF(sendbuf), sendcounts, sdispls, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, rdispls, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_ialltoallv_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Ialltoallv_c(HF_BUF(sendbuf), sendcounts, sdispls, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, rdispls, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -1426,6 +1899,22 @@ void mpi_ialltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_
 	if (!h_recvtypes && n_recvtypes > 0) { *ierr = hf_nomem("MPI_Ialltoallw"); return; }
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Ialltoallw(HF_BUF(sendbuf), sendcounts, sdispls, h_sendtypes, HF_BUF(recvbuf), recvcounts, rdispls, h_recvtypes, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	free(h_sendtypes);
+	free(h_recvtypes);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_ialltoallw_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Fint *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Fint *recvtypes, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	int n_sendtypes = hf_comm_span(*comm);
+	MPI_Datatype *h_sendtypes = hf_handles_in(sendtypes, n_sendtypes);
+	if (!h_sendtypes && n_sendtypes > 0) { *ierr = hf_nomem("MPI_Ialltoallw_c"); return; }
+	int n_recvtypes = hf_comm_span(*comm);
+	MPI_Datatype *h_recvtypes = hf_handles_in(recvtypes, n_recvtypes);
+	if (!h_recvtypes && n_recvtypes > 0) { *ierr = hf_nomem("MPI_Ialltoallw_c"); return; }
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Ialltoallw_c(HF_BUF(sendbuf), sendcounts, sdispls, h_sendtypes, HF_BUF(recvbuf), recvcounts, rdispls, h_recvtypes, (MPI_Comm)(intptr_t)*comm, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	free(h_sendtypes);
 	free(h_recvtypes);
@@ -1448,10 +1937,26 @@ void mpi_ibcast_(void *buffer, const MPI_Fint *count, const MPI_Fint *datatype, 
 	if (ierr) *ierr = rc;
 }
 
+void mpi_ibcast_c_(void *buffer, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Ibcast_c(HF_BUF(buffer), *count, (MPI_Datatype)(intptr_t)*datatype, *root, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_ibsend_(const void *buf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Ibsend(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_ibsend_c_(const void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Ibsend_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -1464,6 +1969,14 @@ void mpi_iexscan_(const void *sendbuf, void *recvbuf, const MPI_Fint *count, con
 	if (ierr) *ierr = rc;
 }
 
+void mpi_iexscan_c_(const void *sendbuf, void *recvbuf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Iexscan_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_igather_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
@@ -1472,10 +1985,26 @@ void mpi_igather_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint
 	if (ierr) *ierr = rc;
 }
 
+void mpi_igather_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Igather_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_igatherv_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Igatherv(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_igatherv_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Igatherv_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -1501,10 +2030,28 @@ void mpi_imrecv_(void *buf, const MPI_Fint *count, const MPI_Fint *type, MPI_Fin
 	if (ierr) *ierr = rc;
 }
 
+void mpi_imrecv_c_(void *buf, const MPI_Count *count, const MPI_Fint *type, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Message h_message = (MPI_Message)(intptr_t)*message;
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Imrecv_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*type, &h_message, &h_request);
+	*message = (MPI_Fint)(intptr_t)h_message;
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_ineighbor_allgather_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Ineighbor_allgather(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_ineighbor_allgather_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Ineighbor_allgather_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -1517,6 +2064,14 @@ void mpi_ineighbor_allgatherv_(const void *sendbuf, const MPI_Fint *sendcount, c
 	if (ierr) *ierr = rc;
 }
 
+void mpi_ineighbor_allgatherv_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Ineighbor_allgatherv_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_ineighbor_alltoall_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
@@ -1525,10 +2080,26 @@ void mpi_ineighbor_alltoall_(const void *sendbuf, const MPI_Fint *sendcount, con
 	if (ierr) *ierr = rc;
 }
 
+void mpi_ineighbor_alltoall_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Ineighbor_alltoall_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_ineighbor_alltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Ineighbor_alltoallv(HF_BUF(sendbuf), sendcounts, sdispls, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, rdispls, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_ineighbor_alltoallv_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Ineighbor_alltoallv_c(HF_BUF(sendbuf), sendcounts, sdispls, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, rdispls, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -1693,10 +2264,26 @@ void mpi_irecv_(void *buf, const MPI_Fint *count, const MPI_Fint *datatype, cons
 	if (ierr) *ierr = rc;
 }
 
+void mpi_irecv_c_(void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *source, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Irecv_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *source, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_ireduce_(const void *sendbuf, void *recvbuf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Ireduce(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, *root, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_ireduce_c_(const void *sendbuf, void *recvbuf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Ireduce_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, *root, (MPI_Comm)(intptr_t)*comm, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -1717,10 +2304,34 @@ void mpi_ireduce_scatter_block_(const void *sendbuf, void *recvbuf, const MPI_Fi
 	if (ierr) *ierr = rc;
 }
 
+void mpi_ireduce_scatter_block_c_(const void *sendbuf, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Ireduce_scatter_block_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_ireduce_scatter_c_(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Ireduce_scatter_c(HF_BUF(sendbuf), HF_BUF(recvbuf), recvcounts, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_irsend_(const void *buf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Irsend(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_irsend_c_(const void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Irsend_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -1742,10 +2353,26 @@ void mpi_iscan_(const void *sendbuf, void *recvbuf, const MPI_Fint *count, const
 	if (ierr) *ierr = rc;
 }
 
+void mpi_iscan_c_(const void *sendbuf, void *recvbuf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Iscan_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_iscatter_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Iscatter(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_iscatter_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Iscatter_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -1758,10 +2385,26 @@ void mpi_iscatterv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_F
 	if (ierr) *ierr = rc;
 }
 
+void mpi_iscatterv_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Iscatterv_c(HF_BUF(sendbuf), sendcounts, displs, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_isend_(const void *buf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Isend(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_isend_c_(const void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Isend_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -1774,6 +2417,14 @@ void mpi_isendrecv_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fi
 	if (ierr) *ierr = rc;
 }
 
+void mpi_isendrecv_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, const MPI_Fint *dest, const MPI_Fint *sendtag, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *source, const MPI_Fint *recvtag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Isendrecv_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, *dest, *sendtag, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *source, *recvtag, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_isendrecv_replace_(void *buf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *sendtag, const MPI_Fint *source, const MPI_Fint *recvtag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
@@ -1782,10 +2433,26 @@ void mpi_isendrecv_replace_(void *buf, const MPI_Fint *count, const MPI_Fint *da
 	if (ierr) *ierr = rc;
 }
 
+void mpi_isendrecv_replace_c_(void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *sendtag, const MPI_Fint *source, const MPI_Fint *recvtag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Isendrecv_replace_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *sendtag, *source, *recvtag, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_issend_(const void *buf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Issend(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_issend_c_(const void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Issend_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -1827,9 +2494,23 @@ void mpi_mrecv_(void *buf, const MPI_Fint *count, const MPI_Fint *type, MPI_Fint
 	if (ierr) *ierr = rc;
 }
 
+void mpi_mrecv_c_(void *buf, const MPI_Count *count, const MPI_Fint *type, MPI_Fint *message, MPI_Status *status, MPI_Fint *ierr)
+{
+	MPI_Message h_message = (MPI_Message)(intptr_t)*message;
+	int rc = MPI_Mrecv_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*type, &h_message, HF_STATUS(status));
+	*message = (MPI_Fint)(intptr_t)h_message;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_neighbor_allgather_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Neighbor_allgather(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_neighbor_allgather_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Neighbor_allgather_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -1841,9 +2522,23 @@ void mpi_neighbor_allgather_init_(const void *sendbuf, const MPI_Fint *sendcount
 	if (ierr) *ierr = rc;
 }
 
+void mpi_neighbor_allgather_init_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Neighbor_allgather_init_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_neighbor_allgatherv_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Neighbor_allgatherv(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_neighbor_allgatherv_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Neighbor_allgatherv_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -1855,9 +2550,23 @@ void mpi_neighbor_allgatherv_init_(const void *sendbuf, const MPI_Fint *sendcoun
 	if (ierr) *ierr = rc;
 }
 
+void mpi_neighbor_allgatherv_init_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, const MPI_Fint *recvtype, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Neighbor_allgatherv_init_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_neighbor_alltoall_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Neighbor_alltoall(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_neighbor_alltoall_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Neighbor_alltoall_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -1869,9 +2578,23 @@ void mpi_neighbor_alltoall_init_(const void *sendbuf, const MPI_Fint *sendcount,
 	if (ierr) *ierr = rc;
 }
 
+void mpi_neighbor_alltoall_init_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Neighbor_alltoall_init_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_neighbor_alltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Neighbor_alltoallv(HF_BUF(sendbuf), sendcounts, sdispls, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, rdispls, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_neighbor_alltoallv_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Neighbor_alltoallv_c(HF_BUF(sendbuf), sendcounts, sdispls, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, rdispls, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -1879,6 +2602,14 @@ void mpi_neighbor_alltoallv_init_(const void *sendbuf, const MPI_Fint *sendcount
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Neighbor_alltoallv_init(HF_BUF(sendbuf), sendcounts, sdispls, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, rdispls, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_neighbor_alltoallv_init_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Neighbor_alltoallv_init_c(HF_BUF(sendbuf), sendcounts, sdispls, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, rdispls, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -1915,11 +2646,26 @@ void mpi_pack_(const void *inbuf, const MPI_Fint *incount, const MPI_Fint *datat
 	if (ierr) *ierr = rc;
 }
 
+void mpi_pack_c_(const void *inbuf, const MPI_Count *incount, const MPI_Fint *datatype, void *outbuf, const MPI_Count *outsize, MPI_Count *position, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Pack_c(HF_BUF(inbuf), *incount, (MPI_Datatype)(intptr_t)*datatype, HF_BUF(outbuf), *outsize, position, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_pack_external_(const char *datarep, const void *inbuf, const MPI_Fint *incount, const MPI_Fint *datatype, void *outbuf, const MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierr, size_t datarep_len)
 {
 	char *s_datarep = hf_cstr(datarep, datarep_len);
 	if (!s_datarep) { *ierr = hf_nomem("MPI_Pack_external"); return; }
 	int rc = MPI_Pack_external(s_datarep, HF_BUF(inbuf), *incount, (MPI_Datatype)(intptr_t)*datatype, HF_BUF(outbuf), *outsize, position);
+	free(s_datarep);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_pack_external_c_(const char *datarep, const void *inbuf, const MPI_Count *incount, const MPI_Fint *datatype, void *outbuf, const MPI_Count *outsize, MPI_Aint *position, MPI_Fint *ierr, size_t datarep_len)
+{
+	char *s_datarep = hf_cstr(datarep, datarep_len);
+	if (!s_datarep) { *ierr = hf_nomem("MPI_Pack_external_c"); return; }
+	int rc = MPI_Pack_external_c(s_datarep, HF_BUF(inbuf), *incount, (MPI_Datatype)(intptr_t)*datatype, HF_BUF(outbuf), *outsize, position);
 	free(s_datarep);
 	if (ierr) *ierr = rc;
 }
@@ -1933,9 +2679,24 @@ void mpi_pack_external_size_(const char *datarep, const MPI_Fint *incount, const
 	if (ierr) *ierr = rc;
 }
 
+void mpi_pack_external_size_c_(const char *datarep, const MPI_Count *incount, const MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr, size_t datarep_len)
+{
+	char *s_datarep = hf_cstr(datarep, datarep_len);
+	if (!s_datarep) { *ierr = hf_nomem("MPI_Pack_external_size_c"); return; }
+	int rc = MPI_Pack_external_size_c(s_datarep, *incount, (MPI_Datatype)(intptr_t)*datatype, size);
+	free(s_datarep);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_pack_size_(const MPI_Fint *incount, const MPI_Fint *datatype, const MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
 {
 	int rc = MPI_Pack_size(*incount, (MPI_Datatype)(intptr_t)*datatype, (MPI_Comm)(intptr_t)*comm, size);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_pack_size_c_(const MPI_Count *incount, const MPI_Fint *datatype, const MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierr)
+{
+	int rc = MPI_Pack_size_c(*incount, (MPI_Datatype)(intptr_t)*datatype, (MPI_Comm)(intptr_t)*comm, size);
 	if (ierr) *ierr = rc;
 }
 
@@ -1974,6 +2735,14 @@ void mpi_precv_init_(void *buf, const MPI_Fint *partitions, const MPI_Count *cou
 	if (ierr) *ierr = rc;
 }
 
+void mpi_precv_init_c_(void *buf, const MPI_Fint *partitions, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *source, const MPI_Fint *tag, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Precv_init_c(HF_BUF(buf), *partitions, *count, (MPI_Datatype)(intptr_t)*datatype, *source, *tag, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_probe_(const MPI_Fint *source, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Status *status, MPI_Fint *ierr)
 {
 	int rc = MPI_Probe(*source, *tag, (MPI_Comm)(intptr_t)*comm, HF_STATUS(status));
@@ -1984,6 +2753,14 @@ void mpi_psend_init_(const void *buf, const MPI_Fint *partitions, const MPI_Coun
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Psend_init(HF_BUF(buf), *partitions, *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_psend_init_c_(const void *buf, const MPI_Fint *partitions, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Psend_init_c(HF_BUF(buf), *partitions, *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -2006,6 +2783,12 @@ void mpi_put_(const void *origin_addr, const MPI_Fint *origin_count, const MPI_F
 	if (ierr) *ierr = rc;
 }
 
+void mpi_put_c_(const void *origin_addr, const MPI_Count *origin_count, const MPI_Fint *origin_datatype, const MPI_Fint *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const MPI_Fint *target_datatype, const MPI_Fint *win, MPI_Fint *ierr)
+{
+	int rc = MPI_Put_c(HF_BUF(origin_addr), *origin_count, (MPI_Datatype)(intptr_t)*origin_datatype, *target_rank, *target_disp, *target_count, (MPI_Datatype)(intptr_t)*target_datatype, (MPI_Win)(intptr_t)*win);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr)
 {
 	int rc = MPI_Query_thread(provided);
@@ -2020,9 +2803,23 @@ void mpi_raccumulate_(const void *origin_addr, const MPI_Fint *origin_count, con
 	if (ierr) *ierr = rc;
 }
 
+void mpi_raccumulate_c_(const void *origin_addr, const MPI_Count *origin_count, const MPI_Fint *origin_datatype, const MPI_Fint *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const MPI_Fint *target_datatype, const MPI_Fint *op, const MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Raccumulate_c(HF_BUF(origin_addr), *origin_count, (MPI_Datatype)(intptr_t)*origin_datatype, *target_rank, *target_disp, *target_count, (MPI_Datatype)(intptr_t)*target_datatype, (MPI_Op)(intptr_t)*op, (MPI_Win)(intptr_t)*win, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_recv_(void *buf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *source, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Status *status, MPI_Fint *ierr)
 {
 	int rc = MPI_Recv(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *source, *tag, (MPI_Comm)(intptr_t)*comm, HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
+void mpi_recv_c_(void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *source, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_Recv_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *source, *tag, (MPI_Comm)(intptr_t)*comm, HF_STATUS(status));
 	if (ierr) *ierr = rc;
 }
 
@@ -2034,9 +2831,23 @@ void mpi_recv_init_(void *buf, const MPI_Fint *count, const MPI_Fint *datatype, 
 	if (ierr) *ierr = rc;
 }
 
+void mpi_recv_init_c_(void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *source, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Recv_init_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *source, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_reduce_(const void *sendbuf, void *recvbuf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Reduce(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, *root, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_reduce_c_(const void *sendbuf, void *recvbuf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Reduce_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, *root, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -2048,9 +2859,23 @@ void mpi_reduce_init_(const void *sendbuf, void *recvbuf, const MPI_Fint *count,
 	if (ierr) *ierr = rc;
 }
 
+void mpi_reduce_init_c_(const void *sendbuf, void *recvbuf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *root, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Reduce_init_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, *root, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_reduce_local_(const void *inbuf, void *inoutbuf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *op, MPI_Fint *ierr)
 {
 	int rc = MPI_Reduce_local(HF_BUF(inbuf), HF_BUF(inoutbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_reduce_local_c_(const void *inbuf, void *inoutbuf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *op, MPI_Fint *ierr)
+{
+	int rc = MPI_Reduce_local_c(HF_BUF(inbuf), HF_BUF(inoutbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op);
 	if (ierr) *ierr = rc;
 }
 
@@ -2066,6 +2891,12 @@ void mpi_reduce_scatter_block_(const void *sendbuf, void *recvbuf, const MPI_Fin
 	if (ierr) *ierr = rc;
 }
 
+void mpi_reduce_scatter_block_c_(const void *sendbuf, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Reduce_scatter_block_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_reduce_scatter_block_init_(const void *sendbuf, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
@@ -2074,10 +2905,32 @@ void mpi_reduce_scatter_block_init_(const void *sendbuf, void *recvbuf, const MP
 	if (ierr) *ierr = rc;
 }
 
+void mpi_reduce_scatter_block_init_c_(const void *sendbuf, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Reduce_scatter_block_init_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_reduce_scatter_c_(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Reduce_scatter_c(HF_BUF(sendbuf), HF_BUF(recvbuf), recvcounts, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_reduce_scatter_init_(const void *sendbuf, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Reduce_scatter_init(HF_BUF(sendbuf), HF_BUF(recvbuf), recvcounts, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_reduce_scatter_init_c_(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Reduce_scatter_init_c(HF_BUF(sendbuf), HF_BUF(recvbuf), recvcounts, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -2173,6 +3026,22 @@ void mpi_rget_accumulate_(const void *origin_addr, const MPI_Fint *origin_count,
 	if (ierr) *ierr = rc;
 }
 
+void mpi_rget_accumulate_c_(const void *origin_addr, const MPI_Count *origin_count, const MPI_Fint *origin_datatype, void *result_addr, const MPI_Count *result_count, const MPI_Fint *result_datatype, const MPI_Fint *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const MPI_Fint *target_datatype, const MPI_Fint *op, const MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Rget_accumulate_c(HF_BUF(origin_addr), *origin_count, (MPI_Datatype)(intptr_t)*origin_datatype, HF_BUF(result_addr), *result_count, (MPI_Datatype)(intptr_t)*result_datatype, *target_rank, *target_disp, *target_count, (MPI_Datatype)(intptr_t)*target_datatype, (MPI_Op)(intptr_t)*op, (MPI_Win)(intptr_t)*win, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_rget_c_(void *origin_addr, const MPI_Count *origin_count, const MPI_Fint *origin_datatype, const MPI_Fint *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const MPI_Fint *target_datatype, const MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Rget_c(HF_BUF(origin_addr), *origin_count, (MPI_Datatype)(intptr_t)*origin_datatype, *target_rank, *target_disp, *target_count, (MPI_Datatype)(intptr_t)*target_datatype, (MPI_Win)(intptr_t)*win, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_rput_(const void *origin_addr, const MPI_Fint *origin_count, const MPI_Fint *origin_datatype, const MPI_Fint *target_rank, const MPI_Aint *target_disp, const MPI_Fint *target_cout, const MPI_Fint *target_datatype, const MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
@@ -2181,9 +3050,23 @@ void mpi_rput_(const void *origin_addr, const MPI_Fint *origin_count, const MPI_
 	if (ierr) *ierr = rc;
 }
 
+void mpi_rput_c_(const void *origin_addr, const MPI_Count *origin_count, const MPI_Fint *origin_datatype, const MPI_Fint *target_rank, const MPI_Aint *target_disp, const MPI_Fint *target_cout, const MPI_Fint *target_datatype, const MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Rput_c(HF_BUF(origin_addr), *origin_count, (MPI_Datatype)(intptr_t)*origin_datatype, *target_rank, *target_disp, *target_cout, (MPI_Datatype)(intptr_t)*target_datatype, (MPI_Win)(intptr_t)*win, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_rsend_(const void *ibuf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Rsend(HF_BUF(ibuf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_rsend_c_(const void *ibuf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Rsend_c(HF_BUF(ibuf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -2195,9 +3078,23 @@ void mpi_rsend_init_(const void *buf, const MPI_Fint *count, const MPI_Fint *dat
 	if (ierr) *ierr = rc;
 }
 
+void mpi_rsend_init_c_(const void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Rsend_init_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_scan_(const void *sendbuf, void *recvbuf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Scan(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_scan_c_(const void *sendbuf, void *recvbuf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Scan_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -2209,9 +3106,23 @@ void mpi_scan_init_(const void *sendbuf, void *recvbuf, const MPI_Fint *count, c
 	if (ierr) *ierr = rc;
 }
 
+void mpi_scan_init_c_(const void *sendbuf, void *recvbuf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Scan_init_c(HF_BUF(sendbuf), HF_BUF(recvbuf), *count, (MPI_Datatype)(intptr_t)*datatype, (MPI_Op)(intptr_t)*op, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_scatter_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Scatter(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_scatter_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Scatter_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -2223,9 +3134,23 @@ void mpi_scatter_init_(const void *sendbuf, const MPI_Fint *sendcount, const MPI
 	if (ierr) *ierr = rc;
 }
 
+void mpi_scatter_init_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Scatter_init_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_scatterv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *displs, const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Scatterv(HF_BUF(sendbuf), sendcounts, displs, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_scatterv_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Scatterv_c(HF_BUF(sendbuf), sendcounts, displs, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -2237,9 +3162,23 @@ void mpi_scatterv_init_(const void *sendbuf, const MPI_Fint *sendcounts, const M
 	if (ierr) *ierr = rc;
 }
 
+void mpi_scatterv_init_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, const MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Scatterv_init_c(HF_BUF(sendbuf), sendcounts, displs, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *root, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_send_(const void *buf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *ierr)
 {
 	int rc = MPI_Send(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_send_c_(const void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Send_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm);
 	if (ierr) *ierr = rc;
 }
 
@@ -2251,9 +3190,23 @@ void mpi_send_init_(const void *buf, const MPI_Fint *count, const MPI_Fint *data
 	if (ierr) *ierr = rc;
 }
 
+void mpi_send_init_c_(const void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Send_init_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_sendrecv_(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, const MPI_Fint *dest, const MPI_Fint *sendtag, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *source, const MPI_Fint *recvtag, const MPI_Fint *comm, MPI_Status *status, MPI_Fint *ierr)
 {
 	int rc = MPI_Sendrecv(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, *dest, *sendtag, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *source, *recvtag, (MPI_Comm)(intptr_t)*comm, HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
+void mpi_sendrecv_c_(const void *sendbuf, const MPI_Count *sendcount, const MPI_Fint *sendtype, const MPI_Fint *dest, const MPI_Fint *sendtag, void *recvbuf, const MPI_Count *recvcount, const MPI_Fint *recvtype, const MPI_Fint *source, const MPI_Fint *recvtag, const MPI_Fint *comm, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_Sendrecv_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, *dest, *sendtag, HF_BUF(recvbuf), *recvcount, (MPI_Datatype)(intptr_t)*recvtype, *source, *recvtag, (MPI_Comm)(intptr_t)*comm, HF_STATUS(status));
 	if (ierr) *ierr = rc;
 }
 
@@ -2263,9 +3216,21 @@ void mpi_sendrecv_replace_(void *buf, const MPI_Fint *count, const MPI_Fint *dat
 	if (ierr) *ierr = rc;
 }
 
+void mpi_sendrecv_replace_c_(void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *sendtag, const MPI_Fint *source, const MPI_Fint *recvtag, const MPI_Fint *comm, MPI_Status *status, MPI_Fint *ierr)
+{
+	int rc = MPI_Sendrecv_replace_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *sendtag, *source, *recvtag, (MPI_Comm)(intptr_t)*comm, HF_STATUS(status));
+	if (ierr) *ierr = rc;
+}
+
 void mpi_session_attach_buffer_(const MPI_Fint *session, void *buffer, const MPI_Fint *size, MPI_Fint *ierr)
 {
 	int rc = MPI_Session_attach_buffer((MPI_Session)(intptr_t)*session, HF_BUF(buffer), *size);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_session_attach_buffer_c_(const MPI_Fint *session, void *buffer, const MPI_Count *size, MPI_Fint *ierr)
+{
+	int rc = MPI_Session_attach_buffer_c((MPI_Session)(intptr_t)*session, HF_BUF(buffer), *size);
 	if (ierr) *ierr = rc;
 }
 
@@ -2280,6 +3245,12 @@ void mpi_session_detach_buffer_(const MPI_Fint *session, void *buffer_addr, MPI_
 	void *d_buffer_addr = NULL;
 	(void)buffer_addr;
 	int rc = MPI_Session_detach_buffer((MPI_Session)(intptr_t)*session, &d_buffer_addr, size);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_session_detach_buffer_c_(const MPI_Fint *session, void *buffer_addr, MPI_Count *size, MPI_Fint *ierr)
+{
+	int rc = MPI_Session_detach_buffer_c((MPI_Session)(intptr_t)*session, HF_BUF(buffer_addr), size);
 	if (ierr) *ierr = rc;
 }
 
@@ -2370,10 +3341,24 @@ void mpi_ssend_(const void *buf, const MPI_Fint *count, const MPI_Fint *datatype
 	if (ierr) *ierr = rc;
 }
 
+void mpi_ssend_c_(const void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Ssend_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_ssend_init_(const void *buf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Ssend_init(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
+	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_ssend_init_c_(const void *buf, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
+	int rc = MPI_Ssend_init_c(HF_BUF(buf), *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -2424,6 +3409,18 @@ void mpi_status_set_cancelled_(MPI_Status *status, const MPI_Fint *flag, MPI_Fin
 void mpi_status_set_elements_(MPI_Status *status, const MPI_Fint *datatype, const MPI_Fint *count, MPI_Fint *ierr)
 {
 	int rc = MPI_Status_set_elements(HF_STATUS(status), (MPI_Datatype)(intptr_t)*datatype, *count);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_status_set_elements_c_(MPI_Status *status, const MPI_Fint *datatype, const MPI_Count *count, MPI_Fint *ierr)
+{
+	int rc = MPI_Status_set_elements_c(HF_STATUS(status), (MPI_Datatype)(intptr_t)*datatype, *count);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_status_set_elements_x_(MPI_Status *status, const MPI_Fint *datatype, const MPI_Count *count, MPI_Fint *ierr)
+{
+	int rc = MPI_Status_set_elements_x(HF_STATUS(status), (MPI_Datatype)(intptr_t)*datatype, *count);
 	if (ierr) *ierr = rc;
 }
 
@@ -2530,10 +3527,26 @@ void mpi_type_contiguous_(const MPI_Fint *count, const MPI_Fint *oldtype, MPI_Fi
 	if (ierr) *ierr = rc;
 }
 
+void mpi_type_contiguous_c_(const MPI_Count *count, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
+	int rc = MPI_Type_contiguous_c(*count, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
+	*newtype = (MPI_Fint)(intptr_t)h_newtype;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_type_create_darray_(const MPI_Fint *size, const MPI_Fint *rank, const MPI_Fint *ndims, const MPI_Fint *gsize_array, const MPI_Fint *distrib_array, const MPI_Fint *darg_array, const MPI_Fint *psize_array, const MPI_Fint *order, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
 	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
 	int rc = MPI_Type_create_darray(*size, *rank, *ndims, gsize_array, distrib_array, darg_array, psize_array, *order, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
+	*newtype = (MPI_Fint)(intptr_t)h_newtype;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_type_create_darray_c_(const MPI_Count *size, const MPI_Fint *rank, const MPI_Fint *ndims, const MPI_Count *gsize_array, const MPI_Fint *distrib_array, const MPI_Fint *darg_array, const MPI_Count *psize_array, const MPI_Fint *order, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
+	int rc = MPI_Type_create_darray_c(*size, *rank, *ndims, gsize_array, distrib_array, darg_array, psize_array, *order, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
 	*newtype = (MPI_Fint)(intptr_t)h_newtype;
 	if (ierr) *ierr = rc;
 }
@@ -2578,10 +3591,34 @@ void mpi_type_create_hindexed_block_(const MPI_Fint *count, const MPI_Fint *bloc
 	if (ierr) *ierr = rc;
 }
 
+void mpi_type_create_hindexed_block_c_(const MPI_Count *count, const MPI_Count *blocklength, const MPI_Count *array_of_displacements, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
+	int rc = MPI_Type_create_hindexed_block_c(*count, *blocklength, array_of_displacements, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
+	*newtype = (MPI_Fint)(intptr_t)h_newtype;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_type_create_hindexed_c_(const MPI_Count *count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
+	int rc = MPI_Type_create_hindexed_c(*count, array_of_blocklengths, array_of_displacements, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
+	*newtype = (MPI_Fint)(intptr_t)h_newtype;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_type_create_hvector_(const MPI_Fint *count, const MPI_Fint *blocklength, const MPI_Aint *stride, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
 	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
 	int rc = MPI_Type_create_hvector(*count, *blocklength, *stride, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
+	*newtype = (MPI_Fint)(intptr_t)h_newtype;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_type_create_hvector_c_(const MPI_Count *count, const MPI_Count *blocklength, const MPI_Count *stride, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
+	int rc = MPI_Type_create_hvector_c(*count, *blocklength, *stride, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
 	*newtype = (MPI_Fint)(intptr_t)h_newtype;
 	if (ierr) *ierr = rc;
 }
@@ -2594,10 +3631,26 @@ void mpi_type_create_indexed_block_(const MPI_Fint *count, const MPI_Fint *block
 	if (ierr) *ierr = rc;
 }
 
+void mpi_type_create_indexed_block_c_(const MPI_Count *count, const MPI_Count *blocklength, const MPI_Count *array_of_displacements, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
+	int rc = MPI_Type_create_indexed_block_c(*count, *blocklength, array_of_displacements, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
+	*newtype = (MPI_Fint)(intptr_t)h_newtype;
+	if (ierr) *ierr = rc;
+}
+
 void mpi_type_create_resized_(const MPI_Fint *oldtype, const MPI_Aint *lb, const MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierr)
 {
 	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
 	int rc = MPI_Type_create_resized((MPI_Datatype)(intptr_t)*oldtype, *lb, *extent, &h_newtype);
+	*newtype = (MPI_Fint)(intptr_t)h_newtype;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_type_create_resized_c_(const MPI_Fint *oldtype, const MPI_Count *lb, const MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
+	int rc = MPI_Type_create_resized_c((MPI_Datatype)(intptr_t)*oldtype, *lb, *extent, &h_newtype);
 	*newtype = (MPI_Fint)(intptr_t)h_newtype;
 	if (ierr) *ierr = rc;
 }
@@ -2614,10 +3667,30 @@ void mpi_type_create_struct_(const MPI_Fint *count, const MPI_Fint *array_of_blo
 	if (ierr) *ierr = rc;
 }
 
+void mpi_type_create_struct_c_(const MPI_Count *count, const MPI_Count *array_of_block_lengths, const MPI_Count *array_of_displacements, const MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	int n_array_of_types = *count;
+	MPI_Datatype *h_array_of_types = hf_handles_in(array_of_types, n_array_of_types);
+	if (!h_array_of_types && n_array_of_types > 0) { *ierr = hf_nomem("MPI_Type_create_struct_c"); return; }
+	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
+	int rc = MPI_Type_create_struct_c(*count, array_of_block_lengths, array_of_displacements, h_array_of_types, &h_newtype);
+	*newtype = (MPI_Fint)(intptr_t)h_newtype;
+	free(h_array_of_types);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_type_create_subarray_(const MPI_Fint *ndims, const MPI_Fint *size_array, const MPI_Fint *subsize_array, const MPI_Fint *start_array, const MPI_Fint *order, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
 	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
 	int rc = MPI_Type_create_subarray(*ndims, size_array, subsize_array, start_array, *order, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
+	*newtype = (MPI_Fint)(intptr_t)h_newtype;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_type_create_subarray_c_(const MPI_Fint *ndims, const MPI_Count *size_array, const MPI_Count *subsize_array, const MPI_Fint *start_array, const MPI_Fint *order, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
+	int rc = MPI_Type_create_subarray_c(*ndims, size_array, subsize_array, start_array, *order, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
 	*newtype = (MPI_Fint)(intptr_t)h_newtype;
 	if (ierr) *ierr = rc;
 }
@@ -2661,15 +3734,44 @@ void mpi_type_get_contents_(const MPI_Fint *mtype, const MPI_Fint *max_integers,
 	if (ierr) *ierr = rc;
 }
 
+void mpi_type_get_contents_c_(const MPI_Fint *mtype, const MPI_Fint *max_integers, const MPI_Fint *max_addresses, const MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierr)
+{
+	int n_array_of_datatypes = *max_datatypes;
+	MPI_Datatype *h_array_of_datatypes = hf_handles_in(array_of_datatypes, n_array_of_datatypes);
+	if (!h_array_of_datatypes && n_array_of_datatypes > 0) { *ierr = hf_nomem("MPI_Type_get_contents_c"); return; }
+	int rc = MPI_Type_get_contents_c((MPI_Datatype)(intptr_t)*mtype, *max_integers, *max_addresses, *max_datatypes, array_of_integers, array_of_addresses, h_array_of_datatypes);
+	hf_handles_out(array_of_datatypes, (void **)h_array_of_datatypes, n_array_of_datatypes);
+	free(h_array_of_datatypes);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_type_get_envelope_(const MPI_Fint *type, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierr)
 {
 	int rc = MPI_Type_get_envelope((MPI_Datatype)(intptr_t)*type, num_integers, num_addresses, num_datatypes, combiner);
 	if (ierr) *ierr = rc;
 }
 
+void mpi_type_get_envelope_c_(const MPI_Fint *type, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierr)
+{
+	int rc = MPI_Type_get_envelope_c((MPI_Datatype)(intptr_t)*type, num_integers, num_addresses, num_datatypes, combiner);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_type_get_extent_(const MPI_Fint *type, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierr)
 {
 	int rc = MPI_Type_get_extent((MPI_Datatype)(intptr_t)*type, lb, extent);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_type_get_extent_c_(const MPI_Fint *type, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierr)
+{
+	int rc = MPI_Type_get_extent_c((MPI_Datatype)(intptr_t)*type, lb, extent);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_type_get_extent_x_(const MPI_Fint *type, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierr)
+{
+	int rc = MPI_Type_get_extent_x((MPI_Datatype)(intptr_t)*type, lb, extent);
 	if (ierr) *ierr = rc;
 }
 
@@ -2691,6 +3793,18 @@ void mpi_type_get_true_extent_(const MPI_Fint *datatype, MPI_Aint *true_lb, MPI_
 	if (ierr) *ierr = rc;
 }
 
+void mpi_type_get_true_extent_c_(const MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierr)
+{
+	int rc = MPI_Type_get_true_extent_c((MPI_Datatype)(intptr_t)*datatype, true_lb, true_extent);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_type_get_true_extent_x_(const MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierr)
+{
+	int rc = MPI_Type_get_true_extent_x((MPI_Datatype)(intptr_t)*datatype, true_lb, true_extent);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_type_get_value_index_(const MPI_Fint *value_type, const MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierr)
 {
 	MPI_Datatype h_pair_type = (MPI_Datatype)(intptr_t)*pair_type;
@@ -2703,6 +3817,14 @@ void mpi_type_indexed_(const MPI_Fint *count, const MPI_Fint *array_of_blockleng
 {
 	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
 	int rc = MPI_Type_indexed(*count, array_of_blocklengths, array_of_displacements, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
+	*newtype = (MPI_Fint)(intptr_t)h_newtype;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_type_indexed_c_(const MPI_Count *count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
+	int rc = MPI_Type_indexed_c(*count, array_of_blocklengths, array_of_displacements, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
 	*newtype = (MPI_Fint)(intptr_t)h_newtype;
 	if (ierr) *ierr = rc;
 }
@@ -2730,10 +3852,30 @@ void mpi_type_size_(const MPI_Fint *type, MPI_Fint *size, MPI_Fint *ierr)
 	if (ierr) *ierr = rc;
 }
 
+void mpi_type_size_c_(const MPI_Fint *type, MPI_Count *size, MPI_Fint *ierr)
+{
+	int rc = MPI_Type_size_c((MPI_Datatype)(intptr_t)*type, size);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_type_size_x_(const MPI_Fint *type, MPI_Count *size, MPI_Fint *ierr)
+{
+	int rc = MPI_Type_size_x((MPI_Datatype)(intptr_t)*type, size);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_type_vector_(const MPI_Fint *count, const MPI_Fint *blocklength, const MPI_Fint *stride, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
 	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
 	int rc = MPI_Type_vector(*count, *blocklength, *stride, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
+	*newtype = (MPI_Fint)(intptr_t)h_newtype;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_type_vector_c_(const MPI_Count *count, const MPI_Count *blocklength, const MPI_Count *stride, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
+	int rc = MPI_Type_vector_c(*count, *blocklength, *stride, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
 	*newtype = (MPI_Fint)(intptr_t)h_newtype;
 	if (ierr) *ierr = rc;
 }
@@ -2744,11 +3886,26 @@ void mpi_unpack_(const void *inbuf, const MPI_Fint *insize, MPI_Fint *position, 
 	if (ierr) *ierr = rc;
 }
 
+void mpi_unpack_c_(const void *inbuf, const MPI_Count *insize, MPI_Count *position, void *outbuf, const MPI_Count *outcount, const MPI_Fint *datatype, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+	int rc = MPI_Unpack_c(HF_BUF(inbuf), *insize, position, HF_BUF(outbuf), *outcount, (MPI_Datatype)(intptr_t)*datatype, (MPI_Comm)(intptr_t)*comm);
+	if (ierr) *ierr = rc;
+}
+
 void mpi_unpack_external_(const char *datarep, const void *inbuf, const MPI_Aint *insize, MPI_Aint *position, void *outbuf, const MPI_Fint *outcount, const MPI_Fint *datatype, MPI_Fint *ierr, size_t datarep_len)
 {
 	char *s_datarep = hf_cstr(datarep, datarep_len);
 	if (!s_datarep) { *ierr = hf_nomem("MPI_Unpack_external"); return; }
 	int rc = MPI_Unpack_external(s_datarep, HF_BUF(inbuf), *insize, position, HF_BUF(outbuf), *outcount, (MPI_Datatype)(intptr_t)*datatype);
+	free(s_datarep);
+	if (ierr) *ierr = rc;
+}
+
+void mpi_unpack_external_c_(const char *datarep, const void *inbuf, const MPI_Count *insize, MPI_Aint *position, void *outbuf, const MPI_Count *outcount, const MPI_Fint *datatype, MPI_Fint *ierr, size_t datarep_len)
+{
+	char *s_datarep = hf_cstr(datarep, datarep_len);
+	if (!s_datarep) { *ierr = hf_nomem("MPI_Unpack_external_c"); return; }
+	int rc = MPI_Unpack_external_c(s_datarep, HF_BUF(inbuf), *insize, position, HF_BUF(outbuf), *outcount, (MPI_Datatype)(intptr_t)*datatype);
 	free(s_datarep);
 	if (ierr) *ierr = rc;
 }
@@ -2834,6 +3991,14 @@ void mpi_win_create_(void *base, const MPI_Aint *size, const MPI_Fint *disp_unit
 {
 	MPI_Win h_win = (MPI_Win)(intptr_t)*win;
 	int rc = MPI_Win_create(HF_BUF(base), *size, *disp_unit, (MPI_Info)(intptr_t)*info, (MPI_Comm)(intptr_t)*comm, &h_win);
+	*win = (MPI_Fint)(intptr_t)h_win;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_win_create_c_(void *base, const MPI_Count *size, const MPI_Fint *disp_unit, const MPI_Fint *info, const MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
+{
+	MPI_Win h_win = (MPI_Win)(intptr_t)*win;
+	int rc = MPI_Win_create_c(HF_BUF(base), *size, *disp_unit, (MPI_Info)(intptr_t)*info, (MPI_Comm)(intptr_t)*comm, &h_win);
 	*win = (MPI_Fint)(intptr_t)h_win;
 	if (ierr) *ierr = rc;
 }
@@ -3022,30 +4187,49 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_abi_set_fortran_info_ = mpi_abi_set_fortran_info_
 #pragma weak pmpi_abort_ = mpi_abort_
 #pragma weak pmpi_accumulate_ = mpi_accumulate_
+#pragma weak pmpi_accumulate_c_ = mpi_accumulate_c_
 #pragma weak pmpi_add_error_class_ = mpi_add_error_class_
 #pragma weak pmpi_add_error_code_ = mpi_add_error_code_
 #pragma weak pmpi_add_error_string_ = mpi_add_error_string_
 #pragma weak pmpi_allgather_ = mpi_allgather_
+#pragma weak pmpi_allgather_c_ = mpi_allgather_c_
 #pragma weak pmpi_allgather_init_ = mpi_allgather_init_
+#pragma weak pmpi_allgather_init_c_ = mpi_allgather_init_c_
 #pragma weak pmpi_allgatherv_ = mpi_allgatherv_
+#pragma weak pmpi_allgatherv_c_ = mpi_allgatherv_c_
 #pragma weak pmpi_allgatherv_init_ = mpi_allgatherv_init_
+#pragma weak pmpi_allgatherv_init_c_ = mpi_allgatherv_init_c_
 #pragma weak pmpi_allreduce_ = mpi_allreduce_
+#pragma weak pmpi_allreduce_c_ = mpi_allreduce_c_
 #pragma weak pmpi_allreduce_init_ = mpi_allreduce_init_
+#pragma weak pmpi_allreduce_init_c_ = mpi_allreduce_init_c_
 #pragma weak pmpi_alltoall_ = mpi_alltoall_
+#pragma weak pmpi_alltoall_c_ = mpi_alltoall_c_
 #pragma weak pmpi_alltoall_init_ = mpi_alltoall_init_
+#pragma weak pmpi_alltoall_init_c_ = mpi_alltoall_init_c_
 #pragma weak pmpi_alltoallv_ = mpi_alltoallv_
+#pragma weak pmpi_alltoallv_c_ = mpi_alltoallv_c_
 #pragma weak pmpi_alltoallv_init_ = mpi_alltoallv_init_
+#pragma weak pmpi_alltoallv_init_c_ = mpi_alltoallv_init_c_
 #pragma weak pmpi_alltoallw_ = mpi_alltoallw_
+#pragma weak pmpi_alltoallw_c_ = mpi_alltoallw_c_
 #pragma weak pmpi_alltoallw_init_ = mpi_alltoallw_init_
+#pragma weak pmpi_alltoallw_init_c_ = mpi_alltoallw_init_c_
 #pragma weak pmpi_attr_delete_ = mpi_attr_delete_
 #pragma weak pmpi_barrier_ = mpi_barrier_
 #pragma weak pmpi_barrier_init_ = mpi_barrier_init_
 #pragma weak pmpi_bcast_ = mpi_bcast_
+#pragma weak pmpi_bcast_c_ = mpi_bcast_c_
 #pragma weak pmpi_bcast_init_ = mpi_bcast_init_
+#pragma weak pmpi_bcast_init_c_ = mpi_bcast_init_c_
 #pragma weak pmpi_bsend_ = mpi_bsend_
+#pragma weak pmpi_bsend_c_ = mpi_bsend_c_
 #pragma weak pmpi_bsend_init_ = mpi_bsend_init_
+#pragma weak pmpi_bsend_init_c_ = mpi_bsend_init_c_
 #pragma weak pmpi_buffer_attach_ = mpi_buffer_attach_
+#pragma weak pmpi_buffer_attach_c_ = mpi_buffer_attach_c_
 #pragma weak pmpi_buffer_detach_ = mpi_buffer_detach_
+#pragma weak pmpi_buffer_detach_c_ = mpi_buffer_detach_c_
 #pragma weak pmpi_buffer_flush_ = mpi_buffer_flush_
 #pragma weak pmpi_buffer_iflush_ = mpi_buffer_iflush_
 #pragma weak pmpi_cancel_ = mpi_cancel_
@@ -3060,6 +4244,7 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_close_port_ = mpi_close_port_
 #pragma weak pmpi_comm_accept_ = mpi_comm_accept_
 #pragma weak pmpi_comm_attach_buffer_ = mpi_comm_attach_buffer_
+#pragma weak pmpi_comm_attach_buffer_c_ = mpi_comm_attach_buffer_c_
 #pragma weak pmpi_comm_call_errhandler_ = mpi_comm_call_errhandler_
 #pragma weak pmpi_comm_compare_ = mpi_comm_compare_
 #pragma weak pmpi_comm_connect_ = mpi_comm_connect_
@@ -3068,6 +4253,7 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_comm_create_group_ = mpi_comm_create_group_
 #pragma weak pmpi_comm_delete_attr_ = mpi_comm_delete_attr_
 #pragma weak pmpi_comm_detach_buffer_ = mpi_comm_detach_buffer_
+#pragma weak pmpi_comm_detach_buffer_c_ = mpi_comm_detach_buffer_c_
 #pragma weak pmpi_comm_disconnect_ = mpi_comm_disconnect_
 #pragma weak pmpi_comm_dup_ = mpi_comm_dup_
 #pragma weak pmpi_comm_dup_with_info_ = mpi_comm_dup_with_info_
@@ -3103,7 +4289,9 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_error_class_ = mpi_error_class_
 #pragma weak pmpi_error_string_ = mpi_error_string_
 #pragma weak pmpi_exscan_ = mpi_exscan_
+#pragma weak pmpi_exscan_c_ = mpi_exscan_c_
 #pragma weak pmpi_exscan_init_ = mpi_exscan_init_
+#pragma weak pmpi_exscan_init_c_ = mpi_exscan_init_c_
 #pragma weak pmpi_fetch_and_op_ = mpi_fetch_and_op_
 #pragma weak pmpi_file_call_errhandler_ = mpi_file_call_errhandler_
 #pragma weak pmpi_file_close_ = mpi_file_close_
@@ -3118,31 +4306,51 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_file_get_position_shared_ = mpi_file_get_position_shared_
 #pragma weak pmpi_file_get_size_ = mpi_file_get_size_
 #pragma weak pmpi_file_get_type_extent_ = mpi_file_get_type_extent_
+#pragma weak pmpi_file_get_type_extent_c_ = mpi_file_get_type_extent_c_
 #pragma weak pmpi_file_get_view_ = mpi_file_get_view_
 #pragma weak pmpi_file_iread_ = mpi_file_iread_
 #pragma weak pmpi_file_iread_all_ = mpi_file_iread_all_
+#pragma weak pmpi_file_iread_all_c_ = mpi_file_iread_all_c_
 #pragma weak pmpi_file_iread_at_ = mpi_file_iread_at_
 #pragma weak pmpi_file_iread_at_all_ = mpi_file_iread_at_all_
+#pragma weak pmpi_file_iread_at_all_c_ = mpi_file_iread_at_all_c_
+#pragma weak pmpi_file_iread_at_c_ = mpi_file_iread_at_c_
+#pragma weak pmpi_file_iread_c_ = mpi_file_iread_c_
 #pragma weak pmpi_file_iread_shared_ = mpi_file_iread_shared_
+#pragma weak pmpi_file_iread_shared_c_ = mpi_file_iread_shared_c_
 #pragma weak pmpi_file_iwrite_ = mpi_file_iwrite_
 #pragma weak pmpi_file_iwrite_all_ = mpi_file_iwrite_all_
+#pragma weak pmpi_file_iwrite_all_c_ = mpi_file_iwrite_all_c_
 #pragma weak pmpi_file_iwrite_at_ = mpi_file_iwrite_at_
 #pragma weak pmpi_file_iwrite_at_all_ = mpi_file_iwrite_at_all_
+#pragma weak pmpi_file_iwrite_at_all_c_ = mpi_file_iwrite_at_all_c_
+#pragma weak pmpi_file_iwrite_at_c_ = mpi_file_iwrite_at_c_
+#pragma weak pmpi_file_iwrite_c_ = mpi_file_iwrite_c_
 #pragma weak pmpi_file_iwrite_shared_ = mpi_file_iwrite_shared_
+#pragma weak pmpi_file_iwrite_shared_c_ = mpi_file_iwrite_shared_c_
 #pragma weak pmpi_file_open_ = mpi_file_open_
 #pragma weak pmpi_file_preallocate_ = mpi_file_preallocate_
 #pragma weak pmpi_file_read_ = mpi_file_read_
 #pragma weak pmpi_file_read_all_ = mpi_file_read_all_
 #pragma weak pmpi_file_read_all_begin_ = mpi_file_read_all_begin_
+#pragma weak pmpi_file_read_all_begin_c_ = mpi_file_read_all_begin_c_
+#pragma weak pmpi_file_read_all_c_ = mpi_file_read_all_c_
 #pragma weak pmpi_file_read_all_end_ = mpi_file_read_all_end_
 #pragma weak pmpi_file_read_at_ = mpi_file_read_at_
 #pragma weak pmpi_file_read_at_all_ = mpi_file_read_at_all_
 #pragma weak pmpi_file_read_at_all_begin_ = mpi_file_read_at_all_begin_
+#pragma weak pmpi_file_read_at_all_begin_c_ = mpi_file_read_at_all_begin_c_
+#pragma weak pmpi_file_read_at_all_c_ = mpi_file_read_at_all_c_
 #pragma weak pmpi_file_read_at_all_end_ = mpi_file_read_at_all_end_
+#pragma weak pmpi_file_read_at_c_ = mpi_file_read_at_c_
+#pragma weak pmpi_file_read_c_ = mpi_file_read_c_
 #pragma weak pmpi_file_read_ordered_ = mpi_file_read_ordered_
 #pragma weak pmpi_file_read_ordered_begin_ = mpi_file_read_ordered_begin_
+#pragma weak pmpi_file_read_ordered_begin_c_ = mpi_file_read_ordered_begin_c_
+#pragma weak pmpi_file_read_ordered_c_ = mpi_file_read_ordered_c_
 #pragma weak pmpi_file_read_ordered_end_ = mpi_file_read_ordered_end_
 #pragma weak pmpi_file_read_shared_ = mpi_file_read_shared_
+#pragma weak pmpi_file_read_shared_c_ = mpi_file_read_shared_c_
 #pragma weak pmpi_file_seek_ = mpi_file_seek_
 #pragma weak pmpi_file_seek_shared_ = mpi_file_seek_shared_
 #pragma weak pmpi_file_set_atomicity_ = mpi_file_set_atomicity_
@@ -3154,26 +4362,44 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_file_write_ = mpi_file_write_
 #pragma weak pmpi_file_write_all_ = mpi_file_write_all_
 #pragma weak pmpi_file_write_all_begin_ = mpi_file_write_all_begin_
+#pragma weak pmpi_file_write_all_begin_c_ = mpi_file_write_all_begin_c_
+#pragma weak pmpi_file_write_all_c_ = mpi_file_write_all_c_
 #pragma weak pmpi_file_write_all_end_ = mpi_file_write_all_end_
 #pragma weak pmpi_file_write_at_ = mpi_file_write_at_
 #pragma weak pmpi_file_write_at_all_ = mpi_file_write_at_all_
 #pragma weak pmpi_file_write_at_all_begin_ = mpi_file_write_at_all_begin_
+#pragma weak pmpi_file_write_at_all_begin_c_ = mpi_file_write_at_all_begin_c_
+#pragma weak pmpi_file_write_at_all_c_ = mpi_file_write_at_all_c_
 #pragma weak pmpi_file_write_at_all_end_ = mpi_file_write_at_all_end_
+#pragma weak pmpi_file_write_at_c_ = mpi_file_write_at_c_
+#pragma weak pmpi_file_write_c_ = mpi_file_write_c_
 #pragma weak pmpi_file_write_ordered_ = mpi_file_write_ordered_
 #pragma weak pmpi_file_write_ordered_begin_ = mpi_file_write_ordered_begin_
+#pragma weak pmpi_file_write_ordered_begin_c_ = mpi_file_write_ordered_begin_c_
+#pragma weak pmpi_file_write_ordered_c_ = mpi_file_write_ordered_c_
 #pragma weak pmpi_file_write_ordered_end_ = mpi_file_write_ordered_end_
 #pragma weak pmpi_file_write_shared_ = mpi_file_write_shared_
+#pragma weak pmpi_file_write_shared_c_ = mpi_file_write_shared_c_
 #pragma weak pmpi_finalize_ = mpi_finalize_
 #pragma weak pmpi_finalized_ = mpi_finalized_
 #pragma weak pmpi_gather_ = mpi_gather_
+#pragma weak pmpi_gather_c_ = mpi_gather_c_
 #pragma weak pmpi_gather_init_ = mpi_gather_init_
+#pragma weak pmpi_gather_init_c_ = mpi_gather_init_c_
 #pragma weak pmpi_gatherv_ = mpi_gatherv_
+#pragma weak pmpi_gatherv_c_ = mpi_gatherv_c_
 #pragma weak pmpi_gatherv_init_ = mpi_gatherv_init_
+#pragma weak pmpi_gatherv_init_c_ = mpi_gatherv_init_c_
 #pragma weak pmpi_get_ = mpi_get_
 #pragma weak pmpi_get_accumulate_ = mpi_get_accumulate_
+#pragma weak pmpi_get_accumulate_c_ = mpi_get_accumulate_c_
 #pragma weak pmpi_get_address_ = mpi_get_address_
+#pragma weak pmpi_get_c_ = mpi_get_c_
 #pragma weak pmpi_get_count_ = mpi_get_count_
+#pragma weak pmpi_get_count_c_ = mpi_get_count_c_
 #pragma weak pmpi_get_elements_ = mpi_get_elements_
+#pragma weak pmpi_get_elements_c_ = mpi_get_elements_c_
+#pragma weak pmpi_get_elements_x_ = mpi_get_elements_x_
 #pragma weak pmpi_get_hw_resource_info_ = mpi_get_hw_resource_info_
 #pragma weak pmpi_get_library_version_ = mpi_get_library_version_
 #pragma weak pmpi_get_processor_name_ = mpi_get_processor_name_
@@ -3199,23 +4425,39 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_group_translate_ranks_ = mpi_group_translate_ranks_
 #pragma weak pmpi_group_union_ = mpi_group_union_
 #pragma weak pmpi_iallgather_ = mpi_iallgather_
+#pragma weak pmpi_iallgather_c_ = mpi_iallgather_c_
 #pragma weak pmpi_iallgatherv_ = mpi_iallgatherv_
+#pragma weak pmpi_iallgatherv_c_ = mpi_iallgatherv_c_
 #pragma weak pmpi_iallreduce_ = mpi_iallreduce_
+#pragma weak pmpi_iallreduce_c_ = mpi_iallreduce_c_
 #pragma weak pmpi_ialltoall_ = mpi_ialltoall_
+#pragma weak pmpi_ialltoall_c_ = mpi_ialltoall_c_
 #pragma weak pmpi_ialltoallv_ = mpi_ialltoallv_
+#pragma weak pmpi_ialltoallv_c_ = mpi_ialltoallv_c_
 #pragma weak pmpi_ialltoallw_ = mpi_ialltoallw_
+#pragma weak pmpi_ialltoallw_c_ = mpi_ialltoallw_c_
 #pragma weak pmpi_ibarrier_ = mpi_ibarrier_
 #pragma weak pmpi_ibcast_ = mpi_ibcast_
+#pragma weak pmpi_ibcast_c_ = mpi_ibcast_c_
 #pragma weak pmpi_ibsend_ = mpi_ibsend_
+#pragma weak pmpi_ibsend_c_ = mpi_ibsend_c_
 #pragma weak pmpi_iexscan_ = mpi_iexscan_
+#pragma weak pmpi_iexscan_c_ = mpi_iexscan_c_
 #pragma weak pmpi_igather_ = mpi_igather_
+#pragma weak pmpi_igather_c_ = mpi_igather_c_
 #pragma weak pmpi_igatherv_ = mpi_igatherv_
+#pragma weak pmpi_igatherv_c_ = mpi_igatherv_c_
 #pragma weak pmpi_improbe_ = mpi_improbe_
 #pragma weak pmpi_imrecv_ = mpi_imrecv_
+#pragma weak pmpi_imrecv_c_ = mpi_imrecv_c_
 #pragma weak pmpi_ineighbor_allgather_ = mpi_ineighbor_allgather_
+#pragma weak pmpi_ineighbor_allgather_c_ = mpi_ineighbor_allgather_c_
 #pragma weak pmpi_ineighbor_allgatherv_ = mpi_ineighbor_allgatherv_
+#pragma weak pmpi_ineighbor_allgatherv_c_ = mpi_ineighbor_allgatherv_c_
 #pragma weak pmpi_ineighbor_alltoall_ = mpi_ineighbor_alltoall_
+#pragma weak pmpi_ineighbor_alltoall_c_ = mpi_ineighbor_alltoall_c_
 #pragma weak pmpi_ineighbor_alltoallv_ = mpi_ineighbor_alltoallv_
+#pragma weak pmpi_ineighbor_alltoallv_c_ = mpi_ineighbor_alltoallv_c_
 #pragma weak pmpi_info_create_ = mpi_info_create_
 #pragma weak pmpi_info_delete_ = mpi_info_delete_
 #pragma weak pmpi_info_dup_ = mpi_info_dup_
@@ -3232,57 +4474,95 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_intercomm_merge_ = mpi_intercomm_merge_
 #pragma weak pmpi_iprobe_ = mpi_iprobe_
 #pragma weak pmpi_irecv_ = mpi_irecv_
+#pragma weak pmpi_irecv_c_ = mpi_irecv_c_
 #pragma weak pmpi_ireduce_ = mpi_ireduce_
+#pragma weak pmpi_ireduce_c_ = mpi_ireduce_c_
 #pragma weak pmpi_ireduce_scatter_ = mpi_ireduce_scatter_
 #pragma weak pmpi_ireduce_scatter_block_ = mpi_ireduce_scatter_block_
+#pragma weak pmpi_ireduce_scatter_block_c_ = mpi_ireduce_scatter_block_c_
+#pragma weak pmpi_ireduce_scatter_c_ = mpi_ireduce_scatter_c_
 #pragma weak pmpi_irsend_ = mpi_irsend_
+#pragma weak pmpi_irsend_c_ = mpi_irsend_c_
 #pragma weak pmpi_is_thread_main_ = mpi_is_thread_main_
 #pragma weak pmpi_iscan_ = mpi_iscan_
+#pragma weak pmpi_iscan_c_ = mpi_iscan_c_
 #pragma weak pmpi_iscatter_ = mpi_iscatter_
+#pragma weak pmpi_iscatter_c_ = mpi_iscatter_c_
 #pragma weak pmpi_iscatterv_ = mpi_iscatterv_
+#pragma weak pmpi_iscatterv_c_ = mpi_iscatterv_c_
 #pragma weak pmpi_isend_ = mpi_isend_
+#pragma weak pmpi_isend_c_ = mpi_isend_c_
 #pragma weak pmpi_isendrecv_ = mpi_isendrecv_
+#pragma weak pmpi_isendrecv_c_ = mpi_isendrecv_c_
 #pragma weak pmpi_isendrecv_replace_ = mpi_isendrecv_replace_
+#pragma weak pmpi_isendrecv_replace_c_ = mpi_isendrecv_replace_c_
 #pragma weak pmpi_issend_ = mpi_issend_
+#pragma weak pmpi_issend_c_ = mpi_issend_c_
 #pragma weak pmpi_keyval_free_ = mpi_keyval_free_
 #pragma weak pmpi_lookup_name_ = mpi_lookup_name_
 #pragma weak pmpi_mprobe_ = mpi_mprobe_
 #pragma weak pmpi_mrecv_ = mpi_mrecv_
+#pragma weak pmpi_mrecv_c_ = mpi_mrecv_c_
 #pragma weak pmpi_neighbor_allgather_ = mpi_neighbor_allgather_
+#pragma weak pmpi_neighbor_allgather_c_ = mpi_neighbor_allgather_c_
 #pragma weak pmpi_neighbor_allgather_init_ = mpi_neighbor_allgather_init_
+#pragma weak pmpi_neighbor_allgather_init_c_ = mpi_neighbor_allgather_init_c_
 #pragma weak pmpi_neighbor_allgatherv_ = mpi_neighbor_allgatherv_
+#pragma weak pmpi_neighbor_allgatherv_c_ = mpi_neighbor_allgatherv_c_
 #pragma weak pmpi_neighbor_allgatherv_init_ = mpi_neighbor_allgatherv_init_
+#pragma weak pmpi_neighbor_allgatherv_init_c_ = mpi_neighbor_allgatherv_init_c_
 #pragma weak pmpi_neighbor_alltoall_ = mpi_neighbor_alltoall_
+#pragma weak pmpi_neighbor_alltoall_c_ = mpi_neighbor_alltoall_c_
 #pragma weak pmpi_neighbor_alltoall_init_ = mpi_neighbor_alltoall_init_
+#pragma weak pmpi_neighbor_alltoall_init_c_ = mpi_neighbor_alltoall_init_c_
 #pragma weak pmpi_neighbor_alltoallv_ = mpi_neighbor_alltoallv_
+#pragma weak pmpi_neighbor_alltoallv_c_ = mpi_neighbor_alltoallv_c_
 #pragma weak pmpi_neighbor_alltoallv_init_ = mpi_neighbor_alltoallv_init_
+#pragma weak pmpi_neighbor_alltoallv_init_c_ = mpi_neighbor_alltoallv_init_c_
 #pragma weak pmpi_op_commutative_ = mpi_op_commutative_
 #pragma weak pmpi_op_free_ = mpi_op_free_
 #pragma weak pmpi_open_port_ = mpi_open_port_
 #pragma weak pmpi_pack_ = mpi_pack_
+#pragma weak pmpi_pack_c_ = mpi_pack_c_
 #pragma weak pmpi_pack_external_ = mpi_pack_external_
+#pragma weak pmpi_pack_external_c_ = mpi_pack_external_c_
 #pragma weak pmpi_pack_external_size_ = mpi_pack_external_size_
+#pragma weak pmpi_pack_external_size_c_ = mpi_pack_external_size_c_
 #pragma weak pmpi_pack_size_ = mpi_pack_size_
+#pragma weak pmpi_pack_size_c_ = mpi_pack_size_c_
 #pragma weak pmpi_parrived_ = mpi_parrived_
 #pragma weak pmpi_pready_ = mpi_pready_
 #pragma weak pmpi_pready_list_ = mpi_pready_list_
 #pragma weak pmpi_pready_range_ = mpi_pready_range_
 #pragma weak pmpi_precv_init_ = mpi_precv_init_
+#pragma weak pmpi_precv_init_c_ = mpi_precv_init_c_
 #pragma weak pmpi_probe_ = mpi_probe_
 #pragma weak pmpi_psend_init_ = mpi_psend_init_
+#pragma weak pmpi_psend_init_c_ = mpi_psend_init_c_
 #pragma weak pmpi_publish_name_ = mpi_publish_name_
 #pragma weak pmpi_put_ = mpi_put_
+#pragma weak pmpi_put_c_ = mpi_put_c_
 #pragma weak pmpi_query_thread_ = mpi_query_thread_
 #pragma weak pmpi_raccumulate_ = mpi_raccumulate_
+#pragma weak pmpi_raccumulate_c_ = mpi_raccumulate_c_
 #pragma weak pmpi_recv_ = mpi_recv_
+#pragma weak pmpi_recv_c_ = mpi_recv_c_
 #pragma weak pmpi_recv_init_ = mpi_recv_init_
+#pragma weak pmpi_recv_init_c_ = mpi_recv_init_c_
 #pragma weak pmpi_reduce_ = mpi_reduce_
+#pragma weak pmpi_reduce_c_ = mpi_reduce_c_
 #pragma weak pmpi_reduce_init_ = mpi_reduce_init_
+#pragma weak pmpi_reduce_init_c_ = mpi_reduce_init_c_
 #pragma weak pmpi_reduce_local_ = mpi_reduce_local_
+#pragma weak pmpi_reduce_local_c_ = mpi_reduce_local_c_
 #pragma weak pmpi_reduce_scatter_ = mpi_reduce_scatter_
 #pragma weak pmpi_reduce_scatter_block_ = mpi_reduce_scatter_block_
+#pragma weak pmpi_reduce_scatter_block_c_ = mpi_reduce_scatter_block_c_
 #pragma weak pmpi_reduce_scatter_block_init_ = mpi_reduce_scatter_block_init_
+#pragma weak pmpi_reduce_scatter_block_init_c_ = mpi_reduce_scatter_block_init_c_
+#pragma weak pmpi_reduce_scatter_c_ = mpi_reduce_scatter_c_
 #pragma weak pmpi_reduce_scatter_init_ = mpi_reduce_scatter_init_
+#pragma weak pmpi_reduce_scatter_init_c_ = mpi_reduce_scatter_init_c_
 #pragma weak pmpi_remove_error_class_ = mpi_remove_error_class_
 #pragma weak pmpi_remove_error_code_ = mpi_remove_error_code_
 #pragma weak pmpi_remove_error_string_ = mpi_remove_error_string_
@@ -3293,22 +4573,39 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_request_get_status_some_ = mpi_request_get_status_some_
 #pragma weak pmpi_rget_ = mpi_rget_
 #pragma weak pmpi_rget_accumulate_ = mpi_rget_accumulate_
+#pragma weak pmpi_rget_accumulate_c_ = mpi_rget_accumulate_c_
+#pragma weak pmpi_rget_c_ = mpi_rget_c_
 #pragma weak pmpi_rput_ = mpi_rput_
+#pragma weak pmpi_rput_c_ = mpi_rput_c_
 #pragma weak pmpi_rsend_ = mpi_rsend_
+#pragma weak pmpi_rsend_c_ = mpi_rsend_c_
 #pragma weak pmpi_rsend_init_ = mpi_rsend_init_
+#pragma weak pmpi_rsend_init_c_ = mpi_rsend_init_c_
 #pragma weak pmpi_scan_ = mpi_scan_
+#pragma weak pmpi_scan_c_ = mpi_scan_c_
 #pragma weak pmpi_scan_init_ = mpi_scan_init_
+#pragma weak pmpi_scan_init_c_ = mpi_scan_init_c_
 #pragma weak pmpi_scatter_ = mpi_scatter_
+#pragma weak pmpi_scatter_c_ = mpi_scatter_c_
 #pragma weak pmpi_scatter_init_ = mpi_scatter_init_
+#pragma weak pmpi_scatter_init_c_ = mpi_scatter_init_c_
 #pragma weak pmpi_scatterv_ = mpi_scatterv_
+#pragma weak pmpi_scatterv_c_ = mpi_scatterv_c_
 #pragma weak pmpi_scatterv_init_ = mpi_scatterv_init_
+#pragma weak pmpi_scatterv_init_c_ = mpi_scatterv_init_c_
 #pragma weak pmpi_send_ = mpi_send_
+#pragma weak pmpi_send_c_ = mpi_send_c_
 #pragma weak pmpi_send_init_ = mpi_send_init_
+#pragma weak pmpi_send_init_c_ = mpi_send_init_c_
 #pragma weak pmpi_sendrecv_ = mpi_sendrecv_
+#pragma weak pmpi_sendrecv_c_ = mpi_sendrecv_c_
 #pragma weak pmpi_sendrecv_replace_ = mpi_sendrecv_replace_
+#pragma weak pmpi_sendrecv_replace_c_ = mpi_sendrecv_replace_c_
 #pragma weak pmpi_session_attach_buffer_ = mpi_session_attach_buffer_
+#pragma weak pmpi_session_attach_buffer_c_ = mpi_session_attach_buffer_c_
 #pragma weak pmpi_session_call_errhandler_ = mpi_session_call_errhandler_
 #pragma weak pmpi_session_detach_buffer_ = mpi_session_detach_buffer_
+#pragma weak pmpi_session_detach_buffer_c_ = mpi_session_detach_buffer_c_
 #pragma weak pmpi_session_finalize_ = mpi_session_finalize_
 #pragma weak pmpi_session_flush_buffer_ = mpi_session_flush_buffer_
 #pragma weak pmpi_session_get_errhandler_ = mpi_session_get_errhandler_
@@ -3320,7 +4617,9 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_session_init_ = mpi_session_init_
 #pragma weak pmpi_session_set_errhandler_ = mpi_session_set_errhandler_
 #pragma weak pmpi_ssend_ = mpi_ssend_
+#pragma weak pmpi_ssend_c_ = mpi_ssend_c_
 #pragma weak pmpi_ssend_init_ = mpi_ssend_init_
+#pragma weak pmpi_ssend_init_c_ = mpi_ssend_init_c_
 #pragma weak pmpi_start_ = mpi_start_
 #pragma weak pmpi_startall_ = mpi_startall_
 #pragma weak pmpi_status_get_error_ = mpi_status_get_error_
@@ -3328,6 +4627,8 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_status_get_tag_ = mpi_status_get_tag_
 #pragma weak pmpi_status_set_cancelled_ = mpi_status_set_cancelled_
 #pragma weak pmpi_status_set_elements_ = mpi_status_set_elements_
+#pragma weak pmpi_status_set_elements_c_ = mpi_status_set_elements_c_
+#pragma weak pmpi_status_set_elements_x_ = mpi_status_set_elements_x_
 #pragma weak pmpi_status_set_error_ = mpi_status_set_error_
 #pragma weak pmpi_status_set_source_ = mpi_status_set_source_
 #pragma weak pmpi_status_set_tag_ = mpi_status_set_tag_
@@ -3339,34 +4640,55 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_topo_test_ = mpi_topo_test_
 #pragma weak pmpi_type_commit_ = mpi_type_commit_
 #pragma weak pmpi_type_contiguous_ = mpi_type_contiguous_
+#pragma weak pmpi_type_contiguous_c_ = mpi_type_contiguous_c_
 #pragma weak pmpi_type_create_darray_ = mpi_type_create_darray_
+#pragma weak pmpi_type_create_darray_c_ = mpi_type_create_darray_c_
 #pragma weak pmpi_type_create_f90_complex_ = mpi_type_create_f90_complex_
 #pragma weak pmpi_type_create_f90_integer_ = mpi_type_create_f90_integer_
 #pragma weak pmpi_type_create_f90_real_ = mpi_type_create_f90_real_
 #pragma weak pmpi_type_create_hindexed_ = mpi_type_create_hindexed_
 #pragma weak pmpi_type_create_hindexed_block_ = mpi_type_create_hindexed_block_
+#pragma weak pmpi_type_create_hindexed_block_c_ = mpi_type_create_hindexed_block_c_
+#pragma weak pmpi_type_create_hindexed_c_ = mpi_type_create_hindexed_c_
 #pragma weak pmpi_type_create_hvector_ = mpi_type_create_hvector_
+#pragma weak pmpi_type_create_hvector_c_ = mpi_type_create_hvector_c_
 #pragma weak pmpi_type_create_indexed_block_ = mpi_type_create_indexed_block_
+#pragma weak pmpi_type_create_indexed_block_c_ = mpi_type_create_indexed_block_c_
 #pragma weak pmpi_type_create_resized_ = mpi_type_create_resized_
+#pragma weak pmpi_type_create_resized_c_ = mpi_type_create_resized_c_
 #pragma weak pmpi_type_create_struct_ = mpi_type_create_struct_
+#pragma weak pmpi_type_create_struct_c_ = mpi_type_create_struct_c_
 #pragma weak pmpi_type_create_subarray_ = mpi_type_create_subarray_
+#pragma weak pmpi_type_create_subarray_c_ = mpi_type_create_subarray_c_
 #pragma weak pmpi_type_delete_attr_ = mpi_type_delete_attr_
 #pragma weak pmpi_type_dup_ = mpi_type_dup_
 #pragma weak pmpi_type_free_ = mpi_type_free_
 #pragma weak pmpi_type_free_keyval_ = mpi_type_free_keyval_
 #pragma weak pmpi_type_get_contents_ = mpi_type_get_contents_
+#pragma weak pmpi_type_get_contents_c_ = mpi_type_get_contents_c_
 #pragma weak pmpi_type_get_envelope_ = mpi_type_get_envelope_
+#pragma weak pmpi_type_get_envelope_c_ = mpi_type_get_envelope_c_
 #pragma weak pmpi_type_get_extent_ = mpi_type_get_extent_
+#pragma weak pmpi_type_get_extent_c_ = mpi_type_get_extent_c_
+#pragma weak pmpi_type_get_extent_x_ = mpi_type_get_extent_x_
 #pragma weak pmpi_type_get_name_ = mpi_type_get_name_
 #pragma weak pmpi_type_get_true_extent_ = mpi_type_get_true_extent_
+#pragma weak pmpi_type_get_true_extent_c_ = mpi_type_get_true_extent_c_
+#pragma weak pmpi_type_get_true_extent_x_ = mpi_type_get_true_extent_x_
 #pragma weak pmpi_type_get_value_index_ = mpi_type_get_value_index_
 #pragma weak pmpi_type_indexed_ = mpi_type_indexed_
+#pragma weak pmpi_type_indexed_c_ = mpi_type_indexed_c_
 #pragma weak pmpi_type_match_size_ = mpi_type_match_size_
 #pragma weak pmpi_type_set_name_ = mpi_type_set_name_
 #pragma weak pmpi_type_size_ = mpi_type_size_
+#pragma weak pmpi_type_size_c_ = mpi_type_size_c_
+#pragma weak pmpi_type_size_x_ = mpi_type_size_x_
 #pragma weak pmpi_type_vector_ = mpi_type_vector_
+#pragma weak pmpi_type_vector_c_ = mpi_type_vector_c_
 #pragma weak pmpi_unpack_ = mpi_unpack_
+#pragma weak pmpi_unpack_c_ = mpi_unpack_c_
 #pragma weak pmpi_unpack_external_ = mpi_unpack_external_
+#pragma weak pmpi_unpack_external_c_ = mpi_unpack_external_c_
 #pragma weak pmpi_unpublish_name_ = mpi_unpublish_name_
 #pragma weak pmpi_wait_ = mpi_wait_
 #pragma weak pmpi_waitall_ = mpi_waitall_
@@ -3376,6 +4698,7 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_win_call_errhandler_ = mpi_win_call_errhandler_
 #pragma weak pmpi_win_complete_ = mpi_win_complete_
 #pragma weak pmpi_win_create_ = mpi_win_create_
+#pragma weak pmpi_win_create_c_ = mpi_win_create_c_
 #pragma weak pmpi_win_create_dynamic_ = mpi_win_create_dynamic_
 #pragma weak pmpi_win_delete_attr_ = mpi_win_delete_attr_
 #pragma weak pmpi_win_detach_ = mpi_win_detach_

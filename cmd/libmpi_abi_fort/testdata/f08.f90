@@ -30,6 +30,7 @@ program f08
   logical :: l, ls, flag
   integer :: iv(3), ivs(3), ranks(2), gathered(64)
   integer(kind=MPI_ADDRESS_KIND) :: val
+  integer(kind=MPI_COUNT_KIND) :: bigcount
 
   call MPI_Init()
   t0 = MPI_Wtime()
@@ -57,6 +58,15 @@ program f08
   call MPI_Wait(reqs(1), MPI_STATUS_IGNORE)
   call MPI_Test(reqs(1), flag, status)
   call check(flag, 'test null')
+
+  ! Large counts: the same generic names with INTEGER(MPI_COUNT_KIND).
+  call MPI_Irecv(ds, 4_MPI_COUNT_KIND, MPI_DOUBLE_PRECISION, prev, 4, MPI_COMM_WORLD, reqs(1))
+  call MPI_Send(d, 4_MPI_COUNT_KIND, MPI_DOUBLE_PRECISION, next, 4, MPI_COMM_WORLD)
+  call MPI_Wait(reqs(1), status)
+  call MPI_Get_count(status, MPI_DOUBLE_PRECISION, bigcount)
+  call check(bigcount == 4 .and. ds(1) == 10 * prev + 1, 'large-count send')
+  call MPI_Type_size(MPI_DOUBLE_COMPLEX, bigcount)
+  call check(bigcount == 16, 'large-count type size')
 
   ! Collectives with Fortran types.
   call MPI_Allreduce(d, ds, 4, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
