@@ -623,6 +623,11 @@ func genMpif(fns []fn, consts []konst) []byte {
 		}
 		writeF77Interface(&b, f, true)
 	}
+	// MPI_F_SYNC_REG (src/fort.c) exists to be opaque; it has no IERROR.
+	fixed(&b, "SUBROUTINE MPI_F_SYNC_REG(BUF)")
+	b.WriteString("!GCC$ ATTRIBUTES NO_ARG_CHECK :: BUF\n")
+	fixed(&b, "INTEGER BUF(*)")
+	fixed(&b, "END SUBROUTINE")
 	fixed(&b, "END INTERFACE")
 	return b.Bytes()
 }

@@ -91,6 +91,14 @@ void mpi_init_thread_(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ie
 	*ierr = MPI_Init_thread(NULL, NULL, *required, provided);
 }
 
+/* MPI_F_SYNC_REG does nothing, out of the compiler's sight: after it, a
+ * variable MPI wrote through MPI_BOTTOM or a nonblocking call must be read
+ * from memory again. */
+void mpi_f_sync_reg_(void *buf)
+{
+	(void)buf;
+}
+
 double mpi_wtime_(void) { return MPI_Wtime(); }
 double mpi_wtick_(void) { return MPI_Wtick(); }
 double pmpi_wtime_(void) { return PMPI_Wtime(); }
@@ -168,6 +176,7 @@ int MPI_Status_f2c(const MPI_Fint *f, MPI_Status *c)
 /* The profiling names of the routines above (wrappers_gen.c has the
  * generated ones'). */
 #pragma weak pmpi_init_ = mpi_init_
+#pragma weak pmpi_f_sync_reg_ = mpi_f_sync_reg_
 #pragma weak pmpi_init_thread_ = mpi_init_thread_
 #pragma weak pmpi_aint_add_ = mpi_aint_add_
 #pragma weak pmpi_aint_diff_ = mpi_aint_diff_

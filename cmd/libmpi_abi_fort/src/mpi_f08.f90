@@ -147,6 +147,17 @@ contains
     if (present(ierror)) ierror = ierr
   end subroutine
 
+  subroutine MPI_F_sync_reg(buf)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*) :: buf
+    interface
+      subroutine c_sync_reg(buf) bind(C, name="mpi_f_sync_reg_")
+        type(*), dimension(*) :: buf
+      end subroutine
+    end interface
+    call c_sync_reg(buf)
+  end subroutine
+
   double precision function MPI_Wtime()
     interface
       double precision function c_wtime() bind(C, name="mpi_wtime_")

@@ -95,6 +95,9 @@ program f90mpi
   integer :: nlen, bsize
   double precision :: bbuf(1000)
   integer(kind=8) :: marker
+  integer(kind=MPI_ADDRESS_KIND) :: addr(1)
+  integer :: abtype, blk(1)
+  double precision :: xb(2)
   common /eh/ ncalls
 
   call MPI_Init(ierr)
@@ -156,6 +159,18 @@ program f90mpi
     call check(i == 3, 'vector count')
   end if
   call MPI_Type_free(vtype, ierr)
+
+  ! Absolute addresses through MPI_BOTTOM.
+  call MPI_Get_address(xb, addr(1), ierr)
+  blk = 2
+  call MPI_Type_create_hindexed(1, blk, addr, MPI_DOUBLE_PRECISION, abtype, ierr)
+  call MPI_Type_commit(abtype, ierr)
+  xb = [dble(rank) + 5, 2d0 * rank]
+  call MPI_F_sync_reg(xb)
+  call MPI_Bcast(MPI_BOTTOM, 1, abtype, 0, MPI_COMM_WORLD, ierr)
+  call MPI_F_sync_reg(xb)
+  call check(ierr == MPI_SUCCESS .and. xb(1) == 5 .and. xb(2) == 0, 'MPI_BOTTOM')
+  call MPI_Type_free(abtype, ierr)
 
   ! A user reduction, and buffers of two types to one routine.
   call MPI_Op_create(addabs, .true., op, ierr)
