@@ -183,8 +183,6 @@ func classify(ret, name, params string) (fn, string) {
 		return f, "returns " + ret
 	case strings.HasPrefix(name, "T_"):
 		return f, "tool interface"
-	case name == "Free_mem":
-		return f, "frees what MPI_Alloc_mem returned"
 	case strings.HasPrefix(name, "Neighbor_alltoallw"), strings.HasPrefix(name, "Ineighbor_alltoallw"):
 		return f, "datatype arrays sized by the topology"
 	}
@@ -205,6 +203,11 @@ func classify(ret, name, params string) (fn, string) {
 		p := param{ctype: m[2], name: m[4], isConst: m[1] != "", array: m[5] == "[]"}
 		ptr := m[3] == "*" || m[5] == "[]"
 		switch {
+		case p.ctype == "void" && ptr && name == "Alloc_mem" && p.name == "baseptr":
+			// The address of the memory: INTEGER(MPI_ADDRESS_KIND) in
+			// mpif.h and mpi, TYPE(C_PTR) in mpi_f08; 8 bytes either way.
+			p.k = kWidePtr
+			p.ctype = "MPI_Aint"
 		case p.ctype == "void" && ptr:
 			if !choiceNames[p.name] {
 				return f, "untyped parameter " + p.name
@@ -822,6 +825,10 @@ func f08Decl(p param, cside bool) string {
 		return "type(" + handleTypes[p.handle] + ")" + intent + " :: " + p.name
 	case kHandleArr:
 		return "type(" + handleTypes[p.handle] + ")" + intent + " :: " + p.name + "(*)"
+	case kWidePtr:
+		if p.name == "baseptr" {
+			return "type(c_ptr) :: baseptr"
+		}
 	case kStatus:
 		return "type(MPI_Status)" + intent + " :: " + p.name
 	case kStatuses:

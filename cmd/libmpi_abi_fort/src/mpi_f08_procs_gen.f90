@@ -576,6 +576,25 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
+subroutine MPI_Alloc_mem(size, info, baseptr, ierror)
+  integer(kind=mpi_address_kind), intent(in) :: size
+  type(MPI_Info), intent(in) :: info
+  type(c_ptr) :: baseptr
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_alloc_mem(size, info, baseptr, ierror) bind(C, name="mpi_alloc_mem_")
+  import
+  integer(kind=mpi_address_kind) :: size
+  type(MPI_Info) :: info
+  type(c_ptr) :: baseptr
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_alloc_mem(size, info, baseptr, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
 subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
   type(*), dimension(*), intent(in) :: sendbuf
@@ -4800,6 +4819,22 @@ subroutine hf_finalized(flag, ierror) bind(C, name="mpi_finalized_")
 end subroutine
   end interface
   call hf_finalized(flag, ierr)
+  if (present(ierror)) ierror = ierr
+end subroutine
+
+subroutine MPI_Free_mem(base, ierror)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer, optional, intent(out) :: ierror
+  integer :: ierr
+  interface
+subroutine hf_free_mem(base, ierror) bind(C, name="mpi_free_mem_")
+  import
+  type(*), dimension(*) :: base
+  integer :: ierror
+end subroutine
+  end interface
+  call hf_free_mem(base, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 

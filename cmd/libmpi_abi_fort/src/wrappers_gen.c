@@ -4,7 +4,6 @@
  * whose arguments Fortran can express. Not bound here:
  *   MPI_Abi_get_fortran_booleans: untyped parameter logical_true
  *   MPI_Abi_set_fortran_booleans: untyped parameter logical_true
- *   MPI_Alloc_mem: untyped parameter baseptr
  *   MPI_Comm_fromint: C only
  *   MPI_Comm_spawn: parameter char *argv[]
  *   MPI_Comm_spawn_multiple: parameter char *array_of_commands[]
@@ -14,7 +13,6 @@
  *   MPI_File_create_errhandler: parameter MPI_File_errhandler_function *function
  *   MPI_File_fromint: C only
  *   MPI_File_toint: C only
- *   MPI_Free_mem: frees what MPI_Alloc_mem returned
  *   MPI_Grequest_start: parameter MPI_Grequest_query_function *query_fn
  *   MPI_Group_fromint: C only
  *   MPI_Group_toint: C only
@@ -182,6 +180,12 @@ void mpi_allgatherv_init_c_(const void *sendbuf, const MPI_Count *sendcount, con
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Allgatherv_init_c(HF_BUF(sendbuf), *sendcount, (MPI_Datatype)(intptr_t)*sendtype, HF_BUF(recvbuf), recvcounts, displs, (MPI_Datatype)(intptr_t)*recvtype, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
+	if (ierr) *ierr = rc;
+}
+
+void mpi_alloc_mem_(const MPI_Aint *size, const MPI_Fint *info, MPI_Aint *baseptr, MPI_Fint *ierr)
+{
+	int rc = MPI_Alloc_mem(*size, (MPI_Info)(intptr_t)*info, baseptr);
 	if (ierr) *ierr = rc;
 }
 
@@ -1509,6 +1513,12 @@ void mpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr)
 	if (rc == MPI_SUCCESS) {
 		*flag = *flag != 0;
 	}
+	if (ierr) *ierr = rc;
+}
+
+void mpi_free_mem_(void *base, MPI_Fint *ierr)
+{
+	int rc = MPI_Free_mem(HF_BUF(base));
 	if (ierr) *ierr = rc;
 }
 
@@ -4199,6 +4209,7 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_allgatherv_c_ = mpi_allgatherv_c_
 #pragma weak pmpi_allgatherv_init_ = mpi_allgatherv_init_
 #pragma weak pmpi_allgatherv_init_c_ = mpi_allgatherv_init_c_
+#pragma weak pmpi_alloc_mem_ = mpi_alloc_mem_
 #pragma weak pmpi_allreduce_ = mpi_allreduce_
 #pragma weak pmpi_allreduce_c_ = mpi_allreduce_c_
 #pragma weak pmpi_allreduce_init_ = mpi_allreduce_init_
@@ -4382,6 +4393,7 @@ void mpi_win_wait_(const MPI_Fint *win, MPI_Fint *ierr)
 #pragma weak pmpi_file_write_shared_c_ = mpi_file_write_shared_c_
 #pragma weak pmpi_finalize_ = mpi_finalize_
 #pragma weak pmpi_finalized_ = mpi_finalized_
+#pragma weak pmpi_free_mem_ = mpi_free_mem_
 #pragma weak pmpi_gather_ = mpi_gather_
 #pragma weak pmpi_gather_c_ = mpi_gather_c_
 #pragma weak pmpi_gather_init_ = mpi_gather_init_

@@ -49,6 +49,7 @@ contains
 end module
 
 program f08more
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   use mpi_f08
   use more_checks
   implicit none
@@ -72,6 +73,8 @@ program f08more
   type(MPI_Status) :: status
   integer :: fstatus(MPI_STATUS_SIZE)
   procedure(MPI_User_function), pointer :: userfn
+  type(c_ptr) :: mem
+  real, pointer :: arr(:)
   type(MPI_Request) :: reqs(2)
   type(MPI_Op) :: op
   integer, allocatable :: sc(:), sd(:), rc(:), rd(:), sbuf(:), rbuf(:)
@@ -174,6 +177,16 @@ program f08more
     call MPI_Testall(2, reqs, flag, MPI_STATUSES_IGNORE)
   end do
   call check(n == rank, 'testall')
+
+  ! Memory from MPI_Alloc_mem, as a C pointer.
+  call MPI_Alloc_mem(400_MPI_ADDRESS_KIND, MPI_INFO_NULL, mem, ierr)
+  call check(ierr == MPI_SUCCESS, 'alloc_mem')
+  call c_f_pointer(mem, arr, [100])
+  arr = 1.5
+  call MPI_Allreduce(MPI_IN_PLACE, arr, 100, MPI_REAL, MPI_SUM, MPI_COMM_WORLD)
+  call check(arr(100) == 1.5 * np, 'allreduce in alloc_mem memory')
+  call MPI_Free_mem(arr, ierr)
+  call check(ierr == MPI_SUCCESS, 'free_mem')
 
   ! Fortran callbacks: a reduction and attribute copy/delete.
   userfn => maxabs
