@@ -130,7 +130,13 @@ func compile(t *testing.T, src string) string {
 	defer builtMu.Unlock()
 	err, ok := built[src]
 	if !ok {
-		flags := []string{"-Wall", "-Werror", "-O1", filepath.Join("testdata", src), "-o", exe}
+		// The programs' own modules go to a directory of their own, not
+		// into the source tree.
+		mods := exe + ".mod.d"
+		if err := os.MkdirAll(mods, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		flags := []string{"-Wall", "-Werror", "-O1", "-J", mods, filepath.Join("testdata", src), "-o", exe}
 		// A program with a C half (testdata/x_c.c) links its object.
 		if csrc := filepath.Join("testdata", strings.TrimSuffix(src, filepath.Ext(src))+"_c.c"); fileExists(csrc) {
 			obj := exe + "_c.o"

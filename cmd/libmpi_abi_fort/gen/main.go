@@ -379,7 +379,7 @@ func writeCWrapper(b *bytes.Buffer, f fn) {
 	// always runs after the call whatever it returned: handles come back
 	// unchanged from a failed call, and a failed MPI_Waitall (say) has
 	// still completed some requests.
-	var pre, post, always, call, free []string
+	var pre, post, always, call, frees []string
 	for _, p := range f.params {
 		n := p.name
 		switch p.k {
@@ -423,7 +423,7 @@ func writeCWrapper(b *bytes.Buffer, f fn) {
 			if !p.isConst {
 				always = append(always, fmt.Sprintf("hf_handles_out(%s, (void **)h_%s, n_%s);", n, n, n))
 			}
-			free = append(free, fmt.Sprintf("free(h_%s);", n))
+			frees = append(frees, fmt.Sprintf("free(h_%s);", n))
 		case kStatus:
 			if p.isConst {
 				call = append(call, n)
@@ -436,13 +436,13 @@ func writeCWrapper(b *bytes.Buffer, f fn) {
 			pre = append(pre, fmt.Sprintf("char *s_%s = hf_cstr(%s, %s_len);", n, n, n),
 				fmt.Sprintf("if (!s_%s) { *ierr = hf_nomem(\"MPI_%s\"); return; }", n, f.name))
 			call = append(call, "s_"+n)
-			free = append(free, fmt.Sprintf("free(s_%s);", n))
+			frees = append(frees, fmt.Sprintf("free(s_%s);", n))
 		case kStrOut:
 			pre = append(pre, fmt.Sprintf("char *s_%s = hf_cbuf(%s_len);", n, n),
 				fmt.Sprintf("if (!s_%s) { *ierr = hf_nomem(\"MPI_%s\"); return; }", n, f.name))
 			call = append(call, "s_"+n)
 			post = append(post, fmt.Sprintf("hf_fstr(%s, %s_len, s_%s);", n, n, n))
-			free = append(free, fmt.Sprintf("free(s_%s);", n))
+			frees = append(frees, fmt.Sprintf("free(s_%s);", n))
 		}
 		if p.logical && (p.k == kIntPtr) && !p.isConst && p.name == "flag" {
 			post = append(post, fmt.Sprintf("*%s = *%s != 0;", n, n))
@@ -469,7 +469,7 @@ func writeCWrapper(b *bytes.Buffer, f fn) {
 	for _, s := range always {
 		fmt.Fprintf(b, "\t%s\n", s)
 	}
-	for _, s := range free {
+	for _, s := range frees {
 		fmt.Fprintf(b, "\t%s\n", s)
 	}
 	b.WriteString("\tif (ierr) *ierr = rc;\n}\n")
