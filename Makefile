@@ -1,7 +1,7 @@
 # hympi — build, test, demo and compare.
 #
 #   make               build everything into bin/ (C ABI: bin/hympicc, bin/lib, bin/include)
-#   make fortran       Fortran bindings: bin/include/{mpif.h,mpi.mod,mpi_f08.mod}, bin/lib/libmpi_abi_fort.so
+#   make fortran       Fortran bindings: bin/include/{mpif.h,mpi.mod,mpi_f08.mod,mpi_abi_fort.h}, bin/lib/libmpi_abi_fort.so
 #   make test          vet, unit and multi-process tests, race detector on the engine
 #   make demo          2-rank latency and bandwidth demo
 #   make compare-ompi  side-by-side point-to-point table against Open MPI (installs it)
@@ -57,7 +57,9 @@ cabi:
 FORT_SRC := cmd/libmpi_abi_fort/src
 FORT_OBJ := $(BIN)/obj/fort
 fortran: cabi
-	@command -v $(FC) >/dev/null 2>&1 || { echo "installing gfortran"; apt-get install -y gfortran >/dev/null; }
+	@command -v $(FC) >/dev/null 2>&1 || { echo "installing gfortran"; apt-get install -y gfortran >/dev/null || \
+		{ apt-get update >/dev/null && apt-get install -y gfortran >/dev/null; } || \
+		{ echo "$(FC) is missing and apt-get install gfortran failed"; exit 1; }; }
 	@mkdir -p $(FORT_OBJ) $(BIN)/include $(BIN)/lib
 	cp $(FORT_SRC)/mpif.h $(FORT_SRC)/mpi_abi_fort.h $(BIN)/include/
 	for f in fort callbacks legacy wrappers_gen; do \
@@ -65,7 +67,8 @@ fortran: cabi
 	done
 	$(FC) -O1 -fPIC -J $(FORT_OBJ) -I $(FORT_SRC) -c $(FORT_SRC)/mpi.f90 -o $(FORT_OBJ)/mpi.o
 	$(FC) -O1 -fPIC -J $(FORT_OBJ) -I $(FORT_SRC) -c $(FORT_SRC)/mpi_f08.f90 -o $(FORT_OBJ)/mpi_f08.o
-	$(FC) -shared -Wl,-soname,libmpi_abi_fort.so.1 -o $(BIN)/lib/libmpi_abi_fort.so.1 $(FORT_OBJ)/*.o \
+	$(FC) -shared -Wl,-soname,libmpi_abi_fort.so.1 -o $(BIN)/lib/libmpi_abi_fort.so.1 \
+		$(addprefix $(FORT_OBJ)/,fort.o callbacks.o legacy.o wrappers_gen.o mpi.o mpi_f08.o) \
 		-L$(BIN)/lib -lmpi_abi -Wl,-rpath,'$$ORIGIN'
 	@ln -sf libmpi_abi_fort.so.1 $(BIN)/lib/libmpi_abi_fort.so
 	cp $(FORT_OBJ)/mpi.mod $(FORT_OBJ)/mpi_f08.mod $(BIN)/include/
