@@ -344,3 +344,15 @@ func TestFortranStrictStandards(t *testing.T) {
 		})
 	}
 }
+
+// Without hympirun a Fortran program is a singleton, as a C one is.
+func TestFortranSingleton(t *testing.T) {
+	needFortran(t)
+	exe := compile(t, "classic_pi.f")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, exe).CombinedOutput()
+	if err != nil || len(okLine.FindAllString(string(out), -1)) != 1 {
+		t.Fatalf("%s alone: %v\n%s", exe, err, out)
+	}
+}

@@ -882,11 +882,24 @@ func writeF08Proc(b *bytes.Buffer, f fn) {
 	call = append(call, "ierr")
 	call = append(call, lens...)
 	free(b, "\nsubroutine MPI_%s(%s)", f.name, strings.Join(names, ", "))
+	// A buffer that outlives the call (nonblocking and persistent
+	// routines: they return a request) is ASYNCHRONOUS, as the standard
+	// declares it.
+	async := false
 	for _, p := range f.params {
+		if p.k == kHandlePtr && p.handle == "MPI_Request" {
+			async = true
+		}
+	}
+	for _, p := range f.params {
+		d := f08Decl(p, false)
 		if p.k == kChoice {
 			free(b, "  !GCC$ ATTRIBUTES NO_ARG_CHECK :: %s", p.name)
+			if async {
+				d = strings.Replace(d, " :: ", ", asynchronous :: ", 1)
+			}
 		}
-		free(b, "  %s", f08Decl(p, false))
+		free(b, "  %s", d)
 	}
 	free(b, "  integer, optional, intent(out) :: ierror")
 	free(b, "  integer :: ierr")

@@ -363,11 +363,11 @@ end subroutine
 subroutine MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -399,11 +399,11 @@ end subroutine
 subroutine MPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -503,11 +503,11 @@ end subroutine
 subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcounts(*)
   integer, intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -541,11 +541,11 @@ end subroutine
 subroutine MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
     recvtype, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -653,9 +653,9 @@ end subroutine
 
 subroutine MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -685,9 +685,9 @@ end subroutine
 
 subroutine MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -778,11 +778,11 @@ end subroutine
 subroutine MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -814,11 +814,11 @@ end subroutine
 subroutine MPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -922,12 +922,12 @@ end subroutine
 subroutine MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
     recvtype, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcounts(*)
   integer, intent(in) :: sdispls(*)
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcounts(*)
   integer, intent(in) :: rdispls(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -962,12 +962,12 @@ end subroutine
 subroutine MPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
     rdispls, recvtype, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -1074,12 +1074,12 @@ end subroutine
 subroutine MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
     rdispls, recvtypes, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcounts(*)
   integer, intent(in) :: sdispls(*)
   type(MPI_Datatype), intent(in) :: sendtypes(*)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcounts(*)
   integer, intent(in) :: rdispls(*)
   type(MPI_Datatype), intent(in) :: recvtypes(*)
@@ -1114,12 +1114,12 @@ end subroutine
 subroutine MPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
     rdispls, recvtypes, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
   type(MPI_Datatype), intent(in) :: sendtypes(*)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
   type(MPI_Datatype), intent(in) :: recvtypes(*)
@@ -1252,7 +1252,7 @@ end subroutine
 
 subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(*), asynchronous :: buffer
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: root
@@ -1281,7 +1281,7 @@ end subroutine
 
 subroutine MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(*), asynchronous :: buffer
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: root
@@ -1362,7 +1362,7 @@ end subroutine
 
 subroutine MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -1391,7 +1391,7 @@ end subroutine
 
 subroutine MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -2703,9 +2703,9 @@ end subroutine
 
 subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -2735,9 +2735,9 @@ end subroutine
 
 subroutine MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -3071,7 +3071,7 @@ end subroutine
 subroutine MPI_File_iread(fh, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3095,7 +3095,7 @@ end subroutine
 subroutine MPI_File_iread_all(fh, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3120,7 +3120,7 @@ end subroutine
 subroutine MPI_File_iread_all_c(fh, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3146,7 +3146,7 @@ subroutine MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   integer(kind=mpi_address_kind), intent(in) :: offset
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3173,7 +3173,7 @@ subroutine MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierr
   type(MPI_File), intent(in) :: fh
   integer(kind=mpi_address_kind), intent(in) :: offset
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3200,7 +3200,7 @@ subroutine MPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request, ie
   type(MPI_File), intent(in) :: fh
   integer(kind=mpi_address_kind), intent(in) :: offset
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3227,7 +3227,7 @@ subroutine MPI_File_iread_at_c(fh, offset, buf, count, datatype, request, ierror
   type(MPI_File), intent(in) :: fh
   integer(kind=mpi_address_kind), intent(in) :: offset
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3253,7 +3253,7 @@ end subroutine
 subroutine MPI_File_iread_c(fh, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3278,7 +3278,7 @@ end subroutine
 subroutine MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3303,7 +3303,7 @@ end subroutine
 subroutine MPI_File_iread_shared_c(fh, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3328,7 +3328,7 @@ end subroutine
 subroutine MPI_File_iwrite(fh, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3353,7 +3353,7 @@ end subroutine
 subroutine MPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3378,7 +3378,7 @@ end subroutine
 subroutine MPI_File_iwrite_all_c(fh, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3404,7 +3404,7 @@ subroutine MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   integer(kind=mpi_address_kind), intent(in) :: offset
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3431,7 +3431,7 @@ subroutine MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ier
   type(MPI_File), intent(in) :: fh
   integer(kind=mpi_address_kind), intent(in) :: offset
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3458,7 +3458,7 @@ subroutine MPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request, i
   type(MPI_File), intent(in) :: fh
   integer(kind=mpi_address_kind), intent(in) :: offset
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3485,7 +3485,7 @@ subroutine MPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request, ierro
   type(MPI_File), intent(in) :: fh
   integer(kind=mpi_address_kind), intent(in) :: offset
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3511,7 +3511,7 @@ end subroutine
 subroutine MPI_File_iwrite_c(fh, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3536,7 +3536,7 @@ end subroutine
 subroutine MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -3561,7 +3561,7 @@ end subroutine
 subroutine MPI_File_iwrite_shared_c(fh, buf, count, datatype, request, ierror)
   type(MPI_File), intent(in) :: fh
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Request) :: request
@@ -4907,11 +4907,11 @@ end subroutine
 subroutine MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   integer, intent(in) :: root
@@ -4945,11 +4945,11 @@ end subroutine
 subroutine MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
     comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   integer, intent(in) :: root
@@ -5055,11 +5055,11 @@ end subroutine
 subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     root, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcounts(*)
   integer, intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -5095,11 +5095,11 @@ end subroutine
 subroutine MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     root, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -5879,11 +5879,11 @@ end subroutine
 subroutine MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -5913,11 +5913,11 @@ end subroutine
 subroutine MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -5947,11 +5947,11 @@ end subroutine
 subroutine MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcounts(*)
   integer, intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -5983,11 +5983,11 @@ end subroutine
 subroutine MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -6018,9 +6018,9 @@ end subroutine
 
 subroutine MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -6048,9 +6048,9 @@ end subroutine
 
 subroutine MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -6079,11 +6079,11 @@ end subroutine
 subroutine MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -6112,11 +6112,11 @@ end subroutine
 subroutine MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -6146,12 +6146,12 @@ end subroutine
 subroutine MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
     recvtype, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcounts(*)
   integer, intent(in) :: sdispls(*)
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcounts(*)
   integer, intent(in) :: rdispls(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -6184,12 +6184,12 @@ end subroutine
 subroutine MPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
     recvtype, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -6222,12 +6222,12 @@ end subroutine
 subroutine MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
     recvtypes, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcounts(*)
   integer, intent(in) :: sdispls(*)
   type(MPI_Datatype), intent(in) :: sendtypes(*)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcounts(*)
   integer, intent(in) :: rdispls(*)
   type(MPI_Datatype), intent(in) :: recvtypes(*)
@@ -6260,12 +6260,12 @@ end subroutine
 subroutine MPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
     recvtypes, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
   type(MPI_Datatype), intent(in) :: sendtypes(*)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
   type(MPI_Datatype), intent(in) :: recvtypes(*)
@@ -6314,7 +6314,7 @@ end subroutine
 
 subroutine MPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(*), asynchronous :: buffer
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: root
@@ -6341,7 +6341,7 @@ end subroutine
 
 subroutine MPI_Ibcast_c(buffer, count, datatype, root, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(*), asynchronous :: buffer
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: root
@@ -6368,7 +6368,7 @@ end subroutine
 
 subroutine MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -6397,7 +6397,7 @@ end subroutine
 
 subroutine MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -6426,9 +6426,9 @@ end subroutine
 
 subroutine MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -6456,9 +6456,9 @@ end subroutine
 
 subroutine MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -6487,11 +6487,11 @@ end subroutine
 subroutine MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   integer, intent(in) :: root
@@ -6523,11 +6523,11 @@ end subroutine
 subroutine MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   integer, intent(in) :: root
@@ -6559,11 +6559,11 @@ end subroutine
 subroutine MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
     comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcounts(*)
   integer, intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -6597,11 +6597,11 @@ end subroutine
 subroutine MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
     root, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -6659,7 +6659,7 @@ end subroutine
 
 subroutine MPI_Imrecv(buf, count, type, message, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: type
   type(MPI_Message) :: message
@@ -6683,7 +6683,7 @@ end subroutine
 
 subroutine MPI_Imrecv_c(buf, count, type, message, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: type
   type(MPI_Message) :: message
@@ -6708,11 +6708,11 @@ end subroutine
 subroutine MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -6742,11 +6742,11 @@ end subroutine
 subroutine MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -6776,11 +6776,11 @@ end subroutine
 subroutine MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
     recvtype, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcounts(*)
   integer, intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -6812,11 +6812,11 @@ end subroutine
 subroutine MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
     recvtype, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -6848,11 +6848,11 @@ end subroutine
 subroutine MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -6882,11 +6882,11 @@ end subroutine
 subroutine MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -6916,12 +6916,12 @@ end subroutine
 subroutine MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
     rdispls, recvtype, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcounts(*)
   integer, intent(in) :: sdispls(*)
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcounts(*)
   integer, intent(in) :: rdispls(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -6954,12 +6954,12 @@ end subroutine
 subroutine MPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
     rdispls, recvtype, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -7311,7 +7311,7 @@ end subroutine
 
 subroutine MPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: source
@@ -7340,7 +7340,7 @@ end subroutine
 
 subroutine MPI_Irecv_c(buf, count, datatype, source, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: source
@@ -7369,9 +7369,9 @@ end subroutine
 
 subroutine MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -7401,9 +7401,9 @@ end subroutine
 
 subroutine MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -7433,9 +7433,9 @@ end subroutine
 
 subroutine MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcounts(*)
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -7464,9 +7464,9 @@ end subroutine
 subroutine MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -7495,9 +7495,9 @@ end subroutine
 subroutine MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -7525,9 +7525,9 @@ end subroutine
 
 subroutine MPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -7555,7 +7555,7 @@ end subroutine
 
 subroutine MPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -7584,7 +7584,7 @@ end subroutine
 
 subroutine MPI_Irsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -7628,9 +7628,9 @@ end subroutine
 
 subroutine MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -7658,9 +7658,9 @@ end subroutine
 
 subroutine MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -7689,11 +7689,11 @@ end subroutine
 subroutine MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   integer, intent(in) :: root
@@ -7725,11 +7725,11 @@ end subroutine
 subroutine MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   integer, intent(in) :: root
@@ -7761,12 +7761,12 @@ end subroutine
 subroutine MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
     comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcounts(*)
   integer, intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   integer, intent(in) :: root
@@ -7799,12 +7799,12 @@ end subroutine
 subroutine MPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
     root, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   integer, intent(in) :: root
@@ -7836,7 +7836,7 @@ end subroutine
 
 subroutine MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -7865,7 +7865,7 @@ end subroutine
 
 subroutine MPI_Isend_c(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -7895,13 +7895,13 @@ end subroutine
 subroutine MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
     source, recvtag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   integer, intent(in) :: dest
   integer, intent(in) :: sendtag
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   integer, intent(in) :: source
@@ -7937,13 +7937,13 @@ end subroutine
 subroutine MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
     recvtype, source, recvtag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   integer, intent(in) :: dest
   integer, intent(in) :: sendtag
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   integer, intent(in) :: source
@@ -7979,7 +7979,7 @@ end subroutine
 subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -8014,7 +8014,7 @@ end subroutine
 subroutine MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -8048,7 +8048,7 @@ end subroutine
 
 subroutine MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -8077,7 +8077,7 @@ end subroutine
 
 subroutine MPI_Issend_c(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -8279,11 +8279,11 @@ end subroutine
 subroutine MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -8315,11 +8315,11 @@ end subroutine
 subroutine MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
     recvtype, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -8419,11 +8419,11 @@ end subroutine
 subroutine MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
     recvtype, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcounts(*)
   integer, intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -8457,11 +8457,11 @@ end subroutine
 subroutine MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
     displs, recvtype, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -8558,11 +8558,11 @@ end subroutine
 subroutine MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -8594,11 +8594,11 @@ end subroutine
 subroutine MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   type(MPI_Comm), intent(in) :: comm
@@ -8702,12 +8702,12 @@ end subroutine
 subroutine MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
     rdispls, recvtype, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcounts(*)
   integer, intent(in) :: sdispls(*)
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcounts(*)
   integer, intent(in) :: rdispls(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -8742,12 +8742,12 @@ end subroutine
 subroutine MPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
     recvcounts, rdispls, recvtype, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: sdispls(*)
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: rdispls(*)
   type(MPI_Datatype), intent(in) :: recvtype
@@ -9121,7 +9121,7 @@ end subroutine
 subroutine MPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer, intent(in) :: partitions
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
@@ -9155,7 +9155,7 @@ end subroutine
 subroutine MPI_Precv_init_c(buf, partitions, count, datatype, source, tag, comm, info, request, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer, intent(in) :: partitions
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
@@ -9209,7 +9209,7 @@ end subroutine
 
 subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: partitions
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
@@ -9243,7 +9243,7 @@ end subroutine
 subroutine MPI_Psend_init_c(buf, partitions, count, datatype, dest, tag, comm, info, request, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: partitions
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
@@ -9381,7 +9381,7 @@ end subroutine
 subroutine MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_count, target_datatype, op, win, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*), intent(in) :: origin_addr
+  type(*), dimension(*), intent(in), asynchronous :: origin_addr
   integer, intent(in) :: origin_count
   type(MPI_Datatype), intent(in) :: origin_datatype
   integer, intent(in) :: target_rank
@@ -9418,7 +9418,7 @@ end subroutine
 subroutine MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_count, target_datatype, op, win, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*), intent(in) :: origin_addr
+  type(*), dimension(*), intent(in), asynchronous :: origin_addr
   integer(kind=mpi_address_kind), intent(in) :: origin_count
   type(MPI_Datatype), intent(in) :: origin_datatype
   integer, intent(in) :: target_rank
@@ -9512,7 +9512,7 @@ end subroutine
 
 subroutine MPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: source
@@ -9541,7 +9541,7 @@ end subroutine
 
 subroutine MPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(*), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: source
@@ -9630,9 +9630,9 @@ end subroutine
 
 subroutine MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -9665,9 +9665,9 @@ end subroutine
 subroutine MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -9836,9 +9836,9 @@ end subroutine
 subroutine MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -9870,9 +9870,9 @@ end subroutine
 subroutine MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -9932,9 +9932,9 @@ end subroutine
 subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcounts(*)
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -9965,9 +9965,9 @@ end subroutine
 subroutine MPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
     request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcounts(*)
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -10151,7 +10151,7 @@ end subroutine
 subroutine MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_count, target_datatype, win, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(*), asynchronous :: origin_addr
   integer, intent(in) :: origin_count
   type(MPI_Datatype), intent(in) :: origin_datatype
   integer, intent(in) :: target_rank
@@ -10187,11 +10187,11 @@ subroutine MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, resul
     result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
     win, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*), intent(in) :: origin_addr
+  type(*), dimension(*), intent(in), asynchronous :: origin_addr
   integer, intent(in) :: origin_count
   type(MPI_Datatype), intent(in) :: origin_datatype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
+  type(*), dimension(*), asynchronous :: result_addr
   integer, intent(in) :: result_count
   type(MPI_Datatype), intent(in) :: result_datatype
   integer, intent(in) :: target_rank
@@ -10234,11 +10234,11 @@ subroutine MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, res
     result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
     win, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*), intent(in) :: origin_addr
+  type(*), dimension(*), intent(in), asynchronous :: origin_addr
   integer(kind=mpi_address_kind), intent(in) :: origin_count
   type(MPI_Datatype), intent(in) :: origin_datatype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
+  type(*), dimension(*), asynchronous :: result_addr
   integer(kind=mpi_address_kind), intent(in) :: result_count
   type(MPI_Datatype), intent(in) :: result_datatype
   integer, intent(in) :: target_rank
@@ -10280,7 +10280,7 @@ end subroutine
 subroutine MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_count, target_datatype, win, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(*), asynchronous :: origin_addr
   integer(kind=mpi_address_kind), intent(in) :: origin_count
   type(MPI_Datatype), intent(in) :: origin_datatype
   integer, intent(in) :: target_rank
@@ -10315,7 +10315,7 @@ end subroutine
 subroutine MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_cout, target_datatype, win, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*), intent(in) :: origin_addr
+  type(*), dimension(*), intent(in), asynchronous :: origin_addr
   integer, intent(in) :: origin_count
   type(MPI_Datatype), intent(in) :: origin_datatype
   integer, intent(in) :: target_rank
@@ -10350,7 +10350,7 @@ end subroutine
 subroutine MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_cout, target_datatype, win, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*), intent(in) :: origin_addr
+  type(*), dimension(*), intent(in), asynchronous :: origin_addr
   integer(kind=mpi_address_kind), intent(in) :: origin_count
   type(MPI_Datatype), intent(in) :: origin_datatype
   integer, intent(in) :: target_rank
@@ -10436,7 +10436,7 @@ end subroutine
 
 subroutine MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -10465,7 +10465,7 @@ end subroutine
 
 subroutine MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -10549,9 +10549,9 @@ end subroutine
 
 subroutine MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -10581,9 +10581,9 @@ end subroutine
 
 subroutine MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   type(MPI_Op), intent(in) :: op
@@ -10680,11 +10680,11 @@ end subroutine
 subroutine MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
     info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   integer, intent(in) :: root
@@ -10718,11 +10718,11 @@ end subroutine
 subroutine MPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
     comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcount
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   integer, intent(in) :: root
@@ -10828,12 +10828,12 @@ end subroutine
 subroutine MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
     root, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer, intent(in) :: sendcounts(*)
   integer, intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer, intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   integer, intent(in) :: root
@@ -10868,12 +10868,12 @@ end subroutine
 subroutine MPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
     root, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*), intent(in) :: sendbuf
+  type(*), dimension(*), intent(in), asynchronous :: sendbuf
   integer(kind=mpi_address_kind), intent(in) :: sendcounts(*)
   integer(kind=mpi_address_kind), intent(in) :: displs(*)
   type(MPI_Datatype), intent(in) :: sendtype
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(*), asynchronous :: recvbuf
   integer(kind=mpi_address_kind), intent(in) :: recvcount
   type(MPI_Datatype), intent(in) :: recvtype
   integer, intent(in) :: root
@@ -10959,7 +10959,7 @@ end subroutine
 
 subroutine MPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -10988,7 +10988,7 @@ end subroutine
 
 subroutine MPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -11511,7 +11511,7 @@ end subroutine
 
 subroutine MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
@@ -11540,7 +11540,7 @@ end subroutine
 
 subroutine MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*), intent(in) :: buf
+  type(*), dimension(*), intent(in), asynchronous :: buf
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
