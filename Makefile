@@ -1,6 +1,7 @@
 # hympi — build, test, demo and compare.
 #
 #   make               build everything into bin/ (C ABI: bin/hympicc, bin/lib, bin/include)
+#   make fortran       Fortran bindings: bin/include/{mpif.h,mpi.mod,mpi_f08.mod,mpi_abi_fort.h}, bin/lib/libmpi_abi_fort.so
 #   make install       install into PREFIX (default /usr/local; DESTDIR honoured); make uninstall
 #   make test          vet, unit and multi-process tests, race detector on the engine,
 #                      make install and the build systems that find it (cmake, meson: make test-tools)
@@ -34,11 +35,17 @@ BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_gather osu_scatter osu_allgather osu_alltoall
 WITH_OMPI ?= 0
 
-.PHONY: all build cmds install uninstall test-tools cabi generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew soak chaos clean
+.PHONY: all build cmds install uninstall test-tools cabi fortran generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew soak chaos clean
 
 all: build
 
-build: cabi cmds
+# The Fortran bindings are part of the build where gfortran is installed.
+ifeq ($(origin FC),default)
+FC       := gfortran
+endif
+HAVE_FC  := $(shell command -v $(FC) 2>/dev/null)
+
+build: cabi cmds $(if $(HAVE_FC),fortran)
 	$(GO) build -o $(BIN)/ $(addprefix ./bench/,$(BENCHES)) ./bench/cmd/osutable ./bench/plot/cmd/skewplot
 
 # The commands, with hympic++ as hympicxx's other name.
@@ -108,9 +115,33 @@ uninstall:
 	rm -f $(addprefix $(IDIR)/lib/pkgconfig/,$(addsuffix .pc,$(PCS)))
 	rm -f $(addprefix $(IDIR)/share/man/man1/,$(notdir $(MANS)) $(foreach l,$(MANLINKS),$(firstword $(subst :, ,$(l))).1))
 
+# The Fortran bindings (cmd/libmpi_abi_fort): C wrappers, generated from
+# the C ABI's function list, plus the mpi and mpi_f08 modules, in
+# libmpi_abi_fort.so.1 on top of libmpi_abi.so.1. Programs link with
+# -lmpi_abi_fort -lmpi_abi. Installs gfortran if it is missing.
+FORT_SRC := cmd/libmpi_abi_fort/src
+FORT_OBJ := $(BIN)/obj/fort
+fortran: cabi
+	@command -v $(FC) >/dev/null 2>&1 || { echo "installing gfortran"; apt-get install -y gfortran >/dev/null || \
+		{ apt-get update >/dev/null && apt-get install -y gfortran >/dev/null; } || \
+		{ echo "$(FC) is missing and apt-get install gfortran failed"; exit 1; }; }
+	@mkdir -p $(FORT_OBJ) $(BIN)/include $(BIN)/lib
+	cp $(FORT_SRC)/mpif.h $(FORT_SRC)/mpi_abi_fort.h $(BIN)/include/
+	for f in fort callbacks legacy wrappers_gen; do \
+		cc -O2 -fPIC -Wall -Wextra -I cmd/libmpi_abi/include -c $(FORT_SRC)/$$f.c -o $(FORT_OBJ)/$$f.o || exit 1; \
+	done
+	$(FC) -O1 -fPIC -J $(FORT_OBJ) -I $(FORT_SRC) -c $(FORT_SRC)/mpi.f90 -o $(FORT_OBJ)/mpi.o
+	$(FC) -O1 -fPIC -J $(FORT_OBJ) -I $(FORT_SRC) -c $(FORT_SRC)/mpi_f08.f90 -o $(FORT_OBJ)/mpi_f08.o
+	$(FC) -shared -Wl,-soname,libmpi_abi_fort.so.1 -o $(BIN)/lib/libmpi_abi_fort.so.1 \
+		$(addprefix $(FORT_OBJ)/,fort.o callbacks.o legacy.o wrappers_gen.o mpi.o mpi_f08.o) \
+		-L$(BIN)/lib -lmpi_abi -Wl,-rpath,'$$ORIGIN'
+	@ln -sf libmpi_abi_fort.so.1 $(BIN)/lib/libmpi_abi_fort.so
+	cp $(FORT_OBJ)/mpi.mod $(FORT_OBJ)/mpi_f08.mod $(BIN)/include/
+
 # Regenerate mpi.h and the stubs after editing cmd/libmpi_abi/gen or a .c file.
 generate:
 	$(GO) generate ./cmd/libmpi_abi
+	$(GO) generate ./cmd/libmpi_abi_fort
 
 vet:
 	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './bin/*')); \

@@ -128,6 +128,11 @@
 #pragma weak MPI_Win_fromint = PMPI_Win_fromint
 #endif
 
+#ifdef HC_ALIASES_fortran
+#pragma weak MPI_Abi_get_fortran_info = PMPI_Abi_get_fortran_info
+#pragma weak MPI_Abi_get_fortran_booleans = PMPI_Abi_get_fortran_booleans
+#endif
+
 #ifdef HC_ALIASES_grequest
 #pragma weak MPI_Grequest_start = PMPI_Grequest_start
 #pragma weak MPI_Grequest_complete = PMPI_Grequest_complete

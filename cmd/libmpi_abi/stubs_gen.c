@@ -4,8 +4,6 @@
 
 /* Functions hympi does not implement: they link, and fail through the
  * error handler of MPI_COMM_WORLD with MPI_ERR_UNSUPPORTED_OPERATION. */
-int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set) { return hc_unsupported("MPI_Abi_get_fortran_booleans"); }
-int PMPI_Abi_get_fortran_info(MPI_Info *info) { return hc_unsupported("MPI_Abi_get_fortran_info"); }
 int PMPI_Abi_get_info(MPI_Info *info) { return hc_unsupported("MPI_Abi_get_info"); }
 int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false) { return hc_unsupported("MPI_Abi_set_fortran_booleans"); }
 int PMPI_Abi_set_fortran_info(MPI_Info info) { return hc_unsupported("MPI_Abi_set_fortran_info"); }
@@ -404,8 +402,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 
 /* The profiling interface: MPI_X is a weak alias of PMPI_X (aliases must
  * sit beside their target: see aliases_gen.h for the hand-written ones). */
-#pragma weak MPI_Abi_get_fortran_booleans = PMPI_Abi_get_fortran_booleans
-#pragma weak MPI_Abi_get_fortran_info = PMPI_Abi_get_fortran_info
 #pragma weak MPI_Abi_get_info = PMPI_Abi_get_info
 #pragma weak MPI_Abi_set_fortran_booleans = PMPI_Abi_set_fortran_booleans
 #pragma weak MPI_Abi_set_fortran_info = PMPI_Abi_set_fortran_info
