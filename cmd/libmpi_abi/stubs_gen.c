@@ -255,7 +255,7 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
 int PMPI_Open_port(MPI_Info info, char *port_name) { return hc_unsupported("MPI_Open_port"); }
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm) { return hc_unsupported("MPI_Pack_c"); }
 int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position) { return hc_unsupported("MPI_Pack_external"); }
-int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Aint *position) { return hc_unsupported("MPI_Pack_external_c"); }
+int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position) { return hc_unsupported("MPI_Pack_external_c"); }
 int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size) { return hc_unsupported("MPI_Pack_external_size"); }
 int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) { return hc_unsupported("MPI_Pack_external_size_c"); }
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) { return hc_unsupported("MPI_Pack_size_c"); }
@@ -263,9 +263,9 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag) { return hc_uns
 int PMPI_Pready(int partition, MPI_Request request) { return hc_unsupported("MPI_Pready"); }
 int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) { return hc_unsupported("MPI_Pready_list"); }
 int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request) { return hc_unsupported("MPI_Pready_range"); }
-int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Precv_init"); }
-int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Precv_init_c"); }
-int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Psend_init"); }
+int PMPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Precv_init"); }
+int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Precv_init_c"); }
+int PMPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Psend_init"); }
 int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Psend_init_c"); }
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return hc_unsupported("MPI_Publish_name"); }
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Put"); }
@@ -284,7 +284,7 @@ int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count re
 int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Reduce_scatter_init"); }
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Reduce_scatter_init_c"); }
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return hc_unsupported("MPI_Register_datarep"); }
-int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return hc_unsupported("MPI_Register_datarep_c"); }
+int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return hc_unsupported("MPI_Register_datarep_c"); }
 int PMPI_Remove_error_class(int errorclass) { return hc_unsupported("MPI_Remove_error_class"); }
 int PMPI_Remove_error_code(int errorcode) { return hc_unsupported("MPI_Remove_error_code"); }
 int PMPI_Remove_error_string(int errorcode) { return hc_unsupported("MPI_Remove_error_string"); }
@@ -296,7 +296,7 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
 int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget_accumulate_c"); }
 int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget_c"); }
 int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_cout, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rput"); }
-int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_cout, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rput_c"); }
+int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rput_c"); }
 int PMPI_Rsend_c(const void *ibuf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return hc_unsupported("MPI_Rsend_c"); }
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Rsend_init_c"); }
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return hc_unsupported("MPI_Scan_c"); }
@@ -381,7 +381,7 @@ int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *de
 int PMPI_T_source_get_num(int *num_sources) { return hc_unsupported("MPI_T_source_get_num"); }
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp) { return hc_unsupported("MPI_T_source_get_timestamp"); }
 int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsize_array[], const int distrib_array[], const int darg_array[], const int psize_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_darray"); }
-int PMPI_Type_create_darray_c(MPI_Count size, int rank, int ndims, const MPI_Count gsize_array[], const int distrib_array[], const int darg_array[], const MPI_Count psize_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_darray_c"); }
+int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_darray_c"); }
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_complex"); }
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_integer"); }
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_real"); }
@@ -393,14 +393,14 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_resized_c"); }
 int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_block_lengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_struct_c"); }
 int PMPI_Type_create_subarray(int ndims, const int size_array[], const int subsize_array[], const int start_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_subarray"); }
-int PMPI_Type_create_subarray_c(int ndims, const MPI_Count size_array[], const MPI_Count subsize_array[], const int start_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_subarray_c"); }
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_subarray_c"); }
 int PMPI_Type_delete_attr(MPI_Datatype type, int type_keyval) { return hc_unsupported("MPI_Type_delete_attr"); }
 int PMPI_Type_free_keyval(int *type_keyval) { return hc_unsupported("MPI_Type_free_keyval"); }
 int PMPI_Type_get_attr(MPI_Datatype type, int type_keyval, void *attribute_val, int *flag) { return hc_unsupported("MPI_Type_get_attr"); }
 int PMPI_Type_get_contents(MPI_Datatype mtype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) { return hc_unsupported("MPI_Type_get_contents"); }
-int PMPI_Type_get_contents_c(MPI_Datatype mtype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) { return hc_unsupported("MPI_Type_get_contents_c"); }
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]) { return hc_unsupported("MPI_Type_get_contents_c"); }
 int PMPI_Type_get_envelope(MPI_Datatype type, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner) { return hc_unsupported("MPI_Type_get_envelope"); }
-int PMPI_Type_get_envelope_c(MPI_Datatype type, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner) { return hc_unsupported("MPI_Type_get_envelope_c"); }
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner) { return hc_unsupported("MPI_Type_get_envelope_c"); }
 int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type) { return hc_unsupported("MPI_Type_get_value_index"); }
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_indexed_c"); }
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *type) { return hc_unsupported("MPI_Type_match_size"); }
@@ -408,17 +408,17 @@ int PMPI_Type_set_attr(MPI_Datatype type, int type_keyval, void *attr_val) { ret
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_vector_c"); }
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) { return hc_unsupported("MPI_Unpack_c"); }
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) { return hc_unsupported("MPI_Unpack_external"); }
-int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Aint *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) { return hc_unsupported("MPI_Unpack_external_c"); }
+int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) { return hc_unsupported("MPI_Unpack_external_c"); }
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) { return hc_unsupported("MPI_Unpublish_name"); }
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate"); }
-int PMPI_Win_allocate_c(MPI_Count size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate_c"); }
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate_c"); }
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate_shared"); }
-int PMPI_Win_allocate_shared_c(MPI_Count size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate_shared_c"); }
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate_shared_c"); }
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) { return hc_unsupported("MPI_Win_attach"); }
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) { return hc_unsupported("MPI_Win_call_errhandler"); }
 int PMPI_Win_complete(MPI_Win win) { return hc_unsupported("MPI_Win_complete"); }
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) { return hc_unsupported("MPI_Win_create"); }
-int PMPI_Win_create_c(void *base, MPI_Count size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) { return hc_unsupported("MPI_Win_create_c"); }
+int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) { return hc_unsupported("MPI_Win_create_c"); }
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) { return hc_unsupported("MPI_Win_create_dynamic"); }
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_Win_create_errhandler"); }
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state) { return hc_unsupported("MPI_Win_create_keyval"); }
@@ -444,7 +444,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) { return hc_
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info) { return hc_unsupported("MPI_Win_set_info"); }
 int PMPI_Win_set_name(MPI_Win win, const char *win_name) { return hc_unsupported("MPI_Win_set_name"); }
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) { return hc_unsupported("MPI_Win_shared_query"); }
-int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Count *size, int *disp_unit, void *baseptr) { return hc_unsupported("MPI_Win_shared_query_c"); }
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr) { return hc_unsupported("MPI_Win_shared_query_c"); }
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) { return hc_unsupported("MPI_Win_start"); }
 int PMPI_Win_sync(MPI_Win win) { return hc_unsupported("MPI_Win_sync"); }
 int PMPI_Win_test(MPI_Win win, int *flag) { return hc_unsupported("MPI_Win_test"); }
