@@ -16,7 +16,7 @@ import (
 // into the generated mpi.h.
 
 var (
-	sigRE = regexp.MustCompile(`^(.*?)\b(P?MPIX?_\w+)\((.*)\);$`)
+	sigRE   = regexp.MustCompile(`^(.*?)\b(P?MPIX?_\w+)\((.*)\);$`)
 	identRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 )
 
