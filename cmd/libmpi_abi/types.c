@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cabi.h"
+#include "_cgo_export.h"
 
 struct hc_fi { float v; int i; };
 struct hc_di { double v; int i; };
@@ -501,6 +502,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 {
 	int i = hc_type_index(*datatype);
 	if (i < 0) return hc_error(0, MPI_ERR_TYPE, "MPI_Type_free");
+	hympi_go_type_freed((intptr_t)*datatype);
 	pthread_mutex_lock(&hc_types_lock);
 	free(hc_types[i].blks);
 	hc_types[i].blks = NULL;

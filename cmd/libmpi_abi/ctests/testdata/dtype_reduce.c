@@ -1,0 +1,76 @@
+/* Reductions with a user operator over derived datatypes whose handles are
+ * freed and reused: each reduction must see the layout of the type it was
+ * called with, never a freed type's (issue 18 item 8: the element size of a
+ * freed handle was reused, so the operator got count 0, or ran past the
+ * buffer when the new type was larger). */
+#include "check.h"
+
+static int calls;
+
+/* Sums the ints of len elements of *dt, however many ints an element has. */
+static void isum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	int sz;
+	MPI_Type_size(*dt, &sz);
+	int n = *len * (sz / (int)sizeof(int));
+	int *a = in, *b = inout;
+	for (int i = 0; i < n; i++) b[i] += a[i];
+	calls++;
+}
+
+/* One allreduce of count elements of ints-per-element ints, checked. */
+static void reduce_with(MPI_Op op, int per, int count, int rank, int size)
+{
+	MPI_Datatype t;
+	CHECK_RC(MPI_Type_contiguous(per, MPI_INT, &t));
+	CHECK_RC(MPI_Type_commit(&t));
+	int n = per * count;
+	/* A guard word on each side catches a write past the result. */
+	int *in = malloc(n * sizeof(int)), *out = malloc((n + 2) * sizeof(int));
+	CHECK(in && out);
+	for (int i = 0; i < n; i++) in[i] = rank + i;
+	for (int i = 0; i < n + 2; i++) out[i] = -7;
+	CHECK_RC(MPI_Allreduce(in, out + 1, count, t, op, MPI_COMM_WORLD));
+	int ranks = size * (size - 1) / 2;
+	for (int i = 0; i < n; i++) CHECK(out[1 + i] == ranks + size * i);
+	CHECK(out[0] == -7 && out[n + 1] == -7);
+	free(in);
+	free(out);
+	CHECK_RC(MPI_Type_free(&t));
+	CHECK(t == MPI_DATATYPE_NULL);
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	MPI_Op op;
+	CHECK_RC(MPI_Op_create(isum, 1, &op));
+	/* Small, then larger, then smaller again: each type most likely takes
+	 * the handle the previous one freed. */
+	int per[] = {2, 16, 1, 64, 3, 2};
+	for (int k = 0; k < (int)(sizeof per / sizeof per[0]); k++) reduce_with(op, per[k], 5, rank, size);
+	/* The same with a predefined operator on a derived type. */
+	for (int k = 0; k < 3; k++) {
+		MPI_Datatype t;
+		CHECK_RC(MPI_Type_contiguous(k == 1 ? 8 : 2, MPI_INT, &t));
+		CHECK_RC(MPI_Type_commit(&t));
+		int in[16], out[18];
+		for (int i = 0; i < 16; i++) in[i] = rank;
+		for (int i = 0; i < 18; i++) out[i] = -7;
+		int n = k == 1 ? 16 : 4;
+		CHECK_RC(MPI_Allreduce(in, out + 1, 2, t, MPI_SUM, MPI_COMM_WORLD));
+		for (int i = 0; i < n; i++) CHECK(out[1 + i] == size * (size - 1) / 2);
+		CHECK(out[0] == -7 && out[n + 1] == -7);
+		CHECK_RC(MPI_Type_free(&t));
+	}
+	int total;
+	CHECK_RC(MPI_Allreduce(&calls, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+	CHECK(size == 1 || total > 0);
+	CHECK_RC(MPI_Op_free(&op));
+	MPI_Finalize();
+	report_ok();
+	return 0;
+}
