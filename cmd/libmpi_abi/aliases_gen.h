@@ -122,6 +122,68 @@
 #pragma weak MPI_Win_fromint = PMPI_Win_fromint
 #endif
 
+#ifdef HC_ALIASES_dtype
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
+#pragma weak MPI_Type_size = PMPI_Type_size
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+#pragma weak MPI_Type_free = PMPI_Type_free
+#pragma weak MPI_Get_count_c = PMPI_Get_count_c
+#pragma weak MPI_Get_count = PMPI_Get_count
+#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+#pragma weak MPI_Status_set_elements_c = PMPI_Status_set_elements_c
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+#endif
+
+#ifdef HC_ALIASES_dtype_attr
+#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
+#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
+#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
+#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
+#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
+#endif
+
+#ifdef HC_ALIASES_dtype_ctor
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+#pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+#pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+#pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+#pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+#pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+#pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+#pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+#pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+#pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+#pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
+#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+#pragma weak MPI_Type_create_darray_c = PMPI_Type_create_darray_c
+#pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+#pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+#endif
+
 #ifdef HC_ALIASES_info
 #pragma weak MPI_Info_create = PMPI_Info_create
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
@@ -196,38 +258,6 @@
 #endif
 
 #ifdef HC_ALIASES_types
-#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
-#pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
-#pragma weak MPI_Type_dup = PMPI_Type_dup
-#pragma weak MPI_Type_vector = PMPI_Type_vector
-#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
-#pragma weak MPI_Type_indexed = PMPI_Type_indexed
-#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
-#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
-#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
-#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
-#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
-#pragma weak MPI_Type_size = PMPI_Type_size
-#pragma weak MPI_Type_size_c = PMPI_Type_size_c
-#pragma weak MPI_Type_size_x = PMPI_Type_size_x
-#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
-#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
-#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
-#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
-#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
-#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
-#pragma weak MPI_Type_get_name = PMPI_Type_get_name
-#pragma weak MPI_Type_set_name = PMPI_Type_set_name
-#pragma weak MPI_Type_commit = PMPI_Type_commit
-#pragma weak MPI_Type_free = PMPI_Type_free
-#pragma weak MPI_Get_count_c = PMPI_Get_count_c
-#pragma weak MPI_Get_count = PMPI_Get_count
-#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
-#pragma weak MPI_Get_elements = PMPI_Get_elements
-#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
-#pragma weak MPI_Status_set_elements_c = PMPI_Status_set_elements_c
-#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
-#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 #pragma weak MPI_Status_get_source = PMPI_Status_get_source

@@ -33,7 +33,10 @@ static int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt)
 	r->op = (intptr_t)op;
 	r->dt = (intptr_t)dt;
 	r->esize = hc_type_size(dt);
-	if (r->esize < 0 || !hc_type_base(dt, &r->base, &r->nbase)) return MPI_ERR_TYPE;
+	if (r->esize < 0) return MPI_ERR_TYPE;
+	/* A user operator takes any type; a predefined one needs a single
+	 * base type (builtin_ok fails otherwise). */
+	if (!hc_type_base(dt, &r->base, &r->nbase)) r->base = 0, r->nbase = 0;
 	r->builtin_ok = (intptr_t)op < 0x1000 && op != MPI_OP_NULL && hc_builtin_ok(r->op, r->base);
 	return MPI_SUCCESS;
 }
@@ -153,8 +156,20 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 	if (hc_red_init(&r, op, datatype)) return hc_error(-1, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, fn);
 	if (!hc_type_contig(datatype)) {
-		HC_MSG("non-contiguous datatype");
-		return hc_error(-1, MPI_ERR_TYPE, fn);
+		/* Packed copies: the operator sees them in the type's layout
+		 * again (hc_red_apply). */
+		int64_t n = r.esize * count;
+		char *a = malloc(n ? n : 1), *b = malloc(n ? n : 1);
+		int rc = a && b ? 0 : MPI_ERR_NO_MEM;
+		if (!rc) {
+			hc_type_pack(datatype, count, inbuf, a);
+			hc_type_pack(datatype, count, inoutbuf, b);
+			rc = hympi_go_reduce_local(a, b, n, &r);
+			if (!rc) hc_type_unpack(datatype, count, b, n, inoutbuf);
+		}
+		free(a);
+		free(b);
+		return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
 	}
 	int rc = hympi_go_reduce_local((void *)inbuf, inoutbuf, r.esize * count, &r);
 	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;

@@ -148,8 +148,8 @@ func reduction(op, dt uintptr, esize int64, base uintptr, nbase int64, builtinOK
 			if len(in) == 0 {
 				return
 			}
-			n := int64(len(in)) / esize * nbase
-			C.hc_builtin_apply(C.intptr_t(op), C.intptr_t(base), unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.int64_t(n))
+			n := int64(len(in)) / esize
+			C.hc_red_apply(0, 0, C.intptr_t(op), C.intptr_t(dt), unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.int64_t(n))
 		}
 	} else {
 		u := ops.get(handleIndex(op, kindOp))
@@ -167,7 +167,7 @@ func reduction(op, dt uintptr, esize int64, base uintptr, nbase int64, builtinOK
 				return
 			}
 			n := int64(len(in)) / esize
-			C.hc_user_apply(C.uintptr_t(ufn), big, unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.int64_t(n), C.intptr_t(dt))
+			C.hc_red_apply(C.uintptr_t(ufn), big, 0, C.intptr_t(dt), unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.int64_t(n))
 		}
 	}
 	o, err := mpi.NewOp(fn, commute)

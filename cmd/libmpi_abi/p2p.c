@@ -167,9 +167,12 @@ static int hc_irecv(void *buf, int64_t count, MPI_Datatype dt, int source, int t
 	void *tmp = NULL;
 	if (__builtin_expect(!hc_type_contig(dt), 0) && !(tmp = malloc(n ? n : 1)))
 		return hc_error(ci, MPI_ERR_NO_MEM, fn);
-	int rc = hympi_go_irecv(ci, tmp ? tmp : buf, n, source, tag, tmp, buf, (intptr_t)dt, count, (intptr_t *)req,
-				&hc_rcache);
-	if (rc) free(tmp);
+	intptr_t held = tmp ? hc_type_hold(dt) : (intptr_t)dt;
+	int rc = hympi_go_irecv(ci, tmp ? tmp : buf, n, source, tag, tmp, buf, held, count, (intptr_t *)req, &hc_rcache);
+	if (rc) {
+		free(tmp);
+		if (tmp) hc_type_release(held);
+	}
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
 }
 
@@ -335,9 +338,13 @@ static int hc_pinit(const void *buf, int count, MPI_Datatype dt, int peer, int t
 	BYTES(n, count, dt, ci, fn);
 	void *tmp = NULL;
 	if (!hc_type_contig(dt) && !(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
-	int rc = hympi_go_prequest(ci, tmp ? tmp : (void *)buf, n, peer, tag, mode, recv, tmp, (void *)buf, (intptr_t)dt,
-				   count, (intptr_t *)req);
-	if (rc) free(tmp);
+	intptr_t held = tmp ? hc_type_hold(dt) : (intptr_t)dt;
+	int rc = hympi_go_prequest(ci, tmp ? tmp : (void *)buf, n, peer, tag, mode, recv, tmp, (void *)buf, held, count,
+				   (intptr_t *)req);
+	if (rc) {
+		free(tmp);
+		if (tmp) hc_type_release(held);
+	}
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 

@@ -52,6 +52,8 @@ func (q *creq) release() {
 	if q.tmp != nil {
 		C.free(q.tmp)
 		q.tmp = nil
+		C.hc_type_release(q.dt)
+		q.dt = 0
 	}
 }
 

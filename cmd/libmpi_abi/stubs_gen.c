@@ -380,32 +380,11 @@ int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
 int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info) { return hc_unsupported("MPI_T_source_get_info"); }
 int PMPI_T_source_get_num(int *num_sources) { return hc_unsupported("MPI_T_source_get_num"); }
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp) { return hc_unsupported("MPI_T_source_get_timestamp"); }
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsize_array[], const int distrib_array[], const int darg_array[], const int psize_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_darray"); }
-int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_darray_c"); }
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_complex"); }
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_integer"); }
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_real"); }
-int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_hindexed_block_c"); }
-int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_hindexed_c"); }
-int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_hvector_c"); }
-int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_indexed_block_c"); }
-int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state) { return hc_unsupported("MPI_Type_create_keyval"); }
-int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_resized_c"); }
-int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_block_lengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_struct_c"); }
-int PMPI_Type_create_subarray(int ndims, const int size_array[], const int subsize_array[], const int start_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_subarray"); }
-int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_subarray_c"); }
-int PMPI_Type_delete_attr(MPI_Datatype type, int type_keyval) { return hc_unsupported("MPI_Type_delete_attr"); }
-int PMPI_Type_free_keyval(int *type_keyval) { return hc_unsupported("MPI_Type_free_keyval"); }
-int PMPI_Type_get_attr(MPI_Datatype type, int type_keyval, void *attribute_val, int *flag) { return hc_unsupported("MPI_Type_get_attr"); }
-int PMPI_Type_get_contents(MPI_Datatype mtype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) { return hc_unsupported("MPI_Type_get_contents"); }
-int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]) { return hc_unsupported("MPI_Type_get_contents_c"); }
-int PMPI_Type_get_envelope(MPI_Datatype type, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner) { return hc_unsupported("MPI_Type_get_envelope"); }
-int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner) { return hc_unsupported("MPI_Type_get_envelope_c"); }
 int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type) { return hc_unsupported("MPI_Type_get_value_index"); }
-int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_indexed_c"); }
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *type) { return hc_unsupported("MPI_Type_match_size"); }
-int PMPI_Type_set_attr(MPI_Datatype type, int type_keyval, void *attr_val) { return hc_unsupported("MPI_Type_set_attr"); }
-int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_vector_c"); }
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) { return hc_unsupported("MPI_Unpack_c"); }
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) { return hc_unsupported("MPI_Unpack_external"); }
 int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) { return hc_unsupported("MPI_Unpack_external_c"); }
@@ -830,32 +809,11 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
 #pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
 #pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
-#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
-#pragma weak MPI_Type_create_darray_c = PMPI_Type_create_darray_c
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
-#pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
-#pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
-#pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
-#pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
-#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
-#pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
-#pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
-#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
-#pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
-#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
-#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
-#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
-#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
-#pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
-#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
-#pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
 #pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index
-#pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
 #pragma weak MPI_Type_match_size = PMPI_Type_match_size
-#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
-#pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
 #pragma weak MPI_Unpack_c = PMPI_Unpack_c
 #pragma weak MPI_Unpack_external = PMPI_Unpack_external
 #pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c
