@@ -184,6 +184,29 @@
 #pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
 #endif
 
+#ifdef HC_ALIASES_dtype_match
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
+#pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
+#pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
+#pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
+#pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index
+#endif
+
+#ifdef HC_ALIASES_dtype_pack
+#pragma weak MPI_Pack = PMPI_Pack
+#pragma weak MPI_Pack_c = PMPI_Pack_c
+#pragma weak MPI_Unpack = PMPI_Unpack
+#pragma weak MPI_Unpack_c = PMPI_Unpack_c
+#pragma weak MPI_Pack_size = PMPI_Pack_size
+#pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
+#pragma weak MPI_Pack_external = PMPI_Pack_external
+#pragma weak MPI_Pack_external_c = PMPI_Pack_external_c
+#pragma weak MPI_Unpack_external = PMPI_Unpack_external
+#pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c
+#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+#pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
+#endif
+
 #ifdef HC_ALIASES_info
 #pragma weak MPI_Info_create = PMPI_Info_create
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
@@ -218,7 +241,9 @@
 #pragma weak MPI_Irecv = PMPI_Irecv
 #pragma weak MPI_Irecv_c = PMPI_Irecv_c
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
+#pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+#pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
 #pragma weak MPI_Probe = PMPI_Probe
 #pragma weak MPI_Iprobe = PMPI_Iprobe
 #pragma weak MPI_Wait = PMPI_Wait
@@ -239,11 +264,21 @@
 #pragma weak MPI_Recv_init = PMPI_Recv_init
 #pragma weak MPI_Start = PMPI_Start
 #pragma weak MPI_Startall = PMPI_Startall
-#pragma weak MPI_Pack_size = PMPI_Pack_size
-#pragma weak MPI_Pack = PMPI_Pack
-#pragma weak MPI_Unpack = PMPI_Unpack
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+#pragma weak MPI_Ssend_c = PMPI_Ssend_c
+#pragma weak MPI_Rsend_c = PMPI_Rsend_c
+#pragma weak MPI_Bsend_c = PMPI_Bsend_c
+#pragma weak MPI_Issend_c = PMPI_Issend_c
+#pragma weak MPI_Irsend_c = PMPI_Irsend_c
+#pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
+#pragma weak MPI_Send_init_c = PMPI_Send_init_c
+#pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
+#pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
+#pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
+#pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
+#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
+#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 #endif
 
 #ifdef HC_ALIASES_topo

@@ -58,6 +58,7 @@ static void hc_pdt_init(void)
 		const char *name;
 		hc_dt *t = &hc_pdt[h - 0x200];
 		t->predefined = 1;
+		t->handle = h;
 		t->combiner = MPI_COMBINER_NAMED;
 		t->committed = 1;
 		if (!hc_ptype_info(h, &size, &align, &name)) continue;
@@ -124,7 +125,7 @@ hc_dt *hc_dt_get(MPI_Datatype dt)
  * have names. */
 static hc_dt *hc_dt_named(MPI_Datatype dt) { return hc_dt_slot(dt, NULL); }
 
-intptr_t hc_dt_predef_handle(const hc_dt *t) { return 0x200 + (t - hc_pdt); }
+intptr_t hc_dt_predef_handle(const hc_dt *t) { return t->handle; }
 
 void hc_dt_ref(hc_dt *t)
 {

@@ -24,7 +24,8 @@ typedef struct {
 
 struct hc_dt {
 	int refs;       /* __atomic; predefined objects are never released */
-	int predefined; /* a static object: handle < 0x1000 */
+	int predefined; /* never freed: a predefined type (or an F90 one) */
+	intptr_t handle; /* its one handle, when predefined */
 	int combiner;   /* MPI_COMBINER_* */
 	int committed;
 

@@ -186,18 +186,18 @@ int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, 
 	return hc_irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv_c");
 }
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-		  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+static int hc_sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+		       void *recvbuf, int64_t recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+		       MPI_Status *status, const char *fn)
 {
-	const char *fn = "MPI_Sendrecv";
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	BYTES(sn, sendcount, sendtype, ci, fn);
 	BYTES(rn, recvcount, recvtype, ci, fn);
 	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
 		MPI_Request rq;
-		int rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rq);
-		if (rc == MPI_SUCCESS) rc = PMPI_Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+		int rc = PMPI_Irecv_c(recvbuf, recvcount, recvtype, source, recvtag, comm, &rq);
+		if (rc == MPI_SUCCESS) rc = PMPI_Send_c(sendbuf, sendcount, sendtype, dest, sendtag, comm);
 		if (rc == MPI_SUCCESS) rc = PMPI_Wait(&rq, status);
 		return rc;
 	}
@@ -205,10 +205,23 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
-			  MPI_Comm comm, MPI_Status *status)
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+		  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-	const char *fn = "MPI_Sendrecv_replace";
+	return hc_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+			   comm, status, "MPI_Sendrecv");
+}
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+		    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+		    MPI_Status *status)
+{
+	return hc_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+			   comm, status, "MPI_Sendrecv_c");
+}
+
+static int hc_sendrecv_replace(void *buf, int64_t count, MPI_Datatype datatype, int dest, int sendtag, int source,
+			       int recvtag, MPI_Comm comm, MPI_Status *status, const char *fn)
+{
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	BYTES(n, count, datatype, ci, fn);
@@ -217,14 +230,27 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, fn);
 		hc_type_pack(datatype, count, buf, tmp);
 		MPI_Request rq;
-		int rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &rq);
-		if (rc == MPI_SUCCESS) rc = PMPI_Send(tmp, (int)n, MPI_BYTE, dest, sendtag, comm);
+		int rc = PMPI_Irecv_c(buf, count, datatype, source, recvtag, comm, &rq);
+		if (rc == MPI_SUCCESS) rc = PMPI_Send_c(tmp, n, MPI_BYTE, dest, sendtag, comm);
 		if (rc == MPI_SUCCESS) rc = PMPI_Wait(&rq, status);
 		free(tmp);
 		return rc;
 	}
 	int rc = hympi_go_sendrecv_replace(ci, buf, n, dest, sendtag, source, recvtag, status);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+			  MPI_Comm comm, MPI_Status *status)
+{
+	return hc_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
+				   "MPI_Sendrecv_replace");
+}
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+			    int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	return hc_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
+				   "MPI_Sendrecv_replace_c");
 }
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
@@ -330,7 +356,7 @@ int PMPI_Cancel(MPI_Request *request)
 	return rc ? hc_req_error(rc, "MPI_Cancel") : MPI_SUCCESS;
 }
 
-static int hc_pinit(const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int mode, int recv,
+static int hc_pinit(const void *buf, int64_t count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int mode, int recv,
 		    MPI_Request *req, const char *fn)
 {
 	HC_GUARD(fn);
@@ -387,39 +413,6 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
 	return rc ? hc_req_error(rc, "MPI_Startall") : MPI_SUCCESS;
 }
 
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
-{
-	(void)comm;
-	int64_t s = hc_type_size(datatype);
-	if (s < 0) return hc_error(-1, MPI_ERR_TYPE, "MPI_Pack_size");
-	*size = (int)(s * incount);
-	return MPI_SUCCESS;
-}
-
-int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
-	      MPI_Comm comm)
-{
-	int64_t s = hc_type_size(datatype);
-	int ci = hc_comm_index(comm);
-	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, "MPI_Pack");
-	if (*position + s * incount > outsize) return hc_error(ci, MPI_ERR_TRUNCATE, "MPI_Pack");
-	hc_type_pack(datatype, incount, inbuf, (char *)outbuf + *position);
-	*position += (int)(s * incount);
-	return MPI_SUCCESS;
-}
-
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype,
-		MPI_Comm comm)
-{
-	int64_t s = hc_type_size(datatype);
-	int ci = hc_comm_index(comm);
-	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, "MPI_Unpack");
-	if (*position + s * outcount > insize) return hc_error(ci, MPI_ERR_TRUNCATE, "MPI_Unpack");
-	hc_type_unpack(datatype, outcount, (const char *)inbuf + *position, s * outcount, outbuf);
-	*position += (int)(s * outcount);
-	return MPI_SUCCESS;
-}
-
 int PMPI_Buffer_attach(void *buffer, int size)
 {
 	HC_GUARD("MPI_Buffer_attach");
@@ -434,6 +427,78 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 	int rc = hympi_go_buffer_detach((void **)buffer_addr, &n);
 	if (rc) return hc_error(-1, rc, "MPI_Buffer_detach");
 	*size = (int)n;
+	return MPI_SUCCESS;
+}
+
+/* ---- large-count twins ------------------------------------------------ */
+
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return hc_send(buf, count, datatype, dest, tag, comm, MODE_SYNC, "MPI_Ssend_c");
+}
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return hc_send(buf, count, datatype, dest, tag, comm, MODE_READY, "MPI_Rsend_c");
+}
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return hc_send(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, "MPI_Bsend_c");
+}
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		  MPI_Request *request)
+{
+	return hc_isend(buf, count, datatype, dest, tag, comm, MODE_SYNC, request, "MPI_Issend_c");
+}
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		  MPI_Request *request)
+{
+	return hc_isend(buf, count, datatype, dest, tag, comm, MODE_READY, request, "MPI_Irsend_c");
+}
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		  MPI_Request *request)
+{
+	return hc_isend(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, request, "MPI_Ibsend_c");
+}
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		     MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_STD, 0, request, "MPI_Send_init_c");
+}
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		      MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_SYNC, 0, request, "MPI_Ssend_init_c");
+}
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		      MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_READY, 0, request, "MPI_Rsend_init_c");
+}
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		      MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, 0, request, "MPI_Bsend_init_c");
+}
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+		     MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, source, tag, comm, MODE_STD, 1, request, "MPI_Recv_init_c");
+}
+
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+	HC_GUARD("MPI_Buffer_attach_c");
+	int rc = hympi_go_buffer_attach(buffer, size);
+	return rc ? hc_error(-1, rc, "MPI_Buffer_attach_c") : MPI_SUCCESS;
+}
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+	HC_GUARD("MPI_Buffer_detach_c");
+	int64_t n;
+	int rc = hympi_go_buffer_detach((void **)buffer_addr, &n);
+	if (rc) return hc_error(-1, rc, "MPI_Buffer_detach_c");
+	*size = n;
 	return MPI_SUCCESS;
 }
 

@@ -34,10 +34,6 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) { retu
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) { return hc_unsupported("MPI_Bcast_c"); }
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Bcast_init"); }
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Bcast_init_c"); }
-int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return hc_unsupported("MPI_Bsend_c"); }
-int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Bsend_init_c"); }
-int PMPI_Buffer_attach_c(void *buffer, MPI_Count size) { return hc_unsupported("MPI_Buffer_attach_c"); }
-int PMPI_Buffer_detach_c(void *buffer, MPI_Count *size) { return hc_unsupported("MPI_Buffer_detach_c"); }
 int PMPI_Buffer_flush(void) { return hc_unsupported("MPI_Buffer_flush"); }
 int PMPI_Buffer_iflush(MPI_Request *request) { return hc_unsupported("MPI_Buffer_iflush"); }
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank) { return hc_unsupported("MPI_Cart_map"); }
@@ -187,7 +183,6 @@ int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const M
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ialltoallw"); }
 int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ialltoallw_c"); }
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ibcast_c"); }
-int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ibsend_c"); }
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iexscan"); }
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iexscan_c"); }
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Igather"); }
@@ -216,7 +211,6 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce_scatter_block"); }
 int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce_scatter_block_c"); }
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ireduce_scatter_c"); }
-int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Irsend_c"); }
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscan"); }
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscan_c"); }
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iscatter"); }
@@ -227,7 +221,6 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
 int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv_c"); }
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv_replace"); }
 int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv_replace_c"); }
-int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Issend_c"); }
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) { return hc_unsupported("MPI_Lookup_name"); }
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Mprobe"); }
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Mrecv"); }
@@ -253,12 +246,6 @@ int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Neighbor_alltoallw_init"); }
 int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Neighbor_alltoallw_init_c"); }
 int PMPI_Open_port(MPI_Info info, char *port_name) { return hc_unsupported("MPI_Open_port"); }
-int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm) { return hc_unsupported("MPI_Pack_c"); }
-int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position) { return hc_unsupported("MPI_Pack_external"); }
-int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position) { return hc_unsupported("MPI_Pack_external_c"); }
-int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size) { return hc_unsupported("MPI_Pack_external_size"); }
-int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) { return hc_unsupported("MPI_Pack_external_size_c"); }
-int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) { return hc_unsupported("MPI_Pack_size_c"); }
 int PMPI_Parrived(MPI_Request request, int partition, int *flag) { return hc_unsupported("MPI_Parrived"); }
 int PMPI_Pready(int partition, MPI_Request request) { return hc_unsupported("MPI_Pready"); }
 int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) { return hc_unsupported("MPI_Pready_list"); }
@@ -272,7 +259,6 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Put_c"); }
 int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Raccumulate"); }
 int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Raccumulate_c"); }
-int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Recv_init_c"); }
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { return hc_unsupported("MPI_Reduce_c"); }
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Reduce_init"); }
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Reduce_init_c"); }
@@ -297,8 +283,6 @@ int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_
 int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget_c"); }
 int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_cout, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rput"); }
 int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rput_c"); }
-int PMPI_Rsend_c(const void *ibuf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return hc_unsupported("MPI_Rsend_c"); }
-int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Rsend_init_c"); }
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return hc_unsupported("MPI_Scan_c"); }
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Scan_init"); }
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Scan_init_c"); }
@@ -308,9 +292,6 @@ int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return hc_unsupported("MPI_Scatterv_c"); }
 int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Scatterv_init"); }
 int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Scatterv_init_c"); }
-int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Send_init_c"); }
-int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) { return hc_unsupported("MPI_Sendrecv_c"); }
-int PMPI_Sendrecv_replace_c(void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) { return hc_unsupported("MPI_Sendrecv_replace_c"); }
 int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) { return hc_unsupported("MPI_Session_attach_buffer"); }
 int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) { return hc_unsupported("MPI_Session_attach_buffer_c"); }
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) { return hc_unsupported("MPI_Session_call_errhandler"); }
@@ -327,8 +308,6 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
 int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) { return hc_unsupported("MPI_Session_iflush_buffer"); }
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) { return hc_unsupported("MPI_Session_init"); }
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) { return hc_unsupported("MPI_Session_set_errhandler"); }
-int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return hc_unsupported("MPI_Ssend_c"); }
-int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ssend_init_c"); }
 int PMPI_T_category_changed(int *stamp) { return hc_unsupported("MPI_T_category_changed"); }
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[]) { return hc_unsupported("MPI_T_category_get_categories"); }
 int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]) { return hc_unsupported("MPI_T_category_get_cvars"); }
@@ -380,14 +359,6 @@ int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
 int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info) { return hc_unsupported("MPI_T_source_get_info"); }
 int PMPI_T_source_get_num(int *num_sources) { return hc_unsupported("MPI_T_source_get_num"); }
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp) { return hc_unsupported("MPI_T_source_get_timestamp"); }
-int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_complex"); }
-int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_integer"); }
-int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_real"); }
-int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type) { return hc_unsupported("MPI_Type_get_value_index"); }
-int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *type) { return hc_unsupported("MPI_Type_match_size"); }
-int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) { return hc_unsupported("MPI_Unpack_c"); }
-int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) { return hc_unsupported("MPI_Unpack_external"); }
-int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) { return hc_unsupported("MPI_Unpack_external_c"); }
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) { return hc_unsupported("MPI_Unpublish_name"); }
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate"); }
 int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate_c"); }
@@ -463,10 +434,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Bcast_c = PMPI_Bcast_c
 #pragma weak MPI_Bcast_init = PMPI_Bcast_init
 #pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c
-#pragma weak MPI_Bsend_c = PMPI_Bsend_c
-#pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
-#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
-#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 #pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
 #pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
 #pragma weak MPI_Cart_map = PMPI_Cart_map
@@ -616,7 +583,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
 #pragma weak MPI_Ialltoallw_c = PMPI_Ialltoallw_c
 #pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
-#pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
 #pragma weak MPI_Iexscan = PMPI_Iexscan
 #pragma weak MPI_Iexscan_c = PMPI_Iexscan_c
 #pragma weak MPI_Igather = PMPI_Igather
@@ -645,7 +611,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
 #pragma weak MPI_Ireduce_scatter_block_c = PMPI_Ireduce_scatter_block_c
 #pragma weak MPI_Ireduce_scatter_c = PMPI_Ireduce_scatter_c
-#pragma weak MPI_Irsend_c = PMPI_Irsend_c
 #pragma weak MPI_Iscan = PMPI_Iscan
 #pragma weak MPI_Iscan_c = PMPI_Iscan_c
 #pragma weak MPI_Iscatter = PMPI_Iscatter
@@ -656,7 +621,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
 #pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
 #pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
-#pragma weak MPI_Issend_c = PMPI_Issend_c
 #pragma weak MPI_Lookup_name = PMPI_Lookup_name
 #pragma weak MPI_Mprobe = PMPI_Mprobe
 #pragma weak MPI_Mrecv = PMPI_Mrecv
@@ -682,12 +646,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
 #pragma weak MPI_Neighbor_alltoallw_init_c = PMPI_Neighbor_alltoallw_init_c
 #pragma weak MPI_Open_port = PMPI_Open_port
-#pragma weak MPI_Pack_c = PMPI_Pack_c
-#pragma weak MPI_Pack_external = PMPI_Pack_external
-#pragma weak MPI_Pack_external_c = PMPI_Pack_external_c
-#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
-#pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
-#pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
 #pragma weak MPI_Parrived = PMPI_Parrived
 #pragma weak MPI_Pready = PMPI_Pready
 #pragma weak MPI_Pready_list = PMPI_Pready_list
@@ -701,7 +659,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Put_c = PMPI_Put_c
 #pragma weak MPI_Raccumulate = PMPI_Raccumulate
 #pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
-#pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
 #pragma weak MPI_Reduce_c = PMPI_Reduce_c
 #pragma weak MPI_Reduce_init = PMPI_Reduce_init
 #pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c
@@ -726,8 +683,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Rget_c = PMPI_Rget_c
 #pragma weak MPI_Rput = PMPI_Rput
 #pragma weak MPI_Rput_c = PMPI_Rput_c
-#pragma weak MPI_Rsend_c = PMPI_Rsend_c
-#pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
 #pragma weak MPI_Scan_c = PMPI_Scan_c
 #pragma weak MPI_Scan_init = PMPI_Scan_init
 #pragma weak MPI_Scan_init_c = PMPI_Scan_init_c
@@ -737,9 +692,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Scatterv_c = PMPI_Scatterv_c
 #pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
 #pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
-#pragma weak MPI_Send_init_c = PMPI_Send_init_c
-#pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
-#pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
 #pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
 #pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
 #pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
@@ -756,8 +708,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
 #pragma weak MPI_Session_init = PMPI_Session_init
 #pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
-#pragma weak MPI_Ssend_c = PMPI_Ssend_c
-#pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
 #pragma weak MPI_T_category_changed = PMPI_T_category_changed
 #pragma weak MPI_T_category_get_categories = PMPI_T_category_get_categories
 #pragma weak MPI_T_category_get_cvars = PMPI_T_category_get_cvars
@@ -809,14 +759,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
 #pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
 #pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
-#pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
-#pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
-#pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
-#pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index
-#pragma weak MPI_Type_match_size = PMPI_Type_match_size
-#pragma weak MPI_Unpack_c = PMPI_Unpack_c
-#pragma weak MPI_Unpack_external = PMPI_Unpack_external
-#pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c
 #pragma weak MPI_Unpublish_name = PMPI_Unpublish_name
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
 #pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c

@@ -166,6 +166,7 @@ func TestCPrograms(t *testing.T) {
 		{"comm", []int{1, 2, 4}, true},
 		{"cart", []int{1, 4, 6}, true},
 		{"dtype_reduce", []int{1, 2, 3}, true},
+		{"dtype_layout", []int{1}, false},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
