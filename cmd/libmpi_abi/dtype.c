@@ -523,25 +523,75 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 	return rc;
 }
 
-typedef struct {
-	int64_t left, elems;
-	int partial;
-} hc_elemctx;
-
-static int hc_count_run(void *c, int64_t off, int64_t bytes, const hc_dt *leaf, int64_t count)
+/* hc_prefix_elems counts the basic elements in the first bytes bytes of
+ * one element of t (bytes < t->size), in typemap order; *partial is set
+ * when bytes ends inside a basic element. Whole blocks and whole kid
+ * elements are skipped by arithmetic, so a regular type costs its depth,
+ * not its count. */
+static int64_t hc_prefix_elems(const hc_dt *t, int64_t bytes, int *partial)
 {
-	(void)off;
-	hc_elemctx *e = c;
-	if (bytes <= e->left) {
-		e->elems += count;
-		e->left -= bytes;
-		return e->left == 0;
+	if (bytes <= 0) return 0;
+	if (t->leaf) {
+		*partial |= bytes % t->size != 0;
+		return bytes / t->size;
 	}
-	int64_t k = e->left / leaf->size;
-	e->elems += k;
-	e->partial = e->left != k * leaf->size;
-	e->left = 0;
-	return 1;
+	int64_t elems = 0;
+	for (int64_t i = 0; i < t->n && bytes > 0; i++) {
+		hc_dt *kd = hc_dt_kid(t, i);
+		int64_t bl = hc_dt_blen(t, i), bsize = bl * kd->size;
+		if (!t->blens && !t->kids && kd->size > 0 && bsize > 0) {
+			/* Regular: all blocks alike. */
+			int64_t whole = bytes / bsize;
+			if (whole > t->n - i) whole = t->n - i;
+			elems += whole * bl * kd->nelems;
+			bytes -= whole * bsize;
+			i += whole;
+			if (i >= t->n || bytes <= 0) break;
+		}
+		if (bytes >= bsize) {
+			elems += bl * kd->nelems;
+			bytes -= bsize;
+			continue;
+		}
+		int64_t k = kd->size > 0 ? bytes / kd->size : 0;
+		elems += k * kd->nelems;
+		bytes -= k * kd->size;
+		elems += hc_prefix_elems(kd, bytes, partial);
+		bytes = 0;
+	}
+	return elems;
+}
+
+/* hc_prefix_bytes is the inverse: the bytes of the first want basic
+ * elements of one element of t (want < t->nelems). */
+static int64_t hc_prefix_bytes(const hc_dt *t, int64_t want)
+{
+	if (want <= 0) return 0;
+	if (t->leaf) return want * t->size;
+	int64_t bytes = 0;
+	for (int64_t i = 0; i < t->n && want > 0; i++) {
+		hc_dt *kd = hc_dt_kid(t, i);
+		int64_t bl = hc_dt_blen(t, i), belems = bl * kd->nelems;
+		if (!t->blens && !t->kids && belems > 0) {
+			int64_t whole = want / belems;
+			if (whole > t->n - i) whole = t->n - i;
+			bytes += whole * bl * kd->size;
+			want -= whole * belems;
+			i += whole;
+			if (i >= t->n || want <= 0) break;
+		}
+		if (want >= belems) {
+			bytes += bl * kd->size;
+			want -= belems;
+			continue;
+		}
+		int64_t k = kd->nelems > 0 ? want / kd->nelems : 0;
+		bytes += k * kd->size;
+		want -= k * kd->nelems;
+		bytes += hc_prefix_bytes(kd, want);
+		want = 0;
+	}
+	return bytes;
 }
 
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
@@ -553,9 +603,9 @@ int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 		*count = 0;
 		return MPI_SUCCESS;
 	}
-	hc_elemctx e = {b % t->size, (b / t->size) * t->nelems, 0};
-	if (e.left) hc_dt_walk(t, 0, 1, 0, hc_count_run, &e);
-	*count = e.partial ? MPI_UNDEFINED : e.elems;
+	int partial = 0;
+	int64_t elems = (b / t->size) * t->nelems + hc_prefix_elems(t, b % t->size, &partial);
+	*count = partial ? MPI_UNDEFINED : elems;
 	return MPI_SUCCESS;
 }
 
@@ -572,37 +622,14 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 	return PMPI_Get_elements_c(status, datatype, count);
 }
 
-/* Status_set_elements: count basic elements of datatype, as bytes: whole
- * elements of the type, then the bytes of the first basic elements of the
- * next. */
-typedef struct {
-	int64_t want, bytes;
-} hc_setctx;
-
-static int hc_set_run(void *c, int64_t off, int64_t bytes, const hc_dt *leaf, int64_t count)
-{
-	(void)off;
-	hc_setctx *s = c;
-	if (count <= s->want) {
-		s->want -= count;
-		s->bytes += bytes;
-		return s->want == 0;
-	}
-	s->bytes += s->want * leaf->size;
-	s->want = 0;
-	return 1;
-}
-
 int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
 	TYPE_OR_FAIL(t, datatype, "MPI_Status_set_elements");
 	if (!status || count < 0) return hc_error(-1, count < 0 ? MPI_ERR_COUNT : MPI_ERR_ARG, "MPI_Status_set_elements");
 	int64_t b = 0;
-	if (t->nelems > 0) {
-		hc_setctx s = {count % t->nelems, (count / t->nelems) * t->size};
-		if (s.want) hc_dt_walk(t, 0, 1, 0, hc_set_run, &s);
-		b = s.bytes;
-	}
+	/* Whole elements of the type, then the first basic elements of the
+	 * next. */
+	if (t->nelems > 0) b = (count / t->nelems) * t->size + hc_prefix_bytes(t, count % t->nelems);
 	__builtin_memcpy(&status->MPI_internal[0], &b, sizeof b);
 	return MPI_SUCCESS;
 }

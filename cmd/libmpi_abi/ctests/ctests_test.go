@@ -167,6 +167,7 @@ func TestCPrograms(t *testing.T) {
 		{"cart", []int{1, 4, 6}, true},
 		{"dtype_reduce", []int{1, 2, 3}, true},
 		{"dtype_layout", []int{1}, false},
+		{"dtype_p2p", []int{1, 2, 3}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
