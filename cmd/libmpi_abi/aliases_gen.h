@@ -83,6 +83,9 @@
 #pragma weak MPI_Add_error_class = PMPI_Add_error_class
 #pragma weak MPI_Add_error_code = PMPI_Add_error_code
 #pragma weak MPI_Add_error_string = PMPI_Add_error_string
+#pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
+#pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
+#pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
@@ -221,6 +224,8 @@
 #pragma weak MPI_Info_free = PMPI_Info_free
 #pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+#pragma weak MPI_Get_hw_resource_info = PMPI_Get_hw_resource_info
+#pragma weak MPI_Abi_get_info = PMPI_Abi_get_info
 #endif
 
 #ifdef HC_ALIASES_p2p

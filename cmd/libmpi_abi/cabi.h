@@ -30,7 +30,6 @@ enum {
 #define HC_KIND_SHIFT 24
 #define HC_INDEX_MASK 0xffffff
 #define HC_MAX_COMMS 8192
-#define HC_MAX_ERRH 256
 
 static inline intptr_t hc_make(int kind, int idx) { return ((intptr_t)kind << HC_KIND_SHIFT) | idx; }
 static inline int hc_index(const void *h, int kind) {

@@ -6,7 +6,6 @@
  * error handler of MPI_COMM_WORLD with MPI_ERR_UNSUPPORTED_OPERATION. */
 int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set) { return hc_unsupported("MPI_Abi_get_fortran_booleans"); }
 int PMPI_Abi_get_fortran_info(MPI_Info *info) { return hc_unsupported("MPI_Abi_get_fortran_info"); }
-int PMPI_Abi_get_info(MPI_Info *info) { return hc_unsupported("MPI_Abi_get_info"); }
 int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false) { return hc_unsupported("MPI_Abi_set_fortran_booleans"); }
 int PMPI_Abi_set_fortran_info(MPI_Info info) { return hc_unsupported("MPI_Abi_set_fortran_info"); }
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Accumulate"); }
@@ -161,7 +160,6 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Get_accumulate"); }
 int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Get_accumulate_c"); }
 int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Get_c"); }
-int PMPI_Get_hw_resource_info(MPI_Info *hw_info) { return hc_unsupported("MPI_Get_hw_resource_info"); }
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph) { return hc_unsupported("MPI_Graph_create"); }
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) { return hc_unsupported("MPI_Graph_get"); }
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank) { return hc_unsupported("MPI_Graph_map"); }
@@ -271,9 +269,6 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Reduce_scatter_init_c"); }
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return hc_unsupported("MPI_Register_datarep"); }
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return hc_unsupported("MPI_Register_datarep_c"); }
-int PMPI_Remove_error_class(int errorclass) { return hc_unsupported("MPI_Remove_error_class"); }
-int PMPI_Remove_error_code(int errorcode) { return hc_unsupported("MPI_Remove_error_code"); }
-int PMPI_Remove_error_string(int errorcode) { return hc_unsupported("MPI_Remove_error_string"); }
 int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) { return hc_unsupported("MPI_Request_get_status_all"); }
 int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status) { return hc_unsupported("MPI_Request_get_status_any"); }
 int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { return hc_unsupported("MPI_Request_get_status_some"); }
@@ -406,7 +401,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
  * sit beside their target: see aliases_gen.h for the hand-written ones). */
 #pragma weak MPI_Abi_get_fortran_booleans = PMPI_Abi_get_fortran_booleans
 #pragma weak MPI_Abi_get_fortran_info = PMPI_Abi_get_fortran_info
-#pragma weak MPI_Abi_get_info = PMPI_Abi_get_info
 #pragma weak MPI_Abi_set_fortran_booleans = PMPI_Abi_set_fortran_booleans
 #pragma weak MPI_Abi_set_fortran_info = PMPI_Abi_set_fortran_info
 #pragma weak MPI_Accumulate = PMPI_Accumulate
@@ -561,7 +555,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
 #pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
 #pragma weak MPI_Get_c = PMPI_Get_c
-#pragma weak MPI_Get_hw_resource_info = PMPI_Get_hw_resource_info
 #pragma weak MPI_Graph_create = PMPI_Graph_create
 #pragma weak MPI_Graph_get = PMPI_Graph_get
 #pragma weak MPI_Graph_map = PMPI_Graph_map
@@ -671,9 +664,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Reduce_scatter_init_c = PMPI_Reduce_scatter_init_c
 #pragma weak MPI_Register_datarep = PMPI_Register_datarep
 #pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c
-#pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
-#pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
-#pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
 #pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
 #pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
 #pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some

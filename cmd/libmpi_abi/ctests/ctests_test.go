@@ -168,6 +168,7 @@ func TestCPrograms(t *testing.T) {
 		{"dtype_reduce", []int{1, 2, 3}, true},
 		{"dtype_layout", []int{1}, false},
 		{"dtype_p2p", []int{1, 2, 3}, true},
+		{"info_errors", []int{1, 2}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {

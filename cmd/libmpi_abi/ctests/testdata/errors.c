@@ -178,7 +178,7 @@ int main(int argc, char **argv)
 	CHECK_RC(MPI_Info_get_string(info, "a", &buflen, ival, &flag));
 	CHECK(!flag);
 	CHECK_RC(MPI_Info_get_nkeys(MPI_INFO_ENV, &nkeys));
-	CHECK(nkeys == 0);
+	CHECK(nkeys > 0); /* command, maxprocs, ...: the standard's environment keys */
 	CHECK_RC(MPI_Info_free(&info));
 	CHECK_RC(MPI_Info_free(&info2));
 	CHECK(info == MPI_INFO_NULL);
