@@ -23,6 +23,7 @@ static hc_dt *hc_pair_kids[0x100][2];
 static int64_t hc_pair_disps[0x100][2];
 static int64_t hc_pair_one[2] = {1, 1};
 static pthread_once_t hc_pdt_once = PTHREAD_ONCE_INIT;
+static int hc_pdt_ready; /* __atomic: hc_pdt_init has run (saves pthread_once on every call) */
 
 struct hc_pair_fi { float v; int i; };
 struct hc_pair_di { double v; int i; };
@@ -92,6 +93,7 @@ static void hc_pdt_init(void)
 		t->leaf = 0;
 		t->dense = t->size == t->ub;
 	}
+	__atomic_store_n(&hc_pdt_ready, 1, __ATOMIC_RELEASE);
 }
 
 /* An internal handle (a pending operation's hold on a type) is tagged in
@@ -102,7 +104,8 @@ static hc_dt *hc_dt_slot(MPI_Datatype dt, int *hold)
 {
 	intptr_t v = (intptr_t)dt;
 	if (v > 0x200 && v < 0x300) {
-		pthread_once(&hc_pdt_once, hc_pdt_init);
+		if (__builtin_expect(!__atomic_load_n(&hc_pdt_ready, __ATOMIC_ACQUIRE), 0))
+			pthread_once(&hc_pdt_once, hc_pdt_init);
 		if (hold) *hold = 0;
 		hc_dt *t = &hc_pdt[v - 0x200];
 		return t->size > 0 || t->name[0] ? t : NULL;

@@ -18,6 +18,16 @@ static void isum(void *in, void *inout, int *len, MPI_Datatype *dt)
 	calls++;
 }
 
+/* Sums the ints of a row type: 3 ints, every other one of 6. */
+static void strided_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	(void)dt;
+	int *a = in, *b = inout;
+	for (int e = 0; e < *len; e++)
+		for (int i = 0; i < 6; i += 2) b[6 * e + i] += a[6 * e + i];
+	calls++;
+}
+
 /* One allreduce of count elements of ints-per-element ints, checked. */
 static void reduce_with(MPI_Op op, int per, int count, int rank, int size)
 {
@@ -65,6 +75,38 @@ int main(int argc, char **argv)
 		for (int i = 0; i < n; i++) CHECK(out[1 + i] == size * (size - 1) / 2);
 		CHECK(out[0] == -7 && out[n + 1] == -7);
 		CHECK_RC(MPI_Type_free(&t));
+	}
+	/* A user operator on a strided type sees the data in that type's
+	 * layout (the operator walks the holes it expects). */
+	{
+		MPI_Datatype v;
+		CHECK_RC(MPI_Type_vector(3, 1, 2, MPI_INT, &v));
+		CHECK_RC(MPI_Type_commit(&v));
+		int in[2][6], out[2][6];
+		for (int e = 0; e < 2; e++)
+			for (int i = 0; i < 6; i++) in[e][i] = i % 2 ? -1 : rank + 10 * e + i, out[e][i] = -5;
+		/* Element e starts at e * extent = e * 5 ints: use a resized type
+		 * so that the two elements sit one row apart. */
+		MPI_Datatype row;
+		CHECK_RC(MPI_Type_create_resized(v, 0, 6 * sizeof(int), &row));
+		CHECK_RC(MPI_Type_commit(&row));
+		CHECK_RC(MPI_Op_free(&op));
+		CHECK_RC(MPI_Op_create(strided_sum, 1, &op));
+		CHECK_RC(MPI_Allreduce(in, out, 2, row, op, MPI_COMM_WORLD));
+		for (int e = 0; e < 2; e++)
+			for (int i = 0; i < 6; i++)
+				CHECK(out[e][i] == (i % 2 ? -5 : size * (size - 1) / 2 + size * (10 * e + i)));
+		CHECK_RC(MPI_Type_free(&row));
+		CHECK_RC(MPI_Type_free(&v));
+	}
+	/* MINLOC on a pair type with padding (12 bytes of data, extent 16). */
+	{
+		struct { double v; int i; } in[3], out[3];
+		for (int k = 0; k < 3; k++) in[k].v = (rank + k) % size, in[k].i = rank;
+		CHECK_RC(MPI_Allreduce(in, out, 3, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD));
+		for (int k = 0; k < 3; k++) CHECK(out[k].v == 0 && out[k].i == (size - k % size) % size);
+		CHECK_RC(MPI_Reduce_local(in, out, 3, MPI_DOUBLE_INT, MPI_MAXLOC));
+		for (int k = 0; k < 3; k++) CHECK(out[k].v == in[k].v);
 	}
 	int total;
 	CHECK_RC(MPI_Allreduce(&calls, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
