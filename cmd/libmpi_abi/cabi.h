@@ -29,7 +29,9 @@ enum {
 
 #define HC_KIND_SHIFT 24
 #define HC_INDEX_MASK 0xffffff
-#define HC_MAX_COMMS 8192
+/* Communicator indexes: the C table is reserved address space, touched
+ * only as far as it is used (hc_comms, core.c); freed indexes are reused. */
+#define HC_MAX_COMMS (1 << 20)
 
 static inline intptr_t hc_make(int kind, int idx) { return ((intptr_t)kind << HC_KIND_SHIFT) | idx; }
 static inline int hc_index(const void *h, int kind) {
@@ -60,7 +62,7 @@ typedef struct {
 	int *cart;
 } hc_comm;
 
-HC_HIDDEN extern hc_comm hc_comms[HC_MAX_COMMS];
+HC_HIDDEN extern hc_comm *hc_comms;
 HC_HIDDEN extern volatile int hc_forked;
 HC_HIDDEN extern int hc_initialized, hc_finalized;
 HC_HIDDEN extern int hc_debug;

@@ -10,13 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cabi.h"
 #include "htab.h"
 #include "_cgo_export.h"
 
-hc_comm hc_comms[HC_MAX_COMMS];
+hc_comm *hc_comms;
 volatile int hc_forked;
 int hc_initialized, hc_finalized;
 int hc_debug;
@@ -38,6 +39,14 @@ void hc_set_errmsg(const char *msg, int n)
 
 __attribute__((constructor)) static void hc_load(void)
 {
+	/* Address space for every communicator index; the kernel backs pages
+	 * only once they are written. */
+	hc_comms = mmap(NULL, (size_t)HC_MAX_COMMS * sizeof *hc_comms, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (hc_comms == MAP_FAILED) {
+		fprintf(stderr, "hympi: cannot reserve the communicator table\n");
+		abort();
+	}
 	const char *d = getenv("HYMPI_CABI_DEBUG");
 	hc_debug = d && *d && strcmp(d, "0") != 0;
 }
@@ -293,21 +302,17 @@ int hc_comm_index(MPI_Comm c)
 
 /* hc_comm_reserve finds a free communicator index; hc_comm_publish fills
  * it once Go created the communicator. */
+static int *hc_comm_free_idx, hc_comm_nfree, hc_comm_capfree, hc_comm_next = 2;
+
 HC_HIDDEN int hc_comm_reserve(void)
 {
-	static int hint = 2;
 	pthread_mutex_lock(&hc_lock);
-	for (int k = 0; k < HC_MAX_COMMS - 2; k++) {
-		int i = 2 + (hint - 2 + k) % (HC_MAX_COMMS - 2);
-		if (!hc_comms[i].used) {
-			hc_comms[i].used = 2;
-			hint = i + 1 < HC_MAX_COMMS ? i + 1 : 2;
-			pthread_mutex_unlock(&hc_lock);
-			return i;
-		}
-	}
+	int i = -1;
+	if (hc_comm_nfree > 0) i = hc_comm_free_idx[--hc_comm_nfree];
+	else if (hc_comm_next < HC_MAX_COMMS) i = hc_comm_next++;
+	if (i >= 0) hc_comms[i].used = 2;
 	pthread_mutex_unlock(&hc_lock);
-	return -1;
+	return i;
 }
 
 HC_HIDDEN void hc_comm_release(int i)
@@ -317,6 +322,13 @@ HC_HIDDEN void hc_comm_release(int i)
 	free(hc_comms[i].attrs);
 	free(hc_comms[i].cart);
 	memset(&hc_comms[i], 0, sizeof hc_comms[i]);
+	if (hc_comm_nfree == hc_comm_capfree) {
+		int cap = hc_comm_capfree ? 2 * hc_comm_capfree : 256;
+		int *f = realloc(hc_comm_free_idx, cap * sizeof *f);
+		if (f) hc_comm_free_idx = f, hc_comm_capfree = cap;
+	}
+	/* Without room on the free list the index is lost, not the program. */
+	if (hc_comm_nfree < hc_comm_capfree) hc_comm_free_idx[hc_comm_nfree++] = i;
 	pthread_mutex_unlock(&hc_lock);
 }
 

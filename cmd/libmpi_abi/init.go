@@ -17,8 +17,8 @@ func hympi_go_init(rank, size *C.int) C.int {
 	if err := mpi.Init(); err != nil {
 		return errCode(err)
 	}
-	comms[0].Store(mpi.World())
-	comms[1].Store(mpi.Self())
+	comms.at(0).Store(mpi.World())
+	comms.at(1).Store(mpi.Self())
 	*rank = C.int(mpi.World().Rank())
 	*size = C.int(mpi.World().Size())
 	return 0

@@ -1,6 +1,7 @@
 /* Info objects, error classes and codes, error handlers, keyvals and the
  * environment (issue 18 items 7 and 8): right values, no writes past the
- * caller's buffers, and no fixed limits (freed objects are reused). */
+ * caller's buffers, and no fixed limits on info objects, handlers,
+ * keyvals, codes or communicators (freed ones are reused). */
 #include "check.h"
 
 static int calls, last_code;
@@ -194,6 +195,23 @@ int main(int argc, char **argv)
 	CHECK(!flag || *v == 0 || *v == 1);
 	CHECK_RC(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &v, &flag));
 	CHECK(!flag || *v >= size);
+
+	/* ---- communicators: more live than the old table held ---- */
+	{
+		enum { N = 9000 };
+		MPI_Comm *cs = malloc(N * sizeof *cs);
+		for (int k = 0; k < N; k++) CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &cs[k]));
+		int r, wr;
+		CHECK_RC(MPI_Comm_rank(cs[N - 1], &r));
+		MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+		CHECK(r == wr);
+		for (int k = 0; k < N; k++) CHECK_RC(MPI_Comm_free(&cs[k]));
+		for (int k = 0; k < 2 * N; k++) {
+			CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &cs[0]));
+			CHECK_RC(MPI_Comm_free(&cs[0]));
+		}
+		free(cs);
+	}
 
 	/* ---- memory ---- */
 	double *mem;
