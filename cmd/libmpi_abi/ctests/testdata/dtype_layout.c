@@ -315,6 +315,44 @@ int main(int argc, char **argv)
 		CHECK(pos == 12 && buf[0] == 0x40 && buf[11] == 7);
 	}
 
+	/* Bad input: the right class, nothing created, no crash. */
+	{
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+		int cls, bl[1] = {1}, dp[1] = {0};
+		MPI_Aint ad[1] = {0};
+		MPI_Datatype bad = (MPI_Datatype)(intptr_t)0x6fffff0, ty[1] = {bad}, pre = MPI_INT;
+		t = MPI_DATATYPE_NULL;
+		struct {
+			int rc, want;
+		} cases[] = {
+			{MPI_Type_contiguous(2, bad, &t), MPI_ERR_TYPE},
+			{MPI_Type_contiguous(-1, MPI_INT, &t), MPI_ERR_COUNT},
+			{MPI_Type_vector(2, 1, 1, MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE},
+			{MPI_Type_indexed(1, bl, dp, bad, &t), MPI_ERR_TYPE},
+			{MPI_Type_create_struct(1, bl, ad, ty, &t), MPI_ERR_TYPE},
+			{MPI_Type_create_resized(bad, 0, 4, &t), MPI_ERR_TYPE},
+			{MPI_Type_commit(&bad), MPI_ERR_TYPE},
+			{MPI_Type_free(&pre), MPI_ERR_TYPE},
+			{MPI_Type_size(bad, &n), MPI_ERR_TYPE},
+			{MPI_Type_get_contents(MPI_INT, 0, 0, 0, NULL, NULL, NULL), MPI_ERR_TYPE},
+			{MPI_Type_create_subarray(1, bl, bl, bl, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG},
+			{MPI_Pack_external("native", &n, 1, MPI_INT, &n, 4, ad), MPI_ERR_UNSUPPORTED_DATAREP},
+			{MPI_Type_get_envelope(bad, &n, &n, &n, &n), MPI_ERR_TYPE},
+		};
+		for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+			CHECK(cases[k].rc != MPI_SUCCESS);
+			CHECK_RC(MPI_Error_class(cases[k].rc, &cls));
+			if (cls != cases[k].want) fprintf(stderr, "case %zu: class %d, want %d\n", k, cls, cases[k].want);
+			CHECK(cls == cases[k].want);
+		}
+		CHECK(t == MPI_DATATYPE_NULL && pre == MPI_INT);
+		/* A large-count type has no int envelope. */
+		CHECK_RC(MPI_Type_contiguous_c(3, MPI_INT, &t));
+		CHECK(MPI_Type_get_envelope(t, &n, &n, &n, &n) != MPI_SUCCESS);
+		CHECK_RC(MPI_Type_free(&t));
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+	}
+
 	/* No fixed limit on live types; freed handles are reused. */
 	{
 		enum { N = 20000 };
