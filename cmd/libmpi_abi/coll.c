@@ -181,10 +181,7 @@ static int hc_move(int kind, const void *sendbuf, int sendcount, MPI_Datatype se
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
+	int packed = !hc_type_contig(sendtype) || !hc_type_contig(recvtype);
 	int64_t ss = 0, rs = 0;
 	int send_used = kind != MOV_SCATTER || me == root;
 	int recv_used = kind != MOV_GATHER || me == root;
@@ -197,6 +194,30 @@ static int hc_move(int kind, const void *sendbuf, int sendcount, MPI_Datatype se
 		rs = hc_type_size(recvtype);
 		if (rs < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 		if (recvcount < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+	}
+	/* Non-contiguous types: the whole buffers travel packed (a buffer of
+	 * size blocks is size * count elements of the type in a row); an
+	 * in-place buffer is packed first so its own block goes along. */
+	void *stmp = NULL, *rtmp = NULL, *user_recv = NULL;
+	int64_t ns = 0, nr = 0;
+	if (packed) {
+		int in_place = sendbuf == MPI_IN_PLACE;
+		if (send_used && !in_place) {
+			ns = (int64_t)sendcount * (kind == MOV_SCATTER || kind == MOV_ALLTOALL ? size : 1);
+			if (!(stmp = malloc(ss * ns > 0 ? ss * ns : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+			hc_type_pack(sendtype, ns, sendbuf, stmp);
+			sendbuf = stmp;
+		}
+		if (recv_used && recvbuf != MPI_IN_PLACE) {
+			nr = (int64_t)recvcount * (kind == MOV_SCATTER ? 1 : size);
+			if (!(rtmp = malloc(rs * nr > 0 ? rs * nr : 1))) {
+				free(stmp);
+				return hc_error(ci, MPI_ERR_NO_MEM, fn);
+			}
+			if (in_place) hc_type_pack(recvtype, nr, recvbuf, rtmp);
+			user_recv = recvbuf;
+			recvbuf = rtmp;
+		}
 	}
 	int64_t sn = ss * sendcount, rn = rs * recvcount;
 	/* Whole-buffer sizes: the root's (or everyone's) side of size blocks. */
@@ -222,6 +243,9 @@ static int hc_move(int kind, const void *sendbuf, int sendcount, MPI_Datatype se
 		break;
 	}
 	int rc = hympi_go_gather(ci, kind, (void *)sendbuf, sn, recvbuf, rn, root);
+	if (!rc && rtmp) hc_type_unpack(recvtype, nr, rtmp, rs * nr, user_recv);
+	free(stmp);
+	free(rtmp);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 

@@ -108,6 +108,34 @@ int main(int argc, char **argv)
 		CHECK_RC(MPI_Reduce_local(in, out, 3, MPI_DOUBLE_INT, MPI_MAXLOC));
 		for (int k = 0; k < 3; k++) CHECK(out[k].v == in[k].v);
 	}
+	/* Data-moving collectives with a padded pair type and a strided type:
+	 * the buffers travel packed. */
+	{
+		struct di { double v; int i; } mine = {rank * 1.5, rank}, *all = malloc(size * sizeof *all);
+		CHECK_RC(MPI_Allgather(&mine, 1, MPI_DOUBLE_INT, all, 1, MPI_DOUBLE_INT, MPI_COMM_WORLD));
+		for (int r = 0; r < size; r++) CHECK(all[r].v == r * 1.5 && all[r].i == r);
+		memset(all, 0, size * sizeof *all);
+		all[0] = mine;
+		if (rank == 0)
+			CHECK_RC(MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 1, MPI_DOUBLE_INT, 0, MPI_COMM_WORLD));
+		else
+			CHECK_RC(MPI_Gather(&mine, 1, MPI_DOUBLE_INT, NULL, 0, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD));
+		for (int r = 0; rank == 0 && r < size; r++) CHECK(all[r].v == r * 1.5 && all[r].i == r);
+		free(all);
+		MPI_Datatype col;
+		CHECK_RC(MPI_Type_vector(2, 1, 3, MPI_INT, &col));
+		CHECK_RC(MPI_Type_create_resized(col, 0, sizeof(int), &col));
+		CHECK_RC(MPI_Type_commit(&col));
+		/* Row r of a size x 3 matrix per rank... sent as columns. */
+		int *m = malloc(6 * size * sizeof(int)), *got = malloc(2 * size * sizeof(int));
+		for (int i = 0; i < 6 * size; i++) m[i] = 1000 * rank + i;
+		CHECK_RC(MPI_Alltoall(m, 1, col, got, 2, MPI_INT, MPI_COMM_WORLD));
+		/* Element r of col starts at int r: ints r and r + 3 of the sender. */
+		for (int r = 0; r < size; r++) CHECK(got[2 * r] == 1000 * r + rank && got[2 * r + 1] == 1000 * r + rank + 3);
+		CHECK_RC(MPI_Type_free(&col));
+		free(m);
+		free(got);
+	}
 	int total;
 	CHECK_RC(MPI_Allreduce(&calls, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
 	CHECK(size == 1 || total > 0);
