@@ -45,11 +45,10 @@ static hc_dt *hc_new(int combiner, int64_t n, int blens, int disps, int kids)
 	return t;
 }
 
-/* hc_done finishes t, records args (taking references on their types) and
- * returns a handle, or frees everything on failure. */
+/* hc_done records args in the finished t (taking references on their
+ * types) and returns a handle, or frees everything on failure. */
 static int hc_done(hc_dt *t, hc_args *a, MPI_Datatype *out, const char *fn)
 {
-	hc_dt_finish(t);
 	if (a) {
 		t->ni = a->ni, t->na = a->na, t->nc = a->nc, t->nd = a->nd;
 		t->ints = a->ints, t->addrs = a->addrs, t->counts = a->counts, t->dts = a->dts;
@@ -109,6 +108,7 @@ static int hc_regular(int combiner, int64_t count, int64_t blen, int64_t stride,
 	}
 	t->kid = o;
 	hc_dt_ref(o);
+	hc_dt_finish(t);
 	return hc_done(t, &a, out, fn);
 }
 
@@ -225,6 +225,7 @@ static int hc_list(int combiner, int64_t count, hc_arr blens, int64_t blen, hc_a
 		t->kid = o;
 		hc_dt_ref(o);
 	}
+	hc_dt_finish(t);
 	return hc_done(t, &a, out, fn);
 }
 
@@ -314,14 +315,7 @@ static int hc_resized(MPI_Datatype old, int64_t lb, int64_t extent, int big, MPI
 	t->lb = lb;
 	t->ub = lb + extent;
 	t->dense = o->dense && lb == o->lb && extent == t->size;
-	/* hc_done finishes again: keep the new bounds. */
-	int64_t l = t->lb, u = t->ub;
-	int d = t->dense;
-	int rc = hc_done(t, &a, out, fn);
-	if (rc == MPI_SUCCESS) {
-		t->lb = l, t->ub = u, t->dense = d;
-	}
-	return rc;
+	return hc_done(t, &a, out, fn);
 }
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
@@ -376,11 +370,12 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	t->blen = 1;
 	t->kid = o;
 	hc_dt_ref(o);
+	hc_dt_finish(t);
+	/* A duplicate has the old type's bounds exactly (padding included). */
+	t->lb = o->lb, t->ub = o->ub, t->dense = o->dense;
+	t->committed = o->committed;
 	int rc = hc_done(t, &a, newtype, fn);
 	if (rc == MPI_SUCCESS) {
-		/* A duplicate has the old type's bounds exactly (padding included). */
-		t->lb = o->lb, t->ub = o->ub, t->dense = o->dense;
-		t->committed = o->committed;
 		HC_HIDDEN int hc_dt_copy_attrs(MPI_Datatype from, hc_dt * src, MPI_Datatype to, hc_dt * dst);
 		int arc = hc_dt_copy_attrs(oldtype, o, *newtype, t);
 		if (arc) {
@@ -442,11 +437,7 @@ static int hc_subarray(int ndims, hc_arr sizes, hc_arr subsizes, hc_arr starts, 
 	hc_dt *t = hc_mk_frame(MPI_COMBINER_SUBARRAY, cur, disp, stride);
 	hc_dt_unref(cur);
 	if (!t) return hc_nomem(&a, fn);
-	int64_t l = t->lb, u = t->ub;
-	int dn = t->dense;
-	int rc = hc_done(t, &a, out, fn);
-	if (rc == MPI_SUCCESS) t->lb = l, t->ub = u, t->dense = dn;
-	return rc;
+	return hc_done(t, &a, out, fn);
 }
 
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
@@ -562,11 +553,7 @@ static int hc_darray(int size, int rank, int ndims, hc_arr gsizes, const int dis
 	hc_dt *t = hc_mk_frame(MPI_COMBINER_DARRAY, cur, 0, stride);
 	hc_dt_unref(cur);
 	if (!t) return hc_nomem(&a, fn);
-	int64_t l = t->lb, u = t->ub;
-	int dn = t->dense;
-	int rc = hc_done(t, &a, out, fn);
-	if (rc == MPI_SUCCESS) t->lb = l, t->ub = u, t->dense = dn;
-	return rc;
+	return hc_done(t, &a, out, fn);
 }
 
 int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
