@@ -93,8 +93,12 @@ int main(int argc, char **argv)
 		CHECK(n == 6);
 		CHECK_RC(MPI_Get_count(&st, MPI_DOUBLE_INT, &n));
 		CHECK(n == 3);
+		/* Status_set_elements counts elements of the datatype (MPICH and
+		 * Open MPI agree). */
 		CHECK_RC(MPI_Status_set_elements(&st, MPI_DOUBLE_INT, 3));
 		CHECK_RC(MPI_Get_elements(&st, MPI_DOUBLE_INT, &n));
+		CHECK(n == 6);
+		CHECK_RC(MPI_Get_count(&st, MPI_DOUBLE_INT, &n));
 		CHECK(n == 3);
 	}
 	/* Zero-length blocks have no say in lb and ub. */
