@@ -270,6 +270,54 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	return hc_move(MOV_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, "MPI_Alltoall");
 }
 
+/* The v-collectives move non-contiguous types packed: a packed buffer
+ * holds block r at displs[r] * size bytes, which is where the engine,
+ * scaling counts and displacements by the element size, expects it. */
+typedef struct {
+	char *buf;
+	void *user;
+	MPI_Datatype dt;
+	int n;
+	const int *counts, *displs;
+	int64_t size, extent;
+} hc_vpacked;
+
+/* hc_vpack makes the packed twin of user's n blocks (packing them when
+ * fill is set); NULL when out of memory or a displacement is negative. */
+static char *hc_vpack(hc_vpacked *v, MPI_Datatype dt, void *user, int n, const int counts[], const int displs[],
+		      int fill)
+{
+	int64_t span = 1;
+	MPI_Aint lb, ext;
+	PMPI_Type_get_extent(dt, &lb, &ext);
+	*v = (hc_vpacked){NULL, user, dt, n, counts, displs, hc_type_size(dt), ext};
+	for (int r = 0; r < n; r++) {
+		if (displs[r] < 0 || counts[r] < 0) return NULL;
+		if ((displs[r] + (int64_t)counts[r]) * v->size > span) span = (displs[r] + (int64_t)counts[r]) * v->size;
+	}
+	if (!(v->buf = malloc(span))) return NULL;
+	for (int r = 0; fill && r < n; r++)
+		hc_type_pack(dt, counts[r], (char *)user + displs[r] * v->extent, v->buf + displs[r] * v->size);
+	return v->buf;
+}
+
+static void hc_vunpack(hc_vpacked *v)
+{
+	for (int r = 0; r < v->n; r++)
+		hc_type_unpack(v->dt, v->counts[r], v->buf + v->displs[r] * v->size, v->counts[r] * v->size,
+			       (char *)v->user + v->displs[r] * v->extent);
+}
+
+/* hc_pack_block packs count elements of a plain send buffer (NULL: no
+ * memory; *tmp is what to free). */
+static void *hc_pack_block(const void *buf, int count, MPI_Datatype dt, void **tmp)
+{
+	int64_t n = hc_type_size(dt) * count;
+	if (!(*tmp = malloc(n > 0 ? n : 1))) return NULL;
+	hc_type_pack(dt, count, buf, *tmp);
+	return *tmp;
+}
+
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 		 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -277,15 +325,23 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int me = hc_comms[ci].rank, inplace = sendbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
 	int64_t ss = 0, rs = 0;
 	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (me == root && (rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	void *stmp = NULL;
+	hc_vpacked rv = {0};
+	int packed_recv = me == root && !hc_type_contig(recvtype);
+	if ((!inplace && !hc_type_contig(sendtype) && !(sendbuf = hc_pack_block(sendbuf, sendcount, sendtype, &stmp))) ||
+	    (packed_recv && !(recvbuf = hc_vpack(&rv, recvtype, recvbuf, hc_comms[ci].size, recvcounts, displs, inplace)))) {
+		free(stmp);
+		free(rv.buf);
+		return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	}
 	int rc = hympi_go_gatherv(ci, VEC_GATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
 				  me == root ? (int *)recvcounts : NULL, me == root ? (int *)displs : NULL, rs, root, inplace);
+	if (!rc && packed_recv) hc_vunpack(&rv);
+	free(stmp);
+	free(rv.buf);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -296,15 +352,23 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if ((rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	void *stmp = NULL;
+	hc_vpacked rv = {0};
+	int packed_recv = !hc_type_contig(recvtype);
+	if ((!inplace && !hc_type_contig(sendtype) && !(sendbuf = hc_pack_block(sendbuf, sendcount, sendtype, &stmp))) ||
+	    (packed_recv && !(recvbuf = hc_vpack(&rv, recvtype, recvbuf, hc_comms[ci].size, recvcounts, displs, inplace)))) {
+		free(stmp);
+		free(rv.buf);
+		return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	}
 	int rc = hympi_go_gatherv(ci, VEC_ALLGATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
 				  (int *)recvcounts, (int *)displs, rs, 0, inplace);
+	if (!rc && packed_recv) hc_vunpack(&rv);
+	free(stmp);
+	free(rv.buf);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -315,16 +379,25 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int me = hc_comms[ci].rank, inplace = recvbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
 	int64_t ss = 0, rs = 0;
 	if (me == root && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (!inplace && (rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	hc_vpacked sv = {0};
+	void *rtmp = NULL, *user_recv = recvbuf;
+	int packed_recv = !inplace && !hc_type_contig(recvtype);
+	int64_t rn = rs * recvcount;
+	if ((me == root && !hc_type_contig(sendtype) &&
+	     !(sendbuf = hc_vpack(&sv, sendtype, (void *)sendbuf, hc_comms[ci].size, sendcounts, displs, 1))) ||
+	    (packed_recv && !(recvbuf = rtmp = malloc(rn > 0 ? rn : 1)))) {
+		free(sv.buf);
+		return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	}
 	int rc = hympi_go_gatherv(ci, VEC_SCATTER, me == root ? (void *)sendbuf : NULL, rs * recvcount,
 				  inplace ? NULL : recvbuf, me == root ? (int *)sendcounts : NULL,
 				  me == root ? (int *)displs : NULL, ss, root, inplace);
+	if (!rc && packed_recv) hc_type_unpack(recvtype, recvcount, rtmp, rn, user_recv);
+	free(sv.buf);
+	free(rtmp);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -335,15 +408,24 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if ((rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	int n = hc_comms[ci].size;
+	hc_vpacked sv = {0}, rv = {0};
+	int packed_recv = !hc_type_contig(recvtype);
+	if ((!inplace && !hc_type_contig(sendtype) &&
+	     !(sendbuf = hc_vpack(&sv, sendtype, (void *)sendbuf, n, sendcounts, sdispls, 1))) ||
+	    (packed_recv && !(recvbuf = hc_vpack(&rv, recvtype, recvbuf, n, recvcounts, rdispls, inplace)))) {
+		free(sv.buf);
+		free(rv.buf);
+		return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	}
 	int rc = hympi_go_alltoallv(ci, inplace ? NULL : (void *)sendbuf, (int *)sendcounts, (int *)sdispls, ss, recvbuf,
 				    (int *)recvcounts, (int *)rdispls, rs, inplace);
+	if (!rc && packed_recv) hc_vunpack(&rv);
+	free(sv.buf);
+	free(rv.buf);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 

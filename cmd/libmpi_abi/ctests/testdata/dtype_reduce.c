@@ -122,6 +122,34 @@ int main(int argc, char **argv)
 			CHECK_RC(MPI_Gather(&mine, 1, MPI_DOUBLE_INT, NULL, 0, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD));
 		for (int r = 0; rank == 0 && r < size; r++) CHECK(all[r].v == r * 1.5 && all[r].i == r);
 		free(all);
+		/* The v-forms: rank r contributes r + 1 pairs, placed in reverse
+		 * rank order with a gap of one pair between blocks. */
+		int *cnt = malloc(size * sizeof(int)), *dsp = malloc(size * sizeof(int)), tot = 0;
+		for (int r = size - 1; r >= 0; r--) cnt[r] = r + 1, dsp[r] = tot, tot += r + 2;
+		struct di *many = malloc(tot * sizeof *many), *mine2 = malloc((rank + 1) * sizeof *mine2);
+		for (int k = 0; k <= rank; k++) mine2[k].v = rank + k / 10.0, mine2[k].i = k;
+		for (int k = 0; k < tot; k++) many[k].v = -1, many[k].i = -1;
+		CHECK_RC(MPI_Allgatherv(mine2, rank + 1, MPI_DOUBLE_INT, many, cnt, dsp, MPI_DOUBLE_INT, MPI_COMM_WORLD));
+		for (int r = 0; r < size; r++) {
+			for (int k = 0; k <= r; k++) CHECK(many[dsp[r] + k].v == r + k / 10.0 && many[dsp[r] + k].i == k);
+			CHECK(many[dsp[r] + r + 1].i == -1); /* the gap */
+		}
+		for (int k = 0; k < tot; k++) many[k].v = -1, many[k].i = -1;
+		CHECK_RC(MPI_Gatherv(mine2, rank + 1, MPI_DOUBLE_INT, many, cnt, dsp, MPI_DOUBLE_INT, 0, MPI_COMM_WORLD));
+		for (int r = 0; rank == 0 && r < size; r++)
+			for (int k = 0; k <= r; k++) CHECK(many[dsp[r] + k].v == r + k / 10.0);
+		/* Scatterv back from rank 0's gathered buffer. */
+		for (int k = 0; k <= rank; k++) mine2[k].v = -2;
+		CHECK_RC(MPI_Scatterv(many, cnt, dsp, MPI_DOUBLE_INT, mine2, rank + 1, MPI_DOUBLE_INT, 0, MPI_COMM_WORLD));
+		for (int k = 0; k <= rank; k++) CHECK(mine2[k].v == rank + k / 10.0 && mine2[k].i == k);
+		/* Alltoallv: one pair to each rank, at the sender's index. */
+		int *one = malloc(size * sizeof(int)), *idx = malloc(size * sizeof(int));
+		struct di *out = malloc(size * sizeof *out), *in = malloc(size * sizeof *in);
+		for (int r = 0; r < size; r++) one[r] = 1, idx[r] = r, out[r].v = 100 * rank + r, out[r].i = rank;
+		CHECK_RC(MPI_Alltoallv(out, one, idx, MPI_DOUBLE_INT, in, one, idx, MPI_DOUBLE_INT, MPI_COMM_WORLD));
+		for (int r = 0; r < size; r++) CHECK(in[r].v == 100 * r + rank && in[r].i == r);
+		free(cnt), free(dsp), free(many), free(mine2), free(one), free(idx), free(out), free(in);
+
 		MPI_Datatype col;
 		CHECK_RC(MPI_Type_vector(2, 1, 3, MPI_INT, &col));
 		CHECK_RC(MPI_Type_create_resized(col, 0, sizeof(int), &col));
