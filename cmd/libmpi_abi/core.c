@@ -475,6 +475,7 @@ int PMPI_Pcontrol(const int level, ...)
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
 	(void)info;
+	if (size < 0 || !baseptr) return hc_error(0, MPI_ERR_ARG, "MPI_Alloc_mem");
 	void *p = malloc(size > 0 ? (size_t)size : 1);
 	if (!p) return hc_error(0, MPI_ERR_NO_MEM, "MPI_Alloc_mem");
 	*(void **)baseptr = p;
