@@ -13,6 +13,7 @@
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
+#pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
 #pragma weak MPI_Gather = PMPI_Gather
 #pragma weak MPI_Scatter = PMPI_Scatter
 #pragma weak MPI_Allgather = PMPI_Allgather

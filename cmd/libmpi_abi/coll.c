@@ -148,9 +148,9 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+static int hc_reduce_local(const void *inbuf, void *inoutbuf, int64_t count, MPI_Datatype datatype, MPI_Op op,
+			   const char *fn)
 {
-	const char *fn = "MPI_Reduce_local";
 	HC_GUARD(fn);
 	hc_red r;
 	if (hc_red_init(&r, op, datatype)) return hc_error(-1, MPI_ERR_TYPE, fn);
@@ -173,6 +173,15 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 	}
 	int rc = hympi_go_reduce_local((void *)inbuf, inoutbuf, r.esize * count, &r);
 	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+{
+	return hc_reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local");
+}
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
+{
+	return hc_reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local_c");
 }
 
 static int hc_move(int kind, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,

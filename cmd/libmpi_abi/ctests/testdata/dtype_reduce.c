@@ -107,6 +107,9 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 3; k++) CHECK(out[k].v == 0 && out[k].i == (size - k % size) % size);
 		CHECK_RC(MPI_Reduce_local(in, out, 3, MPI_DOUBLE_INT, MPI_MAXLOC));
 		for (int k = 0; k < 3; k++) CHECK(out[k].v == in[k].v);
+		for (int k = 0; k < 3; k++) out[k].v = 99, out[k].i = -1;
+		CHECK_RC(MPI_Reduce_local_c(in, out, 3, MPI_DOUBLE_INT, MPI_MINLOC));
+		for (int k = 0; k < 3; k++) CHECK(out[k].v == in[k].v && out[k].i == rank);
 	}
 	/* Data-moving collectives with a padded pair type and a strided type:
 	 * the buffers travel packed. */
