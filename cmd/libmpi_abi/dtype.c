@@ -487,6 +487,7 @@ HC_HIDDEN void hc_dt_delete_attrs(MPI_Datatype dt, hc_dt *t);
 
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
+	HC_GUARD("MPI_Type_free"); /* it tells Go (hympi_go_type_freed) */
 	if (!datatype) return hc_error(-1, MPI_ERR_ARG, "MPI_Type_free");
 	int hold = 0;
 	hc_dt *t = hc_dt_slot(*datatype, &hold);
