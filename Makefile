@@ -1,7 +1,9 @@
 # hympi — build, test, demo and compare.
 #
 #   make               build everything into bin/ (C ABI: bin/hympicc, bin/lib, bin/include)
-#   make test          vet, unit and multi-process tests, race detector on the engine
+#   make install       install into PREFIX (default /usr/local; DESTDIR honoured); make uninstall
+#   make test          vet, unit and multi-process tests, race detector on the engine,
+#                      make install and the build systems that find it (cmake, meson: make test-tools)
 #   make demo          2-rank latency and bandwidth demo
 #   make compare-ompi  side-by-side point-to-point table against Open MPI (installs it)
 #   make compare-coll  collectives (barrier, bcast, allreduce; 2 and 4 ranks), hympi-Go against Open MPI (REPS)
@@ -17,31 +19,91 @@ BIN      := bin
 FUZZTIME ?= 30s
 REPS     ?= 5
 COUNT    ?= 10
-CMDS     := hympirun hympi-info hympicc
+CMDS     := hympirun hympi-info hympicc hympicxx hympifort
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+# The version is internal/version/VERSION; the commit is stamped here.
+VERSION  := $(shell cat internal/version/VERSION)
+COMMIT   := $(shell git describe --tags --always --dirty 2>/dev/null)
+XVERSION := $(if $(COMMIT),-X github.com/hympi/hympi/internal/version.commit=$(COMMIT))
 BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_barrier osu_ibarrier osu_bcast osu_reduce osu_allreduce \
             osu_gather osu_scatter osu_allgather osu_alltoall
 WITH_OMPI ?= 0
 
-.PHONY: all build cabi generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew clean
+.PHONY: all build cmds install uninstall test-tools cabi generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew clean
 
 all: build
 
-build: cabi
+build: cabi cmds
+	$(GO) build -o $(BIN)/ $(addprefix ./bench/,$(BENCHES)) ./bench/cmd/osutable ./bench/plot/cmd/skewplot
+
+# The commands, with hympic++ as hympicxx's other name.
+cmds:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ $(addprefix ./cmd/,$(CMDS)) $(addprefix ./bench/,$(BENCHES)) ./bench/cmd/osutable ./bench/plot/cmd/skewplot
+	$(GO) build -ldflags='$(XVERSION)' -o $(BIN)/ $(addprefix ./cmd/,$(CMDS))
+	@ln -sf hympicxx $(BIN)/hympic++
 
 # The C ABI: bin/lib/libmpi_abi.so.1 (+ libmpi_abi.so), bin/include/mpi.h,
 # bin/lib/pkgconfig/hympi.pc. C programs build with bin/hympicc.
 cabi:
 	@mkdir -p $(BIN)/lib/pkgconfig $(BIN)/include
-	$(GO) build -buildmode=c-shared -ldflags=-extldflags=-Wl,-soname,libmpi_abi.so.1 -o $(BIN)/lib/libmpi_abi.so.1 ./cmd/libmpi_abi
+	$(GO) build -buildmode=c-shared -ldflags='$(XVERSION) -extldflags=-Wl,-soname,libmpi_abi.so.1' -o $(BIN)/lib/libmpi_abi.so.1 ./cmd/libmpi_abi
 	@rm -f $(BIN)/lib/libmpi_abi.so.h
 	@ln -sf libmpi_abi.so.1 $(BIN)/lib/libmpi_abi.so
 	@cp cmd/libmpi_abi/include/mpi.h $(BIN)/include/mpi.h
-	@prefix=$$(cd $(BIN) && pwd); printf '%s\n' "prefix=$$prefix" 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
-		'Name: hympi' 'Description: hympi MPI library (MPI 5.0 standard ABI)' 'Version: 5.0' \
-		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lmpi_abi' > $(BIN)/lib/pkgconfig/hympi.pc
+	@$(call pcfiles,$(BIN)/lib/pkgconfig)
+
+# pcfiles writes hympi.pc and the names build files ask pkg-config for into
+# $(1): mpi*.pc, and Open MPI's ompi*.pc, the only ones Meson's
+# dependency('mpi') tries. prefix is found from the file's own place
+# (pcfiledir), so the same files serve bin/ and any installed or moved prefix.
+PCS    := hympi mpi mpi-c mpi-cxx mpi-fort ompi ompi-c ompi-cxx ompi-fort
+pcfiles = for pc in $(PCS); do \
+	libs='-lmpi_abi'; case $$pc in *-fort) libs='-lmpi_abi_fort -lmpi_abi';; esac; \
+	printf '%s\n' 'prefix=$${pcfiledir}/../..' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+		"Name: $$pc" 'Description: hympi MPI library (MPI 5.0 standard ABI)' 'Version: $(VERSION)' \
+		'Cflags: -I$${includedir}' "Libs: -L\$${libdir} -Wl,-rpath,\$${libdir} $$libs" > $(1)/$$pc.pc; done
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the commands, with the names
+# other MPIs use (mpicc, mpirun, ...) so putting PREFIX/bin first on PATH
+# switches a project to hympi; the header, library, pkg-config files and man
+# pages; and the Fortran bindings when `make fortran` has built them
+# (HAVE_FC, set where gfortran is, makes install build them). The
+# wrappers find include/ and lib/ beside their own bin/, so the tree can be
+# moved after installing.
+IDIR   = $(DESTDIR)$(PREFIX)
+LINKS  := mpicc:hympicc mpicxx:hympicxx mpic++:hympicxx mpiCC:hympicxx hympic++:hympicxx \
+          mpifort:hympifort mpif90:hympifort mpif77:hympifort mpirun:hympirun mpiexec:hympirun
+MANS   := $(wildcard docs/man/*.1)
+# man pages under the other MPIs' names, so `man mpicc` after switching PATH
+# shows hympi's page (man looks beside each PATH entry's bin/).
+MANLINKS := mpicc:hympicc mpicxx:hympicc mpic++:hympicc mpifort:hympicc mpif90:hympicc mpif77:hympicc \
+            mpirun:hympirun mpiexec:hympirun
+install: cabi cmds $(if $(HAVE_FC),fortran)
+	install -d $(IDIR)/bin $(IDIR)/include $(IDIR)/lib/pkgconfig $(IDIR)/share/man/man1
+	install -m 755 $(addprefix $(BIN)/,$(CMDS)) $(IDIR)/bin/
+	@for l in $(LINKS); do ln -sfn $${l#*:} $(IDIR)/bin/$${l%%:*}; done
+	install -m 644 $(BIN)/include/mpi.h $(IDIR)/include/
+	@for f in $(BIN)/include/mpif.h $(BIN)/include/*.mod; do \
+		if [ -f "$$f" ]; then install -m 644 "$$f" $(IDIR)/include/ || exit 1; fi; done
+	install -m 755 $(BIN)/lib/libmpi_abi.so.1 $(IDIR)/lib/
+	ln -sfn libmpi_abi.so.1 $(IDIR)/lib/libmpi_abi.so
+	ln -sfn libmpi_abi.so.1 $(IDIR)/lib/libmpi.so
+	@if [ -f $(BIN)/lib/libmpi_abi_fort.so.1 ]; then \
+		install -m 755 $(BIN)/lib/libmpi_abi_fort.so.1 $(IDIR)/lib/ && \
+		ln -sfn libmpi_abi_fort.so.1 $(IDIR)/lib/libmpi_abi_fort.so; fi
+	@$(call pcfiles,$(IDIR)/lib/pkgconfig)
+	install -m 644 $(MANS) $(IDIR)/share/man/man1/
+	@for l in $(MANLINKS); do echo ".so man1/$${l#*:}.1" > $(IDIR)/share/man/man1/$${l%%:*}.1; done
+	@echo "installed hympi $(VERSION) into $(IDIR); put $(PREFIX)/bin first on PATH to use it"
+
+uninstall:
+	rm -f $(addprefix $(IDIR)/bin/,$(CMDS)) $(foreach l,$(LINKS),$(IDIR)/bin/$(firstword $(subst :, ,$(l))))
+	rm -f $(IDIR)/include/mpi.h $(IDIR)/include/mpif.h $(wildcard $(IDIR)/include/mpi*.mod)
+	rm -f $(addprefix $(IDIR)/lib/,libmpi_abi.so.1 libmpi_abi.so libmpi.so libmpi_abi_fort.so.1 libmpi_abi_fort.so)
+	rm -f $(addprefix $(IDIR)/lib/pkgconfig/,$(addsuffix .pc,$(PCS)))
+	rm -f $(addprefix $(IDIR)/share/man/man1/,$(notdir $(MANS)) $(foreach l,$(MANLINKS),$(firstword $(subst :, ,$(l))).1))
 
 # Regenerate mpi.h and the stubs after editing cmd/libmpi_abi/gen or a .c file.
 generate:
@@ -59,7 +121,17 @@ race:
 	$(GO) test -race -count=1 ./shm/ ./topology/ ./directcopy/ ./skew/
 	$(GO) test -race -count=1 -run 'InProcess' ./mpi/
 
-test: build vet race
+# The build-system tests (cmd/internal/installtest) use these; each test
+# skips with a message when its tool is missing, so a machine where they
+# cannot be installed still runs the rest.
+TEST_TOOLS := cmake:cmake ctest:cmake pkg-config:pkg-config c++:g++ meson:meson ninja:ninja-build
+test-tools:
+	@pkgs=; for t in $(TEST_TOOLS); do command -v $${t%%:*} >/dev/null || pkgs="$$pkgs $${t#*:}"; done; \
+	if [ -n "$$pkgs" ]; then echo "installing$$pkgs for the build-system tests"; \
+		{ apt-get install -y -qq $$pkgs || { apt-get update -qq && apt-get install -y -qq $$pkgs; }; } >/dev/null 2>&1 || \
+		echo "could not install$$pkgs: the tests that need them will skip"; fi
+
+test: build vet race test-tools
 	$(GO) test -count=1 -timeout 10m ./...
 
 fuzz:
@@ -68,6 +140,8 @@ fuzz:
 	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzDecodeColl$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./bench/internal/osu/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./skew/ -run '^$$' -fuzz '^FuzzObserve$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./topology/ -run '^$$' -fuzz '^FuzzParseCPUList$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/config/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 
 demo: build
 	$(BIN)/hympirun -n 2 $(BIN)/osu_latency -m 0:65536

@@ -309,7 +309,7 @@ notes() {
 } | tee "$RESULT"
 
 if [[ -n $SVG ]]; then
-	mapfile -t curves < <(group_args latency bw bibw)
+	mapfile -t curves < <(group_args) # every benchmark with two or more sizes: pt2pt and collectives
 	if ((${#curves[@]} > 0)) && bin/osutable -grouped -allow-missing -svg "$SVG" "${curves[@]}" >/dev/null; then
 		echo "compare: table in $RESULT, curves in $SVG" >&2
 	else

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# skew.sh: seed 002's process-skew benchmark in hympi's three protocol modes.
+# skew.sh: the LiMIC2 study's process-skew benchmark in hympi's three protocol modes.
 #
 # Runs bench/osu_skew under bin/hympirun -n 2 with HYMPI_DIRECT=off (all
 # shared memory), auto (thresholds, skew feedback) and always (all direct

@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"os"
 	"time"
 
 	"github.com/hympi/hympi/shm"
@@ -25,8 +24,6 @@ const asyncIdleSpins = 64
 
 // asyncSleep bounds one doorbell sleep; a safety net, not the wake path.
 const asyncSleep = 50 * time.Millisecond
-
-func asyncRequested() bool { return os.Getenv("HYMPI_ASYNC_PROGRESS") == "1" }
 
 // startAsync starts the progress goroutine. Called once, by Init.
 func (e *engine) startAsync() {

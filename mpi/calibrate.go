@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hympi/hympi/directcopy"
+	"github.com/hympi/hympi/internal/config"
 	"github.com/hympi/hympi/shm"
 	"golang.org/x/sys/unix"
 )
@@ -30,7 +31,13 @@ func Calibrate(cpuA, cpuB int, sizes []int) ([]CalibrationPoint, error) {
 	if err := directcopy.Available(); err != nil {
 		return nil, fmt.Errorf("calibrate: direct copy is unavailable here: %w", err)
 	}
-	region, err := shm.CreateAnonymous(2, shm.DefaultConfig())
+	// The cells the jobs will use (HYMPI_CELL_SIZE), so that the crossover
+	// measured is theirs.
+	k, err := config.FromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: %w", err)
+	}
+	region, err := shm.CreateAnonymous(2, shm.ConfigFrom(k))
 	if err != nil {
 		return nil, err
 	}

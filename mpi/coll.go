@@ -3,8 +3,8 @@ package mpi
 import "github.com/hympi/hympi/shm"
 
 // The offload engine: collectives as state machines the progress engine
-// advances, after the NIC-offload design of the thesis in seeds/ (there the
-// card forwards collective traffic; here the progress engine plays the card).
+// advances, after a NIC-offload design for collectives (there the card
+// forwards collective traffic; here the progress engine plays the card).
 //
 // The collective microchannel. Every communicator owns two contexts: ctx for
 // point-to-point and ctx+1 for its collectives. A collective whose messages

@@ -2,7 +2,7 @@ package mpi
 
 import "math"
 
-// Special ranks, tags and values (API.md).
+// Special ranks, tags and values (public names, as in MPI).
 const (
 	AnySource = -1
 	AnyTag    = -1

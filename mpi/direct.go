@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/hympi/hympi/directcopy"
+	"github.com/hympi/hympi/internal/config"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -29,16 +30,15 @@ const (
 	directAlways                   // direct copy for every non-empty message
 )
 
-func parseDirectMode(s string) (directMode, error) {
-	switch s {
-	case "", "auto":
-		return directAuto, nil
-	case "off":
-		return directOff, nil
-	case "always":
-		return directAlways, nil
+// directModeOf maps the parsed knob (package config) to the engine's mode.
+func directModeOf(d config.Direct) directMode {
+	switch d {
+	case config.DirectOff:
+		return directOff
+	case config.DirectAlways:
+		return directAlways
 	}
-	return directAuto, fmt.Errorf("HYMPI_DIRECT=%q (want auto, off or always)", s)
+	return directAuto
 }
 
 // readSegment is the most one process_vm_readv moves. It bounds how long a

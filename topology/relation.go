@@ -21,7 +21,7 @@ const (
 	NumRelations = iota
 )
 
-// relationNames are the names API.md fixes (PeerCounters.Relation,
+// relationNames are public, stable names (PeerCounters.Relation,
 // hympi-info --json "relation", profile keys).
 var relationNames = [NumRelations]string{
 	Self:        "self",

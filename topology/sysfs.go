@@ -15,7 +15,7 @@ import (
 )
 
 // EnvSysfs names the environment variable that moves the sysfs root Default
-// reads (API.md), so tests and hympi-info can point at a fixture tree.
+// reads (a public name), so tests and hympi-info can point at a fixture tree.
 const EnvSysfs = "HYMPI_SYSFS"
 
 // DefaultSysfsRoot is the sysfs root when EnvSysfs is unset or empty.

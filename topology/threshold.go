@@ -12,10 +12,10 @@ const KiB = 1024
 // threshold go eager (two copies through the shared region), larger ones
 // direct (one copy with process_vm_readv). They are the seed study's
 // topology-aware switch points, measured on a dual-socket quad-core
-// Clovertown (seed 002): the two-copy path stays cheap as long as the
+// Clovertown: the two-copy path stays cheap as long as the
 // intermediate copy lives in a cache both cores share, and loses early when
-// it has to cross the socket. DESIGN.md asks to calibrate rather than trust
-// them (hympi-info --tune writes a Profile); they are the fallback.
+// it has to cross the socket. Machines differ, so hympi calibrates rather
+// than trusts them (hympi-info --tune writes a Profile); they are the fallback.
 const (
 	DefaultSharedCacheThreshold = 32 * KiB
 	DefaultIntraSocketThreshold = 2 * KiB
@@ -43,7 +43,7 @@ func BaseThreshold(r Relation) int {
 }
 
 // EnvThreshold names the environment variable that overrides the threshold
-// for every peer (API.md).
+// for every peer (a public name).
 const EnvThreshold = "HYMPI_THRESHOLD"
 
 // Where a threshold came from, as hympi-info reports it.

@@ -1,4 +1,4 @@
-// Command osu_skew is seed 002's process-skew benchmark for hympi: a
+// Command osu_skew is the LiMIC2 study's process-skew benchmark for hympi: a
 // producer that gets ahead of a slow consumer, and what each protocol makes
 // the producer pay for it.
 //

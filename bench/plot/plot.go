@@ -29,6 +29,9 @@ type Series struct {
 // Plot describes one chart.
 type Plot struct {
 	Title, XLabel, YLabel string
+	// Subtitle is a second, smaller title line: where and how the numbers
+	// were measured (see Where).
+	Subtitle string
 	// LogX and LogY make an axis logarithmic (base 10); every value on a
 	// logarithmic axis must then be positive.
 	LogX, LogY bool
@@ -46,6 +49,8 @@ const (
 	marginRight   = 170
 	marginTop     = 40
 	marginBottom  = 56
+	// subtitleHeight is the room a subtitle adds above the plotting area.
+	subtitleHeight = 16
 )
 
 // palette is the series colours, in order; after the last, colours repeat
@@ -65,7 +70,11 @@ func Write(w io.Writer, p Plot) error {
 	if p.Height == 0 {
 		p.Height = defaultHeight
 	}
-	if p.Width < marginLeft+marginRight+50 || p.Height < marginTop+marginBottom+50 {
+	top := marginTop
+	if p.Subtitle != "" {
+		top += subtitleHeight
+	}
+	if p.Width < marginLeft+marginRight+50 || p.Height < top+marginBottom+50 {
 		return fmt.Errorf("plot: image %d×%d too small", p.Width, p.Height)
 	}
 	if len(p.Series) == 0 {
@@ -90,17 +99,21 @@ func Write(w io.Writer, p Plot) error {
 	x := newAxis(xs, p.LogX, false, float64(marginLeft), float64(p.Width-marginRight))
 	// The y axis of a linear plot starts at 0 when all values are positive,
 	// so heights compare as ratios; SVG's y grows downward.
-	y := newAxis(ys, p.LogY, true, float64(p.Height-marginBottom), float64(marginTop))
+	y := newAxis(ys, p.LogY, true, float64(p.Height-marginBottom), float64(top))
 
 	var b strings.Builder
 	x0, x1 := float64(marginLeft), float64(p.Width-marginRight)
-	y0, y1 := float64(p.Height-marginBottom), float64(marginTop)
+	y0, y1 := float64(p.Height-marginBottom), float64(top)
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
 		p.Width, p.Height, p.Width, p.Height)
 	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="white"/>`+"\n", p.Width, p.Height)
 	if p.Title != "" {
 		fmt.Fprintf(&b, `<text x="%s" y="22" text-anchor="middle" font-size="15" font-weight="bold">%s</text>`+"\n",
 			num((x0+x1)/2), esc(p.Title))
+	}
+	if p.Subtitle != "" {
+		fmt.Fprintf(&b, `<text x="%s" y="40" text-anchor="middle" fill="#444">%s</text>`+"\n",
+			num((x0+x1)/2), esc(p.Subtitle))
 	}
 	// Grid and tick labels.
 	for _, t := range x.ticks {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -206,5 +208,49 @@ func TestWriteStack(t *testing.T) {
 	}
 	if err := WriteStack(&b, []Plot{p, {Title: "empty"}}); err == nil {
 		t.Error("a plot with no series: no error")
+	}
+}
+
+func TestSubtitle(t *testing.T) {
+	p := Plot{Title: "what", Subtitle: "where & how", Series: []Series{{Name: "a", Points: []Point{{1, 1}, {2, 2}}}}}
+	var with, without strings.Builder
+	if err := Write(&with, p); err != nil {
+		t.Fatal(err)
+	}
+	p.Subtitle = ""
+	if err := Write(&without, p); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(with.String(), ">where &amp; how</text>") || strings.Contains(without.String(), "where") {
+		t.Fatalf("subtitle not drawn, or drawn when empty:\n%s", with.String())
+	}
+	// The plotting area moves down to make room.
+	if !strings.Contains(with.String(), fmt.Sprintf(`y="%d.0"`, marginTop+subtitleHeight)) {
+		t.Errorf("plotting area does not start below the subtitle")
+	}
+}
+
+func TestWhereAndRuns(t *testing.T) {
+	d := t.TempDir()
+	info := d + "/cpuinfo"
+	if err := os.WriteFile(info, []byte("processor\t: 0\nmodel name\t: Intel(R)  Xeon(R) CPU E5345 @ 2.33GHz\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ path, want string }{
+		{info, "Intel(R) Xeon(R) CPU E5345 @ 2.33GHz, 8 CPUs"},
+		{d + "/missing", "unknown CPU, 8 CPUs"},
+	}
+	for _, tc := range tests {
+		if got := where(tc.path, 8); got != tc.want {
+			t.Errorf("where(%s) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		lo, hi int
+		want   string
+	}{{5, 5, "median of 5 runs"}, {1, 1, "1 run"}, {3, 5, "median of 3–5 runs"}} {
+		if got := Runs(tc.lo, tc.hi); got != tc.want {
+			t.Errorf("Runs(%d, %d) = %q, want %q", tc.lo, tc.hi, got, tc.want)
+		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/hympi/hympi/topology"
 )
 
-const usageLine = "usage: hympi-info [--json] [-n N] | hympi-info --tune [-sizes LIST]\n"
+const usageLine = "usage: hympi-info [--json] [-n N] | hympi-info --tune [-sizes LIST] | hympi-info --version\n"
 
 const usage = usageLine + `
 Shows the CPU topology, the binding of N ranks under hympirun --bind-to core,
@@ -26,12 +26,14 @@ budget of an N-rank job.
                  this machine and save the thresholds as the profile
   -sizes LIST    message sizes --tune measures, comma-separated bytes with
                  an optional K, M or G suffix (default 1K,2K,4K,...,4M)
+  --version      print hympi's version and the commit it was built from
   --help         show this help
 
 Flags may be written with one dash or two.
 
 Environment: HYMPI_SYSFS (sysfs root, e.g. a fixture tree), HYMPI_THRESHOLD,
-HYMPI_PROFILE (profile path), HYMPI_DIRECT, HYMPI_SHM_BUDGET.
+HYMPI_PROFILE (profile path), HYMPI_DIRECT, HYMPI_SHM_BUDGET, HYMPI_CELL_SIZE.
+A bad value of any HYMPI_* setting is refused, as hympirun and Init refuse it.
 
 Exit status: 0 on success, 2 on a usage error, 1 otherwise.
 `
@@ -50,6 +52,9 @@ const (
 
 // errHelp asks for the help text on stdout and exit status 0.
 var errHelp = errors.New("help requested")
+
+// errVersion asks for the version on stdout and exit status 0.
+var errVersion = errors.New("version requested")
 
 type options struct {
 	n     int // 0: the default (allowed CPUs, at least 2)
@@ -79,6 +84,7 @@ func parseArgs(args []string) (*options, error) {
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.BoolVar(&o.tune, "tune", false, "")
 	fs.Var((*sizesFlag)(&o.sizes), "sizes", "")
+	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, errHelp
@@ -87,6 +93,12 @@ func parseArgs(args []string) (*options, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *showVersion {
+		if len(set) > 1 || fs.NArg() > 0 {
+			return nil, errors.New("--version cannot be combined with other flags")
+		}
+		return nil, errVersion
+	}
 	nSet := set["n"] || set["np"]
 	switch {
 	case fs.NArg() > 0:

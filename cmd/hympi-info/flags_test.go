@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/hympi/hympi/internal/version"
 	"github.com/hympi/hympi/topology"
 )
 
@@ -59,7 +61,8 @@ func TestParseArgs(t *testing.T) {
 // stderr, nothing on stdout, and exits 2; --help prints the help on stdout.
 func TestUsage(t *testing.T) {
 	hermetic(t, fixture(t, "onesocket-l3"))
-	for _, args := range [][]string{{"--bogus"}, {"-n", "0"}, {"--json", "x"}, {"--tune", "--json"}, {"-sizes", "1K"}} {
+	for _, args := range [][]string{{"--bogus"}, {"-n", "0"}, {"--json", "x"}, {"--tune", "--json"}, {"-sizes", "1K"},
+		{"--version", "--json"}, {"--version", "x"}} {
 		code, out, errs := runIn(t, args...)
 		if code != exitUsage || out != "" || !strings.HasPrefix(errs, "hympi-info: ") || !strings.Contains(errs, usageLine) {
 			t.Errorf("hympi-info %q: exit %d, stdout %q, stderr %q", args, code, out, errs)
@@ -106,6 +109,9 @@ func TestDocExamples(t *testing.T) {
 	}
 	for _, ex := range examples {
 		opts, err := parseArgs(ex.args)
+		if errors.Is(err, errVersion) {
+			continue // TestVersion runs --version
+		}
 		if err != nil {
 			t.Errorf("package doc example %q: %v", ex.args, err)
 			continue
@@ -126,5 +132,21 @@ func TestDocExamples(t *testing.T) {
 		if code, _, errs := runIn(t, ex.args...); code != exitOK {
 			t.Errorf("package doc example %q %q: exit %d, stderr %q", ex.env, ex.args, code, errs)
 		}
+	}
+}
+
+// TestVersion: --version (one dash or two) prints hympi's release and commit
+// from internal/version on stdout and exits 0.
+func TestVersion(t *testing.T) {
+	hermetic(t, fixture(t, "onesocket-l3"))
+	want := "hympi-info: " + version.String() + "\n"
+	for _, args := range [][]string{{"--version"}, {"-version"}} {
+		code, out, errs := runIn(t, args...)
+		if code != exitOK || out != want || errs != "" {
+			t.Errorf("hympi-info %q: exit %d, stdout %q (want %q), stderr %q", args, code, out, want, errs)
+		}
+	}
+	if !strings.Contains(want, version.Release()) {
+		t.Fatalf("%q lacks the release %q", want, version.Release())
 	}
 }

@@ -10,6 +10,7 @@
 //	hympi-info --json -n 8
 //	hympi-info --tune
 //	hympi-info --tune -sizes 4K,16K,64K,256K,1M
+//	hympi-info --version
 //	HYMPI_SYSFS=topology/testdata/clovertown hympi-info -n 8
 //
 // With --json it prints one JSON object instead of the text report; its
@@ -40,6 +41,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/hympi/hympi/internal/version"
 )
 
 func main() {
@@ -58,6 +61,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	opts, err := parseArgs(args)
 	if errors.Is(err, errHelp) {
 		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	if errors.Is(err, errVersion) {
+		fmt.Fprintln(stdout, "hympi-info:", version.String())
 		return exitOK
 	}
 	if err != nil {

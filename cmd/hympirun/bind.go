@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hympi/hympi/topology"
@@ -19,14 +21,16 @@ import (
 // its template thread (started by that LockOSThread call in init, before any
 // pinning) to do it.
 type binder struct {
-	enabled bool
+	policy  string
 	allowed []int       // CPUs hympirun may run on, ascending
 	orig    unix.CPUSet // the thread's mask before any pinning
-	cpus    []int       // the CPU of each rank under --bind-to core
+	machine *topology.Machine
+	cpus    []int   // the CPU each rank is mapped to (--map-by)
+	sets    [][]int // the CPUs each rank is bound to; nil: unbound
 }
 
-func newBinder(policy string, nranks int) (*binder, error) {
-	b := &binder{enabled: policy == bindCore}
+func newBinder(policy, mapBy string, nranks int) (*binder, error) {
+	b := &binder{policy: policy}
 	if err := unix.SchedGetaffinity(0, &b.orig); err != nil {
 		return nil, fmt.Errorf("reading CPU affinity: %w", err)
 	}
@@ -38,19 +42,27 @@ func newBinder(policy string, nranks int) (*binder, error) {
 	if len(b.allowed) == 0 {
 		return nil, fmt.Errorf("reading CPU affinity: empty mask")
 	}
-	if b.enabled {
-		b.cpus = placeRanks(b.allowed, nranks)
+	if m, err := topology.Default(); err == nil {
+		b.machine = m
+	}
+	b.cpus = placeRanks(b.machine, b.allowed, nranks, mapBy)
+	if policy == bindNone {
+		return b, nil
+	}
+	b.sets = make([][]int, nranks)
+	for i, cpu := range b.cpus {
+		b.sets[i] = b.domain(cpu)
 	}
 	return b, nil
 }
 
-// placeRanks is the --bind-to core policy: topology.BindCores (distinct
-// cores first, neighbouring ranks on neighbouring cores, SMT siblings next,
-// then round-robin). Where the CPU topology can't be read, plain round-robin
-// over the allowed CPUs.
-func placeRanks(allowed []int, n int) []int {
-	if m, err := topology.Default(); err == nil {
-		if cpus := topology.BindCores(m, allowed, n); len(cpus) == n {
+// placeRanks is --map-by: topology.MapRanks (for core and slot,
+// topology.BindCores: distinct cores first, neighbouring ranks on
+// neighbouring cores, SMT siblings next, then round-robin). Where the CPU
+// topology can't be read, plain round-robin over the allowed CPUs.
+func placeRanks(m *topology.Machine, allowed []int, n int, mapBy string) []int {
+	if m != nil {
+		if cpus := topology.MapRanks(m, allowed, n, mapBy); len(cpus) == n {
 			return cpus
 		}
 	}
@@ -61,24 +73,51 @@ func placeRanks(allowed []int, n int) []int {
 	return cpus
 }
 
-// cpuFor is the CPU rank runs on, or -1 when unbound.
-func (b *binder) cpuFor(rank int) int {
-	if !b.enabled {
-		return -1
+// domain is the set a rank mapped to cpu is bound to under the policy:
+// cpu alone for core, else the allowed CPUs of cpu's domain (all allowed
+// CPUs when the topology is unknown).
+func (b *binder) domain(cpu int) []int {
+	if b.policy == bindCore {
+		return []int{cpu}
 	}
-	return b.cpus[rank]
+	if b.machine == nil {
+		return b.allowed
+	}
+	var set []int
+	for _, c := range b.machine.Domain(cpu, b.policy) {
+		if slices.Contains(b.allowed, c) {
+			set = append(set, c)
+		}
+	}
+	if len(set) == 0 {
+		return []int{cpu}
+	}
+	return set
 }
 
-// pin restricts the calling thread to cpu (no-op for -1). The caller must be
-// locked to its thread, and must call restore once every rank is started.
-func (b *binder) pin(cpu int) error {
-	if cpu < 0 {
+// cpuFor is the CPU a rank is bound to (its HYMPI_CPU), or -1 when it is
+// not bound to exactly one: the engine reads it as the one CPU the rank
+// runs on.
+func (b *binder) cpuFor(rank int) int {
+	if b.sets == nil || len(b.sets[rank]) != 1 {
+		return -1
+	}
+	return b.sets[rank][0]
+}
+
+// pin restricts the calling thread to the rank's CPUs (no-op when
+// unbound). The caller must be locked to its thread, and must call restore
+// once every rank is started.
+func (b *binder) pin(rank int) error {
+	if b.sets == nil {
 		return nil
 	}
 	var set unix.CPUSet
-	set.Set(cpu)
+	for _, c := range b.sets[rank] {
+		set.Set(c)
+	}
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		return fmt.Errorf("binding to CPU %d: %w", cpu, err)
+		return fmt.Errorf("binding to CPUs %s: %w", topology.FormatCPUList(b.sets[rank]), err)
 	}
 	return nil
 }
@@ -87,19 +126,25 @@ func (b *binder) pin(cpu int) error {
 // work (output copying, signal handling) is not crowded onto the last rank's
 // CPU.
 func (b *binder) restore() {
-	if b.enabled {
+	if b.sets != nil {
 		_ = unix.SchedSetaffinity(0, &b.orig)
 	}
 }
 
-// gomaxprocs is the GOMAXPROCS a rank gets unless the user chose one. A
-// bound rank owns exactly one CPU, so more Ps would only time-slice it; an
-// unbound rank gets its share of the CPUs.
-func (b *binder) gomaxprocs(nranks int) int {
-	if b.enabled {
-		return 1
+// gomaxprocs is the GOMAXPROCS a rank gets unless the user chose one: its
+// share of the CPUs it may run on. A rank bound to one CPU gets 1, since
+// more Ps would only time-slice it.
+func (b *binder) gomaxprocs(rank int) int {
+	if b.sets == nil {
+		return max(1, len(b.allowed)/len(b.cpus))
 	}
-	return max(1, len(b.allowed)/nranks)
+	sharing := 0
+	for _, s := range b.sets {
+		if slices.Equal(s, b.sets[rank]) {
+			sharing++
+		}
+	}
+	return max(1, len(b.sets[rank])/sharing)
 }
 
 // oversubTimerSlack is the timer slack (prctl PR_SET_TIMERSLACK) the ranks
@@ -130,4 +175,55 @@ func (b *binder) timerSlack(nranks int) time.Duration {
 		return oversubTimerSlack
 	}
 	return 0
+}
+
+// report is the --report-bindings line of a rank, in Open MPI's words:
+// each CPU as socket S[core C[hwt T]] with logical indices, then a map of
+// the machine, one [...] per socket, cores separated by "/", a B for each
+// hardware thread the rank may run on and a dot for the others.
+func (b *binder) report(rank int) string {
+	set := b.sets
+	if set == nil || slices.Equal(set[rank], b.allowed) {
+		return fmt.Sprintf("MCW rank %d is not bound (or bound to all available processors)", rank)
+	}
+	cpus := set[rank]
+	m := b.machine
+	if m == nil {
+		return fmt.Sprintf("MCW rank %d bound to CPUs %s", rank, topology.FormatCPUList(cpus))
+	}
+	type place struct{ socket, core, hwt int }
+	places := map[int]place{}
+	var mask strings.Builder
+	for s, pkg := range m.Packages() {
+		mask.WriteByte('[')
+		core := 0
+		for _, threads := range m.Cores() {
+			if m.Lookup(threads[0]).Package != pkg {
+				continue
+			}
+			if core > 0 {
+				mask.WriteByte('/')
+			}
+			for t, cpu := range threads {
+				places[cpu] = place{s, core, t}
+				if slices.Contains(cpus, cpu) {
+					mask.WriteByte('B')
+				} else {
+					mask.WriteByte('.')
+				}
+			}
+			core++
+		}
+		mask.WriteByte(']')
+	}
+	var where []string
+	for _, cpu := range cpus {
+		p, ok := places[cpu]
+		if !ok {
+			where = append(where, fmt.Sprintf("cpu %d", cpu))
+			continue
+		}
+		where = append(where, fmt.Sprintf("socket %d[core %d[hwt %d]]", p.socket, p.core, p.hwt))
+	}
+	return fmt.Sprintf("MCW rank %d bound to %s: %s", rank, strings.Join(where, ", "), mask.String())
 }

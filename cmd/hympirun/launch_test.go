@@ -250,10 +250,10 @@ func TestStdin(t *testing.T) {
 	}{
 		{"lines", "a\nb\n",
 			`if [ $HYMPI_RANK = 0 ]; then cat; else readlink /proc/self/fd/0; cat; fi`,
-			[]string{"[1,0]<stdout>: a", "[1,0]<stdout>: b", "[1,1]<stdout>: /dev/null"}},
+			[]string{"[1,0]<stdout>:a", "[1,0]<stdout>:b", "[1,1]<stdout>:/dev/null"}},
 		{"more than a pipe holds", big,
 			`if [ $HYMPI_RANK = 0 ]; then wc -c; fi`,
-			[]string{fmt.Sprintf("[1,0]<stdout>: %d", len(big))}},
+			[]string{fmt.Sprintf("[1,0]<stdout>:%d", len(big))}},
 		{"rank 0 does not read it", big, `exit 0`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

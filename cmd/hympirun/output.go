@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -20,7 +22,10 @@ const maxPartialLine = 64 << 10
 // and stderr are the same file.
 type output struct {
 	stdout, stderr io.Writer
-	tag            bool
+	tag            string // tagNone, tagOMPI or tagMPICH
+	stamp          bool   // --timestamp-output
+	dir            string // --output-filename, "" for none
+	nranks         int
 
 	mu sync.Mutex // serialises writes to stdout and stderr
 
@@ -28,8 +33,16 @@ type output struct {
 	readers []*os.File // launcher ends of the pipes, closed by drain
 }
 
-func newOutput(stdout, stderr io.Writer, tag bool) *output {
-	return &output{stdout: stdout, stderr: stderr, tag: tag}
+func newOutput(stdout, stderr io.Writer, o *options) *output {
+	return &output{stdout: stdout, stderr: stderr, tag: o.tag, stamp: o.timestamp, dir: o.outputDir, nranks: o.n}
+}
+
+// println writes one line to stderr as it is, for reports that follow
+// another MPI's format rather than hympirun's own.
+func (o *output) println(line string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	io.WriteString(o.stderr, line+"\n")
 }
 
 // printf writes one hympirun message line to stderr.
@@ -76,11 +89,21 @@ func (o *output) streams(rank int) (stdout, stderr *os.File, closers []*os.File,
 }
 
 func (o *output) stream(rank int, name string, dst io.Writer) (child, closer *os.File, err error) {
-	if f, ok := dst.(*os.File); ok && !o.tag {
+	lines := o.tag != tagNone || o.stamp
+	if f, ok := dst.(*os.File); ok && !lines && o.dir == "" {
 		return f, nil, nil
+	}
+	var file *os.File
+	if o.dir != "" {
+		if file, err = o.createFile(rank, name); err != nil {
+			return nil, nil, err
+		}
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
+		if file != nil {
+			file.Close()
+		}
 		return nil, nil, fmt.Errorf("creating %s pipe: %w", name, err)
 	}
 	o.readers = append(o.readers, r)
@@ -88,18 +111,56 @@ func (o *output) stream(rank int, name string, dst io.Writer) (child, closer *os
 		io.Writer
 		flush()
 	}
-	if o.tag {
-		sink = &lineTagger{out: o, dst: dst, prefix: fmt.Appendf(nil, "[1,%d]<%s>: ", rank, name)}
+	if lines {
+		sink = &lineTagger{out: o, dst: dst, prefix: o.prefix(rank, name), stamp: o.stamp}
 	} else {
 		sink = rawCopier{out: o, dst: dst}
+	}
+	var src io.Reader = r
+	if file != nil {
+		// The file gets the output untagged, as Open MPI writes it.
+		src = io.TeeReader(r, lenient{file})
 	}
 	o.copiers.Add(1)
 	go func() {
 		defer o.copiers.Done()
-		io.Copy(sink, r)
+		io.Copy(sink, src)
 		sink.flush()
+		if file != nil {
+			file.Close()
+		}
 	}()
 	return w, w, nil
+}
+
+// prefix is the tag of each line of a rank's stream: Open MPI's
+// [1,RANK]<stdout>: (the 1 is the job number), MPICH's "[RANK] ", or
+// Open MPI's <stdout>: alone after a timestamp.
+func (o *output) prefix(rank int, name string) []byte {
+	switch {
+	case o.tag == tagOMPI:
+		return fmt.Appendf(nil, "[1,%d]<%s>:", rank, name)
+	case o.tag == tagMPICH:
+		return fmt.Appendf(nil, "[%d] ", rank)
+	case o.stamp:
+		return fmt.Appendf(nil, "<%s>:", name)
+	}
+	return nil
+}
+
+// createFile creates DIR/1/rank.N/NAME in Open MPI's layout, N padded with
+// zeros to the width of the number of ranks.
+func (o *output) createFile(rank int, name string) (*os.File, error) {
+	width := len(strconv.Itoa(o.nranks))
+	dir := filepath.Join(o.dir, "1", fmt.Sprintf("rank.%0*d", width, rank))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--output-filename: %w", err)
+	}
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("--output-filename: %w", err)
+	}
+	return f, nil
 }
 
 // drain waits until every copied stream reached end of file, at most
@@ -148,6 +209,7 @@ type lineTagger struct {
 	out     *output
 	dst     io.Writer
 	prefix  []byte
+	stamp   bool   // each line starts with the time it is forwarded
 	partial []byte // start of a line whose newline has not arrived
 	batch   []byte // reused between writes
 }
@@ -176,6 +238,10 @@ func (l *lineTagger) Write(p []byte) (int, error) {
 // line appends prefix + held partial + rest to buf; rest ends in a newline,
 // or is nil to cut the held partial line short.
 func (l *lineTagger) line(buf, rest []byte) []byte {
+	if l.stamp {
+		// ctime(3)'s form, as Open MPI prints it.
+		buf = time.Now().AppendFormat(buf, "Mon Jan _2 15:04:05 2006")
+	}
 	buf = append(buf, l.prefix...)
 	buf = append(buf, l.partial...)
 	if rest == nil {
@@ -193,4 +259,13 @@ func (l *lineTagger) flush() {
 	if len(l.partial) > 0 {
 		l.out.write(l.dst, l.line(nil, nil))
 	}
+}
+
+// lenient drops write errors: a full disk under --output-filename must not
+// stop the copy to the terminal, or the rank would block on a full pipe.
+type lenient struct{ w io.Writer }
+
+func (l lenient) Write(p []byte) (int, error) {
+	l.w.Write(p)
+	return len(p), nil
 }

@@ -30,7 +30,7 @@ func TestLineTagger(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var dst bytes.Buffer
-			l := &lineTagger{out: newOutput(nil, nil, true), dst: &dst, prefix: []byte("P ")}
+			l := &lineTagger{out: newOutput(nil, nil, &options{tag: tagOMPI}), dst: &dst, prefix: []byte("P ")}
 			for _, w := range tc.writes {
 				if n, err := l.Write([]byte(w)); n != len(w) || err != nil {
 					t.Fatalf("Write(%q) = %d, %v", w, n, err)
@@ -48,7 +48,7 @@ func TestLineTagger(t *testing.T) {
 // lines only, so writes from different ranks cannot split each other's.
 func TestLineTaggerWholeLines(t *testing.T) {
 	rec := &writeRecorder{}
-	l := &lineTagger{out: newOutput(nil, nil, true), dst: rec, prefix: []byte("P ")}
+	l := &lineTagger{out: newOutput(nil, nil, &options{tag: tagOMPI}), dst: rec, prefix: []byte("P ")}
 	input := []byte(strings.Repeat("hello world\n", 1000))
 	for len(input) > 0 {
 		n := min(len(input), 7) // cut lines everywhere
@@ -80,13 +80,13 @@ func TestTagOutput(t *testing.T) {
 	j.expect(0, "")
 	got := j.outLines()
 	sortByRank(got)
-	want := []string{"[1,0]<stdout>: out0", "[1,0]<stdout>: partial0", "[1,1]<stdout>: out1", "[1,1]<stdout>: partial1"}
+	want := []string{"[1,0]<stdout>:out0", "[1,0]<stdout>:partial0", "[1,1]<stdout>:out1", "[1,1]<stdout>:partial1"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("stdout:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	errs := strings.Split(strings.TrimSuffix(j.errText(), "\n"), "\n")
 	sortByRank(errs)
-	if want := "[1,0]<stderr>: err0\n[1,1]<stderr>: err1"; strings.Join(errs, "\n") != want {
+	if want := "[1,0]<stderr>:err0\n[1,1]<stderr>:err1"; strings.Join(errs, "\n") != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", j.errText(), want)
 	}
 }
@@ -100,7 +100,7 @@ func TestTagOutputInterleaving(t *testing.T) {
 		"/bin/sh", "-c", fmt.Sprintf(`seq 1 %d | sed "s/^/r$HYMPI_RANK-/"`, lines))
 	j.expect(0, "")
 	next := make([]int, n)
-	re := regexp.MustCompile(`^\[1,(\d)\]<stdout>: r(\d)-(\d+)$`)
+	re := regexp.MustCompile(`^\[1,(\d)\]<stdout>:r(\d)-(\d+)$`)
 	for _, l := range j.outLines() {
 		m := re.FindStringSubmatch(l)
 		if m == nil || m[1] != m[2] {
@@ -145,7 +145,7 @@ func TestTagOutputOrphanHoldsPipe(t *testing.T) {
 	j := startJob(t, "", nil, "-n", "1", "--tag-output", "/bin/sh", "-c", `sleep 20 & echo bg $!; echo hi`)
 	t.Cleanup(func() {
 		for _, l := range j.outLines() {
-			if p, ok := strings.CutPrefix(l, "[1,0]<stdout>: bg "); ok {
+			if p, ok := strings.CutPrefix(l, "[1,0]<stdout>:bg "); ok {
 				if pid, err := strconv.Atoi(p); err == nil {
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
@@ -154,7 +154,7 @@ func TestTagOutputOrphanHoldsPipe(t *testing.T) {
 	})
 	j.wait(10 * time.Second)
 	j.expect(0, "")
-	if !slices.Contains(j.outLines(), "[1,0]<stdout>: hi") {
+	if !slices.Contains(j.outLines(), "[1,0]<stdout>:hi") {
 		t.Errorf("stdout %q, want the rank's line", j.outText())
 	}
 	if j.elapsed > drainLimit+stopLimit {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 #include "_cgo_export.h"
 
 HC_HIDDEN int hc_comm_reserve(void);
@@ -25,14 +26,14 @@ enum { VEC_GATHER, VEC_ALLGATHER, VEC_SCATTER };
 	if (__builtin_expect(ci < 0, 0)) return hc_error(-1, MPI_ERR_COMM, fn)
 
 #define SIZE(s, dt, ci, fn)                                                    \
-	int64_t s = hc_type_size(dt);                                          \
+	int64_t s = hc_type_msg_size(dt);                                      \
 	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, fn)
 
 static int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt)
 {
 	r->op = (intptr_t)op;
 	r->dt = (intptr_t)dt;
-	r->esize = hc_type_size(dt);
+	r->esize = hc_type_msg_size(dt);
 	if (r->esize < 0) return MPI_ERR_TYPE;
 	/* A user operator takes any type; a predefined one needs a single
 	 * base type (builtin_ok fails otherwise). */
@@ -55,6 +56,8 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 	COMM(ci, comm, "MPI_Bcast");
 	SIZE(s, datatype, ci, "MPI_Bcast");
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, "MPI_Bcast");
+	HC_CHECK_NOT_IN_PLACE(ci, buffer, "MPI_Bcast");
+	HC_CHECK_BUF(ci, buffer, count, datatype, "MPI_Bcast");
 	if (!hc_type_contig(datatype)) {
 		void *tmp = malloc(s * count > 0 ? (size_t)(s * count) : 1);
 		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, "MPI_Bcast");
@@ -102,7 +105,12 @@ static int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int count, MP
 	hc_red r;
 	if (hc_red_init(&r, op, dt)) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+	int me = hc_comms[ci].rank;
+	/* MPI_Reduce's recvbuf means nothing off the root. */
+	if (kind != RED_REDUCE || me == root) HC_CHECK_NOT_IN_PLACE(ci, recvbuf, fn);
 	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
+	HC_CHECK_BUF(ci, sendbuf, kind == RED_SCATTER_BLOCK ? (int64_t)count * hc_comms[ci].size : count, dt, fn);
+	if (kind != RED_REDUCE || me == root) HC_CHECK_BUF(ci, recvbuf, count, dt, fn);
 	if (!hc_type_contig(dt)) return hc_reduce_packed(ci, kind, sendbuf, recvbuf, count, dt, &r, root, fn);
 	int rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
@@ -139,7 +147,16 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	COMM(ci, comm, fn);
 	hc_red r;
 	if (hc_red_init(&r, op, datatype)) return hc_error(ci, MPI_ERR_TYPE, fn);
+	HC_CHECK_ARRAY(ci, recvcounts, hc_comms[ci].size, fn);
+	HC_CHECK_NOT_IN_PLACE(ci, recvbuf, fn);
+	int64_t total = 0;
+	for (int i = 0; i < hc_comms[ci].size; i++) {
+		HC_CHECK_COUNT(ci, recvcounts[i], fn);
+		total += recvcounts[i];
+	}
+	HC_CHECK_BUF(ci, recvbuf, recvcounts[hc_comms[ci].rank], datatype, fn);
 	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
+	HC_CHECK_BUF(ci, sendbuf, total, datatype, fn);
 	if (!hc_type_contig(datatype)) {
 		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
 		return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -155,6 +172,10 @@ static int hc_reduce_local(const void *inbuf, void *inoutbuf, int64_t count, MPI
 	hc_red r;
 	if (hc_red_init(&r, op, datatype)) return hc_error(-1, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, fn);
+	HC_CHECK_NOT_IN_PLACE(-1, inbuf, fn);
+	HC_CHECK_NOT_IN_PLACE(-1, inoutbuf, fn);
+	HC_CHECK_BUF(-1, inbuf, count, datatype, fn);
+	HC_CHECK_BUF(-1, inoutbuf, count, datatype, fn);
 	if (!hc_type_contig(datatype)) {
 		/* Packed copies: the operator sees them in the type's layout
 		 * again (hc_red_apply). */
@@ -195,15 +216,20 @@ static int hc_move(int kind, const void *sendbuf, int sendcount, MPI_Datatype se
 	int send_used = kind != MOV_SCATTER || me == root;
 	int recv_used = kind != MOV_GATHER || me == root;
 	if (send_used && sendbuf != MPI_IN_PLACE) {
-		ss = hc_type_size(sendtype);
+		ss = hc_type_msg_size(sendtype);
 		if (ss < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 		if (sendcount < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+		HC_CHECK_BUF(ci, sendbuf, kind == MOV_GATHER || kind == MOV_ALLGATHER ? sendcount : (int64_t)sendcount * size,
+			     sendtype, fn);
 	}
 	if (recv_used && recvbuf != MPI_IN_PLACE) {
-		rs = hc_type_size(recvtype);
+		rs = hc_type_msg_size(recvtype);
 		if (rs < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 		if (recvcount < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+		HC_CHECK_BUF(ci, recvbuf, kind == MOV_SCATTER ? recvcount : (int64_t)recvcount * size, recvtype, fn);
 	}
+	/* Only the side a process contributes may be MPI_IN_PLACE. */
+	if (kind == MOV_SCATTER ? send_used : recv_used) HC_CHECK_NOT_IN_PLACE(ci, kind == MOV_SCATTER ? sendbuf : recvbuf, fn);
 	/* Non-contiguous types: the whole buffers travel packed (a buffer of
 	 * size blocks is size * count elements of the type in a row); an
 	 * in-place buffer is packed first so its own block goes along. */
@@ -327,6 +353,34 @@ static void *hc_pack_block(const void *buf, int count, MPI_Datatype dt, void **t
 	return *tmp;
 }
 
+/* hc_vcheck checks the counts and buffer of one side of a v-collective. */
+static int hc_vcheck(int ci, const void *buf, const int *counts, const int *displs, MPI_Datatype dt, const char *fn)
+{
+	int n = hc_comms[ci].size;
+	HC_CHECK_ARRAY(ci, counts, n, fn);
+	HC_CHECK_ARRAY(ci, displs, n, fn);
+	HC_CHECK_NOT_IN_PLACE(ci, buf, fn);
+	int64_t total = 0;
+	for (int i = 0; i < n; i++) {
+		HC_CHECK_COUNT(ci, counts[i], fn);
+		total += counts[i];
+	}
+	HC_CHECK_BUF(ci, buf, total, dt, fn);
+	return MPI_SUCCESS;
+}
+
+#define VCHECK(ci, buf, counts, displs, dt, fn)                                \
+	do {                                                                   \
+		int rc_ = hc_vcheck(ci, buf, counts, displs, dt, fn);          \
+		if (rc_) return rc_;                                           \
+	} while (0)
+
+#define SCHECK(ci, buf, count, dt, fn)                                         \
+	do {                                                                   \
+		HC_CHECK_COUNT(ci, count, fn);                                 \
+		HC_CHECK_BUF(ci, buf, count, dt, fn);                          \
+	} while (0)
+
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 		 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -335,8 +389,10 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	COMM(ci, comm, fn);
 	int me = hc_comms[ci].rank, inplace = sendbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs = 0;
-	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
-	if (me == root && (rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (me == root && (rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (!inplace) SCHECK(ci, sendbuf, sendcount, sendtype, fn);
+	if (me == root) VCHECK(ci, recvbuf, recvcounts, displs, recvtype, fn);
 	void *stmp = NULL;
 	hc_vpacked rv = {0};
 	int packed_recv = me == root && !hc_type_contig(recvtype);
@@ -362,8 +418,10 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	COMM(ci, comm, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs;
-	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
-	if ((rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if ((rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (!inplace) SCHECK(ci, sendbuf, sendcount, sendtype, fn);
+	VCHECK(ci, recvbuf, recvcounts, displs, recvtype, fn);
 	void *stmp = NULL;
 	hc_vpacked rv = {0};
 	int packed_recv = !hc_type_contig(recvtype);
@@ -389,8 +447,10 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	COMM(ci, comm, fn);
 	int me = hc_comms[ci].rank, inplace = recvbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs = 0;
-	if (me == root && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
-	if (!inplace && (rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (me == root && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (!inplace && (rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (!inplace) SCHECK(ci, recvbuf, recvcount, recvtype, fn);
+	if (me == root) VCHECK(ci, sendbuf, sendcounts, displs, sendtype, fn);
 	hc_vpacked sv = {0};
 	void *rtmp = NULL, *user_recv = recvbuf;
 	int packed_recv = !inplace && !hc_type_contig(recvtype);
@@ -418,8 +478,10 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	COMM(ci, comm, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs;
-	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
-	if ((rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if ((rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (!inplace) VCHECK(ci, sendbuf, sendcounts, sdispls, sendtype, fn);
+	VCHECK(ci, recvbuf, recvcounts, rdispls, recvtype, fn);
 	int n = hc_comms[ci].size;
 	hc_vpacked sv = {0}, rv = {0};
 	int packed_recv = !hc_type_contig(recvtype);
@@ -442,6 +504,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
 	HC_GUARD("MPI_Ibarrier");
 	COMM(ci, comm, "MPI_Ibarrier");
+	HC_CHECK_PTR(ci, request, "MPI_Ibarrier");
 	int rc = hympi_go_ibarrier(ci, (intptr_t *)request);
 	return rc ? hc_error(ci, rc, "MPI_Ibarrier") : MPI_SUCCESS;
 }
@@ -453,6 +516,9 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 	SIZE(s, datatype, ci, "MPI_Ibcast");
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, "MPI_Ibcast");
 	const char *fn = "MPI_Ibcast";
+	HC_CHECK_PTR(ci, request, fn);
+	HC_CHECK_NOT_IN_PLACE(ci, buffer, fn);
+	HC_CHECK_BUF(ci, buffer, count, datatype, fn);
 	if (!hc_type_contig(datatype)) {
 		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
 		return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -471,7 +537,11 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 	hc_red r;
 	if (hc_red_init(&r, op, datatype)) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+	HC_CHECK_PTR(ci, request, fn);
+	HC_CHECK_NOT_IN_PLACE(ci, recvbuf, fn);
 	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
+	HC_CHECK_BUF(ci, sendbuf, count, datatype, fn);
+	HC_CHECK_BUF(ci, recvbuf, count, datatype, fn);
 	if (!hc_type_contig(datatype)) {
 		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
 		return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -485,18 +555,23 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
 	HC_GUARD("MPI_Op_create");
+	HC_CHECK_PTR(-1, user_fn, "MPI_Op_create");
+	HC_CHECK_PTR(-1, op, "MPI_Op_create");
 	return hympi_go_op_create((uintptr_t)user_fn, commute, 0, (intptr_t *)op);
 }
 
 int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
 	HC_GUARD("MPI_Op_create_c");
+	HC_CHECK_PTR(-1, user_fn, "MPI_Op_create_c");
+	HC_CHECK_PTR(-1, op, "MPI_Op_create_c");
 	return hympi_go_op_create((uintptr_t)user_fn, commute, 1, (intptr_t *)op);
 }
 
 int PMPI_Op_free(MPI_Op *op)
 {
 	HC_GUARD("MPI_Op_free");
+	HC_CHECK_PTR(-1, op, "MPI_Op_free");
 	int rc = hympi_go_op_free((intptr_t)*op);
 	if (rc) return hc_error(-1, rc, "MPI_Op_free");
 	*op = MPI_OP_NULL;
@@ -506,6 +581,9 @@ int PMPI_Op_free(MPI_Op *op)
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
 	HC_GUARD("MPI_Op_commutative");
+	HC_CHECK_PTR(-1, commute, "MPI_Op_commutative");
+	if ((intptr_t)op <= (intptr_t)MPI_OP_NULL || ((intptr_t)op > (intptr_t)MPI_NO_OP && (intptr_t)op < 0x1000))
+		return hc_arg_fail(-1, MPI_ERR_OP, "MPI_Op_commutative", "invalid operator");
 	int rc = hympi_go_op_commutative((intptr_t)op, commute);
 	return rc ? hc_error(-1, rc, "MPI_Op_commutative") : MPI_SUCCESS;
 }
@@ -540,6 +618,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	const char *fn = "MPI_Comm_dup";
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	HC_CHECK_PTR(ci, newcomm, fn);
 	RESERVE(ni, ci, fn);
 	int rank, size;
 	int rc = hympi_go_comm_dup(ci, ni, &rank, &size);
@@ -552,7 +631,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-	(void)info;
+	HC_CHECK_INFO(-1, info, "MPI_Comm_dup_with_info");
 	return PMPI_Comm_dup(comm, newcomm);
 }
 
@@ -562,6 +641,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	if (color < 0 && color != MPI_UNDEFINED) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(ci, newcomm, fn);
 	RESERVE(ni, ci, fn);
 	int rank, size;
 	int rc = hympi_go_comm_split(ci, color, key, ni, &rank, &size);
@@ -580,6 +660,7 @@ static int hc_create(MPI_Comm comm, MPI_Group group, int tag, int use_tag, MPI_C
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	HC_CHECK_PTR(ci, newcomm, fn);
 	RESERVE(ni, ci, fn);
 	int rank, size;
 	int rc = hympi_go_comm_create(ci, (intptr_t)group, tag, use_tag, ni, &rank, &size);
@@ -600,6 +681,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 {
 	const char *fn = "MPI_Comm_free";
 	HC_GUARD(fn);
+	HC_CHECK_PTR(-1, comm, fn);
 	COMM(ci, *comm, fn);
 	if (ci < 2) return hc_error(ci, MPI_ERR_COMM, fn);
 	int rc = hc_comm_delete_attrs(ci);
@@ -617,6 +699,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
 	HC_GUARD("MPI_Comm_group");
 	COMM(ci, comm, "MPI_Comm_group");
+	HC_CHECK_PTR(ci, group, "MPI_Comm_group");
 	int rc = hympi_go_comm_group(ci, (intptr_t *)group);
 	return rc ? hc_error(ci, rc, "MPI_Comm_group") : MPI_SUCCESS;
 }
@@ -626,6 +709,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 	HC_GUARD("MPI_Comm_compare");
 	COMM(c1, comm1, "MPI_Comm_compare");
 	COMM(c2, comm2, "MPI_Comm_compare");
+	HC_CHECK_PTR(c1, result, "MPI_Comm_compare");
 	int rc = hympi_go_comm_compare(c1, c2, result);
 	return rc ? hc_error(c1, rc, "MPI_Comm_compare") : MPI_SUCCESS;
 }
@@ -633,7 +717,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
 	COMM(ci, comm, "MPI_Comm_test_inter");
-	(void)ci;
+	HC_CHECK_PTR(ci, flag, "MPI_Comm_test_inter");
 	*flag = 0;
 	return MPI_SUCCESS;
 }
@@ -648,6 +732,8 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
 	COMM(ci, comm, "MPI_Comm_get_name");
+	HC_CHECK_PTR(ci, comm_name, "MPI_Comm_get_name");
+	HC_CHECK_PTR(ci, resultlen, "MPI_Comm_get_name");
 	snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", hc_comms[ci].name);
 	*resultlen = (int)strlen(comm_name);
 	return MPI_SUCCESS;
@@ -656,6 +742,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
 	COMM(ci, comm, "MPI_Comm_set_name");
+	HC_CHECK_PTR(ci, comm_name, "MPI_Comm_set_name");
 	snprintf(hc_comms[ci].name, MPI_MAX_OBJECT_NAME, "%s", comm_name);
 	return MPI_SUCCESS;
 }
@@ -667,6 +754,11 @@ enum { G_INCL, G_EXCL, G_RANGE_INCL, G_RANGE_EXCL, G_UNION, G_INTERSECTION, G_DI
 static int hc_group_op(int kind, MPI_Group g, int n, const int *ranks, MPI_Group g2, MPI_Group *out, const char *fn)
 {
 	HC_GUARD(fn);
+	HC_CHECK_PTR(-1, out, fn);
+	if (kind <= G_RANGE_EXCL) {
+		HC_CHECK_COUNT(-1, n, fn);
+		HC_CHECK_ARRAY(-1, ranks, n, fn);
+	}
 	int rc = hympi_go_group_op(kind, (intptr_t)g, n, (int *)ranks, (intptr_t)g2, (intptr_t *)out);
 	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
 }
@@ -674,6 +766,7 @@ static int hc_group_op(int kind, MPI_Group g, int n, const int *ranks, MPI_Group
 int PMPI_Group_size(MPI_Group group, int *size)
 {
 	HC_GUARD("MPI_Group_size");
+	HC_CHECK_PTR(-1, size, "MPI_Group_size");
 	int rank;
 	int rc = hympi_go_group_size((intptr_t)group, size, &rank);
 	return rc ? hc_error(-1, rc, "MPI_Group_size") : MPI_SUCCESS;
@@ -682,6 +775,7 @@ int PMPI_Group_size(MPI_Group group, int *size)
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
 	HC_GUARD("MPI_Group_rank");
+	HC_CHECK_PTR(-1, rank, "MPI_Group_rank");
 	int size;
 	int rc = hympi_go_group_size((intptr_t)group, &size, rank);
 	return rc ? hc_error(-1, rc, "MPI_Group_rank") : MPI_SUCCESS;
@@ -697,11 +791,11 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
 }
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-	return hc_group_op(G_RANGE_INCL, group, n, &ranges[0][0], MPI_GROUP_NULL, newgroup, "MPI_Group_range_incl");
+	return hc_group_op(G_RANGE_INCL, group, n, ranges ? &ranges[0][0] : NULL, MPI_GROUP_NULL, newgroup, "MPI_Group_range_incl");
 }
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-	return hc_group_op(G_RANGE_EXCL, group, n, &ranges[0][0], MPI_GROUP_NULL, newgroup, "MPI_Group_range_excl");
+	return hc_group_op(G_RANGE_EXCL, group, n, ranges ? &ranges[0][0] : NULL, MPI_GROUP_NULL, newgroup, "MPI_Group_range_excl");
 }
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
@@ -719,6 +813,7 @@ int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgrou
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
 	HC_GUARD("MPI_Group_compare");
+	HC_CHECK_PTR(-1, result, "MPI_Group_compare");
 	int rc = hympi_go_group_compare((intptr_t)group1, (intptr_t)group2, result);
 	return rc ? hc_error(-1, rc, "MPI_Group_compare") : MPI_SUCCESS;
 }
@@ -726,6 +821,9 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
 	HC_GUARD("MPI_Group_translate_ranks");
+	HC_CHECK_COUNT(-1, n, "MPI_Group_translate_ranks");
+	HC_CHECK_ARRAY(-1, ranks1, n, "MPI_Group_translate_ranks");
+	HC_CHECK_ARRAY(-1, ranks2, n, "MPI_Group_translate_ranks");
 	int rc = hympi_go_group_translate((intptr_t)group1, n, (int *)ranks1, (intptr_t)group2, ranks2);
 	return rc ? hc_error(-1, rc, "MPI_Group_translate_ranks") : MPI_SUCCESS;
 }
@@ -733,6 +831,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
 int PMPI_Group_free(MPI_Group *group)
 {
 	HC_GUARD("MPI_Group_free");
+	HC_CHECK_PTR(-1, group, "MPI_Group_free");
 	if (*group == MPI_GROUP_EMPTY) {
 		*group = MPI_GROUP_NULL;
 		return MPI_SUCCESS;
@@ -748,6 +847,7 @@ int PMPI_Group_free(MPI_Group *group)
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
 	if (nnodes < 1 || ndims < 0) return hc_error(-1, MPI_ERR_ARG, "MPI_Dims_create");
+	HC_CHECK_ARRAY(-1, dims, ndims, "MPI_Dims_create");
 	int rest = nnodes, free_dims = 0;
 	for (int i = 0; i < ndims; i++) {
 		if (dims[i] < 0) return hc_error(-1, MPI_ERR_DIMS, "MPI_Dims_create");
@@ -763,6 +863,10 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 	 * currently smallest free dimension: as balanced as MPI asks. */
 	int f[64], nf = 0;
 	for (int p = 2; rest > 1 && nf < 64;) {
+		if ((int64_t)p * p > rest) {
+			f[nf++] = rest; /* what is left is prime */
+			break;
+		}
 		if (rest % p == 0) {
 			f[nf++] = p;
 			rest /= p;
@@ -770,7 +874,8 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 			p++;
 		}
 	}
-	int vals[ndims > 0 ? ndims : 1];
+	int *vals = malloc((size_t)free_dims * sizeof *vals);
+	if (!vals) return hc_error(-1, MPI_ERR_NO_MEM, "MPI_Dims_create");
 	for (int i = 0; i < free_dims; i++) vals[i] = 1;
 	for (int k = nf - 1; k >= 0; k--) {
 		int m = 0;
@@ -788,6 +893,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 			}
 	for (int i = 0, k = 0; i < ndims; i++)
 		if (dims[i] == 0) dims[i] = vals[k++];
+	free(vals);
 	return MPI_SUCCESS;
 }
 

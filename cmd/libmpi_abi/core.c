@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 #include "htab.h"
 #include "_cgo_export.h"
 
@@ -209,6 +210,7 @@ static MPI_Comm hc_comm_handle(int ci)
 
 static void hc_fatal(const char *fn, int code, int forked)
 {
+	forked = forked || hc_forked; /* argument checks run before HC_GUARD: never enter Go in a child */
 	const char *detail = hc_errmsg[0] ? hc_errmsg : NULL;
 	if (forked)
 		fprintf(stderr, "hympi: %s called in a child process (pid %d) forked after MPI_Init by rank %d: MPI cannot be used after fork()\n",
@@ -347,6 +349,7 @@ HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh)
 static int hc_init(int required, int *provided, const char *fn)
 {
 	HC_GUARD(fn);
+	HC_CHECK_PTR(-1, provided, fn);
 	if (hc_initialized) {
 		hc_set_errmsg("MPI_Init called twice", 21);
 		return hc_error(0, MPI_ERR_OTHER, fn);
@@ -379,7 +382,8 @@ static int hc_init(int required, int *provided, const char *fn)
 int PMPI_Init(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
-	return hc_init(MPI_THREAD_SINGLE, NULL, "MPI_Init");
+	int provided;
+	return hc_init(MPI_THREAD_SINGLE, &provided, "MPI_Init");
 }
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
@@ -401,8 +405,19 @@ int PMPI_Finalize(void)
 	return rc ? hc_error(0, rc, "MPI_Finalize") : MPI_SUCCESS;
 }
 
-int PMPI_Initialized(int *flag) { *flag = hc_initialized; return MPI_SUCCESS; }
-int PMPI_Finalized(int *flag) { *flag = hc_finalized; return MPI_SUCCESS; }
+int PMPI_Initialized(int *flag)
+{
+	HC_CHECK_PTR(-1, flag, "MPI_Initialized");
+	*flag = hc_initialized;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Finalized(int *flag)
+{
+	HC_CHECK_PTR(-1, flag, "MPI_Finalized");
+	*flag = hc_finalized;
+	return MPI_SUCCESS;
+}
 
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
@@ -413,10 +428,16 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 	exit(errorcode);
 }
 
-int PMPI_Query_thread(int *provided) { *provided = hc_thread_level; return MPI_SUCCESS; }
+int PMPI_Query_thread(int *provided)
+{
+	HC_CHECK_PTR(-1, provided, "MPI_Query_thread");
+	*provided = hc_thread_level;
+	return MPI_SUCCESS;
+}
 
 int PMPI_Is_thread_main(int *flag)
 {
+	HC_CHECK_PTR(-1, flag, "MPI_Is_thread_main");
 	*flag = pthread_equal(pthread_self(), hc_main_thread) != 0;
 	return MPI_SUCCESS;
 }
@@ -437,6 +458,8 @@ double PMPI_Wtick(void)
 
 int PMPI_Get_version(int *version, int *subversion)
 {
+	HC_CHECK_PTR(-1, version, "MPI_Get_version");
+	HC_CHECK_PTR(-1, subversion, "MPI_Get_version");
 	*version = MPI_VERSION;
 	*subversion = MPI_SUBVERSION;
 	return MPI_SUCCESS;
@@ -444,6 +467,8 @@ int PMPI_Get_version(int *version, int *subversion)
 
 int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 {
+	HC_CHECK_PTR(-1, abi_major, "MPI_Abi_get_version");
+	HC_CHECK_PTR(-1, abi_minor, "MPI_Abi_get_version");
 	*abi_major = MPI_ABI_VERSION;
 	*abi_minor = MPI_ABI_SUBVERSION;
 	return MPI_SUCCESS;
@@ -451,15 +476,17 @@ int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
-	const char *v = "hympi (Go shared-memory MPI), MPI 5.0, standard ABI 1.0";
-	strncpy(version, v, MPI_MAX_LIBRARY_VERSION_STRING - 1);
-	version[MPI_MAX_LIBRARY_VERSION_STRING - 1] = 0;
-	*resultlen = (int)strlen(version);
+	HC_CHECK_PTR(-1, version, "MPI_Get_library_version");
+	HC_CHECK_PTR(-1, resultlen, "MPI_Get_library_version");
+	/* The release and commit live in Go (internal/version). */
+	*resultlen = (int)hympi_go_library_version(version, MPI_MAX_LIBRARY_VERSION_STRING);
 	return MPI_SUCCESS;
 }
 
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
+	HC_CHECK_PTR(-1, name, "MPI_Get_processor_name");
+	HC_CHECK_PTR(-1, resultlen, "MPI_Get_processor_name");
 	if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0) strcpy(name, "localhost");
 	name[MPI_MAX_PROCESSOR_NAME - 1] = 0;
 	*resultlen = (int)strlen(name);
@@ -474,8 +501,9 @@ int PMPI_Pcontrol(const int level, ...)
 
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-	(void)info;
-	if (size < 0 || !baseptr) return hc_error(0, MPI_ERR_ARG, "MPI_Alloc_mem");
+	HC_CHECK_PTR(-1, baseptr, "MPI_Alloc_mem");
+	if (size < 0) return hc_arg_fail(-1, MPI_ERR_ARG, "MPI_Alloc_mem", "negative size");
+	HC_CHECK_INFO(-1, info, "MPI_Alloc_mem");
 	void *p = malloc(size > 0 ? (size_t)size : 1);
 	if (!p) return hc_error(0, MPI_ERR_NO_MEM, "MPI_Alloc_mem");
 	*(void **)baseptr = p;
@@ -490,6 +518,7 @@ int PMPI_Free_mem(void *base)
 
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
+	HC_CHECK_PTR(-1, address, "MPI_Get_address");
 	*address = (MPI_Aint)location;
 	return MPI_SUCCESS;
 }
@@ -501,6 +530,8 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; 
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+	HC_CHECK_PTR(-1, string, "MPI_Error_string");
+	HC_CHECK_PTR(-1, resultlen, "MPI_Error_string");
 	int cls;
 	if (!hc_class_of(errorcode, &cls)) {
 		snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
@@ -514,6 +545,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+	HC_CHECK_PTR(-1, errorclass, "MPI_Error_class");
 	if (!hc_class_of(errorcode, errorclass)) return hc_error(0, MPI_ERR_ARG, "MPI_Error_class");
 	return MPI_SUCCESS;
 }
@@ -543,7 +575,7 @@ static int hc_add_code(int cls)
 
 int PMPI_Add_error_class(int *errorclass)
 {
-	if (!errorclass) return hc_error(0, MPI_ERR_ARG, "MPI_Add_error_class");
+	HC_CHECK_PTR(-1, errorclass, "MPI_Add_error_class");
 	int c = hc_add_code(-1);
 	if (c < 0) return hc_error(0, MPI_ERR_NO_MEM, "MPI_Add_error_class");
 	*errorclass = c;
@@ -552,6 +584,7 @@ int PMPI_Add_error_class(int *errorclass)
 
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
+	HC_CHECK_PTR(-1, errorcode, "MPI_Add_error_code");
 	int cls;
 	if (!errorcode || !hc_class_of(errorclass, &cls) || cls != errorclass)
 		return hc_error(0, MPI_ERR_ARG, "MPI_Add_error_code");
@@ -563,7 +596,7 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
 
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
-	if (!string) return hc_error(0, MPI_ERR_ARG, "MPI_Add_error_string");
+	HC_CHECK_PTR(-1, string, "MPI_Add_error_string");
 	char *str = strndup(string, MPI_MAX_ERROR_STRING - 1);
 	pthread_mutex_lock(&hc_lock);
 	struct hc_ucode *u = hc_ucode(errorcode);
@@ -615,7 +648,8 @@ int PMPI_Remove_error_string(int errorcode)
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
-	if (!fn || !errhandler) return hc_error(0, MPI_ERR_ARG, "MPI_Comm_create_errhandler");
+	HC_CHECK_PTR(-1, fn, "MPI_Comm_create_errhandler");
+	HC_CHECK_PTR(-1, errhandler, "MPI_Comm_create_errhandler");
 	hc_eh *e = malloc(sizeof *e);
 	int i = e ? (e->fn = fn, e->refs = 1, hc_htab_put(&hc_ehs, e)) : -1;
 	if (i < 0) {
@@ -642,6 +676,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(0, MPI_ERR_COMM, "MPI_Comm_get_errhandler");
+	HC_CHECK_PTR(ci, errhandler, "MPI_Comm_get_errhandler");
 	/* A user handler comes back as a reference the caller frees. */
 	hc_errh_ref(hc_comms[ci].eh);
 	*errhandler = hc_comms[ci].eh;
@@ -650,8 +685,9 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
+	HC_CHECK_PTR(-1, errhandler, "MPI_Errhandler_free");
 	/* Communicators using the handler keep it until they drop it. */
-	if (!errhandler || !hc_errh_valid(*errhandler)) return hc_error(0, MPI_ERR_ARG, "MPI_Errhandler_free");
+	if (!hc_errh_valid(*errhandler)) return hc_error(0, MPI_ERR_ARG, "MPI_Errhandler_free");
 	hc_errh_unref(*errhandler);
 	*errhandler = MPI_ERRHANDLER_NULL;
 	return MPI_SUCCESS;
@@ -701,12 +737,23 @@ static int hc_attr_io = MPI_ANY_SOURCE;
 static int hc_attr_wtime_global = 1;
 static int hc_attr_universe;
 static int hc_attr_appnum = 0;
+
+/* hc_env_appnum is MPI_APPNUM: which program of an MPMD command line this
+ * rank runs, as hympirun tells it in HYMPI_APPNUM (0 without one). */
+static int hc_env_appnum(void)
+{
+	const char *s = getenv("HYMPI_APPNUM");
+	if (!s || !*s) return 0;
+	char *end;
+	long v = strtol(s, &end, 10);
+	return (*end || v < 0 || v > 0x7fffffff) ? 0 : (int)v;
+}
 static int hc_attr_lastcode;
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn,
 			    int *keyval, void *extra_state)
 {
-	if (!keyval) return hc_error(0, MPI_ERR_ARG, "MPI_Comm_create_keyval");
+	HC_CHECK_PTR(-1, keyval, "MPI_Comm_create_keyval");
 	hc_ckv *k = malloc(sizeof *k);
 	int i = -1;
 	if (k) {
@@ -723,7 +770,8 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delet
 
 int PMPI_Comm_free_keyval(int *keyval)
 {
-	hc_ckv *k = keyval ? hc_keyval(*keyval) : NULL;
+	HC_CHECK_PTR(-1, keyval, "MPI_Comm_free_keyval");
+	hc_ckv *k = hc_keyval(*keyval);
 	if (!k || !k->live) return hc_error(0, MPI_ERR_KEYVAL, "MPI_Comm_free_keyval");
 	/* Attributes already set keep their callbacks until deleted. */
 	k->live = 0;
@@ -790,6 +838,8 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
 {
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(0, MPI_ERR_COMM, "MPI_Comm_get_attr");
+	HC_CHECK_PTR(ci, attribute_val, "MPI_Comm_get_attr");
+	HC_CHECK_PTR(ci, flag, "MPI_Comm_get_attr");
 	void **out = (void **)attribute_val;
 	*flag = 1;
 	switch (keyval) {
@@ -798,7 +848,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
 	case MPI_IO: *out = &hc_attr_io; return MPI_SUCCESS;
 	case MPI_WTIME_IS_GLOBAL: *out = &hc_attr_wtime_global; return MPI_SUCCESS;
 	case MPI_UNIVERSE_SIZE: hc_attr_universe = hc_comms[0].size; *out = &hc_attr_universe; return MPI_SUCCESS;
-	case MPI_APPNUM: *out = &hc_attr_appnum; return MPI_SUCCESS;
+	case MPI_APPNUM: hc_attr_appnum = hc_env_appnum(); *out = &hc_attr_appnum; return MPI_SUCCESS;
 	case MPI_LASTUSEDCODE: hc_attr_lastcode = hc_lastcode; *out = &hc_attr_lastcode; return MPI_SUCCESS;
 	}
 	*flag = 0;

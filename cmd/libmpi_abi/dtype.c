@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argcheck.h"
 #include "dtype.h"
 #include "htab.h"
 #include "_cgo_export.h"
@@ -318,6 +319,27 @@ int hc_type_contig(MPI_Datatype dt)
 	return !t || (t->dense && t->lb == 0); /* invalid types fail later, on size */
 }
 
+/* Messages need a committed type; sizes and extents may be asked of any. */
+int64_t hc_type_msg_size(MPI_Datatype dt)
+{
+	hc_dt *t = hc_dt_get(dt);
+	return t && t->committed ? t->size : -1;
+}
+
+/* A NULL buffer is legal when the type's displacements are absolute
+ * addresses (MPI_BOTTOM): refuse only an access that would start in the
+ * never-mapped first page, which also catches MPI_IN_PLACE (1) where it is
+ * not allowed. Called only for buffers below 4096. */
+int hc_buf_bad(const void *buf, int64_t count, MPI_Datatype dt)
+{
+	hc_dt *t = hc_dt_get(dt);
+	if (count <= 0 || !t || t->size == 0) return 0;
+	int64_t first = t->tlb;
+	if (hc_dt_extent(t) < 0) first += (count - 1) * hc_dt_extent(t);
+	int64_t a = (int64_t)(uintptr_t)buf + first;
+	return a >= -4096 && a < 4096;
+}
+
 void hc_type_pack(MPI_Datatype dt, int64_t count, const void *buf, void *packed)
 {
 	hc_dt *t = hc_dt_get(dt);
@@ -399,7 +421,7 @@ void hc_red_apply(uintptr_t ufn, int big, intptr_t op, intptr_t dt, void *in, vo
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
 	TYPE_OR_FAIL(t, datatype, "MPI_Type_size_c");
-	if (!size) return hc_error(-1, MPI_ERR_ARG, "MPI_Type_size_c");
+	HC_CHECK_PTR(-1, size, "MPI_Type_size_c");
 	*size = t->size;
 	return MPI_SUCCESS;
 }
@@ -407,7 +429,7 @@ int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
 	TYPE_OR_FAIL(t, datatype, "MPI_Type_size");
-	if (!size) return hc_error(-1, MPI_ERR_ARG, "MPI_Type_size");
+	HC_CHECK_PTR(-1, size, "MPI_Type_size");
 	*size = t->size > 0x7fffffff ? MPI_UNDEFINED : (int)t->size;
 	return MPI_SUCCESS;
 }
@@ -417,6 +439,8 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) { return PMPI_Type_
 int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
 	TYPE_OR_FAIL(t, datatype, "MPI_Type_get_extent");
+	HC_CHECK_PTR(-1, lb, "MPI_Type_get_extent");
+	HC_CHECK_PTR(-1, extent, "MPI_Type_get_extent");
 	*lb = t->lb;
 	*extent = hc_dt_extent(t);
 	return MPI_SUCCESS;
@@ -425,6 +449,8 @@ int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
 	MPI_Count l, e;
+	HC_CHECK_PTR(-1, lb, "MPI_Type_get_extent");
+	HC_CHECK_PTR(-1, extent, "MPI_Type_get_extent");
 	int rc = PMPI_Type_get_extent_c(datatype, &l, &e);
 	if (rc == MPI_SUCCESS) *lb = l, *extent = e;
 	return rc;
@@ -438,6 +464,8 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
 	TYPE_OR_FAIL(t, datatype, "MPI_Type_get_true_extent");
+	HC_CHECK_PTR(-1, lb, "MPI_Type_get_true_extent");
+	HC_CHECK_PTR(-1, extent, "MPI_Type_get_true_extent");
 	*lb = t->tlb;
 	*extent = t->tub - t->tlb;
 	return MPI_SUCCESS;
@@ -446,6 +474,8 @@ int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
 	MPI_Count l, e;
+	HC_CHECK_PTR(-1, lb, "MPI_Type_get_true_extent");
+	HC_CHECK_PTR(-1, extent, "MPI_Type_get_true_extent");
 	int rc = PMPI_Type_get_true_extent_c(datatype, &l, &e);
 	if (rc == MPI_SUCCESS) *lb = l, *extent = e;
 	return rc;
@@ -460,7 +490,8 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
 	hc_dt *t = hc_dt_named(datatype);
 	if (!t) return hc_error(-1, MPI_ERR_TYPE, "MPI_Type_get_name");
-	if (!type_name || !resultlen) return hc_error(-1, MPI_ERR_ARG, "MPI_Type_get_name");
+	HC_CHECK_PTR(-1, type_name, "MPI_Type_get_name");
+	HC_CHECK_PTR(-1, resultlen, "MPI_Type_get_name");
 	snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", t->name);
 	*resultlen = (int)strlen(type_name);
 	return MPI_SUCCESS;
@@ -470,14 +501,14 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
 	hc_dt *t = hc_dt_named(datatype);
 	if (!t) return hc_error(-1, MPI_ERR_TYPE, "MPI_Type_set_name");
-	if (!type_name) return hc_error(-1, MPI_ERR_ARG, "MPI_Type_set_name");
+	HC_CHECK_PTR(-1, type_name, "MPI_Type_set_name");
 	snprintf(t->name, MPI_MAX_OBJECT_NAME, "%s", type_name);
 	return MPI_SUCCESS;
 }
 
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
-	if (!datatype) return hc_error(-1, MPI_ERR_ARG, "MPI_Type_commit");
+	HC_CHECK_PTR(-1, datatype, "MPI_Type_commit");
 	TYPE_OR_FAIL(t, *datatype, "MPI_Type_commit");
 	t->committed = 1;
 	return MPI_SUCCESS;
@@ -488,7 +519,7 @@ HC_HIDDEN void hc_dt_delete_attrs(MPI_Datatype dt, hc_dt *t);
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
 	HC_GUARD("MPI_Type_free"); /* it tells Go (hympi_go_type_freed) */
-	if (!datatype) return hc_error(-1, MPI_ERR_ARG, "MPI_Type_free");
+	HC_CHECK_PTR(-1, datatype, "MPI_Type_free");
 	int hold = 0;
 	hc_dt *t = hc_dt_slot(*datatype, &hold);
 	if (!t || t->predefined || hold) return hc_error(-1, MPI_ERR_TYPE, "MPI_Type_free");
@@ -512,7 +543,8 @@ static int64_t hc_status_bytes(const MPI_Status *st)
 int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
 	TYPE_OR_FAIL(t, datatype, "MPI_Get_count");
-	if (!status || status == MPI_STATUS_IGNORE || !count) return hc_error(-1, MPI_ERR_ARG, "MPI_Get_count");
+	HC_CHECK_PTR(-1, status, "MPI_Get_count");
+	HC_CHECK_PTR(-1, count, "MPI_Get_count");
 	int64_t b = hc_status_bytes(status);
 	if (t->size == 0) *count = 0;
 	else *count = b % t->size ? MPI_UNDEFINED : b / t->size;
@@ -522,6 +554,7 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
 	MPI_Count c;
+	HC_CHECK_PTR(-1, count, "MPI_Get_count");
 	int rc = PMPI_Get_count_c(status, datatype, &c);
 	if (rc == MPI_SUCCESS) *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
 	return rc;
@@ -569,7 +602,8 @@ static int64_t hc_prefix_elems(const hc_dt *t, int64_t bytes, int *partial)
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
 	TYPE_OR_FAIL(t, datatype, "MPI_Get_elements");
-	if (!status || status == MPI_STATUS_IGNORE || !count) return hc_error(-1, MPI_ERR_ARG, "MPI_Get_elements");
+	HC_CHECK_PTR(-1, status, "MPI_Get_elements");
+	HC_CHECK_PTR(-1, count, "MPI_Get_elements");
 	int64_t b = hc_status_bytes(status);
 	if (t->size == 0) {
 		*count = 0;
@@ -584,6 +618,7 @@ int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
 	MPI_Count c;
+	HC_CHECK_PTR(-1, count, "MPI_Get_elements");
 	int rc = PMPI_Get_elements_c(status, datatype, &c);
 	if (rc == MPI_SUCCESS) *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
 	return rc;
@@ -597,7 +632,8 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
 	TYPE_OR_FAIL(t, datatype, "MPI_Status_set_elements");
-	if (!status || count < 0) return hc_error(-1, count < 0 ? MPI_ERR_COUNT : MPI_ERR_ARG, "MPI_Status_set_elements");
+	HC_CHECK_PTR(-1, status, "MPI_Status_set_elements");
+	HC_CHECK_COUNT(-1, count, "MPI_Status_set_elements");
 	/* count elements of the datatype, as MPICH and Open MPI read it (their
 	 * test suites check that Get_count then returns count). */
 	int64_t b = count * t->size;

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "argcheck.h"
 #include "dtype.h"
 #include "htab.h"
 
@@ -39,7 +40,7 @@ static void hc_tkv_unref(int keyval)
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
 			    MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
-	if (!type_keyval) return hc_error(-1, MPI_ERR_ARG, "MPI_Type_create_keyval");
+	HC_CHECK_PTR(-1, type_keyval, "MPI_Type_create_keyval");
 	hc_tkv *k = calloc(1, sizeof *k);
 	if (!k) return hc_error(-1, MPI_ERR_NO_MEM, "MPI_Type_create_keyval");
 	k->copy = type_copy_attr_fn;
@@ -57,7 +58,8 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
 
 int PMPI_Type_free_keyval(int *type_keyval)
 {
-	if (!type_keyval || !hc_tkv_get(*type_keyval)) return hc_error(-1, MPI_ERR_KEYVAL, "MPI_Type_free_keyval");
+	HC_CHECK_PTR(-1, type_keyval, "MPI_Type_free_keyval");
+	if (!hc_tkv_get(*type_keyval)) return hc_error(-1, MPI_ERR_KEYVAL, "MPI_Type_free_keyval");
 	hc_tkv_unref(*type_keyval);
 	*type_keyval = MPI_KEYVAL_INVALID;
 	return MPI_SUCCESS;
@@ -109,7 +111,8 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 	hc_dt *t = hc_dt_get(datatype);
 	if (!t) return hc_error(-1, MPI_ERR_TYPE, fn);
 	if (!hc_tkv_get(type_keyval)) return hc_error(-1, MPI_ERR_KEYVAL, fn);
-	if (!attribute_val || !flag) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, attribute_val, fn);
+	HC_CHECK_PTR(-1, flag, fn);
 	hc_tattr *a = hc_tattr_find(t, type_keyval);
 	*flag = a != NULL;
 	if (a) *(void **)attribute_val = a->value;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argcheck.h"
 #include "dtype.h"
 
 /* Constructor arguments as one call saw them: ints, addresses, large
@@ -71,8 +72,7 @@ static int hc_nomem(hc_args *a, const char *fn)
 #define OLD(t, dt, fn)                                                      \
 	hc_dt *t = hc_dt_get(dt);                                           \
 	if (!t) return hc_error(-1, MPI_ERR_TYPE, fn)
-#define OUT(p, fn) \
-	if (!(p)) return hc_error(-1, MPI_ERR_ARG, fn)
+#define OUT(p, fn) HC_CHECK_PTR(-1, p, fn)
 
 /* ---- regular types ---------------------------------------------------- */
 
@@ -171,10 +171,10 @@ static int hc_list(int combiner, int64_t count, hc_arr blens, int64_t blen, hc_a
 {
 	OUT(out, fn);
 	if (count < 0 || (!blens.p && blen < 0)) return hc_error(-1, MPI_ERR_COUNT, fn);
-	if (count > 0 && (!disps.p || (combiner != MPI_COMBINER_INDEXED_BLOCK &&
-					combiner != MPI_COMBINER_HINDEXED_BLOCK && !blens.p) ||
-			  (combiner == MPI_COMBINER_STRUCT && !types)))
-		return hc_error(-1, MPI_ERR_ARG, fn);
+	int fixed_len = combiner == MPI_COMBINER_INDEXED_BLOCK || combiner == MPI_COMBINER_HINDEXED_BLOCK;
+	HC_CHECK_ARRAY(-1, disps.p, count, fn);
+	if (!fixed_len) HC_CHECK_ARRAY(-1, blens.p, count, fn);
+	if (combiner == MPI_COMBINER_STRUCT) HC_CHECK_ARRAY(-1, types, count, fn);
 	hc_dt *o = NULL;
 	if (!types) {
 		o = hc_dt_get(old);
@@ -394,7 +394,9 @@ static int hc_subarray(int ndims, hc_arr sizes, hc_arr subsizes, hc_arr starts, 
 	OLD(o, old, fn);
 	OUT(out, fn);
 	if (ndims <= 0) return hc_error(-1, MPI_ERR_ARG, fn);
-	if (!sizes.p || !subsizes.p || !starts.p) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_ARRAY(-1, sizes.p, ndims, fn);
+	HC_CHECK_ARRAY(-1, subsizes.p, ndims, fn);
+	HC_CHECK_ARRAY(-1, starts.p, ndims, fn);
 	if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) return hc_error(-1, MPI_ERR_ARG, fn);
 	for (int i = 0; i < ndims; i++) {
 		int64_t s = hc_at(sizes, i), ss = hc_at(subsizes, i), st = hc_at(starts, i);
@@ -492,8 +494,11 @@ static int hc_darray(int size, int rank, int ndims, hc_arr gsizes, const int dis
 {
 	OLD(o, old, fn);
 	OUT(out, fn);
-	if (size <= 0 || rank < 0 || rank >= size || ndims <= 0 || !gsizes.p || !distribs || !dargs || !psizes)
-		return hc_error(-1, MPI_ERR_ARG, fn);
+	if (size <= 0 || rank < 0 || rank >= size || ndims <= 0) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_ARRAY(-1, gsizes.p, ndims, fn);
+	HC_CHECK_ARRAY(-1, distribs, ndims, fn);
+	HC_CHECK_ARRAY(-1, dargs, ndims, fn);
+	HC_CHECK_ARRAY(-1, psizes, ndims, fn);
 	if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) return hc_error(-1, MPI_ERR_ARG, fn);
 	int64_t procs = 1;
 	for (int i = 0; i < ndims; i++) {
@@ -578,7 +583,10 @@ static int hc_envelope(MPI_Datatype dt, MPI_Count *ni, MPI_Count *na, MPI_Count 
 {
 	hc_dt *t = hc_dt_get(dt);
 	if (!t) return hc_error(-1, MPI_ERR_TYPE, fn);
-	if (!ni || !na || !nd || !combiner) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, ni, fn);
+	HC_CHECK_PTR(-1, na, fn);
+	HC_CHECK_PTR(-1, nd, fn);
+	HC_CHECK_PTR(-1, combiner, fn);
 	*combiner = t->combiner;
 	*ni = t->ni, *na = t->na, *nd = t->nd;
 	if (nc) *nc = t->nc;
@@ -588,7 +596,7 @@ static int hc_envelope(MPI_Datatype dt, MPI_Count *ni, MPI_Count *na, MPI_Count 
 int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses,
 			     MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
-	if (!num_large_counts) return hc_error(-1, MPI_ERR_ARG, "MPI_Type_get_envelope_c");
+	HC_CHECK_PTR(-1, num_large_counts, "MPI_Type_get_envelope_c");
 	return hc_envelope(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner,
 			   "MPI_Type_get_envelope_c");
 }
@@ -598,7 +606,10 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 {
 	const char *fn = "MPI_Type_get_envelope";
 	MPI_Count ni = 0, na = 0, nc = 0, nd = 0;
-	if (!num_integers || !num_addresses || !num_datatypes) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, num_integers, fn);
+	HC_CHECK_PTR(-1, num_addresses, fn);
+	HC_CHECK_PTR(-1, num_datatypes, fn);
+	HC_CHECK_PTR(-1, combiner, fn);
 	int rc = hc_envelope(datatype, &ni, &na, &nc, &nd, combiner, fn);
 	if (rc) return rc;
 	/* A type made by a large-count constructor has no int-only form. */
@@ -617,8 +628,10 @@ static int hc_contents(MPI_Datatype dt, MPI_Count mi, MPI_Count ma, MPI_Count mc
 	if (!t) return hc_error(-1, MPI_ERR_TYPE, fn);
 	if (t->combiner == MPI_COMBINER_NAMED) return hc_error(-1, MPI_ERR_TYPE, fn);
 	if (mi < t->ni || ma < t->na || mc < t->nc || md < t->nd) return hc_error(-1, MPI_ERR_ARG, fn);
-	if ((t->ni && !ints) || (t->na && !addrs) || (t->nc && !counts) || (t->nd && !types))
-		return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_ARRAY(-1, ints, t->ni, fn);
+	HC_CHECK_ARRAY(-1, addrs, t->na, fn);
+	HC_CHECK_ARRAY(-1, counts, t->nc, fn);
+	HC_CHECK_ARRAY(-1, types, t->nd, fn);
 	/* A derived type comes back as a new handle the caller frees. */
 	for (int64_t i = 0; i < t->nd; i++) {
 		hc_dt *k = t->dts[i];

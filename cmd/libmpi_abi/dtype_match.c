@@ -6,12 +6,13 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "argcheck.h"
 #include "dtype.h"
 
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
 	const char *fn = "MPI_Type_match_size";
-	if (!datatype) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, datatype, fn);
 	/* The Fortran sized types, as MPICH answers. */
 	static const struct {
 		int cls, size;
@@ -111,7 +112,7 @@ static int hc_real_kind(int p, int r)
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
 	const char *fn = "MPI_Type_create_f90_real";
-	if (!newtype) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, newtype, fn);
 	int k = hc_real_kind(p, r);
 	if (k < 0) return hc_error(-1, MPI_ERR_ARG, fn);
 	return hc_f90_get(MPI_COMBINER_F90_REAL, p, r, k == 4 ? MPI_REAL4 : k == 8 ? MPI_REAL8 : MPI_REAL16, newtype, fn);
@@ -120,7 +121,7 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
 	const char *fn = "MPI_Type_create_f90_complex";
-	if (!newtype) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, newtype, fn);
 	int k = hc_real_kind(p, r);
 	if (k < 0) return hc_error(-1, MPI_ERR_ARG, fn);
 	return hc_f90_get(MPI_COMBINER_F90_COMPLEX, p, r,
@@ -130,7 +131,7 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
 	const char *fn = "MPI_Type_create_f90_integer";
-	if (!newtype) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, newtype, fn);
 	MPI_Datatype b;
 	if (r < 0 || r == MPI_UNDEFINED) return hc_error(-1, MPI_ERR_ARG, fn);
 	else if (r <= 2) b = MPI_INTEGER1;
@@ -147,7 +148,7 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type)
 {
 	const char *fn = "MPI_Type_get_value_index";
-	if (!pair_type) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, pair_type, fn);
 	if (!hc_dt_get(value_type) || !hc_dt_get(index_type)) return hc_error(-1, MPI_ERR_TYPE, fn);
 	static const struct {
 		MPI_Datatype v, i, pair;

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "argcheck.h"
 #include "dtype.h"
 
 /* ---- native ----------------------------------------------------------- */
@@ -17,8 +18,13 @@ static int hc_pack(const void *inbuf, int64_t incount, MPI_Datatype datatype, vo
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
 	hc_dt *t = hc_dt_get(datatype);
 	if (!t) return hc_error(ci, MPI_ERR_TYPE, fn);
-	if (incount < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
-	if (*position < 0 || *position + t->size * incount > outsize) return hc_error(ci, MPI_ERR_TRUNCATE, fn);
+	HC_CHECK_COUNT(ci, incount, fn);
+	HC_CHECK_COUNT(ci, outsize, fn);
+	HC_CHECK_BUF(ci, inbuf, incount, datatype, fn);
+	if (*position < 0) return hc_arg_fail(ci, MPI_ERR_ARG, fn, "negative position");
+	if ((uintptr_t)outbuf < 4096 && t->size * incount > 0)
+		return hc_arg_fail(ci, MPI_ERR_BUFFER, fn, "outbuf is NULL or MPI_IN_PLACE");
+	if (*position + t->size * incount > outsize) return hc_error(ci, MPI_ERR_TRUNCATE, fn);
 	hc_dt_pack(t, incount, inbuf, (char *)outbuf + *position, t->size * incount);
 	*position += t->size * incount;
 	return MPI_SUCCESS;
@@ -31,8 +37,13 @@ static int hc_unpack(const void *inbuf, int64_t insize, int64_t *position, void 
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
 	hc_dt *t = hc_dt_get(datatype);
 	if (!t) return hc_error(ci, MPI_ERR_TYPE, fn);
-	if (outcount < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
-	if (*position < 0 || *position + t->size * outcount > insize) return hc_error(ci, MPI_ERR_TRUNCATE, fn);
+	HC_CHECK_COUNT(ci, outcount, fn);
+	HC_CHECK_COUNT(ci, insize, fn);
+	HC_CHECK_BUF(ci, outbuf, outcount, datatype, fn);
+	if (*position < 0) return hc_arg_fail(ci, MPI_ERR_ARG, fn, "negative position");
+	if ((uintptr_t)inbuf < 4096 && t->size * outcount > 0)
+		return hc_arg_fail(ci, MPI_ERR_BUFFER, fn, "inbuf is NULL or MPI_IN_PLACE");
+	if (*position + t->size * outcount > insize) return hc_error(ci, MPI_ERR_TRUNCATE, fn);
 	hc_dt_unpack(t, outcount, (const char *)inbuf + *position, t->size * outcount, outbuf);
 	*position += t->size * outcount;
 	return MPI_SUCCESS;
@@ -41,7 +52,7 @@ static int hc_unpack(const void *inbuf, int64_t insize, int64_t *position, void 
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
 	      MPI_Comm comm)
 {
-	if (!position) return hc_error(-1, MPI_ERR_ARG, "MPI_Pack");
+	HC_CHECK_PTR(-1, position, "MPI_Pack");
 	int64_t pos = *position;
 	int rc = hc_pack(inbuf, incount, datatype, outbuf, outsize, &pos, comm, "MPI_Pack");
 	if (rc == MPI_SUCCESS) *position = (int)pos;
@@ -51,7 +62,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
 		MPI_Count *position, MPI_Comm comm)
 {
-	if (!position) return hc_error(-1, MPI_ERR_ARG, "MPI_Pack_c");
+	HC_CHECK_PTR(-1, position, "MPI_Pack_c");
 	int64_t pos = *position;
 	int rc = hc_pack(inbuf, incount, datatype, outbuf, outsize, &pos, comm, "MPI_Pack_c");
 	if (rc == MPI_SUCCESS) *position = pos;
@@ -61,7 +72,7 @@ int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, voi
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype,
 		MPI_Comm comm)
 {
-	if (!position) return hc_error(-1, MPI_ERR_ARG, "MPI_Unpack");
+	HC_CHECK_PTR(-1, position, "MPI_Unpack");
 	int64_t pos = *position;
 	int rc = hc_unpack(inbuf, insize, &pos, outbuf, outcount, datatype, comm, "MPI_Unpack");
 	if (rc == MPI_SUCCESS) *position = (int)pos;
@@ -71,7 +82,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount,
 		  MPI_Datatype datatype, MPI_Comm comm)
 {
-	if (!position) return hc_error(-1, MPI_ERR_ARG, "MPI_Unpack_c");
+	HC_CHECK_PTR(-1, position, "MPI_Unpack_c");
 	int64_t pos = *position;
 	int rc = hc_unpack(inbuf, insize, &pos, outbuf, outcount, datatype, comm, "MPI_Unpack_c");
 	if (rc == MPI_SUCCESS) *position = pos;
@@ -84,8 +95,8 @@ static int hc_pack_size(int64_t incount, MPI_Datatype datatype, MPI_Comm comm, i
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
 	hc_dt *t = hc_dt_get(datatype);
 	if (!t) return hc_error(ci, MPI_ERR_TYPE, fn);
-	if (incount < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
-	if (!size) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_COUNT(ci, incount, fn);
+	HC_CHECK_PTR(ci, size, fn);
 	*size = t->size * incount;
 	return MPI_SUCCESS;
 }
@@ -93,7 +104,8 @@ static int hc_pack_size(int64_t incount, MPI_Datatype datatype, MPI_Comm comm, i
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
 	int64_t s = 0;
-	int rc = hc_pack_size(incount, datatype, comm, size ? &s : NULL, "MPI_Pack_size");
+	HC_CHECK_PTR(-1, size, "MPI_Pack_size");
+	int rc = hc_pack_size(incount, datatype, comm, &s, "MPI_Pack_size");
 	if (rc == MPI_SUCCESS) *size = s > 0x7fffffff ? MPI_UNDEFINED : (int)s;
 	return rc;
 }
@@ -101,7 +113,8 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
 	int64_t s = 0;
-	int rc = hc_pack_size(incount, datatype, comm, size ? &s : NULL, "MPI_Pack_size_c");
+	HC_CHECK_PTR(-1, size, "MPI_Pack_size_c");
+	int rc = hc_pack_size(incount, datatype, comm, &s, "MPI_Pack_size_c");
 	if (rc == MPI_SUCCESS) *size = s;
 	return rc;
 }
@@ -193,7 +206,7 @@ static int64_t hc_ext_size(const hc_dt *t, int64_t count)
 
 static int hc_ext_ok(const char *datarep, const char *fn)
 {
-	if (!datarep) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, datarep, fn);
 	if (strcmp(datarep, "external32") != 0) {
 		HC_MSG("only the \"external32\" data representation is supported");
 		return hc_error(-1, MPI_ERR_UNSUPPORTED_DATAREP, fn);
@@ -208,10 +221,17 @@ static int hc_pack_external(const char *datarep, const void *inbuf, int64_t inco
 	if (rc) return rc;
 	hc_dt *t = hc_dt_get(datatype);
 	if (!t) return hc_error(-1, MPI_ERR_TYPE, fn);
-	if (incount < 0) return hc_error(-1, MPI_ERR_COUNT, fn);
-	if (!position) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_COUNT(-1, incount, fn);
+	HC_CHECK_COUNT(-1, outsize, fn);
+	HC_CHECK_PTR(-1, position, fn);
+	if (*position < 0) return hc_arg_fail(-1, MPI_ERR_ARG, fn, "negative position");
 	int64_t n = hc_ext_size(t, incount);
-	if (*position < 0 || *position + n > outsize) return hc_error(-1, MPI_ERR_TRUNCATE, fn);
+	/* The user's side may start anywhere (MPI_BOTTOM); the external
+	 * buffer may not be in page zero. */
+	HC_CHECK_BUF(-1, unpack ? outbuf : inbuf, incount, datatype, fn);
+	if ((uintptr_t)(unpack ? inbuf : outbuf) < 4096 && n > 0)
+		return hc_arg_fail(-1, MPI_ERR_BUFFER, fn, "external buffer is NULL or MPI_IN_PLACE");
+	if (*position + n > outsize) return hc_error(-1, MPI_ERR_TRUNCATE, fn);
 	/* Pack: inbuf is the user's data, outbuf the external buffer; unpack
 	 * the other way round. */
 	hc_extctx x = {unpack ? outbuf : (char *)inbuf, (unsigned char *)(unpack ? (char *)inbuf : (char *)outbuf) + *position,
@@ -224,8 +244,8 @@ static int hc_pack_external(const char *datarep, const void *inbuf, int64_t inco
 int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
 		       MPI_Aint outsize, MPI_Aint *position)
 {
-	int64_t pos = position ? *position : 0;
-	int rc = hc_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL, 0,
+	int64_t pos = (uintptr_t)position >= 4096 ? *position : 0;
+	int rc = hc_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, (uintptr_t)position >= 4096 ? &pos : NULL, 0,
 				  "MPI_Pack_external");
 	if (rc == MPI_SUCCESS) *position = pos;
 	return rc;
@@ -234,8 +254,8 @@ int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI
 int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
 			 void *outbuf, MPI_Count outsize, MPI_Count *position)
 {
-	int64_t pos = position ? *position : 0;
-	int rc = hc_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL, 0,
+	int64_t pos = (uintptr_t)position >= 4096 ? *position : 0;
+	int rc = hc_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, (uintptr_t)position >= 4096 ? &pos : NULL, 0,
 				  "MPI_Pack_external_c");
 	if (rc == MPI_SUCCESS) *position = pos;
 	return rc;
@@ -244,8 +264,8 @@ int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incou
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf,
 			 int outcount, MPI_Datatype datatype)
 {
-	int64_t pos = position ? *position : 0;
-	int rc = hc_pack_external(datarep, inbuf, outcount, datatype, outbuf, insize, position ? &pos : NULL, 1,
+	int64_t pos = (uintptr_t)position >= 4096 ? *position : 0;
+	int rc = hc_pack_external(datarep, inbuf, outcount, datatype, outbuf, insize, (uintptr_t)position >= 4096 ? &pos : NULL, 1,
 				  "MPI_Unpack_external");
 	if (rc == MPI_SUCCESS) *position = pos;
 	return rc;
@@ -254,8 +274,8 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
 int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position,
 			   void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
-	int64_t pos = position ? *position : 0;
-	int rc = hc_pack_external(datarep, inbuf, outcount, datatype, outbuf, insize, position ? &pos : NULL, 1,
+	int64_t pos = (uintptr_t)position >= 4096 ? *position : 0;
+	int rc = hc_pack_external(datarep, inbuf, outcount, datatype, outbuf, insize, (uintptr_t)position >= 4096 ? &pos : NULL, 1,
 				  "MPI_Unpack_external_c");
 	if (rc == MPI_SUCCESS) *position = pos;
 	return rc;
@@ -268,8 +288,8 @@ static int hc_pack_external_size(const char *datarep, int64_t incount, MPI_Datat
 	if (rc) return rc;
 	hc_dt *t = hc_dt_get(datatype);
 	if (!t) return hc_error(-1, MPI_ERR_TYPE, fn);
-	if (incount < 0) return hc_error(-1, MPI_ERR_COUNT, fn);
-	if (!size) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_COUNT(-1, incount, fn);
+	HC_CHECK_PTR(-1, size, fn);
 	*size = hc_ext_size(t, incount);
 	return MPI_SUCCESS;
 }
@@ -277,7 +297,7 @@ static int hc_pack_external_size(const char *datarep, int64_t incount, MPI_Datat
 int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
 	int64_t s = 0;
-	int rc = hc_pack_external_size(datarep, incount, datatype, size ? &s : NULL, "MPI_Pack_external_size");
+	int rc = hc_pack_external_size(datarep, incount, datatype, (uintptr_t)size >= 4096 ? &s : NULL, "MPI_Pack_external_size");
 	if (rc == MPI_SUCCESS) *size = s;
 	return rc;
 }
@@ -285,7 +305,7 @@ int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype data
 int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
 {
 	int64_t s = 0;
-	int rc = hc_pack_external_size(datarep, incount, datatype, size ? &s : NULL, "MPI_Pack_external_size_c");
+	int rc = hc_pack_external_size(datarep, incount, datatype, (uintptr_t)size >= 4096 ? &s : NULL, "MPI_Pack_external_size_c");
 	if (rc == MPI_SUCCESS) *size = s;
 	return rc;
 }

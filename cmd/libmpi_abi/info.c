@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 #include "htab.h"
 
 typedef struct {
@@ -144,11 +145,16 @@ static int hc_info_new(hc_info *src, MPI_Info *out)
 	hc_info *in = hc_info_of(info);                    \
 	if (!in) return hc_error(-1, MPI_ERR_INFO, fn)
 
-static int hc_key_ok(const char *key) { return key && *key && strlen(key) < MPI_MAX_INFO_KEY; }
+static int hc_key_ok(const char *key)
+{
+	return (uintptr_t)key >= 4096 && *key && strnlen(key, MPI_MAX_INFO_KEY) < MPI_MAX_INFO_KEY;
+}
+
+int hc_info_ok(MPI_Info info) { return info == MPI_INFO_NULL || hc_info_of(info) != NULL; }
 
 int PMPI_Info_create(MPI_Info *info)
 {
-	if (!info) return hc_error(-1, MPI_ERR_ARG, "MPI_Info_create");
+	HC_CHECK_PTR(-1, info, "MPI_Info_create");
 	int rc = hc_info_new(NULL, info);
 	return rc ? hc_error(-1, rc, "MPI_Info_create") : MPI_SUCCESS;
 }
@@ -156,7 +162,7 @@ int PMPI_Info_create(MPI_Info *info)
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
 	(void)argc, (void)argv;
-	if (!info) return hc_error(-1, MPI_ERR_ARG, "MPI_Info_create_env");
+	HC_CHECK_PTR(-1, info, "MPI_Info_create_env");
 	int rc = hc_info_new(hc_info_of(MPI_INFO_ENV), info);
 	return rc ? hc_error(-1, rc, "MPI_Info_create_env") : MPI_SUCCESS;
 }
@@ -167,7 +173,8 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 	if (info == MPI_INFO_ENV) return hc_error(-1, MPI_ERR_INFO, fn);
 	INFO(in, info, fn);
 	if (!hc_key_ok(key)) return hc_error(-1, MPI_ERR_INFO_KEY, fn);
-	if (!value || strlen(value) >= MPI_MAX_INFO_VAL) return hc_error(-1, MPI_ERR_INFO_VALUE, fn);
+	if ((uintptr_t)value < 4096 || strnlen(value, MPI_MAX_INFO_VAL) >= MPI_MAX_INFO_VAL)
+		return hc_error(-1, MPI_ERR_INFO_VALUE, fn);
 	pthread_mutex_lock(&in->mu);
 	int rc = hc_info_put(in, key, value);
 	pthread_mutex_unlock(&in->mu);
@@ -201,7 +208,9 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 	const char *fn = "MPI_Info_get";
 	INFO(in, info, fn);
 	if (!hc_key_ok(key)) return hc_error(-1, MPI_ERR_INFO_KEY, fn);
-	if (valuelen < 0 || !flag || (valuelen > 0 && !value)) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, flag, fn);
+	if (valuelen < 0) return hc_arg_fail(-1, MPI_ERR_ARG, fn, "negative valuelen");
+	HC_CHECK_PTR(-1, value, fn);
 	pthread_mutex_lock(&in->mu);
 	hc_kv *kv = hc_info_find(in, key);
 	*flag = kv != NULL;
@@ -222,7 +231,10 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 	const char *fn = "MPI_Info_get_string";
 	INFO(in, info, fn);
 	if (!hc_key_ok(key)) return hc_error(-1, MPI_ERR_INFO_KEY, fn);
-	if (!buflen || *buflen < 0 || !flag || (*buflen > 0 && !value)) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, flag, fn);
+	HC_CHECK_PTR(-1, buflen, fn);
+	if (*buflen < 0) return hc_arg_fail(-1, MPI_ERR_ARG, fn, "negative buflen");
+	HC_CHECK_ARRAY(-1, value, *buflen, fn);
 	pthread_mutex_lock(&in->mu);
 	hc_kv *kv = hc_info_find(in, key);
 	*flag = kv != NULL;
@@ -244,7 +256,8 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 	const char *fn = "MPI_Info_get_valuelen";
 	INFO(in, info, fn);
 	if (!hc_key_ok(key)) return hc_error(-1, MPI_ERR_INFO_KEY, fn);
-	if (!valuelen || !flag) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, valuelen, fn);
+	HC_CHECK_PTR(-1, flag, fn);
 	pthread_mutex_lock(&in->mu);
 	hc_kv *kv = hc_info_find(in, key);
 	*flag = kv != NULL;
@@ -256,7 +269,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
 	INFO(in, info, "MPI_Info_get_nkeys");
-	if (!nkeys) return hc_error(-1, MPI_ERR_ARG, "MPI_Info_get_nkeys");
+	HC_CHECK_PTR(-1, nkeys, "MPI_Info_get_nkeys");
 	pthread_mutex_lock(&in->mu);
 	*nkeys = in->n;
 	pthread_mutex_unlock(&in->mu);
@@ -267,7 +280,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
 	const char *fn = "MPI_Info_get_nthkey";
 	INFO(in, info, fn);
-	if (!key) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, key, fn);
 	pthread_mutex_lock(&in->mu);
 	int ok = n >= 0 && n < in->n;
 	if (ok) snprintf(key, MPI_MAX_INFO_KEY, "%s", in->kv[n].key);
@@ -279,7 +292,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
 	const char *fn = "MPI_Info_dup";
 	INFO(in, info, fn);
-	if (!newinfo) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, newinfo, fn);
 	int rc = hc_info_new(in, newinfo);
 	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
 }
@@ -287,7 +300,8 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 int PMPI_Info_free(MPI_Info *info)
 {
 	const char *fn = "MPI_Info_free";
-	if (!info || *info == MPI_INFO_ENV) return hc_error(-1, MPI_ERR_INFO, fn);
+	HC_CHECK_PTR(-1, info, fn);
+	if (*info == MPI_INFO_ENV) return hc_error(-1, MPI_ERR_INFO, fn);
 	int i = hc_index(*info, HK_INFO);
 	hc_info *in = i > 0 ? hc_htab_del(&hc_infos, i) : NULL;
 	if (!in) return hc_error(-1, MPI_ERR_INFO, fn);
@@ -311,6 +325,7 @@ HC_HIDDEN int hc_info_with(MPI_Info *out, const char *const *kv)
 /* Communicators take no hints: an empty info says so. */
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
+	HC_CHECK_PTR(-1, info_used, "MPI_Comm_get_info");
 	if (hc_comm_index(comm) < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_get_info");
 	return PMPI_Info_create(info_used);
 }
@@ -319,13 +334,14 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
 	(void)info;
 	if (hc_comm_index(comm) < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_set_info");
+	HC_CHECK_INFO(-1, info, "MPI_Comm_set_info");
 	return MPI_SUCCESS;
 }
 
 /* The hardware as MPI 4.1 describes it: one shared-memory domain. */
 int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
 {
-	if (!hw_info) return hc_error(-1, MPI_ERR_ARG, "MPI_Get_hw_resource_info");
+	HC_CHECK_PTR(-1, hw_info, "MPI_Get_hw_resource_info");
 	char n[32];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	snprintf(n, sizeof n, "%ld", cpus > 0 ? cpus : 1);
@@ -337,7 +353,7 @@ int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
 /* The ABI's sizes, as the MPI 5.0 standard ABI names the keys. */
 int PMPI_Abi_get_info(MPI_Info *info)
 {
-	if (!info) return hc_error(-1, MPI_ERR_ARG, "MPI_Abi_get_info");
+	HC_CHECK_PTR(-1, info, "MPI_Abi_get_info");
 	char a[8], c[8], o[8];
 	snprintf(a, sizeof a, "%d", (int)sizeof(MPI_Aint));
 	snprintf(c, sizeof c, "%d", (int)sizeof(MPI_Count));

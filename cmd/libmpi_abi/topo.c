@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 
 static int hc_set_cart(int ci, int ndims, const int *dims, const int *periods)
 {
@@ -65,10 +66,14 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 	int ci = hc_comm_index(comm_old);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
 	if (ndims < 0) return hc_error(ci, MPI_ERR_DIMS, fn);
+	HC_CHECK_ARRAY(ci, dims, ndims, fn);
+	HC_CHECK_ARRAY(ci, periods, ndims, fn);
+	HC_CHECK_PTR(ci, comm_cart, fn);
 	int64_t nodes = 1;
 	for (int d = 0; d < ndims; d++) {
 		if (dims[d] <= 0) return hc_error(ci, MPI_ERR_DIMS, fn);
 		nodes *= dims[d];
+		if (nodes > hc_comms[ci].size) return hc_error(ci, MPI_ERR_DIMS, fn);
 	}
 	if (nodes > hc_comms[ci].size) return hc_error(ci, MPI_ERR_DIMS, fn);
 	int me = hc_comms[ci].rank;
@@ -84,6 +89,8 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 	HC_GUARD(fn);
 	int ci, rc = hc_cart(comm, fn, &ci);
 	if (rc) return rc;
+	HC_CHECK_ARRAY(ci, remain_dims, hc_comms[ci].ndims, fn);
+	HC_CHECK_PTR(ci, newcomm, fn);
 	int n = hc_comms[ci].ndims, *dims = hc_comms[ci].cart, *per = dims + n;
 	int coords[n > 0 ? n : 1], ndims[n > 0 ? n : 1], nper[n > 0 ? n : 1];
 	hc_coords_of(ci, hc_comms[ci].rank, coords);
@@ -108,6 +115,8 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
 	int ci, rc = hc_cart(comm, "MPI_Cart_rank", &ci);
 	if (rc) return rc;
+	HC_CHECK_ARRAY(ci, coords, hc_comms[ci].ndims, "MPI_Cart_rank");
+	HC_CHECK_PTR(ci, rank, "MPI_Cart_rank");
 	int r = hc_rank_of(ci, coords);
 	if (r < 0) return hc_error(ci, MPI_ERR_ARG, "MPI_Cart_rank");
 	*rank = r;
@@ -120,6 +129,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 	if (rc) return rc;
 	if (rank < 0 || rank >= hc_comms[ci].size) return hc_error(ci, MPI_ERR_RANK, "MPI_Cart_coords");
 	if (maxdims < hc_comms[ci].ndims) return hc_error(ci, MPI_ERR_ARG, "MPI_Cart_coords");
+	HC_CHECK_ARRAY(ci, coords, hc_comms[ci].ndims, "MPI_Cart_coords");
 	hc_coords_of(ci, rank, coords);
 	return MPI_SUCCESS;
 }
@@ -130,6 +140,8 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 	if (rc) return rc;
 	int n = hc_comms[ci].ndims;
 	if (direction < 0 || direction >= n) return hc_error(ci, MPI_ERR_ARG, "MPI_Cart_shift");
+	HC_CHECK_PTR(ci, rank_source, "MPI_Cart_shift");
+	HC_CHECK_PTR(ci, rank_dest, "MPI_Cart_shift");
 	int coords[n];
 	hc_coords_of(ci, hc_comms[ci].rank, coords);
 	int c = coords[direction];
@@ -148,6 +160,9 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
 	if (rc) return rc;
 	int n = hc_comms[ci].ndims;
 	if (maxdims < n) return hc_error(ci, MPI_ERR_ARG, "MPI_Cart_get");
+	HC_CHECK_ARRAY(ci, dims, n, "MPI_Cart_get");
+	HC_CHECK_ARRAY(ci, periods, n, "MPI_Cart_get");
+	HC_CHECK_ARRAY(ci, coords, n, "MPI_Cart_get");
 	memcpy(dims, hc_comms[ci].cart, n * sizeof *dims);
 	memcpy(periods, hc_comms[ci].cart + n, n * sizeof *periods);
 	hc_coords_of(ci, hc_comms[ci].rank, coords);
@@ -158,6 +173,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
 	int ci, rc = hc_cart(comm, "MPI_Cartdim_get", &ci);
 	if (rc) return rc;
+	HC_CHECK_PTR(ci, ndims, "MPI_Cartdim_get");
 	*ndims = hc_comms[ci].ndims;
 	return MPI_SUCCESS;
 }
@@ -166,6 +182,7 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Topo_test");
+	HC_CHECK_PTR(ci, status, "MPI_Topo_test");
 	*status = hc_comms[ci].cart ? MPI_CART : MPI_UNDEFINED;
 	return MPI_SUCCESS;
 }

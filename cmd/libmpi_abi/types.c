@@ -11,6 +11,7 @@
 
 #include "cabi.h"
 #include "dtype.h"
+#include "argcheck.h"
 
 #define T(h, type, nm) { (intptr_t)(h), sizeof(type), _Alignof(type), nm }
 static const struct {
@@ -88,22 +89,58 @@ int hc_ptype_info(intptr_t h, int *size, int *align, const char **name)
 
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
+	HC_CHECK_PTR(0, status, "MPI_Status_set_cancelled");
 	status->MPI_internal[2] = flag != 0;
 	return MPI_SUCCESS;
 }
 
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+	HC_CHECK_PTR(0, status, "MPI_Test_cancelled");
+	HC_CHECK_PTR(0, flag, "MPI_Test_cancelled");
 	*flag = status->MPI_internal[2] != 0;
 	return MPI_SUCCESS;
 }
 
-int PMPI_Status_get_source(const MPI_Status *status, int *source) { *source = status->MPI_SOURCE; return MPI_SUCCESS; }
-int PMPI_Status_get_tag(const MPI_Status *status, int *tag) { *tag = status->MPI_TAG; return MPI_SUCCESS; }
-int PMPI_Status_get_error(const MPI_Status *status, int *error) { *error = status->MPI_ERROR; return MPI_SUCCESS; }
-int PMPI_Status_set_source(MPI_Status *status, int source) { status->MPI_SOURCE = source; return MPI_SUCCESS; }
-int PMPI_Status_set_tag(MPI_Status *status, int tag) { status->MPI_TAG = tag; return MPI_SUCCESS; }
-int PMPI_Status_set_error(MPI_Status *status, int error) { status->MPI_ERROR = error; return MPI_SUCCESS; }
+int PMPI_Status_get_source(const MPI_Status *status, int *source)
+{
+	HC_CHECK_PTR(0, status, "MPI_Status_get_source");
+	HC_CHECK_PTR(0, source, "MPI_Status_get_source");
+	*source = status->MPI_SOURCE;
+	return MPI_SUCCESS;
+}
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
+{
+	HC_CHECK_PTR(0, status, "MPI_Status_get_tag");
+	HC_CHECK_PTR(0, tag, "MPI_Status_get_tag");
+	*tag = status->MPI_TAG;
+	return MPI_SUCCESS;
+}
+int PMPI_Status_get_error(const MPI_Status *status, int *error)
+{
+	HC_CHECK_PTR(0, status, "MPI_Status_get_error");
+	HC_CHECK_PTR(0, error, "MPI_Status_get_error");
+	*error = status->MPI_ERROR;
+	return MPI_SUCCESS;
+}
+int PMPI_Status_set_source(MPI_Status *status, int source)
+{
+	HC_CHECK_PTR(0, status, "MPI_Status_set_source");
+	status->MPI_SOURCE = source;
+	return MPI_SUCCESS;
+}
+int PMPI_Status_set_tag(MPI_Status *status, int tag)
+{
+	HC_CHECK_PTR(0, status, "MPI_Status_set_tag");
+	status->MPI_TAG = tag;
+	return MPI_SUCCESS;
+}
+int PMPI_Status_set_error(MPI_Status *status, int error)
+{
+	HC_CHECK_PTR(0, status, "MPI_Status_set_error");
+	status->MPI_ERROR = error;
+	return MPI_SUCCESS;
+}
 
 /* ---- reduction kernels ----------------------------------------------- */
 

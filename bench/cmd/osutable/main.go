@@ -79,7 +79,9 @@
 //     set has no row for that size.
 //   - -svg FILE also writes an SVG of the medians against the size, one
 //     panel per group (or one for an ungrouped table) with at least two
-//     sizes, both axes logarithmic; sizes or values of 0 are left out.
+//     sizes, both axes logarithmic; sizes or values of 0 are left out. Each
+//     panel's subtitle says where (-where TEXT, default this machine's CPU
+//     model and count) and how many runs are behind the medians.
 package main
 
 import (
@@ -116,6 +118,7 @@ type config struct {
 	relative     string
 	allowMissing bool
 	svg          string
+	where        string // the machine, for the plot's subtitles
 }
 
 func run(stdout, stderr io.Writer, args []string) error {
@@ -142,6 +145,7 @@ func run(stdout, stderr io.Writer, args []string) error {
 	fs.StringVar(&cfg.relative, "relative", "", "show set `REF` in its unit and every other set divided by it")
 	fs.BoolVar(&cfg.allowMissing, "allow-missing", false, "a FILE pattern may match nothing: its set reads n/a")
 	fs.StringVar(&cfg.svg, "svg", "", "also write an SVG plot of the medians to `FILE`")
+	fs.StringVar(&cfg.where, "where", plot.Where(), "the machine the outputs come from, for the plot's subtitles")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -663,7 +667,11 @@ func writeSVG(path string, t table) error {
 	for _, g := range order {
 		rows := byGroup[g]
 		k := rows[0].kind
-		p := plot.Plot{Title: g, XLabel: "message size (bytes)", YLabel: osu.ColumnTitle(k), LogX: true, LogY: true}
+		p := plot.Plot{Title: g, XLabel: "message size (bytes)", YLabel: osu.ColumnTitle(k), LogX: true, LogY: true,
+			Subtitle: plot.Runs(t.minN, t.maxN)}
+		if t.cfg.where != "" {
+			p.Subtitle = t.cfg.where + "; " + p.Subtitle
+		}
 		if p.Title == "" {
 			p.Title = osu.ColumnTitle(k)
 		}

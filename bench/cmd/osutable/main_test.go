@@ -277,7 +277,7 @@ func shellSplit(t *testing.T, s string) []string {
 // (n/a) under -allow-missing, and the SVG of the multi-size groups.
 func TestGrouped(t *testing.T) {
 	svg := filepath.Join(t.TempDir(), "out.svg")
-	args := []string{"-grouped", "-relative", "Open MPI", "-allow-missing", "-sizes", ":2048", "-svg", svg,
+	args := []string{"-grouped", "-relative", "Open MPI", "-allow-missing", "-sizes", ":2048", "-svg", svg, "-where", "Test CPU",
 		"barrier n=2:hympi=testdata/grouped/barrier.go.txt",
 		"barrier n=2:Open MPI=testdata/grouped/barrier.ompi.txt",
 		"barrier n=2:MPICH=testdata/nope.*",
@@ -325,6 +325,9 @@ func TestGrouped(t *testing.T) {
 	if strings.Count(s, "<svg ") != 3 || !strings.Contains(s, ">lat</text>") || !strings.Contains(s, ">bw</text>") ||
 		strings.Contains(s, ">barrier n=2</text>") {
 		t.Errorf("svg panels wrong:\n%.400s", s)
+	}
+	if !strings.Contains(s, ">Test CPU; median of 1–3 runs</text>") && !strings.Contains(s, ">Test CPU; median of 3 runs</text>") {
+		t.Errorf("svg panels lack the where-and-runs subtitle:\n%.600s", s)
 	}
 	if err := xml.Unmarshal(data, new(struct{})); err != nil {
 		t.Errorf("svg is not well-formed XML: %v", err)

@@ -403,7 +403,7 @@ func abort(b Benchmark, c *mpi.Comm, err error) {
 	os.Exit(1) // not reached if Abort works; never carry on after a failure
 }
 
-// tunables are the environment settings of API.md that change which
+// tunables are the public environment settings that change which
 // protocol carries a message, and so the numbers. Only these are reported:
 // the launcher's per-job variables differ on every run and would split
 // benchstat's groups.

@@ -165,6 +165,7 @@ func TestCPrograms(t *testing.T) {
 		{"coll", []int{1, 2, 3, 4}, true},
 		{"comm", []int{1, 2, 4}, true},
 		{"cart", []int{1, 4, 6}, true},
+		{"argcheck", []int{1, 2, 3}, true},
 		{"dtype_reduce", []int{1, 2, 3}, true},
 		{"dtype_layout", []int{1}, false},
 		{"dtype_p2p", []int{1, 2, 3}, true},

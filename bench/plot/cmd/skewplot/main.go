@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	skewplot [-S SIZE] [-o FILE.svg] [-md FILE] [-details FILE] [-logy] NAME=FILE[,FILE...]...
+//	skewplot [-S SIZE] [-o FILE.svg] [-md FILE] [-details FILE] [-logy=false] [-where TEXT] NAME=FILE[,FILE...]...
 //
 // Each NAME=FILE argument adds the osu_skew outputs in FILE (a path or a
 // glob; a comma separates several) to the set called NAME; a name may be
@@ -13,7 +13,10 @@
 //
 //   - -o writes an SVG line plot of the producer time against c2 for the
 //     size -S (which may be left out when the outputs hold only one size),
-//     one line per set.
+//     one line per set. The time axis is logarithmic (the modes differ by
+//     orders of magnitude; -logy=false for linear), and the subtitle says
+//     where (-where, default this machine's CPU model and count) and how
+//     many runs are behind each median.
 //   - -md writes a Markdown table of the producer time per (S, c2), one
 //     column per set, followed by ratios: if a set is called "auto", auto
 //     over each other set, otherwise the first set over each other. "-"
@@ -70,9 +73,10 @@ func run(stdout, stderr io.Writer, args []string) error {
 	svgOut := fs.String("o", "", "write the SVG plot to `file`")
 	mdOut := fs.String("md", "", "write the Markdown table to `file` (- for standard output)")
 	detOut := fs.String("details", "", "write per-set detail tables (formulas, counters) to `file` (- for standard output)")
-	logY := fs.Bool("logy", false, "logarithmic time axis")
+	logY := fs.Bool("logy", true, "logarithmic time axis (false: linear)")
+	where := fs.String("where", plot.Where(), "the machine the outputs come from, for the plot's subtitle")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: skewplot [-S SIZE] [-o FILE.svg] [-md FILE] [-details FILE] [-logy] NAME=FILE[,FILE...]...")
+		fmt.Fprintln(fs.Output(), "usage: skewplot [-S SIZE] [-o FILE.svg] [-md FILE] [-details FILE] [-logy=false] [-where TEXT] NAME=FILE[,FILE...]...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -107,7 +111,7 @@ func run(stdout, stderr io.Writer, args []string) error {
 				return fmt.Errorf("-S: %v", err)
 			}
 		}
-		p, err := chart(sets, size, *logY)
+		p, err := chart(sets, size, *logY, *where)
 		if err != nil {
 			return err
 		}
@@ -407,7 +411,7 @@ func runeLen(s string) int { return len([]rune(s)) }
 
 // chart builds the plot of producer time against c2 at size (0: the only
 // size there is).
-func chart(sets []*set, size int, logY bool) (plot.Plot, error) {
+func chart(sets []*set, size int, logY bool, where string) (plot.Plot, error) {
 	ks := keys(sets)
 	if size == 0 {
 		sizes := map[int]bool{}
@@ -427,6 +431,14 @@ func chart(sets []*set, size int, logY bool) (plot.Plot, error) {
 	}
 	if d := describe(sets); d != "" {
 		p.Title += ", " + d
+	}
+	lo, hi := sets[0].files, sets[0].files
+	for _, s := range sets {
+		lo, hi = min(lo, s.files), max(hi, s.files)
+	}
+	p.Subtitle = plot.Runs(lo, hi) + " per mode"
+	if where != "" {
+		p.Subtitle = where + "; " + p.Subtitle
 	}
 	for _, s := range sets {
 		ser := plot.Series{Name: s.name}

@@ -18,7 +18,7 @@ var modes = []string{"off=testdata/off.txt", "auto=testdata/auto.txt", "always=t
 func TestSVG(t *testing.T) {
 	svg := filepath.Join(t.TempDir(), "skew.svg")
 	var stdout, stderr bytes.Buffer
-	if err := run(&stdout, &stderr, append([]string{"-S", "1M", "-o", svg}, modes...)); err != nil {
+	if err := run(&stdout, &stderr, append([]string{"-S", "1M", "-o", svg, "-where", "Test CPU, 2 CPUs"}, modes...)); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	if stdout.Len() != 0 {
@@ -66,6 +66,21 @@ func TestSVG(t *testing.T) {
 	}
 	if !bytes.Contains(data, []byte("S=1M, n=16, c1=1 µs")) {
 		t.Errorf("title lacks the size and settings:\n%s", data)
+	}
+	if !bytes.Contains(data, []byte(">Test CPU, 2 CPUs; 1 run per mode</text>")) {
+		t.Errorf("subtitle lacks where and how many runs:\n%s", data)
+	}
+	// The time axis is logarithmic by default (a linear one starts at 0),
+	// and linear on request.
+	zeroTick := []byte(`text-anchor="end">0</text>`)
+	if bytes.Contains(data, zeroTick) {
+		t.Errorf("time axis is not logarithmic:\n%s", data)
+	}
+	if err := run(&stdout, &stderr, append([]string{"-S", "1M", "-o", svg, "-logy=false"}, modes...)); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(svg); !bytes.Contains(data, zeroTick) {
+		t.Errorf("-logy=false: time axis is not linear:\n%s", data)
 	}
 }
 

@@ -12,6 +12,7 @@
 //	nofinalize      attach, exit 0
 //	wait            attach, then sleep until killed
 //	exit:N          attach, finalize, exit N
+//	attachexit:N    attach, exit N without finalizing
 //	abort:N         attach, record Abort with code N, exit N
 //	abortzero:N     attach, record Abort with code N, exit 0
 //	abortkill:N     attach, wait until rank 0 attached, record Abort with
@@ -70,6 +71,8 @@ func main() {
 		sleepForever()
 	case "exit":
 		r.SetState(rank, shm.StateFinalized)
+		os.Exit(code)
+	case "attachexit":
 		os.Exit(code)
 	case "abort":
 		r.MarkAborted(rank, code)

@@ -5,6 +5,8 @@
 // Every rank first prints "pid RANK PID", then calls mpi.Init. Modes:
 //
 //	ok          print "rank R of N", Barrier, Finalize
+//	appnum      print "app A rank R of N" (A is mpi.AppNum), Barrier,
+//	            Finalize
 //	nofinalize  rank 1 exits 0 without Finalize; the others wait for it
 //	abort       rank 1 calls Abort(World(), 7); the others wait for it
 //	sigkill     rank 1 SIGKILLs itself; the others wait for it
@@ -33,8 +35,12 @@ func main() {
 		fail("Init: %v", err)
 	}
 	w := mpi.World()
-	if mode == "ok" {
-		fmt.Printf("rank %d of %d\n", w.Rank(), w.Size())
+	if mode == "ok" || mode == "appnum" {
+		line := fmt.Sprintf("rank %d of %d\n", w.Rank(), w.Size())
+		if mode == "appnum" {
+			line = fmt.Sprintf("app %d %s", mpi.AppNum(), line)
+		}
+		fmt.Print(line) // one write: ranks share the terminal
 		if err := w.Barrier(); err != nil {
 			fail("Barrier: %v", err)
 		}
