@@ -32,9 +32,9 @@ enum {
 
 #define HC_KIND_SHIFT 24
 #define HC_INDEX_MASK 0xffffff
-#define HC_MAX_COMMS 8192
-#define HC_MAX_TYPES 4096
-#define HC_MAX_ERRH 256
+/* Communicator indexes: the C table is reserved address space, touched
+ * only as far as it is used (hc_comms, core.c); freed indexes are reused. */
+#define HC_MAX_COMMS (1 << 20)
 
 static inline intptr_t hc_make(int kind, int idx) { return ((intptr_t)kind << HC_KIND_SHIFT) | idx; }
 static inline int hc_index(const void *h, int kind) {
@@ -69,7 +69,7 @@ typedef struct {
 	MPI_Info info;
 } hc_comm;
 
-HC_HIDDEN extern hc_comm hc_comms[HC_MAX_COMMS];
+HC_HIDDEN extern hc_comm *hc_comms;
 HC_HIDDEN extern volatile int hc_forked;
 HC_HIDDEN extern int hc_initialized, hc_finalized;
 HC_HIDDEN extern int hc_debug;
@@ -111,6 +111,11 @@ HC_HIDDEN int hc_type_base(MPI_Datatype dt, intptr_t *base, int64_t *nbase);
 HC_HIDDEN int hc_type_contig(MPI_Datatype dt);
 HC_HIDDEN void hc_type_pack(MPI_Datatype dt, int64_t count, const void *buf, void *packed);
 HC_HIDDEN void hc_type_unpack(MPI_Datatype dt, int64_t count, const void *packed, int64_t bytes, void *buf);
+/* A pending operation holds its datatype through hc_type_hold's handle,
+ * which keeps the type alive after the user frees it; hc_type_release
+ * drops it (and ignores anything that is not such a hold). */
+HC_HIDDEN intptr_t hc_type_hold(MPI_Datatype dt);
+HC_HIDDEN void hc_type_release(intptr_t h);
 /* The same for Go, which holds handles as integers. */
 static inline void hc_pack_h(intptr_t dt, int64_t count, const void *buf, void *packed)
 {
@@ -126,6 +131,10 @@ static inline void hc_unpack_h(intptr_t dt, int64_t count, const void *packed, i
 HC_HIDDEN int hc_builtin_ok(intptr_t op, intptr_t base);
 HC_HIDDEN void hc_builtin_apply(intptr_t op, intptr_t base, void *in, void *inout, int64_t n);
 HC_HIDDEN void hc_user_apply(uintptr_t fn, int bigcount, void *in, void *inout, int64_t n, intptr_t dt);
+/* hc_red_apply reduces n elements of dt as the engine holds them (packed
+ * when dt is not contiguous) with a user function ufn (non-zero) or the
+ * predefined op. */
+HC_HIDDEN void hc_red_apply(uintptr_t ufn, int big, intptr_t op, intptr_t dt, void *in, void *inout, int64_t n);
 
 /* A reduction as the Go side needs it: the operator, the datatype, the
  * size of one element and what predefined type it is made of. builtin_ok is

@@ -34,7 +34,10 @@ static int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt)
 	r->op = (intptr_t)op;
 	r->dt = (intptr_t)dt;
 	r->esize = hc_type_msg_size(dt);
-	if (r->esize < 0 || !hc_type_base(dt, &r->base, &r->nbase)) return MPI_ERR_TYPE;
+	if (r->esize < 0) return MPI_ERR_TYPE;
+	/* A user operator takes any type; a predefined one needs a single
+	 * base type (builtin_ok fails otherwise). */
+	if (!hc_type_base(dt, &r->base, &r->nbase)) r->base = 0, r->nbase = 0;
 	r->builtin_ok = (intptr_t)op < 0x1000 && op != MPI_OP_NULL && hc_builtin_ok(r->op, r->base);
 	return MPI_SUCCESS;
 }
@@ -162,9 +165,9 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+static int hc_reduce_local(const void *inbuf, void *inoutbuf, int64_t count, MPI_Datatype datatype, MPI_Op op,
+			   const char *fn)
 {
-	const char *fn = "MPI_Reduce_local";
 	HC_GUARD(fn);
 	hc_red r;
 	if (hc_red_init(&r, op, datatype)) return hc_error(-1, MPI_ERR_TYPE, fn);
@@ -174,11 +177,32 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 	HC_CHECK_BUF(-1, inbuf, count, datatype, fn);
 	HC_CHECK_BUF(-1, inoutbuf, count, datatype, fn);
 	if (!hc_type_contig(datatype)) {
-		HC_MSG("non-contiguous datatype");
-		return hc_error(-1, MPI_ERR_TYPE, fn);
+		/* Packed copies: the operator sees them in the type's layout
+		 * again (hc_red_apply). */
+		int64_t n = r.esize * count;
+		char *a = malloc(n ? n : 1), *b = malloc(n ? n : 1);
+		int rc = a && b ? 0 : MPI_ERR_NO_MEM;
+		if (!rc) {
+			hc_type_pack(datatype, count, inbuf, a);
+			hc_type_pack(datatype, count, inoutbuf, b);
+			rc = hympi_go_reduce_local(a, b, n, &r);
+			if (!rc) hc_type_unpack(datatype, count, b, n, inoutbuf);
+		}
+		free(a);
+		free(b);
+		return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
 	}
 	int rc = hympi_go_reduce_local((void *)inbuf, inoutbuf, r.esize * count, &r);
 	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+{
+	return hc_reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local");
+}
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
+{
+	return hc_reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local_c");
 }
 
 static int hc_move(int kind, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -187,10 +211,7 @@ static int hc_move(int kind, const void *sendbuf, int sendcount, MPI_Datatype se
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
+	int packed = !hc_type_contig(sendtype) || !hc_type_contig(recvtype);
 	int64_t ss = 0, rs = 0;
 	int send_used = kind != MOV_SCATTER || me == root;
 	int recv_used = kind != MOV_GATHER || me == root;
@@ -209,6 +230,30 @@ static int hc_move(int kind, const void *sendbuf, int sendcount, MPI_Datatype se
 	}
 	/* Only the side a process contributes may be MPI_IN_PLACE. */
 	if (kind == MOV_SCATTER ? send_used : recv_used) HC_CHECK_NOT_IN_PLACE(ci, kind == MOV_SCATTER ? sendbuf : recvbuf, fn);
+	/* Non-contiguous types: the whole buffers travel packed (a buffer of
+	 * size blocks is size * count elements of the type in a row); an
+	 * in-place buffer is packed first so its own block goes along. */
+	void *stmp = NULL, *rtmp = NULL, *user_recv = NULL;
+	int64_t ns = 0, nr = 0;
+	if (packed) {
+		int in_place = sendbuf == MPI_IN_PLACE;
+		if (send_used && !in_place) {
+			ns = (int64_t)sendcount * (kind == MOV_SCATTER || kind == MOV_ALLTOALL ? size : 1);
+			if (!(stmp = malloc(ss * ns > 0 ? ss * ns : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+			hc_type_pack(sendtype, ns, sendbuf, stmp);
+			sendbuf = stmp;
+		}
+		if (recv_used && recvbuf != MPI_IN_PLACE) {
+			nr = (int64_t)recvcount * (kind == MOV_SCATTER ? 1 : size);
+			if (!(rtmp = malloc(rs * nr > 0 ? rs * nr : 1))) {
+				free(stmp);
+				return hc_error(ci, MPI_ERR_NO_MEM, fn);
+			}
+			if (in_place) hc_type_pack(recvtype, nr, recvbuf, rtmp);
+			user_recv = recvbuf;
+			recvbuf = rtmp;
+		}
+	}
 	int64_t sn = ss * sendcount, rn = rs * recvcount;
 	/* Whole-buffer sizes: the root's (or everyone's) side of size blocks. */
 	switch (kind) {
@@ -233,6 +278,9 @@ static int hc_move(int kind, const void *sendbuf, int sendcount, MPI_Datatype se
 		break;
 	}
 	int rc = hympi_go_gather(ci, kind, (void *)sendbuf, sn, recvbuf, rn, root);
+	if (!rc && rtmp) hc_type_unpack(recvtype, nr, rtmp, rs * nr, user_recv);
+	free(stmp);
+	free(rtmp);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -255,6 +303,54 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		  MPI_Datatype recvtype, MPI_Comm comm)
 {
 	return hc_move(MOV_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, "MPI_Alltoall");
+}
+
+/* The v-collectives move non-contiguous types packed: a packed buffer
+ * holds block r at displs[r] * size bytes, which is where the engine,
+ * scaling counts and displacements by the element size, expects it. */
+typedef struct {
+	char *buf;
+	void *user;
+	MPI_Datatype dt;
+	int n;
+	const int *counts, *displs;
+	int64_t size, extent;
+} hc_vpacked;
+
+/* hc_vpack makes the packed twin of user's n blocks (packing them when
+ * fill is set); NULL when out of memory or a displacement is negative. */
+static char *hc_vpack(hc_vpacked *v, MPI_Datatype dt, void *user, int n, const int counts[], const int displs[],
+		      int fill)
+{
+	int64_t span = 1;
+	MPI_Aint lb, ext;
+	PMPI_Type_get_extent(dt, &lb, &ext);
+	*v = (hc_vpacked){NULL, user, dt, n, counts, displs, hc_type_size(dt), ext};
+	for (int r = 0; r < n; r++) {
+		if (displs[r] < 0 || counts[r] < 0) return NULL;
+		if ((displs[r] + (int64_t)counts[r]) * v->size > span) span = (displs[r] + (int64_t)counts[r]) * v->size;
+	}
+	if (!(v->buf = malloc(span))) return NULL;
+	for (int r = 0; fill && r < n; r++)
+		hc_type_pack(dt, counts[r], (char *)user + displs[r] * v->extent, v->buf + displs[r] * v->size);
+	return v->buf;
+}
+
+static void hc_vunpack(hc_vpacked *v)
+{
+	for (int r = 0; r < v->n; r++)
+		hc_type_unpack(v->dt, v->counts[r], v->buf + v->displs[r] * v->size, v->counts[r] * v->size,
+			       (char *)v->user + v->displs[r] * v->extent);
+}
+
+/* hc_pack_block packs count elements of a plain send buffer (NULL: no
+ * memory; *tmp is what to free). */
+static void *hc_pack_block(const void *buf, int count, MPI_Datatype dt, void **tmp)
+{
+	int64_t n = hc_type_size(dt) * count;
+	if (!(*tmp = malloc(n > 0 ? n : 1))) return NULL;
+	hc_type_pack(dt, count, buf, *tmp);
+	return *tmp;
 }
 
 /* hc_vcheck checks the counts and buffer of one side of a v-collective. */
@@ -292,17 +388,25 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int me = hc_comms[ci].rank, inplace = sendbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
 	int64_t ss = 0, rs = 0;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (me == root && (rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (!inplace) SCHECK(ci, sendbuf, sendcount, sendtype, fn);
 	if (me == root) VCHECK(ci, recvbuf, recvcounts, displs, recvtype, fn);
+	void *stmp = NULL;
+	hc_vpacked rv = {0};
+	int packed_recv = me == root && !hc_type_contig(recvtype);
+	if ((!inplace && !hc_type_contig(sendtype) && !(sendbuf = hc_pack_block(sendbuf, sendcount, sendtype, &stmp))) ||
+	    (packed_recv && !(recvbuf = hc_vpack(&rv, recvtype, recvbuf, hc_comms[ci].size, recvcounts, displs, inplace)))) {
+		free(stmp);
+		free(rv.buf);
+		return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	}
 	int rc = hympi_go_gatherv(ci, VEC_GATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
 				  me == root ? (int *)recvcounts : NULL, me == root ? (int *)displs : NULL, rs, root, inplace);
+	if (!rc && packed_recv) hc_vunpack(&rv);
+	free(stmp);
+	free(rv.buf);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -313,17 +417,25 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if ((rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (!inplace) SCHECK(ci, sendbuf, sendcount, sendtype, fn);
 	VCHECK(ci, recvbuf, recvcounts, displs, recvtype, fn);
+	void *stmp = NULL;
+	hc_vpacked rv = {0};
+	int packed_recv = !hc_type_contig(recvtype);
+	if ((!inplace && !hc_type_contig(sendtype) && !(sendbuf = hc_pack_block(sendbuf, sendcount, sendtype, &stmp))) ||
+	    (packed_recv && !(recvbuf = hc_vpack(&rv, recvtype, recvbuf, hc_comms[ci].size, recvcounts, displs, inplace)))) {
+		free(stmp);
+		free(rv.buf);
+		return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	}
 	int rc = hympi_go_gatherv(ci, VEC_ALLGATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
 				  (int *)recvcounts, (int *)displs, rs, 0, inplace);
+	if (!rc && packed_recv) hc_vunpack(&rv);
+	free(stmp);
+	free(rv.buf);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -334,18 +446,27 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int me = hc_comms[ci].rank, inplace = recvbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
 	int64_t ss = 0, rs = 0;
 	if (me == root && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (!inplace && (rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (!inplace) SCHECK(ci, recvbuf, recvcount, recvtype, fn);
 	if (me == root) VCHECK(ci, sendbuf, sendcounts, displs, sendtype, fn);
+	hc_vpacked sv = {0};
+	void *rtmp = NULL, *user_recv = recvbuf;
+	int packed_recv = !inplace && !hc_type_contig(recvtype);
+	int64_t rn = rs * recvcount;
+	if ((me == root && !hc_type_contig(sendtype) &&
+	     !(sendbuf = hc_vpack(&sv, sendtype, (void *)sendbuf, hc_comms[ci].size, sendcounts, displs, 1))) ||
+	    (packed_recv && !(recvbuf = rtmp = malloc(rn > 0 ? rn : 1)))) {
+		free(sv.buf);
+		return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	}
 	int rc = hympi_go_gatherv(ci, VEC_SCATTER, me == root ? (void *)sendbuf : NULL, rs * recvcount,
 				  inplace ? NULL : recvbuf, me == root ? (int *)sendcounts : NULL,
 				  me == root ? (int *)displs : NULL, ss, root, inplace);
+	if (!rc && packed_recv) hc_type_unpack(recvtype, recvcount, rtmp, rn, user_recv);
+	free(sv.buf);
+	free(rtmp);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -356,17 +477,26 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
-		HC_MSG("non-contiguous datatypes are supported in point-to-point, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Exscan");
-		return hc_error(ci, MPI_ERR_TYPE, fn);
-	}
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if ((rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (!inplace) VCHECK(ci, sendbuf, sendcounts, sdispls, sendtype, fn);
 	VCHECK(ci, recvbuf, recvcounts, rdispls, recvtype, fn);
+	int n = hc_comms[ci].size;
+	hc_vpacked sv = {0}, rv = {0};
+	int packed_recv = !hc_type_contig(recvtype);
+	if ((!inplace && !hc_type_contig(sendtype) &&
+	     !(sendbuf = hc_vpack(&sv, sendtype, (void *)sendbuf, n, sendcounts, sdispls, 1))) ||
+	    (packed_recv && !(recvbuf = hc_vpack(&rv, recvtype, recvbuf, n, recvcounts, rdispls, inplace)))) {
+		free(sv.buf);
+		free(rv.buf);
+		return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	}
 	int rc = hympi_go_alltoallv(ci, inplace ? NULL : (void *)sendbuf, (int *)sendcounts, (int *)sdispls, ss, recvbuf,
 				    (int *)recvcounts, (int *)rdispls, rs, inplace);
+	if (!rc && packed_recv) hc_vunpack(&rv);
+	free(sv.buf);
+	free(rv.buf);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 

@@ -21,7 +21,7 @@ func publish(c *mpi.Comm, err error, ni C.int, rank, size *C.int) C.int {
 	if c == nil {
 		return 0
 	}
-	comms[ni].Store(c)
+	comms.at(int(ni)).Store(c)
 	*rank, *size = C.int(c.Rank()), C.int(c.Size())
 	return 0
 }
@@ -75,7 +75,7 @@ func hympi_go_comm_free(ci C.int) C.int {
 	if err := c.Free(); err != nil {
 		return errCode(err)
 	}
-	comms[ci].Store(nil)
+	comms.at(int(ci)).Store(nil)
 	return 0
 }
 

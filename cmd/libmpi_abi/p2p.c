@@ -181,9 +181,12 @@ static int hc_irecv(void *buf, int64_t count, MPI_Datatype dt, int source, int t
 	void *tmp = NULL;
 	if (__builtin_expect(!hc_type_contig(dt), 0) && !(tmp = malloc(n ? n : 1)))
 		return hc_error(ci, MPI_ERR_NO_MEM, fn);
-	int rc = hympi_go_irecv(ci, tmp ? tmp : buf, n, source, tag, tmp, buf, (intptr_t)dt, count, (intptr_t *)req,
-				&hc_rcache);
-	if (rc) free(tmp);
+	intptr_t held = tmp ? hc_type_hold(dt) : (intptr_t)dt;
+	int rc = hympi_go_irecv(ci, tmp ? tmp : buf, n, source, tag, tmp, buf, held, count, (intptr_t *)req, &hc_rcache);
+	if (rc) {
+		free(tmp);
+		if (tmp) hc_type_release(held);
+	}
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
 }
 
@@ -197,10 +200,10 @@ int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, 
 	return hc_irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv_c");
 }
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-		  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+static int hc_sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+		       void *recvbuf, int64_t recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+		       MPI_Status *status, const char *fn)
 {
-	const char *fn = "MPI_Sendrecv";
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	BYTES(sn, sendcount, sendtype, ci, fn);
@@ -210,8 +213,8 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 	HC_CHECK_BUF(ci, recvbuf, recvcount, recvtype, fn);
 	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
 		MPI_Request rq;
-		int rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rq);
-		if (rc == MPI_SUCCESS) rc = PMPI_Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+		int rc = PMPI_Irecv_c(recvbuf, recvcount, recvtype, source, recvtag, comm, &rq);
+		if (rc == MPI_SUCCESS) rc = PMPI_Send_c(sendbuf, sendcount, sendtype, dest, sendtag, comm);
 		if (rc == MPI_SUCCESS) rc = PMPI_Wait(&rq, status);
 		return rc;
 	}
@@ -219,10 +222,23 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
-			  MPI_Comm comm, MPI_Status *status)
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+		  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-	const char *fn = "MPI_Sendrecv_replace";
+	return hc_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+			   comm, status, "MPI_Sendrecv");
+}
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+		    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+		    MPI_Status *status)
+{
+	return hc_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+			   comm, status, "MPI_Sendrecv_c");
+}
+
+static int hc_sendrecv_replace(void *buf, int64_t count, MPI_Datatype datatype, int dest, int sendtag, int source,
+			       int recvtag, MPI_Comm comm, MPI_Status *status, const char *fn)
+{
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	BYTES(n, count, datatype, ci, fn);
@@ -233,14 +249,27 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, fn);
 		hc_type_pack(datatype, count, buf, tmp);
 		MPI_Request rq;
-		int rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &rq);
-		if (rc == MPI_SUCCESS) rc = PMPI_Send(tmp, (int)n, MPI_BYTE, dest, sendtag, comm);
+		int rc = PMPI_Irecv_c(buf, count, datatype, source, recvtag, comm, &rq);
+		if (rc == MPI_SUCCESS) rc = PMPI_Send_c(tmp, n, MPI_BYTE, dest, sendtag, comm);
 		if (rc == MPI_SUCCESS) rc = PMPI_Wait(&rq, status);
 		free(tmp);
 		return rc;
 	}
 	int rc = hympi_go_sendrecv_replace(ci, buf, n, dest, sendtag, source, recvtag, status);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+			  MPI_Comm comm, MPI_Status *status)
+{
+	return hc_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
+				   "MPI_Sendrecv_replace");
+}
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+			    int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	return hc_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
+				   "MPI_Sendrecv_replace_c");
 }
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
@@ -369,7 +398,7 @@ int PMPI_Cancel(MPI_Request *request)
 	return rc ? hc_req_error(rc, "MPI_Cancel") : MPI_SUCCESS;
 }
 
-static int hc_pinit(const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int mode, int recv,
+static int hc_pinit(const void *buf, int64_t count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int mode, int recv,
 		    MPI_Request *req, const char *fn)
 {
 	HC_GUARD(fn);
@@ -384,9 +413,13 @@ static int hc_pinit(const void *buf, int count, MPI_Datatype dt, int peer, int t
 		return hc_arg_fail(ci, MPI_ERR_RANK, fn, "rank out of range");
 	void *tmp = NULL;
 	if (!hc_type_contig(dt) && !(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
-	int rc = hympi_go_prequest(ci, tmp ? tmp : (void *)buf, n, peer, tag, mode, recv, tmp, (void *)buf, (intptr_t)dt,
-				   count, (intptr_t *)req);
-	if (rc) free(tmp);
+	intptr_t held = tmp ? hc_type_hold(dt) : (intptr_t)dt;
+	int rc = hympi_go_prequest(ci, tmp ? tmp : (void *)buf, n, peer, tag, mode, recv, tmp, (void *)buf, held, count,
+				   (intptr_t *)req);
+	if (rc) {
+		free(tmp);
+		if (tmp) hc_type_release(held);
+	}
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -432,56 +465,6 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
 	return rc ? hc_req_error(rc, "MPI_Startall") : MPI_SUCCESS;
 }
 
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
-{
-	int ci = hc_comm_index(comm);
-	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Pack_size");
-	int64_t s = hc_type_size(datatype);
-	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, "MPI_Pack_size");
-	HC_CHECK_COUNT(ci, incount, "MPI_Pack_size");
-	HC_CHECK_PTR(ci, size, "MPI_Pack_size");
-	*size = (int)(s * incount);
-	return MPI_SUCCESS;
-}
-
-int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
-	      MPI_Comm comm)
-{
-	int64_t s = hc_type_size(datatype);
-	int ci = hc_comm_index(comm);
-	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Pack");
-	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, "MPI_Pack");
-	HC_CHECK_COUNT(ci, incount, "MPI_Pack");
-	HC_CHECK_COUNT(ci, outsize, "MPI_Pack");
-	HC_CHECK_PTR(ci, position, "MPI_Pack");
-	HC_CHECK_BUF(ci, inbuf, incount, datatype, "MPI_Pack");
-	if (*position < 0) return hc_arg_fail(ci, MPI_ERR_ARG, "MPI_Pack", "negative position");
-	if ((uintptr_t)outbuf < 4096 && s * incount > 0) return hc_arg_fail(ci, MPI_ERR_BUFFER, "MPI_Pack", "outbuf is NULL or MPI_IN_PLACE");
-	if (*position + s * incount > outsize) return hc_error(ci, MPI_ERR_TRUNCATE, "MPI_Pack");
-	hc_type_pack(datatype, incount, inbuf, (char *)outbuf + *position);
-	*position += (int)(s * incount);
-	return MPI_SUCCESS;
-}
-
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype,
-		MPI_Comm comm)
-{
-	int64_t s = hc_type_size(datatype);
-	int ci = hc_comm_index(comm);
-	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Unpack");
-	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, "MPI_Unpack");
-	HC_CHECK_COUNT(ci, outcount, "MPI_Unpack");
-	HC_CHECK_COUNT(ci, insize, "MPI_Unpack");
-	HC_CHECK_PTR(ci, position, "MPI_Unpack");
-	HC_CHECK_BUF(ci, outbuf, outcount, datatype, "MPI_Unpack");
-	if (*position < 0) return hc_arg_fail(ci, MPI_ERR_ARG, "MPI_Unpack", "negative position");
-	if ((uintptr_t)inbuf < 4096 && s * outcount > 0) return hc_arg_fail(ci, MPI_ERR_BUFFER, "MPI_Unpack", "inbuf is NULL or MPI_IN_PLACE");
-	if (*position + s * outcount > insize) return hc_error(ci, MPI_ERR_TRUNCATE, "MPI_Unpack");
-	hc_type_unpack(datatype, outcount, (const char *)inbuf + *position, s * outcount, outbuf);
-	*position += (int)(s * outcount);
-	return MPI_SUCCESS;
-}
-
 int PMPI_Buffer_attach(void *buffer, int size)
 {
 	HC_GUARD("MPI_Buffer_attach");
@@ -500,6 +483,83 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 	int rc = hympi_go_buffer_detach((void **)buffer_addr, &n);
 	if (rc) return hc_error(-1, rc, "MPI_Buffer_detach");
 	*size = (int)n;
+	return MPI_SUCCESS;
+}
+
+/* ---- large-count twins ------------------------------------------------ */
+
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return hc_send(buf, count, datatype, dest, tag, comm, MODE_SYNC, "MPI_Ssend_c");
+}
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return hc_send(buf, count, datatype, dest, tag, comm, MODE_READY, "MPI_Rsend_c");
+}
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return hc_send(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, "MPI_Bsend_c");
+}
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		  MPI_Request *request)
+{
+	return hc_isend(buf, count, datatype, dest, tag, comm, MODE_SYNC, request, "MPI_Issend_c");
+}
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		  MPI_Request *request)
+{
+	return hc_isend(buf, count, datatype, dest, tag, comm, MODE_READY, request, "MPI_Irsend_c");
+}
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		  MPI_Request *request)
+{
+	return hc_isend(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, request, "MPI_Ibsend_c");
+}
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		     MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_STD, 0, request, "MPI_Send_init_c");
+}
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		      MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_SYNC, 0, request, "MPI_Ssend_init_c");
+}
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		      MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_READY, 0, request, "MPI_Rsend_init_c");
+}
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		      MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, 0, request, "MPI_Bsend_init_c");
+}
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+		     MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, source, tag, comm, MODE_STD, 1, request, "MPI_Recv_init_c");
+}
+
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+	HC_GUARD("MPI_Buffer_attach_c");
+	HC_CHECK_COUNT(-1, size, "MPI_Buffer_attach_c");
+	if ((uintptr_t)buffer < 4096 && size > 0)
+		return hc_arg_fail(-1, MPI_ERR_BUFFER, "MPI_Buffer_attach_c", "buffer is NULL");
+	int rc = hympi_go_buffer_attach(buffer, size);
+	return rc ? hc_error(-1, rc, "MPI_Buffer_attach_c") : MPI_SUCCESS;
+}
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+	HC_GUARD("MPI_Buffer_detach_c");
+	HC_CHECK_PTR(-1, buffer_addr, "MPI_Buffer_detach_c");
+	HC_CHECK_PTR(-1, size, "MPI_Buffer_detach_c");
+	int64_t n;
+	int rc = hympi_go_buffer_detach((void **)buffer_addr, &n);
+	if (rc) return hc_error(-1, rc, "MPI_Buffer_detach_c");
+	*size = n;
 	return MPI_SUCCESS;
 }
 

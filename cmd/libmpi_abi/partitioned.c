@@ -28,18 +28,34 @@ static int hc_pinit_part(const void *buf, int partitions, MPI_Count count, MPI_D
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
-int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+/* The standard ABI's header gives Psend_init/Precv_init an int count and
+ * _c twins with an MPI_Count one; both go the same way. */
+int PMPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag,
 		    MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	(void)info;
 	return hc_pinit_part(buf, partitions, count, datatype, dest, tag, comm, 0, request, "MPI_Psend_init");
 }
 
-int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+		      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	(void)info;
+	return hc_pinit_part(buf, partitions, count, datatype, dest, tag, comm, 0, request, "MPI_Psend_init_c");
+}
+
+int PMPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype, int source, int tag,
 		    MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	(void)info;
 	return hc_pinit_part(buf, partitions, count, datatype, source, tag, comm, 1, request, "MPI_Precv_init");
+}
+
+int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+		      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	(void)info;
+	return hc_pinit_part(buf, partitions, count, datatype, source, tag, comm, 1, request, "MPI_Precv_init_c");
 }
 
 int PMPI_Pready(int partition, MPI_Request request)

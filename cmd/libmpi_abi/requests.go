@@ -58,6 +58,8 @@ func (q *creq) release() {
 	if q.tmp != nil {
 		C.free(q.tmp)
 		q.tmp = nil
+		C.hc_type_release(q.dt)
+		q.dt = 0
 	}
 	if q.stmp != nil {
 		C.free(q.stmp)

@@ -34,8 +34,8 @@ func acquireEngine() error {
 		if err := mpi.Init(); err != nil {
 			return err
 		}
-		comms[0].Store(mpi.World())
-		comms[1].Store(mpi.Self())
+		comms.at(0).Store(mpi.World())
+		comms.at(1).Store(mpi.Self())
 		engineStarted = true
 	}
 	engineUsers++

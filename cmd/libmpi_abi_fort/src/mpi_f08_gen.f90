@@ -712,6 +712,12 @@ end interface
 interface MPI_Pack_size
   module procedure MPI_Pack_size, MPI_Pack_size_c
 end interface
+interface MPI_Precv_init
+  module procedure MPI_Precv_init, MPI_Precv_init_c
+end interface
+interface MPI_Psend_init
+  module procedure MPI_Psend_init, MPI_Psend_init_c
+end interface
 interface MPI_Put
   module procedure MPI_Put, MPI_Put_c
 end interface
@@ -843,4 +849,7 @@ interface MPI_Unpack
 end interface
 interface MPI_Unpack_external
   module procedure MPI_Unpack_external, MPI_Unpack_external_c
+end interface
+interface MPI_Win_create
+  module procedure MPI_Win_create, MPI_Win_create_c
 end interface

@@ -9118,14 +9118,13 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
-subroutine MPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request, &
-    ierror)
+subroutine MPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
   type(*), dimension(*), asynchronous :: buf
   integer, intent(in) :: partitions
-  integer(kind=mpi_address_kind), intent(in) :: count
+  integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
-  integer, intent(in) :: source
+  integer, intent(in) :: dest
   integer, intent(in) :: tag
   type(MPI_Comm), intent(in) :: comm
   type(MPI_Info), intent(in) :: info
@@ -9133,14 +9132,14 @@ subroutine MPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, i
   integer, optional, intent(out) :: ierror
   integer :: ierr
   interface
-subroutine hf_precv_init(buf, partitions, count, datatype, source, tag, comm, info, request, &
+subroutine hf_precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request, &
     ierror) bind(C, name="mpi_precv_init_")
   import
   type(*), dimension(*) :: buf
   integer :: partitions
-  integer(kind=mpi_address_kind) :: count
+  integer :: count
   type(MPI_Datatype) :: datatype
-  integer :: source
+  integer :: dest
   integer :: tag
   type(MPI_Comm) :: comm
   type(MPI_Info) :: info
@@ -9148,18 +9147,18 @@ subroutine hf_precv_init(buf, partitions, count, datatype, source, tag, comm, in
   integer :: ierror
 end subroutine
   end interface
-  call hf_precv_init(buf, partitions, count, datatype, source, tag, comm, info, request, ierr)
+  call hf_precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
-subroutine MPI_Precv_init_c(buf, partitions, count, datatype, source, tag, comm, info, request, &
+subroutine MPI_Precv_init_c(buf, partitions, count, datatype, dest, tag, comm, info, request, &
     ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
   type(*), dimension(*), asynchronous :: buf
   integer, intent(in) :: partitions
   integer(kind=mpi_address_kind), intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
-  integer, intent(in) :: source
+  integer, intent(in) :: dest
   integer, intent(in) :: tag
   type(MPI_Comm), intent(in) :: comm
   type(MPI_Info), intent(in) :: info
@@ -9167,14 +9166,14 @@ subroutine MPI_Precv_init_c(buf, partitions, count, datatype, source, tag, comm,
   integer, optional, intent(out) :: ierror
   integer :: ierr
   interface
-subroutine hf_precv_init_c(buf, partitions, count, datatype, source, tag, comm, info, request, &
+subroutine hf_precv_init_c(buf, partitions, count, datatype, dest, tag, comm, info, request, &
     ierror) bind(C, name="mpi_precv_init_c_")
   import
   type(*), dimension(*) :: buf
   integer :: partitions
   integer(kind=mpi_address_kind) :: count
   type(MPI_Datatype) :: datatype
-  integer :: source
+  integer :: dest
   integer :: tag
   type(MPI_Comm) :: comm
   type(MPI_Info) :: info
@@ -9182,7 +9181,7 @@ subroutine hf_precv_init_c(buf, partitions, count, datatype, source, tag, comm, 
   integer :: ierror
 end subroutine
   end interface
-  call hf_precv_init_c(buf, partitions, count, datatype, source, tag, comm, info, request, ierr)
+  call hf_precv_init_c(buf, partitions, count, datatype, dest, tag, comm, info, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -9211,7 +9210,7 @@ subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, inf
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
   type(*), dimension(*), intent(in), asynchronous :: buf
   integer, intent(in) :: partitions
-  integer(kind=mpi_address_kind), intent(in) :: count
+  integer, intent(in) :: count
   type(MPI_Datatype), intent(in) :: datatype
   integer, intent(in) :: dest
   integer, intent(in) :: tag
@@ -9226,7 +9225,7 @@ subroutine hf_psend_init(buf, partitions, count, datatype, dest, tag, comm, info
   import
   type(*), dimension(*) :: buf
   integer :: partitions
-  integer(kind=mpi_address_kind) :: count
+  integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
   integer :: tag
@@ -10348,14 +10347,14 @@ end subroutine
 end subroutine
 
 subroutine MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_cout, target_datatype, win, request, ierror)
+    target_count, target_datatype, win, request, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
   type(*), dimension(*), intent(in), asynchronous :: origin_addr
   integer(kind=mpi_address_kind), intent(in) :: origin_count
   type(MPI_Datatype), intent(in) :: origin_datatype
   integer, intent(in) :: target_rank
   integer(kind=mpi_address_kind), intent(in) :: target_disp
-  integer, intent(in) :: target_cout
+  integer(kind=mpi_address_kind), intent(in) :: target_count
   type(MPI_Datatype), intent(in) :: target_datatype
   type(MPI_Win), intent(in) :: win
   type(MPI_Request) :: request
@@ -10363,22 +10362,22 @@ subroutine MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, t
   integer :: ierr
   interface
 subroutine hf_rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_cout, target_datatype, win, request, ierror) bind(C, name="mpi_rput_c_")
+    target_count, target_datatype, win, request, ierror) bind(C, name="mpi_rput_c_")
   import
   type(*), dimension(*) :: origin_addr
   integer(kind=mpi_address_kind) :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
   integer(kind=mpi_address_kind) :: target_disp
-  integer :: target_cout
+  integer(kind=mpi_address_kind) :: target_count
   type(MPI_Datatype) :: target_datatype
   type(MPI_Win) :: win
   type(MPI_Request) :: request
   integer :: ierror
 end subroutine
   end interface
-  call hf_rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, &
-    target_datatype, win, request, ierr)
+  call hf_rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -11992,39 +11991,40 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
-subroutine MPI_Type_create_darray_c(size, rank, ndims, gsize_array, distrib_array, darg_array, &
-    psize_array, order, oldtype, newtype, ierror)
-  integer(kind=mpi_address_kind), intent(in) :: size
+subroutine MPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+    array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+  integer, intent(in) :: size
   integer, intent(in) :: rank
   integer, intent(in) :: ndims
-  integer(kind=mpi_address_kind), intent(in) :: gsize_array(*)
-  integer, intent(in) :: distrib_array(*)
-  integer, intent(in) :: darg_array(*)
-  integer(kind=mpi_address_kind), intent(in) :: psize_array(*)
+  integer(kind=mpi_address_kind), intent(in) :: array_of_gsizes(*)
+  integer, intent(in) :: array_of_distribs(*)
+  integer, intent(in) :: array_of_dargs(*)
+  integer, intent(in) :: array_of_psizes(*)
   integer, intent(in) :: order
   type(MPI_Datatype), intent(in) :: oldtype
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
   interface
-subroutine hf_type_create_darray_c(size, rank, ndims, gsize_array, distrib_array, darg_array, &
-    psize_array, order, oldtype, newtype, ierror) bind(C, name="mpi_type_create_darray_c_")
+subroutine hf_type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+    array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror) bind(C, &
+    name="mpi_type_create_darray_c_")
   import
-  integer(kind=mpi_address_kind) :: size
+  integer :: size
   integer :: rank
   integer :: ndims
-  integer(kind=mpi_address_kind) :: gsize_array(*)
-  integer :: distrib_array(*)
-  integer :: darg_array(*)
-  integer(kind=mpi_address_kind) :: psize_array(*)
+  integer(kind=mpi_address_kind) :: array_of_gsizes(*)
+  integer :: array_of_distribs(*)
+  integer :: array_of_dargs(*)
+  integer :: array_of_psizes(*)
   integer :: order
   type(MPI_Datatype) :: oldtype
   type(MPI_Datatype) :: newtype
   integer :: ierror
 end subroutine
   end interface
-  call hf_type_create_darray_c(size, rank, ndims, gsize_array, distrib_array, darg_array, &
-    psize_array, order, oldtype, newtype, ierr)
+  call hf_type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+    array_of_dargs, array_of_psizes, order, oldtype, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -12415,33 +12415,33 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
-subroutine MPI_Type_create_subarray_c(ndims, size_array, subsize_array, start_array, order, &
-    oldtype, newtype, ierror)
+subroutine MPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
+    order, oldtype, newtype, ierror)
   integer, intent(in) :: ndims
-  integer(kind=mpi_address_kind), intent(in) :: size_array(*)
-  integer(kind=mpi_address_kind), intent(in) :: subsize_array(*)
-  integer, intent(in) :: start_array(*)
+  integer(kind=mpi_address_kind), intent(in) :: array_of_sizes(*)
+  integer(kind=mpi_address_kind), intent(in) :: array_of_subsizes(*)
+  integer(kind=mpi_address_kind), intent(in) :: array_of_starts(*)
   integer, intent(in) :: order
   type(MPI_Datatype), intent(in) :: oldtype
   type(MPI_Datatype) :: newtype
   integer, optional, intent(out) :: ierror
   integer :: ierr
   interface
-subroutine hf_type_create_subarray_c(ndims, size_array, subsize_array, start_array, order, oldtype, &
-    newtype, ierror) bind(C, name="mpi_type_create_subarray_c_")
+subroutine hf_type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
+    order, oldtype, newtype, ierror) bind(C, name="mpi_type_create_subarray_c_")
   import
   integer :: ndims
-  integer(kind=mpi_address_kind) :: size_array(*)
-  integer(kind=mpi_address_kind) :: subsize_array(*)
-  integer :: start_array(*)
+  integer(kind=mpi_address_kind) :: array_of_sizes(*)
+  integer(kind=mpi_address_kind) :: array_of_subsizes(*)
+  integer(kind=mpi_address_kind) :: array_of_starts(*)
   integer :: order
   type(MPI_Datatype) :: oldtype
   type(MPI_Datatype) :: newtype
   integer :: ierror
 end subroutine
   end interface
-  call hf_type_create_subarray_c(ndims, size_array, subsize_array, start_array, order, oldtype, &
-    newtype, ierr)
+  call hf_type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, &
+    oldtype, newtype, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -12540,34 +12540,40 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
-subroutine MPI_Type_get_contents_c(mtype, max_integers, max_addresses, max_datatypes, &
-    array_of_integers, array_of_addresses, array_of_datatypes, ierror)
-  type(MPI_Datatype), intent(in) :: mtype
-  integer, intent(in) :: max_integers
-  integer, intent(in) :: max_addresses
-  integer, intent(in) :: max_datatypes
+subroutine MPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, &
+    max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
+    array_of_datatypes, ierror)
+  type(MPI_Datatype), intent(in) :: datatype
+  integer(kind=mpi_address_kind), intent(in) :: max_integers
+  integer(kind=mpi_address_kind), intent(in) :: max_addresses
+  integer(kind=mpi_address_kind), intent(in) :: max_large_counts
+  integer(kind=mpi_address_kind), intent(in) :: max_datatypes
   integer :: array_of_integers(*)
   integer(kind=mpi_address_kind) :: array_of_addresses(*)
+  integer(kind=mpi_address_kind) :: array_of_large_counts(*)
   type(MPI_Datatype) :: array_of_datatypes(*)
   integer, optional, intent(out) :: ierror
   integer :: ierr
   interface
-subroutine hf_type_get_contents_c(mtype, max_integers, max_addresses, max_datatypes, &
-    array_of_integers, array_of_addresses, array_of_datatypes, ierror) bind(C, &
-    name="mpi_type_get_contents_c_")
+subroutine hf_type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, &
+    max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
+    array_of_datatypes, ierror) bind(C, name="mpi_type_get_contents_c_")
   import
-  type(MPI_Datatype) :: mtype
-  integer :: max_integers
-  integer :: max_addresses
-  integer :: max_datatypes
+  type(MPI_Datatype) :: datatype
+  integer(kind=mpi_address_kind) :: max_integers
+  integer(kind=mpi_address_kind) :: max_addresses
+  integer(kind=mpi_address_kind) :: max_large_counts
+  integer(kind=mpi_address_kind) :: max_datatypes
   integer :: array_of_integers(*)
   integer(kind=mpi_address_kind) :: array_of_addresses(*)
+  integer(kind=mpi_address_kind) :: array_of_large_counts(*)
   type(MPI_Datatype) :: array_of_datatypes(*)
   integer :: ierror
 end subroutine
   end interface
-  call hf_type_get_contents_c(mtype, max_integers, max_addresses, max_datatypes, array_of_integers, &
-    array_of_addresses, array_of_datatypes, ierr)
+  call hf_type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, &
+    max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
+    array_of_datatypes, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -12595,28 +12601,31 @@ end subroutine
   if (present(ierror)) ierror = ierr
 end subroutine
 
-subroutine MPI_Type_get_envelope_c(type, num_integers, num_addresses, num_datatypes, combiner, &
-    ierror)
-  type(MPI_Datatype), intent(in) :: type
-  integer :: num_integers
-  integer :: num_addresses
-  integer :: num_datatypes
+subroutine MPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, &
+    num_datatypes, combiner, ierror)
+  type(MPI_Datatype), intent(in) :: datatype
+  integer(kind=mpi_address_kind) :: num_integers
+  integer(kind=mpi_address_kind) :: num_addresses
+  integer(kind=mpi_address_kind) :: num_large_counts
+  integer(kind=mpi_address_kind) :: num_datatypes
   integer :: combiner
   integer, optional, intent(out) :: ierror
   integer :: ierr
   interface
-subroutine hf_type_get_envelope_c(type, num_integers, num_addresses, num_datatypes, combiner, &
-    ierror) bind(C, name="mpi_type_get_envelope_c_")
+subroutine hf_type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, &
+    num_datatypes, combiner, ierror) bind(C, name="mpi_type_get_envelope_c_")
   import
-  type(MPI_Datatype) :: type
-  integer :: num_integers
-  integer :: num_addresses
-  integer :: num_datatypes
+  type(MPI_Datatype) :: datatype
+  integer(kind=mpi_address_kind) :: num_integers
+  integer(kind=mpi_address_kind) :: num_addresses
+  integer(kind=mpi_address_kind) :: num_large_counts
+  integer(kind=mpi_address_kind) :: num_datatypes
   integer :: combiner
   integer :: ierror
 end subroutine
   end interface
-  call hf_type_get_envelope_c(type, num_integers, num_addresses, num_datatypes, combiner, ierr)
+  call hf_type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, &
+    num_datatypes, combiner, ierr)
   if (present(ierror)) ierror = ierr
 end subroutine
 
@@ -13280,7 +13289,7 @@ subroutine MPI_Win_create_c(base, size, disp_unit, info, comm, win, ierror)
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
   type(*), dimension(*) :: base
   integer(kind=mpi_address_kind), intent(in) :: size
-  integer, intent(in) :: disp_unit
+  integer(kind=mpi_address_kind), intent(in) :: disp_unit
   type(MPI_Info), intent(in) :: info
   type(MPI_Comm), intent(in) :: comm
   type(MPI_Win) :: win
@@ -13292,7 +13301,7 @@ subroutine hf_win_create_c(base, size, disp_unit, info, comm, win, ierror) bind(
   import
   type(*), dimension(*) :: base
   integer(kind=mpi_address_kind) :: size
-  integer :: disp_unit
+  integer(kind=mpi_address_kind) :: disp_unit
   type(MPI_Info) :: info
   type(MPI_Comm) :: comm
   type(MPI_Win) :: win

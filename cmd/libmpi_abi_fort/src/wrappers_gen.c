@@ -32,7 +32,7 @@
  *   MPI_Op_toint: C only
  *   MPI_Pcontrol: parameter ...
  *   MPI_Register_datarep: parameter MPI_Datarep_conversion_function *read_conversion_fn
- *   MPI_Register_datarep_c: parameter MPI_Datarep_conversion_function *read_conversion_fn
+ *   MPI_Register_datarep_c: parameter MPI_Datarep_conversion_function_c *read_conversion_fn
  *   MPI_Request_fromint: C only
  *   MPI_Request_toint: C only
  *   MPI_Session_create_errhandler: parameter MPI_Session_errhandler_function *session_errhandler_fn
@@ -2671,7 +2671,7 @@ void mpi_pack_external_(const char *datarep, const void *inbuf, const MPI_Fint *
 	if (ierr) *ierr = rc;
 }
 
-void mpi_pack_external_c_(const char *datarep, const void *inbuf, const MPI_Count *incount, const MPI_Fint *datatype, void *outbuf, const MPI_Count *outsize, MPI_Aint *position, MPI_Fint *ierr, size_t datarep_len)
+void mpi_pack_external_c_(const char *datarep, const void *inbuf, const MPI_Count *incount, const MPI_Fint *datatype, void *outbuf, const MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierr, size_t datarep_len)
 {
 	char *s_datarep = hf_cstr(datarep, datarep_len);
 	if (!s_datarep) { *ierr = hf_nomem("MPI_Pack_external_c"); return; }
@@ -2737,18 +2737,18 @@ void mpi_pready_range_(const MPI_Fint *partition_low, const MPI_Fint *partition_
 	if (ierr) *ierr = rc;
 }
 
-void mpi_precv_init_(void *buf, const MPI_Fint *partitions, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *source, const MPI_Fint *tag, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+void mpi_precv_init_(void *buf, const MPI_Fint *partitions, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
-	int rc = MPI_Precv_init(HF_BUF(buf), *partitions, *count, (MPI_Datatype)(intptr_t)*datatype, *source, *tag, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	int rc = MPI_Precv_init(HF_BUF(buf), *partitions, *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
 
-void mpi_precv_init_c_(void *buf, const MPI_Fint *partitions, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *source, const MPI_Fint *tag, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+void mpi_precv_init_c_(void *buf, const MPI_Fint *partitions, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
-	int rc = MPI_Precv_init_c(HF_BUF(buf), *partitions, *count, (MPI_Datatype)(intptr_t)*datatype, *source, *tag, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
+	int rc = MPI_Precv_init_c(HF_BUF(buf), *partitions, *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -2759,7 +2759,7 @@ void mpi_probe_(const MPI_Fint *source, const MPI_Fint *tag, const MPI_Fint *com
 	if (ierr) *ierr = rc;
 }
 
-void mpi_psend_init_(const void *buf, const MPI_Fint *partitions, const MPI_Count *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+void mpi_psend_init_(const void *buf, const MPI_Fint *partitions, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *dest, const MPI_Fint *tag, const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
 	int rc = MPI_Psend_init(HF_BUF(buf), *partitions, *count, (MPI_Datatype)(intptr_t)*datatype, *dest, *tag, (MPI_Comm)(intptr_t)*comm, (MPI_Info)(intptr_t)*info, &h_request);
@@ -3060,10 +3060,10 @@ void mpi_rput_(const void *origin_addr, const MPI_Fint *origin_count, const MPI_
 	if (ierr) *ierr = rc;
 }
 
-void mpi_rput_c_(const void *origin_addr, const MPI_Count *origin_count, const MPI_Fint *origin_datatype, const MPI_Fint *target_rank, const MPI_Aint *target_disp, const MPI_Fint *target_cout, const MPI_Fint *target_datatype, const MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
+void mpi_rput_c_(const void *origin_addr, const MPI_Count *origin_count, const MPI_Fint *origin_datatype, const MPI_Fint *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const MPI_Fint *target_datatype, const MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
 {
 	MPI_Request h_request = (MPI_Request)(intptr_t)*request;
-	int rc = MPI_Rput_c(HF_BUF(origin_addr), *origin_count, (MPI_Datatype)(intptr_t)*origin_datatype, *target_rank, *target_disp, *target_cout, (MPI_Datatype)(intptr_t)*target_datatype, (MPI_Win)(intptr_t)*win, &h_request);
+	int rc = MPI_Rput_c(HF_BUF(origin_addr), *origin_count, (MPI_Datatype)(intptr_t)*origin_datatype, *target_rank, *target_disp, *target_count, (MPI_Datatype)(intptr_t)*target_datatype, (MPI_Win)(intptr_t)*win, &h_request);
 	*request = (MPI_Fint)(intptr_t)h_request;
 	if (ierr) *ierr = rc;
 }
@@ -3553,10 +3553,10 @@ void mpi_type_create_darray_(const MPI_Fint *size, const MPI_Fint *rank, const M
 	if (ierr) *ierr = rc;
 }
 
-void mpi_type_create_darray_c_(const MPI_Count *size, const MPI_Fint *rank, const MPI_Fint *ndims, const MPI_Count *gsize_array, const MPI_Fint *distrib_array, const MPI_Fint *darg_array, const MPI_Count *psize_array, const MPI_Fint *order, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+void mpi_type_create_darray_c_(const MPI_Fint *size, const MPI_Fint *rank, const MPI_Fint *ndims, const MPI_Count *array_of_gsizes, const MPI_Fint *array_of_distribs, const MPI_Fint *array_of_dargs, const MPI_Fint *array_of_psizes, const MPI_Fint *order, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
 	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
-	int rc = MPI_Type_create_darray_c(*size, *rank, *ndims, gsize_array, distrib_array, darg_array, psize_array, *order, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
+	int rc = MPI_Type_create_darray_c(*size, *rank, *ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, *order, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
 	*newtype = (MPI_Fint)(intptr_t)h_newtype;
 	if (ierr) *ierr = rc;
 }
@@ -3697,10 +3697,10 @@ void mpi_type_create_subarray_(const MPI_Fint *ndims, const MPI_Fint *size_array
 	if (ierr) *ierr = rc;
 }
 
-void mpi_type_create_subarray_c_(const MPI_Fint *ndims, const MPI_Count *size_array, const MPI_Count *subsize_array, const MPI_Fint *start_array, const MPI_Fint *order, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+void mpi_type_create_subarray_c_(const MPI_Fint *ndims, const MPI_Count *array_of_sizes, const MPI_Count *array_of_subsizes, const MPI_Count *array_of_starts, const MPI_Fint *order, const MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
 	MPI_Datatype h_newtype = (MPI_Datatype)(intptr_t)*newtype;
-	int rc = MPI_Type_create_subarray_c(*ndims, size_array, subsize_array, start_array, *order, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
+	int rc = MPI_Type_create_subarray_c(*ndims, array_of_sizes, array_of_subsizes, array_of_starts, *order, (MPI_Datatype)(intptr_t)*oldtype, &h_newtype);
 	*newtype = (MPI_Fint)(intptr_t)h_newtype;
 	if (ierr) *ierr = rc;
 }
@@ -3744,12 +3744,12 @@ void mpi_type_get_contents_(const MPI_Fint *mtype, const MPI_Fint *max_integers,
 	if (ierr) *ierr = rc;
 }
 
-void mpi_type_get_contents_c_(const MPI_Fint *mtype, const MPI_Fint *max_integers, const MPI_Fint *max_addresses, const MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierr)
+void mpi_type_get_contents_c_(const MPI_Fint *datatype, const MPI_Count *max_integers, const MPI_Count *max_addresses, const MPI_Count *max_large_counts, const MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierr)
 {
 	int n_array_of_datatypes = *max_datatypes;
 	MPI_Datatype *h_array_of_datatypes = hf_handles_in(array_of_datatypes, n_array_of_datatypes);
 	if (!h_array_of_datatypes && n_array_of_datatypes > 0) { *ierr = hf_nomem("MPI_Type_get_contents_c"); return; }
-	int rc = MPI_Type_get_contents_c((MPI_Datatype)(intptr_t)*mtype, *max_integers, *max_addresses, *max_datatypes, array_of_integers, array_of_addresses, h_array_of_datatypes);
+	int rc = MPI_Type_get_contents_c((MPI_Datatype)(intptr_t)*datatype, *max_integers, *max_addresses, *max_large_counts, *max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, h_array_of_datatypes);
 	hf_handles_out(array_of_datatypes, (void **)h_array_of_datatypes, n_array_of_datatypes);
 	free(h_array_of_datatypes);
 	if (ierr) *ierr = rc;
@@ -3761,9 +3761,9 @@ void mpi_type_get_envelope_(const MPI_Fint *type, MPI_Fint *num_integers, MPI_Fi
 	if (ierr) *ierr = rc;
 }
 
-void mpi_type_get_envelope_c_(const MPI_Fint *type, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierr)
+void mpi_type_get_envelope_c_(const MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierr)
 {
-	int rc = MPI_Type_get_envelope_c((MPI_Datatype)(intptr_t)*type, num_integers, num_addresses, num_datatypes, combiner);
+	int rc = MPI_Type_get_envelope_c((MPI_Datatype)(intptr_t)*datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
 	if (ierr) *ierr = rc;
 }
 
@@ -3911,7 +3911,7 @@ void mpi_unpack_external_(const char *datarep, const void *inbuf, const MPI_Aint
 	if (ierr) *ierr = rc;
 }
 
-void mpi_unpack_external_c_(const char *datarep, const void *inbuf, const MPI_Count *insize, MPI_Aint *position, void *outbuf, const MPI_Count *outcount, const MPI_Fint *datatype, MPI_Fint *ierr, size_t datarep_len)
+void mpi_unpack_external_c_(const char *datarep, const void *inbuf, const MPI_Count *insize, MPI_Count *position, void *outbuf, const MPI_Count *outcount, const MPI_Fint *datatype, MPI_Fint *ierr, size_t datarep_len)
 {
 	char *s_datarep = hf_cstr(datarep, datarep_len);
 	if (!s_datarep) { *ierr = hf_nomem("MPI_Unpack_external_c"); return; }
@@ -4005,7 +4005,7 @@ void mpi_win_create_(void *base, const MPI_Aint *size, const MPI_Fint *disp_unit
 	if (ierr) *ierr = rc;
 }
 
-void mpi_win_create_c_(void *base, const MPI_Count *size, const MPI_Fint *disp_unit, const MPI_Fint *info, const MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
+void mpi_win_create_c_(void *base, const MPI_Aint *size, const MPI_Aint *disp_unit, const MPI_Fint *info, const MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
 {
 	MPI_Win h_win = (MPI_Win)(intptr_t)*win;
 	int rc = MPI_Win_create_c(HF_BUF(base), *size, *disp_unit, (MPI_Info)(intptr_t)*info, (MPI_Comm)(intptr_t)*comm, &h_win);
