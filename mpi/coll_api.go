@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // The collectives' entry points: check the arguments, build the schedule,
