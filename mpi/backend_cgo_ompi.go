@@ -1,0 +1,6 @@
+//go:build ompi && !mpich
+
+package mpi
+
+// #cgo pkg-config: ompi-c
+import "C"
