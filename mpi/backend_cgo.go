@@ -91,6 +91,7 @@ type Request struct {
 	st    Status
 	err   error
 	op    string
+	n     int // buffer length, which bounds a receive's count
 }
 
 // PeerCounters is what the transport did toward one peer since Init.
@@ -299,6 +300,14 @@ func ptr(b []byte) unsafe.Pointer {
 
 var zeroByte byte
 
+// stIn is the status of a receive into n bytes: after truncation the count
+// is what landed in the buffer, as in the engine, not the message's length.
+func stIn(s C.hy_st, n int) Status {
+	r := st(s)
+	r.Count = min(r.Count, n)
+	return r
+}
+
 func st(s C.hy_st) Status {
 	return Status{Source: int(s.source), Tag: int(s.tag), Count: int(s.count)}
 }
@@ -322,7 +331,20 @@ func (c *Comm) Rsend(buf []byte, dest, tag int) error { return c.send("Rsend", 2
 
 // Bsend copies buf into the attached buffer and returns. It fails with
 // ErrBuffer when the attached buffer lacks room.
-func (c *Comm) Bsend(buf []byte, dest, tag int) error { return c.send("Bsend", 3, buf, dest, tag) }
+func (c *Comm) Bsend(buf []byte, dest, tag int) error {
+	// MPI's own buffer is larger than the caller's (see BufferAttach), so
+	// what the caller's could never hold is refused here.
+	initMu.Lock()
+	none, room := attached == nil, len(attached)
+	initMu.Unlock()
+	if dest != ProcNull && (none || len(buf)+BsendOverhead > room) {
+		if err := c.checkSend("Bsend", dest, tag); err != nil {
+			return err
+		}
+		return newErr(ErrBuffer, "Bsend", "%d bytes do not fit the attached buffer of %d", len(buf), room)
+	}
+	return c.send("Bsend", 3, buf, dest, tag)
+}
 
 // BufferAttach gives MPI a buffer for Bsend to copy messages into. Only one
 // buffer may be attached at a time. MPI gets a C buffer sized for the
@@ -372,7 +394,7 @@ func (c *Comm) Recv(buf []byte, source, tag int) (Status, error) {
 		return Status{}, err
 	}
 	s := C.hy_recv(ptr(buf), C.longlong(len(buf)), C.int(source), C.int(tag), c.h)
-	return st(s), mpiErr("Recv", s.err)
+	return stIn(s, len(buf)), mpiErr("Recv", s.err)
 }
 
 // Sendrecv sends sendbuf to dest and receives into recvbuf from source, as
@@ -386,7 +408,7 @@ func (c *Comm) Sendrecv(sendbuf []byte, dest, sendtag int, recvbuf []byte, sourc
 	}
 	s := C.hy_sendrecv(ptr(sendbuf), C.longlong(len(sendbuf)), C.int(dest), C.int(sendtag),
 		ptr(recvbuf), C.longlong(len(recvbuf)), C.int(source), C.int(recvtag), c.h)
-	return st(s), mpiErr("Sendrecv", s.err)
+	return stIn(s, len(recvbuf)), mpiErr("Sendrecv", s.err)
 }
 
 // Probe blocks until a message from source with tag is waiting, and returns

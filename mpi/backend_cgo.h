@@ -111,6 +111,11 @@ static inline int hy_init(void) {
 	int flag = 0, provided = 0;
 	MPI_Initialized(&flag);
 	if (flag) return MPI_SUCCESS;
+#ifdef OPEN_MPI
+	// Open MPI 4.1's AVX reduction kernels sum 16-bit unsigned integers
+	// wrongly; the generic kernels are right. The user's setting wins.
+	setenv("OMPI_MCA_op", "^avx", 0);
+#endif
 	int err = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
 	if (err != MPI_SUCCESS) return err;
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -217,6 +217,10 @@ func (g *Group) TranslateRanks(ranks []int, other *Group) ([]int, error) {
 	}
 	in := make([]C.int, len(ranks)+1)
 	for i, r := range ranks {
+		if r == ProcNull {
+			in[i] = C.int(C.MPI_PROC_NULL)
+			continue
+		}
 		if r < 0 || r >= g.size {
 			return nil, newErr(ErrRank, "Group.TranslateRanks", "rank %d not in group of size %d", r, g.size)
 		}
@@ -232,6 +236,9 @@ func (g *Group) TranslateRanks(ranks []int, other *Group) ([]int, error) {
 	res := make([]int, len(ranks))
 	for i := range res {
 		res[i] = int(out[i])
+		if ranks[i] == ProcNull {
+			res[i] = ProcNull
+		}
 	}
 	return res, nil
 }

@@ -18,7 +18,7 @@ func start(old *Request, op string, buf []byte) *Request {
 	if r == nil || !r.spent {
 		r = &Request{}
 	}
-	r.done, r.spent, r.st, r.err, r.op = false, false, Status{}, nil, op
+	r.done, r.spent, r.st, r.err, r.op, r.n = false, false, Status{}, nil, op, len(buf)
 	if cap(buf) > 0 {
 		r.pin.Pin(unsafe.SliceData(buf))
 	}
@@ -40,7 +40,7 @@ func (r *Request) started(q C.hy_rq) (*Request, error) {
 // longer.
 func (r *Request) finish(s C.hy_st) {
 	r.pin.Unpin()
-	r.done, r.st, r.err = true, st(s), mpiErr(r.op, s.err)
+	r.done, r.st, r.err = true, stIn(s, r.n), mpiErr(r.op, s.err)
 }
 
 func (r *Request) collect() (Status, error) {

@@ -236,6 +236,11 @@ func init() {
 		must(err, "Wait ProcNull")
 		// Self: unexpected first (send then receive), then expected.
 		for _, sz := range []int{0, 5, 300, 50_000, 3 << 20} {
+			if systemMPI && sz > 1<<10 {
+				// A standard send to self above the MPI's eager limit
+				// waits for its receive (MPI allows that); hympi buffers.
+				continue
+			}
 			buf := make([]byte, sz)
 			pattern(buf, sz)
 			must(c.Send(buf, r, 6), "self Send %d", sz)

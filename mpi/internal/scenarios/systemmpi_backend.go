@@ -1,0 +1,5 @@
+//go:build ompi || mpich
+
+package main
+
+const systemMPI = true
