@@ -305,6 +305,9 @@ var zeroByte byte
 func stIn(s C.hy_st, n int) Status {
 	r := st(s)
 	r.Count = min(r.Count, n)
+	if s.err != 0 && C.hy_class(s.err) == C.int(ErrTruncate) {
+		r.Count = n // MPICH reports 0
+	}
 	return r
 }
 

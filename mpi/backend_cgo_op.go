@@ -237,5 +237,57 @@ func resolve(what string, dt Datatype, op Op) (dth, oph C.hy_h, elem int, err er
 	if !ok {
 		return 0, 0, 0, newErr(ErrOp, what, "operator %v is not defined on %v", op, dt)
 	}
+	if unsignedMinMaxBroken && (op == Max || op == Min) && (dt == Uint8 || dt == Uint16 || dt == Uint32 || dt == Uint64) {
+		if oph, err = unsignedOp(what, op); err != nil {
+			return 0, 0, 0, err
+		}
+		return dth, oph, elem, nil
+	}
 	return dth, opHandles[op], elem, nil
+}
+
+// unsignedOps are the backend's own Max and Min on unsigned integers,
+// created on first use (see unsignedMinMaxBroken).
+var unsignedOps [2]Op
+
+func unsignedOp(what string, op Op) (C.hy_h, error) {
+	i := 0
+	if op == Min {
+		i = 1
+	}
+	initMu.Lock()
+	if unsignedOps[i] == 0 {
+		o, err := NewOp(func(in, inout []byte, dt Datatype) { unsignedMinMax(in, inout, dt, op == Max) }, true)
+		if err != nil {
+			initMu.Unlock()
+			return 0, err
+		}
+		unsignedOps[i] = o
+	}
+	o := unsignedOps[i]
+	initMu.Unlock()
+	regMu.Lock()
+	defer regMu.Unlock()
+	return userOps[o-userOpBase].h, nil
+}
+
+func unsignedMinMax(in, inout []byte, dt Datatype, max bool) {
+	switch dt {
+	case Uint8:
+		minMax(in, inout, max)
+	case Uint16:
+		minMax(unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/2), unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(inout))), len(inout)/2), max)
+	case Uint32:
+		minMax(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/4), unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(inout))), len(inout)/4), max)
+	case Uint64:
+		minMax(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/8), unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(inout))), len(inout)/8), max)
+	}
+}
+
+func minMax[T uint8 | uint16 | uint32 | uint64](in, inout []T, max bool) {
+	for i := range inout {
+		if (in[i] > inout[i]) == max && in[i] != inout[i] {
+			inout[i] = in[i]
+		}
+	}
 }

@@ -208,7 +208,9 @@ func init() {
 				}
 				full := make([]byte, sz)
 				pattern(full, sz)
-				checkPattern(small, sz, "truncated prefix") // the first 10 bytes of the pattern
+				if !systemMPI { // MPI leaves a truncated buffer's contents open (MPICH writes nothing)
+					checkPattern(small, sz, "truncated prefix") // the first 10 bytes of the pattern
+				}
 				_ = full
 				// Nonblocking form: the error comes from Wait.
 				req, err := c.Irecv(make([]byte, 5), 0, 4)
