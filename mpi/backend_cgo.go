@@ -4,19 +4,10 @@ package mpi
 
 /*
 #include "backend_cgo.h"
-#cgo noescape hy_send
-#cgo nocallback hy_send
-#cgo noescape hy_recv
-#cgo nocallback hy_recv
-#cgo noescape hy_sendrecv
-#cgo nocallback hy_sendrecv
-#cgo noescape hy_wait
-#cgo nocallback hy_wait
-#cgo noescape hy_test
-#cgo nocallback hy_test
-#cgo nocallback hy_probe
-#cgo nocallback hy_isend
-#cgo nocallback hy_irecv
+// No function is marked noescape or nocallback: any MPI call may progress
+// a pending reduction whose user operator calls back into Go, and the
+// callback may move the goroutine's stack, so no buffer MPI sees may live
+// there.
 */
 import "C"
 
@@ -25,6 +16,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -85,8 +77,8 @@ type Group struct {
 // ErrRequest error, like MPI_REQUEST_NULL after MPI_Wait.
 type Request struct {
 	h     C.hy_h
-	pin   runtime.Pinner // the Go buffers MPI holds until completion
-	done  bool           // completed (h is null) but not yet collected
+	pin   *runtime.Pinner // the Go buffers MPI holds until completion (pooled)
+	done  bool            // completed (h is null) but not yet collected
 	spent bool
 	st    Status
 	err   error
@@ -116,7 +108,10 @@ var (
 	world      *Comm
 	self       *Comm
 	initMu     sync.Mutex
-	attached   []byte
+	// finalized mirrors MPI_Finalized for the argument checks, which
+	// must not cost a second cgo call.
+	finalized atomic.Bool
+	attached  []byte
 )
 
 // mpiErr turns an MPI error code into an *Error of the matching class.
@@ -173,6 +168,7 @@ func Finalize() error {
 	if world == nil || C.hy_finalized() != 0 {
 		return newErr(ErrNotInitialized, "Finalize", "not initialized")
 	}
+	finalized.Store(true)
 	err := mpiErr("Finalize", C.hy_finalize())
 	world.freed, self.freed = true, true
 	return err
@@ -236,7 +232,7 @@ func (c *Comm) check(op string) error {
 	if c == nil || c.freed {
 		return newErr(ErrComm, op, "nil or freed communicator")
 	}
-	if Finalized() {
+	if finalized.Load() {
 		return newErr(ErrNotInitialized, op, "MPI was finalized")
 	}
 	return nil

@@ -243,6 +243,19 @@ static inline hy_st hy_cancel(hy_h *req) {
 	st.flag = cancelled;
 	return st;
 }
+// hy_waitall waits for n handles one by one (a null handle completes at
+// once), in one call from Go.
+static inline void hy_waitall(hy_h *reqs, int n, hy_st *sts) {
+	for (int i = 0; i < n; i++) {
+		if (HY_REQ(reqs[i]) == MPI_REQUEST_NULL) {
+			hy_st z = {0, 0, 0, 0, 0};
+			sts[i] = z;
+			continue;
+		}
+		sts[i] = hy_wait(&reqs[i]);
+	}
+}
+
 // hy_waitany waits for one of n handles (MPI_REQUEST_NULL for inactive).
 static inline hy_st hy_waitany(hy_h *reqs, int n, int *index) {
 	MPI_Request small[64], *rs = n <= 64 ? small : malloc(n * sizeof(MPI_Request));

@@ -152,9 +152,7 @@ func (c *Comm) Iallreduce(send, recv []byte, dt Datatype, op Op) (*Request, erro
 	}
 	n := len(send) / dt.Size()
 	r := start(nil, "Iallreduce", recv)
-	if cap(send) > 0 {
-		r.pin.Pin(unsafe.SliceData(send))
-	}
+	r.pinBuf(send)
 	return r.started(C.hy_iallreduce(ptr(send), ptr(recv), C.longlong(n), dth, oph, flag(sameBuf(send, recv)), c.h))
 }
 

@@ -5,7 +5,11 @@ package mpi
 // #include "backend_cgo.h"
 import "C"
 
-import "unsafe"
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+)
 
 // Nonblocking point-to-point and the request operations of the system-MPI
 // backend. A request pins the Go buffer MPI reads or writes from the start
@@ -19,16 +23,36 @@ func start(old *Request, op string, buf []byte) *Request {
 		r = &Request{}
 	}
 	r.done, r.spent, r.st, r.err, r.op, r.n = false, false, Status{}, nil, op, len(buf)
-	if cap(buf) > 0 {
-		r.pin.Pin(unsafe.SliceData(buf))
-	}
+	r.pinBuf(buf)
 	return r
+}
+
+// Pinners are pooled: a fresh one costs a finalizer on its first Pin,
+// which would dominate a small Isend.
+var pinners = sync.Pool{New: func() any { return new(runtime.Pinner) }}
+
+func (r *Request) pinBuf(b []byte) {
+	if cap(b) == 0 {
+		return
+	}
+	if r.pin == nil {
+		r.pin = pinners.Get().(*runtime.Pinner)
+	}
+	r.pin.Pin(unsafe.SliceData(b))
+}
+
+func (r *Request) unpin() {
+	if r.pin != nil {
+		r.pin.Unpin()
+		pinners.Put(r.pin)
+		r.pin = nil
+	}
 }
 
 // started finishes start with MPI's answer.
 func (r *Request) started(q C.hy_rq) (*Request, error) {
 	if q.err != 0 {
-		r.pin.Unpin()
+		r.unpin()
 		r.spent = true
 		return nil, mpiErr(r.op, q.err)
 	}
@@ -39,7 +63,7 @@ func (r *Request) started(q C.hy_rq) (*Request, error) {
 // finish records a completion reported by MPI: the buffers are MPI's no
 // longer.
 func (r *Request) finish(s C.hy_st) {
-	r.pin.Unpin()
+	r.unpin()
 	r.done, r.st, r.err = true, stIn(s, r.n), mpiErr(r.op, s.err)
 }
 
@@ -196,13 +220,39 @@ func WaitallInto(reqs []*Request, sts []Status, errs []error) error {
 	if err := checkReqs("Waitall", reqs); err != nil {
 		return err
 	}
-	for i, r := range reqs {
-		if r != nil {
-			sts[i], errs[i] = r.Wait()
+	// One cgo call per 64 requests, with scratch from a pool.
+	sc := waitScratch.Get().(*waitBufs)
+	defer waitScratch.Put(sc)
+	hbuf, sbuf := &sc.h, &sc.s
+	for lo := 0; lo < len(reqs); lo += len(hbuf) {
+		batch := reqs[lo:min(lo+len(hbuf), len(reqs))]
+		for i, r := range batch {
+			hbuf[i] = hReqNull
+			if r != nil && !r.done {
+				hbuf[i] = r.h
+			}
+		}
+		C.hy_waitall(&hbuf[0], C.int(len(batch)), &sbuf[0])
+		for i, r := range batch {
+			if r == nil {
+				continue
+			}
+			if !r.done {
+				r.h = hbuf[i]
+				r.finish(sbuf[i])
+			}
+			sts[lo+i], errs[lo+i] = r.collect()
 		}
 	}
 	return nil
 }
+
+type waitBufs struct {
+	h [64]C.hy_h
+	s [64]C.hy_st
+}
+
+var waitScratch = sync.Pool{New: func() any { return new(waitBufs) }}
 
 // Waitany waits until one of the requests completes and returns its index.
 // With no active request it returns Undefined at once.
