@@ -168,6 +168,13 @@ func Finalize() error {
 	if world == nil || C.hy_finalized() != 0 {
 		return newErr(ErrNotInitialized, "Finalize", "not initialized")
 	}
+	// Opaque types die with the job; MPICH reports them as leaks otherwise.
+	// (They stay valid Datatype values: Size still answers.)
+	regMu.Lock()
+	for _, h := range opaqueH {
+		C.hy_type_free(h)
+	}
+	regMu.Unlock()
 	finalized.Store(true)
 	err := mpiErr("Finalize", C.hy_finalize())
 	world.freed, self.freed = true, true

@@ -410,6 +410,10 @@ static inline hy_rq hy_type_opaque(int size) {
 	hy_rq q = {err, (hy_h)t};
 	return q;
 }
+static inline void hy_type_free(hy_h h) {
+	MPI_Datatype t = HY_DT(h);
+	MPI_Type_free(&t);
+}
 static inline int hy_reduce_local(void *in, void *inout, long long n, hy_h dt, hy_h op) {
 	if (HY_BIG(n)) return MPI_ERR_COUNT;
 	return MPI_Reduce_local(in, inout, n, HY_DT(dt), HY_OP(op));
