@@ -103,6 +103,12 @@ func exportedAPI(t *testing.T, tags ...string) []string {
 	return api
 }
 
+// notOnBackends names engine declarations the backends do not have yet,
+// each with the reason (a line of exportedAPI's output → why). Keep it
+// short: a name here is a program that builds on hympi and not on a
+// cluster.
+var notOnBackends = map[string]string{}
+
 // The system-MPI backends (-tags ompi, -tags mpich) declare exactly the
 // engine's public API, so a program builds on every backend.
 func TestBackendAPIMatchesEngine(t *testing.T) {
@@ -114,7 +120,7 @@ func TestBackendAPIMatchesEngine(t *testing.T) {
 		t.Run(tag, func(t *testing.T) {
 			backend := exportedAPI(t, tag)
 			for _, d := range engine {
-				if !slices.Contains(backend, d) {
+				if _, ok := notOnBackends[d]; !ok && !slices.Contains(backend, d) {
 					t.Errorf("-tags %s lacks: %s", tag, d)
 				}
 			}
