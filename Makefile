@@ -9,6 +9,7 @@
 #   make compare-ompi  side-by-side point-to-point table against Open MPI (installs it)
 #   make compare-coll  collectives (barrier, bcast, allreduce; 2 and 4 ranks), hympi-Go against Open MPI (REPS)
 #   make compare       hympi-C, hympi-Go, Open MPI, MPICH: pt2pt and collectives, one table + SVG in bench/results/ (REPS)
+#   make test-backends  package mpi's scenarios on the Open MPI and MPICH backends (-tags ompi/mpich)
 #   make fuzz          run each fuzz target for FUZZTIME (default 30s)
 #   make bench-compare REF=main   benchstat: a git ref against the working tree
 #   make bench-skew    process-skew benchmark, off/auto/always, table + skew.svg (REPS)
@@ -35,7 +36,7 @@ BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_gather osu_scatter osu_allgather osu_alltoall
 WITH_OMPI ?= 0
 
-.PHONY: all build cmds install uninstall test-tools cabi fortran generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew soak chaos clean
+.PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew soak chaos clean
 
 all: build
 
@@ -167,6 +168,16 @@ test-tools:
 
 test: build vet race test-tools
 	$(GO) test -count=1 -timeout 10m ./...
+
+# The system-MPI backends of package mpi (-tags ompi, -tags mpich) run the
+# multi-process scenarios with 4 ranks under mpirun.openmpi and
+# mpiexec.mpich; the Debian packages are installed when missing.
+BACKEND_PKGS := mpirun.openmpi:openmpi-bin mpicc.openmpi:libopenmpi-dev mpiexec.mpich:mpich mpicc.mpich:libmpich-dev pkg-config:pkg-config
+test-backends:
+	@pkgs=; for t in $(BACKEND_PKGS); do command -v $${t%%:*} >/dev/null || pkgs="$$pkgs $${t#*:}"; done; \
+	if [ -n "$$pkgs" ]; then echo "installing$$pkgs for the backend tests"; \
+		{ apt-get install -y -qq $$pkgs || { apt-get update -qq && apt-get install -y -qq $$pkgs; }; } >/dev/null; fi
+	GO=$(GO) bash mpi/internal/scenarios/backends.sh
 
 fuzz:
 	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzDecodeDesc$$' -fuzztime $(FUZZTIME)

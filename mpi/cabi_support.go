@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // Engine support for the C ABI (cmd/libmpi_abi): the request operations MPI

@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // Requests that stand for other requests or for work done outside the

@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // Matched probe (MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv). A probe

@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // Send sends buf to rank dest of c with tag. It returns once buf may be

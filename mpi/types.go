@@ -123,3 +123,18 @@ func SendSlice[T Numeric](c *Comm, data []T, dest, tag int) error {
 func RecvSlice[T Numeric](c *Comm, data []T, source, tag int) (Status, error) {
 	return c.Recv(AsBytes(data), source, tag)
 }
+
+// BcastSlice broadcasts data from root.
+func BcastSlice[T Numeric](c *Comm, data []T, root int) error {
+	return c.Bcast(AsBytes(data), root)
+}
+
+// ReduceSlice reduces send into root's recv.
+func ReduceSlice[T Numeric](c *Comm, send, recv []T, op Op, root int) error {
+	return c.Reduce(AsBytes(send), AsBytes(recv), TypeOf[T](), op, root)
+}
+
+// AllreduceSlice reduces send into every rank's recv.
+func AllreduceSlice[T Numeric](c *Comm, send, recv []T, op Op) error {
+	return c.Allreduce(AsBytes(send), AsBytes(recv), TypeOf[T](), op)
+}

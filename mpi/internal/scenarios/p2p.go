@@ -208,7 +208,9 @@ func init() {
 				}
 				full := make([]byte, sz)
 				pattern(full, sz)
-				checkPattern(small, sz, "truncated prefix") // the first 10 bytes of the pattern
+				if !systemMPI { // MPI leaves a truncated buffer's contents open (MPICH writes nothing)
+					checkPattern(small, sz, "truncated prefix") // the first 10 bytes of the pattern
+				}
 				_ = full
 				// Nonblocking form: the error comes from Wait.
 				req, err := c.Irecv(make([]byte, 5), 0, 4)
@@ -236,6 +238,11 @@ func init() {
 		must(err, "Wait ProcNull")
 		// Self: unexpected first (send then receive), then expected.
 		for _, sz := range []int{0, 5, 300, 50_000, 3 << 20} {
+			if systemMPI && sz > 1<<10 {
+				// A standard send to self above the MPI's eager limit
+				// waits for its receive (MPI allows that); hympi buffers.
+				continue
+			}
 			buf := make([]byte, sz)
 			pattern(buf, sz)
 			must(c.Send(buf, r, 6), "self Send %d", sz)
