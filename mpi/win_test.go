@@ -1,0 +1,35 @@
+package mpi_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// One-sided communication: every window flavour under every
+// synchronisation mode against a serial model, atomicity across origins,
+// a target that computes through a passive epoch, and bad input.
+func TestRMAScenarios(t *testing.T) {
+	tests := []struct {
+		name  string
+		ranks []int
+		env   []string
+	}{
+		{"rma", []int{1, 2, 3, 4}, nil},
+		{"rma", []int{3}, []string{"HYMPI_DIRECT=off"}},
+		{"rmaatomic", []int{1, 2, 4}, nil},
+		{"rmapassive", []int{2, 4}, nil},
+		{"rmaerrors", []int{1, 2}, nil},
+	}
+	for _, tc := range tests {
+		for _, n := range tc.ranks {
+			t.Run(fmt.Sprintf("%s/n=%d/%s", tc.name, n, strings.Join(tc.env, ",")), func(t *testing.T) {
+				out, err := runJob(t, n, 60*time.Second, tc.name, tc.env...)
+				if err != nil || !strings.Contains(out, "scenario "+tc.name+" passed") {
+					t.Fatalf("hympirun -n %d scenarios %s: %v\n%s", n, tc.name, err, out)
+				}
+			})
+		}
+	}
+}
