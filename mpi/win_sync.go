@@ -21,16 +21,25 @@ const (
 )
 
 // waitFor returns once cond holds, spinning briefly and then waiting as
-// every engine wait does.
+// every engine wait does. cond may take something (a lock) when it
+// succeeds, and the engine's wait may evaluate a condition again after it
+// held: the latch makes sure a success is taken once.
 func (w *Win) waitFor(cond func() bool) error {
 	for i := 0; i < 100; i++ {
 		if cond() {
 			return nil
 		}
 	}
+	got := false
+	once := func() bool {
+		if !got {
+			got = cond()
+		}
+		return got
+	}
 	w.e.mu.Lock()
 	defer w.e.mu.Unlock()
-	return w.e.waitUntil(cond)
+	return w.e.waitUntil(once)
 }
 
 // ring wakes the window's ranks that sleep in a wait.

@@ -189,9 +189,9 @@ func init() {
 	// compare-and-swap from every rank on one location are atomic.
 	register("rmaatomic", func(c *mpi.Comm) {
 		r, n := c.Rank(), c.Size()
-		const iters = 50
+		const iters, wide = 100, 4096
 		for _, flavor := range flavors {
-			rw := newRMAWin(c, flavor, 4)
+			rw := newRMAWin(c, flavor, 4+wide)
 			w := rw.w
 			for i := 0; i < iters; i++ {
 				must(w.Lock(mpi.LockExclusive, 0, 0), "Lock exclusive")
@@ -202,6 +202,15 @@ func init() {
 				must(w.Unlock(0), "Unlock")
 			}
 			must(w.LockAll(0), "LockAll")
+			// Long accumulates overlap in time: per-element atomicity
+			// is what keeps every one of their updates.
+			ones := make([]int64, wide)
+			for i := range ones {
+				ones[i] = 1
+			}
+			for i := 0; i < iters; i++ {
+				must(mpi.Accumulate(w, ones, mpi.Sum, 0, rw.disp(0, 4)), "wide Accumulate")
+			}
 			var mine []byte
 			for i := 0; i < iters; i++ {
 				must(mpi.Accumulate(w, []int64{2}, mpi.Sum, 0, rw.disp(0, 1)), "Accumulate")
@@ -230,6 +239,11 @@ func init() {
 				for i, want := range []int64{int64(iters * n), int64(2 * iters * n), int64(iters * n), 0} {
 					if got := rw.load(i); got != want {
 						fail("%s: slot %d is %d, want %d", flavor, i, got, want)
+					}
+				}
+				for i := 0; i < wide; i++ {
+					if got := rw.load(4 + i); got != int64(iters*n) {
+						fail("%s: wide accumulate element %d is %d, want %d", flavor, i, got, iters*n)
 					}
 				}
 				seen := make([]bool, iters*n)
