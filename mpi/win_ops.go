@@ -271,3 +271,10 @@ func (w *Win) inEpoch(t int) bool {
 	defer w.mu.Unlock()
 	return w.fenced || w.lockAll || w.locks[t] != 0 || slices.Contains(w.startGroup, t)
 }
+
+// DoneRequest is a request that is complete already, for the C ABI's
+// request-based operations, whose work is done before the request exists.
+func (w *Win) DoneRequest() *Request {
+	r, _ := w.doneReq(nil)
+	return r
+}

@@ -28,3 +28,13 @@ func memAt(addr uintptr, n int) []byte {
 	// here the memory is not Go's to move (the user's, attached by address).
 	return unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&addr))), n)
 }
+
+// SharedBase is the address of rank r's window memory in this process, for
+// windows whose memory hympi allocated (nil otherwise); unlike Shared it
+// is meaningful for a rank with no memory (its position in the segment).
+func (w *Win) SharedBase(r int) unsafe.Pointer {
+	if w.freed || r < 0 || r >= w.n || w.data[r] < 0 {
+		return nil
+	}
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.seg.Bytes())), w.data[r])
+}
