@@ -18,9 +18,11 @@ func TestRMAScenarios(t *testing.T) {
 	}{
 		{"rma", []int{1, 2, 3, 4}, nil},
 		{"rma", []int{3}, []string{"HYMPI_DIRECT=off"}},
+		{"rma", []int{2}, []string{"HYMPI_WIN_SEGMENT=file"}},
 		{"rmaatomic", []int{1, 2, 4}, nil},
 		{"rmapassive", []int{2, 4}, nil},
 		{"rmaerrors", []int{1, 2}, nil},
+		{"rmanocma", []int{1, 3}, []string{"HYMPI_DIRECTCOPY_FAIL=eperm"}},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {

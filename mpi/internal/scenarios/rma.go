@@ -333,3 +333,26 @@ func init() {
 		}
 	})
 }
+
+func init() {
+	// With single copy refused by the kernel, windows on user memory are
+	// refused with ErrRMAFlavor (on every rank: creation is collective)
+	// and windows hympi allocates still work.
+	register("rmanocma", func(c *mpi.Comm) {
+		n := c.Size()
+		_, err := c.WinCreate(make([]byte, 8), 1)
+		if n > 1 && !errors.Is(err, mpi.ErrRMAFlavor) {
+			fail("WinCreate without single copy: %v", err)
+		}
+		w, mem, err := mpi.AllocateShared[int64](c, 1)
+		must(err, "AllocateShared")
+		must(w.LockAll(0), "LockAll")
+		must(mpi.Accumulate(w, []int64{1}, mpi.Sum, 0, 0), "Accumulate")
+		must(w.UnlockAll(), "UnlockAll")
+		must(c.Barrier(), "Barrier")
+		if c.Rank() == 0 && mem[0] != int64(n) {
+			fail("accumulated %d, want %d", mem[0], n)
+		}
+		must(w.Free(), "Free")
+	})
+}
