@@ -28,46 +28,88 @@ type winLoc struct {
 	addr uintptr
 }
 
+// Seg is one block of a target datatype: Len bytes at Off from the
+// target displacement. Operations on a non-contiguous target take the
+// blocks in type-map order; the origin bytes fill them in that order.
+type Seg struct{ Off, Len int64 }
+
 // locate finds n bytes at displacement disp of rank t's window memory,
 // checking the access epoch and the bounds.
 func (w *Win) locate(op string, t int, disp int64, n int) (winLoc, error) {
-	if err := w.check(op); err != nil {
+	var one [1]winLoc
+	locs, err := w.locateSegs(op, t, disp, []Seg{{0, int64(n)}}, one[:0])
+	if err != nil {
 		return winLoc{}, err
 	}
+	return locs[0], nil
+}
+
+// locateSegs finds every block of segs, appended to locs; it fails, before
+// anything is touched, if any block is outside the target's memory.
+func (w *Win) locateSegs(op string, t int, disp int64, segs []Seg, locs []winLoc) ([]winLoc, error) {
+	if err := w.check(op); err != nil {
+		return nil, err
+	}
 	if t < 0 || t >= w.n {
-		return winLoc{}, newErr(ErrRank, op, "target %d of a window of %d ranks", t, w.n)
+		return nil, newErr(ErrRank, op, "target %d of a window of %d ranks", t, w.n)
 	}
 	if !w.inEpoch(t) {
-		return winLoc{}, newErr(ErrRMASync, op, "no access epoch open toward rank %d (Fence, Start, Lock or LockAll first)", t)
+		return nil, newErr(ErrRMASync, op, "no access epoch open toward rank %d (Fence, Start, Lock or LockAll first)", t)
+	}
+	var base int64
+	if w.flavor != FlavorDynamic {
+		if disp < 0 || disp > w.sizes[t] {
+			return nil, newErr(ErrRMARange, op, "displacement %d outside rank %d's %d bytes", disp, t, w.sizes[t])
+		}
+		base = disp * w.units[t]
+	} else {
+		base = disp
+	}
+	for _, sg := range segs {
+		l, err := w.locateAt(op, t, base, sg)
+		if err != nil {
+			return nil, err
+		}
+		locs = append(locs, l)
+	}
+	return locs, nil
+}
+
+// locateAt finds one block at byte offset base+sg.Off (an address, for a
+// dynamic window).
+func (w *Win) locateAt(op string, t int, base int64, sg Seg) (winLoc, error) {
+	n := sg.Len
+	if n < 0 || sg.Off < -(1<<62) || sg.Off > 1<<62 {
+		return winLoc{}, newErr(ErrArg, op, "block of %d bytes at %d", n, sg.Off)
+	}
+	if n == 0 {
+		return winLoc{}, nil
 	}
 	if w.flavor == FlavorDynamic {
-		a := uint64(disp)
-		if n == 0 {
-			return winLoc{}, nil
-		}
+		a := uint64(base + sg.Off)
 		for k := 0; k < dynSlots; k++ {
 			aw, sw := w.dynWords(t, k)
 			s := sw.Load()
 			b := aw.Load()
 			if s != 0 && a >= b && a-b <= s && uint64(n) <= s-(a-b) {
 				if t == w.rank {
-					return winLoc{mem: memAt(uintptr(a), n)}, nil
+					return winLoc{mem: memAt(uintptr(a), int(n))}, nil
 				}
 				return winLoc{pid: w.pids[t], addr: uintptr(a)}, nil
 			}
 		}
 		return winLoc{}, newErr(ErrRMARange, op, "address %#x+%d is not attached at rank %d", a, n, t)
 	}
-	if disp < 0 || disp > w.sizes[t] || disp*w.units[t] > w.sizes[t]-int64(n) {
-		return winLoc{}, newErr(ErrRMARange, op, "%d bytes at displacement %d (unit %d) outside rank %d's %d bytes", n, disp, w.units[t], t, w.sizes[t])
+	off := base + sg.Off
+	if off < 0 || off > w.sizes[t]-n {
+		return winLoc{}, newErr(ErrRMARange, op, "%d bytes at byte %d outside rank %d's %d bytes", n, off, t, w.sizes[t])
 	}
-	off := disp * w.units[t]
 	if w.data[t] >= 0 {
 		o := w.data[t] + off
-		return winLoc{mem: w.seg.Bytes()[o : o+int64(n) : o+int64(n)]}, nil
+		return winLoc{mem: w.seg.Bytes()[o : o+n : o+n]}, nil
 	}
 	if t == w.rank {
-		return winLoc{mem: w.local[off : off+int64(n)]}, nil
+		return winLoc{mem: w.local[off : off+n : off+n]}, nil
 	}
 	return winLoc{pid: w.pids[t], addr: uintptr(w.bases[t] + uint64(off))}, nil
 }
@@ -96,26 +138,80 @@ func (l winLoc) write(op string, src []byte) error {
 
 // Put copies origin to rank t's window memory at displacement disp.
 func (w *Win) Put(origin []byte, t, disp int) error {
-	if t == ProcNull {
-		return nil
-	}
-	l, err := w.locate("Win.Put", t, int64(disp), len(origin))
-	if err != nil {
-		return err
-	}
-	return l.write("Win.Put", origin)
+	return w.PutSegs(origin, t, disp, nil)
 }
 
 // Get copies rank t's window memory at disp into result.
 func (w *Win) Get(result []byte, t, disp int) error {
+	return w.GetSegs(result, t, disp, nil)
+}
+
+// whole is the one block of a contiguous target of n bytes.
+func whole(segs []Seg, n int) []Seg {
+	if segs == nil {
+		return []Seg{{0, int64(n)}}
+	}
+	return segs
+}
+
+// segsBytes checks that segs hold n bytes.
+func segsBytes(op string, segs []Seg, n int) error {
+	total := int64(0)
+	for _, sg := range segs {
+		total += sg.Len
+	}
+	if total != int64(n) {
+		return newErr(ErrType, op, "the target blocks hold %d bytes, the origin %d", total, n)
+	}
+	return nil
+}
+
+// PutSegs is Put into the blocks segs (nil: contiguous) of the target.
+func (w *Win) PutSegs(origin []byte, t, disp int, segs []Seg) error {
+	const what = "Win.Put"
 	if t == ProcNull {
 		return nil
 	}
-	l, err := w.locate("Win.Get", t, int64(disp), len(result))
+	segs = whole(segs, len(origin))
+	if err := segsBytes(what, segs, len(origin)); err != nil {
+		return err
+	}
+	locs, err := w.locateSegs(what, t, int64(disp), segs, nil)
 	if err != nil {
 		return err
 	}
-	return l.read("Win.Get", result)
+	pos := int64(0)
+	for i, l := range locs {
+		if err := l.write(what, origin[pos:pos+segs[i].Len]); err != nil {
+			return err
+		}
+		pos += segs[i].Len
+	}
+	return nil
+}
+
+// GetSegs is Get from the blocks segs (nil: contiguous) of the target.
+func (w *Win) GetSegs(result []byte, t, disp int, segs []Seg) error {
+	const what = "Win.Get"
+	if t == ProcNull {
+		return nil
+	}
+	segs = whole(segs, len(result))
+	if err := segsBytes(what, segs, len(result)); err != nil {
+		return err
+	}
+	locs, err := w.locateSegs(what, t, int64(disp), segs, nil)
+	if err != nil {
+		return err
+	}
+	pos := int64(0)
+	for i, l := range locs {
+		if err := l.read(what, result[pos:pos+segs[i].Len]); err != nil {
+			return err
+		}
+		pos += segs[i].Len
+	}
+	return nil
 }
 
 // accOp resolves an accumulate's operator; the zero reducer with ok means
@@ -148,6 +244,12 @@ func (w *Win) Accumulate(origin []byte, dt Datatype, op Op, t, disp int) error {
 // contents to result (nil: not wanted). With NoOp, origin is ignored and
 // result says how many bytes.
 func (w *Win) GetAccumulate(origin, result []byte, dt Datatype, op Op, t, disp int) error {
+	return w.GetAccumulateSegs(origin, result, dt, op, t, disp, nil)
+}
+
+// GetAccumulateSegs is GetAccumulate on the blocks segs (nil: contiguous)
+// of the target; each block holds whole elements.
+func (w *Win) GetAccumulateSegs(origin, result []byte, dt Datatype, op Op, t, disp int, segs []Seg) error {
 	const what = "Win.GetAccumulate"
 	if t == ProcNull {
 		return nil
@@ -162,7 +264,16 @@ func (w *Win) GetAccumulate(origin, result []byte, dt Datatype, op Op, t, disp i
 	if err != nil {
 		return err
 	}
-	l, err := w.locate(what, t, int64(disp), n)
+	segs = whole(segs, n)
+	if err := segsBytes(what, segs, n); err != nil {
+		return err
+	}
+	for _, sg := range segs {
+		if sg.Len%int64(dt.Size()) != 0 {
+			return newErr(ErrType, what, "a target block of %d bytes splits a %v element", sg.Len, dt)
+		}
+	}
+	locs, err := w.locateSegs(what, t, int64(disp), segs, nil)
 	if err != nil || n == 0 {
 		return err
 	}
@@ -170,6 +281,26 @@ func (w *Win) GetAccumulate(origin, result []byte, dt Datatype, op Op, t, disp i
 		return err
 	}
 	defer w.accUnlock(t)
+	pos := int64(0)
+	for i, l := range locs {
+		end := pos + segs[i].Len
+		var o, r []byte
+		if !skip {
+			o = origin[pos:end]
+		}
+		if result != nil {
+			r = result[pos:end]
+		}
+		if err := l.accumulate(what, o, r, red, skip); err != nil {
+			return err
+		}
+		pos = end
+	}
+	return nil
+}
+
+// accumulate runs one block of an accumulate, under the target's mutex.
+func (l winLoc) accumulate(what string, origin, result []byte, red reducer, skip bool) error {
 	if result != nil {
 		if err := l.read(what, result); err != nil {
 			return err
@@ -185,7 +316,7 @@ func (w *Win) GetAccumulate(origin, result []byte, dt Datatype, op Op, t, disp i
 		red.apply(origin, l.mem)
 		return nil
 	}
-	cur := make([]byte, n)
+	cur := make([]byte, len(origin))
 	if result != nil {
 		copy(cur, result)
 	} else if err := l.read(what, cur); err != nil {

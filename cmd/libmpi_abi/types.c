@@ -208,6 +208,35 @@ void hc_type_unpack(MPI_Datatype dt, int64_t count, const void *packed, int64_t 
 		}
 }
 
+/* hc_type_segments lists the byte blocks of count elements of dt in
+ * type-map order, adjacent blocks merged, as (offset, length) pairs in
+ * segs (room for max pairs); it returns how many there are (-1 for an
+ * invalid type), which may exceed max: then call again with more room.
+ * One-sided operations use it to reach a non-contiguous target. */
+HC_HIDDEN int64_t hc_type_segments(MPI_Datatype dt, int64_t count, int64_t *segs, int64_t max)
+{
+	hc_tview t;
+	if (!hc_view(dt, &t)) return -1;
+	int64_t n = 0, end = 0;
+	for (int64_t k = 0; k < count; k++)
+		for (int b = 0; b < t.nblks; b++) {
+			int64_t off = k * t.extent + t.blks[b].off, len = t.blks[b].len;
+			if (len == 0) continue;
+			if (n > 0 && off == end) {
+				if (n <= max) segs[2 * (n - 1) + 1] += len;
+				end += len;
+				continue;
+			}
+			if (n < max) {
+				segs[2 * n] = off;
+				segs[2 * n + 1] = len;
+			}
+			n++;
+			end = off + len;
+		}
+	return n;
+}
+
 /* hc_type_build makes the type of count blocks: block i is blens[i]
  * elements of types[i] at byte displacement disps[i]. */
 static int hc_type_build(int64_t count, const int64_t *blens, const int64_t *disps, const MPI_Datatype *types,

@@ -4,9 +4,9 @@
  * sees of a window: its error handler, attributes, name.
  *
  * Datatypes: an origin (or result) buffer of a non-contiguous type is
- * packed into a temporary one; the target side must be contiguous (a
- * non-contiguous target type is refused with MPI_ERR_TYPE). Accumulates
- * reduce elements of the target datatype's basic type.
+ * packed into a temporary one; a non-contiguous target type becomes the
+ * list of its blocks (hc_type_segments), which the engine fills in order.
+ * Accumulates reduce elements of the target datatype's basic type.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -238,6 +238,25 @@ int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *dis
 
 /* ---- operations ------------------------------------------------------ */
 
+HC_HIDDEN int64_t hc_type_segments(MPI_Datatype dt, int64_t count, int64_t *segs, int64_t max); /* types.c */
+
+/* hc_target_segs lists the blocks of a non-contiguous target (*segs NULL
+ * for a contiguous one); the caller frees *segs. */
+static int hc_target_segs(MPI_Datatype tdt, int64_t tc, int64_t **segs, int64_t *nsegs)
+{
+	*segs = NULL;
+	*nsegs = 0;
+	if (hc_type_contig(tdt)) return MPI_SUCCESS;
+	int64_t n = hc_type_segments(tdt, tc, NULL, 0);
+	if (n < 0) return MPI_ERR_TYPE;
+	int64_t *s = malloc((size_t)(n ? n : 1) * 2 * sizeof *s);
+	if (!s) return MPI_ERR_NO_MEM;
+	hc_type_segments(tdt, tc, s, n);
+	*segs = s;
+	*nsegs = n;
+	return MPI_SUCCESS;
+}
+
 /* hc_rma_xfer is Put (get == 0) and Get: origin and target must carry the
  * same number of bytes. */
 static int hc_rma_xfer(int wi, void *o, int64_t oc, MPI_Datatype odt, int t, MPI_Aint disp, int64_t tc,
@@ -246,22 +265,29 @@ static int hc_rma_xfer(int wi, void *o, int64_t oc, MPI_Datatype odt, int t, MPI
 	int64_t os = hc_type_size(odt), ts = hc_type_size(tdt);
 	if (os < 0 || ts < 0) return MPI_ERR_TYPE;
 	if (oc < 0 || tc < 0) return MPI_ERR_COUNT;
-	if (!hc_type_contig(tdt)) {
-		HC_MSG("non-contiguous target datatypes are not supported");
-		return MPI_ERR_TYPE;
-	}
 	int64_t n = os * oc;
 	if (n != ts * tc) {
 		HC_MSG("origin and target hold different numbers of bytes");
 		return MPI_ERR_TYPE;
 	}
-	if (hc_type_contig(odt)) return hympi_go_win_put(wi, o, n, t, disp, get);
+	int64_t *segs, nsegs;
+	int rc = hc_target_segs(tdt, tc, &segs, &nsegs);
+	if (rc) return rc;
+	if (hc_type_contig(odt)) {
+		rc = hympi_go_win_put(wi, o, n, t, disp, get, segs, nsegs);
+		free(segs);
+		return rc;
+	}
 	void *tmp = malloc(n > 0 ? (size_t)n : 1);
-	if (!tmp) return MPI_ERR_NO_MEM;
+	if (!tmp) {
+		free(segs);
+		return MPI_ERR_NO_MEM;
+	}
 	if (!get) hc_type_pack(odt, oc, o, tmp);
-	int rc = hympi_go_win_put(wi, tmp, n, t, disp, get);
+	rc = hympi_go_win_put(wi, tmp, n, t, disp, get, segs, nsegs);
 	if (!rc && get) hc_type_unpack(odt, oc, tmp, n, o);
 	free(tmp);
+	free(segs);
 	return rc;
 }
 
@@ -281,10 +307,6 @@ static int hc_rma_acc(int wi, const void *o, int64_t oc, MPI_Datatype odt, void 
 	int64_t ts = hc_type_size(tdt);
 	if (ts < 0) return MPI_ERR_TYPE;
 	if (tc < 0 || oc < 0 || rcount < 0) return MPI_ERR_COUNT;
-	if (!hc_type_contig(tdt)) {
-		HC_MSG("non-contiguous target datatypes are not supported");
-		return MPI_ERR_TYPE;
-	}
 	if (kind == ACC_OP) {
 		red.op = (intptr_t)op;
 		red.dt = (intptr_t)tdt;
@@ -325,8 +347,11 @@ static int hc_rma_acc(int wi, const void *o, int64_t oc, MPI_Datatype odt, void 
 			rbuf = rtmp;
 		}
 	}
-	int rc = hympi_go_win_acc(wi, obuf, rbuf, n, t, disp, &red, kind);
+	int64_t *segs, nsegs;
+	int rc = hc_target_segs(tdt, tc, &segs, &nsegs);
+	if (!rc) rc = hympi_go_win_acc(wi, obuf, rbuf, n, t, disp, &red, kind, segs, nsegs);
 	if (!rc && rtmp) hc_type_unpack(rdt, rcount, rtmp, n, r);
+	free(segs);
 	free(otmp);
 	free(rtmp);
 	return rc;

@@ -99,16 +99,28 @@ func hympi_go_win_free(wi C.int) C.int {
 	return 0
 }
 
+// segsAt views the (offset, length) pairs C listed for a non-contiguous
+// target (nil for a contiguous one).
+func segsAt(p *C.int64_t, n C.int64_t) []mpi.Seg {
+	if p == nil {
+		return nil
+	}
+	if n <= 0 {
+		return []mpi.Seg{}
+	}
+	return unsafe.Slice((*mpi.Seg)(unsafe.Pointer(p)), int(n))
+}
+
 //export hympi_go_win_put
-func hympi_go_win_put(wi C.int, buf unsafe.Pointer, n C.int64_t, target C.int, disp C.int64_t, get C.int) C.int {
+func hympi_go_win_put(wi C.int, buf unsafe.Pointer, n C.int64_t, target C.int, disp C.int64_t, get C.int, segs *C.int64_t, nsegs C.int64_t) C.int {
 	w, rc := winAt(wi)
 	if rc != 0 {
 		return rc
 	}
 	if get != 0 {
-		return winCode(w.Get(bytesAt(buf, n), rankIn(target), int(disp)))
+		return winCode(w.GetSegs(bytesAt(buf, n), rankIn(target), int(disp), segsAt(segs, nsegs)))
 	}
-	return winCode(w.Put(bytesAt(buf, n), rankIn(target), int(disp)))
+	return winCode(w.PutSegs(bytesAt(buf, n), rankIn(target), int(disp), segsAt(segs, nsegs)))
 }
 
 // Accumulate kinds: an operator through red, MPI_REPLACE, MPI_NO_OP.
@@ -119,7 +131,7 @@ const (
 )
 
 //export hympi_go_win_acc
-func hympi_go_win_acc(wi C.int, origin, result unsafe.Pointer, n C.int64_t, target C.int, disp C.int64_t, red *C.hc_red, kind C.int) C.int {
+func hympi_go_win_acc(wi C.int, origin, result unsafe.Pointer, n C.int64_t, target C.int, disp C.int64_t, red *C.hc_red, kind C.int, segs *C.int64_t, nsegs C.int64_t) C.int {
 	w, rc := winAt(wi)
 	if rc != 0 {
 		return rc
@@ -140,7 +152,7 @@ func hympi_go_win_acc(wi C.int, origin, result unsafe.Pointer, n C.int64_t, targ
 			res = []byte{}
 		}
 	}
-	return winCode(w.GetAccumulate(bytesAt(origin, n), res, dt, op, rankIn(target), int(disp)))
+	return winCode(w.GetAccumulateSegs(bytesAt(origin, n), res, dt, op, rankIn(target), int(disp), segsAt(segs, nsegs)))
 }
 
 //export hympi_go_win_cas

@@ -181,36 +181,61 @@ static void grid(int flavor, int sync, const dtype *t)
 	free_win(&w);
 }
 
-/* Derived origin types: a strided origin vector packed into a contiguous
- * target, and a Get unpacked into one; MPI_REPLACE and MPI_NO_OP. */
+/* Derived datatypes: a strided origin into a contiguous target and back;
+ * a contiguous origin into a strided target (Put, Accumulate,
+ * Get_accumulate), on user memory (single copy) and allocated memory;
+ * MPI_REPLACE and MPI_NO_OP. */
 static void derived(void)
 {
 	int n = size;
-	int *mem;
-	MPI_Win win;
-	CHECK_RC(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
 	MPI_Datatype vec;
 	CHECK_RC(MPI_Type_vector(4, 1, 2, MPI_INT, &vec));
 	CHECK_RC(MPI_Type_commit(&vec));
-	int src[8], back[8];
-	for (int i = 0; i < 8; i++) src[i] = rank * 10 + i, back[i] = -1;
-	int tg = (rank + 1) % n, from = (rank + n - 1) % n;
-	CHECK_RC(MPI_Win_fence(0, win));
-	CHECK_RC(MPI_Put(src, 1, vec, tg, 0, 4, MPI_INT, win));
-	CHECK_RC(MPI_Win_fence(0, win));
-	for (int i = 0; i < 4; i++) CHECK(mem[i] == from * 10 + 2 * i);
-	CHECK_RC(MPI_Get(back, 1, vec, tg, 0, 4, MPI_INT, win));
-	CHECK_RC(MPI_Win_fence(0, win));
-	for (int i = 0; i < 8; i++) CHECK(back[i] == (i % 2 ? -1 : rank * 10 + i));
-	int v = 1000 + rank, r = -1;
-	CHECK_RC(MPI_Accumulate(&v, 1, MPI_INT, tg, 0, 1, MPI_INT, MPI_REPLACE, win));
-	CHECK_RC(MPI_Win_fence(0, win));
-	CHECK(mem[0] == 1000 + from);
-	CHECK_RC(MPI_Fetch_and_op(NULL, &r, MPI_INT, tg, 0, MPI_NO_OP, win));
-	CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
-	CHECK(r == 1000 + rank && mem[0] == 1000 + from);
+	for (int flavor = F_CREATE; flavor <= F_ALLOCATE; flavor++) {
+		dtype t = {MPI_INT, sizeof(int)};
+		rwin w = make_win(flavor, &t, 8);
+		int *mem = w.mem;
+		int src[8], back[8];
+		for (int i = 0; i < 8; i++) src[i] = rank * 10 + i, back[i] = -1;
+		int tg = (rank + 1) % n, from = (rank + n - 1) % n;
+		CHECK_RC(MPI_Win_fence(0, w.win));
+		CHECK_RC(MPI_Put(src, 1, vec, tg, 0, 4, MPI_INT, w.win));
+		CHECK_RC(MPI_Win_fence(0, w.win));
+		for (int i = 0; i < 4; i++) CHECK(mem[i] == from * 10 + 2 * i);
+		CHECK_RC(MPI_Barrier(MPI_COMM_WORLD)); /* checked before anyone goes on */
+		CHECK_RC(MPI_Get(back, 1, vec, tg, 0, 4, MPI_INT, w.win));
+		CHECK_RC(MPI_Win_fence(0, w.win));
+		for (int i = 0; i < 8; i++) CHECK(back[i] == (i % 2 ? -1 : rank * 10 + i));
+		CHECK_RC(MPI_Barrier(MPI_COMM_WORLD)); /* checked before anyone goes on */
+		/* Strided target: elements 0, 2, 4, 6 (starting at displacement 1:
+		 * 1, 3, 5, 7). */
+		for (int i = 0; i < 8; i++) mem[i] = 0;
+		CHECK_RC(MPI_Win_fence(0, w.win));
+		CHECK_RC(MPI_Put(src, 4, MPI_INT, tg, 1, 1, vec, w.win));
+		CHECK_RC(MPI_Win_fence(0, w.win));
+		for (int i = 0; i < 8; i++) CHECK(mem[i] == (i % 2 ? from * 10 + i / 2 : 0));
+		CHECK_RC(MPI_Barrier(MPI_COMM_WORLD)); /* checked before anyone goes on */
+		int ones[4] = {1, 1, 1, 1}, prev[4] = {0};
+		CHECK_RC(MPI_Accumulate(ones, 4, MPI_INT, tg, 0, 1, vec, MPI_SUM, w.win));
+		CHECK_RC(MPI_Win_fence(0, w.win));
+		for (int i = 0; i < 8; i++) CHECK(mem[i] == (i % 2 ? from * 10 + i / 2 : 1));
+		CHECK_RC(MPI_Barrier(MPI_COMM_WORLD)); /* checked before anyone goes on */
+		CHECK_RC(MPI_Get_accumulate(ones, 4, MPI_INT, prev, 4, MPI_INT, tg, 1, 1, vec, MPI_SUM, w.win));
+		CHECK_RC(MPI_Win_fence(0, w.win));
+		for (int i = 0; i < 4; i++) CHECK(prev[i] == rank * 10 + i);
+		CHECK_RC(MPI_Barrier(MPI_COMM_WORLD)); /* checked before anyone goes on */
+		for (int i = 0; i < 8; i++) CHECK(mem[i] == (i % 2 ? from * 10 + i / 2 + 1 : 1));
+		CHECK_RC(MPI_Barrier(MPI_COMM_WORLD)); /* checked before anyone goes on */
+		int v = 1000 + rank, r = -1;
+		CHECK_RC(MPI_Accumulate(&v, 1, MPI_INT, tg, 0, 1, MPI_INT, MPI_REPLACE, w.win));
+		CHECK_RC(MPI_Win_fence(0, w.win));
+		CHECK(mem[0] == 1000 + from);
+		CHECK_RC(MPI_Fetch_and_op(NULL, &r, MPI_INT, tg, 0, MPI_NO_OP, w.win));
+		CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
+		CHECK(r == 1000 + rank && mem[0] == 1000 + from);
+		free_win(&w);
+	}
 	CHECK_RC(MPI_Type_free(&vec));
-	CHECK_RC(MPI_Win_free(&win));
 }
 
 /* Shared windows: each rank's piece where Win_shared_query says, loads and
