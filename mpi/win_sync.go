@@ -401,3 +401,29 @@ func (w *Win) Sync() error {
 	w.accWord(w.rank).Add(0)
 	return nil
 }
+
+// Access bits of AccessMask.
+const (
+	AccessOpen    = 1 // an access epoch toward the target is open
+	AccessPassive = 2 // and it is a passive-target one (Lock or LockAll)
+)
+
+// AccessMask writes, per target, which epochs are open toward it (the C
+// library mirrors this to decide operations without calling in).
+func (w *Win) AccessMask(dst []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for t := 0; t < w.n && t < len(dst); t++ {
+		var b byte
+		if w.fenced || w.lockAll || w.locks[t] != 0 || slices.Contains(w.startGroup, t) {
+			b |= AccessOpen
+		}
+		if w.lockAll || w.locks[t] != 0 {
+			b |= AccessPassive
+		}
+		if w.freed {
+			b = 0
+		}
+		dst[t] = b
+	}
+}

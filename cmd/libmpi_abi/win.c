@@ -34,6 +34,14 @@ typedef struct {
 	hc_attr *attrs;
 	int nattrs, capattrs;
 	char name[MPI_MAX_OBJECT_NAME];
+	/* The fast path: for windows hympi allocated, every rank's memory as
+	 * this process maps it (tbase NULL otherwise); access mirrors the
+	 * open epochs per target (bit 1: any, bit 2: passive), kept by the Go
+	 * side after every synchronisation call. */
+	int n;
+	unsigned char *access;
+	char **tbase;
+	int64_t *tsize, *tunit;
 	/* Values the predefined attributes point at. */
 	void *base;
 	MPI_Aint size;
@@ -125,14 +133,35 @@ static int hc_win_new(const char *fn, int flavor, void *base, MPI_Aint size, MPI
 	/* size and disp_unit are checked in the engine, collectively: a rank
 	 * that returned here would leave the others waiting. */
 	if (disp_unit > 0x7fffffff) disp_unit = -1;
-	int wi = -1;
+	int wi = -1, n = hc_comms[ci].size;
 	void *mine = NULL;
+	unsigned char *access = calloc(n, 1);
+	char **tbase = calloc(n, sizeof *tbase);
+	int64_t *tsize = calloc(n, sizeof *tsize), *tunit = calloc(n, sizeof *tunit);
+	if (!access || !tbase || !tsize || !tunit) {
+		/* Every rank must enter the collective: the engine refuses an
+		 * impossible size on this one's behalf. */
+		size = -1;
+	}
 	int rc = hympi_go_win_create(ci, flavor - MPI_WIN_FLAVOR_CREATE + 1, base, size, disp_unit,
-				     hc_info_true(info, "alloc_shared_noncontig"), &wi, &mine);
-	if (rc) return hc_error(ci, rc, fn);
+				     hc_info_true(info, "alloc_shared_noncontig"), &wi, &mine, access, (void **)tbase,
+				     tsize, tunit);
+	if (rc) {
+		free(access);
+		free(tbase);
+		free(tsize);
+		free(tunit);
+		return hc_error(ci, rc, fn);
+	}
 	pthread_mutex_lock(&hc_win_lock);
 	hc_win *w = &hc_wins[wi];
 	memset(w, 0, sizeof *w);
+	w->n = n;
+	w->access = access;
+	w->tbase = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED ? tbase : NULL;
+	if (!w->tbase) free(tbase);
+	w->tsize = tsize;
+	w->tunit = tunit;
 	w->used = 1;
 	w->eh = MPI_ERRORS_ARE_FATAL;
 	w->base = mine;
@@ -189,6 +218,10 @@ int PMPI_Win_free(MPI_Win *win)
 	if (rc) return hc_win_error(wi, rc, "MPI_Win_free");
 	pthread_mutex_lock(&hc_win_lock);
 	free(hc_wins[wi].attrs);
+	free(hc_wins[wi].access);
+	free(hc_wins[wi].tbase);
+	free(hc_wins[wi].tsize);
+	free(hc_wins[wi].tunit);
 	memset(&hc_wins[wi], 0, sizeof hc_wins[wi]);
 	pthread_mutex_unlock(&hc_win_lock);
 	*win = MPI_WIN_NULL;
@@ -262,6 +295,20 @@ static int hc_target_segs(MPI_Datatype tdt, int64_t tc, int64_t **segs, int64_t 
 static int hc_rma_xfer(int wi, void *o, int64_t oc, MPI_Datatype odt, int t, MPI_Aint disp, int64_t tc,
 		       MPI_Datatype tdt, int get)
 {
+	/* Fast path: allocated window, contiguous predefined types, an open
+	 * epoch, in bounds: one memcpy. Anything else, errors included, goes
+	 * through the engine. */
+	hc_win *w = &hc_wins[wi];
+	intptr_t ov = (intptr_t)odt;
+	if (w->tbase && odt == tdt && ov > 0x200 && ov < 0x300 && t >= 0 && t < w->n && (w->access[t] & 1) &&
+	    oc == tc && oc >= 0 && disp >= 0 && disp <= w->tsize[t]) {
+		int64_t n = oc * hc_type_size(odt), off = disp * w->tunit[t];
+		if (n >= 0 && off <= w->tsize[t] - n) {
+			if (get) memcpy(o, w->tbase[t] + off, (size_t)n);
+			else memcpy(w->tbase[t] + off, o, (size_t)n);
+			return MPI_SUCCESS;
+		}
+	}
 	int64_t os = hc_type_size(odt), ts = hc_type_size(tdt);
 	if (os < 0 || ts < 0) return MPI_ERR_TYPE;
 	if (oc < 0 || tc < 0) return MPI_ERR_COUNT;
@@ -534,9 +581,22 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 int PMPI_Win_unlock(int rank, MPI_Win win) { return hc_sync(win, S_UNLOCK, rank, 0, 0, NULL, "MPI_Win_unlock"); }
 int PMPI_Win_lock_all(int assert, MPI_Win win) { return hc_sync(win, S_LOCKALL, 0, 0, assert, NULL, "MPI_Win_lock_all"); }
 int PMPI_Win_unlock_all(MPI_Win win) { return hc_sync(win, S_UNLOCKALL, 0, 0, 0, NULL, "MPI_Win_unlock_all"); }
-int PMPI_Win_flush(int rank, MPI_Win win) { return hc_sync(win, S_FLUSH, rank, 0, 0, NULL, "MPI_Win_flush"); }
+/* Operations complete in their calls: a flush inside a passive epoch has
+ * nothing to do, and says so without calling into Go. */
+static int hc_flush_fast(MPI_Win win, int rank)
+{
+	int wi = hc_win_index(win);
+	return wi >= 0 && rank >= 0 && rank < hc_wins[wi].n && (hc_wins[wi].access[rank] & 2);
+}
+
+int PMPI_Win_flush(int rank, MPI_Win win)
+{
+	if (hc_flush_fast(win, rank)) return MPI_SUCCESS;
+	return hc_sync(win, S_FLUSH, rank, 0, 0, NULL, "MPI_Win_flush");
+}
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
+	if (hc_flush_fast(win, rank)) return MPI_SUCCESS;
 	return hc_sync(win, S_FLUSH, rank, 0, 0, NULL, "MPI_Win_flush_local");
 }
 int PMPI_Win_flush_all(MPI_Win win) { return hc_sync(win, S_FLUSHALL, 0, 0, 0, NULL, "MPI_Win_flush_all"); }

@@ -43,8 +43,28 @@ func winCode(err error) C.int {
 	return errCode(err)
 }
 
+// winAccess is, per window, the C array (one byte per rank) that mirrors
+// which access epochs are open (mpi.Win.AccessMask): win.c reads it to do
+// operations on allocated windows without calling into Go.
+var winAccess [maxWins]struct {
+	p unsafe.Pointer
+	n int
+}
+
+func refreshAccess(wi C.int, w *mpi.Win) {
+	a := winAccess[wi]
+	if a.p != nil {
+		w.AccessMask(unsafe.Slice((*byte)(a.p), a.n))
+	}
+}
+
+// hympi_go_win_create makes a window. access, tbase, tsize and tunit are C
+// arrays of one entry per rank: the epoch mirror, and for windows hympi
+// allocated each rank's memory as this process maps it (else left alone).
+//
 //export hympi_go_win_create
-func hympi_go_win_create(ci, flavor C.int, base unsafe.Pointer, size, unit C.int64_t, noncontig C.int, wi *C.int, mybase *unsafe.Pointer) C.int {
+func hympi_go_win_create(ci, flavor C.int, base unsafe.Pointer, size, unit C.int64_t, noncontig C.int, wi *C.int, mybase *unsafe.Pointer,
+	access unsafe.Pointer, tbase *unsafe.Pointer, tsize, tunit *C.int64_t) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -83,6 +103,19 @@ func hympi_go_win_create(ci, flavor C.int, base unsafe.Pointer, size, unit C.int
 	if mpi.WinFlavor(flavor) == mpi.FlavorDynamic {
 		*mybase = nil
 	}
+	n := c.Size()
+	winAccess[i].p, winAccess[i].n = access, n
+	refreshAccess(C.int(i), w)
+	if f := mpi.WinFlavor(flavor); f == mpi.FlavorAllocate || f == mpi.FlavorShared {
+		bases := unsafe.Slice(tbase, n)
+		sizes := unsafe.Slice(tsize, n)
+		units := unsafe.Slice(tunit, n)
+		for r := 0; r < n; r++ {
+			bases[r] = w.SharedBase(r)
+			sizes[r] = C.int64_t(w.Size(r))
+			units[r] = C.int64_t(w.DispUnit(r))
+		}
+	}
 	return 0
 }
 
@@ -95,6 +128,7 @@ func hympi_go_win_free(wi C.int) C.int {
 	if err := w.Free(); err != nil {
 		return winCode(err)
 	}
+	winAccess[wi].p = nil
 	wins.del(int(wi))
 	return 0
 }
@@ -240,6 +274,7 @@ func hympi_go_win_sync(wi, kind C.int, arg C.intptr_t, lockType, assert C.int, f
 		return C.MPI_ERR_ASSERT
 	}
 	rank := rankIn(C.int(arg))
+	defer refreshAccess(wi, w)
 	switch kind {
 	case syncFence:
 		return winCode(w.Fence(a))
