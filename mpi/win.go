@@ -116,6 +116,11 @@ type Win struct {
 
 func (w *Win) lockWord(t int) *atomicU32 { return w.seg.U32(int64(t) * 64) }
 func (w *Win) accWord(t int) *atomicU32  { return w.seg.U32(int64(t)*64 + 4) }
+
+// accWaiters counts the ranks waiting (asleep, maybe) for accWord(t):
+// a releaser outside the engine (the C library's fast path) rings the
+// doorbells only when it is not zero.
+func (w *Win) accWaiters(t int) *atomicU32 { return w.seg.U32(int64(t)*64 + 8) }
 func (w *Win) postWord(o, t int) *atomicU32 {
 	return w.seg.U32(w.postBase + int64(o*w.n+t)*4)
 }

@@ -51,13 +51,28 @@ func (w *Win) ring() {
 
 func (w *Win) accLock(t int) error {
 	word := w.accWord(t)
+	for i := 0; i < 100; i++ {
+		if word.CompareAndSwap(0, 1) {
+			return nil
+		}
+	}
+	// Announced before the wait's own attempts: a releaser that stores 0
+	// and then sees no waiter is ordered before them, so they succeed.
+	w.accWaiters(t).Add(1)
+	defer w.accWaiters(t).Add(^uint32(0))
 	return w.waitFor(func() bool { return word.CompareAndSwap(0, 1) })
 }
 
 func (w *Win) accUnlock(t int) {
 	w.accWord(t).Store(0)
-	w.ring()
+	if w.accWaiters(t).Load() != 0 {
+		w.ring()
+	}
 }
+
+// Ring wakes the window's ranks that sleep in a wait (the C library calls
+// it after releasing an accumulate mutex someone waits for).
+func (w *Win) Ring() { w.ring() }
 
 // Fence ends the current fence epoch and starts the next (unless assert
 // has ModeNoSucceed). Collective.

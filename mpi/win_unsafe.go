@@ -38,3 +38,14 @@ func (w *Win) SharedBase(r int) unsafe.Pointer {
 	}
 	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.seg.Bytes())), w.data[r])
 }
+
+// AccWordAddr is the address of target t's accumulate mutex in this
+// process's mapping (nil once freed): the C library takes it itself for
+// one-element atomics on allocated windows. The word after it counts the
+// ranks sleeping for it (accWaiters), whom the releaser must wake.
+func (w *Win) AccWordAddr(t int) unsafe.Pointer {
+	if w.freed || t < 0 || t >= w.n {
+		return nil
+	}
+	return unsafe.Pointer(w.accWord(t))
+}

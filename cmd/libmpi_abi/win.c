@@ -42,6 +42,7 @@ typedef struct {
 	unsigned char *access;
 	char **tbase;
 	int64_t *tsize, *tunit;
+	uint32_t **tacc; /* each target's accumulate mutex; the next word counts its waiters */
 	/* Values the predefined attributes point at. */
 	void *base;
 	MPI_Aint size;
@@ -138,15 +139,17 @@ static int hc_win_new(const char *fn, int flavor, void *base, MPI_Aint size, MPI
 	unsigned char *access = calloc(n, 1);
 	char **tbase = calloc(n, sizeof *tbase);
 	int64_t *tsize = calloc(n, sizeof *tsize), *tunit = calloc(n, sizeof *tunit);
-	if (!access || !tbase || !tsize || !tunit) {
+	uint32_t **tacc = calloc(n, sizeof *tacc);
+	if (!access || !tbase || !tsize || !tunit || !tacc) {
 		/* Every rank must enter the collective: the engine refuses an
 		 * impossible size on this one's behalf. */
 		size = -1;
 	}
 	int rc = hympi_go_win_create(ci, flavor - MPI_WIN_FLAVOR_CREATE + 1, base, size, disp_unit,
 				     hc_info_true(info, "alloc_shared_noncontig"), &wi, &mine, access, (void **)tbase,
-				     tsize, tunit);
+				     tsize, tunit, (void **)tacc);
 	if (rc) {
+		free(tacc);
 		free(access);
 		free(tbase);
 		free(tsize);
@@ -160,6 +163,7 @@ static int hc_win_new(const char *fn, int flavor, void *base, MPI_Aint size, MPI
 	w->access = access;
 	w->tbase = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED ? tbase : NULL;
 	if (!w->tbase) free(tbase);
+	w->tacc = tacc;
 	w->tsize = tsize;
 	w->tunit = tunit;
 	w->used = 1;
@@ -222,6 +226,7 @@ int PMPI_Win_free(MPI_Win *win)
 	free(hc_wins[wi].tbase);
 	free(hc_wins[wi].tsize);
 	free(hc_wins[wi].tunit);
+	free(hc_wins[wi].tacc);
 	memset(&hc_wins[wi], 0, sizeof hc_wins[wi]);
 	pthread_mutex_unlock(&hc_win_lock);
 	*win = MPI_WIN_NULL;
@@ -531,12 +536,68 @@ int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_
 	RET(wi, rc, "MPI_Rget_accumulate_c");
 }
 
+/* One-element atomics on allocated windows, without calling into Go: take
+ * the target's accumulate mutex (a few attempts; a contended one is left to
+ * the engine, which waits properly), act on the mapped element, release,
+ * and wake the engine's waiters if there are any. */
+static char *hc_fast_elem(hc_win *w, int t, MPI_Aint disp, int64_t esz)
+{
+	if (!w->tbase || t < 0 || t >= w->n || !(w->access[t] & 1) || disp < 0 || disp > w->tsize[t] || esz <= 0)
+		return NULL;
+	int64_t off = disp * w->tunit[t];
+	if (off > w->tsize[t] - esz || !w->tacc[t]) return NULL;
+	return w->tbase[t] + off;
+}
+
+static int hc_fast_lock(hc_win *w, int t)
+{
+	for (int i = 0; i < 16; i++) {
+		uint32_t z = 0;
+		if (__atomic_compare_exchange_n(w->tacc[t], &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return 1;
+	}
+	return 0;
+}
+
+static void hc_fast_unlock(int wi, hc_win *w, int t)
+{
+	__atomic_store_n(w->tacc[t], 0, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(w->tacc[t] + 1, __ATOMIC_SEQ_CST)) hympi_go_win_ring(wi);
+}
+
+/* hc_fast_sum adds in to the element at p, for the integer and floating
+ * types whose sum C can do here; 0 for the others. */
+static int hc_fast_sum(MPI_Datatype dt, char *p, const void *in)
+{
+#define HC_ADD(T)                                                                                               	do {                                                                                                    		T a, b;                                                                                         		memcpy(&a, p, sizeof a);                                                                        		memcpy(&b, in, sizeof b);                                                                       		a += b;                                                                                         		memcpy(p, &a, sizeof a);                                                                        		return 1;                                                                                       	} while (0)
+	if (dt == MPI_INT || dt == MPI_INT32_T) HC_ADD(int32_t);
+	if (dt == MPI_UNSIGNED || dt == MPI_UINT32_T) HC_ADD(uint32_t);
+	if (dt == MPI_LONG || dt == MPI_LONG_LONG || dt == MPI_INT64_T || dt == MPI_AINT || dt == MPI_COUNT ||
+	    dt == MPI_OFFSET)
+		HC_ADD(int64_t);
+	if (dt == MPI_UNSIGNED_LONG || dt == MPI_UNSIGNED_LONG_LONG || dt == MPI_UINT64_T) HC_ADD(uint64_t);
+	if (dt == MPI_DOUBLE) HC_ADD(double);
+	if (dt == MPI_FLOAT) HC_ADD(float);
+	return 0;
+#undef HC_ADD
+}
+
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
 		      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
 	WIN(wi, win, "MPI_Fetch_and_op");
-	if (hc_type_size(datatype) <= 0 || (intptr_t)datatype >= 0x1000)
-		return hc_win_error(wi, MPI_ERR_TYPE, "MPI_Fetch_and_op");
+	int64_t esz = hc_type_size(datatype);
+	if (esz <= 0 || (intptr_t)datatype >= 0x1000) return hc_win_error(wi, MPI_ERR_TYPE, "MPI_Fetch_and_op");
+	hc_win *w = &hc_wins[wi];
+	char *p = hc_fast_elem(w, target_rank, target_disp, esz);
+	if (p && (op == MPI_SUM || op == MPI_REPLACE || op == MPI_NO_OP) && hc_fast_lock(w, target_rank)) {
+		memcpy(result_addr, p, (size_t)esz);
+		int done = 1;
+		if (op == MPI_REPLACE) memcpy(p, origin_addr, (size_t)esz);
+		else if (op == MPI_SUM) done = hc_fast_sum(datatype, p, origin_addr);
+		hc_fast_unlock(wi, w, target_rank);
+		if (done) return MPI_SUCCESS;
+		/* A type this path cannot add: nothing changed, the engine does it. */
+	}
 	RET(wi, hc_rma_acc(wi, origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype, op),
 	    "MPI_Fetch_and_op");
 }
@@ -547,6 +608,14 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
 	WIN(wi, win, "MPI_Compare_and_swap");
 	int64_t s = hc_type_size(datatype);
 	if (s <= 0 || (intptr_t)datatype >= 0x1000) return hc_win_error(wi, MPI_ERR_TYPE, "MPI_Compare_and_swap");
+	hc_win *w = &hc_wins[wi];
+	char *p = hc_fast_elem(w, target_rank, target_disp, s);
+	if (p && hc_fast_lock(w, target_rank)) {
+		memcpy(result_addr, p, (size_t)s);
+		if (memcmp(result_addr, compare_addr, (size_t)s) == 0) memcpy(p, origin_addr, (size_t)s);
+		hc_fast_unlock(wi, w, target_rank);
+		return MPI_SUCCESS;
+	}
 	RET(wi, hympi_go_win_cas(wi, (void *)origin_addr, (void *)compare_addr, result_addr, s, target_rank, target_disp),
 	    "MPI_Compare_and_swap");
 }

@@ -64,7 +64,7 @@ func refreshAccess(wi C.int, w *mpi.Win) {
 //
 //export hympi_go_win_create
 func hympi_go_win_create(ci, flavor C.int, base unsafe.Pointer, size, unit C.int64_t, noncontig C.int, wi *C.int, mybase *unsafe.Pointer,
-	access unsafe.Pointer, tbase *unsafe.Pointer, tsize, tunit *C.int64_t) C.int {
+	access unsafe.Pointer, tbase *unsafe.Pointer, tsize, tunit *C.int64_t, tacc *unsafe.Pointer) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -110,7 +110,9 @@ func hympi_go_win_create(ci, flavor C.int, base unsafe.Pointer, size, unit C.int
 		bases := unsafe.Slice(tbase, n)
 		sizes := unsafe.Slice(tsize, n)
 		units := unsafe.Slice(tunit, n)
+		accs := unsafe.Slice(tacc, n)
 		for r := 0; r < n; r++ {
+			accs[r] = w.AccWordAddr(r)
 			bases[r] = w.SharedBase(r)
 			sizes[r] = C.int64_t(w.Size(r))
 			units[r] = C.int64_t(w.DispUnit(r))
@@ -375,4 +377,14 @@ func hympi_go_win_attach(wi C.int, base unsafe.Pointer, size C.int64_t, detach C
 		return C.MPI_ERR_BASE
 	}
 	return winCode(w.Attach(bytesAt(base, size)))
+}
+
+// hympi_go_win_ring wakes the window's sleeping ranks: win.c released an
+// accumulate mutex that someone waits for.
+//
+//export hympi_go_win_ring
+func hympi_go_win_ring(wi C.int) {
+	if w, rc := winAt(wi); rc == 0 {
+		w.Ring()
+	}
 }

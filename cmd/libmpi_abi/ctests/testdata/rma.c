@@ -394,6 +394,37 @@ static void passive(void)
 	}
 }
 
+/* Fetch_and_op and Compare_and_swap (done in C on allocated windows) and
+ * Accumulate (done by the engine) from every rank on one element of rank
+ * 0: the same mutex makes each atomic against the others. */
+static void atomics(void)
+{
+	for (int flavor = F_CREATE; flavor < NFLAVORS; flavor++) {
+		dtype t = {MPI_INT64_T, sizeof(int64_t)};
+		rwin w = make_win(flavor, &t, 2);
+		const int iters = 300;
+		int64_t one = 1, old, seen_max = -1;
+		CHECK_RC(MPI_Win_lock_all(0, w.win));
+		for (int i = 0; i < iters; i++) {
+			CHECK_RC(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 0, disp(&w, &t, 0, 0), MPI_SUM, w.win));
+			CHECK(old > seen_max); /* this rank's own increments are ordered */
+			seen_max = old;
+			CHECK_RC(MPI_Accumulate(&one, 1, MPI_INT64_T, 0, disp(&w, &t, 0, 0), 1, MPI_INT64_T, MPI_SUM, w.win));
+			int64_t mine = rank + 1, zero = 0, got;
+			do
+				CHECK_RC(MPI_Compare_and_swap(&mine, &zero, &got, MPI_INT64_T, 0, disp(&w, &t, 0, 1), w.win));
+			while (got != 0);
+			CHECK_RC(MPI_Compare_and_swap(&zero, &mine, &got, MPI_INT64_T, 0, disp(&w, &t, 0, 1), w.win));
+			CHECK(got == mine);
+		}
+		CHECK_RC(MPI_Win_unlock_all(w.win));
+		CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+		if (rank == 0) CHECK(get(&t, w.mem, 0) == 2 * iters * size && get(&t, w.mem, 1) == 0);
+		CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+		free_win(&w);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -408,6 +439,7 @@ int main(int argc, char **argv)
 	shared();
 	attrs();
 	passive();
+	atomics();
 	MPI_Group_free(&world);
 	(void)fname;
 	MPI_Finalize();
