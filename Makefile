@@ -4,6 +4,7 @@
 #   make test          vet, unit and multi-process tests, race detector on the engine
 #   make demo          2-rank latency and bandwidth demo
 #   make compare-ompi  side-by-side point-to-point table against Open MPI (installs it)
+#   make compare-rma   one-sided (put/get latency and bandwidth, accumulate, fetch-and-op, CAS) against Open MPI and MPICH (REPS)
 #   make compare-coll  collectives (barrier, bcast, allreduce; 2 and 4 ranks), hympi-Go against Open MPI (REPS)
 #   make compare       hympi-C, hympi-Go, Open MPI, MPICH: pt2pt and collectives, one table + SVG in bench/results/ (REPS)
 #   make fuzz          run each fuzz target for FUZZTIME (default 30s)
@@ -23,7 +24,7 @@ BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_gather osu_scatter osu_allgather osu_alltoall
 WITH_OMPI ?= 0
 
-.PHONY: all build cabi generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew clean
+.PHONY: all build cabi generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-modes bench-skew clean
 
 all: build
 
@@ -78,6 +79,9 @@ compare-ompi: build
 
 compare-coll: build
 	REPS=$(REPS) bash bench/compare_coll.sh
+
+compare-rma: build
+	REPS=$(REPS) bash bench/compare_rma.sh
 
 compare: build
 	REPS=$(REPS) bash bench/compare.sh

@@ -73,7 +73,20 @@ func (rw rmaWin) free() {
 func (rw rmaWin) load(i int) int64 { return atomic.LoadInt64(&rw.mem[i]) }
 
 func init() {
-	register("rma", func(c *mpi.Comm) {
+	register("rma", rmaGrid)
+	// The same on the halves of a split communicator: window ranks are
+	// not world ranks (doorbells, groups, single copy by world rank).
+	register("rmasplit", func(c *mpi.Comm) {
+		half, err := c.Split(c.Rank()%2, -c.Rank())
+		must(err, "Split")
+		rmaGrid(half)
+		must(half.Free(), "Free")
+	})
+	rmaMore()
+}
+
+func rmaGrid(c *mpi.Comm) {
+	{
 		r, n := c.Rank(), c.Size()
 		world := c.Group()
 		for _, flavor := range flavors {
@@ -182,8 +195,10 @@ func init() {
 				rw.free()
 			}
 		}
-	})
+	}
+}
 
+func rmaMore() {
 	// Exclusive locks serialise a read-modify-write made of a Get and a
 	// Put (not atomic by itself), and accumulates, fetch-and-op and
 	// compare-and-swap from every rank on one location are atomic.
