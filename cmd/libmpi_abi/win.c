@@ -343,10 +343,89 @@ static int hc_rma_xfer(int wi, void *o, int64_t oc, MPI_Datatype odt, int t, MPI
 	return rc;
 }
 
+/* One-element atomics on allocated windows, without calling into Go: take
+ * the target's accumulate mutex (a few attempts; a contended one is left to
+ * the engine, which waits properly), act on the mapped element, release,
+ * and wake the engine's waiters if there are any. */
+static char *hc_fast_elem(hc_win *w, int t, MPI_Aint disp, int64_t esz)
+{
+	if (!w->tbase || t < 0 || t >= w->n || !(w->access[t] & 1) || disp < 0 || disp > w->tsize[t] || esz <= 0)
+		return NULL;
+	int64_t off = disp * w->tunit[t];
+	if (off > w->tsize[t] - esz || !w->tacc[t]) return NULL;
+	return w->tbase[t] + off;
+}
+
+static int hc_fast_lock(hc_win *w, int t)
+{
+	for (int i = 0; i < 16; i++) {
+		uint32_t z = 0;
+		if (__atomic_compare_exchange_n(w->tacc[t], &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return 1;
+	}
+	return 0;
+}
+
+static void hc_fast_unlock(int wi, hc_win *w, int t)
+{
+	__atomic_store_n(w->tacc[t], 0, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(w->tacc[t] + 1, __ATOMIC_SEQ_CST)) hympi_go_win_ring(wi);
+}
+
+/* hc_fast_add adds n elements of in to those at p, for the integer and
+ * floating types whose sum C does here; 0 (nothing done) for the others. */
+static int hc_fast_add(MPI_Datatype dt, char *p, const void *in, int64_t n)
+{
+#define HC_ADD(T)                                                                                               \
+	do {                                                                                                    \
+		const char *q = in;                                                                             \
+		for (int64_t i = 0; i < n; i++) {                                                               \
+			T a, b;                                                                                 \
+			memcpy(&a, p + i * sizeof a, sizeof a);                                                 \
+			memcpy(&b, q + i * sizeof b, sizeof b);                                                 \
+			a += b;                                                                                 \
+			memcpy(p + i * sizeof a, &a, sizeof a);                                                 \
+		}                                                                                               \
+		return 1;                                                                                       \
+	} while (0)
+	if (dt == MPI_INT || dt == MPI_INT32_T) HC_ADD(int32_t);
+	if (dt == MPI_UNSIGNED || dt == MPI_UINT32_T) HC_ADD(uint32_t);
+	if (dt == MPI_LONG || dt == MPI_LONG_LONG || dt == MPI_INT64_T || dt == MPI_AINT || dt == MPI_COUNT ||
+	    dt == MPI_OFFSET)
+		HC_ADD(int64_t);
+	if (dt == MPI_UNSIGNED_LONG || dt == MPI_UNSIGNED_LONG_LONG || dt == MPI_UINT64_T) HC_ADD(uint64_t);
+	if (dt == MPI_DOUBLE) HC_ADD(double);
+	if (dt == MPI_FLOAT) HC_ADD(float);
+	return 0;
+#undef HC_ADD
+}
+
+static int hc_fast_add_ok(MPI_Datatype dt)
+{
+	char z[8] = {0};
+	return hc_fast_add(dt, z, z, 0);
+}
+
 /* hc_rma_acc is Accumulate (r == NULL) and Get_accumulate. */
 static int hc_rma_acc(int wi, const void *o, int64_t oc, MPI_Datatype odt, void *r, int64_t rcount,
 		      MPI_Datatype rdt, int t, MPI_Aint disp, int64_t tc, MPI_Datatype tdt, MPI_Op op)
 {
+	/* Fast path: allocated window, one predefined type throughout, SUM,
+	 * REPLACE or NO_OP, an open epoch, in bounds, the mutex free. */
+	hc_win *w = &hc_wins[wi];
+	intptr_t tv = (intptr_t)tdt;
+	if (w->tbase && tv > 0x200 && tv < 0x300 && (odt == tdt || op == MPI_NO_OP) && (!r || rdt == tdt) &&
+	    (op == MPI_NO_OP || oc == tc) && (!r || rcount == tc) && tc > 0 &&
+	    (op == MPI_REPLACE || op == MPI_NO_OP || (op == MPI_SUM && hc_fast_add_ok(tdt)))) {
+		int64_t es = hc_type_size(tdt);
+		char *p = es > 0 && tc <= INT64_MAX / es ? hc_fast_elem(w, t, disp, es * tc) : NULL;
+		if (p && hc_fast_lock(w, t)) {
+			if (r) memcpy(r, p, (size_t)(es * tc));
+			if (op == MPI_REPLACE) memcpy(p, o, (size_t)(es * tc));
+			else if (op == MPI_SUM) hc_fast_add(tdt, p, o, tc);
+			hc_fast_unlock(wi, w, t);
+			return MPI_SUCCESS;
+		}
+	}
 	int kind = ACC_OP;
 	hc_red red;
 	memset(&red, 0, sizeof red);
@@ -536,51 +615,6 @@ int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_
 	RET(wi, rc, "MPI_Rget_accumulate_c");
 }
 
-/* One-element atomics on allocated windows, without calling into Go: take
- * the target's accumulate mutex (a few attempts; a contended one is left to
- * the engine, which waits properly), act on the mapped element, release,
- * and wake the engine's waiters if there are any. */
-static char *hc_fast_elem(hc_win *w, int t, MPI_Aint disp, int64_t esz)
-{
-	if (!w->tbase || t < 0 || t >= w->n || !(w->access[t] & 1) || disp < 0 || disp > w->tsize[t] || esz <= 0)
-		return NULL;
-	int64_t off = disp * w->tunit[t];
-	if (off > w->tsize[t] - esz || !w->tacc[t]) return NULL;
-	return w->tbase[t] + off;
-}
-
-static int hc_fast_lock(hc_win *w, int t)
-{
-	for (int i = 0; i < 16; i++) {
-		uint32_t z = 0;
-		if (__atomic_compare_exchange_n(w->tacc[t], &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return 1;
-	}
-	return 0;
-}
-
-static void hc_fast_unlock(int wi, hc_win *w, int t)
-{
-	__atomic_store_n(w->tacc[t], 0, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(w->tacc[t] + 1, __ATOMIC_SEQ_CST)) hympi_go_win_ring(wi);
-}
-
-/* hc_fast_sum adds in to the element at p, for the integer and floating
- * types whose sum C can do here; 0 for the others. */
-static int hc_fast_sum(MPI_Datatype dt, char *p, const void *in)
-{
-#define HC_ADD(T)                                                                                               	do {                                                                                                    		T a, b;                                                                                         		memcpy(&a, p, sizeof a);                                                                        		memcpy(&b, in, sizeof b);                                                                       		a += b;                                                                                         		memcpy(p, &a, sizeof a);                                                                        		return 1;                                                                                       	} while (0)
-	if (dt == MPI_INT || dt == MPI_INT32_T) HC_ADD(int32_t);
-	if (dt == MPI_UNSIGNED || dt == MPI_UINT32_T) HC_ADD(uint32_t);
-	if (dt == MPI_LONG || dt == MPI_LONG_LONG || dt == MPI_INT64_T || dt == MPI_AINT || dt == MPI_COUNT ||
-	    dt == MPI_OFFSET)
-		HC_ADD(int64_t);
-	if (dt == MPI_UNSIGNED_LONG || dt == MPI_UNSIGNED_LONG_LONG || dt == MPI_UINT64_T) HC_ADD(uint64_t);
-	if (dt == MPI_DOUBLE) HC_ADD(double);
-	if (dt == MPI_FLOAT) HC_ADD(float);
-	return 0;
-#undef HC_ADD
-}
-
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
 		      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
@@ -593,7 +627,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 		memcpy(result_addr, p, (size_t)esz);
 		int done = 1;
 		if (op == MPI_REPLACE) memcpy(p, origin_addr, (size_t)esz);
-		else if (op == MPI_SUM) done = hc_fast_sum(datatype, p, origin_addr);
+		else if (op == MPI_SUM) done = hc_fast_add(datatype, p, origin_addr, 1);
 		hc_fast_unlock(wi, w, target_rank);
 		if (done) return MPI_SUCCESS;
 		/* A type this path cannot add: nothing changed, the engine does it. */

@@ -394,11 +394,15 @@ static void passive(void)
 	}
 }
 
-/* Fetch_and_op and Compare_and_swap (done in C on allocated windows) and
- * Accumulate (done by the engine) from every rank on one element of rank
- * 0: the same mutex makes each atomic against the others. */
+/* Fetch_and_op, Compare_and_swap and Accumulate of a predefined type
+ * (done in C on allocated windows) and Accumulate of a derived origin type
+ * (done by the engine) from every rank on one element of rank 0: the same
+ * mutex makes each atomic against the others. */
 static void atomics(void)
 {
+	MPI_Datatype one64;
+	CHECK_RC(MPI_Type_contiguous(1, MPI_INT64_T, &one64));
+	CHECK_RC(MPI_Type_commit(&one64));
 	for (int flavor = F_CREATE; flavor < NFLAVORS; flavor++) {
 		dtype t = {MPI_INT64_T, sizeof(int64_t)};
 		rwin w = make_win(flavor, &t, 2);
@@ -410,6 +414,7 @@ static void atomics(void)
 			CHECK(old > seen_max); /* this rank's own increments are ordered */
 			seen_max = old;
 			CHECK_RC(MPI_Accumulate(&one, 1, MPI_INT64_T, 0, disp(&w, &t, 0, 0), 1, MPI_INT64_T, MPI_SUM, w.win));
+			CHECK_RC(MPI_Accumulate(&one, 1, one64, 0, disp(&w, &t, 0, 0), 1, MPI_INT64_T, MPI_SUM, w.win));
 			int64_t mine = rank + 1, zero = 0, got;
 			do
 				CHECK_RC(MPI_Compare_and_swap(&mine, &zero, &got, MPI_INT64_T, 0, disp(&w, &t, 0, 1), w.win));
@@ -419,10 +424,11 @@ static void atomics(void)
 		}
 		CHECK_RC(MPI_Win_unlock_all(w.win));
 		CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
-		if (rank == 0) CHECK(get(&t, w.mem, 0) == 2 * iters * size && get(&t, w.mem, 1) == 0);
+		if (rank == 0) CHECK(get(&t, w.mem, 0) == 3 * iters * size && get(&t, w.mem, 1) == 0);
 		CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
 		free_win(&w);
 	}
+	CHECK_RC(MPI_Type_free(&one64));
 }
 
 int main(int argc, char **argv)
