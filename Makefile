@@ -21,7 +21,7 @@ COUNT    ?= 10
 CMDS     := hympirun hympi-info hympicc
 BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_barrier osu_ibarrier osu_bcast osu_reduce osu_allreduce \
-            osu_gather osu_scatter osu_allgather osu_alltoall
+            osu_gather osu_scatter osu_allgather osu_alltoall osu_rma
 WITH_OMPI ?= 0
 
 .PHONY: all build cabi generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-modes bench-skew clean

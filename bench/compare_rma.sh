@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # compare_rma.sh: hympi's one-sided communication against Open MPI's and
 # MPICH's, on this machine: bench/c/osu_rma.c built with hympicc,
-# mpicc.openmpi and mpicc.mpich, run on 2 ranks by each launcher, REPS
-# times alternating; the table gives the median per test and size
-# (latency in µs, bandwidth in MB/s) and hympi / Open MPI.
+# mpicc.openmpi and mpicc.mpich, and its Go twin bin/osu_rma, run on 2
+# ranks by each launcher, REPS times alternating; the table gives the
+# median per test and size (latency in µs, bandwidth in MB/s) and
+# hympi-C / Open MPI.
 #
 # Usage: bench/compare_rma.sh [REPS]     (or make compare-rma [REPS=N])
 # RMA_ITERS sets the iterations of the latency loops (default 2000).
@@ -23,6 +24,7 @@ mpicc.mpich -O2 -o "$OUT/osu_rma.mpich" bench/c/osu_rma.c
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 for rep in $(seq 1 "$REPS"); do
 	timeout 300 bin/hympirun -n 2 "$OUT/osu_rma.hympi" >"$OUT/hympi.$rep" 2>&1 || echo "hympi run $rep failed" >&2
+	timeout 300 bin/hympirun -n 2 bin/osu_rma -i "${RMA_ITERS:-2000}" >"$OUT/hympigo.$rep" 2>&1 || echo "hympi-Go run $rep failed" >&2
 	timeout 300 mpirun.openmpi --oversubscribe -n 2 "$OUT/osu_rma.ompi" >"$OUT/ompi.$rep" 2>&1 || echo "Open MPI run $rep failed" >&2
 	timeout 300 mpiexec.mpich -n 2 "$OUT/osu_rma.mpich" >"$OUT/mpich.$rep" 2>&1 || echo "MPICH run $rep failed" >&2
 done
@@ -33,7 +35,7 @@ import statistics, sys, re
 out, reps = sys.argv[1], int(sys.argv[2])
 data = {}
 order = []
-for impl in ("hympi", "ompi", "mpich"):
+for impl in ("hympi", "hympigo", "ompi", "mpich"):
     for rep in range(1, reps + 1):
         try:
             lines = open(f"{out}/{impl}.{rep}").read().splitlines()
@@ -50,13 +52,13 @@ for impl in ("hympi", "ompi", "mpich"):
 def med(impl, key):
     v = data.get((impl,) + key)
     return statistics.median(v) if v else None
-print("| test | size (B) | hympi | Open MPI | MPICH | hympi / Open MPI |")
-print("|---|---:|---:|---:|---:|---:|")
+print("| test | size (B) | hympi-C | hympi-Go | Open MPI | MPICH | hympi-C / Open MPI |")
+print("|---|---:|---:|---:|---:|---:|---:|")
 for key in order:
-    h, o, m = med("hympi", key), med("ompi", key), med("mpich", key)
+    h, g, o, m = med("hympi", key), med("hympigo", key), med("ompi", key), med("mpich", key)
     f = lambda x: "n/a" if x is None else (f"{x:.0f}" if key[0].endswith("_bw") else f"{x:.3f}")
     r = "n/a" if not h or not o else f"{h / o:.2f}"
-    print(f"| {key[0]} | {key[1]} | {f(h)} | {f(o)} | {f(m)} | {r} |")
+    print(f"| {key[0]} | {key[1]} | {f(h)} | {f(g)} | {f(o)} | {f(m)} | {r} |")
 print()
 print("Latency in µs (lower is better), _bw in MB/s (higher is better); medians of", reps, "runs.")
 PY

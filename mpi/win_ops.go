@@ -176,7 +176,8 @@ func (w *Win) PutSegs(origin []byte, t, disp int, segs []Seg) error {
 	if err := segsBytes(what, segs, len(origin)); err != nil {
 		return err
 	}
-	locs, err := w.locateSegs(what, t, int64(disp), segs, nil)
+	var buf [4]winLoc // most targets are one block: no allocation
+	locs, err := w.locateSegs(what, t, int64(disp), segs, buf[:0])
 	if err != nil {
 		return err
 	}
@@ -200,7 +201,8 @@ func (w *Win) GetSegs(result []byte, t, disp int, segs []Seg) error {
 	if err := segsBytes(what, segs, len(result)); err != nil {
 		return err
 	}
-	locs, err := w.locateSegs(what, t, int64(disp), segs, nil)
+	var buf [4]winLoc // most targets are one block: no allocation
+	locs, err := w.locateSegs(what, t, int64(disp), segs, buf[:0])
 	if err != nil {
 		return err
 	}
@@ -273,7 +275,8 @@ func (w *Win) GetAccumulateSegs(origin, result []byte, dt Datatype, op Op, t, di
 			return newErr(ErrType, what, "a target block of %d bytes splits a %v element", sg.Len, dt)
 		}
 	}
-	locs, err := w.locateSegs(what, t, int64(disp), segs, nil)
+	var buf [4]winLoc // most targets are one block: no allocation
+	locs, err := w.locateSegs(what, t, int64(disp), segs, buf[:0])
 	if err != nil || n == 0 {
 		return err
 	}
