@@ -16,12 +16,12 @@ func TestRMAScenarios(t *testing.T) {
 		ranks []int
 		env   []string
 	}{
-		{"rma", []int{1, 2, 3, 4}, nil},
+		{"rma", []int{1, 2, 3, 4, 8}, nil},
 		{"rma", []int{3}, []string{"HYMPI_DIRECT=off"}},
 		{"rma", []int{2}, []string{"HYMPI_WIN_SEGMENT=file"}},
 		{"rmasplit", []int{4, 5}, nil},
-		{"rmaatomic", []int{1, 2, 4}, nil},
-		{"rmapassive", []int{2, 4}, nil},
+		{"rmaatomic", []int{1, 2, 4, 8}, nil},
+		{"rmapassive", []int{2, 4, 8}, nil},
 		{"rmaerrors", []int{1, 2}, nil},
 		{"rmanocma", []int{1, 3}, []string{"HYMPI_DIRECTCOPY_FAIL=eperm"}},
 	}

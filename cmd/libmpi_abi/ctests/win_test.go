@@ -11,7 +11,7 @@ import (
 // attributes and error handlers, a passive target that never calls MPI.
 func TestCRMA(t *testing.T) {
 	exe := compile(t, "rma")
-	for _, n := range []int{1, 2, 3, 4} {
+	for _, n := range []int{1, 2, 3, 4, 8} {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			out, err := runJob(t, n, exe)
 			got := okLine.FindAllString(out, -1)
