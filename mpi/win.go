@@ -3,6 +3,7 @@ package mpi
 import (
 	"encoding/binary"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/hympi/hympi/directcopy"
@@ -110,8 +111,11 @@ type Win struct {
 	postGroup  []int
 	postSeen   []uint32 // per target: posts consumed by Start
 	doneSeen   []uint32 // per origin: completes consumed by Wait
-	attached   int
-	freed      bool
+	// mine is this rank's attached regions, kept privately: its own
+	// accesses are checked against this, not against the table in the
+	// segment, which any peer could overwrite.
+	mine  []Seg // Off = address
+	freed bool
 }
 
 func (w *Win) lockWord(t int) *atomicU32 { return w.seg.U32(int64(t) * 64) }
@@ -441,7 +445,7 @@ func (w *Win) Attach(mem []byte) error {
 		if s.Load() == 0 {
 			a.Store(uint64(addrOf(mem)))
 			s.Store(uint64(len(mem)))
-			w.attached++
+			w.mine = append(w.mine, Seg{int64(addrOf(mem)), int64(len(mem))})
 			return nil
 		}
 	}
@@ -471,7 +475,7 @@ func (w *Win) DetachAddr(addr uintptr) error {
 		if s.Load() != 0 && a.Load() == uint64(addr) {
 			s.Store(0)
 			a.Store(0)
-			w.attached--
+			w.mine = slices.DeleteFunc(w.mine, func(g Seg) bool { return g.Off == int64(addr) })
 			return nil
 		}
 	}

@@ -87,14 +87,19 @@ func (w *Win) locateAt(op string, t int, base int64, sg Seg) (winLoc, error) {
 	}
 	if w.flavor == FlavorDynamic {
 		a := uint64(base + sg.Off)
+		if t == w.rank {
+			if w.ownAttached(a, uint64(n)) {
+				return winLoc{mem: memAt(uintptr(a), int(n))}, nil
+			}
+			return winLoc{}, newErr(ErrRMARange, op, "address %#x+%d is not attached at rank %d", a, n, t)
+		}
 		for k := 0; k < dynSlots; k++ {
 			aw, sw := w.dynWords(t, k)
 			s := sw.Load()
 			b := aw.Load()
 			if s != 0 && a >= b && a-b <= s && uint64(n) <= s-(a-b) {
-				if t == w.rank {
-					return winLoc{mem: memAt(uintptr(a), int(n))}, nil
-				}
+				// A peer's table only steers a single copy into that
+				// peer, which the kernel checks.
 				return winLoc{pid: w.pids[t], addr: uintptr(a)}, nil
 			}
 		}
@@ -411,4 +416,18 @@ func (w *Win) inEpoch(t int) bool {
 func (w *Win) DoneRequest() *Request {
 	r, _ := w.doneReq(nil)
 	return r
+}
+
+// ownAttached says whether n bytes at address a lie in one region this
+// rank attached.
+func (w *Win) ownAttached(a, n uint64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, g := range w.mine {
+		b, s := uint64(g.Off), uint64(g.Len)
+		if a >= b && a-b <= s && n <= s-(a-b) {
+			return true
+		}
+	}
+	return false
 }
