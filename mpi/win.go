@@ -400,15 +400,16 @@ func (w *Win) Free() error {
 // Flavor is how the window was created.
 func (w *Win) Flavor() WinFlavor { return w.flavor }
 
-// Comm is a duplicate of the window's communicator's group (the window's
-// own; do not free it).
+// Group is the group of the window's communicator.
 func (w *Win) Group() *Group { return w.c.Group() }
 
 // Local is this rank's window memory (nil for a dynamic window).
 func (w *Win) Local() []byte { return w.local }
 
-// Size and DispUnit of rank r's window memory.
-func (w *Win) Size(r int) int     { return int(w.sizes[r]) }
+// Size is the size in bytes of rank r's window memory.
+func (w *Win) Size(r int) int { return int(w.sizes[r]) }
+
+// DispUnit is rank r's displacement unit.
 func (w *Win) DispUnit(r int) int { return int(w.units[r]) }
 
 // Shared is rank r's window memory as this process maps it, for windows

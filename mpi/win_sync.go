@@ -374,8 +374,7 @@ func (w *Win) UnlockAll() error {
 }
 
 // Flush completes this rank's operations toward t; they already are, so it
-// only checks that an epoch is open. FlushAll, FlushLocal and
-// FlushLocalAll are the same.
+// only checks that a passive-target epoch is open.
 func (w *Win) Flush(t int) error {
 	if err := w.check("Win.Flush"); err != nil {
 		return err
@@ -393,6 +392,12 @@ func (w *Win) Flush(t int) error {
 	}
 	return nil
 }
+
+// FlushLocal is Flush: an operation's origin buffer is free when it returns.
+func (w *Win) FlushLocal(t int) error { return w.Flush(t) }
+
+// FlushLocalAll is FlushAll.
+func (w *Win) FlushLocalAll() error { return w.FlushAll() }
 
 // FlushAll completes this rank's operations toward every target.
 func (w *Win) FlushAll() error {
