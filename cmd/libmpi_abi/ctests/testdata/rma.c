@@ -431,6 +431,42 @@ static void atomics(void)
 	CHECK_RC(MPI_Type_free(&one64));
 }
 
+/* The C library's fast path on allocated windows refuses what the engine
+ * refuses: no epoch, out of range, after the epoch ended. */
+static void fastchecks(void)
+{
+	int64_t *mem;
+	MPI_Win win;
+	CHECK_RC(MPI_Win_allocate(2 * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+	CHECK_RC(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+	mem[0] = mem[1] = 5;
+	CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+	int64_t v = 9, r = 0, c = 5;
+	int tg = (rank + 1) % size, cls;
+	struct {
+		int rc, want;
+	} cases[8];
+	int k = 0;
+	cases[k].rc = MPI_Put(&v, 1, MPI_INT64_T, tg, 0, 1, MPI_INT64_T, win), cases[k++].want = MPI_ERR_RMA_SYNC;
+	cases[k].rc = MPI_Fetch_and_op(&v, &r, MPI_INT64_T, tg, 0, MPI_SUM, win), cases[k++].want = MPI_ERR_RMA_SYNC;
+	cases[k].rc = MPI_Compare_and_swap(&v, &c, &r, MPI_INT64_T, tg, 0, win), cases[k++].want = MPI_ERR_RMA_SYNC;
+	cases[k].rc = MPI_Win_flush(tg, win), cases[k++].want = MPI_ERR_RMA_SYNC;
+	CHECK_RC(MPI_Win_lock_all(0, win));
+	cases[k].rc = MPI_Put(&v, 1, MPI_INT64_T, tg, 2, 1, MPI_INT64_T, win), cases[k++].want = MPI_ERR_RMA_RANGE;
+	cases[k].rc = MPI_Accumulate(&v, 2, MPI_INT64_T, tg, 1, 2, MPI_INT64_T, MPI_SUM, win), cases[k++].want = MPI_ERR_RMA_RANGE;
+	cases[k].rc = MPI_Fetch_and_op(&v, &r, MPI_INT64_T, tg, -1, MPI_SUM, win), cases[k++].want = MPI_ERR_RMA_RANGE;
+	CHECK_RC(MPI_Win_unlock_all(win));
+	cases[k].rc = MPI_Get(&r, 1, MPI_INT64_T, tg, 0, 1, MPI_INT64_T, win), cases[k++].want = MPI_ERR_RMA_SYNC;
+	for (int i = 0; i < k; i++) {
+		MPI_Error_class(cases[i].rc, &cls);
+		if (cls != cases[i].want) fprintf(stderr, "rank %d: fast-path case %d: class %d, want %d\n", rank, i, cls, cases[i].want);
+		CHECK(cls == cases[i].want);
+	}
+	CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+	CHECK(mem[0] == 5 && mem[1] == 5);
+	CHECK_RC(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -446,6 +482,7 @@ int main(int argc, char **argv)
 	attrs();
 	passive();
 	atomics();
+	fastchecks();
 	MPI_Group_free(&world);
 	(void)fname;
 	MPI_Finalize();
