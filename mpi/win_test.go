@@ -20,6 +20,7 @@ func TestRMAScenarios(t *testing.T) {
 		{"rma", []int{3}, []string{"HYMPI_DIRECT=off"}},
 		{"rma", []int{2}, []string{"HYMPI_WIN_SEGMENT=file"}},
 		{"rmasplit", []int{4, 5}, nil},
+		{"rmapscw", []int{1, 2, 3, 5}, nil},
 		{"rmaatomic", []int{1, 2, 4, 8}, nil},
 		{"rmapassive", []int{2, 4, 8}, nil},
 		{"rmaerrors", []int{1, 2}, nil},

@@ -371,3 +371,42 @@ func init() {
 		must(w.Free(), "Free")
 	})
 }
+
+func init() {
+	// PSCW on a ring: each rank exposes its window to its left neighbour
+	// only and accesses its right neighbour only, for many rounds; the
+	// target polls with Test. Counts per pair must keep the rounds apart.
+	register("rmapscw", func(c *mpi.Comm) {
+		r, n := c.Rank(), c.Size()
+		g := c.Group()
+		left, err := g.Incl([]int{(r + n - 1) % n})
+		must(err, "Incl")
+		right, err := g.Incl([]int{(r + 1) % n})
+		must(err, "Incl")
+		for _, flavor := range flavors {
+			rw := newRMAWin(c, flavor, 1)
+			w := rw.w
+			for round := 1; round <= 20; round++ {
+				must(w.Post(left, 0), "Post")
+				must(w.Start(right, 0), "Start")
+				must(mpi.Put(w, []int64{int64(1000*round + r)}, (r+1)%n, rw.disp((r+1)%n, 0)), "Put")
+				must(w.Complete(), "Complete")
+				for {
+					done, err := w.Test()
+					must(err, "Test")
+					if done {
+						break
+					}
+				}
+				if got, want := rw.load(0), int64(1000*round+(r+n-1)%n); got != want {
+					fail("%s round %d: got %d, want %d", flavor, round, got, want)
+				}
+			}
+			if err := w.Complete(); !errors.Is(err, mpi.ErrRMASync) {
+				fail("Complete without Start: %v", err)
+			}
+			must(c.Barrier(), "Barrier")
+			rw.free()
+		}
+	})
+}
