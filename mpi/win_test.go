@@ -1,7 +1,10 @@
 package mpi_test
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -35,5 +38,21 @@ func TestRMAScenarios(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// Without hympirun a program is a singleton: its windows work too.
+func TestRMASingleton(t *testing.T) {
+	for _, name := range []string{"rma", "rmaatomic", "rmaerrors", "rmapscw"} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bins.scenarios, name)
+			cmd.Env = withoutHympiEnv(os.Environ())
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "scenario "+name+" passed") {
+				t.Fatalf("singleton %s: %v\n%s", name, err, out)
+			}
+		})
 	}
 }
