@@ -467,6 +467,31 @@ static void fastchecks(void)
 	CHECK_RC(MPI_Win_free(&win));
 }
 
+/* Ranks may bring no memory: odd ranks create with NULL and size 0, and
+ * every rank reaches the even ones only. */
+static void empty(void)
+{
+	int64_t mem[2] = {0, 0};
+	MPI_Win win;
+	int odd = rank % 2;
+	CHECK_RC(MPI_Win_create(odd ? NULL : mem, odd ? 0 : sizeof mem, sizeof(int64_t), MPI_INFO_NULL,
+				MPI_COMM_WORLD, &win));
+	MPI_Aint *sz;
+	int flag;
+	CHECK_RC(MPI_Win_get_attr(win, MPI_WIN_SIZE, &sz, &flag));
+	CHECK(flag && *sz == (odd ? 0 : (MPI_Aint)sizeof mem));
+	int64_t one = 1;
+	CHECK_RC(MPI_Win_fence(0, win));
+	for (int t = 0; t < size; t += 2)
+		CHECK_RC(MPI_Accumulate(&one, 1, MPI_INT64_T, t, 1, 1, MPI_INT64_T, MPI_SUM, win));
+	CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+	if (!odd) CHECK(mem[0] == 0 && mem[1] == size);
+	CHECK_RC(MPI_Win_free(&win));
+	void *base;
+	CHECK_RC(MPI_Win_allocate(odd ? 0 : 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+	CHECK_RC(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -483,6 +508,7 @@ int main(int argc, char **argv)
 	passive();
 	atomics();
 	fastchecks();
+	empty();
 	MPI_Group_free(&world);
 	(void)fname;
 	MPI_Finalize();
