@@ -103,9 +103,13 @@ type Win struct {
 	// Control layout (offsets into seg).
 	postBase, doneBase, dynBase int64
 
-	mu         sync.Mutex // the epoch state below, for threaded callers
-	locks      []int8     // per target: lock type this rank holds (0 none)
-	lockAll    bool
+	mu      sync.Mutex // the epoch state below, for threaded callers
+	locks   []int8     // per target: lock type this rank holds (0 none)
+	lockAll bool
+	// separate: a created window on ranks that cannot reach each other's
+	// memory keeps a public copy in the segment (winsep.go).
+	separate   bool
+	shadow     []byte
 	fenced     bool // inside a fence epoch
 	startGroup []int
 	postGroup  []int
@@ -185,11 +189,17 @@ func (c *Comm) newWin(op string, a winArgs) (*Win, error) {
 		localErr = newErr(ErrDisp, op, "displacement unit %d (must be positive)", a.unit)
 	}
 	n, me := c.size, c.rank
+	noReach := uint64(0)
 	if localErr == nil && (a.flavor == FlavorCreate || a.flavor == FlavorDynamic) {
 		// User memory is reached by single copy: every peer must be.
+		// Where one is not, a created window falls back to the
+		// separate memory model (winsep.go); a dynamic one cannot.
 		for t := 0; t < n; t++ {
 			if t != me && !c.e.canReach(c.worldOf(t)) {
-				localErr = newErr(ErrRMAFlavor, op, "the kernel does not let rank %d write into rank %d (process_vm_writev): use WinAllocate", me, t)
+				noReach = 1
+				if a.flavor == FlavorDynamic {
+					localErr = newErr(ErrRMAFlavor, op, "the kernel does not let rank %d write into rank %d (process_vm_writev): use WinAllocate", me, t)
+				}
 				break
 			}
 		}
@@ -202,11 +212,12 @@ func (c *Comm) newWin(op string, a winArgs) (*Win, error) {
 	if len(a.base) > 0 {
 		baseAddr = uint64(addrOf(a.base))
 	}
-	mine := make([]byte, 40)
-	for i, v := range []uint64{uint64(bad), uint64(a.size), uint64(a.unit), baseAddr, uint64(os.Getpid())} {
+	const rec = 48
+	mine := make([]byte, rec)
+	for i, v := range []uint64{uint64(bad), uint64(a.size), uint64(a.unit), baseAddr, uint64(os.Getpid()), noReach} {
 		binary.LittleEndian.PutUint64(mine[8*i:], v)
 	}
-	all := make([]byte, 40*n)
+	all := make([]byte, rec*n)
 	if err := c.Allgather(mine, all); err != nil {
 		return nil, wrapCollErr(op, err)
 	}
@@ -216,8 +227,9 @@ func (c *Comm) newWin(op string, a winArgs) (*Win, error) {
 		postSeen: make([]uint32, n), doneSeen: make([]uint32, n)}
 	anyBad := false
 	for r := 0; r < n; r++ {
-		v := func(i int) uint64 { return binary.LittleEndian.Uint64(all[40*r+8*i:]) }
+		v := func(i int) uint64 { return binary.LittleEndian.Uint64(all[rec*r+8*i:]) }
 		anyBad = anyBad || v(0) != 0
+		w.separate = w.separate || (a.flavor == FlavorCreate && v(5) != 0)
 		w.sizes[r], w.units[r], w.bases[r], w.pids[r] = int64(v(1)), int64(v(2)), v(3), int(v(4))
 		w.direct[r] = r != me
 		w.data[r] = -1
@@ -233,9 +245,9 @@ func (c *Comm) newWin(op string, a winArgs) (*Win, error) {
 	w.doneBase = w.postBase + int64(n*n)*4
 	w.dynBase = roundUp(w.doneBase+int64(n*n)*4, 8)
 	total := roundUp(w.dynBase+int64(n*dynSlots)*16, pageSize)
-	if a.flavor == FlavorAllocate || a.flavor == FlavorShared {
+	if a.flavor == FlavorAllocate || a.flavor == FlavorShared || w.separate {
 		for r := 0; r < n; r++ {
-			if a.noncontig {
+			if a.noncontig || w.separate {
 				total = roundUp(total, pageSize)
 			}
 			w.data[r] = total
@@ -255,6 +267,17 @@ func (c *Comm) newWin(op string, a winArgs) (*Win, error) {
 	switch a.flavor {
 	case FlavorCreate:
 		w.local = a.base
+		if w.separate {
+			// Fill the public copy before any origin can reach it:
+			// an origin may lock this rank as soon as its own
+			// creation returns.
+			w.startSeparate()
+			if err := dup.Barrier(); err != nil {
+				w.seg.Close()
+				dup.Free()
+				return nil, wrapCollErr(op, err)
+			}
+		}
 	case FlavorAllocate, FlavorShared:
 		w.local = w.seg.Bytes()[w.data[me] : w.data[me]+w.sizes[me] : w.data[me]+w.sizes[me]]
 	}
@@ -421,7 +444,7 @@ func (w *Win) Shared(r int) ([]byte, error) {
 	if r < 0 || r >= w.n {
 		return nil, newErr(ErrRank, "Win.Shared", "rank %d of %d", r, w.n)
 	}
-	if w.data[r] < 0 {
+	if w.data[r] < 0 || w.separate {
 		return nil, nil
 	}
 	return w.seg.Bytes()[w.data[r] : w.data[r]+w.sizes[r] : w.data[r]+w.sizes[r]], nil

@@ -83,6 +83,15 @@ func (w *Win) Fence(assert int) error {
 	if err := w.c.Barrier(); err != nil {
 		return wrapCollErr("Win.Fence", err)
 	}
+	if w.separate {
+		// Every origin is done: meet, then let them read.
+		if err := w.merge(); err != nil {
+			return err
+		}
+		if err := w.c.Barrier(); err != nil {
+			return wrapCollErr("Win.Fence", err)
+		}
+	}
 	w.mu.Lock()
 	w.fenced = assert&ModeNoSucceed == 0
 	w.mu.Unlock()
@@ -117,6 +126,9 @@ func (w *Win) Post(g *Group, assert int) error {
 	}
 	rs, err := w.winRanks("Win.Post", g)
 	if err != nil {
+		return err
+	}
+	if err := w.merge(); err != nil {
 		return err
 	}
 	w.mu.Lock()
@@ -220,7 +232,7 @@ func (w *Win) Wait() error {
 	w.mu.Lock()
 	w.endExposure()
 	w.mu.Unlock()
-	return nil
+	return w.merge()
 }
 
 // Test is Wait that does not block: false while an origin has not completed.
@@ -240,6 +252,12 @@ func (w *Win) Test() (bool, error) {
 		return false, nil
 	}
 	w.endExposure()
+	if w.separate {
+		w.mu.Unlock()
+		err := w.merge()
+		w.mu.Lock()
+		return true, err
+	}
 	return true, nil
 }
 
@@ -292,6 +310,9 @@ func (w *Win) Lock(typ, t, assert int) error {
 	w.mu.Lock()
 	w.locks[t] = held
 	w.mu.Unlock()
+	if t == w.rank {
+		return w.merge()
+	}
 	return nil
 }
 
@@ -312,6 +333,13 @@ func (w *Win) Unlock(t int) error {
 		w.mu.Unlock()
 		return newErr(ErrRMASync, "Win.Unlock", "rank %d is not locked by Lock on this rank", t)
 	}
+	w.mu.Unlock()
+	if t == w.rank {
+		if err := w.merge(); err != nil {
+			return err
+		}
+	}
+	w.mu.Lock()
 	w.locks[t] = 0
 	w.mu.Unlock()
 	if held != heldNoCheck {
@@ -349,7 +377,7 @@ func (w *Win) LockAll(assert int) error {
 	w.lockAll = true
 	copy(w.locks, held)
 	w.mu.Unlock()
-	return nil
+	return w.merge()
 }
 
 // UnlockAll ends LockAll's epoch.
@@ -358,10 +386,16 @@ func (w *Win) UnlockAll() error {
 		return err
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.lockAll {
+	open := w.lockAll
+	w.mu.Unlock()
+	if !open {
 		return newErr(ErrRMASync, "Win.UnlockAll", "no LockAll epoch is open")
 	}
+	if err := w.merge(); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	for t, l := range w.locks {
 		if l == heldAll {
 			w.lockWord(t).Add(^uint32(0))
@@ -419,7 +453,7 @@ func (w *Win) Sync() error {
 		return err
 	}
 	w.accWord(w.rank).Add(0)
-	return nil
+	return w.merge()
 }
 
 // Access bits of AccessMask.

@@ -28,6 +28,9 @@ func TestRMAScenarios(t *testing.T) {
 		{"rmapassive", []int{2, 4, 8}, nil},
 		{"rmaerrors", []int{1, 2}, nil},
 		{"rmanocma", []int{1, 3}, []string{"HYMPI_DIRECTCOPY_FAIL=eperm"}},
+		{"rma", []int{2, 3}, []string{"HYMPI_DIRECTCOPY_FAIL=eperm"}},
+		{"rmaatomic", []int{3}, []string{"HYMPI_DIRECTCOPY_FAIL=eperm"}},
+		{"rmapscw", []int{3}, []string{"HYMPI_DIRECTCOPY_FAIL=eperm"}},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {

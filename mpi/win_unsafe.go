@@ -33,7 +33,7 @@ func memAt(addr uintptr, n int) []byte {
 // windows whose memory hympi allocated (nil otherwise); unlike Shared it
 // is meaningful for a rank with no memory (its position in the segment).
 func (w *Win) SharedBase(r int) unsafe.Pointer {
-	if w.freed || r < 0 || r >= w.n || w.data[r] < 0 {
+	if w.freed || r < 0 || r >= w.n || w.data[r] < 0 || w.separate {
 		return nil
 	}
 	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.seg.Bytes())), w.data[r])

@@ -172,7 +172,7 @@ static int hc_win_new(const char *fn, int flavor, void *base, MPI_Aint size, MPI
 	w->size = flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : size;
 	w->disp_unit = (int)disp_unit;
 	w->flavor = flavor;
-	w->model = MPI_WIN_UNIFIED;
+	w->model = hympi_go_win_separate(wi) ? MPI_WIN_SEPARATE : MPI_WIN_UNIFIED;
 	pthread_mutex_unlock(&hc_win_lock);
 	if (baseptr) *(void **)baseptr = mine;
 	*win = hc_win_handle(wi);

@@ -388,3 +388,14 @@ func hympi_go_win_ring(wi C.int) {
 		w.Ring()
 	}
 }
+
+// hympi_go_win_separate says whether the window keeps separate public and
+// private copies (MPI_WIN_SEPARATE: a created window without single copy).
+//
+//export hympi_go_win_separate
+func hympi_go_win_separate(wi C.int) C.int {
+	if w, rc := winAt(wi); rc == 0 && w.Separate() {
+		return 1
+	}
+	return 0
+}

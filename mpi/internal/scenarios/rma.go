@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/binary"
 	"errors"
+	"os"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -37,6 +38,9 @@ func newRMAWin(c *mpi.Comm, flavor string, nelem int) rmaWin {
 		rw.w, rw.mem, err = mpi.AllocateShared[int64](c, nelem)
 	case "dynamic":
 		rw.w, err = c.WinCreateDynamic()
+		if errors.Is(err, mpi.ErrRMAFlavor) && os.Getenv("HYMPI_DIRECTCOPY_FAIL") != "" {
+			return rmaWin{} // no single copy: no dynamic windows (rmanocma checks)
+		}
 		if err == nil {
 			rw.mem = make([]int64, nelem)
 			rw.keep = rw.mem
@@ -92,6 +96,9 @@ func rmaGrid(c *mpi.Comm) {
 		for _, flavor := range flavors {
 			for _, sync := range []string{"fence", "pscw", "lock", "lockall"} {
 				rw := newRMAWin(c, flavor, n+2)
+				if rw.w == nil {
+					continue
+				}
 				w := rw.w
 				open := func(t int) {
 					switch sync {
@@ -164,6 +171,9 @@ func rmaGrid(c *mpi.Comm) {
 					}
 					close(-1)
 					barrier()
+					// A window in the separate model shows remote
+					// updates to its owner after a Sync.
+					must(w.Sync(), "Sync")
 					// Serial model of this rank's memory after the epoch.
 					for o := 0; o < n; o++ {
 						if got, want := rw.load(o), int64(1000*o+r+round); got != want {
@@ -207,6 +217,9 @@ func rmaMore() {
 		const iters, wide = 100, 4096
 		for _, flavor := range flavors {
 			rw := newRMAWin(c, flavor, 4+wide)
+			if rw.w == nil {
+				continue
+			}
 			w := rw.w
 			for i := 0; i < iters; i++ {
 				must(w.Lock(mpi.LockExclusive, 0, 0), "Lock exclusive")
@@ -248,6 +261,7 @@ func rmaMore() {
 			}
 			must(w.UnlockAll(), "UnlockAll")
 			must(c.Barrier(), "Barrier")
+			must(w.Sync(), "Sync")
 			all := make([]byte, len(mine)*n)
 			must(c.Gather(mine, all, 0), "Gather")
 			if r == 0 {
@@ -280,8 +294,17 @@ func rmaMore() {
 		r, n := c.Rank(), c.Size()
 		for _, flavor := range flavors {
 			rw := newRMAWin(c, flavor, 2)
+			if rw.w == nil {
+				continue
+			}
 			w := rw.w
 			must(c.Barrier(), "Barrier")
+			if w.Separate() {
+				// The owner sees remote updates only when it
+				// synchronises: nothing to show here.
+				rw.free()
+				continue
+			}
 			if r == 0 {
 				deadline := time.Now().Add(30 * time.Second)
 				for rw.load(0) != int64(n-1) || rw.load(1) != int64(n-1) {
@@ -350,15 +373,22 @@ func rmaMore() {
 }
 
 func init() {
-	// With single copy refused by the kernel, windows on user memory are
-	// refused with ErrRMAFlavor (on every rank: creation is collective)
-	// and windows hympi allocates still work.
+	// With single copy refused by the kernel, a created window falls
+	// back to the separate model, a dynamic one is refused with
+	// ErrRMAFlavor (on every rank: creation is collective) and windows
+	// hympi allocates work as ever.
 	register("rmanocma", func(c *mpi.Comm) {
 		n := c.Size()
-		_, err := c.WinCreate(make([]byte, 8), 1)
+		_, err := c.WinCreateDynamic()
 		if n > 1 && !errors.Is(err, mpi.ErrRMAFlavor) {
-			fail("WinCreate without single copy: %v", err)
+			fail("WinCreateDynamic without single copy: %v", err)
 		}
+		cw, err := c.WinCreate(make([]byte, 8), 1)
+		must(err, "WinCreate")
+		if cw.Separate() != (n > 1) {
+			fail("WinCreate: separate model %v with %d ranks", cw.Separate(), n)
+		}
+		must(cw.Free(), "Free")
 		w, mem, err := mpi.AllocateShared[int64](c, 1)
 		must(err, "AllocateShared")
 		must(w.LockAll(0), "LockAll")
@@ -385,6 +415,9 @@ func init() {
 		must(err, "Incl")
 		for _, flavor := range flavors {
 			rw := newRMAWin(c, flavor, 1)
+			if rw.w == nil {
+				continue
+			}
 			w := rw.w
 			for round := 1; round <= 20; round++ {
 				must(w.Post(left, 0), "Post")
