@@ -7,6 +7,7 @@
 #                      make install and the build systems that find it (cmake, meson: make test-tools)
 #   make demo          2-rank latency and bandwidth demo
 #   make compare-ompi  side-by-side point-to-point table against Open MPI (installs it)
+#   make compare-rma   one-sided (put/get latency and bandwidth, accumulate, fetch-and-op, CAS) against Open MPI and MPICH (REPS)
 #   make compare-coll  collectives (barrier, bcast, allreduce; 2 and 4 ranks), hympi-Go against Open MPI (REPS)
 #   make compare       hympi-C, hympi-Go, Open MPI, MPICH: pt2pt and collectives, one table + SVG in bench/results/ (REPS)
 #   make test-backends  package mpi's scenarios on the Open MPI and MPICH backends (-tags ompi/mpich)
@@ -33,10 +34,10 @@ COMMIT   := $(shell git describe --tags --always --dirty 2>/dev/null)
 XVERSION := $(if $(COMMIT),-X github.com/hympi/hympi/internal/version.commit=$(COMMIT))
 BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_barrier osu_ibarrier osu_bcast osu_reduce osu_allreduce \
-            osu_gather osu_scatter osu_allgather osu_alltoall
+            osu_gather osu_scatter osu_allgather osu_alltoall osu_rma
 WITH_OMPI ?= 0
 
-.PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew soak chaos clean
+.PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-modes bench-skew soak chaos clean
 
 all: build
 
@@ -197,6 +198,9 @@ compare-ompi: build
 
 compare-coll: build
 	REPS=$(REPS) bash bench/compare_coll.sh
+
+compare-rma: build
+	REPS=$(REPS) bash bench/compare_rma.sh
 
 compare: build
 	REPS=$(REPS) bash bench/compare.sh

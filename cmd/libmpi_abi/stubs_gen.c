@@ -6,8 +6,6 @@
  * error handler of MPI_COMM_WORLD with MPI_ERR_UNSUPPORTED_OPERATION. */
 int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false) { return hc_unsupported("MPI_Abi_set_fortran_booleans"); }
 int PMPI_Abi_set_fortran_info(MPI_Info info) { return hc_unsupported("MPI_Abi_set_fortran_info"); }
-int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Accumulate"); }
-int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Accumulate_c"); }
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return hc_unsupported("MPI_Allgather_c"); }
 int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Allgather_init"); }
 int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Allgather_init_c"); }
@@ -46,11 +44,9 @@ int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) { return hc_uns
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return hc_unsupported("MPI_Comm_join"); }
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn"); }
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn_multiple"); }
-int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) { return hc_unsupported("MPI_Compare_and_swap"); }
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return hc_unsupported("MPI_Exscan_c"); }
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Exscan_init"); }
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Exscan_init_c"); }
-int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Fetch_and_op"); }
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode) { return hc_unsupported("MPI_File_call_errhandler"); }
 int PMPI_File_close(MPI_File *fh) { return hc_unsupported("MPI_File_close"); }
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_File_create_errhandler"); }
@@ -145,10 +141,6 @@ int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) { return hc_unsupported("MPI_Gatherv_c"); }
 int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Gatherv_init"); }
 int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Gatherv_init_c"); }
-int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Get"); }
-int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Get_accumulate"); }
-int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Get_accumulate_c"); }
-int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Get_c"); }
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgather"); }
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgather_c"); }
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Iallgatherv"); }
@@ -212,10 +204,6 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], co
 int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Neighbor_alltoallw_init_c"); }
 int PMPI_Open_port(MPI_Info info, char *port_name) { return hc_unsupported("MPI_Open_port"); }
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return hc_unsupported("MPI_Publish_name"); }
-int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Put"); }
-int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Put_c"); }
-int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Raccumulate"); }
-int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Raccumulate_c"); }
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { return hc_unsupported("MPI_Reduce_c"); }
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Reduce_init"); }
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Reduce_init_c"); }
@@ -227,12 +215,6 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Reduce_scatter_init_c"); }
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return hc_unsupported("MPI_Register_datarep"); }
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return hc_unsupported("MPI_Register_datarep_c"); }
-int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget"); }
-int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget_accumulate"); }
-int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget_accumulate_c"); }
-int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget_c"); }
-int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_cout, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rput"); }
-int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rput_c"); }
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return hc_unsupported("MPI_Scan_c"); }
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Scan_init"); }
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Scan_init_c"); }
@@ -300,54 +282,11 @@ int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *de
 int PMPI_T_source_get_num(int *num_sources) { return hc_unsupported("MPI_T_source_get_num"); }
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp) { return hc_unsupported("MPI_T_source_get_timestamp"); }
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) { return hc_unsupported("MPI_Unpublish_name"); }
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate"); }
-int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate_c"); }
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate_shared"); }
-int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate_shared_c"); }
-int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) { return hc_unsupported("MPI_Win_attach"); }
-int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) { return hc_unsupported("MPI_Win_call_errhandler"); }
-int PMPI_Win_complete(MPI_Win win) { return hc_unsupported("MPI_Win_complete"); }
-int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) { return hc_unsupported("MPI_Win_create"); }
-int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) { return hc_unsupported("MPI_Win_create_c"); }
-int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) { return hc_unsupported("MPI_Win_create_dynamic"); }
-int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_Win_create_errhandler"); }
-int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state) { return hc_unsupported("MPI_Win_create_keyval"); }
-int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) { return hc_unsupported("MPI_Win_delete_attr"); }
-int PMPI_Win_detach(MPI_Win win, const void *base) { return hc_unsupported("MPI_Win_detach"); }
-int PMPI_Win_fence(int assert, MPI_Win win) { return hc_unsupported("MPI_Win_fence"); }
-int PMPI_Win_flush(int rank, MPI_Win win) { return hc_unsupported("MPI_Win_flush"); }
-int PMPI_Win_flush_all(MPI_Win win) { return hc_unsupported("MPI_Win_flush_all"); }
-int PMPI_Win_flush_local(int rank, MPI_Win win) { return hc_unsupported("MPI_Win_flush_local"); }
-int PMPI_Win_flush_local_all(MPI_Win win) { return hc_unsupported("MPI_Win_flush_local_all"); }
-int PMPI_Win_free(MPI_Win *win) { return hc_unsupported("MPI_Win_free"); }
-int PMPI_Win_free_keyval(int *win_keyval) { return hc_unsupported("MPI_Win_free_keyval"); }
-int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag) { return hc_unsupported("MPI_Win_get_attr"); }
-int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_Win_get_errhandler"); }
-int PMPI_Win_get_group(MPI_Win win, MPI_Group *group) { return hc_unsupported("MPI_Win_get_group"); }
-int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used) { return hc_unsupported("MPI_Win_get_info"); }
-int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) { return hc_unsupported("MPI_Win_get_name"); }
-int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) { return hc_unsupported("MPI_Win_lock"); }
-int PMPI_Win_lock_all(int assert, MPI_Win win) { return hc_unsupported("MPI_Win_lock_all"); }
-int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) { return hc_unsupported("MPI_Win_post"); }
-int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) { return hc_unsupported("MPI_Win_set_attr"); }
-int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) { return hc_unsupported("MPI_Win_set_errhandler"); }
-int PMPI_Win_set_info(MPI_Win win, MPI_Info info) { return hc_unsupported("MPI_Win_set_info"); }
-int PMPI_Win_set_name(MPI_Win win, const char *win_name) { return hc_unsupported("MPI_Win_set_name"); }
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) { return hc_unsupported("MPI_Win_shared_query"); }
-int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr) { return hc_unsupported("MPI_Win_shared_query_c"); }
-int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) { return hc_unsupported("MPI_Win_start"); }
-int PMPI_Win_sync(MPI_Win win) { return hc_unsupported("MPI_Win_sync"); }
-int PMPI_Win_test(MPI_Win win, int *flag) { return hc_unsupported("MPI_Win_test"); }
-int PMPI_Win_unlock(int rank, MPI_Win win) { return hc_unsupported("MPI_Win_unlock"); }
-int PMPI_Win_unlock_all(MPI_Win win) { return hc_unsupported("MPI_Win_unlock_all"); }
-int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 
 /* The profiling interface: MPI_X is a weak alias of PMPI_X (aliases must
  * sit beside their target: see aliases_gen.h for the hand-written ones). */
 #pragma weak MPI_Abi_set_fortran_booleans = PMPI_Abi_set_fortran_booleans
 #pragma weak MPI_Abi_set_fortran_info = PMPI_Abi_set_fortran_info
-#pragma weak MPI_Accumulate = PMPI_Accumulate
-#pragma weak MPI_Accumulate_c = PMPI_Accumulate_c
 #pragma weak MPI_Allgather_c = PMPI_Allgather_c
 #pragma weak MPI_Allgather_init = PMPI_Allgather_init
 #pragma weak MPI_Allgather_init_c = PMPI_Allgather_init_c
@@ -386,11 +325,9 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Comm_join = PMPI_Comm_join
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
 #pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple
-#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
 #pragma weak MPI_Exscan_c = PMPI_Exscan_c
 #pragma weak MPI_Exscan_init = PMPI_Exscan_init
 #pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
-#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
 #pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
 #pragma weak MPI_File_close = PMPI_File_close
 #pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
@@ -485,10 +422,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Gatherv_c = PMPI_Gatherv_c
 #pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
 #pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c
-#pragma weak MPI_Get = PMPI_Get
-#pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
-#pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
-#pragma weak MPI_Get_c = PMPI_Get_c
 #pragma weak MPI_Iallgather = PMPI_Iallgather
 #pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
@@ -552,10 +485,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Neighbor_alltoallw_init_c = PMPI_Neighbor_alltoallw_init_c
 #pragma weak MPI_Open_port = PMPI_Open_port
 #pragma weak MPI_Publish_name = PMPI_Publish_name
-#pragma weak MPI_Put = PMPI_Put
-#pragma weak MPI_Put_c = PMPI_Put_c
-#pragma weak MPI_Raccumulate = PMPI_Raccumulate
-#pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
 #pragma weak MPI_Reduce_c = PMPI_Reduce_c
 #pragma weak MPI_Reduce_init = PMPI_Reduce_init
 #pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c
@@ -567,12 +496,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Reduce_scatter_init_c = PMPI_Reduce_scatter_init_c
 #pragma weak MPI_Register_datarep = PMPI_Register_datarep
 #pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c
-#pragma weak MPI_Rget = PMPI_Rget
-#pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
-#pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
-#pragma weak MPI_Rget_c = PMPI_Rget_c
-#pragma weak MPI_Rput = PMPI_Rput
-#pragma weak MPI_Rput_c = PMPI_Rput_c
 #pragma weak MPI_Scan_c = PMPI_Scan_c
 #pragma weak MPI_Scan_init = PMPI_Scan_init
 #pragma weak MPI_Scan_init_c = PMPI_Scan_init_c
@@ -640,44 +563,3 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
 #pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
 #pragma weak MPI_Unpublish_name = PMPI_Unpublish_name
-#pragma weak MPI_Win_allocate = PMPI_Win_allocate
-#pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c
-#pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
-#pragma weak MPI_Win_allocate_shared_c = PMPI_Win_allocate_shared_c
-#pragma weak MPI_Win_attach = PMPI_Win_attach
-#pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
-#pragma weak MPI_Win_complete = PMPI_Win_complete
-#pragma weak MPI_Win_create = PMPI_Win_create
-#pragma weak MPI_Win_create_c = PMPI_Win_create_c
-#pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
-#pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
-#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
-#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
-#pragma weak MPI_Win_detach = PMPI_Win_detach
-#pragma weak MPI_Win_fence = PMPI_Win_fence
-#pragma weak MPI_Win_flush = PMPI_Win_flush
-#pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
-#pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
-#pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
-#pragma weak MPI_Win_free = PMPI_Win_free
-#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
-#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
-#pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
-#pragma weak MPI_Win_get_group = PMPI_Win_get_group
-#pragma weak MPI_Win_get_info = PMPI_Win_get_info
-#pragma weak MPI_Win_get_name = PMPI_Win_get_name
-#pragma weak MPI_Win_lock = PMPI_Win_lock
-#pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
-#pragma weak MPI_Win_post = PMPI_Win_post
-#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
-#pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
-#pragma weak MPI_Win_set_info = PMPI_Win_set_info
-#pragma weak MPI_Win_set_name = PMPI_Win_set_name
-#pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
-#pragma weak MPI_Win_shared_query_c = PMPI_Win_shared_query_c
-#pragma weak MPI_Win_start = PMPI_Win_start
-#pragma weak MPI_Win_sync = PMPI_Win_sync
-#pragma weak MPI_Win_test = PMPI_Win_test
-#pragma weak MPI_Win_unlock = PMPI_Win_unlock
-#pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
-#pragma weak MPI_Win_wait = PMPI_Win_wait

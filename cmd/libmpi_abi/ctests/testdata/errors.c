@@ -140,9 +140,6 @@ int main(int argc, char **argv)
 
 	/* ERRORS_RETURN, and functions hympi does not implement. */
 	CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-	MPI_Win win;
-	rc = MPI_Win_create(&v, sizeof v, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-	CHECK(rc == MPI_ERR_UNSUPPORTED_OPERATION);
 	rc = PMPI_File_delete("x", MPI_INFO_NULL);
 	CHECK(rc == MPI_ERR_UNSUPPORTED_OPERATION);
 	CHECK_RC(MPI_Error_string(rc, str, &len));
