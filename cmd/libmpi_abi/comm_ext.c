@@ -262,8 +262,8 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
 	HC_CHECK_PTR(-1, stringtag, fn);
 	HC_CHECK_PTR(-1, newcomm, fn);
 	if (group == MPI_GROUP_NULL) return hc_error(-1, MPI_ERR_GROUP, fn);
-	if (errhandler == MPI_ERRHANDLER_NULL) return hc_error(-1, MPI_ERR_ARG, fn);
 	HC_CHECK_INFO(-1, info, fn);
+	if (!hc_errh_valid(errhandler)) return hc_arg_fail(-1, MPI_ERR_ARG, fn, "invalid error handler");
 	int ni = hc_comm_reserve();
 	if (ni < 0) return hc_error(-1, MPI_ERR_INTERN, fn);
 	int rank, size;

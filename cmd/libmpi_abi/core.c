@@ -160,7 +160,7 @@ static int hc_errh_index(MPI_Errhandler eh)
 	return i;
 }
 
-static int hc_errh_valid(MPI_Errhandler eh)
+int hc_errh_valid(MPI_Errhandler eh)
 {
 	return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || eh == MPI_ERRORS_RETURN || hc_errh_index(eh) >= 0;
 }

@@ -58,13 +58,12 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
 				      int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
 				      MPI_Comm *newintercomm)
 {
-	(void)info;
 	const char *fn = "MPI_Intercomm_create_from_groups";
 	HC_GUARD(fn);
 	HC_CHECK_PTR(-1, stringtag, fn);
 	HC_CHECK_PTR(-1, newintercomm, fn);
 	HC_CHECK_INFO(-1, info, fn);
-	if (errhandler == MPI_ERRHANDLER_NULL) return hc_error(-1, MPI_ERR_ARG, fn);
+	if (!hc_errh_valid(errhandler)) return hc_arg_fail(-1, MPI_ERR_ARG, fn, "invalid error handler");
 	int ni = hc_comm_reserve();
 	if (ni < 0) return hc_error(-1, MPI_ERR_INTERN, fn);
 	int rank, size;

@@ -175,6 +175,8 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Graph_map");
 	if (nnodes < 1 || nnodes > hc_comms[ci].size) return hc_error(ci, MPI_ERR_ARG, "MPI_Graph_map");
 	HC_CHECK_PTR(ci, index, "MPI_Graph_map");
+	for (int i = 0; i < nnodes; i++)
+		if (index[i] < (i ? index[i - 1] : 0)) return hc_error(ci, MPI_ERR_ARG, "MPI_Graph_map");
 	HC_CHECK_ARRAY(ci, edges, index[nnodes - 1], "MPI_Graph_map");
 	HC_CHECK_PTR(ci, newrank, "MPI_Graph_map");
 	*newrank = hc_comms[ci].rank < nnodes ? hc_comms[ci].rank : MPI_UNDEFINED;
