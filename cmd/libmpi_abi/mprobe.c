@@ -37,8 +37,8 @@ static int hc_imrecv(void *buf, int64_t count, MPI_Datatype dt, MPI_Message *mes
 {
 	HC_GUARD(fn);
 	HC_CHECK_PTR(-1, message, fn);
+	HC_CHECK_PTR(-1, req, fn);
 	if (*message == MPI_MESSAGE_NULL) return hc_error(-1, MPI_ERR_REQUEST, fn);
-	if (req) HC_CHECK_PTR(-1, req, fn); /* NULL: hc_mrecv's own */
 	int64_t n = 0, s = hc_type_size(dt);
 	if (*message != MPI_MESSAGE_NO_PROC) {
 		if (s < 0) return hc_error(-1, MPI_ERR_TYPE, fn);
