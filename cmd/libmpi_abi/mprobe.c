@@ -40,12 +40,14 @@ static int hc_imrecv(void *buf, int64_t count, MPI_Datatype dt, MPI_Message *mes
 	HC_CHECK_PTR(-1, req, fn);
 	if (*message == MPI_MESSAGE_NULL) return hc_error(-1, MPI_ERR_REQUEST, fn);
 	int64_t n = 0, s = hc_type_size(dt);
-	if (*message != MPI_MESSAGE_NO_PROC) {
-		if (s < 0) return hc_error(-1, MPI_ERR_TYPE, fn);
-		if (count < 0) return hc_error(-1, MPI_ERR_COUNT, fn);
-		n = s * count;
-		HC_CHECK_BUF(-1, buf, count, dt, fn);
-	}
+	int noproc = *message == MPI_MESSAGE_NO_PROC;
+	/* As a receive from MPI_PROC_NULL (p2p.c): the type is not looked at,
+	 * the count and buffer are. */
+	if (noproc && s < 0) s = 0, count = 0, dt = MPI_BYTE;
+	if (s < 0) return hc_error(-1, MPI_ERR_TYPE, fn);
+	HC_CHECK_COUNT(-1, count, fn);
+	HC_CHECK_BUF(-1, buf, count, dt, fn);
+	if (!noproc) n = s * count;
 	void *tmp = NULL;
 	if (n > 0 && !hc_type_contig(dt) && !(tmp = malloc(n))) return hc_error(-1, MPI_ERR_NO_MEM, fn);
 	int rc = hympi_go_imrecv((intptr_t *)message, tmp ? tmp : buf, n, tmp, buf, (intptr_t)dt, count,

@@ -80,6 +80,15 @@ func hympi_go_session_exit() {
 
 //export hympi_go_session_init
 func hympi_go_session_init(rank, size *C.int) C.int {
+	engineMu.Lock()
+	ended := engineStarted && mpi.Finalized()
+	engineMu.Unlock()
+	if ended {
+		// The engine joins its job once per process: once finalized it
+		// cannot serve a new session.
+		setErrmsg("the MPI engine of this process has been finalized; a session cannot start again")
+		return C.MPI_ERR_OTHER
+	}
 	if err := acquireEngine(); err != nil {
 		return errCode(err)
 	}
