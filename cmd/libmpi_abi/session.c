@@ -43,8 +43,6 @@ static inline int hc_bad_ptr(const void *p)
 	return (uintptr_t)p < 4096;
 }
 
-static int hc_errh_ok(MPI_Errhandler eh);
-
 static const char *const hc_psets[] = {"mpi://WORLD", "mpi://SELF"};
 enum { HC_NPSETS = 2 };
 
@@ -195,7 +193,8 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
 	const char *fn = "MPI_Session_get_nth_pset";
 	SESSION(si, session, fn);
 	if (!hc_info_ok(info)) return hc_session_error(si, MPI_ERR_INFO, fn);
-	if (n < 0 || n >= HC_NPSETS || hc_bad_ptr(pset_len) || *pset_len < 0) return hc_session_error(si, MPI_ERR_ARG, fn);
+	if (n < 0 || n >= HC_NPSETS || hc_bad_ptr(pset_len) || *pset_len < 0)
+		return hc_session_error(si, MPI_ERR_ARG, fn);
 	int len = (int)strlen(hc_psets[n]);
 	if (*pset_len == 0) {
 		*pset_len = len + 1;

@@ -207,7 +207,8 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 static int hc_weights_ok(const int *w, int n)
 {
 	/* The two constants live in page zero, where no array can. */
-	return w == MPI_UNWEIGHTED || (n == 0 && w == MPI_WEIGHTS_EMPTY) || (n >= 0 && (n == 0 || (uintptr_t)w >= 4096));
+	return w == MPI_UNWEIGHTED || (n == 0 && w == MPI_WEIGHTS_EMPTY) ||
+	       (n >= 0 && (n == 0 || (uintptr_t)w >= 4096));
 }
 
 /* hc_dist_adopt builds the distributed-graph state on the new communicator. */
@@ -356,12 +357,15 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
 	if (rc) return rc;
 	struct hc_graph *g = hc_comms[ci].graph;
 	if (maxindegree < 0 || maxoutdegree < 0) return hc_error(ci, MPI_ERR_ARG, "MPI_Dist_graph_neighbors");
-	HC_CHECK_ARRAY(ci, sources, maxindegree < g->indeg ? maxindegree : g->indeg, "MPI_Dist_graph_neighbors");
-	HC_CHECK_ARRAY(ci, destinations, maxoutdegree < g->outdeg ? maxoutdegree : g->outdeg, "MPI_Dist_graph_neighbors");
+	/* Only the entries written must be there. */
+	int nin = maxindegree < g->indeg ? maxindegree : g->indeg;
+	int nout = maxoutdegree < g->outdeg ? maxoutdegree : g->outdeg;
+	HC_CHECK_ARRAY(ci, sources, nin, "MPI_Dist_graph_neighbors");
+	HC_CHECK_ARRAY(ci, destinations, nout, "MPI_Dist_graph_neighbors");
 	int wi = g->weighted && sourceweights != MPI_UNWEIGHTED && sourceweights != MPI_WEIGHTS_EMPTY && sourceweights;
 	int wo = g->weighted && destweights != MPI_UNWEIGHTED && destweights != MPI_WEIGHTS_EMPTY && destweights;
-	if (wi) HC_CHECK_ARRAY(ci, sourceweights, maxindegree < g->indeg ? maxindegree : g->indeg, "MPI_Dist_graph_neighbors");
-	if (wo) HC_CHECK_ARRAY(ci, destweights, maxoutdegree < g->outdeg ? maxoutdegree : g->outdeg, "MPI_Dist_graph_neighbors");
+	if (wi) HC_CHECK_ARRAY(ci, sourceweights, nin, "MPI_Dist_graph_neighbors");
+	if (wo) HC_CHECK_ARRAY(ci, destweights, nout, "MPI_Dist_graph_neighbors");
 	for (int i = 0; i < g->indeg && i < maxindegree; i++) {
 		sources[i] = g->src[i];
 		if (wi) sourceweights[i] = g->srcw[i];
