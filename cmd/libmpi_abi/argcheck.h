@@ -23,6 +23,8 @@ HC_HIDDEN int64_t hc_type_msg_size(MPI_Datatype dt);
 HC_HIDDEN int hc_buf_bad(const void *buf, int64_t count, MPI_Datatype dt);
 /* hc_info_ok: MPI_INFO_NULL, MPI_INFO_ENV or a live info (info.c). */
 HC_HIDDEN int hc_info_ok(MPI_Info info);
+/* hc_errh_valid: a predefined or live error handler (core.c). */
+HC_HIDDEN int hc_errh_valid(MPI_Errhandler eh);
 
 /* An info argument where MPI_INFO_NULL is allowed. */
 #define HC_CHECK_INFO(ci, info, fn)                                                             \

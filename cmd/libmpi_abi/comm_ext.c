@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 #include "_cgo_export.h"
 
 enum { HW_MACHINE, HW_PACKAGE, HW_NUMA, HW_L3, HW_L2, HW_L1, HW_CORE, HW_PU, HW_LEVELS };
@@ -99,6 +100,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_set_info");
+	HC_CHECK_INFO(ci, info, "MPI_Comm_set_info");
 	int rc = hc_comm_set_hints(ci, info);
 	return rc ? hc_error(ci, MPI_ERR_INFO, "MPI_Comm_set_info") : MPI_SUCCESS;
 }
@@ -107,7 +109,7 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_get_info");
-	if (!info_used) return hc_error(ci, MPI_ERR_ARG, "MPI_Comm_get_info");
+	HC_CHECK_PTR(ci, info_used, "MPI_Comm_get_info");
 	int rc = hc_comms[ci].info ? PMPI_Info_dup(hc_comms[ci].info, info_used) : PMPI_Info_create(info_used);
 	return rc ? hc_error(ci, rc, "MPI_Comm_get_info") : MPI_SUCCESS;
 }
@@ -119,8 +121,8 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 	const char *fn = "MPI_Comm_dup_with_info";
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
-	if (info != MPI_INFO_NULL && info != MPI_INFO_ENV && hc_index(info, HK_INFO) < 0)
-		return hc_error(ci, MPI_ERR_INFO, fn);
+	HC_CHECK_INFO(ci, info, fn);
+	HC_CHECK_PTR(ci, newcomm, fn);
 	int rc = PMPI_Comm_dup(comm, newcomm);
 	if (rc) return rc;
 	rc = hc_comm_set_hints(hc_comm_index(*newcomm), info);
@@ -131,20 +133,27 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
  * every member calls it); the request is already complete. */
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-	if (!request) return hc_error(hc_comm_index(comm), MPI_ERR_ARG, "MPI_Comm_idup");
+	int ci = hc_comm_index(comm);
+	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_idup");
+	HC_CHECK_PTR(ci, newcomm, "MPI_Comm_idup");
+	HC_CHECK_PTR(ci, request, "MPI_Comm_idup");
 	int rc = PMPI_Comm_dup(comm, newcomm);
 	if (rc) return rc;
 	rc = hympi_go_done_request((intptr_t *)request);
-	return rc ? hc_error(hc_comm_index(comm), rc, "MPI_Comm_idup") : MPI_SUCCESS;
+	return rc ? hc_error(ci, rc, "MPI_Comm_idup") : MPI_SUCCESS;
 }
 
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
-	if (!request) return hc_error(hc_comm_index(comm), MPI_ERR_ARG, "MPI_Comm_idup_with_info");
+	int ci = hc_comm_index(comm);
+	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_idup_with_info");
+	HC_CHECK_INFO(ci, info, "MPI_Comm_idup_with_info");
+	HC_CHECK_PTR(ci, newcomm, "MPI_Comm_idup_with_info");
+	HC_CHECK_PTR(ci, request, "MPI_Comm_idup_with_info");
 	int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
 	if (rc) return rc;
 	rc = hympi_go_done_request((intptr_t *)request);
-	return rc ? hc_error(hc_comm_index(comm), rc, "MPI_Comm_idup_with_info") : MPI_SUCCESS;
+	return rc ? hc_error(ci, rc, "MPI_Comm_idup_with_info") : MPI_SUCCESS;
 }
 
 /* ---- split by type ---------------------------------------------------- */
@@ -184,7 +193,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm);
 	if (ci < 0 || hc_is_inter(ci)) return hc_error(ci, MPI_ERR_COMM, fn);
-	if (!newcomm) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_INFO(ci, info, fn);
+	HC_CHECK_PTR(ci, newcomm, fn);
 	int colors[HW_LEVELS], color = MPI_UNDEFINED, level = -1, rc;
 	char v[MPI_MAX_INFO_VAL + 1];
 	switch (split_type) {
@@ -249,9 +259,11 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
 {
 	const char *fn = "MPI_Comm_create_from_group";
 	HC_GUARD(fn);
-	if (!newcomm || !stringtag) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, stringtag, fn);
+	HC_CHECK_PTR(-1, newcomm, fn);
 	if (group == MPI_GROUP_NULL) return hc_error(-1, MPI_ERR_GROUP, fn);
-	if (errhandler == MPI_ERRHANDLER_NULL) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_INFO(-1, info, fn);
+	if (!hc_errh_valid(errhandler)) return hc_arg_fail(-1, MPI_ERR_ARG, fn, "invalid error handler");
 	int ni = hc_comm_reserve();
 	if (ni < 0) return hc_error(-1, MPI_ERR_INTERN, fn);
 	int rank, size;

@@ -14,6 +14,11 @@ import (
 //
 //export hympi_go_done_request
 func hympi_go_done_request(req *C.intptr_t) C.int {
+	// The C entry point checks its pointers; this is the second line,
+	// so that a new caller that forgets cannot panic the rank.
+	if req == nil {
+		return C.MPI_ERR_ARG
+	}
 	j := mpi.NewJoin()
 	if j == nil {
 		return C.MPI_ERR_OTHER

@@ -177,7 +177,7 @@ static hc_eh *hc_errh_get(MPI_Errhandler eh)
 	return i > 0 ? hc_htab_get(&hc_ehs, i) : NULL;
 }
 
-static int hc_errh_valid(MPI_Errhandler eh)
+int hc_errh_valid(MPI_Errhandler eh)
 {
 	return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || eh == MPI_ERRORS_RETURN || hc_errh_get(eh);
 }

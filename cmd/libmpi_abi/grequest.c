@@ -8,6 +8,7 @@
  * MPI_Cancel with whether the request has completed.
  */
 #include "cabi.h"
+#include "argcheck.h"
 #include "_cgo_export.h"
 
 HC_HIDDEN int hc_greq_query(uintptr_t fn, void *extra, MPI_Status *st)
@@ -33,7 +34,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 {
 	const char *fn = "MPI_Grequest_start";
 	HC_GUARD(fn);
-	if (!request) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, request, fn);
 	int rc = hympi_go_grequest_start((uintptr_t)query_fn, (uintptr_t)free_fn, (uintptr_t)cancel_fn, extra_state,
 					 (intptr_t *)request);
 	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;

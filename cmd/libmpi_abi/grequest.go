@@ -26,6 +26,11 @@ type greqState struct {
 
 //export hympi_go_grequest_start
 func hympi_go_grequest_start(query, free, cancel C.uintptr_t, extra unsafe.Pointer, req *C.intptr_t) C.int {
+	// The C entry point checks its pointers; this is the second line,
+	// so that a new caller that forgets cannot panic the rank.
+	if req == nil {
+		return C.MPI_ERR_ARG
+	}
 	j := mpi.NewJoin()
 	if j == nil {
 		return C.MPI_ERR_OTHER

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 #include "_cgo_export.h"
 
 HC_HIDDEN int hc_comm_reserve(void);
@@ -35,7 +36,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 	HC_GUARD(fn);
 	int ci = hc_comm_index(local_comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
-	if (!newintercomm) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(ci, newintercomm, fn);
 	/* peer_comm matters at the local leader only. */
 	int pi = hc_comm_index(peer_comm);
 	if (hc_comms[ci].rank == local_leader && pi < 0) return hc_error(ci, MPI_ERR_COMM, fn);
@@ -57,10 +58,12 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
 				      int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
 				      MPI_Comm *newintercomm)
 {
-	(void)info;
 	const char *fn = "MPI_Intercomm_create_from_groups";
 	HC_GUARD(fn);
-	if (!newintercomm || !stringtag || errhandler == MPI_ERRHANDLER_NULL) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(-1, stringtag, fn);
+	HC_CHECK_PTR(-1, newintercomm, fn);
+	HC_CHECK_INFO(-1, info, fn);
+	if (!hc_errh_valid(errhandler)) return hc_arg_fail(-1, MPI_ERR_ARG, fn, "invalid error handler");
 	int ni = hc_comm_reserve();
 	if (ni < 0) return hc_error(-1, MPI_ERR_INTERN, fn);
 	int rank, size;
@@ -75,7 +78,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 	HC_GUARD(fn);
 	int ci = hc_comm_index(intercomm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
-	if (!newintracomm) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(ci, newintracomm, fn);
 	int ni = hc_comm_reserve();
 	if (ni < 0) return hc_error(ci, MPI_ERR_INTERN, fn);
 	int rank, size;
@@ -96,6 +99,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 	HC_GUARD("MPI_Comm_test_inter");
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_test_inter");
+	HC_CHECK_PTR(ci, flag, "MPI_Comm_test_inter");
 	int rsize;
 	int rc = hympi_go_comm_inter(ci, flag, &rsize);
 	return rc ? hc_error(ci, rc, "MPI_Comm_test_inter") : MPI_SUCCESS;
@@ -106,6 +110,7 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 	HC_GUARD("MPI_Comm_remote_size");
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_remote_size");
+	HC_CHECK_PTR(ci, size, "MPI_Comm_remote_size");
 	int flag;
 	int rc = hympi_go_comm_inter(ci, &flag, size);
 	if (!rc && !flag) rc = MPI_ERR_COMM;
@@ -117,6 +122,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 	HC_GUARD("MPI_Comm_remote_group");
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_remote_group");
+	HC_CHECK_PTR(ci, group, "MPI_Comm_remote_group");
 	int rc = hympi_go_comm_remote_group(ci, (intptr_t *)group);
 	return rc ? hc_error(ci, rc, "MPI_Comm_remote_group") : MPI_SUCCESS;
 }

@@ -57,6 +57,11 @@ func hympi_go_intercomm_merge(ci, high, ni C.int, rank, size *C.int) C.int {
 //
 //export hympi_go_comm_inter
 func hympi_go_comm_inter(ci C.int, flag, rsize *C.int) C.int {
+	// The C entry point checks its pointers; this is the second line,
+	// so that a new caller that forgets cannot panic the rank.
+	if flag == nil || rsize == nil {
+		return C.MPI_ERR_ARG
+	}
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -70,6 +75,9 @@ func hympi_go_comm_inter(ci C.int, flag, rsize *C.int) C.int {
 
 //export hympi_go_comm_remote_group
 func hympi_go_comm_remote_group(ci C.int, g *C.intptr_t) C.int {
+	if g == nil {
+		return C.MPI_ERR_ARG
+	}
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc

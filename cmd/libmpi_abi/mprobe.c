@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 #include "_cgo_export.h"
 
 static int hc_mprobe(int source, int tag, MPI_Comm comm, int block, int *flag, MPI_Message *message,
@@ -15,7 +16,9 @@ static int hc_mprobe(int source, int tag, MPI_Comm comm, int block, int *flag, M
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
-	if (!message || (!block && !flag)) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_RECV_TAG(ci, tag, fn);
+	HC_CHECK_PTR(ci, message, fn);
+	if (!block) HC_CHECK_PTR(ci, flag, fn);
 	int rc = hympi_go_mprobe(ci, source, tag, block, flag, (intptr_t *)message, status);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
@@ -33,13 +36,18 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 static int hc_imrecv(void *buf, int64_t count, MPI_Datatype dt, MPI_Message *message, MPI_Request *req, const char *fn)
 {
 	HC_GUARD(fn);
-	if (!message || *message == MPI_MESSAGE_NULL) return hc_error(-1, MPI_ERR_REQUEST, fn);
+	HC_CHECK_PTR(-1, message, fn);
+	HC_CHECK_PTR(-1, req, fn);
+	if (*message == MPI_MESSAGE_NULL) return hc_error(-1, MPI_ERR_REQUEST, fn);
 	int64_t n = 0, s = hc_type_size(dt);
-	if (*message != MPI_MESSAGE_NO_PROC) {
-		if (s < 0) return hc_error(-1, MPI_ERR_TYPE, fn);
-		if (count < 0) return hc_error(-1, MPI_ERR_COUNT, fn);
-		n = s * count;
-	}
+	int noproc = *message == MPI_MESSAGE_NO_PROC;
+	/* As a receive from MPI_PROC_NULL (p2p.c): the type is not looked at,
+	 * the count and buffer are. */
+	if (noproc && s < 0) s = 0, count = 0, dt = MPI_BYTE;
+	if (s < 0) return hc_error(-1, MPI_ERR_TYPE, fn);
+	HC_CHECK_COUNT(-1, count, fn);
+	HC_CHECK_BUF(-1, buf, count, dt, fn);
+	if (!noproc) n = s * count;
 	void *tmp = NULL;
 	if (n > 0 && !hc_type_contig(dt) && !(tmp = malloc(n))) return hc_error(-1, MPI_ERR_NO_MEM, fn);
 	int rc = hympi_go_imrecv((intptr_t *)message, tmp ? tmp : buf, n, tmp, buf, (intptr_t)dt, count,

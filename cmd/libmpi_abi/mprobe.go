@@ -30,6 +30,11 @@ func putMessage(m *mpi.Message, h *C.intptr_t) {
 
 //export hympi_go_mprobe
 func hympi_go_mprobe(ci, src, tag C.int, block C.int, flag *C.int, msg *C.intptr_t, st *C.MPI_Status) C.int {
+	// The C entry point checks its pointers; this is the second line,
+	// so that a new caller that forgets cannot panic the rank.
+	if msg == nil || block == 0 && flag == nil {
+		return C.MPI_ERR_ARG
+	}
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -84,6 +89,9 @@ func takeMessage(h *C.intptr_t) *mpi.Message {
 //export hympi_go_imrecv
 func hympi_go_imrecv(msg *C.intptr_t, buf unsafe.Pointer, n C.int64_t, tmp, ubuf unsafe.Pointer, dt C.intptr_t,
 	count C.int64_t, req *C.intptr_t, cache *C.hc_reqcache) C.int {
+	if msg == nil || req == nil {
+		return C.MPI_ERR_ARG
+	}
 	m := takeMessage(msg)
 	if m == nil {
 		return C.MPI_ERR_REQUEST

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 #include "_cgo_export.h"
 
 /* hc_isendrecv: when replace is set, sendbuf is recvbuf and the send half
@@ -19,12 +20,15 @@ static int hc_isendrecv(const void *sendbuf, int64_t scount, MPI_Datatype stype,
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
-	if (!req) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(ci, req, fn);
+	HC_CHECK_RECV_TAG(ci, rtag, fn);
 	int64_t ss = hc_type_size(stype), rs = hc_type_size(rtype);
 	if (dest == MPI_PROC_NULL && ss < 0) ss = 0, scount = 0, stype = MPI_BYTE;
 	if (source == MPI_PROC_NULL && rs < 0) rs = 0, rcount = 0, rtype = MPI_BYTE;
 	if (ss < 0 || rs < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (scount < 0 || rcount < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+	HC_CHECK_BUF(ci, sendbuf, scount, stype, fn);
+	HC_CHECK_BUF(ci, recvbuf, rcount, rtype, fn);
 	int64_t sn = ss * scount, rn = rs * rcount;
 	void *stmp = NULL, *tmp = NULL;
 	if (replace || !hc_type_contig(stype)) {
@@ -78,7 +82,8 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
 	const char *fn = "MPI_Request_get_status_all";
 	HC_GUARD(fn);
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, fn);
-	if (!flag || (count > 0 && !array_of_requests)) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_ARRAY(-1, array_of_requests, count, fn);
+	HC_CHECK_PTR(-1, flag, fn);
 	int rc = hympi_go_get_status_all((void *)array_of_requests, count, flag, array_of_statuses);
 	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
 }
@@ -89,7 +94,9 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
 	const char *fn = "MPI_Request_get_status_any";
 	HC_GUARD(fn);
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, fn);
-	if (!flag || !index || (count > 0 && !array_of_requests)) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_ARRAY(-1, array_of_requests, count, fn);
+	HC_CHECK_PTR(-1, index, fn);
+	HC_CHECK_PTR(-1, flag, fn);
 	int rc = hympi_go_get_status_any((void *)array_of_requests, count, index, flag, status);
 	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
 }
@@ -100,7 +107,9 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
 	const char *fn = "MPI_Request_get_status_some";
 	HC_GUARD(fn);
 	if (incount < 0) return hc_error(-1, MPI_ERR_COUNT, fn);
-	if (!outcount || (incount > 0 && (!array_of_requests || !array_of_indices))) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_ARRAY(-1, array_of_requests, incount, fn);
+	HC_CHECK_PTR(-1, outcount, fn);
+	HC_CHECK_ARRAY(-1, array_of_indices, incount, fn);
 	int rc = hympi_go_get_status_some((void *)array_of_requests, incount, outcount, array_of_indices,
 					  array_of_statuses);
 	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;

@@ -18,6 +18,11 @@ import (
 func hympi_go_isendrecv(ci C.int, sbuf unsafe.Pointer, sn C.int64_t, dest, stag C.int, stmp unsafe.Pointer,
 	rbuf unsafe.Pointer, rn C.int64_t, src, rtag C.int, tmp, ubuf unsafe.Pointer, dt C.intptr_t, count C.int64_t,
 	req *C.intptr_t) C.int {
+	// The C entry point checks its pointers; this is the second line,
+	// so that a new caller that forgets cannot panic the rank.
+	if req == nil {
+		return C.MPI_ERR_ARG
+	}
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -65,6 +70,9 @@ func peekStatus(h uintptr, st *C.MPI_Status) (done bool, code C.int, ok bool) {
 
 //export hympi_go_get_status_all
 func hympi_go_get_status_all(p unsafe.Pointer, n C.int, flag *C.int, sts *C.MPI_Status) C.int {
+	if flag == nil || n > 0 && p == nil {
+		return C.MPI_ERR_ARG
+	}
 	hs := reqView(p, n)
 	*flag = 0
 	for _, h := range hs {
@@ -91,6 +99,9 @@ func hympi_go_get_status_all(p unsafe.Pointer, n C.int, flag *C.int, sts *C.MPI_
 
 //export hympi_go_get_status_any
 func hympi_go_get_status_any(p unsafe.Pointer, n C.int, index, flag *C.int, st *C.MPI_Status) C.int {
+	if index == nil || flag == nil || n > 0 && p == nil {
+		return C.MPI_ERR_ARG
+	}
 	hs := reqView(p, n)
 	*flag, *index = 0, C.MPI_UNDEFINED
 	active := false
@@ -123,6 +134,9 @@ func hympi_go_get_status_any(p unsafe.Pointer, n C.int, index, flag *C.int, st *
 
 //export hympi_go_get_status_some
 func hympi_go_get_status_some(p unsafe.Pointer, n C.int, outcount, indices *C.int, sts *C.MPI_Status) C.int {
+	if outcount == nil || n > 0 && (p == nil || indices == nil) {
+		return C.MPI_ERR_ARG
+	}
 	hs := reqView(p, n)
 	active := false
 	for _, h := range hs {

@@ -6,20 +6,24 @@
 #include <stdlib.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 #include "_cgo_export.h"
 
 static int hc_pinit_part(const void *buf, int partitions, MPI_Count count, MPI_Datatype dt, int peer, int tag,
-			 MPI_Comm comm, int recv, MPI_Request *req, const char *fn)
+			 MPI_Comm comm, MPI_Info info, int recv, MPI_Request *req, const char *fn)
 {
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
-	if (!req) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(ci, req, fn);
+	HC_CHECK_INFO(ci, info, fn);
+	if (recv) HC_CHECK_RECV_TAG(ci, tag, fn);
 	if (partitions < 1) return hc_error(ci, MPI_ERR_ARG, fn);
-	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+	HC_CHECK_COUNT(ci, count, fn);
 	int64_t s = hc_type_size(dt);
 	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	int64_t total = (int64_t)partitions * count, n = total * s;
+	HC_CHECK_BUF(ci, buf, total, dt, fn);
 	void *tmp = NULL;
 	if (!hc_type_contig(dt) && !(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
 	int rc = hympi_go_pinit(ci, partitions, tmp ? tmp : (void *)buf, n, peer, tag, recv, tmp,
@@ -33,8 +37,7 @@ static int hc_pinit_part(const void *buf, int partitions, MPI_Count count, MPI_D
 int PMPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag,
 		    MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-	(void)info;
-	return hc_pinit_part(buf, partitions, count, datatype, dest, tag, comm, 0, request, "MPI_Psend_init");
+	return hc_pinit_part(buf, partitions, count, datatype, dest, tag, comm, info, 0, request, "MPI_Psend_init");
 }
 
 int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
@@ -47,8 +50,7 @@ int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Data
 int PMPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype, int source, int tag,
 		    MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-	(void)info;
-	return hc_pinit_part(buf, partitions, count, datatype, source, tag, comm, 1, request, "MPI_Precv_init");
+	return hc_pinit_part(buf, partitions, count, datatype, source, tag, comm, info, 1, request, "MPI_Precv_init");
 }
 
 int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
@@ -76,7 +78,8 @@ int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request
 int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
 {
 	HC_GUARD("MPI_Pready_list");
-	if (length < 0 || (length > 0 && !array_of_partitions)) return hc_error(-1, MPI_ERR_ARG, "MPI_Pready_list");
+	if (length < 0) return hc_error(-1, MPI_ERR_ARG, "MPI_Pready_list");
+	HC_CHECK_ARRAY(-1, array_of_partitions, length, "MPI_Pready_list");
 	static const int none[1];
 	int rc = hympi_go_pready((intptr_t)request, 0, -1, (int *)(length ? array_of_partitions : none), length);
 	return rc ? hc_req_error(rc, "MPI_Pready_list") : MPI_SUCCESS;
@@ -85,7 +88,7 @@ int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request re
 int PMPI_Parrived(MPI_Request request, int partition, int *flag)
 {
 	HC_GUARD("MPI_Parrived");
-	if (!flag) return hc_error(-1, MPI_ERR_ARG, "MPI_Parrived");
+	HC_CHECK_PTR(-1, flag, "MPI_Parrived");
 	int rc = hympi_go_parrived((intptr_t)request, partition, flag);
 	return rc ? hc_req_error(rc, "MPI_Parrived") : MPI_SUCCESS;
 }

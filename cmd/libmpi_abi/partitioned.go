@@ -24,6 +24,11 @@ type partState struct {
 //export hympi_go_pinit
 func hympi_go_pinit(ci C.int, parts C.int, buf unsafe.Pointer, n C.int64_t, peer, tag, recv C.int, tmp, ubuf unsafe.Pointer,
 	dt C.intptr_t, count C.int64_t, req *C.intptr_t) C.int {
+	// The C entry point checks its pointers; this is the second line,
+	// so that a new caller that forgets cannot panic the rank.
+	if req == nil {
+		return C.MPI_ERR_ARG
+	}
 	rc := hympi_go_prequest(ci, buf, n, peer, tag, modeStd, recv, tmp, ubuf, dt, count, req)
 	if rc != 0 {
 		return rc
@@ -105,6 +110,9 @@ func hympi_go_pready(h C.intptr_t, lo, hi C.int, list *C.int, nlist C.int) C.int
 
 //export hympi_go_parrived
 func hympi_go_parrived(h C.intptr_t, part C.int, flag *C.int) C.int {
+	if flag == nil {
+		return C.MPI_ERR_ARG
+	}
 	q, _, ok := lookup(uintptr(h))
 	if !ok || q == nil || q.part == nil || !q.recv {
 		return C.MPI_ERR_REQUEST

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 #include "_cgo_export.h"
 
 HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh);
@@ -34,6 +35,13 @@ static struct {
 	MPI_Session_errhandler_function *fn;
 } *hc_seh;
 static int hc_nseh;
+
+/* hc_bad_ptr: NULL or a pointer into page zero, where nothing is mapped
+ * (argcheck.h's rule; the session errors take another path). */
+static inline int hc_bad_ptr(const void *p)
+{
+	return (uintptr_t)p < 4096;
+}
 
 static const char *const hc_psets[] = {"mpi://WORLD", "mpi://SELF"};
 enum { HC_NPSETS = 2 };
@@ -57,12 +65,22 @@ static MPI_Session_errhandler_function *hc_seh_fn(MPI_Errhandler eh)
 	return fn;
 }
 
+/* hc_errh_ok: a handler a session may carry, predefined or made by
+ * MPI_Session_create_errhandler. */
+static int hc_errh_ok(MPI_Errhandler eh)
+{
+	return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || eh == MPI_ERRORS_RETURN || hc_seh_fn(eh);
+}
+
 /* hc_session_error raises code on session si through its error handler.
- * A session that does not exist (si < 0) uses MPI_ERRORS_ARE_FATAL... as
- * MPI_SESSION_NULL's handler is the initial one, MPI_ERRORS_ARE_FATAL. */
+ * An error tied to no valid session (si < 0: a bad handle, or
+ * MPI_Session_init failing) has no session handler to go to; as for any
+ * error outside an object, MPI_COMM_SELF's handler takes it, so a program
+ * that set MPI_ERRORS_RETURN there gets the code back instead of an abort. */
 static int hc_session_error(int si, int code, const char *fn)
 {
-	MPI_Errhandler eh = si >= 0 ? hc_sessions[si].eh : MPI_ERRORS_ARE_FATAL;
+	if (si < 0) return hc_error(1, code, fn);
+	MPI_Errhandler eh = hc_sessions[si].eh;
 	if (eh == MPI_ERRORS_RETURN) return code;
 	MPI_Session_errhandler_function *f = hc_seh_fn(eh);
 	if (f) {
@@ -81,7 +99,9 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
 {
 	const char *fn = "MPI_Session_init";
 	HC_GUARD(fn);
-	if (!session || errhandler == MPI_ERRHANDLER_NULL) return hc_session_error(-1, MPI_ERR_ARG, fn);
+	if (hc_bad_ptr(session)) return hc_session_error(-1, MPI_ERR_ARG, fn);
+	if (!hc_errh_ok(errhandler)) return hc_session_error(-1, MPI_ERR_ARG, fn);
+	if (!hc_info_ok(info)) return hc_session_error(-1, MPI_ERR_INFO, fn);
 	MPI_Info copy = 0;
 	if (info != MPI_INFO_NULL && PMPI_Info_dup(info, &copy) != MPI_SUCCESS)
 		return hc_session_error(-1, MPI_ERR_INFO, fn);
@@ -127,7 +147,8 @@ int PMPI_Session_finalize(MPI_Session *session)
 {
 	const char *fn = "MPI_Session_finalize";
 	HC_GUARD(fn);
-	int si = session ? hc_session_index(*session) : -1;
+	if (hc_bad_ptr(session)) return hc_session_error(-1, MPI_ERR_ARG, fn);
+	int si = hc_session_index(*session);
 	if (si < 0) return hc_session_error(-1, MPI_ERR_SESSION, fn);
 	pthread_mutex_lock(&hc_session_lock);
 	MPI_Info info = hc_sessions[si].info;
@@ -158,9 +179,9 @@ HC_HIDDEN void hc_session_exit_hook(void)
 
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
-	(void)info;
 	SESSION(si, session, "MPI_Session_get_num_psets");
-	if (!npset_names) return hc_session_error(si, MPI_ERR_ARG, "MPI_Session_get_num_psets");
+	if (!hc_info_ok(info)) return hc_session_error(si, MPI_ERR_INFO, "MPI_Session_get_num_psets");
+	if (hc_bad_ptr(npset_names)) return hc_session_error(si, MPI_ERR_ARG, "MPI_Session_get_num_psets");
 	*npset_names = HC_NPSETS;
 	return MPI_SUCCESS;
 }
@@ -169,16 +190,17 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_na
  * up to *pset_len - 1 characters are copied and NUL-terminated. */
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
-	(void)info;
 	const char *fn = "MPI_Session_get_nth_pset";
 	SESSION(si, session, fn);
-	if (n < 0 || n >= HC_NPSETS || !pset_len || *pset_len < 0) return hc_session_error(si, MPI_ERR_ARG, fn);
+	if (!hc_info_ok(info)) return hc_session_error(si, MPI_ERR_INFO, fn);
+	if (n < 0 || n >= HC_NPSETS || hc_bad_ptr(pset_len) || *pset_len < 0)
+		return hc_session_error(si, MPI_ERR_ARG, fn);
 	int len = (int)strlen(hc_psets[n]);
 	if (*pset_len == 0) {
 		*pset_len = len + 1;
 		return MPI_SUCCESS;
 	}
-	if (!pset_name) return hc_session_error(si, MPI_ERR_ARG, fn);
+	if (hc_bad_ptr(pset_name)) return hc_session_error(si, MPI_ERR_ARG, fn);
 	int k = len < *pset_len - 1 ? len : *pset_len - 1;
 	memcpy(pset_name, hc_psets[n], k);
 	pset_name[k] = 0;
@@ -189,7 +211,7 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
  * for MPICH say mpi://world. */
 static int hc_pset_of(const char *name)
 {
-	for (int i = 0; name && i < HC_NPSETS; i++)
+	for (int i = 0; !hc_bad_ptr(name) && i < HC_NPSETS; i++)
 		if (strcasecmp(name, hc_psets[i]) == 0) return i;
 	return -1;
 }
@@ -199,7 +221,7 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
 	const char *fn = "MPI_Session_get_pset_info";
 	SESSION(si, session, fn);
 	int p = hc_pset_of(pset_name);
-	if (p < 0 || !info) return hc_session_error(si, MPI_ERR_ARG, fn);
+	if (p < 0 || hc_bad_ptr(info)) return hc_session_error(si, MPI_ERR_ARG, fn);
 	char v[16];
 	snprintf(v, sizeof v, "%d", p == 0 ? hc_comms[0].size : 1);
 	int rc = PMPI_Info_create(info);
@@ -211,7 +233,7 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
 	const char *fn = "MPI_Session_get_info";
 	SESSION(si, session, fn);
-	if (!info_used) return hc_session_error(si, MPI_ERR_ARG, fn);
+	if (hc_bad_ptr(info_used)) return hc_session_error(si, MPI_ERR_ARG, fn);
 	int rc = hc_sessions[si].info ? PMPI_Info_dup(hc_sessions[si].info, info_used) : PMPI_Info_create(info_used);
 	/* hympi provides every thread level. */
 	if (!rc) rc = PMPI_Info_set(*info_used, "thread_level", "MPI_THREAD_MULTIPLE");
@@ -224,7 +246,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
 	HC_GUARD(fn);
 	SESSION(si, session, fn);
 	int p = hc_pset_of(pset_name);
-	if (p < 0 || !newgroup) return hc_session_error(si, MPI_ERR_ARG, fn);
+	if (p < 0 || hc_bad_ptr(newgroup)) return hc_session_error(si, MPI_ERR_ARG, fn);
 	int rc = hympi_go_comm_group(p, (intptr_t *)newgroup);
 	return rc ? hc_session_error(si, rc, fn) : MPI_SUCCESS;
 }
@@ -234,7 +256,8 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
 {
 	const char *fn = "MPI_Session_create_errhandler";
-	if (!session_errhandler_fn || !errhandler) return hc_error(-1, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(1, session_errhandler_fn, fn);
+	HC_CHECK_PTR(1, errhandler, fn);
 	int rc = PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)(void *)session_errhandler_fn, errhandler);
 	if (rc) return rc;
 	pthread_mutex_lock(&hc_session_lock);
@@ -253,9 +276,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
 	const char *fn = "MPI_Session_set_errhandler";
 	SESSION(si, session, fn);
-	if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_ABORT && errhandler != MPI_ERRORS_RETURN &&
-	    !hc_seh_fn(errhandler))
-		return hc_session_error(si, MPI_ERR_ARG, fn);
+	if (!hc_errh_ok(errhandler)) return hc_session_error(si, MPI_ERR_ARG, fn);
 	hc_sessions[si].eh = errhandler;
 	return MPI_SUCCESS;
 }
@@ -263,7 +284,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
 	SESSION(si, session, "MPI_Session_get_errhandler");
-	if (!errhandler) return hc_session_error(si, MPI_ERR_ARG, "MPI_Session_get_errhandler");
+	if (hc_bad_ptr(errhandler)) return hc_session_error(si, MPI_ERR_ARG, "MPI_Session_get_errhandler");
 	*errhandler = hc_sessions[si].eh;
 	return MPI_SUCCESS;
 }

@@ -52,6 +52,11 @@ func releaseEngine(world bool) error {
 	engineUsers--
 	worldDone = worldDone || world
 	if engineUsers > 0 {
+		if world {
+			// Sessions the program never ends must not make an
+			// MPI_Finalize it did call look missing at exit.
+			C.hc_session_exit_hook()
+		}
 		return nil
 	}
 	if worldDone {
@@ -61,20 +66,29 @@ func releaseEngine(world bool) error {
 	return nil
 }
 
-// hympi_go_session_exit finalizes an engine that only sessions used, at
-// process exit.
+// hympi_go_session_exit finalizes, at process exit, an engine that only
+// sessions used, or one that MPI_Finalize left to sessions still open.
 //
 //export hympi_go_session_exit
 func hympi_go_session_exit() {
 	engineMu.Lock()
 	defer engineMu.Unlock()
-	if engineStarted && engineUsers == 0 && !mpi.Finalized() {
+	if engineStarted && (engineUsers == 0 || worldDone) && !mpi.Finalized() {
 		mpi.Finalize()
 	}
 }
 
 //export hympi_go_session_init
 func hympi_go_session_init(rank, size *C.int) C.int {
+	engineMu.Lock()
+	ended := engineStarted && mpi.Finalized()
+	engineMu.Unlock()
+	if ended {
+		// The engine joins its job once per process: once finalized it
+		// cannot serve a new session.
+		setErrmsg("the MPI engine of this process has been finalized; a session cannot start again")
+		return C.MPI_ERR_OTHER
+	}
 	if err := acquireEngine(); err != nil {
 		return errCode(err)
 	}

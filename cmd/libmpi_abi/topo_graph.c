@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 
 struct hc_graph {
 	int kind; /* MPI_GRAPH or MPI_DIST_GRAPH: first, MPI_Topo_test reads it */
@@ -96,9 +97,10 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm_old);
 	if (ci < 0 || hc_is_inter(ci)) return hc_error(ci, MPI_ERR_COMM, fn);
-	if (!comm_graph) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(ci, comm_graph, fn);
 	if (nnodes < 0 || nnodes > hc_comms[ci].size) return hc_error(ci, MPI_ERR_ARG, fn);
-	if (nnodes > 0 && (!index || (index[nnodes - 1] > 0 && !edges))) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_ARRAY(ci, index, nnodes, fn);
+	HC_CHECK_ARRAY(ci, edges, nnodes > 0 ? index[nnodes - 1] : 0, fn);
 	for (int i = 0; i < nnodes; i++)
 		if (index[i] < (i ? index[i - 1] : 0)) return hc_error(ci, MPI_ERR_ARG, fn);
 	int ne = nnodes > 0 ? index[nnodes - 1] : 0;
@@ -120,6 +122,8 @@ int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
 	int ci, rc = hc_topo(comm, MPI_GRAPH, "MPI_Graphdims_get", &ci);
 	if (rc) return rc;
+	HC_CHECK_PTR(ci, nnodes, "MPI_Graphdims_get");
+	HC_CHECK_PTR(ci, nedges, "MPI_Graphdims_get");
 	struct hc_graph *g = hc_comms[ci].graph;
 	*nnodes = g->nnodes;
 	*nedges = g->nnodes > 0 ? g->index[g->nnodes - 1] : 0;
@@ -132,6 +136,8 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int e
 	if (rc) return rc;
 	struct hc_graph *g = hc_comms[ci].graph;
 	if (maxindex < 0 || maxedges < 0) return hc_error(ci, MPI_ERR_ARG, "MPI_Graph_get");
+	HC_CHECK_ARRAY(ci, index, maxindex, "MPI_Graph_get");
+	HC_CHECK_ARRAY(ci, edges, maxedges, "MPI_Graph_get");
 	int ne = g->nnodes > 0 ? g->index[g->nnodes - 1] : 0;
 	for (int i = 0; i < g->nnodes && i < maxindex; i++) index[i] = g->index[i];
 	for (int k = 0; k < ne && k < maxedges; k++) edges[k] = g->edges[k];
@@ -144,6 +150,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 	if (rc) return rc;
 	struct hc_graph *g = hc_comms[ci].graph;
 	if (rank < 0 || rank >= g->nnodes) return hc_error(ci, MPI_ERR_RANK, "MPI_Graph_neighbors_count");
+	HC_CHECK_PTR(ci, nneighbors, "MPI_Graph_neighbors_count");
 	*nneighbors = g->index[rank] - (rank ? g->index[rank - 1] : 0);
 	return MPI_SUCCESS;
 }
@@ -155,6 +162,7 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
 	struct hc_graph *g = hc_comms[ci].graph;
 	if (rank < 0 || rank >= g->nnodes) return hc_error(ci, MPI_ERR_RANK, "MPI_Graph_neighbors");
 	if (maxneighbors < 0) return hc_error(ci, MPI_ERR_ARG, "MPI_Graph_neighbors");
+	HC_CHECK_ARRAY(ci, neighbors, maxneighbors, "MPI_Graph_neighbors");
 	int lo = rank ? g->index[rank - 1] : 0, hi = g->index[rank];
 	for (int k = lo; k < hi && k - lo < maxneighbors; k++) neighbors[k - lo] = g->edges[k];
 	return MPI_SUCCESS;
@@ -166,6 +174,11 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Graph_map");
 	if (nnodes < 1 || nnodes > hc_comms[ci].size) return hc_error(ci, MPI_ERR_ARG, "MPI_Graph_map");
+	HC_CHECK_PTR(ci, index, "MPI_Graph_map");
+	for (int i = 0; i < nnodes; i++)
+		if (index[i] < (i ? index[i - 1] : 0)) return hc_error(ci, MPI_ERR_ARG, "MPI_Graph_map");
+	HC_CHECK_ARRAY(ci, edges, index[nnodes - 1], "MPI_Graph_map");
+	HC_CHECK_PTR(ci, newrank, "MPI_Graph_map");
 	*newrank = hc_comms[ci].rank < nnodes ? hc_comms[ci].rank : MPI_UNDEFINED;
 	return MPI_SUCCESS;
 }
@@ -176,6 +189,9 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Cart_map");
 	if (ndims < 0) return hc_error(ci, MPI_ERR_DIMS, "MPI_Cart_map");
+	HC_CHECK_ARRAY(ci, dims, ndims, "MPI_Cart_map");
+	HC_CHECK_ARRAY(ci, periods, ndims, "MPI_Cart_map");
+	HC_CHECK_PTR(ci, newrank, "MPI_Cart_map");
 	int64_t n = 1;
 	for (int d = 0; d < ndims; d++) {
 		if (dims[d] <= 0) return hc_error(ci, MPI_ERR_DIMS, "MPI_Cart_map");
@@ -190,7 +206,9 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 
 static int hc_weights_ok(const int *w, int n)
 {
-	return w == MPI_UNWEIGHTED || (n == 0 && w == MPI_WEIGHTS_EMPTY) || (n >= 0 && (n == 0 || w));
+	/* The two constants live in page zero, where no array can. */
+	return w == MPI_UNWEIGHTED || (n == 0 && w == MPI_WEIGHTS_EMPTY) ||
+	       (n >= 0 && (n == 0 || (uintptr_t)w >= 4096));
 }
 
 /* hc_dist_adopt builds the distributed-graph state on the new communicator. */
@@ -220,7 +238,11 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
 	int ci = hc_comm_index(comm_old);
 	if (ci < 0 || hc_is_inter(ci)) return hc_error(ci, MPI_ERR_COMM, fn);
 	int n = hc_comms[ci].size;
-	if (!comm_dist_graph || indegree < 0 || outdegree < 0) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(ci, comm_dist_graph, fn);
+	if (indegree < 0 || outdegree < 0) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_ARRAY(ci, sources, indegree, fn);
+	HC_CHECK_ARRAY(ci, destinations, outdegree, fn);
+	HC_CHECK_INFO(ci, info, fn);
 	if (!hc_weights_ok(sourceweights, indegree) || !hc_weights_ok(destweights, outdegree))
 		return hc_error(ci, MPI_ERR_ARG, fn);
 	if ((sourceweights == MPI_UNWEIGHTED) != (destweights == MPI_UNWEIGHTED) &&
@@ -250,13 +272,18 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const in
 	int ci = hc_comm_index(comm_old);
 	if (ci < 0 || hc_is_inter(ci)) return hc_error(ci, MPI_ERR_COMM, fn);
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
-	if (!newcomm || n < 0) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(ci, newcomm, fn);
+	if (n < 0) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_ARRAY(ci, nodes, n, fn);
+	HC_CHECK_ARRAY(ci, degrees, n, fn);
+	HC_CHECK_INFO(ci, info, fn);
 	int ne = 0;
 	for (int i = 0; i < n; i++) {
 		if (nodes[i] < 0 || nodes[i] >= size) return hc_error(ci, MPI_ERR_RANK, fn);
 		if (degrees[i] < 0) return hc_error(ci, MPI_ERR_ARG, fn);
 		ne += degrees[i];
 	}
+	HC_CHECK_ARRAY(ci, targets, ne, fn);
 	for (int k = 0; k < ne; k++)
 		if (targets[k] < 0 || targets[k] >= size) return hc_error(ci, MPI_ERR_RANK, fn);
 	if (!hc_weights_ok(weights, ne)) return hc_error(ci, MPI_ERR_ARG, fn);
@@ -315,6 +342,9 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
 {
 	int ci, rc = hc_topo(comm, MPI_DIST_GRAPH, "MPI_Dist_graph_neighbors_count", &ci);
 	if (rc) return rc;
+	HC_CHECK_PTR(ci, indegree, "MPI_Dist_graph_neighbors_count");
+	HC_CHECK_PTR(ci, outdegree, "MPI_Dist_graph_neighbors_count");
+	HC_CHECK_PTR(ci, weighted, "MPI_Dist_graph_neighbors_count");
 	struct hc_graph *g = hc_comms[ci].graph;
 	*indegree = g->indeg, *outdegree = g->outdeg, *weighted = g->weighted;
 	return MPI_SUCCESS;
@@ -327,8 +357,15 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
 	if (rc) return rc;
 	struct hc_graph *g = hc_comms[ci].graph;
 	if (maxindegree < 0 || maxoutdegree < 0) return hc_error(ci, MPI_ERR_ARG, "MPI_Dist_graph_neighbors");
+	/* Only the entries written must be there. */
+	int nin = maxindegree < g->indeg ? maxindegree : g->indeg;
+	int nout = maxoutdegree < g->outdeg ? maxoutdegree : g->outdeg;
+	HC_CHECK_ARRAY(ci, sources, nin, "MPI_Dist_graph_neighbors");
+	HC_CHECK_ARRAY(ci, destinations, nout, "MPI_Dist_graph_neighbors");
 	int wi = g->weighted && sourceweights != MPI_UNWEIGHTED && sourceweights != MPI_WEIGHTS_EMPTY && sourceweights;
 	int wo = g->weighted && destweights != MPI_UNWEIGHTED && destweights != MPI_WEIGHTS_EMPTY && destweights;
+	if (wi) HC_CHECK_ARRAY(ci, sourceweights, nin, "MPI_Dist_graph_neighbors");
+	if (wo) HC_CHECK_ARRAY(ci, destweights, nout, "MPI_Dist_graph_neighbors");
 	for (int i = 0; i < g->indeg && i < maxindegree; i++) {
 		sources[i] = g->src[i];
 		if (wi) sourceweights[i] = g->srcw[i];

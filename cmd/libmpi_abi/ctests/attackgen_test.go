@@ -96,8 +96,8 @@ var handleKinds = map[string]struct {
 	"MPI_Info":       {"MPI_INFO_NULL", 7, "fresh_info()", "fresh_info()"},
 	"MPI_Win":        {"MPI_WIN_NULL", 0, "", "MPI_WIN_NULL"},
 	"MPI_File":       {"MPI_FILE_NULL", 0, "", "MPI_FILE_NULL"},
-	"MPI_Session":    {"MPI_SESSION_NULL", 0, "", "MPI_SESSION_NULL"},
-	"MPI_Message":    {"MPI_MESSAGE_NULL", 0, "", "MPI_MESSAGE_NULL"},
+	"MPI_Session":    {"MPI_SESSION_NULL", 0, "", "fresh_session()"},
+	"MPI_Message":    {"MPI_MESSAGE_NULL", 0, "", "MPI_MESSAGE_NO_PROC"},
 }
 
 type variant struct {
@@ -243,6 +243,12 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 				}
 				if q.typ == "MPI_Comm" && (strings.HasPrefix(p.Name, "Cart_") && p.Name != "Cart_create" || p.Name == "Cartdim_get") {
 					fmt.Fprintf(&decl, "\t%s = cart_comm;\n", a)
+				}
+				if q.typ == "MPI_Comm" && (strings.HasPrefix(p.Name, "Graph_") && p.Name != "Graph_create" && p.Name != "Graph_map" || p.Name == "Graphdims_get") {
+					fmt.Fprintf(&decl, "\t%s = graph_comm;\n", a)
+				}
+				if q.typ == "MPI_Comm" && strings.HasPrefix(p.Name, "Dist_graph_neighbors") {
+					fmt.Fprintf(&decl, "\t%s = dist_comm;\n", a)
 				}
 				for _, v := range badHandles(q.typ) {
 					bad = append(bad, variant{v.label, fmt.Sprintf("%s = %s;", a, v.code)})
@@ -434,7 +440,7 @@ static unsigned char scratch[16][1 << 16] __attribute__((aligned(64)));
 static char attach_buf[1 << 12];
 static char long_string[70001];
 static char **main_argv;
-static MPI_Comm cart_comm;
+static MPI_Comm cart_comm, graph_comm, dist_comm;
 static MPI_Group world_group;
 static int user_code;
 
@@ -474,6 +480,23 @@ static MPI_Info fresh_info(void)
 	return i;
 }
 static MPI_Info freed_info(void) { MPI_Info i = fresh_info(), j = i; MPI_Info_free(&i); return j; }
+/* A live session, so its calls get past the handle to their other
+ * arguments; its handler counts like the communicators' (main). */
+static int eh_calls, eh_code;
+static void count_session_errors(MPI_Session *s, int *code, ...)
+{
+	(void)s;
+	eh_calls++;
+	eh_code = *code;
+}
+static MPI_Session fresh_session(void)
+{
+	static MPI_Errhandler seh = MPI_ERRHANDLER_NULL;
+	MPI_Session s = MPI_SESSION_NULL;
+	if (seh == MPI_ERRHANDLER_NULL) MPI_Session_create_errhandler(count_session_errors, &seh);
+	MPI_Session_init(MPI_INFO_NULL, seh, &s);
+	return s;
+}
 static int fresh_keyval(void)
 {
 	int k = MPI_KEYVAL_INVALID;
@@ -529,6 +552,10 @@ int main(int argc, char **argv)
 	memset(long_string, 'k', sizeof long_string - 1);
 	int dims[1] = {1}, periods[1] = {0}, cls;
 	MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart_comm);
+	/* One node with an edge to itself, plain and distributed (weighted). */
+	int gindex[1] = {1}, gedges[1] = {0}, gw[1] = {1};
+	MPI_Graph_create(MPI_COMM_WORLD, 1, gindex, gedges, 0, &graph_comm);
+	MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, gedges, gw, 1, gedges, gw, MPI_INFO_NULL, 0, &dist_comm);
 	MPI_Comm_group(MPI_COMM_WORLD, &world_group);
 	MPI_Add_error_class(&cls);
 	MPI_Add_error_code(cls, &user_code);

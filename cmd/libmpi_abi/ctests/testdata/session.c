@@ -1,9 +1,17 @@
 /* MPI 4 sessions: without MPI_Init (HYMPI_SESSION_ALONE set) or alongside it.
  * Process sets mpi://WORLD and mpi://SELF, their info, groups and
  * communicators made from them, session info, session error handlers. */
+#include <stdint.h>
 #include "check.h"
 
-static int handled, handled_code;
+static int handled, handled_code, self_handled, self_code;
+
+static void on_self_error(MPI_Comm *c, int *code, ...)
+{
+	(void)c;
+	self_handled++;
+	self_code = *code;
+}
 
 static void on_error(MPI_Session *s, int *code, ...)
 {
@@ -91,6 +99,17 @@ static void use_session(MPI_Session s)
 	CHECK(handled == 2);
 	CHECK_RC(MPI_Errhandler_free(&eh));
 
+	/* Bad arguments on a good session: MPI_ERR_ARG, never a crash. */
+	CHECK(MPI_Session_get_num_psets(s, MPI_INFO_NULL, NULL) == MPI_ERR_ARG);
+	CHECK(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 0, (int *)1, v) == MPI_ERR_ARG);
+	CHECK(MPI_Session_get_pset_info(s, (const char *)1, &info) == MPI_ERR_ARG);
+	CHECK(MPI_Session_get_info(s, (MPI_Info *)1) == MPI_ERR_ARG);
+	CHECK(MPI_Group_from_session_pset(s, "mpi://WORLD", (MPI_Group *)1) == MPI_ERR_ARG);
+	CHECK(MPI_Session_get_errhandler(s, NULL) == MPI_ERR_ARG);
+	CHECK(MPI_Session_set_errhandler(s, (MPI_Errhandler)(intptr_t)0x7777777) == MPI_ERR_ARG);
+	CHECK(MPI_Session_get_num_psets(s, (MPI_Info)(intptr_t)0x7777777, &n) == MPI_ERR_INFO);
+	CHECK(handled == 2);
+
 	CHECK_RC(MPI_Session_get_info(s, &info));
 	CHECK_RC(MPI_Info_get(info, "hympi_session_hint", MPI_MAX_INFO_VAL, v, &flag));
 	CHECK(flag && strcmp(v, "kept") == 0);
@@ -137,6 +156,25 @@ int main(int argc, char **argv)
 	MPI_Comm_free(&c);
 	MPI_Group_free(&g);
 	CHECK_RC(MPI_Session_finalize(&s));
-	if (!alone) MPI_Finalize();
+	if (!alone) {
+		/* An error on no valid session goes to MPI_COMM_SELF's handler,
+		 * not to an abort (MPI_COMM_WORLD's stays fatal here). */
+		MPI_Errhandler self_eh;
+		CHECK_RC(MPI_Comm_create_errhandler(on_self_error, &self_eh));
+		CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_SELF, self_eh));
+		CHECK(MPI_Session_get_num_psets(MPI_SESSION_NULL, MPI_INFO_NULL, &n) == MPI_ERR_SESSION);
+		CHECK(self_handled == 1 && self_code == MPI_ERR_SESSION);
+		CHECK(MPI_Session_call_errhandler((MPI_Session)(intptr_t)0x7777777, MPI_ERR_OTHER) != MPI_SUCCESS);
+		CHECK(self_handled == 2 && self_code == MPI_ERR_SESSION);
+		CHECK(MPI_Session_init(MPI_INFO_NULL, (MPI_Errhandler)(intptr_t)0x7777777, &s) == MPI_ERR_ARG);
+		CHECK(MPI_Session_finalize(NULL) == MPI_ERR_ARG);
+		CHECK(self_handled == 4 && self_code == MPI_ERR_ARG);
+		CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+		CHECK_RC(MPI_Errhandler_free(&self_eh));
+		/* A session the program never ends does not hide its
+		 * MPI_Finalize: the job still ends cleanly. */
+		CHECK_RC(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
+		MPI_Finalize();
+	}
 	return 0;
 }
