@@ -43,8 +43,7 @@ int PMPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype dat
 int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
 		      MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-	(void)info;
-	return hc_pinit_part(buf, partitions, count, datatype, dest, tag, comm, 0, request, "MPI_Psend_init_c");
+	return hc_pinit_part(buf, partitions, count, datatype, dest, tag, comm, info, 0, request, "MPI_Psend_init_c");
 }
 
 int PMPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype, int source, int tag,
@@ -56,8 +55,7 @@ int PMPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype,
 int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
 		      MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-	(void)info;
-	return hc_pinit_part(buf, partitions, count, datatype, source, tag, comm, 1, request, "MPI_Precv_init_c");
+	return hc_pinit_part(buf, partitions, count, datatype, source, tag, comm, info, 1, request, "MPI_Precv_init_c");
 }
 
 int PMPI_Pready(int partition, MPI_Request request)
