@@ -22,7 +22,7 @@ func start(old *Request, op string, buf []byte) *Request {
 	if r == nil || !r.spent {
 		r = &Request{}
 	}
-	r.done, r.spent, r.st, r.err, r.op, r.n = false, false, Status{}, nil, op, len(buf)
+	r.done, r.spent, r.st, r.err, r.op, r.n, r.join = false, false, Status{}, nil, op, len(buf), nil
 	r.pinBuf(buf)
 	return r
 }
@@ -127,9 +127,7 @@ func (r *Request) Wait() (Status, error) {
 	if err := checkReq("Wait", r); err != nil {
 		return Status{}, err
 	}
-	if !r.done {
-		r.finish(C.hy_wait(&r.h))
-	}
+	r.block()
 	return r.collect()
 }
 
@@ -149,6 +147,9 @@ func (r *Request) Test() (Status, bool, error) {
 // poll makes one MPI_Test on a pending request and reports whether it is
 // done (not collected).
 func (r *Request) poll() bool {
+	if !r.done && r.join != nil {
+		return r.pollJoin()
+	}
 	if !r.done {
 		s := C.hy_test(&r.h)
 		if s.flag == 0 {
@@ -182,7 +183,7 @@ func (r *Request) CancelRecv() bool {
 	cancelled := s.err == 0 && s.flag != 0
 	r.finish(s)
 	if cancelled {
-		r.st, r.err = Status{Source: AnySource, Tag: AnyTag}, nil
+		r.st, r.err = Status{Source: AnySource, Tag: AnyTag, Cancelled: true}, nil
 	}
 	return cancelled
 }
@@ -228,7 +229,7 @@ func WaitallInto(reqs []*Request, sts []Status, errs []error) error {
 		batch := reqs[lo:min(lo+len(hbuf), len(reqs))]
 		for i, r := range batch {
 			hbuf[i] = hReqNull
-			if r != nil && !r.done {
+			if r != nil && !r.done && r.join == nil {
 				hbuf[i] = r.h
 			}
 		}
@@ -237,7 +238,9 @@ func WaitallInto(reqs []*Request, sts []Status, errs []error) error {
 			if r == nil {
 				continue
 			}
-			if !r.done {
+			if r.join != nil {
+				r.block()
+			} else if !r.done {
 				r.h = hbuf[i]
 				r.finish(sbuf[i])
 			}
@@ -259,6 +262,11 @@ var waitScratch = sync.Pool{New: func() any { return new(waitBufs) }}
 func Waitany(reqs []*Request) (int, Status, error) {
 	if err := checkReqs("Waitany", reqs); err != nil {
 		return Undefined, Status{}, err
+	}
+	for _, r := range reqs {
+		if r != nil && r.join != nil {
+			return waitanyPolling(reqs)
+		}
 	}
 	hs := make([]C.hy_h, len(reqs))
 	active := false
