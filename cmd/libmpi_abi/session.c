@@ -131,6 +131,7 @@ int PMPI_Session_finalize(MPI_Session *session)
 	if (si < 0) return hc_session_error(-1, MPI_ERR_SESSION, fn);
 	pthread_mutex_lock(&hc_session_lock);
 	MPI_Info info = hc_sessions[si].info;
+	hympi_go_bufx_session_end(si);
 	memset(&hc_sessions[si], 0, sizeof hc_sessions[si]);
 	pthread_mutex_unlock(&hc_session_lock);
 	if (info) PMPI_Info_free(&info);
@@ -274,6 +275,10 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 	hc_session_error(si, errorcode, "MPI_Session_call_errhandler");
 	return MPI_SUCCESS;
 }
+
+/* For buffer.c's session forms. */
+HC_HIDDEN int hc_session_idx(MPI_Session s) { return hc_session_index(s); }
+HC_HIDDEN int hc_session_raise(int si, int code, const char *fn) { return hc_session_error(si, code, fn); }
 
 #define HC_ALIASES_session
 #include "aliases_gen.h"
