@@ -52,6 +52,11 @@ func releaseEngine(world bool) error {
 	engineUsers--
 	worldDone = worldDone || world
 	if engineUsers > 0 {
+		if world {
+			// Sessions left open past MPI_Finalize still end
+			// with the process.
+			C.hc_session_exit_hook()
+		}
 		return nil
 	}
 	if worldDone {
@@ -61,14 +66,14 @@ func releaseEngine(world bool) error {
 	return nil
 }
 
-// hympi_go_session_exit finalizes an engine that only sessions used, at
-// process exit.
+// hympi_go_session_exit finalizes, at process exit, an engine that only
+// sessions used or that sessions still held after MPI_Finalize.
 //
 //export hympi_go_session_exit
 func hympi_go_session_exit() {
 	engineMu.Lock()
 	defer engineMu.Unlock()
-	if engineStarted && engineUsers == 0 && !mpi.Finalized() {
+	if engineStarted && (engineUsers == 0 || worldDone) && !mpi.Finalized() {
 		mpi.Finalize()
 	}
 }
