@@ -252,8 +252,9 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
 	const char *fn = "MPI_Group_from_session_pset";
 	HC_GUARD(fn);
 	SESSION(si, session, fn);
+	if (BADP(pset_name) || BADP(newgroup)) return hc_session_error(si, MPI_ERR_ARG, fn);
 	int p = hc_pset_of(pset_name);
-	if (p < 0 || !newgroup) return hc_session_error(si, MPI_ERR_ARG, fn);
+	if (p < 0) return hc_session_error(si, MPI_ERR_ARG, fn);
 	int rc = hympi_go_comm_group(p, (intptr_t *)newgroup);
 	return rc ? hc_session_error(si, rc, fn) : MPI_SUCCESS;
 }
