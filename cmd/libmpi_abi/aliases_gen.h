@@ -234,6 +234,13 @@
 #pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
 #endif
 
+#ifdef HC_ALIASES_file_errh
+#pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
+#pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
+#pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
+#pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
+#endif
+
 #ifdef HC_ALIASES_fortran
 #pragma weak MPI_Abi_get_fortran_info = PMPI_Abi_get_fortran_info
 #pragma weak MPI_Abi_get_fortran_booleans = PMPI_Abi_get_fortran_booleans

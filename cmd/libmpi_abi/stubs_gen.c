@@ -41,14 +41,11 @@ int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Exscan_init"); }
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Exscan_init_c"); }
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Fetch_and_op"); }
-int PMPI_File_call_errhandler(MPI_File fh, int errorcode) { return hc_unsupported("MPI_File_call_errhandler"); }
 int PMPI_File_close(MPI_File *fh) { return hc_unsupported("MPI_File_close"); }
-int PMPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_File_create_errhandler"); }
 int PMPI_File_delete(const char *filename, MPI_Info info) { return hc_unsupported("MPI_File_delete"); }
 int PMPI_File_get_amode(MPI_File fh, int *amode) { return hc_unsupported("MPI_File_get_amode"); }
 int PMPI_File_get_atomicity(MPI_File fh, int *flag) { return hc_unsupported("MPI_File_get_atomicity"); }
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp) { return hc_unsupported("MPI_File_get_byte_offset"); }
-int PMPI_File_get_errhandler( MPI_File file, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_File_get_errhandler"); }
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group) { return hc_unsupported("MPI_File_get_group"); }
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used) { return hc_unsupported("MPI_File_get_info"); }
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset) { return hc_unsupported("MPI_File_get_position"); }
@@ -103,7 +100,6 @@ int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatyp
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) { return hc_unsupported("MPI_File_seek"); }
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) { return hc_unsupported("MPI_File_seek_shared"); }
 int PMPI_File_set_atomicity(MPI_File fh, int flag) { return hc_unsupported("MPI_File_set_atomicity"); }
-int PMPI_File_set_errhandler( MPI_File file, MPI_Errhandler errhandler) { return hc_unsupported("MPI_File_set_errhandler"); }
 int PMPI_File_set_info(MPI_File fh, MPI_Info info) { return hc_unsupported("MPI_File_set_info"); }
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size) { return hc_unsupported("MPI_File_set_size"); }
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info) { return hc_unsupported("MPI_File_set_view"); }
@@ -314,14 +310,11 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_Exscan_init = PMPI_Exscan_init
 #pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
 #pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
-#pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
 #pragma weak MPI_File_close = PMPI_File_close
-#pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
 #pragma weak MPI_File_delete = PMPI_File_delete
 #pragma weak MPI_File_get_amode = PMPI_File_get_amode
 #pragma weak MPI_File_get_atomicity = PMPI_File_get_atomicity
 #pragma weak MPI_File_get_byte_offset = PMPI_File_get_byte_offset
-#pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
 #pragma weak MPI_File_get_group = PMPI_File_get_group
 #pragma weak MPI_File_get_info = PMPI_File_get_info
 #pragma weak MPI_File_get_position = PMPI_File_get_position
@@ -376,7 +369,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_File_seek = PMPI_File_seek
 #pragma weak MPI_File_seek_shared = PMPI_File_seek_shared
 #pragma weak MPI_File_set_atomicity = PMPI_File_set_atomicity
-#pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
 #pragma weak MPI_File_set_info = PMPI_File_set_info
 #pragma weak MPI_File_set_size = PMPI_File_set_size
 #pragma weak MPI_File_set_view = PMPI_File_set_view

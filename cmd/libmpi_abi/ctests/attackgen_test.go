@@ -247,6 +247,10 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 			switch {
 			case handleKinds[q.typ].null != "" && q.arr == "":
 				fmt.Fprintf(&decl, "\t%s %s = %s;\n", q.typ, a, handleKinds[q.typ].good)
+				if p.Name == "File_set_errhandler" && q.typ == "MPI_Errhandler" {
+					// Keep MPI_FILE_NULL's handler counting.
+					fmt.Fprintf(&decl, "\t%s = file_counting;\n", a)
+				}
 				if p.Name == "Session_init" && q.typ == "MPI_Errhandler" {
 					// Session_init raises its errors on the
 					// handler it is given.
@@ -454,6 +458,7 @@ static char attach_buf[1 << 12];
 static char long_string[70001];
 static char **main_argv;
 static MPI_Comm cart_comm;
+static MPI_Errhandler file_counting; /* MPI_FILE_NULL's, counting errors */
 static MPI_Group world_group;
 static int user_code;
 
@@ -545,6 +550,14 @@ static void count_session_errors(MPI_Session *s, int *code, ...)
 	eh_code = *code;
 }
 
+/* Errors of MPI_File_* calls go through MPI_FILE_NULL's handler. */
+static void count_file_errors(MPI_File *f, int *code, ...)
+{
+	(void)f;
+	eh_calls++;
+	eh_code = *code;
+}
+
 static void logline(const char *s)
 {
 	if (write(log_fd, s, strlen(s)) < 0) _exit(98);
@@ -573,6 +586,8 @@ int main(int argc, char **argv)
 	MPI_Comm_create_errhandler(count_errors, &counting);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, counting);
 	MPI_Comm_set_errhandler(MPI_COMM_SELF, counting);
+	MPI_File_create_errhandler(count_file_errors, &file_counting);
+	MPI_File_set_errhandler(MPI_FILE_NULL, file_counting);
 	memset(long_string, 'k', sizeof long_string - 1);
 	int dims[1] = {1}, periods[1] = {0}, cls;
 	MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart_comm);

@@ -177,6 +177,7 @@ func TestCPrograms(t *testing.T) {
 		{"info_errors", []int{1, 2}, true},
 		{"mpit", []int{1, 2}, false},
 		{"bsend_ext", []int{1, 2, 3}, true},
+		{"file_errh", []int{1}, false},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
