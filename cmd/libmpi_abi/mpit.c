@@ -49,13 +49,9 @@ static int t_ready(void)
 int PMPI_T_init_thread(int required, int *provided)
 {
 	if (t_bad_ptr(provided)) return MPI_T_ERR_INVALID;
-	switch (required) {
-	case MPI_THREAD_SINGLE: case MPI_THREAD_FUNNELED:
-	case MPI_THREAD_SERIALIZED: case MPI_THREAD_MULTIPLE:
-		break;
-	default:
-		return MPI_T_ERR_INVALID;
-	}
+	/* As MPI_Init_thread (core.c): out-of-range levels are clamped. */
+	if (required < MPI_THREAD_SINGLE) required = MPI_THREAD_SINGLE;
+	if (required > MPI_THREAD_MULTIPLE) required = MPI_THREAD_MULTIPLE;
 	pthread_mutex_lock(&t_mu);
 	if (t_refs == INT32_MAX) {
 		pthread_mutex_unlock(&t_mu);

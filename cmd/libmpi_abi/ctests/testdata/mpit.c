@@ -145,8 +145,11 @@ int main(int argc, char **argv)
 {
 	int provided = -1;
 	walk(0);
-	TCHECK(MPI_T_init_thread(12345, &provided) == MPI_T_ERR_INVALID);
 	TCHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, NULL) == MPI_T_ERR_INVALID);
+	walk(0);
+	/* Out-of-range levels are clamped, as MPI_Init_thread does. */
+	TCHECK(MPI_T_init_thread(12345, &provided) == MPI_SUCCESS && provided == MPI_THREAD_MULTIPLE);
+	TCHECK(MPI_T_finalize() == MPI_SUCCESS);
 	walk(0);
 	/* Before MPI_Init, twice: the count needs two finalizes. */
 	TCHECK(MPI_T_init_thread(MPI_THREAD_FUNNELED, &provided) == MPI_SUCCESS);
