@@ -1,18 +1,24 @@
 # hympi — build, test, demo and compare.
 #
 #   make               build everything into bin/ (C ABI: bin/hympicc, bin/lib, bin/include)
+#   make fortran       Fortran bindings: bin/include/{mpif.h,mpi.mod,mpi_f08.mod,mpi_abi_fort.h}, bin/lib/libmpi_abi_fort.so
 #   make install       install into PREFIX (default /usr/local; DESTDIR honoured); make uninstall
 #   make test          vet, unit and multi-process tests, race detector on the engine,
 #                      make install and the build systems that find it (cmake, meson: make test-tools)
 #   make demo          2-rank latency and bandwidth demo
 #   make compare-ompi  side-by-side point-to-point table against Open MPI (installs it)
+#   make compare-rma   one-sided (put/get latency and bandwidth, accumulate, fetch-and-op, CAS) against Open MPI and MPICH (REPS)
 #   make compare-coll  collectives (barrier, bcast, allreduce; 2 and 4 ranks), hympi-Go against Open MPI (REPS)
 #   make compare       hympi-C, hympi-Go, Open MPI, MPICH: pt2pt and collectives, one table + SVG in bench/results/ (REPS)
+#   make test-backends  package mpi's scenarios on the Open MPI and MPICH backends (-tags ompi/mpich)
 #   make fuzz          run each fuzz target for FUZZTIME (default 30s)
 #   make bench-compare REF=main   benchstat: a git ref against the working tree
 #   make bench-skew    process-skew benchmark, off/auto/always, table + skew.svg (REPS)
 #   make bench-cabi    C ABI call costs and C-path latency
 #   make bench-modes   HYMPI_DIRECT=off/auto/always tables, reuse and fresh buffers (REPS, WITH_OMPI=1)
+#   make soak          8 ranks of random, fully checked traffic in every HYMPI_DIRECT mode, async progress
+#                      and HYMPI_CHECKSUM, DURATION each (default 1m; SEED=N replays a plan)
+#   make chaos         the soak's traffic with faults and hostile writes injected (RUNS, SEED)
 
 GO       ?= go
 BIN      := bin
@@ -28,14 +34,20 @@ COMMIT   := $(shell git describe --tags --always --dirty 2>/dev/null)
 XVERSION := $(if $(COMMIT),-X github.com/hympi/hympi/internal/version.commit=$(COMMIT))
 BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_barrier osu_ibarrier osu_bcast osu_reduce osu_allreduce \
-            osu_gather osu_scatter osu_allgather osu_alltoall
+            osu_gather osu_scatter osu_allgather osu_alltoall osu_rma
 WITH_OMPI ?= 0
 
-.PHONY: all build cmds install uninstall test-tools cabi generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare bench-compare bench-modes bench-skew clean
+.PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-modes bench-skew soak chaos clean
 
 all: build
 
-build: cabi cmds
+# The Fortran bindings are part of the build where gfortran is installed.
+ifeq ($(origin FC),default)
+FC       := gfortran
+endif
+HAVE_FC  := $(shell command -v $(FC) 2>/dev/null)
+
+build: cabi cmds $(if $(HAVE_FC),fortran)
 	$(GO) build -o $(BIN)/ $(addprefix ./bench/,$(BENCHES)) ./bench/cmd/osutable ./bench/plot/cmd/skewplot
 
 # The commands, with hympic++ as hympicxx's other name.
@@ -105,9 +117,33 @@ uninstall:
 	rm -f $(addprefix $(IDIR)/lib/pkgconfig/,$(addsuffix .pc,$(PCS)))
 	rm -f $(addprefix $(IDIR)/share/man/man1/,$(notdir $(MANS)) $(foreach l,$(MANLINKS),$(firstword $(subst :, ,$(l))).1))
 
+# The Fortran bindings (cmd/libmpi_abi_fort): C wrappers, generated from
+# the C ABI's function list, plus the mpi and mpi_f08 modules, in
+# libmpi_abi_fort.so.1 on top of libmpi_abi.so.1. Programs link with
+# -lmpi_abi_fort -lmpi_abi. Installs gfortran if it is missing.
+FORT_SRC := cmd/libmpi_abi_fort/src
+FORT_OBJ := $(BIN)/obj/fort
+fortran: cabi
+	@command -v $(FC) >/dev/null 2>&1 || { echo "installing gfortran"; apt-get install -y gfortran >/dev/null || \
+		{ apt-get update >/dev/null && apt-get install -y gfortran >/dev/null; } || \
+		{ echo "$(FC) is missing and apt-get install gfortran failed"; exit 1; }; }
+	@mkdir -p $(FORT_OBJ) $(BIN)/include $(BIN)/lib
+	cp $(FORT_SRC)/mpif.h $(FORT_SRC)/mpi_abi_fort.h $(BIN)/include/
+	for f in fort callbacks legacy wrappers_gen; do \
+		cc -O2 -fPIC -Wall -Wextra -I cmd/libmpi_abi/include -c $(FORT_SRC)/$$f.c -o $(FORT_OBJ)/$$f.o || exit 1; \
+	done
+	$(FC) -O1 -fPIC -J $(FORT_OBJ) -I $(FORT_SRC) -c $(FORT_SRC)/mpi.f90 -o $(FORT_OBJ)/mpi.o
+	$(FC) -O1 -fPIC -J $(FORT_OBJ) -I $(FORT_SRC) -c $(FORT_SRC)/mpi_f08.f90 -o $(FORT_OBJ)/mpi_f08.o
+	$(FC) -shared -Wl,-soname,libmpi_abi_fort.so.1 -o $(BIN)/lib/libmpi_abi_fort.so.1 \
+		$(addprefix $(FORT_OBJ)/,fort.o callbacks.o legacy.o wrappers_gen.o mpi.o mpi_f08.o) \
+		-L$(BIN)/lib -lmpi_abi -Wl,-rpath,'$$ORIGIN'
+	@ln -sf libmpi_abi_fort.so.1 $(BIN)/lib/libmpi_abi_fort.so
+	cp $(FORT_OBJ)/mpi.mod $(FORT_OBJ)/mpi_f08.mod $(BIN)/include/
+
 # Regenerate mpi.h and the stubs after editing cmd/libmpi_abi/gen or a .c file.
 generate:
 	$(GO) generate ./cmd/libmpi_abi
+	$(GO) generate ./cmd/libmpi_abi_fort
 
 vet:
 	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './bin/*')); \
@@ -134,12 +170,24 @@ test-tools:
 test: build vet race test-tools
 	$(GO) test -count=1 -timeout 10m ./...
 
+# The system-MPI backends of package mpi (-tags ompi, -tags mpich) run the
+# multi-process scenarios with 4 ranks under mpirun.openmpi and
+# mpiexec.mpich; the Debian packages are installed when missing.
+BACKEND_PKGS := mpirun.openmpi:openmpi-bin mpicc.openmpi:libopenmpi-dev mpiexec.mpich:mpich mpicc.mpich:libmpich-dev pkg-config:pkg-config
+test-backends:
+	@pkgs=; for t in $(BACKEND_PKGS); do command -v $${t%%:*} >/dev/null || pkgs="$$pkgs $${t#*:}"; done; \
+	if [ -n "$$pkgs" ]; then echo "installing$$pkgs for the backend tests"; \
+		{ apt-get install -y -qq $$pkgs || { apt-get update -qq && apt-get install -y -qq $$pkgs; }; } >/dev/null; fi
+	GO=$(GO) bash mpi/internal/scenarios/backends.sh
+
 fuzz:
 	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzDecodeDesc$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzDecodeHeader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzDecodeColl$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./bench/internal/osu/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./skew/ -run '^$$' -fuzz '^FuzzObserve$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./topology/ -run '^$$' -fuzz '^FuzzParseCPUList$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/config/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 
 demo: build
 	$(BIN)/hympirun -n 2 $(BIN)/osu_latency -m 0:65536
@@ -151,6 +199,9 @@ compare-ompi: build
 compare-coll: build
 	REPS=$(REPS) bash bench/compare_coll.sh
 
+compare-rma: build
+	REPS=$(REPS) bash bench/compare_rma.sh
+
 compare: build
 	REPS=$(REPS) bash bench/compare.sh
 
@@ -159,6 +210,20 @@ bench-modes: build
 
 bench-skew: build
 	REPS=$(REPS) bash bench/skew.sh
+
+# The attack suites (issue 11). make test runs a short slice of each
+# (bench/soak, bench/chaos tests).
+DURATION ?= 1m
+SEED     ?= 0
+RUNS     ?= 40
+soak: build
+	$(GO) build -o $(BIN)/soak ./bench/soak
+	$(BIN)/soak -modes -hympirun $(BIN)/hympirun -n 8 -duration $(DURATION) -seed $(SEED)
+
+chaos: build
+	$(GO) build -o $(BIN)/soak ./bench/soak
+	$(GO) build -o $(BIN)/chaos ./bench/chaos
+	$(BIN)/chaos -hympirun $(BIN)/hympirun -soak $(BIN)/soak -runs $(RUNS) -seed $(SEED)
 
 # C ABI costs: ns per call (C-only, bare C->Go, one Go entry) and the 1-byte
 # ping-pong latency through libmpi_abi, beside the Go osu_latency.

@@ -1,7 +1,8 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import (
-	"os"
 	"time"
 
 	"github.com/hympi/hympi/shm"
@@ -25,8 +26,6 @@ const asyncIdleSpins = 64
 
 // asyncSleep bounds one doorbell sleep; a safety net, not the wake path.
 const asyncSleep = 50 * time.Millisecond
-
-func asyncRequested() bool { return os.Getenv("HYMPI_ASYNC_PROGRESS") == "1" }
 
 // startAsync starts the progress goroutine. Called once, by Init.
 func (e *engine) startAsync() {
@@ -56,7 +55,7 @@ func (e *engine) asyncLoop(a *asyncProgress) {
 			continue
 		}
 		seq := e.bell.Arm()
-		if a.stop || e.progress() {
+		if a.stop || e.sweep() || e.progress() {
 			e.bell.Disarm()
 			idle = 0
 			continue

@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // Init and Finalize synchronise with barrierOn, a point-to-point barrier:

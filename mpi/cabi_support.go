@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // Engine support for the C ABI (cmd/libmpi_abi): the request operations MPI
@@ -36,7 +38,7 @@ func (r *Request) CancelRecv() bool {
 		return false
 	}
 	e.queues(r.ctx).unpost(r)
-	r.complete(Status{Source: AnySource, Tag: AnyTag}, nil)
+	r.complete(Status{Source: AnySource, Tag: AnyTag, Cancelled: true}, nil)
 	r.buf = nil
 	return true
 }

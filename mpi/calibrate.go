@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import (
@@ -9,17 +11,10 @@ import (
 	"time"
 
 	"github.com/hympi/hympi/directcopy"
+	"github.com/hympi/hympi/internal/config"
 	"github.com/hympi/hympi/shm"
 	"golang.org/x/sys/unix"
 )
-
-// CalibrationPoint is the one-way latency of each protocol for one message
-// size between two CPUs.
-type CalibrationPoint struct {
-	Size   int
-	Eager  time.Duration // through shared memory (two copies)
-	Direct time.Duration // read from the sender's memory (one copy)
-}
 
 // Calibrate measures, for each size, the median one-way ping-pong latency of
 // the eager and the direct protocol between two ranks pinned to cpuA and
@@ -30,7 +25,13 @@ func Calibrate(cpuA, cpuB int, sizes []int) ([]CalibrationPoint, error) {
 	if err := directcopy.Available(); err != nil {
 		return nil, fmt.Errorf("calibrate: direct copy is unavailable here: %w", err)
 	}
-	region, err := shm.CreateAnonymous(2, shm.DefaultConfig())
+	// The cells the jobs will use (HYMPI_CELL_SIZE), so that the crossover
+	// measured is theirs.
+	k, err := config.FromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: %w", err)
+	}
+	region, err := shm.CreateAnonymous(2, shm.ConfigFrom(k))
 	if err != nil {
 		return nil, err
 	}
@@ -126,43 +127,4 @@ func pingPong(comms []*Comm, cpus [2]int, size int) (time.Duration, error) {
 	}
 	slices.Sort(times)
 	return times[len(times)/2], nil
-}
-
-// Crossover turns measurements into a threshold: eager up to it, direct
-// above. Of every possible cut it takes the one that loses least against the
-// better protocol at each measured size (relative loss, summed), so one
-// noisy point cannot drag the threshold to the far end. A cut below the
-// smallest size is half that size; above the largest, the largest size.
-func Crossover(points []CalibrationPoint) int {
-	if len(points) == 0 {
-		return 0
-	}
-	p := slices.Clone(points)
-	slices.SortFunc(p, func(a, b CalibrationPoint) int { return a.Size - b.Size })
-	loss := func(got, other time.Duration) float64 {
-		best := min(got, other)
-		if best <= 0 {
-			return 0
-		}
-		return float64(got-best) / float64(best)
-	}
-	// cut k: sizes p[:k] eager, p[k:] direct.
-	bestCut, bestLoss := 0, -1.0
-	for k := 0; k <= len(p); k++ {
-		l := 0.0
-		for j, pt := range p {
-			if j < k {
-				l += loss(pt.Eager, pt.Direct)
-			} else {
-				l += loss(pt.Direct, pt.Eager)
-			}
-		}
-		if bestLoss < 0 || l < bestLoss {
-			bestCut, bestLoss = k, l
-		}
-	}
-	if bestCut == 0 {
-		return p[0].Size / 2
-	}
-	return p[bestCut-1].Size
 }

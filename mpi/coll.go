@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import "github.com/hympi/hympi/shm"

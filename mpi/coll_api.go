@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // The collectives' entry points: check the arguments, build the schedule,
@@ -499,19 +501,4 @@ func (c *Comm) alltoallvSched(what string, send []byte, scounts, sdispls []int, 
 	s := &schedule{}
 	alltoallvSchedule(s, c.rank, c.size, send, scounts, sdispls, recv, rcounts, rdispls)
 	return s, nil
-}
-
-// BcastSlice broadcasts data from root.
-func BcastSlice[T Numeric](c *Comm, data []T, root int) error {
-	return c.Bcast(AsBytes(data), root)
-}
-
-// ReduceSlice reduces send into root's recv.
-func ReduceSlice[T Numeric](c *Comm, send, recv []T, op Op, root int) error {
-	return c.Reduce(AsBytes(send), AsBytes(recv), TypeOf[T](), op, root)
-}
-
-// AllreduceSlice reduces send into every rank's recv.
-func AllreduceSlice[T Numeric](c *Comm, send, recv []T, op Op) error {
-	return c.Allreduce(AsBytes(send), AsBytes(recv), TypeOf[T](), op)
 }

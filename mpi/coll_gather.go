@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // Gather, scatter, allgather and all-to-all. Every block goes straight from

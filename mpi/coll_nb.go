@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // Nonblocking and persistent collectives. Each is the general schedule of
@@ -282,17 +284,7 @@ func clone(v []int) []int {
 	return append([]int(nil), v...)
 }
 
-// IbcastSlice starts a broadcast of data from root.
-func IbcastSlice[T Numeric](c *Comm, data []T, root int) (*Request, error) {
-	return c.Ibcast(AsBytes(data), root)
-}
-
 // IreduceSlice starts a reduction of send into root's recv.
 func IreduceSlice[T Numeric](c *Comm, send, recv []T, op Op, root int) (*Request, error) {
 	return c.Ireduce(AsBytes(send), AsBytes(recv), TypeOf[T](), op, root)
-}
-
-// IallreduceSlice starts a reduction of send into every rank's recv.
-func IallreduceSlice[T Numeric](c *Comm, send, recv []T, op Op) (*Request, error) {
-	return c.Iallreduce(AsBytes(send), AsBytes(recv), TypeOf[T](), op)
 }

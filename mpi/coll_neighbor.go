@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // Neighbourhood collectives: each rank exchanges blocks with the ranks its

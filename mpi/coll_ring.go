@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import (
@@ -39,7 +41,11 @@ func (e *engine) putColl(oc *outChan, r *Request) bool {
 	if slot == nil {
 		return false
 	}
-	shm.EncodeColl(slot, shm.CollDesc{Ctx: r.ctx, Tag: int32(r.tag), Len: uint32(len(r.sbuf))}, r.sbuf)
+	cd := shm.CollDesc{Ctx: r.ctx, Tag: int32(r.tag), Len: uint32(len(r.sbuf))}
+	shm.EncodeColl(slot, cd, r.sbuf)
+	if e.checksum {
+		shm.SetCollSum(slot, shm.CollSumOf(cd, r.sbuf))
+	}
 	oc.collProd.Publish(slot)
 	r.pushed = true
 	r.checkSendDone()
@@ -75,7 +81,7 @@ func (e *engine) drainColl(ic *inChan) bool {
 		if slot == nil {
 			break
 		}
-		d, payload, err := shm.DecodeColl(slot)
+		d, payload, err := e.decodeColl(ic, slot)
 		if err == nil && d.Ctx&1 == 0 {
 			err = fmt.Errorf("%w: collective message on point-to-point context %d", shm.ErrBadDesc, d.Ctx)
 		}
@@ -93,4 +99,25 @@ func (e *engine) drainColl(ic *inChan) bool {
 		ic.bell.Ring()
 	}
 	return n > 0
+}
+
+// decodeColl decodes a collective slot from ic and, when the job checksums,
+// verifies its payload.
+func (e *engine) decodeColl(ic *inChan, slot []byte) (shm.CollDesc, []byte, error) {
+	if !e.checksum {
+		return shm.DecodeColl(slot)
+	}
+	d, payload, err := shm.DecodeCollSummed(slot)
+	if err != nil {
+		return d, payload, err
+	}
+	// Check a private copy, as checkSum does.
+	if cap(e.sumBuf) < len(payload) {
+		e.sumBuf = make([]byte, max(len(payload), e.region.L.CellSize, shm.InlineMax))
+	}
+	payload = e.sumBuf[:copy(e.sumBuf[:len(payload)], payload)]
+	if got, want := shm.CollSumOf(d, payload), shm.CollSum(slot); got != want {
+		return d, nil, e.sumMismatch(ic.peer, d.Tag, got, want)
+	}
+	return d, payload, nil
 }

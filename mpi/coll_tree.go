@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // Tree shapes for rooted collectives. Ranks are relative to the root

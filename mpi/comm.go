@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import "math"
@@ -17,6 +19,9 @@ type Status struct {
 	Source int // rank in the communicator the message was received on
 	Tag    int
 	Count  int // bytes received (or, from Probe, bytes of the pending message)
+	// Cancelled is set when the operation was cancelled (Request.CancelSend,
+	// CancelRecv) instead of completing.
+	Cancelled bool
 }
 
 // Comm is a communicator: a group of ranks and a context that keeps its
@@ -39,6 +44,11 @@ type Comm struct {
 	// private communicators belong to engines outside Init/Finalize
 	// (calibration) and are usable regardless of the process's MPI state.
 	private bool
+	// inter is set on an intercommunicator (intercomm.go).
+	inter *interPart
+	// bsend is the buffer MPI_Comm_attach_buffer gave c (bsend.go);
+	// guarded by e.mu.
+	bsend *bsendState
 }
 
 // Rank is this process's rank in c (-1 for a nil communicator).
@@ -78,8 +88,21 @@ func (c *Comm) rankOf(w int) int {
 	return Undefined
 }
 
-// check validates the communicator every operation starts from.
+// check validates the communicator every operation but point-to-point
+// starts from: the collectives and communicator constructors, which
+// intercommunicators do not support unless they say so.
 func (c *Comm) check(op string) error {
+	if err := c.checkLive(op); err != nil {
+		return err
+	}
+	if c.inter != nil {
+		return newErr(ErrComm, op, "not supported on an intercommunicator")
+	}
+	return nil
+}
+
+// checkLive validates a communicator of either kind.
+func (c *Comm) checkLive(op string) error {
 	if c == nil {
 		return newErr(ErrComm, op, "nil communicator")
 	}
@@ -93,11 +116,11 @@ func (c *Comm) check(op string) error {
 }
 
 func (c *Comm) checkDest(op string, dest, tag int) error {
-	if err := c.check(op); err != nil {
+	if err := c.checkLive(op); err != nil {
 		return err
 	}
-	if dest != ProcNull && (dest < 0 || dest >= c.size) {
-		return newErr(ErrRank, op, "destination %d not in communicator of size %d", dest, c.size)
+	if n := c.peers(); dest != ProcNull && (dest < 0 || dest >= n) {
+		return newErr(ErrRank, op, "destination %d not in communicator of size %d", dest, n)
 	}
 	if tag < 0 || tag > TagUB {
 		return newErr(ErrTag, op, "tag %d (valid: 0..%d)", tag, TagUB)
@@ -106,11 +129,11 @@ func (c *Comm) checkDest(op string, dest, tag int) error {
 }
 
 func (c *Comm) checkSource(op string, source, tag int) error {
-	if err := c.check(op); err != nil {
+	if err := c.checkLive(op); err != nil {
 		return err
 	}
-	if source != ProcNull && source != AnySource && (source < 0 || source >= c.size) {
-		return newErr(ErrRank, op, "source %d not in communicator of size %d", source, c.size)
+	if n := c.peers(); source != ProcNull && source != AnySource && (source < 0 || source >= n) {
+		return newErr(ErrRank, op, "source %d not in communicator of size %d", source, n)
 	}
 	if tag != AnyTag && (tag < 0 || tag > TagUB) {
 		return newErr(ErrTag, op, "tag %d (valid: 0..%d or AnyTag)", tag, TagUB)

@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import (
@@ -65,6 +67,9 @@ func (c *Comm) claim(ctx uint32, rank int, world []int) *Comm {
 
 // Dup is a new communicator with c's group and a new context.
 func (c *Comm) Dup() (*Comm, error) {
+	if c != nil && c.inter != nil {
+		return c.InterDup()
+	}
 	if err := c.check("Dup"); err != nil {
 		return nil, err
 	}
@@ -78,6 +83,9 @@ func (c *Comm) Dup() (*Comm, error) {
 // Split partitions c by color, ordering each part by key (ties by rank in
 // c). Color Undefined returns (nil, nil).
 func (c *Comm) Split(color, key int) (*Comm, error) {
+	if c != nil && c.inter != nil {
+		return c.interSplit(color, key)
+	}
 	if err := c.check("Split"); err != nil {
 		return nil, err
 	}
@@ -183,15 +191,20 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 	return c.claim(ctx, me, world), nil
 }
 
-// Free releases c. It is collective over c: it lets the nonblocking
+// Free releases c. It is collective over c but does not synchronise (as in
+// MPICH and Open MPI, a program may free c while a peer still has to send
+// it a message it posted a receive for): it lets the nonblocking
 // collectives started on c finish (every member started them, so they
-// complete), synchronises with a barrier, after which no member sends on c
-// again, and drops c's leftover matching state (unless a receive is still
-// posted on c: MPI lets pending operations complete normally). Its context
-// ids are not reused.
+// complete) and drops c's matching state unless a receive is still posted
+// on c, which then completes normally when its message comes. Its context
+// ids are not reused, so nothing sent later on c can be taken for another
+// communicator's traffic.
 func (c *Comm) Free() error {
-	if err := c.check("Free"); err != nil {
+	if err := c.checkLive("Free"); err != nil {
 		return err
+	}
+	if c.inter != nil {
+		return c.freeInter()
 	}
 	if c.ctx == ctxWorld || c.ctx == ctxSelf {
 		return newErr(ErrComm, "Free", "World and Self cannot be freed")
@@ -208,9 +221,6 @@ func (c *Comm) Free() error {
 	})
 	e.mu.Unlock()
 	if err != nil {
-		return wrapCollErr("Free", err)
-	}
-	if err := c.Barrier(); err != nil {
 		return wrapCollErr("Free", err)
 	}
 	e.mu.Lock()

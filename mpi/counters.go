@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // PeerCounters is what the transport did toward one peer since Init.

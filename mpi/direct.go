@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import (
@@ -6,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/hympi/hympi/directcopy"
+	"github.com/hympi/hympi/internal/config"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -29,16 +32,15 @@ const (
 	directAlways                   // direct copy for every non-empty message
 )
 
-func parseDirectMode(s string) (directMode, error) {
-	switch s {
-	case "", "auto":
-		return directAuto, nil
-	case "off":
-		return directOff, nil
-	case "always":
-		return directAlways, nil
+// directModeOf maps the parsed knob (package config) to the engine's mode.
+func directModeOf(d config.Direct) directMode {
+	switch d {
+	case config.DirectOff:
+		return directOff
+	case config.DirectAlways:
+		return directAlways
 	}
-	return directAuto, fmt.Errorf("HYMPI_DIRECT=%q (want auto, off or always)", s)
+	return directAuto
 }
 
 // readSegment is the most one process_vm_readv moves. It bounds how long a
@@ -220,14 +222,14 @@ func (e *engine) nacked(d *shm.Desc) {
 }
 
 // resendArrived starts the stream that replaces a failed direct read.
-func (e *engine) resendArrived(ic *inChan, d *shm.Desc) error {
+func (e *engine) resendArrived(ic *inChan, d *shm.Desc, payload []byte) error {
 	r := e.resendWait[d.ReqID]
 	if r == nil || r.flight == nil || r.flight.total != d.MsgLen {
 		return fmt.Errorf("%w: resend stream for unknown receive %d", shm.ErrBadDesc, d.ReqID)
 	}
 	delete(e.resendWait, d.ReqID)
 	ic.cur = r.flight
-	e.fragment(ic, d)
+	e.fragment(ic, d, payload)
 	return nil
 }
 

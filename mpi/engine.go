@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import (
@@ -39,6 +41,7 @@ type engine struct {
 	bufs       bufPool
 	freeUnexp  []*unexpected
 	bsend      bsendState
+	sessBsend  map[int]*bsendState // MPI_Session_attach_buffer, by session index
 
 	// Direct copy (direct.go).
 	mode          directMode
@@ -75,6 +78,18 @@ type engine struct {
 	async   *asyncProgress
 
 	fatal error // the shared region was found corrupt: every call fails
+
+	checksum bool   // HYMPI_CHECKSUM: descriptors carry a CRC (checksum.go)
+	sumBuf   []byte // the checked private copy of a payload (checksum.go)
+
+	// The sweep (sweep.go): when it last ran; what this rank's own block
+	// held at its first run, after Init wrote it, which later sweeps
+	// expect to find there still; the summary bits it found lost.
+	lastSweep time.Time
+	selfKnown bool
+	selfPID   int
+	selfState shm.RankState
+	lostBits  uint64
 }
 
 // waitPolicy is how long a blocking wait spins and yields before it sleeps
@@ -261,7 +276,13 @@ func (e *engine) waitUntil(cond func() bool) error {
 	yields := 0
 	var yieldStart time.Time // of the current yield phase
 	var spinStart time.Time  // when the pass budget ran out (readSpinFor)
+	passes := 0
 	for !cond() {
+		passes++
+		if passes%sweepPasses == 0 && e.sweepDue() && e.sweep() {
+			idle, yields = 0, 0
+			continue
+		}
 		if e.progress() {
 			idle, yields = 0, 0
 			continue
@@ -301,7 +322,9 @@ func (e *engine) waitUntil(cond func() bool) error {
 			continue
 		}
 		seq := e.bell.Arm()
-		if e.progress() || cond() {
+		// About to sleep: the sweep (sweep.go) finds work whose summary
+		// bit was lost, and a corrupt region, before we sleep on them.
+		if e.sweep() || e.progress() || cond() {
 			e.bell.Disarm()
 			idle, yields = 0, 0
 			continue

@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import (
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hympi/hympi/directcopy"
+	"github.com/hympi/hympi/internal/config"
 	"github.com/hympi/hympi/shm"
 	"golang.org/x/sys/unix"
 )
@@ -24,6 +27,9 @@ var (
 	// active is started && !ended, readable without lifeMu on every call.
 	active atomic.Bool
 	epoch  = time.Now()
+	// knobs is the tuning environment, read once by Init. In-process tests,
+	// which never call Init, run with the defaults.
+	knobs = config.Defaults()
 )
 
 // Context ids of the predefined communicators. Each communicator owns an
@@ -45,19 +51,19 @@ func Init() error {
 	if started {
 		return newErr(ErrOther, "Init", "already initialized")
 	}
-	mode, err := parseDirectMode(os.Getenv("HYMPI_DIRECT"))
+	k, err := config.FromEnv()
 	if err != nil {
 		return newErr(ErrArg, "Init", "%v", err)
 	}
-	th, err := newThresholdSource()
-	if err != nil {
-		return newErr(ErrArg, "Init", "%v", err)
-	}
+	knobs = k
+	mode := directModeOf(k.Direct)
+	th := newThresholdSource(k)
 	e, err := joinJob(mode)
 	if err != nil {
 		return err
 	}
 	e.mode = mode
+	e.checksum = k.Checksum
 	w := &Comm{e: e, ctx: ctxWorld, rank: e.rank, size: e.size}
 	if e.region != nil {
 		if err := e.meetPeers(w, &th); err != nil {
@@ -67,7 +73,7 @@ func Init() error {
 	theEngine = e
 	world = w
 	self = &Comm{e: e, ctx: ctxSelf, rank: 0, size: 1, world: []int{e.rank}}
-	if e.region != nil && asyncRequested() {
+	if e.region != nil && knobs.AsyncProgress {
 		e.startAsync()
 	}
 	started = true
@@ -87,16 +93,9 @@ func joinJob(mode directMode) (*engine, error) {
 		return nil, newErr(ErrIntern, "Init", "bad launcher environment %s=%q %s=%q %s=%q",
 			shm.EnvRank, rankStr, shm.EnvSize, os.Getenv(shm.EnvSize), shm.EnvRegionFD, os.Getenv(shm.EnvRegionFD))
 	}
-	f := os.NewFile(uintptr(fd), "hympi-region")
-	if f == nil {
-		return nil, newErr(ErrIntern, "Init", "region descriptor %d is not open", fd)
-	}
-	region, err := shm.Attach(f)
-	// The mapping outlives the descriptor; a forked or exec'd child must not
-	// inherit it.
-	f.Close()
+	region, err := shm.AttachFD(fd)
 	if err != nil {
-		return nil, newErr(ErrIntern, "Init", "attach shared region: %v", err)
+		return nil, newErr(ErrIntern, "Init", "%s=%d: attach shared region: %v", shm.EnvRegionFD, fd, err)
 	}
 	if region.Ranks() != size {
 		region.Close()
@@ -126,7 +125,7 @@ const attachTimeout = 5 * time.Minute
 // threshold toward each.
 func (e *engine) meetPeers(w *Comm, th *thresholdSource) error {
 	deadline := time.Now().Add(attachTimeout)
-	for e.region.Attached() < e.size {
+	for !e.allAttached() {
 		if time.Now().After(deadline) {
 			return newErr(ErrIntern, "Init", "only %d of %d ranks started within %v", e.region.Attached(), e.size, attachTimeout)
 		}
@@ -142,6 +141,21 @@ func (e *engine) meetPeers(w *Comm, th *thresholdSource) error {
 	e.setCPUs(e.jobCPUs())
 	e.mu.Unlock()
 	return nil
+}
+
+// allAttached reports whether every rank has attached: the header's count
+// says so, or, should a stray write have changed that count, every rank's
+// own state does.
+func (e *engine) allAttached() bool {
+	if e.region.Attached() >= e.size {
+		return true
+	}
+	for p := 0; p < e.size; p++ {
+		if e.region.RankState(p) == shm.StateNone {
+			return false
+		}
+	}
+	return true
 }
 
 // jobCPUs is how many CPUs the job's ranks share, known once every rank has

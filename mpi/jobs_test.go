@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi_test
 
 import (
@@ -93,6 +95,7 @@ func TestScenarios(t *testing.T) {
 		{"ssend", []int{2, 4}},
 		{"allpairs", []int{2, 3, 8}},
 		{"bsend", []int{2, 3}},
+		{"bsend_buffers", []int{1, 3}},
 		{"requests", []int{1, 2, 4}},
 		{"barrier", []int{1, 2, 3, 5, 8}},
 		{"errors", []int{1, 2, 4}},
@@ -101,6 +104,8 @@ func TestScenarios(t *testing.T) {
 		{"nbc", []int{1, 2, 3, 4, 5, 8}},
 		{"comms", []int{1, 2, 3, 4, 5, 8}},
 		{"collerrors", []int{1, 2, 3, 4, 5, 8}},
+		{"mprobe", []int{1, 2, 3}},
+		{"intercomm", []int{2, 3, 5}},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
@@ -160,7 +165,7 @@ func TestOversubscribedAllPairs(t *testing.T) {
 // not depend on the protocol.
 func TestDirectModes(t *testing.T) {
 	for _, mode := range []string{"off", "always"} {
-		for _, name := range []string{"sizes", "order", "anysource", "probe", "truncate", "special", "ssend", "bsend", "counters"} {
+		for _, name := range []string{"sizes", "order", "anysource", "probe", "truncate", "special", "ssend", "bsend", "counters", "mprobe"} {
 			for _, n := range []int{2, 3} {
 				t.Run(fmt.Sprintf("%s/%s/n=%d", mode, name, n), func(t *testing.T) {
 					out, err := runJob(t, n, 60*time.Second, name, "HYMPI_DIRECT="+mode)

@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // The matching engine: per communicator context, the receives posted and not

@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 // Send sends buf to rank dest of c with tag. It returns once buf may be
@@ -27,7 +29,7 @@ func (c *Comm) blockingSend(op string, buf []byte, dest, tag int, sync bool) err
 		return nil
 	}
 	e := c.e
-	w := c.worldOf(dest)
+	w := c.peerWorld(dest)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.fatal != nil {
@@ -83,7 +85,7 @@ func (c *Comm) isend(old *Request, op string, buf []byte, dest, tag int, sync bo
 		r.complete(Status{Source: ProcNull, Tag: AnyTag}, nil)
 		return r, nil
 	}
-	w := c.worldOf(dest)
+	w := c.peerWorld(dest)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.fatal != nil {
@@ -130,7 +132,7 @@ func (c *Comm) initRecv(r *Request, ctx uint32, buf []byte, source, tag int) {
 	r.comm, r.buf, r.tag, r.ctx = c, buf, tag, ctx
 	r.src = AnySource
 	if source != AnySource {
-		r.src = c.worldOf(source)
+		r.src = c.peerWorld(source)
 	}
 }
 
@@ -214,7 +216,7 @@ func (c *Comm) Iprobe(source, tag int) (Status, bool, error) {
 	if u == nil {
 		return Status{}, false, nil
 	}
-	return Status{Source: c.rankOf(u.src), Tag: int(u.tag), Count: u.length}, true, nil
+	return Status{Source: c.peerRank(u.src), Tag: int(u.tag), Count: u.length}, true, nil
 }
 
 // Probe blocks until a message from source with tag is waiting, and returns
@@ -233,13 +235,13 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 	if err := e.waitUntil(func() bool { u = c.probe(source, tag); return u != nil }); err != nil {
 		return Status{}, err
 	}
-	return Status{Source: c.rankOf(u.src), Tag: int(u.tag), Count: u.length}, nil
+	return Status{Source: c.peerRank(u.src), Tag: int(u.tag), Count: u.length}, nil
 }
 
 func (c *Comm) probe(source, tag int) *unexpected {
 	src := AnySource
 	if source != AnySource {
-		src = c.worldOf(source)
+		src = c.peerWorld(source)
 	}
 	return c.e.queues(c.ctx).findUnexpected(src, tag)
 }

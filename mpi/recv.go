@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import "github.com/hympi/hympi/shm"
@@ -116,7 +118,7 @@ func (e *engine) matchUnexpected(r *Request, u *unexpected) {
 func (e *engine) finishRecv(r *Request, src int, tag int32, n int) {
 	r.flight = nil
 	e.largeDone(src, n)
-	st := Status{Source: r.comm.rankOf(src), Tag: int(tag), Count: n}
+	st := Status{Source: r.comm.peerRank(src), Tag: int(tag), Count: n}
 	var err error
 	if n > len(r.buf) {
 		st.Count = len(r.buf)

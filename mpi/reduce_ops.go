@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import (
@@ -216,8 +218,35 @@ func kernelFor(dt Datatype, op Op) func(in, inout []byte) {
 		return floatKernel[float32](op)
 	case Float64:
 		return floatKernel[float64](op)
+	case Complex64:
+		return complexKernel[complex64](op)
+	case Complex128:
+		return complexKernel[complex128](op)
 	}
 	return nil
+}
+
+// complexKernel: complex numbers have no order, so MPI defines only the
+// arithmetic operators on them.
+func complexKernel[T ~complex64 | ~complex128](op Op) func(in, inout []byte) {
+	var f func(a, b []T)
+	switch op {
+	case Sum:
+		f = func(a, b []T) {
+			for i := range b {
+				b[i] = a[i] + b[i]
+			}
+		}
+	case Prod:
+		f = func(a, b []T) {
+			for i := range b {
+				b[i] = a[i] * b[i]
+			}
+		}
+	default:
+		return nil
+	}
+	return func(in, inout []byte) { f(view[T](in), view[T](inout)) }
 }
 
 type integer interface {

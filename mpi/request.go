@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import "github.com/hympi/hympi/directcopy"
@@ -57,12 +59,22 @@ type Request struct {
 	resendID uint64
 	// Rendezvous receive in progress.
 	read *directRead
+
+	// Join requests (joinreq.go): the request following this one, and for
+	// a join, how many requests (and holds) it still waits for.
+	parent  *Request
+	pending int
+	// cancelAsked: a KindCancel for this send awaits its reply (cancel.go).
+	cancelAsked bool
 }
 
 func (r *Request) complete(st Status, err error) {
 	r.done = true
 	r.status = st
 	r.err = err
+	if r.parent != nil {
+		r.parent.childDone(r)
+	}
 }
 
 // checkSendDone completes a send once its data is out and, for a synchronous
@@ -73,6 +85,9 @@ func (r *Request) checkSendDone() {
 		if r.bsend != nil {
 			r.e.bsendRelease(r.bsend)
 			r.bsend = nil
+		}
+		if r.parent != nil {
+			r.parent.childDone(r)
 		}
 	}
 }

@@ -1,7 +1,8 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import (
-	"os"
 	"time"
 
 	"github.com/hympi/hympi/shm"
@@ -64,7 +65,7 @@ type skewState struct {
 // setupSkew prepares the controllers once thresholds are known.
 func (e *engine) setupSkew() {
 	s := &e.skew
-	s.on = os.Getenv("HYMPI_SKEW") != "off"
+	s.on = knobs.Skew
 	s.ctrl = make([]skew.Controller, e.size)
 	s.fbIn = make([]shm.Feedback, e.size)
 	s.fbOut = make([]shm.Feedback, e.size)

@@ -1,9 +1,11 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import (
-	"fmt"
-	"os"
+	"strconv"
 
+	"github.com/hympi/hympi/internal/config"
 	"github.com/hympi/hympi/topology"
 )
 
@@ -18,12 +20,10 @@ type thresholdSource struct {
 	source  string // where the last threshold came from
 }
 
-func newThresholdSource() (thresholdSource, error) {
-	t := thresholdSource{env: os.Getenv(topology.EnvThreshold)}
-	if t.env != "" {
-		if _, err := topology.ParseThreshold(t.env); err != nil {
-			return t, fmt.Errorf("%s=%q: %v", topology.EnvThreshold, t.env, err)
-		}
+func newThresholdSource(k config.Knobs) thresholdSource {
+	var t thresholdSource
+	if k.ThresholdSet {
+		t.env = strconv.Itoa(k.Threshold)
 	}
 	if m, err := topology.Default(); err == nil {
 		t.machine = m
@@ -34,7 +34,7 @@ func newThresholdSource() (thresholdSource, error) {
 			t.prof = p
 		}
 	}
-	return t, nil
+	return t
 }
 
 // relation classifies two ranks' CPUs. An unbound rank (-1) could run

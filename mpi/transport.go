@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import (
@@ -111,6 +113,9 @@ func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) boo
 	d := shm.Desc{Kind: shm.KindInline, Ctx: ctx, Tag: int32(tag), MsgLen: uint64(len(buf)), FragLen: uint32(len(buf))}
 	shm.EncodeDesc(slot, &d)
 	copy(shm.InlineArea(slot), buf)
+	if e.checksum {
+		shm.SetDescSum(slot, shm.MessageSum(&d, buf))
+	}
 	oc.prod.Publish(slot)
 	oc.notify(e.rank)
 	c := &e.counters[oc.peer]
@@ -178,6 +183,9 @@ func (e *engine) push(oc *outChan) bool {
 			break
 		}
 		shm.EncodeDesc(slot, &oc.ctl[0])
+		if e.checksum {
+			shm.SetDescSum(slot, shm.MessageSum(&oc.ctl[0], nil))
+		}
 		oc.prod.Publish(slot)
 		oc.ctl = oc.ctl[1:]
 		published = true
@@ -227,6 +235,9 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 	if r.direct && r.resendID == 0 {
 		d.Kind, d.Addr, d.Flags = shm.KindRTS, r.addr, 0
 		shm.EncodeDesc(slot, &d)
+		if e.checksum {
+			shm.SetDescSum(slot, shm.MessageSum(&d, nil))
+		}
 		oc.prod.Publish(slot)
 		r.started, r.sent = true, len(r.sbuf)
 		return true
@@ -238,6 +249,9 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 		d.FragLen = uint32(len(r.sbuf))
 		shm.EncodeDesc(slot, &d)
 		copy(shm.InlineArea(slot), r.sbuf)
+		if e.checksum {
+			shm.SetDescSum(slot, shm.MessageSum(&d, r.sbuf))
+		}
 		oc.prod.Publish(slot)
 		r.started, r.sent = true, len(r.sbuf)
 		return true
@@ -259,6 +273,9 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 	n := copy(oc.ch.Cell(cell), r.sbuf[r.sent:])
 	d.Cell, d.FragLen = cell, uint32(n)
 	shm.EncodeDesc(slot, &d)
+	if e.checksum {
+		shm.SetDescSum(slot, shm.MessageSum(&d, r.sbuf[r.sent:r.sent+n]))
+	}
 	oc.prod.Publish(slot)
 	r.started = true
 	r.sent += n
@@ -279,8 +296,15 @@ func (e *engine) drain(ic *inChan) bool {
 			break
 		}
 		d, err := shm.DecodeDesc(slot, ic.lim)
+		var payload []byte
 		if err == nil {
-			err = e.deliver(ic, slot, &d)
+			payload = payloadOf(ic, slot, &d)
+			if e.checksum {
+				payload, err = e.checkSum(ic, slot, &d, payload)
+			}
+		}
+		if err == nil {
+			err = e.deliver(ic, &d, payload)
 		}
 		ic.cons.Release()
 		if err != nil {
@@ -307,14 +331,27 @@ func (e *engine) drain(ic *inChan) bool {
 	return true
 }
 
-// deliver handles one validated descriptor from ic.
-func (e *engine) deliver(ic *inChan, slot []byte, d *shm.Desc) error {
+// payloadOf is where the payload of a validated descriptor from ic lies in
+// the region: in its slot or in a cell (nil for the kinds without one).
+func payloadOf(ic *inChan, slot []byte, d *shm.Desc) []byte {
+	switch d.Kind {
+	case shm.KindInline:
+		return shm.InlinePayload(slot, d)
+	case shm.KindFirst, shm.KindNext:
+		return ic.ch.Cell(d.Cell)[:d.FragLen]
+	}
+	return nil
+}
+
+// deliver handles one validated descriptor from ic, whose payload is
+// payload.
+func (e *engine) deliver(ic *inChan, d *shm.Desc, payload []byte) error {
 	switch d.Kind {
 	case shm.KindInline:
 		if ic.cur != nil {
 			return fmt.Errorf("%w: new message while one is streaming", shm.ErrBadDesc)
 		}
-		e.arrive(ic.peer, d, shm.InlinePayload(slot, d), nil)
+		e.arrive(ic.peer, d, payload, nil)
 	case shm.KindRTS:
 		if ic.cur != nil {
 			return fmt.Errorf("%w: new message while one is streaming", shm.ErrBadDesc)
@@ -331,31 +368,34 @@ func (e *engine) deliver(ic *inChan, slot []byte, d *shm.Desc) error {
 			return fmt.Errorf("%w: new message while one is streaming", shm.ErrBadDesc)
 		}
 		if d.Flags&shm.FlagResend != 0 {
-			return e.resendArrived(ic, d)
+			return e.resendArrived(ic, d, payload)
 		}
 		f := &inflight{total: d.MsgLen, ctx: d.Ctx, tag: d.Tag}
 		ic.cur = f
 		e.arrive(ic.peer, d, nil, f)
-		e.fragment(ic, d)
+		e.fragment(ic, d, payload)
 	case shm.KindNext:
 		f := ic.cur
 		if f == nil || d.MsgLen != f.total || uint64(d.FragLen) > f.total-f.got {
 			return fmt.Errorf("%w: stray fragment", shm.ErrBadDesc)
 		}
-		e.fragment(ic, d)
+		e.fragment(ic, d, payload)
 	case shm.KindAck:
 		e.acked(d.ReqID)
+	case shm.KindCancel:
+		e.cancelAsked(ic.peer, d.ReqID)
+	case shm.KindCancelReply:
+		e.cancelAnswered(d.ReqID, d.Tag == 1)
 	default:
 		return fmt.Errorf("%w: unexpected kind %d", shm.ErrBadDesc, d.Kind)
 	}
 	return nil
 }
 
-// fragment copies one cell of the streaming message to its destination and
-// returns the cell.
-func (e *engine) fragment(ic *inChan, d *shm.Desc) {
+// fragment copies one cell of the streaming message, src, to its
+// destination and returns the cell.
+func (e *engine) fragment(ic *inChan, d *shm.Desc, src []byte) {
 	f := ic.cur
-	src := ic.ch.Cell(d.Cell)[:d.FragLen]
 	off := f.got
 	switch {
 	case f.req != nil:

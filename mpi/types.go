@@ -21,11 +21,13 @@ const (
 	Uint64
 	Float32
 	Float64
+	Complex64  // two float32: Sum and Prod only, as MPI defines for complex types
+	Complex128 // two float64: Sum and Prod only
 	datatypeCount
 )
 
-var datatypeSizes = [datatypeCount]int{1, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8}
-var datatypeNames = [datatypeCount]string{"Byte", "Int8", "Uint8", "Int16", "Uint16", "Int32", "Uint32", "Int64", "Uint64", "Float32", "Float64"}
+var datatypeSizes = [datatypeCount]int{1, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 8, 16}
+var datatypeNames = [datatypeCount]string{"Byte", "Int8", "Uint8", "Int16", "Uint16", "Int32", "Uint32", "Int64", "Uint64", "Float32", "Float64", "Complex64", "Complex128"}
 
 // Size is the size of one element in bytes (0 for an invalid datatype).
 func (d Datatype) Size() int {
@@ -68,7 +70,8 @@ const (
 
 // Numeric is the element types the typed helpers accept.
 type Numeric interface {
-	~int8 | ~uint8 | ~int16 | ~uint16 | ~int32 | ~uint32 | ~int64 | ~uint64 | ~float32 | ~float64 | ~int | ~uint
+	~int8 | ~uint8 | ~int16 | ~uint16 | ~int32 | ~uint32 | ~int64 | ~uint64 | ~float32 | ~float64 | ~int | ~uint |
+		~complex64 | ~complex128
 }
 
 // AsBytes views s as bytes, without copying.
@@ -103,6 +106,10 @@ func TypeOf[T Numeric]() Datatype {
 		return Float32
 	case reflect.Float64:
 		return Float64
+	case reflect.Complex64:
+		return Complex64
+	case reflect.Complex128:
+		return Complex128
 	}
 	return Byte
 }
@@ -115,4 +122,19 @@ func SendSlice[T Numeric](c *Comm, data []T, dest, tag int) error {
 // RecvSlice receives into data; Status.Count is in bytes.
 func RecvSlice[T Numeric](c *Comm, data []T, source, tag int) (Status, error) {
 	return c.Recv(AsBytes(data), source, tag)
+}
+
+// BcastSlice broadcasts data from root.
+func BcastSlice[T Numeric](c *Comm, data []T, root int) error {
+	return c.Bcast(AsBytes(data), root)
+}
+
+// ReduceSlice reduces send into root's recv.
+func ReduceSlice[T Numeric](c *Comm, send, recv []T, op Op, root int) error {
+	return c.Reduce(AsBytes(send), AsBytes(recv), TypeOf[T](), op, root)
+}
+
+// AllreduceSlice reduces send into every rank's recv.
+func AllreduceSlice[T Numeric](c *Comm, send, recv []T, op Op) error {
+	return c.Allreduce(AsBytes(send), AsBytes(recv), TypeOf[T](), op)
 }

@@ -19,7 +19,7 @@ import (
 //	8  uint32 context (the communicator's collective context)
 //	12 int32  tag (the collective's sequence number on the communicator)
 //	16 uint32 payload length, at most CollInlineMax
-//	20 uint32 reserved, zero
+//	20 uint32 reserved: zero, or the payload's CRC-32C when the job checksums (sum.go)
 //	24 payload
 //
 // Writer: the sending rank, before its release store of the publish word;
@@ -72,6 +72,16 @@ func EncodeColl(slot []byte, d CollDesc, payload []byte) {
 // DecodeColl reads and validates the envelope of a published collective
 // slot and returns it with a view of its payload (valid until Release).
 func DecodeColl(slot []byte) (CollDesc, []byte, error) {
+	d, payload, err := DecodeCollSummed(slot)
+	if err == nil && binary.LittleEndian.Uint32(slot[collRsvd:]) != 0 {
+		return CollDesc{}, nil, fmt.Errorf("%w: collective slot reserved word set", ErrBadDesc)
+	}
+	return d, payload, err
+}
+
+// DecodeCollSummed is DecodeColl for a job that checksums payloads, whose
+// reserved word holds the sum (CollSum), which the caller checks.
+func DecodeCollSummed(slot []byte) (CollDesc, []byte, error) {
 	if len(slot) < CollSlotSize {
 		return CollDesc{}, nil, fmt.Errorf("%w: collective slot of %d bytes", ErrBadDesc, len(slot))
 	}
@@ -82,9 +92,6 @@ func DecodeColl(slot []byte) (CollDesc, []byte, error) {
 	}
 	if d.Len > CollInlineMax {
 		return CollDesc{}, nil, fmt.Errorf("%w: collective payload of %d bytes (max %d)", ErrBadDesc, d.Len, CollInlineMax)
-	}
-	if binary.LittleEndian.Uint32(slot[collRsvd:]) != 0 {
-		return CollDesc{}, nil, fmt.Errorf("%w: collective slot reserved word set", ErrBadDesc)
 	}
 	return d, slot[collHeader : collHeader+d.Len : collHeader+d.Len], nil
 }

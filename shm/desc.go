@@ -37,8 +37,15 @@ const (
 	// stream whose KindFirst carries FlagResend and ReqID = Addr of the nack
 	// (the receiver's own id for the waiting receive).
 	KindNack Kind = 8
+	// KindCancel asks the receiver to drop the unmatched message whose
+	// synchronous or RTS request id is ReqID (MPI_Cancel of a send); the
+	// receiver answers with KindCancelReply.
+	KindCancel Kind = 9
+	// KindCancelReply answers a KindCancel: ReqID echoes it, Tag is 1 when
+	// the message was dropped unmatched and 0 when it had been matched.
+	KindCancelReply Kind = 10
 
-	kindMax = KindNack
+	kindMax = KindCancelReply
 )
 
 // Descriptor flags.
@@ -70,7 +77,7 @@ const (
 	DescHeaderSize = 24
 
 	descExt     = SlotSize - descExtSize
-	descCell    = descExt + 0  // uint32 cell index (KindFirst, KindNext)
+	descCell    = descExt + 0  // uint32 cell index (KindFirst, KindNext); then the payload sum (sum.go)
 	descAddr    = descExt + 0  // uint64 sender address (KindRTS) or receiver id (KindNack)
 	descMsgLen  = descExt + 8  // uint64 whole message length (cell kinds)
 	descReqID   = descExt + 16 // uint64 sender's request id (FlagSync, KindAck)
@@ -178,7 +185,7 @@ func DecodeDesc(slot []byte, lim Limits) (Desc, error) {
 		if d.FragLen == 0 || d.FragLen > lim.CellSize || uint64(d.FragLen) > d.MsgLen {
 			return Desc{}, fmt.Errorf("%w: fragment %d of message %d", ErrBadDesc, d.FragLen, d.MsgLen)
 		}
-	case KindAck, KindFin, KindNack:
+	case KindAck, KindFin, KindNack, KindCancel, KindCancelReply:
 		if d.FragLen != 0 {
 			return Desc{}, fmt.Errorf("%w: kind %d with payload", ErrBadDesc, d.Kind)
 		}

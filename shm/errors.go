@@ -16,4 +16,5 @@ var (
 	ErrCorrupt      = errors.New("shm: corrupt data in the shared region")
 	ErrBadDesc      = errors.New("shm: invalid descriptor")
 	ErrNotSupported = errors.New("shm: not supported on this platform")
+	ErrNotRegion    = errors.New("shm: descriptor is not a region file")
 )

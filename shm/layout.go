@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"strconv"
+
+	"github.com/hympi/hympi/internal/config"
 )
 
 // Fixed geometry. These are part of the layout version: changing one changes
@@ -49,13 +49,14 @@ const (
 )
 
 // Config sizes a region. Each field documents its default and the variable
-// that overrides it; DefaultConfig reads those variables.
+// that overrides it; ConfigFrom applies those variables (package config
+// parses them).
 type Config struct {
 	// BudgetBytes is the memory the whole job may spend on cell pools
 	// (HYMPI_SHM_BUDGET, bytes; default 256 MiB). It is divided among the
-	// n·(n-1) channels, so pools shrink as ranks grow. Pages the job never
-	// touches are never backed by memory: the budget is a ceiling on the
-	// file size, not on resident memory.
+	// n·(n-1) channels, so pools shrink as ranks grow. Create reserves the
+	// whole region in the file system up front (see reserve), so the budget
+	// is memory the job holds from its start.
 	BudgetBytes int64
 	// MaxPoolBytes caps one channel's pool (default 16 MiB: a window of
 	// 16 × 1 MiB fits in flight between a pair in jobs of up to 4 ranks).
@@ -77,26 +78,19 @@ type Config struct {
 	Slots int
 }
 
-// DefaultConfig returns the defaults, adjusted by HYMPI_SHM_BUDGET.
-func DefaultConfig() Config {
-	c := Config{
-		BudgetBytes:  256 << 20,
+// DefaultConfig returns the defaults, with no environment applied.
+func DefaultConfig() Config { return ConfigFrom(config.Defaults()) }
+
+// ConfigFrom sizes a region by the job's knobs (HYMPI_SHM_BUDGET and
+// HYMPI_CELL_SIZE, already validated by package config).
+func ConfigFrom(k config.Knobs) Config {
+	return Config{
+		BudgetBytes:  k.ShmBudget,
 		MaxPoolBytes: 16 << 20,
 		MinCells:     8,
-		CellSize:     32 << 10,
+		CellSize:     k.CellSize,
 		Slots:        64,
 	}
-	if v := os.Getenv("HYMPI_CELL_SIZE"); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n > 0 {
-			c.CellSize = n
-		}
-	}
-	if v := os.Getenv("HYMPI_SHM_BUDGET"); v != "" {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
-			c.BudgetBytes = n
-		}
-	}
-	return c
 }
 
 // Layout is where everything lives in a region. It is computed

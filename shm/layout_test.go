@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 	"unsafe"
+
+	"github.com/hympi/hympi/internal/config"
 )
 
 // layoutConfigs are the geometries the layout tests sweep. "odd" has an odd
@@ -19,7 +21,6 @@ func layoutConfigs(t *testing.T) []struct {
 	name string
 	cfg  Config
 } {
-	clearConfigEnv(t)
 	return []struct {
 		name string
 		cfg  Config
@@ -347,7 +348,6 @@ func TestChannelBadPairPanics(t *testing.T) {
 
 // TestPoolBudget checks the documented sizing rule of DefaultConfig.
 func TestPoolBudget(t *testing.T) {
-	clearConfigEnv(t)
 	cfg := DefaultConfig()
 	want := Config{BudgetBytes: 256 << 20, MaxPoolBytes: 16 << 20, MinCells: 8, CellSize: 32 << 10, Slots: 64}
 	if cfg != want {
@@ -392,51 +392,28 @@ func TestPoolBudget(t *testing.T) {
 	}
 }
 
-// clearConfigEnv unsets the variables DefaultConfig reads, for this test.
-func clearConfigEnv(t *testing.T) {
-	for _, v := range []string{"HYMPI_SHM_BUDGET", "HYMPI_CELL_SIZE"} {
-		t.Setenv(v, "")
+// TestConfigFrom checks that the knobs that size a region reach it, and
+// that the environment does not: only hympirun's validated knobs may size a
+// region.
+func TestConfigFrom(t *testing.T) {
+	t.Setenv("HYMPI_SHM_BUDGET", "1048576")
+	t.Setenv("HYMPI_CELL_SIZE", "128")
+	if got := DefaultConfig(); got.BudgetBytes != 256<<20 || got.CellSize != 32<<10 {
+		t.Errorf("DefaultConfig() read the environment: %+v", got)
 	}
-}
-
-func TestDefaultConfigEnv(t *testing.T) {
-	clearConfigEnv(t)
 	for _, c := range []struct {
-		env  string
-		want int64
-	}{
-		{"", 256 << 20},
-		{"1048576", 1 << 20},
-		{"0", 256 << 20},
-		{"-5", 256 << 20},
-		{"lots", 256 << 20},
-		{"1e9", 256 << 20},
-	} {
-		t.Setenv("HYMPI_SHM_BUDGET", c.env)
-		if got := DefaultConfig().BudgetBytes; got != c.want {
-			t.Errorf("HYMPI_SHM_BUDGET=%q: BudgetBytes = %d, want %d", c.env, got, c.want)
+		budget int64
+		cell   int
+	}{{1 << 20, 8192}, {256 << 20, 32 << 10}, {64 << 10, 64}} {
+		k := config.Defaults()
+		k.ShmBudget, k.CellSize = c.budget, c.cell
+		got := ConfigFrom(k)
+		if got.BudgetBytes != c.budget || got.CellSize != c.cell {
+			t.Errorf("ConfigFrom(budget %d, cell %d) = %+v", c.budget, c.cell, got)
 		}
-	}
-	t.Setenv("HYMPI_SHM_BUDGET", "")
-	for _, c := range []struct {
-		env  string
-		want int
-	}{
-		{"", 32 << 10},
-		{"8192", 8192},
-		{"0", 32 << 10},
-		{"-64", 32 << 10},
-		{"64k", 32 << 10},
-	} {
-		t.Setenv("HYMPI_CELL_SIZE", c.env)
-		if got := DefaultConfig().CellSize; got != c.want {
-			t.Errorf("HYMPI_CELL_SIZE=%q: CellSize = %d, want %d", c.env, got, c.want)
+		if _, err := NewLayout(4, got); err != nil {
+			t.Errorf("ConfigFrom(budget %d, cell %d): NewLayout: %v", c.budget, c.cell, err)
 		}
-	}
-	// A cell size NewLayout cannot use is reported, not silently fixed.
-	t.Setenv("HYMPI_CELL_SIZE", "1000")
-	if _, err := NewLayout(2, DefaultConfig()); !errors.Is(err, ErrConfig) {
-		t.Errorf("HYMPI_CELL_SIZE=1000: NewLayout err = %v, want ErrConfig", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -100,6 +101,10 @@ func Create(dir string, nranks int, cfg Config) (*Region, *os.File, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("shm: size region to %d bytes: %w", l.Size, err)
 	}
+	if err := reserve(f, dir, l.Size); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
 	r, err := mapRegion(f, l.Size)
 	if err != nil {
 		f.Close()
@@ -133,12 +138,43 @@ func checkFreeSpace(dir string, need int64) error {
 	if err := unix.Statfs(dir, &st); err != nil {
 		return fmt.Errorf("shm: %s: %w", dir, err)
 	}
-	free := int64(st.Bavail) * int64(st.Bsize)
-	if free < need {
-		return fmt.Errorf("%w: %s has %d MiB free, the job needs %d MiB; enlarge it (e.g. docker --shm-size) or lower HYMPI_SHM_BUDGET",
-			ErrNoSpace, dir, free>>20, (need+1<<20-1)>>20)
+	if int64(st.Bavail)*int64(st.Bsize) < need {
+		return noSpace(dir, need)
 	}
 	return nil
+}
+
+// noSpace is the refusal a user can act on: how much there is, how much the
+// job needs, and the two ways out.
+func noSpace(dir string, need int64) error {
+	var free int64
+	var st unix.Statfs_t
+	if unix.Statfs(dir, &st) == nil {
+		free = int64(st.Bavail) * int64(st.Bsize)
+	}
+	return fmt.Errorf("%w: %s has %d MiB free, the job needs %d MiB; enlarge it (e.g. docker --shm-size) or lower HYMPI_SHM_BUDGET",
+		ErrNoSpace, dir, free>>20, (need+1<<20-1)>>20)
+}
+
+// fallocate is unix.Fallocate; tests replace it to play a full file system.
+var fallocate = unix.Fallocate
+
+// reserve backs every page of the region now. A sparse region passes the
+// free-space check and still dies later: when the file system fills up
+// under a running job, the first touch of a fresh page is a SIGBUS in some
+// rank. Reserved, the space is the job's from the start, and a file system
+// too small for it (or filled between the check and here) is refused before
+// any rank exists. A file system that cannot reserve (EOPNOTSUPP) keeps the
+// sparse file: the free-space check is then all there is.
+func reserve(f *os.File, dir string, size int64) error {
+	err := fallocate(int(f.Fd()), 0, 0, size)
+	switch {
+	case err == nil, errors.Is(err, unix.EOPNOTSUPP):
+		return nil
+	case errors.Is(err, unix.ENOSPC):
+		return noSpace(dir, size)
+	}
+	return fmt.Errorf("shm: reserve %d bytes for the region in %s: %w", size, dir, err)
 }
 
 // Attach maps the region behind f (the descriptor a rank inherited) and
@@ -161,6 +197,43 @@ func Attach(f *os.File) (*Region, error) {
 		return nil, err
 	}
 	r.L = l
+	return r, nil
+}
+
+// AttachFD attaches the region behind an inherited descriptor number (what
+// HYMPI_REGION_FD names) and closes that descriptor once it has proved to be
+// a region: the mapping outlives it, and a program the rank starts must not
+// inherit it. Anything else — a number naming stderr, a pipe, a log file —
+// is refused with the descriptor left exactly as it was, so a wrong
+// environment never costs the process its stderr and the refusal can still
+// be printed.
+func AttachFD(fd int) (*Region, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, fmt.Errorf("%w: descriptor %d: %v", ErrNotRegion, fd, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, fmt.Errorf("%w: descriptor %d is not a regular file", ErrNotRegion, fd)
+	}
+	if st.Size < headerSize {
+		return nil, fmt.Errorf("%w: descriptor %d: %d bytes, less than a region header", ErrNotRegion, fd, st.Size)
+	}
+	if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err != nil || fl&unix.O_ACCMODE != unix.O_RDWR {
+		return nil, fmt.Errorf("%w: descriptor %d is not open for reading and writing", ErrNotRegion, fd)
+	}
+	// Attach through a duplicate, so that failing half-way (and the
+	// *os.File's own closing) cannot touch fd.
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("shm: duplicate descriptor %d: %w", fd, err)
+	}
+	f := os.NewFile(uintptr(dup), "hympi-region")
+	r, err := Attach(f)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	unix.Close(fd)
 	return r, nil
 }
 

@@ -32,7 +32,8 @@ budget of an N-rank job.
 Flags may be written with one dash or two.
 
 Environment: HYMPI_SYSFS (sysfs root, e.g. a fixture tree), HYMPI_THRESHOLD,
-HYMPI_PROFILE (profile path), HYMPI_DIRECT, HYMPI_SHM_BUDGET.
+HYMPI_PROFILE (profile path), HYMPI_DIRECT, HYMPI_SHM_BUDGET, HYMPI_CELL_SIZE.
+A bad value of any HYMPI_* setting is refused, as hympirun and Init refuse it.
 
 Exit status: 0 on success, 2 on a usage error, 1 otherwise.
 `

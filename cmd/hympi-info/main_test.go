@@ -46,7 +46,7 @@ func fixture(t *testing.T, name string) string {
 // returns the profile path.
 func hermetic(t *testing.T, root string) string {
 	t.Helper()
-	for _, v := range []string{topology.EnvThreshold, envDirect, "HYMPI_SHM_BUDGET", "HYMPI_CELL_SIZE"} {
+	for _, v := range []string{topology.EnvThreshold, envDirect, "HYMPI_SHM_BUDGET", "HYMPI_CELL_SIZE", "HYMPI_SKEW", "HYMPI_ASYNC_PROGRESS"} {
 		t.Setenv(v, "")
 	}
 	t.Setenv(topology.EnvSysfs, root)

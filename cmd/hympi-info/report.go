@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hympi/hympi/directcopy"
+	"github.com/hympi/hympi/internal/config"
 	"github.com/hympi/hympi/shm"
 	"github.com/hympi/hympi/topology"
 	"golang.org/x/sys/unix"
@@ -183,30 +185,21 @@ func binding(m *topology.Machine, allowed []int, n int) []int {
 	return cpus
 }
 
-// directMode returns HYMPI_DIRECT in effect, refusing what mpi.Init would
-// refuse.
-func directMode() (mode, source string, err error) {
-	switch v := os.Getenv(envDirect); v {
-	case "":
-		return modeAuto, fromDefault, nil
-	case modeAuto, modeOff, modeAlways:
-		return v, fromEnv, nil
-	default:
-		return "", "", fmt.Errorf("%s=%q: want %s, %s or %s", envDirect, v, modeAuto, modeOff, modeAlways)
+// directMode returns HYMPI_DIRECT in effect and where it came from.
+func directMode(k config.Knobs) (mode, source string) {
+	if strings.TrimSpace(os.Getenv(envDirect)) == "" {
+		return k.Direct.String(), fromDefault
 	}
+	return k.Direct.String(), fromEnv
 }
 
-// thresholdEnv returns HYMPI_THRESHOLD, refusing a value that does not parse
-// (mpi.Init refuses it too; Resolve would silently ignore it).
-func thresholdEnv() (string, error) {
-	v := os.Getenv(topology.EnvThreshold)
-	if v == "" {
-		return "", nil
+// thresholdEnv returns HYMPI_THRESHOLD as the user wrote it (config has
+// validated it), or "" when it is not set.
+func thresholdEnv(k config.Knobs) string {
+	if !k.ThresholdSet {
+		return ""
 	}
-	if _, err := topology.ParseThreshold(v); err != nil {
-		return "", err
-	}
-	return v, nil
+	return os.Getenv(topology.EnvThreshold)
 }
 
 // loadProfile finds and reads the profile. A missing file is no error.
@@ -261,14 +254,14 @@ func presentRelations(m *topology.Machine, cpus []int) ([]topology.Relation, map
 
 // gather collects the report for a job of n ranks (0: the default size).
 func gather(n int) (*report, error) {
-	env, err := thresholdEnv()
+	// What mpi.Init and hympirun would refuse is refused here too, rather
+	// than reported as if it applied.
+	k, err := config.FromEnv()
 	if err != nil {
 		return nil, err
 	}
-	mode, modeSrc, err := directMode()
-	if err != nil {
-		return nil, err
-	}
+	env := thresholdEnv(k)
+	mode, modeSrc := directMode(k)
 	m, live, err := machine()
 	if err != nil {
 		return nil, fmt.Errorf("reading the CPU topology: %w", err)
@@ -331,7 +324,7 @@ func gather(n int) (*report, error) {
 	}
 	rep.ThresholdSource = overallSource(env, th.Usable(prof), used, sources)
 	rep.DirectCopy = probeDirect()
-	rep.Shm = shmBudget(n)
+	rep.Shm = shmBudget(n, k)
 	return rep, nil
 }
 
@@ -372,8 +365,8 @@ func probeDirect() directInfo {
 
 // shmBudget is the region a job of n ranks gets under the default
 // configuration (HYMPI_SHM_BUDGET and HYMPI_CELL_SIZE applied).
-func shmBudget(n int) shmInfo {
-	cfg := shm.DefaultConfig()
+func shmBudget(n int, k config.Knobs) shmInfo {
+	cfg := shm.ConfigFrom(k)
 	info := shmInfo{Ranks: n, Channels: n * (n - 1), BudgetBytes: cfg.BudgetBytes}
 	l, err := shm.NewLayout(n, cfg)
 	if err != nil {

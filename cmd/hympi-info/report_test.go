@@ -330,6 +330,10 @@ func TestBadEnvironment(t *testing.T) {
 		{topology.EnvThreshold, "-5"},
 		{envDirect, "sometimes"},
 		{envDirect, "OFF"},
+		{"HYMPI_CELL_SIZE", "100"},
+		{"HYMPI_SHM_BUDGET", "-1"},
+		{"HYMPI_SKEW", "maybe"},
+		{"HYMPI_ASYNC_PROGRESS", "yes"},
 	} {
 		hermetic(t, fixture(t, "onesocket-l3"))
 		t.Setenv(tc.name, tc.value)

@@ -65,7 +65,7 @@ func writeText(w io.Writer, rep *report) error {
 		fmt.Fprintf(bw, "  channels: %d (one per ordered rank pair)\n", s.Channels)
 		fmt.Fprintf(bw, "  per channel: %d descriptor slots, %d cells × %s = %s pool\n",
 			s.Slots, s.CellsPerChannel, fmtBytes(int64(s.CellSize)), fmtBytes(s.PoolBytesPerChannel))
-		fmt.Fprintf(bw, "  region: %s (pool budget %s, HYMPI_SHM_BUDGET; untouched pages stay unbacked)\n",
+		fmt.Fprintf(bw, "  region: %s (pool budget %s, HYMPI_SHM_BUDGET; reserved in /dev/shm at start)\n",
 			fmtBytes(s.RegionBytes), fmtBytes(s.BudgetBytes))
 	}
 	return bw.Flush()

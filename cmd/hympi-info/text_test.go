@@ -61,14 +61,13 @@ func TestText(t *testing.T) {
 			},
 		},
 		{
-			// A configuration shm refuses is reported, not fatal.
 			fixture: "onesocket-l3",
-			env:     map[string]string{"HYMPI_CELL_SIZE": "100", topology.EnvThreshold: " 8K\n"},
+			env:     map[string]string{"HYMPI_CELL_SIZE": "128", topology.EnvThreshold: " 8K\n"},
 			args:    []string{"-n", "2"},
 			lines: []string{
 				`threshold source: environment \(HYMPI_THRESHOLD=8K, for every pair\)`,
 				`shared memory for 2 ranks:`,
-				`  no region can be laid out: .*cell size 100.*`,
+				`  per channel: .* cells × 128 B = 16 MiB pool`,
 			},
 		},
 		{

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/hympi/hympi/internal/config"
 	"github.com/hympi/hympi/shm"
 	"golang.org/x/sys/unix"
 )
@@ -49,6 +50,13 @@ type job struct {
 // launch runs the job and returns hympirun's exit status.
 func launch(opts *options, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := newOutput(stdout, stderr, opts)
+	// The knobs as every rank will read them (-x included), checked before
+	// anything exists: a bad value is a usage error, not N dying ranks.
+	knobs, err := config.FromEnviron(append(os.Environ(), opts.env...))
+	if err != nil {
+		out.printf("%v", err)
+		return exitUsage
+	}
 	bind, err := newBinder(opts.bind, opts.mapBy, opts.n)
 	if err != nil {
 		out.printf("%v", err)
@@ -60,7 +68,7 @@ func launch(opts *options, stdin io.Reader, stdout, stderr io.Writer) int {
 			out.println(fmt.Sprintf("[%s:%d] %s", host, os.Getpid(), bind.report(i)))
 		}
 	}
-	region, regionFile, err := shm.Create(regionDir, opts.n, shm.DefaultConfig())
+	region, regionFile, err := shm.Create(regionDir, opts.n, shm.ConfigFrom(knobs))
 	if err != nil {
 		out.printf("creating the shared region: %v", err)
 		return exitFailure

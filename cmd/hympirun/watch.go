@@ -159,11 +159,11 @@ func (j *job) judge(r *rank) *failure {
 		f = abortFailure(r, j.region.AbortCode(r.id))
 	case ws.Signaled():
 		sig := ws.Signal()
-		f = &failure{fmt.Sprintf("rank %d (pid %d) killed by signal %s (%v)", r.id, r.pid, unix.SignalName(sig), sig), 128 + int(sig)}
+		f = &failure{fmt.Sprintf("rank %d (pid %d) killed by signal %s (%v)%s", r.id, r.pid, unix.SignalName(sig), sig, faultHint(ws, regionDir)), 128 + int(sig)}
 	case ws.ExitStatus() != 0 && state == shm.StateFinalized:
 		return &failure{"", ws.ExitStatus()}
 	case ws.ExitStatus() != 0:
-		f = &failure{fmt.Sprintf("rank %d (pid %d) exited with status %d", r.id, r.pid, ws.ExitStatus()), ws.ExitStatus()}
+		f = &failure{fmt.Sprintf("rank %d (pid %d) exited with status %d%s", r.id, r.pid, ws.ExitStatus(), faultHint(ws, regionDir)), ws.ExitStatus()}
 	case state == shm.StateAttached:
 		f = &failure{fmt.Sprintf("rank %d (pid %d) exited without calling %s", r.id, r.pid, finalizeName(r.app.path)), exitFailure}
 	default:
@@ -190,6 +190,35 @@ func finalizeName(path string) string {
 	}
 	return "MPI_Finalize"
 }
+
+// faultHint names the likely cause when a rank died the way a fault on
+// shared memory kills it: SIGBUS in C, or the Go runtime's fatal "unexpected
+// fault address" (exit status 2) when the region's file system is also
+// full. The region is reserved at creation, so this is the rare case of
+// another mapping of /dev/shm; still the user deserves the cause, not a
+// bare status.
+func faultHint(ws syscall.WaitStatus, dir string) string {
+	sigbus := ws.Signaled() && ws.Signal() == syscall.SIGBUS
+	goFatal := ws.Exited() && ws.ExitStatus() == 2
+	if !sigbus && !goFatal {
+		return ""
+	}
+	var st unix.Statfs_t
+	if unix.Statfs(dir, &st) != nil {
+		return ""
+	}
+	free := int64(st.Bavail) * int64(st.Bsize)
+	switch {
+	case free < lowShmFree:
+		return fmt.Sprintf(": a fault on shared memory? %s is full (%d KiB free)", dir, free>>10)
+	case sigbus:
+		return fmt.Sprintf(": a fault on mapped memory (is %s full? it has %d MiB free now)", dir, free>>20)
+	}
+	return ""
+}
+
+// lowShmFree is "full" for faultHint: less than a few cells' worth.
+const lowShmFree = 1 << 20
 
 func abortFailure(r *rank, code int) *failure {
 	// An exit status has 8 bits; an Abort must not come out as success.

@@ -3,6 +3,23 @@
  * The weak aliases MPI_X -> PMPI_X of the hand-written functions, by file:
  * each .c file defines HC_ALIASES_<file> and includes this at its end. */
 
+#ifdef HC_ALIASES_buffer
+#pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
+#pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
+#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
+#pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
+#pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
+#pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
+#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
+#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
+#pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
+#pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
+#pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
+#pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
+#pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
+#pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
+#endif
+
 #ifdef HC_ALIASES_coll
 #pragma weak MPI_Barrier = PMPI_Barrier
 #pragma weak MPI_Bcast = PMPI_Bcast
@@ -13,6 +30,7 @@
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
+#pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
 #pragma weak MPI_Gather = PMPI_Gather
 #pragma weak MPI_Scatter = PMPI_Scatter
 #pragma weak MPI_Allgather = PMPI_Allgather
@@ -26,17 +44,13 @@
 #pragma weak MPI_Op_free = PMPI_Op_free
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
-#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 #pragma weak MPI_Comm_split = PMPI_Comm_split
-#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
 #pragma weak MPI_Comm_group = PMPI_Comm_group
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
-#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
-#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
 #pragma weak MPI_Group_size = PMPI_Group_size
@@ -52,6 +66,16 @@
 #pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
 #pragma weak MPI_Group_free = PMPI_Group_free
 #pragma weak MPI_Dims_create = PMPI_Dims_create
+#endif
+
+#ifdef HC_ALIASES_comm_ext
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+#pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
 #endif
 
 #ifdef HC_ALIASES_core
@@ -80,6 +104,9 @@
 #pragma weak MPI_Add_error_class = PMPI_Add_error_class
 #pragma weak MPI_Add_error_code = PMPI_Add_error_code
 #pragma weak MPI_Add_error_string = PMPI_Add_error_string
+#pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
+#pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
+#pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
@@ -119,6 +146,110 @@
 #pragma weak MPI_Win_fromint = PMPI_Win_fromint
 #endif
 
+#ifdef HC_ALIASES_dtype
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
+#pragma weak MPI_Type_size = PMPI_Type_size
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+#pragma weak MPI_Type_free = PMPI_Type_free
+#pragma weak MPI_Get_count_c = PMPI_Get_count_c
+#pragma weak MPI_Get_count = PMPI_Get_count
+#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+#pragma weak MPI_Status_set_elements_c = PMPI_Status_set_elements_c
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+#endif
+
+#ifdef HC_ALIASES_dtype_attr
+#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
+#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
+#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
+#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
+#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
+#endif
+
+#ifdef HC_ALIASES_dtype_ctor
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+#pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+#pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+#pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+#pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+#pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+#pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+#pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+#pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+#pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+#pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
+#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+#pragma weak MPI_Type_create_darray_c = PMPI_Type_create_darray_c
+#pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+#pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+#endif
+
+#ifdef HC_ALIASES_dtype_match
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
+#pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
+#pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
+#pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
+#pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index
+#endif
+
+#ifdef HC_ALIASES_dtype_pack
+#pragma weak MPI_Pack = PMPI_Pack
+#pragma weak MPI_Pack_c = PMPI_Pack_c
+#pragma weak MPI_Unpack = PMPI_Unpack
+#pragma weak MPI_Unpack_c = PMPI_Unpack_c
+#pragma weak MPI_Pack_size = PMPI_Pack_size
+#pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
+#pragma weak MPI_Pack_external = PMPI_Pack_external
+#pragma weak MPI_Pack_external_c = PMPI_Pack_external_c
+#pragma weak MPI_Unpack_external = PMPI_Unpack_external
+#pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c
+#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+#pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
+#endif
+
+#ifdef HC_ALIASES_file_errh
+#pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
+#pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
+#pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
+#pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
+#endif
+
+#ifdef HC_ALIASES_fortran
+#pragma weak MPI_Abi_get_fortran_info = PMPI_Abi_get_fortran_info
+#pragma weak MPI_Abi_get_fortran_booleans = PMPI_Abi_get_fortran_booleans
+#pragma weak MPI_Abi_set_fortran_info = PMPI_Abi_set_fortran_info
+#pragma weak MPI_Abi_set_fortran_booleans = PMPI_Abi_set_fortran_booleans
+#endif
+
+#ifdef HC_ALIASES_grequest
+#pragma weak MPI_Grequest_start = PMPI_Grequest_start
+#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
+#endif
+
 #ifdef HC_ALIASES_info
 #pragma weak MPI_Info_create = PMPI_Info_create
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
@@ -131,8 +262,80 @@
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 #pragma weak MPI_Info_free = PMPI_Info_free
-#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
-#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+#pragma weak MPI_Get_hw_resource_info = PMPI_Get_hw_resource_info
+#pragma weak MPI_Abi_get_info = PMPI_Abi_get_info
+#endif
+
+#ifdef HC_ALIASES_intercomm
+#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+#pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
+#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+#endif
+
+#ifdef HC_ALIASES_mpit
+#pragma weak MPI_T_init_thread = PMPI_T_init_thread
+#pragma weak MPI_T_finalize = PMPI_T_finalize
+#pragma weak MPI_T_cvar_get_num = PMPI_T_cvar_get_num
+#pragma weak MPI_T_pvar_get_num = PMPI_T_pvar_get_num
+#pragma weak MPI_T_category_get_num = PMPI_T_category_get_num
+#pragma weak MPI_T_event_get_num = PMPI_T_event_get_num
+#pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
+#pragma weak MPI_T_category_changed = PMPI_T_category_changed
+#pragma weak MPI_T_cvar_get_info = PMPI_T_cvar_get_info
+#pragma weak MPI_T_pvar_get_info = PMPI_T_pvar_get_info
+#pragma weak MPI_T_category_get_info = PMPI_T_category_get_info
+#pragma weak MPI_T_category_get_num_events = PMPI_T_category_get_num_events
+#pragma weak MPI_T_category_get_categories = PMPI_T_category_get_categories
+#pragma weak MPI_T_category_get_cvars = PMPI_T_category_get_cvars
+#pragma weak MPI_T_category_get_pvars = PMPI_T_category_get_pvars
+#pragma weak MPI_T_category_get_events = PMPI_T_category_get_events
+#pragma weak MPI_T_event_get_info = PMPI_T_event_get_info
+#pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
+#pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
+#pragma weak MPI_T_cvar_handle_alloc = PMPI_T_cvar_handle_alloc
+#pragma weak MPI_T_event_handle_alloc = PMPI_T_event_handle_alloc
+#pragma weak MPI_T_cvar_get_index = PMPI_T_cvar_get_index
+#pragma weak MPI_T_category_get_index = PMPI_T_category_get_index
+#pragma weak MPI_T_event_get_index = PMPI_T_event_get_index
+#pragma weak MPI_T_pvar_get_index = PMPI_T_pvar_get_index
+#pragma weak MPI_T_cvar_handle_free = PMPI_T_cvar_handle_free
+#pragma weak MPI_T_cvar_read = PMPI_T_cvar_read
+#pragma weak MPI_T_cvar_write = PMPI_T_cvar_write
+#pragma weak MPI_T_enum_get_info = PMPI_T_enum_get_info
+#pragma weak MPI_T_enum_get_item = PMPI_T_enum_get_item
+#pragma weak MPI_T_event_handle_free = PMPI_T_event_handle_free
+#pragma weak MPI_T_event_handle_get_info = PMPI_T_event_handle_get_info
+#pragma weak MPI_T_event_handle_set_info = PMPI_T_event_handle_set_info
+#pragma weak MPI_T_event_register_callback = PMPI_T_event_register_callback
+#pragma weak MPI_T_event_callback_get_info = PMPI_T_event_callback_get_info
+#pragma weak MPI_T_event_callback_set_info = PMPI_T_event_callback_set_info
+#pragma weak MPI_T_event_set_dropped_handler = PMPI_T_event_set_dropped_handler
+#pragma weak MPI_T_event_copy = PMPI_T_event_copy
+#pragma weak MPI_T_event_read = PMPI_T_event_read
+#pragma weak MPI_T_event_get_source = PMPI_T_event_get_source
+#pragma weak MPI_T_event_get_timestamp = PMPI_T_event_get_timestamp
+#pragma weak MPI_T_pvar_session_create = PMPI_T_pvar_session_create
+#pragma weak MPI_T_pvar_session_free = PMPI_T_pvar_session_free
+#pragma weak MPI_T_pvar_handle_alloc = PMPI_T_pvar_handle_alloc
+#pragma weak MPI_T_pvar_handle_free = PMPI_T_pvar_handle_free
+#pragma weak MPI_T_pvar_start = PMPI_T_pvar_start
+#pragma weak MPI_T_pvar_stop = PMPI_T_pvar_stop
+#pragma weak MPI_T_pvar_reset = PMPI_T_pvar_reset
+#pragma weak MPI_T_pvar_read = PMPI_T_pvar_read
+#pragma weak MPI_T_pvar_readreset = PMPI_T_pvar_readreset
+#pragma weak MPI_T_pvar_write = PMPI_T_pvar_write
+#endif
+
+#ifdef HC_ALIASES_mprobe
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+#pragma weak MPI_Improbe = PMPI_Improbe
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+#pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+#pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
 #endif
 
 #ifdef HC_ALIASES_nbc
@@ -219,7 +422,6 @@
 #pragma weak MPI_Ialltoallw_c = PMPI_Ialltoallw_c
 #pragma weak MPI_Alltoallw_init_c = PMPI_Alltoallw_init_c
 #pragma weak MPI_Alltoallw_c = PMPI_Alltoallw_c
-#pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
 #endif
 
 #ifdef HC_ALIASES_neighbor
@@ -273,7 +475,9 @@
 #pragma weak MPI_Irecv = PMPI_Irecv
 #pragma weak MPI_Irecv_c = PMPI_Irecv_c
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
+#pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+#pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
 #pragma weak MPI_Probe = PMPI_Probe
 #pragma weak MPI_Iprobe = PMPI_Iprobe
 #pragma weak MPI_Wait = PMPI_Wait
@@ -294,11 +498,56 @@
 #pragma weak MPI_Recv_init = PMPI_Recv_init
 #pragma weak MPI_Start = PMPI_Start
 #pragma weak MPI_Startall = PMPI_Startall
-#pragma weak MPI_Pack_size = PMPI_Pack_size
-#pragma weak MPI_Pack = PMPI_Pack
-#pragma weak MPI_Unpack = PMPI_Unpack
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+#pragma weak MPI_Ssend_c = PMPI_Ssend_c
+#pragma weak MPI_Rsend_c = PMPI_Rsend_c
+#pragma weak MPI_Bsend_c = PMPI_Bsend_c
+#pragma weak MPI_Issend_c = PMPI_Issend_c
+#pragma weak MPI_Irsend_c = PMPI_Irsend_c
+#pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
+#pragma weak MPI_Send_init_c = PMPI_Send_init_c
+#pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
+#pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
+#pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
+#pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
+#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
+#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
+#endif
+
+#ifdef HC_ALIASES_p2p_ext
+#pragma weak MPI_Isendrecv = PMPI_Isendrecv
+#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
+#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
+#pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
+#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
+#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
+#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
+#endif
+
+#ifdef HC_ALIASES_partitioned
+#pragma weak MPI_Psend_init = PMPI_Psend_init
+#pragma weak MPI_Psend_init_c = PMPI_Psend_init_c
+#pragma weak MPI_Precv_init = PMPI_Precv_init
+#pragma weak MPI_Precv_init_c = PMPI_Precv_init_c
+#pragma weak MPI_Pready = PMPI_Pready
+#pragma weak MPI_Pready_range = PMPI_Pready_range
+#pragma weak MPI_Pready_list = PMPI_Pready_list
+#pragma weak MPI_Parrived = PMPI_Parrived
+#endif
+
+#ifdef HC_ALIASES_session
+#pragma weak MPI_Session_init = PMPI_Session_init
+#pragma weak MPI_Session_finalize = PMPI_Session_finalize
+#pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
+#pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
+#pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
+#pragma weak MPI_Session_get_info = PMPI_Session_get_info
+#pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
+#pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
+#pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
+#pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
+#pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
 #endif
 
 #ifdef HC_ALIASES_topo
@@ -312,39 +561,21 @@
 #pragma weak MPI_Topo_test = PMPI_Topo_test
 #endif
 
+#ifdef HC_ALIASES_topo_graph
+#pragma weak MPI_Graph_create = PMPI_Graph_create
+#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
+#pragma weak MPI_Graph_get = PMPI_Graph_get
+#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
+#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
+#pragma weak MPI_Graph_map = PMPI_Graph_map
+#pragma weak MPI_Cart_map = PMPI_Cart_map
+#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
+#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
+#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
+#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
+#endif
+
 #ifdef HC_ALIASES_types
-#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
-#pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
-#pragma weak MPI_Type_dup = PMPI_Type_dup
-#pragma weak MPI_Type_vector = PMPI_Type_vector
-#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
-#pragma weak MPI_Type_indexed = PMPI_Type_indexed
-#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
-#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
-#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
-#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
-#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
-#pragma weak MPI_Type_size = PMPI_Type_size
-#pragma weak MPI_Type_size_c = PMPI_Type_size_c
-#pragma weak MPI_Type_size_x = PMPI_Type_size_x
-#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
-#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
-#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
-#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
-#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
-#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
-#pragma weak MPI_Type_get_name = PMPI_Type_get_name
-#pragma weak MPI_Type_set_name = PMPI_Type_set_name
-#pragma weak MPI_Type_commit = PMPI_Type_commit
-#pragma weak MPI_Type_free = PMPI_Type_free
-#pragma weak MPI_Get_count_c = PMPI_Get_count_c
-#pragma weak MPI_Get_count = PMPI_Get_count
-#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
-#pragma weak MPI_Get_elements = PMPI_Get_elements
-#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
-#pragma weak MPI_Status_set_elements_c = PMPI_Status_set_elements_c
-#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
-#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 #pragma weak MPI_Status_get_source = PMPI_Status_get_source
@@ -353,4 +584,66 @@
 #pragma weak MPI_Status_set_source = PMPI_Status_set_source
 #pragma weak MPI_Status_set_tag = PMPI_Status_set_tag
 #pragma weak MPI_Status_set_error = PMPI_Status_set_error
+#endif
+
+#ifdef HC_ALIASES_win
+#pragma weak MPI_Win_create = PMPI_Win_create
+#pragma weak MPI_Win_create_c = PMPI_Win_create_c
+#pragma weak MPI_Win_allocate = PMPI_Win_allocate
+#pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c
+#pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
+#pragma weak MPI_Win_allocate_shared_c = PMPI_Win_allocate_shared_c
+#pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
+#pragma weak MPI_Win_free = PMPI_Win_free
+#pragma weak MPI_Win_attach = PMPI_Win_attach
+#pragma weak MPI_Win_detach = PMPI_Win_detach
+#pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
+#pragma weak MPI_Win_shared_query_c = PMPI_Win_shared_query_c
+#pragma weak MPI_Put = PMPI_Put
+#pragma weak MPI_Put_c = PMPI_Put_c
+#pragma weak MPI_Get = PMPI_Get
+#pragma weak MPI_Get_c = PMPI_Get_c
+#pragma weak MPI_Rput = PMPI_Rput
+#pragma weak MPI_Rput_c = PMPI_Rput_c
+#pragma weak MPI_Rget = PMPI_Rget
+#pragma weak MPI_Rget_c = PMPI_Rget_c
+#pragma weak MPI_Accumulate = PMPI_Accumulate
+#pragma weak MPI_Accumulate_c = PMPI_Accumulate_c
+#pragma weak MPI_Raccumulate = PMPI_Raccumulate
+#pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
+#pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
+#pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
+#pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
+#pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
+#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
+#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
+#pragma weak MPI_Win_fence = PMPI_Win_fence
+#pragma weak MPI_Win_post = PMPI_Win_post
+#pragma weak MPI_Win_start = PMPI_Win_start
+#pragma weak MPI_Win_complete = PMPI_Win_complete
+#pragma weak MPI_Win_wait = PMPI_Win_wait
+#pragma weak MPI_Win_test = PMPI_Win_test
+#pragma weak MPI_Win_lock = PMPI_Win_lock
+#pragma weak MPI_Win_unlock = PMPI_Win_unlock
+#pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
+#pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
+#pragma weak MPI_Win_flush = PMPI_Win_flush
+#pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
+#pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
+#pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
+#pragma weak MPI_Win_sync = PMPI_Win_sync
+#pragma weak MPI_Win_get_group = PMPI_Win_get_group
+#pragma weak MPI_Win_set_name = PMPI_Win_set_name
+#pragma weak MPI_Win_get_name = PMPI_Win_get_name
+#pragma weak MPI_Win_set_info = PMPI_Win_set_info
+#pragma weak MPI_Win_get_info = PMPI_Win_get_info
+#pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
+#pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
+#pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
+#pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
+#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
+#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
+#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
+#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
+#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
 #endif

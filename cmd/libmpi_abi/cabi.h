@@ -25,13 +25,16 @@ enum {
 	HK_ERRH = 5,
 	HK_TYPE = 6,
 	HK_INFO = 7,
+	/* surface-comm: matched-probe messages and sessions. */
+	HK_MESSAGE = 10,
+	HK_SESSION = 11,
 };
 
 #define HC_KIND_SHIFT 24
 #define HC_INDEX_MASK 0xffffff
-#define HC_MAX_COMMS 8192
-#define HC_MAX_TYPES 4096
-#define HC_MAX_ERRH 256
+/* Communicator indexes: the C table is reserved address space, touched
+ * only as far as it is used (hc_comms, core.c); freed indexes are reused. */
+#define HC_MAX_COMMS (1 << 20)
 
 static inline intptr_t hc_make(int kind, int idx) { return ((intptr_t)kind << HC_KIND_SHIFT) | idx; }
 static inline int hc_index(const void *h, int kind) {
@@ -60,9 +63,13 @@ typedef struct {
 	 * (malloc'd); ndims == 0 and cart == NULL for none. */
 	int ndims;
 	int *cart;
+	/* Graph or distributed-graph topology (topo_graph.c), or NULL. */
+	struct hc_graph *graph;
+	/* Hints set with MPI_Comm_set_info and friends (comm_ext.c); 0: none. */
+	MPI_Info info;
 } hc_comm;
 
-HC_HIDDEN extern hc_comm hc_comms[HC_MAX_COMMS];
+HC_HIDDEN extern hc_comm *hc_comms;
 HC_HIDDEN extern volatile int hc_forked;
 HC_HIDDEN extern int hc_initialized, hc_finalized;
 HC_HIDDEN extern int hc_debug;
@@ -73,6 +80,10 @@ HC_HIDDEN extern int hc_debug;
 #define HC_GUARD(fn) do { if (__builtin_expect(hc_forked, 0)) return hc_forked_error(fn); } while (0)
 
 HC_HIDDEN int hc_forked_error(const char *fn);
+/* Bsend buffers (buffer.c): attach to communicator ci, session si or the
+ * process (-1, -1); detach stores MPI_BUFFER_AUTOMATIC or the buffer. */
+HC_HIDDEN int hc_buf_attach(int ci, int si, void *buffer, int64_t size);
+HC_HIDDEN int hc_buf_detach(int ci, int si, void *buffer_addr, int64_t *size);
 HC_HIDDEN int hc_unsupported(const char *fn);
 /* hc_error sends code through the error handler of communicator index ci
  * (-1: MPI_COMM_WORLD's) and returns it, if the handler returns. */
@@ -81,6 +92,14 @@ HC_HIDDEN int hc_error(int ci, int code, const char *fn);
  * functions return. */
 HC_HIDDEN int hc_req_error(int packed, const char *fn);
 HC_HIDDEN int hc_comm_index(MPI_Comm c);
+/* Graph topologies (topo_graph.c): free one, copy one for MPI_Comm_dup. */
+HC_HIDDEN void hc_graph_free(struct hc_graph *g);
+HC_HIDDEN int hc_graph_copy(int from, int to);
+/* Communicator hints (comm_ext.c): drop them, copy them for MPI_Comm_dup. */
+HC_HIDDEN void hc_comm_info_free(int ci);
+HC_HIDDEN int hc_comm_info_copy(int from, int to);
+/* Intercommunicators (intercomm.c). */
+HC_HIDDEN int hc_is_inter(int ci);
 HC_HIDDEN void hc_set_errmsg(const char *msg, int n);
 #define HC_MSG(lit) hc_set_errmsg(lit, (int)sizeof(lit) - 1)
 
@@ -96,6 +115,11 @@ HC_HIDDEN int hc_type_base(MPI_Datatype dt, intptr_t *base, int64_t *nbase);
 HC_HIDDEN int hc_type_contig(MPI_Datatype dt);
 HC_HIDDEN void hc_type_pack(MPI_Datatype dt, int64_t count, const void *buf, void *packed);
 HC_HIDDEN void hc_type_unpack(MPI_Datatype dt, int64_t count, const void *packed, int64_t bytes, void *buf);
+/* A pending operation holds its datatype through hc_type_hold's handle,
+ * which keeps the type alive after the user frees it; hc_type_release
+ * drops it (and ignores anything that is not such a hold). */
+HC_HIDDEN intptr_t hc_type_hold(MPI_Datatype dt);
+HC_HIDDEN void hc_type_release(intptr_t h);
 /* The same for Go, which holds handles as integers. */
 static inline void hc_pack_h(intptr_t dt, int64_t count, const void *buf, void *packed)
 {
@@ -111,6 +135,10 @@ static inline void hc_unpack_h(intptr_t dt, int64_t count, const void *packed, i
 HC_HIDDEN int hc_builtin_ok(intptr_t op, intptr_t base);
 HC_HIDDEN void hc_builtin_apply(intptr_t op, intptr_t base, void *in, void *inout, int64_t n);
 HC_HIDDEN void hc_user_apply(uintptr_t fn, int bigcount, void *in, void *inout, int64_t n, intptr_t dt);
+/* hc_red_apply reduces n elements of dt as the engine holds them (packed
+ * when dt is not contiguous) with a user function ufn (non-zero) or the
+ * predefined op. */
+HC_HIDDEN void hc_red_apply(uintptr_t ufn, int big, intptr_t op, intptr_t dt, void *in, void *inout, int64_t n);
 
 /* A reduction as the Go side needs it: the operator, the datatype, the
  * size of one element and what predefined type it is made of. builtin_ok is

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nbc.h"
+#include "argcheck.h"
 #include "_cgo_export.h"
 
 HC_HIDDEN int hc_comm_reserve(void);
@@ -23,15 +24,18 @@ enum { VEC_GATHER, VEC_ALLGATHER, VEC_SCATTER };
 	if (__builtin_expect(ci < 0, 0)) return hc_error(-1, MPI_ERR_COMM, fn)
 
 #define SIZE(s, dt, ci, fn)                                                    \
-	int64_t s = hc_type_size(dt);                                          \
+	int64_t s = hc_type_msg_size(dt);                                      \
 	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, fn)
 
 HC_HIDDEN int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt)
 {
 	r->op = (intptr_t)op;
 	r->dt = (intptr_t)dt;
-	r->esize = hc_type_size(dt);
-	if (r->esize < 0 || !hc_type_base(dt, &r->base, &r->nbase)) return MPI_ERR_TYPE;
+	r->esize = hc_type_msg_size(dt);
+	if (r->esize < 0) return MPI_ERR_TYPE;
+	/* A user operator takes any type; a predefined one needs a single
+	 * base type (builtin_ok fails otherwise). */
+	if (!hc_type_base(dt, &r->base, &r->nbase)) r->base = 0, r->nbase = 0;
 	r->builtin_ok = (intptr_t)op < 0x1000 && op != MPI_OP_NULL && hc_builtin_ok(r->op, r->base);
 	return MPI_SUCCESS;
 }
@@ -50,6 +54,8 @@ HC_HIDDEN int hc_bcast(void *buffer, int64_t count, MPI_Datatype datatype, int r
 	COMM(ci, comm, fn);
 	SIZE(s, datatype, ci, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+	HC_CHECK_NOT_IN_PLACE(ci, buffer, fn);
+	HC_CHECK_BUF(ci, buffer, count, datatype, fn);
 	if (!hc_type_contig(datatype)) {
 		void *tmp = malloc(s * count > 0 ? (size_t)(s * count) : 1);
 		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, fn);
@@ -98,7 +104,12 @@ HC_HIDDEN int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int64_t co
 	hc_red r;
 	if (hc_red_init(&r, op, dt)) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+	int me = hc_comms[ci].rank;
+	/* MPI_Reduce's recvbuf means nothing off the root. */
+	if (kind != RED_REDUCE || me == root) HC_CHECK_NOT_IN_PLACE(ci, recvbuf, fn);
 	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
+	HC_CHECK_BUF(ci, sendbuf, kind == RED_SCATTER_BLOCK ? (int64_t)count * hc_comms[ci].size : count, dt, fn);
+	if (kind != RED_REDUCE || me == root) HC_CHECK_BUF(ci, recvbuf, count, dt, fn);
 	if (!hc_type_contig(dt) && kind == RED_SCATTER_BLOCK) /* the general schedule either way */
 		return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, count, dt, op, root, comm, RUN_BLOCKING, NULL, fn);
 	if (!hc_type_contig(dt)) return hc_reduce_packed(ci, kind, sendbuf, recvbuf, count, dt, &r, root, fn);
@@ -137,23 +148,48 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	COMM(ci, comm, fn);
 	hc_red r;
 	if (hc_red_init(&r, op, datatype)) return hc_error(ci, MPI_ERR_TYPE, fn);
+	HC_CHECK_ARRAY(ci, recvcounts, hc_comms[ci].size, fn);
+	HC_CHECK_NOT_IN_PLACE(ci, recvbuf, fn);
+	int64_t total = 0;
+	for (int i = 0; i < hc_comms[ci].size; i++) {
+		HC_CHECK_COUNT(ci, recvcounts[i], fn);
+		total += recvcounts[i];
+	}
+	HC_CHECK_BUF(ci, recvbuf, recvcounts[hc_comms[ci].rank], datatype, fn);
 	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
+	HC_CHECK_BUF(ci, sendbuf, total, datatype, fn);
 	if (!hc_type_contig(datatype)) /* the general schedule either way */
 		return hc_nb_rs(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, RUN_BLOCKING, NULL, fn);
 	int rc = hympi_go_reduce_scatter(ci, (void *)sendbuf, recvbuf, (int *)recvcounts, &r);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
-HC_HIDDEN int hc_reduce_local(const void *inbuf, void *inoutbuf, int64_t count, MPI_Datatype datatype, MPI_Op op)
+HC_HIDDEN int hc_reduce_local(const void *inbuf, void *inoutbuf, int64_t count, MPI_Datatype datatype, MPI_Op op,
+			      const char *fn)
 {
-	const char *fn = "MPI_Reduce_local";
 	HC_GUARD(fn);
 	hc_red r;
 	if (hc_red_init(&r, op, datatype)) return hc_error(-1, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, fn);
+	HC_CHECK_NOT_IN_PLACE(-1, inbuf, fn);
+	HC_CHECK_NOT_IN_PLACE(-1, inoutbuf, fn);
+	HC_CHECK_BUF(-1, inbuf, count, datatype, fn);
+	HC_CHECK_BUF(-1, inoutbuf, count, datatype, fn);
 	if (!hc_type_contig(datatype)) {
-		HC_MSG("non-contiguous datatype");
-		return hc_error(-1, MPI_ERR_TYPE, fn);
+		/* Packed copies: the operator sees them in the type's layout
+		 * again (hc_red_apply). */
+		int64_t n = r.esize * count;
+		char *a = malloc(n ? n : 1), *b = malloc(n ? n : 1);
+		int rc = a && b ? 0 : MPI_ERR_NO_MEM;
+		if (!rc) {
+			hc_type_pack(datatype, count, inbuf, a);
+			hc_type_pack(datatype, count, inoutbuf, b);
+			rc = hympi_go_reduce_local(a, b, n, &r);
+			if (!rc) hc_type_unpack(datatype, count, b, n, inoutbuf);
+		}
+		free(a);
+		free(b);
+		return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
 	}
 	int rc = hympi_go_reduce_local((void *)inbuf, inoutbuf, r.esize * count, &r);
 	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
@@ -161,7 +197,11 @@ HC_HIDDEN int hc_reduce_local(const void *inbuf, void *inoutbuf, int64_t count, 
 
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
-	return hc_reduce_local(inbuf, inoutbuf, count, datatype, op);
+	return hc_reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local");
+}
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
+{
+	return hc_reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local_c");
 }
 
 HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -170,27 +210,54 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
-	int packed = !hc_type_contig(sendtype) || !hc_type_contig(recvtype), inplace = sendbuf == MPI_IN_PLACE;
-	if (packed) {
-		/* Gather and Scatter run the general schedule either way: the
-		 * packing path gives the same messages. Allgather and Alltoall
-		 * keep their own path, over packed copies. */
-		if (kind == MOV_GATHER || kind == MOV_SCATTER)
-			return hc_nb_mv(kind == MOV_GATHER ? HC_NBC_GATHER : HC_NBC_SCATTER, sendbuf, sendcount, sendtype,
-					recvbuf, recvcount, recvtype, root, comm, RUN_BLOCKING, NULL, fn);
-	}
+	int packed = !hc_type_contig(sendtype) || !hc_type_contig(recvtype);
 	int64_t ss = 0, rs = 0;
 	int send_used = kind != MOV_SCATTER || me == root;
 	int recv_used = kind != MOV_GATHER || me == root;
 	if (send_used && sendbuf != MPI_IN_PLACE) {
-		ss = hc_type_size(sendtype);
+		ss = hc_type_msg_size(sendtype);
 		if (ss < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 		if (sendcount < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+		HC_CHECK_BUF(ci, sendbuf, kind == MOV_GATHER || kind == MOV_ALLGATHER ? sendcount : (int64_t)sendcount * size,
+			     sendtype, fn);
 	}
 	if (recv_used && recvbuf != MPI_IN_PLACE) {
-		rs = hc_type_size(recvtype);
+		rs = hc_type_msg_size(recvtype);
 		if (rs < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 		if (recvcount < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
+		HC_CHECK_BUF(ci, recvbuf, kind == MOV_SCATTER ? recvcount : (int64_t)recvcount * size, recvtype, fn);
+	}
+	/* Only the side a process contributes may be MPI_IN_PLACE. */
+	if (kind == MOV_SCATTER ? send_used : recv_used) HC_CHECK_NOT_IN_PLACE(ci, kind == MOV_SCATTER ? sendbuf : recvbuf, fn);
+	/* Gather and Scatter of non-contiguous types run the general schedule
+	 * (request-owned scratch); Allgather and Alltoall keep the fast path
+	 * over packed copies. */
+	if (packed && (kind == MOV_GATHER || kind == MOV_SCATTER))
+		return hc_nb_mv(kind == MOV_GATHER ? HC_NBC_GATHER : HC_NBC_SCATTER, sendbuf, sendcount, sendtype, recvbuf,
+				recvcount, recvtype, root, comm, RUN_BLOCKING, NULL, fn);
+	/* Non-contiguous types: the whole buffers travel packed (a buffer of
+	 * size blocks is size * count elements of the type in a row); an
+	 * in-place buffer is packed first so its own block goes along. */
+	void *stmp = NULL, *rtmp = NULL, *user_recv = NULL;
+	int64_t ns = 0, nr = 0;
+	if (packed) {
+		int in_place = sendbuf == MPI_IN_PLACE;
+		if (send_used && !in_place) {
+			ns = (int64_t)sendcount * (kind == MOV_SCATTER || kind == MOV_ALLTOALL ? size : 1);
+			if (!(stmp = malloc(ss * ns > 0 ? ss * ns : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+			hc_type_pack(sendtype, ns, sendbuf, stmp);
+			sendbuf = stmp;
+		}
+		if (recv_used && recvbuf != MPI_IN_PLACE) {
+			nr = (int64_t)recvcount * (kind == MOV_SCATTER ? 1 : size);
+			if (!(rtmp = malloc(rs * nr > 0 ? rs * nr : 1))) {
+				free(stmp);
+				return hc_error(ci, MPI_ERR_NO_MEM, fn);
+			}
+			if (in_place) hc_type_pack(recvtype, nr, recvbuf, rtmp);
+			user_recv = recvbuf;
+			recvbuf = rtmp;
+		}
 	}
 	int64_t sn = ss * sendcount, rn = rs * recvcount;
 	/* Whole-buffer sizes: the root's (or everyone's) side of size blocks. */
@@ -215,37 +282,10 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 		rn *= size;
 		break;
 	}
-	if (packed) {
-		/* In place the input is in the receive buffer: it is packed
-		 * whole, and the send side points into the packed copy. */
-		if (inplace) sn = 0;
-		char *ps = malloc(sn + rn + 1), *pr = ps + sn;
-		if (!ps) return hc_error(ci, MPI_ERR_NO_MEM, fn);
-		int64_t sel = sendcount * (kind == MOV_ALLTOALL ? size : 1), rel = recvcount * size;
-		const void *from = inplace ? recvbuf : sendbuf;
-		MPI_Datatype ft = inplace ? recvtype : sendtype;
-		char *to = inplace ? pr : ps;
-		if (inplace) sel = rel;
-		if (hc_type_contig(ft))
-			memcpy(to, from, inplace ? rn : sn);
-		else
-			hc_type_pack(ft, sel, from, to);
-		char *send = ps;
-		if (inplace) {
-			send = kind == MOV_ALLTOALL ? pr : pr + (int64_t)me * (rn / size);
-			sn = kind == MOV_ALLTOALL ? rn : rn / size;
-		}
-		int rc = hympi_go_gather(ci, kind, send, sn, pr, rn, root);
-		if (!rc) {
-			if (hc_type_contig(recvtype))
-				memcpy(recvbuf, pr, rn);
-			else
-				hc_type_unpack(recvtype, rel, pr, rn, recvbuf);
-		}
-		free(ps);
-		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
-	}
 	int rc = hympi_go_gather(ci, kind, (void *)sendbuf, sn, recvbuf, rn, root);
+	if (!rc && rtmp) hc_type_unpack(recvtype, nr, rtmp, rs * nr, user_recv);
+	free(stmp);
+	free(rtmp);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -270,6 +310,34 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	return hc_move(MOV_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, "MPI_Alltoall");
 }
 
+/* hc_vcheck checks the counts and buffer of one side of a v-collective. */
+static int hc_vcheck(int ci, const void *buf, const int *counts, const int *displs, MPI_Datatype dt, const char *fn)
+{
+	int n = hc_comms[ci].size;
+	HC_CHECK_ARRAY(ci, counts, n, fn);
+	HC_CHECK_ARRAY(ci, displs, n, fn);
+	HC_CHECK_NOT_IN_PLACE(ci, buf, fn);
+	int64_t total = 0;
+	for (int i = 0; i < n; i++) {
+		HC_CHECK_COUNT(ci, counts[i], fn);
+		total += counts[i];
+	}
+	HC_CHECK_BUF(ci, buf, total, dt, fn);
+	return MPI_SUCCESS;
+}
+
+#define VCHECK(ci, buf, counts, displs, dt, fn)                                \
+	do {                                                                   \
+		int rc_ = hc_vcheck(ci, buf, counts, displs, dt, fn);          \
+		if (rc_) return rc_;                                           \
+	} while (0)
+
+#define SCHECK(ci, buf, count, dt, fn)                                         \
+	do {                                                                   \
+		HC_CHECK_COUNT(ci, count, fn);                                 \
+		HC_CHECK_BUF(ci, buf, count, dt, fn);                          \
+	} while (0)
+
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 		 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -277,12 +345,14 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int me = hc_comms[ci].rank, inplace = sendbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype))
+	int64_t ss = 0, rs = 0;
+	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (me == root && (rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (!inplace) SCHECK(ci, sendbuf, sendcount, sendtype, fn);
+	if (me == root) VCHECK(ci, recvbuf, recvcounts, displs, recvtype, fn);
+	if ((!inplace && !hc_type_contig(sendtype)) || (me == root && !hc_type_contig(recvtype)))
 		return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
 				comm, RUN_BLOCKING, NULL, fn);
-	int64_t ss = 0, rs = 0;
-	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
-	if (me == root && (rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	int rc = hympi_go_gatherv(ci, VEC_GATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
 				  me == root ? (int *)recvcounts : NULL, me == root ? (int *)displs : NULL, rs, root, inplace);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
@@ -295,12 +365,14 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype))
+	int64_t ss = 0, rs;
+	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if ((rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (!inplace) SCHECK(ci, sendbuf, sendcount, sendtype, fn);
+	VCHECK(ci, recvbuf, recvcounts, displs, recvtype, fn);
+	if ((!inplace && !hc_type_contig(sendtype)) || !hc_type_contig(recvtype))
 		return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, 0,
 				comm, RUN_BLOCKING, NULL, fn);
-	int64_t ss = 0, rs;
-	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
-	if ((rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	int rc = hympi_go_gatherv(ci, VEC_ALLGATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
 				  (int *)recvcounts, (int *)displs, rs, 0, inplace);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
@@ -313,12 +385,14 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int me = hc_comms[ci].rank, inplace = recvbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype))
+	int64_t ss = 0, rs = 0;
+	if (me == root && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (!inplace && (rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (!inplace) SCHECK(ci, recvbuf, recvcount, recvtype, fn);
+	if (me == root) VCHECK(ci, sendbuf, sendcounts, displs, sendtype, fn);
+	if ((me == root && !hc_type_contig(sendtype)) || (!inplace && !hc_type_contig(recvtype)))
 		return hc_nb_sv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm,
 				RUN_BLOCKING, NULL, fn);
-	int64_t ss = 0, rs = 0;
-	if (me == root && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
-	if (!inplace && (rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	int rc = hympi_go_gatherv(ci, VEC_SCATTER, me == root ? (void *)sendbuf : NULL, rs * recvcount,
 				  inplace ? NULL : recvbuf, me == root ? (int *)sendcounts : NULL,
 				  me == root ? (int *)displs : NULL, ss, root, inplace);
@@ -332,12 +406,14 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
-	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype))
+	int64_t ss = 0, rs;
+	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if ((rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+	if (!inplace) VCHECK(ci, sendbuf, sendcounts, sdispls, sendtype, fn);
+	VCHECK(ci, recvbuf, recvcounts, rdispls, recvtype, fn);
+	if ((!inplace && !hc_type_contig(sendtype)) || !hc_type_contig(recvtype))
 		return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm,
 				RUN_BLOCKING, NULL, fn);
-	int64_t ss = 0, rs;
-	if (!inplace && (ss = hc_type_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
-	if ((rs = hc_type_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	int rc = hympi_go_alltoallv(ci, inplace ? NULL : (void *)sendbuf, (int *)sendcounts, (int *)sdispls, ss, recvbuf,
 				    (int *)recvcounts, (int *)rdispls, rs, inplace);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
@@ -348,18 +424,23 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
 	HC_GUARD("MPI_Op_create");
+	HC_CHECK_PTR(-1, user_fn, "MPI_Op_create");
+	HC_CHECK_PTR(-1, op, "MPI_Op_create");
 	return hympi_go_op_create((uintptr_t)user_fn, commute, 0, (intptr_t *)op);
 }
 
 int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
 	HC_GUARD("MPI_Op_create_c");
+	HC_CHECK_PTR(-1, user_fn, "MPI_Op_create_c");
+	HC_CHECK_PTR(-1, op, "MPI_Op_create_c");
 	return hympi_go_op_create((uintptr_t)user_fn, commute, 1, (intptr_t *)op);
 }
 
 int PMPI_Op_free(MPI_Op *op)
 {
 	HC_GUARD("MPI_Op_free");
+	HC_CHECK_PTR(-1, op, "MPI_Op_free");
 	int rc = hympi_go_op_free((intptr_t)*op);
 	if (rc) return hc_error(-1, rc, "MPI_Op_free");
 	*op = MPI_OP_NULL;
@@ -369,6 +450,9 @@ int PMPI_Op_free(MPI_Op *op)
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
 	HC_GUARD("MPI_Op_commutative");
+	HC_CHECK_PTR(-1, commute, "MPI_Op_commutative");
+	if ((intptr_t)op <= (intptr_t)MPI_OP_NULL || ((intptr_t)op > (intptr_t)MPI_NO_OP && (intptr_t)op < 0x1000))
+		return hc_arg_fail(-1, MPI_ERR_OP, "MPI_Op_commutative", "invalid operator");
 	int rc = hympi_go_op_commutative((intptr_t)op, commute);
 	return rc ? hc_error(-1, rc, "MPI_Op_commutative") : MPI_SUCCESS;
 }
@@ -403,6 +487,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	const char *fn = "MPI_Comm_dup";
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	HC_CHECK_PTR(ci, newcomm, fn);
 	RESERVE(ni, ci, fn);
 	int rank, size;
 	int rc = hympi_go_comm_dup(ci, ni, &rank, &size);
@@ -410,13 +495,8 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	if (rc) return rc;
 	rc = hc_comm_copy_attrs(ci, ni);
 	if (!rc) rc = hc_comm_copy_topo(ci, ni);
+	if (!rc) rc = hc_comm_info_copy(ci, ni);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
-}
-
-int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
-{
-	(void)info;
-	return PMPI_Comm_dup(comm, newcomm);
 }
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -425,24 +505,18 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	if (color < 0 && color != MPI_UNDEFINED) return hc_error(ci, MPI_ERR_ARG, fn);
+	HC_CHECK_PTR(ci, newcomm, fn);
 	RESERVE(ni, ci, fn);
 	int rank, size;
 	int rc = hympi_go_comm_split(ci, color, key, ni, &rank, &size);
 	return hc_adopt(ci, rc, ni, rank, size, newcomm, fn);
 }
 
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
-{
-	(void)info;
-	/* One machine: every shared-memory or hardware split is the whole
-	 * communicator. */
-	return PMPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
-}
-
 static int hc_create(MPI_Comm comm, MPI_Group group, int tag, int use_tag, MPI_Comm *newcomm, const char *fn)
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	HC_CHECK_PTR(ci, newcomm, fn);
 	RESERVE(ni, ci, fn);
 	int rank, size;
 	int rc = hympi_go_comm_create(ci, (intptr_t)group, tag, use_tag, ni, &rank, &size);
@@ -463,6 +537,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 {
 	const char *fn = "MPI_Comm_free";
 	HC_GUARD(fn);
+	HC_CHECK_PTR(-1, comm, fn);
 	COMM(ci, *comm, fn);
 	if (ci < 2) return hc_error(ci, MPI_ERR_COMM, fn);
 	int rc = hc_comm_delete_attrs(ci);
@@ -480,6 +555,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
 	HC_GUARD("MPI_Comm_group");
 	COMM(ci, comm, "MPI_Comm_group");
+	HC_CHECK_PTR(ci, group, "MPI_Comm_group");
 	int rc = hympi_go_comm_group(ci, (intptr_t *)group);
 	return rc ? hc_error(ci, rc, "MPI_Comm_group") : MPI_SUCCESS;
 }
@@ -489,28 +565,16 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 	HC_GUARD("MPI_Comm_compare");
 	COMM(c1, comm1, "MPI_Comm_compare");
 	COMM(c2, comm2, "MPI_Comm_compare");
+	HC_CHECK_PTR(c1, result, "MPI_Comm_compare");
 	int rc = hympi_go_comm_compare(c1, c2, result);
 	return rc ? hc_error(c1, rc, "MPI_Comm_compare") : MPI_SUCCESS;
-}
-
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-	COMM(ci, comm, "MPI_Comm_test_inter");
-	(void)ci;
-	*flag = 0;
-	return MPI_SUCCESS;
-}
-
-int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
-{
-	COMM(ci, comm, "MPI_Comm_remote_size");
-	(void)size;
-	return hc_error(ci, MPI_ERR_COMM, "MPI_Comm_remote_size");
 }
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
 	COMM(ci, comm, "MPI_Comm_get_name");
+	HC_CHECK_PTR(ci, comm_name, "MPI_Comm_get_name");
+	HC_CHECK_PTR(ci, resultlen, "MPI_Comm_get_name");
 	snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", hc_comms[ci].name);
 	*resultlen = (int)strlen(comm_name);
 	return MPI_SUCCESS;
@@ -519,6 +583,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
 	COMM(ci, comm, "MPI_Comm_set_name");
+	HC_CHECK_PTR(ci, comm_name, "MPI_Comm_set_name");
 	snprintf(hc_comms[ci].name, MPI_MAX_OBJECT_NAME, "%s", comm_name);
 	return MPI_SUCCESS;
 }
@@ -530,6 +595,11 @@ enum { G_INCL, G_EXCL, G_RANGE_INCL, G_RANGE_EXCL, G_UNION, G_INTERSECTION, G_DI
 static int hc_group_op(int kind, MPI_Group g, int n, const int *ranks, MPI_Group g2, MPI_Group *out, const char *fn)
 {
 	HC_GUARD(fn);
+	HC_CHECK_PTR(-1, out, fn);
+	if (kind <= G_RANGE_EXCL) {
+		HC_CHECK_COUNT(-1, n, fn);
+		HC_CHECK_ARRAY(-1, ranks, n, fn);
+	}
 	int rc = hympi_go_group_op(kind, (intptr_t)g, n, (int *)ranks, (intptr_t)g2, (intptr_t *)out);
 	return rc ? hc_error(-1, rc, fn) : MPI_SUCCESS;
 }
@@ -537,6 +607,7 @@ static int hc_group_op(int kind, MPI_Group g, int n, const int *ranks, MPI_Group
 int PMPI_Group_size(MPI_Group group, int *size)
 {
 	HC_GUARD("MPI_Group_size");
+	HC_CHECK_PTR(-1, size, "MPI_Group_size");
 	int rank;
 	int rc = hympi_go_group_size((intptr_t)group, size, &rank);
 	return rc ? hc_error(-1, rc, "MPI_Group_size") : MPI_SUCCESS;
@@ -545,6 +616,7 @@ int PMPI_Group_size(MPI_Group group, int *size)
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
 	HC_GUARD("MPI_Group_rank");
+	HC_CHECK_PTR(-1, rank, "MPI_Group_rank");
 	int size;
 	int rc = hympi_go_group_size((intptr_t)group, &size, rank);
 	return rc ? hc_error(-1, rc, "MPI_Group_rank") : MPI_SUCCESS;
@@ -560,11 +632,11 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
 }
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-	return hc_group_op(G_RANGE_INCL, group, n, &ranges[0][0], MPI_GROUP_NULL, newgroup, "MPI_Group_range_incl");
+	return hc_group_op(G_RANGE_INCL, group, n, ranges ? &ranges[0][0] : NULL, MPI_GROUP_NULL, newgroup, "MPI_Group_range_incl");
 }
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-	return hc_group_op(G_RANGE_EXCL, group, n, &ranges[0][0], MPI_GROUP_NULL, newgroup, "MPI_Group_range_excl");
+	return hc_group_op(G_RANGE_EXCL, group, n, ranges ? &ranges[0][0] : NULL, MPI_GROUP_NULL, newgroup, "MPI_Group_range_excl");
 }
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
@@ -582,6 +654,7 @@ int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgrou
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
 	HC_GUARD("MPI_Group_compare");
+	HC_CHECK_PTR(-1, result, "MPI_Group_compare");
 	int rc = hympi_go_group_compare((intptr_t)group1, (intptr_t)group2, result);
 	return rc ? hc_error(-1, rc, "MPI_Group_compare") : MPI_SUCCESS;
 }
@@ -589,6 +662,9 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
 	HC_GUARD("MPI_Group_translate_ranks");
+	HC_CHECK_COUNT(-1, n, "MPI_Group_translate_ranks");
+	HC_CHECK_ARRAY(-1, ranks1, n, "MPI_Group_translate_ranks");
+	HC_CHECK_ARRAY(-1, ranks2, n, "MPI_Group_translate_ranks");
 	int rc = hympi_go_group_translate((intptr_t)group1, n, (int *)ranks1, (intptr_t)group2, ranks2);
 	return rc ? hc_error(-1, rc, "MPI_Group_translate_ranks") : MPI_SUCCESS;
 }
@@ -596,6 +672,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
 int PMPI_Group_free(MPI_Group *group)
 {
 	HC_GUARD("MPI_Group_free");
+	HC_CHECK_PTR(-1, group, "MPI_Group_free");
 	if (*group == MPI_GROUP_EMPTY) {
 		*group = MPI_GROUP_NULL;
 		return MPI_SUCCESS;
@@ -611,6 +688,7 @@ int PMPI_Group_free(MPI_Group *group)
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
 	if (nnodes < 1 || ndims < 0) return hc_error(-1, MPI_ERR_ARG, "MPI_Dims_create");
+	HC_CHECK_ARRAY(-1, dims, ndims, "MPI_Dims_create");
 	int rest = nnodes, free_dims = 0;
 	for (int i = 0; i < ndims; i++) {
 		if (dims[i] < 0) return hc_error(-1, MPI_ERR_DIMS, "MPI_Dims_create");
@@ -626,6 +704,10 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 	 * currently smallest free dimension: as balanced as MPI asks. */
 	int f[64], nf = 0;
 	for (int p = 2; rest > 1 && nf < 64;) {
+		if ((int64_t)p * p > rest) {
+			f[nf++] = rest; /* what is left is prime */
+			break;
+		}
 		if (rest % p == 0) {
 			f[nf++] = p;
 			rest /= p;
@@ -633,7 +715,8 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 			p++;
 		}
 	}
-	int vals[ndims > 0 ? ndims : 1];
+	int *vals = malloc((size_t)free_dims * sizeof *vals);
+	if (!vals) return hc_error(-1, MPI_ERR_NO_MEM, "MPI_Dims_create");
 	for (int i = 0; i < free_dims; i++) vals[i] = 1;
 	for (int k = nf - 1; k >= 0; k--) {
 		int m = 0;
@@ -651,6 +734,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 			}
 	for (int i = 0, k = 0; i < ndims; i++)
 		if (dims[i] == 0) dims[i] = vals[k++];
+	free(vals);
 	return MPI_SUCCESS;
 }
 

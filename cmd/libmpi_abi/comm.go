@@ -21,7 +21,7 @@ func publish(c *mpi.Comm, err error, ni C.int, rank, size *C.int) C.int {
 	if c == nil {
 		return 0
 	}
-	comms[ni].Store(c)
+	comms.at(int(ni)).Store(c)
 	*rank, *size = C.int(c.Rank()), C.int(c.Size())
 	return 0
 }
@@ -75,7 +75,7 @@ func hympi_go_comm_free(ci C.int) C.int {
 	if err := c.Free(); err != nil {
 		return errCode(err)
 	}
-	comms[ci].Store(nil)
+	comms.at(int(ci)).Store(nil)
 	return 0
 }
 
@@ -117,7 +117,16 @@ func hympi_go_comm_compare(ci, cj C.int, result *C.int) C.int {
 	if ga == nil || gb == nil {
 		return errCode(newPending("Comm_compare"))
 	}
-	switch ga.Compare(gb) {
+	if a.IsInter() != b.IsInter() {
+		*result = C.MPI_UNEQUAL
+		return 0
+	}
+	cmp := ga.Compare(gb)
+	if a.IsInter() {
+		// Both groups count: the weaker of the two answers.
+		cmp = max(cmp, a.RemoteGroup().Compare(b.RemoteGroup()))
+	}
+	switch cmp {
 	case mpi.Ident:
 		*result = C.MPI_CONGRUENT
 	case mpi.Similar:
@@ -238,6 +247,12 @@ func hympi_go_group_op(kind C.int, h C.intptr_t, n C.int, ranks *C.int, h2 C.int
 	}
 	if err != nil {
 		return errCode(err)
+	}
+	if r.Size() == 0 {
+		// Every empty result is the predefined empty group (as in MPICH
+		// and Open MPI), which programs compare against.
+		*out = hGroupEmpty
+		return 0
 	}
 	*out = newGroup(r)
 	return 0

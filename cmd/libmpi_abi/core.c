@@ -10,12 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cabi.h"
+#include "argcheck.h"
+#include "htab.h"
 #include "_cgo_export.h"
 
-hc_comm hc_comms[HC_MAX_COMMS];
+hc_comm *hc_comms;
 volatile int hc_forked;
 int hc_initialized, hc_finalized;
 int hc_debug;
@@ -37,6 +40,14 @@ void hc_set_errmsg(const char *msg, int n)
 
 __attribute__((constructor)) static void hc_load(void)
 {
+	/* Address space for every communicator index; the kernel backs pages
+	 * only once they are written. */
+	hc_comms = mmap(NULL, (size_t)HC_MAX_COMMS * sizeof *hc_comms, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (hc_comms == MAP_FAILED) {
+		fprintf(stderr, "hympi: cannot reserve the communicator table\n");
+		abort();
+	}
 	const char *d = getenv("HYMPI_CABI_DEBUG");
 	hc_debug = d && *d && strcmp(d, "0") != 0;
 }
@@ -110,17 +121,23 @@ static const char *const hc_class_names[] = {
 };
 #define HC_NCLASSES ((int)(sizeof hc_class_names / sizeof hc_class_names[0]))
 
-/* Classes and codes added by the program (MPI_Add_error_*). Codes are
- * numbered from HC_FIRST_USER_CODE on; a class is a code whose class is
- * itself. */
-#define HC_FIRST_USER_CODE 64
-#define HC_MAX_USER_CODES 1024
-static struct {
-	int cls;
+/* Classes and codes added by the program (MPI_Add_error_*), numbered
+ * from just above MPI_ERR_LASTCODE on, as the standard asks; a class is a
+ * code whose class is itself. Removed ones keep their number unused. */
+#define HC_FIRST_USER_CODE (MPI_ERR_LASTCODE + 1)
+static struct hc_ucode {
+	int used, cls;
 	char *str;
-} hc_ucodes[HC_MAX_USER_CODES];
-static int hc_nucodes;
-static int hc_lastcode = HC_FIRST_USER_CODE - 1;
+} *hc_ucodes;
+static int hc_nucodes, hc_capucodes;
+static int hc_lastcode = MPI_ERR_LASTCODE;
+
+/* hc_ucode finds a live user code (call with hc_lock held). */
+static struct hc_ucode *hc_ucode(int code)
+{
+	int i = code - HC_FIRST_USER_CODE;
+	return i >= 0 && i < hc_nucodes && hc_ucodes[i].used ? &hc_ucodes[i] : NULL;
+}
 
 static int hc_class_of(int code, int *cls)
 {
@@ -128,40 +145,60 @@ static int hc_class_of(int code, int *cls)
 		*cls = code;
 		return 1;
 	}
-	int i = code - HC_FIRST_USER_CODE;
-	if (i >= 0 && i < hc_nucodes) {
-		*cls = hc_ucodes[i].cls;
-		return 1;
-	}
-	return 0;
+	pthread_mutex_lock(&hc_lock);
+	struct hc_ucode *u = hc_ucode(code);
+	if (u) *cls = u->cls;
+	pthread_mutex_unlock(&hc_lock);
+	return u != NULL;
 }
 
 static const char *hc_code_string(int code)
 {
-	int i = code - HC_FIRST_USER_CODE;
-	if (i >= 0 && i < hc_nucodes)
-		return hc_ucodes[i].str ? hc_ucodes[i].str : "";
-	if (code >= 0 && code < HC_NCLASSES && hc_class_names[code])
-		return hc_class_names[code];
-	return "unknown error code";
+	if (code >= 0 && code < HC_NCLASSES && hc_class_names[code]) return hc_class_names[code];
+	pthread_mutex_lock(&hc_lock);
+	struct hc_ucode *u = hc_ucode(code);
+	const char *s = u ? (u->str ? u->str : "") : NULL;
+	pthread_mutex_unlock(&hc_lock);
+	return s ? s : "unknown error code";
 }
 
-/* User error handlers: kind HK_ERRH. */
-static struct {
-	int used;
+/* User error handlers: kind HK_ERRH, in a growable table. A handler
+ * lives while its handle or any communicator holds it (refs). */
+typedef struct {
 	MPI_Comm_errhandler_function *fn;
-} hc_errh[HC_MAX_ERRH];
+	int refs; /* under hc_lock */
+} hc_eh;
 
-static int hc_errh_index(MPI_Errhandler eh)
+static hc_htab hc_ehs = HC_HTAB_INIT;
+
+static hc_eh *hc_errh_get(MPI_Errhandler eh)
 {
 	int i = hc_index(eh, HK_ERRH);
-	if (i < 0 || i >= HC_MAX_ERRH || !hc_errh[i].used) return -1;
-	return i;
+	return i > 0 ? hc_htab_get(&hc_ehs, i) : NULL;
 }
 
-static int hc_errh_valid(MPI_Errhandler eh)
+int hc_errh_valid(MPI_Errhandler eh)
 {
-	return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || eh == MPI_ERRORS_RETURN || hc_errh_index(eh) >= 0;
+	return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || eh == MPI_ERRORS_RETURN || hc_errh_get(eh);
+}
+
+HC_HIDDEN void hc_errh_ref(MPI_Errhandler eh)
+{
+	hc_eh *e = hc_errh_get(eh);
+	if (!e) return;
+	pthread_mutex_lock(&hc_lock);
+	e->refs++;
+	pthread_mutex_unlock(&hc_lock);
+}
+
+HC_HIDDEN void hc_errh_unref(MPI_Errhandler eh)
+{
+	hc_eh *e = hc_errh_get(eh);
+	if (!e) return;
+	pthread_mutex_lock(&hc_lock);
+	int gone = --e->refs == 0;
+	pthread_mutex_unlock(&hc_lock);
+	if (gone) free(hc_htab_del(&hc_ehs, hc_index(eh, HK_ERRH)));
 }
 
 static MPI_Comm hc_comm_handle(int ci)
@@ -173,6 +210,7 @@ static MPI_Comm hc_comm_handle(int ci)
 
 static void hc_fatal(const char *fn, int code, int forked)
 {
+	forked = forked || hc_forked; /* argument checks run before HC_GUARD: never enter Go in a child */
 	const char *detail = hc_errmsg[0] ? hc_errmsg : NULL;
 	if (forked)
 		fprintf(stderr, "hympi: %s called in a child process (pid %d) forked after MPI_Init by rank %d: MPI cannot be used after fork()\n",
@@ -202,12 +240,12 @@ int hc_error(int ci, int code, const char *fn)
 		hc_errmsg[0] = 0;
 		return code;
 	}
-	int ui = hc_errh_index(eh);
-	if (ui >= 0) {
+	hc_eh *ue = hc_errh_get(eh);
+	if (ue) {
 		hc_errmsg[0] = 0;
 		MPI_Comm h = hc_comm_handle(ci);
 		int c = code;
-		hc_errh[ui].fn(&h, &c);
+		ue->fn(&h, &c);
 		return code;
 	}
 	hc_fatal(fn, code, 0);
@@ -235,11 +273,11 @@ int hc_forked_error(const char *fn)
 	if (hc_debug)
 		fprintf(stderr, "hympi[debug]: %s in forked child %d\n", fn, (int)getpid());
 	if (eh == MPI_ERRORS_RETURN) return MPI_ERR_OTHER;
-	int ui = hc_errh_index(eh);
-	if (ui >= 0) {
+	hc_eh *ue = hc_errh_get(eh);
+	if (ue) {
 		MPI_Comm h = MPI_COMM_WORLD;
 		int c = MPI_ERR_OTHER;
-		hc_errh[ui].fn(&h, &c);
+		ue->fn(&h, &c);
 		return MPI_ERR_OTHER;
 	}
 	hc_fatal(fn, MPI_ERR_OTHER, 1);
@@ -266,29 +304,35 @@ int hc_comm_index(MPI_Comm c)
 
 /* hc_comm_reserve finds a free communicator index; hc_comm_publish fills
  * it once Go created the communicator. */
+static int *hc_comm_free_idx, hc_comm_nfree, hc_comm_capfree, hc_comm_next = 2;
+
 HC_HIDDEN int hc_comm_reserve(void)
 {
-	static int hint = 2;
 	pthread_mutex_lock(&hc_lock);
-	for (int k = 0; k < HC_MAX_COMMS - 2; k++) {
-		int i = 2 + (hint - 2 + k) % (HC_MAX_COMMS - 2);
-		if (!hc_comms[i].used) {
-			hc_comms[i].used = 2;
-			hint = i + 1 < HC_MAX_COMMS ? i + 1 : 2;
-			pthread_mutex_unlock(&hc_lock);
-			return i;
-		}
-	}
+	int i = -1;
+	if (hc_comm_nfree > 0) i = hc_comm_free_idx[--hc_comm_nfree];
+	else if (hc_comm_next < HC_MAX_COMMS) i = hc_comm_next++;
+	if (i >= 0) hc_comms[i].used = 2;
 	pthread_mutex_unlock(&hc_lock);
-	return -1;
+	return i;
 }
 
 HC_HIDDEN void hc_comm_release(int i)
 {
+	hc_errh_unref(hc_comms[i].eh);
 	pthread_mutex_lock(&hc_lock);
 	free(hc_comms[i].attrs);
 	free(hc_comms[i].cart);
+	hc_graph_free(hc_comms[i].graph);
+	hc_comm_info_free(i);
 	memset(&hc_comms[i], 0, sizeof hc_comms[i]);
+	if (hc_comm_nfree == hc_comm_capfree) {
+		int cap = hc_comm_capfree ? 2 * hc_comm_capfree : 256;
+		int *f = realloc(hc_comm_free_idx, cap * sizeof *f);
+		if (f) hc_comm_free_idx = f, hc_comm_capfree = cap;
+	}
+	/* Without room on the free list the index is lost, not the program. */
+	if (hc_comm_nfree < hc_comm_capfree) hc_comm_free_idx[hc_comm_nfree++] = i;
 	pthread_mutex_unlock(&hc_lock);
 }
 
@@ -296,6 +340,7 @@ HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh)
 {
 	hc_comms[i].rank = rank;
 	hc_comms[i].size = size;
+	hc_errh_ref(eh);
 	hc_comms[i].eh = eh;
 	hc_comms[i].name[0] = 0;
 	__atomic_store_n(&hc_comms[i].used, 1, __ATOMIC_RELEASE);
@@ -306,6 +351,7 @@ HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh)
 static int hc_init(int required, int *provided, const char *fn)
 {
 	HC_GUARD(fn);
+	HC_CHECK_PTR(-1, provided, fn);
 	if (hc_initialized) {
 		hc_set_errmsg("MPI_Init called twice", 21);
 		return hc_error(0, MPI_ERR_OTHER, fn);
@@ -338,7 +384,8 @@ static int hc_init(int required, int *provided, const char *fn)
 int PMPI_Init(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
-	return hc_init(MPI_THREAD_SINGLE, NULL, "MPI_Init");
+	int provided;
+	return hc_init(MPI_THREAD_SINGLE, &provided, "MPI_Init");
 }
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
@@ -360,8 +407,19 @@ int PMPI_Finalize(void)
 	return rc ? hc_error(0, rc, "MPI_Finalize") : MPI_SUCCESS;
 }
 
-int PMPI_Initialized(int *flag) { *flag = hc_initialized; return MPI_SUCCESS; }
-int PMPI_Finalized(int *flag) { *flag = hc_finalized; return MPI_SUCCESS; }
+int PMPI_Initialized(int *flag)
+{
+	HC_CHECK_PTR(-1, flag, "MPI_Initialized");
+	*flag = hc_initialized;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Finalized(int *flag)
+{
+	HC_CHECK_PTR(-1, flag, "MPI_Finalized");
+	*flag = hc_finalized;
+	return MPI_SUCCESS;
+}
 
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
@@ -372,10 +430,16 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 	exit(errorcode);
 }
 
-int PMPI_Query_thread(int *provided) { *provided = hc_thread_level; return MPI_SUCCESS; }
+int PMPI_Query_thread(int *provided)
+{
+	HC_CHECK_PTR(-1, provided, "MPI_Query_thread");
+	*provided = hc_thread_level;
+	return MPI_SUCCESS;
+}
 
 int PMPI_Is_thread_main(int *flag)
 {
+	HC_CHECK_PTR(-1, flag, "MPI_Is_thread_main");
 	*flag = pthread_equal(pthread_self(), hc_main_thread) != 0;
 	return MPI_SUCCESS;
 }
@@ -396,6 +460,8 @@ double PMPI_Wtick(void)
 
 int PMPI_Get_version(int *version, int *subversion)
 {
+	HC_CHECK_PTR(-1, version, "MPI_Get_version");
+	HC_CHECK_PTR(-1, subversion, "MPI_Get_version");
 	*version = MPI_VERSION;
 	*subversion = MPI_SUBVERSION;
 	return MPI_SUCCESS;
@@ -403,6 +469,8 @@ int PMPI_Get_version(int *version, int *subversion)
 
 int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 {
+	HC_CHECK_PTR(-1, abi_major, "MPI_Abi_get_version");
+	HC_CHECK_PTR(-1, abi_minor, "MPI_Abi_get_version");
 	*abi_major = MPI_ABI_VERSION;
 	*abi_minor = MPI_ABI_SUBVERSION;
 	return MPI_SUCCESS;
@@ -410,6 +478,8 @@ int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
+	HC_CHECK_PTR(-1, version, "MPI_Get_library_version");
+	HC_CHECK_PTR(-1, resultlen, "MPI_Get_library_version");
 	/* The release and commit live in Go (internal/version). */
 	*resultlen = (int)hympi_go_library_version(version, MPI_MAX_LIBRARY_VERSION_STRING);
 	return MPI_SUCCESS;
@@ -417,6 +487,8 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
+	HC_CHECK_PTR(-1, name, "MPI_Get_processor_name");
+	HC_CHECK_PTR(-1, resultlen, "MPI_Get_processor_name");
 	if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0) strcpy(name, "localhost");
 	name[MPI_MAX_PROCESSOR_NAME - 1] = 0;
 	*resultlen = (int)strlen(name);
@@ -431,7 +503,9 @@ int PMPI_Pcontrol(const int level, ...)
 
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-	(void)info;
+	HC_CHECK_PTR(-1, baseptr, "MPI_Alloc_mem");
+	if (size < 0) return hc_arg_fail(-1, MPI_ERR_ARG, "MPI_Alloc_mem", "negative size");
+	HC_CHECK_INFO(-1, info, "MPI_Alloc_mem");
 	void *p = malloc(size > 0 ? (size_t)size : 1);
 	if (!p) return hc_error(0, MPI_ERR_NO_MEM, "MPI_Alloc_mem");
 	*(void **)baseptr = p;
@@ -446,6 +520,7 @@ int PMPI_Free_mem(void *base)
 
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
+	HC_CHECK_PTR(-1, address, "MPI_Get_address");
 	*address = (MPI_Aint)location;
 	return MPI_SUCCESS;
 }
@@ -457,6 +532,8 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; 
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+	HC_CHECK_PTR(-1, string, "MPI_Error_string");
+	HC_CHECK_PTR(-1, resultlen, "MPI_Error_string");
 	int cls;
 	if (!hc_class_of(errorcode, &cls)) {
 		snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
@@ -470,6 +547,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+	HC_CHECK_PTR(-1, errorclass, "MPI_Error_class");
 	if (!hc_class_of(errorcode, errorclass)) return hc_error(0, MPI_ERR_ARG, "MPI_Error_class");
 	return MPI_SUCCESS;
 }
@@ -477,11 +555,18 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 static int hc_add_code(int cls)
 {
 	pthread_mutex_lock(&hc_lock);
-	if (hc_nucodes >= HC_MAX_USER_CODES) {
-		pthread_mutex_unlock(&hc_lock);
-		return -1;
+	if (hc_nucodes == hc_capucodes) {
+		int cap = hc_capucodes ? 2 * hc_capucodes : 64;
+		struct hc_ucode *u = realloc(hc_ucodes, cap * sizeof *u);
+		if (!u) {
+			pthread_mutex_unlock(&hc_lock);
+			return -1;
+		}
+		hc_ucodes = u;
+		hc_capucodes = cap;
 	}
 	int code = HC_FIRST_USER_CODE + hc_nucodes;
+	hc_ucodes[hc_nucodes].used = 1;
 	hc_ucodes[hc_nucodes].cls = cls < 0 ? code : cls;
 	hc_ucodes[hc_nucodes].str = NULL;
 	hc_nucodes++;
@@ -492,47 +577,89 @@ static int hc_add_code(int cls)
 
 int PMPI_Add_error_class(int *errorclass)
 {
+	HC_CHECK_PTR(-1, errorclass, "MPI_Add_error_class");
 	int c = hc_add_code(-1);
-	if (c < 0) return hc_error(0, MPI_ERR_OTHER, "MPI_Add_error_class");
+	if (c < 0) return hc_error(0, MPI_ERR_NO_MEM, "MPI_Add_error_class");
 	*errorclass = c;
 	return MPI_SUCCESS;
 }
 
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
+	HC_CHECK_PTR(-1, errorcode, "MPI_Add_error_code");
 	int cls;
-	if (!hc_class_of(errorclass, &cls) || cls != errorclass) return hc_error(0, MPI_ERR_ARG, "MPI_Add_error_code");
+	if (!errorcode || !hc_class_of(errorclass, &cls) || cls != errorclass)
+		return hc_error(0, MPI_ERR_ARG, "MPI_Add_error_code");
 	int c = hc_add_code(errorclass);
-	if (c < 0) return hc_error(0, MPI_ERR_OTHER, "MPI_Add_error_code");
+	if (c < 0) return hc_error(0, MPI_ERR_NO_MEM, "MPI_Add_error_code");
 	*errorcode = c;
 	return MPI_SUCCESS;
 }
 
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
-	int i = errorcode - HC_FIRST_USER_CODE;
-	if (i < 0 || i >= hc_nucodes) return hc_error(0, MPI_ERR_ARG, "MPI_Add_error_string");
+	HC_CHECK_PTR(-1, string, "MPI_Add_error_string");
+	char *str = strndup(string, MPI_MAX_ERROR_STRING - 1);
 	pthread_mutex_lock(&hc_lock);
-	free(hc_ucodes[i].str);
-	hc_ucodes[i].str = strndup(string, MPI_MAX_ERROR_STRING - 1);
+	struct hc_ucode *u = hc_ucode(errorcode);
+	if (u) {
+		free(u->str);
+		u->str = str;
+	}
 	pthread_mutex_unlock(&hc_lock);
+	if (!u) {
+		free(str);
+		return hc_error(0, MPI_ERR_ARG, "MPI_Add_error_string");
+	}
 	return MPI_SUCCESS;
+}
+
+/* hc_remove_code drops a user code; a class only once no code of it is
+ * left (MPI 4.1). */
+static int hc_remove_code(int code, int want_class, int string_only, const char *fn)
+{
+	int rc = MPI_SUCCESS;
+	pthread_mutex_lock(&hc_lock);
+	struct hc_ucode *u = hc_ucode(code);
+	if (!u || (u->cls == code) != want_class) {
+		rc = MPI_ERR_ARG;
+	} else if (string_only) {
+		free(u->str);
+		u->str = NULL;
+	} else {
+		for (int i = 0; want_class && i < hc_nucodes; i++)
+			if (hc_ucodes[i].used && hc_ucodes[i].cls == code && HC_FIRST_USER_CODE + i != code) rc = MPI_ERR_ARG;
+		if (!rc) {
+			free(u->str);
+			u->str = NULL;
+			u->used = 0;
+		}
+	}
+	pthread_mutex_unlock(&hc_lock);
+	return rc ? hc_error(0, rc, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Remove_error_class(int errorclass) { return hc_remove_code(errorclass, 1, 0, "MPI_Remove_error_class"); }
+int PMPI_Remove_error_code(int errorcode) { return hc_remove_code(errorcode, 0, 0, "MPI_Remove_error_code"); }
+int PMPI_Remove_error_string(int errorcode)
+{
+	int cls;
+	if (!hc_class_of(errorcode, &cls)) return hc_error(0, MPI_ERR_ARG, "MPI_Remove_error_string");
+	return hc_remove_code(errorcode, cls == errorcode, 1, "MPI_Remove_error_string");
 }
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
-	pthread_mutex_lock(&hc_lock);
-	for (int i = 1; i < HC_MAX_ERRH; i++) {
-		if (!hc_errh[i].used) {
-			hc_errh[i].used = 1;
-			hc_errh[i].fn = fn;
-			pthread_mutex_unlock(&hc_lock);
-			*errhandler = (MPI_Errhandler)hc_make(HK_ERRH, i);
-			return MPI_SUCCESS;
-		}
+	HC_CHECK_PTR(-1, fn, "MPI_Comm_create_errhandler");
+	HC_CHECK_PTR(-1, errhandler, "MPI_Comm_create_errhandler");
+	hc_eh *e = malloc(sizeof *e);
+	int i = e ? (e->fn = fn, e->refs = 1, hc_htab_put(&hc_ehs, e)) : -1;
+	if (i < 0) {
+		free(e);
+		return hc_error(0, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler");
 	}
-	pthread_mutex_unlock(&hc_lock);
-	return hc_error(0, MPI_ERR_INTERN, "MPI_Comm_create_errhandler");
+	*errhandler = (MPI_Errhandler)hc_make(HK_ERRH, i);
+	return MPI_SUCCESS;
 }
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
@@ -540,7 +667,10 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(0, MPI_ERR_COMM, "MPI_Comm_set_errhandler");
 	if (!hc_errh_valid(errhandler)) return hc_error(ci, MPI_ERR_ARG, "MPI_Comm_set_errhandler");
+	hc_errh_ref(errhandler);
+	MPI_Errhandler old = hc_comms[ci].eh;
 	hc_comms[ci].eh = errhandler;
+	hc_errh_unref(old);
 	return MPI_SUCCESS;
 }
 
@@ -548,15 +678,19 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(0, MPI_ERR_COMM, "MPI_Comm_get_errhandler");
+	HC_CHECK_PTR(ci, errhandler, "MPI_Comm_get_errhandler");
+	/* A user handler comes back as a reference the caller frees. */
+	hc_errh_ref(hc_comms[ci].eh);
 	*errhandler = hc_comms[ci].eh;
 	return MPI_SUCCESS;
 }
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
-	/* Handlers may still be attached to communicators: the slot stays
-	 * (handlers are few); the caller's handle is nulled. */
+	HC_CHECK_PTR(-1, errhandler, "MPI_Errhandler_free");
+	/* Communicators using the handler keep it until they drop it. */
 	if (!hc_errh_valid(*errhandler)) return hc_error(0, MPI_ERR_ARG, "MPI_Errhandler_free");
+	hc_errh_unref(*errhandler);
 	*errhandler = MPI_ERRHANDLER_NULL;
 	return MPI_SUCCESS;
 }
@@ -571,15 +705,32 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 
 /* ---- attributes ------------------------------------------------------ */
 
+/* Keyvals: a growable table; a keyval lives while its handle or any
+ * attribute holds it (refs, under hc_lock). */
 #define HC_FIRST_KEYVAL 1000
-#define HC_MAX_KEYVALS 1024
-static struct {
-	int used;
+typedef struct {
+	int live; /* the handle is not freed */
+	int refs;
 	MPI_Comm_copy_attr_function *copy;
 	MPI_Comm_delete_attr_function *del;
 	void *extra;
-} hc_keyvals[HC_MAX_KEYVALS];
-static int hc_nkeyvals;
+} hc_ckv;
+static hc_htab hc_ckvs = HC_HTAB_INIT;
+
+static hc_ckv *hc_keyval(int keyval)
+{
+	return keyval > HC_FIRST_KEYVAL ? hc_htab_get(&hc_ckvs, keyval - HC_FIRST_KEYVAL) : NULL;
+}
+
+static void hc_keyval_unref(int keyval)
+{
+	hc_ckv *k = hc_keyval(keyval);
+	if (!k) return;
+	pthread_mutex_lock(&hc_lock);
+	int gone = --k->refs == 0;
+	pthread_mutex_unlock(&hc_lock);
+	if (gone) free(hc_htab_del(&hc_ckvs, keyval - HC_FIRST_KEYVAL));
+}
 
 /* Values of the predefined attributes live in C memory. */
 static int hc_attr_tag_ub = 0x7fffffff;
@@ -604,34 +755,29 @@ static int hc_attr_lastcode;
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn,
 			    int *keyval, void *extra_state)
 {
-	pthread_mutex_lock(&hc_lock);
-	if (hc_nkeyvals >= HC_MAX_KEYVALS) {
-		pthread_mutex_unlock(&hc_lock);
-		return hc_error(0, MPI_ERR_INTERN, "MPI_Comm_create_keyval");
+	HC_CHECK_PTR(-1, keyval, "MPI_Comm_create_keyval");
+	hc_ckv *k = malloc(sizeof *k);
+	int i = -1;
+	if (k) {
+		k->live = 1, k->refs = 1, k->copy = copy_fn, k->del = delete_fn, k->extra = extra_state;
+		i = hc_htab_put(&hc_ckvs, k);
 	}
-	int i = hc_nkeyvals++;
-	hc_keyvals[i].used = 1;
-	hc_keyvals[i].copy = copy_fn;
-	hc_keyvals[i].del = delete_fn;
-	hc_keyvals[i].extra = extra_state;
-	pthread_mutex_unlock(&hc_lock);
+	if (i < 0) {
+		free(k);
+		return hc_error(0, MPI_ERR_NO_MEM, "MPI_Comm_create_keyval");
+	}
 	*keyval = HC_FIRST_KEYVAL + i;
 	return MPI_SUCCESS;
 }
 
-static int hc_keyval_index(int keyval)
-{
-	int i = keyval - HC_FIRST_KEYVAL;
-	if (i < 0 || i >= hc_nkeyvals) return -1;
-	return i;
-}
-
 int PMPI_Comm_free_keyval(int *keyval)
 {
-	int i = hc_keyval_index(*keyval);
-	if (i < 0 || !hc_keyvals[i].used) return hc_error(0, MPI_ERR_KEYVAL, "MPI_Comm_free_keyval");
-	/* Attributes already set keep their callbacks: the slot is not reused. */
-	hc_keyvals[i].used = 0;
+	HC_CHECK_PTR(-1, keyval, "MPI_Comm_free_keyval");
+	hc_ckv *k = hc_keyval(*keyval);
+	if (!k || !k->live) return hc_error(0, MPI_ERR_KEYVAL, "MPI_Comm_free_keyval");
+	/* Attributes already set keep their callbacks until deleted. */
+	k->live = 0;
+	hc_keyval_unref(*keyval);
 	*keyval = MPI_KEYVAL_INVALID;
 	return MPI_SUCCESS;
 }
@@ -656,14 +802,20 @@ static int hc_attr_add(int ci, int keyval, void *value)
 	c->attrs[c->nattrs].keyval = keyval;
 	c->attrs[c->nattrs].value = value;
 	c->nattrs++;
+	hc_ckv *k = hc_keyval(keyval);
+	if (k) {
+		pthread_mutex_lock(&hc_lock);
+		k->refs++;
+		pthread_mutex_unlock(&hc_lock);
+	}
 	return MPI_SUCCESS;
 }
 
 static int hc_attr_call_delete(int ci, hc_attr *a)
 {
-	int i = hc_keyval_index(a->keyval);
-	if (i < 0 || hc_keyvals[i].del == MPI_COMM_NULL_DELETE_FN) return MPI_SUCCESS;
-	return hc_keyvals[i].del(hc_comm_handle(ci), a->keyval, a->value, hc_keyvals[i].extra);
+	hc_ckv *k = hc_keyval(a->keyval);
+	if (!k || k->del == MPI_COMM_NULL_DELETE_FN) return MPI_SUCCESS;
+	return k->del(hc_comm_handle(ci), a->keyval, a->value, k->extra);
 }
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
@@ -671,8 +823,8 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
 	HC_GUARD("MPI_Comm_set_attr");
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(0, MPI_ERR_COMM, "MPI_Comm_set_attr");
-	int i = hc_keyval_index(keyval);
-	if (i < 0 || !hc_keyvals[i].used) return hc_error(ci, MPI_ERR_KEYVAL, "MPI_Comm_set_attr");
+	hc_ckv *k = hc_keyval(keyval);
+	if (!k || !k->live) return hc_error(ci, MPI_ERR_KEYVAL, "MPI_Comm_set_attr");
 	hc_attr *a = hc_attr_find(ci, keyval);
 	if (a) {
 		int rc = hc_attr_call_delete(ci, a);
@@ -688,6 +840,8 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
 {
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(0, MPI_ERR_COMM, "MPI_Comm_get_attr");
+	HC_CHECK_PTR(ci, attribute_val, "MPI_Comm_get_attr");
+	HC_CHECK_PTR(ci, flag, "MPI_Comm_get_attr");
 	void **out = (void **)attribute_val;
 	*flag = 1;
 	switch (keyval) {
@@ -700,7 +854,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
 	case MPI_LASTUSEDCODE: hc_attr_lastcode = hc_lastcode; *out = &hc_attr_lastcode; return MPI_SUCCESS;
 	}
 	*flag = 0;
-	if (hc_keyval_index(keyval) < 0) return hc_error(ci, MPI_ERR_KEYVAL, "MPI_Comm_get_attr");
+	if (!hc_keyval(keyval)) return hc_error(ci, MPI_ERR_KEYVAL, "MPI_Comm_get_attr");
 	hc_attr *a = hc_attr_find(ci, keyval);
 	if (a) {
 		*flag = 1;
@@ -718,7 +872,9 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 	if (!a) return hc_error(ci, MPI_ERR_KEYVAL, "MPI_Comm_delete_attr");
 	int rc = hc_attr_call_delete(ci, a);
 	if (rc) return hc_error(ci, rc, "MPI_Comm_delete_attr");
+	int keyval_ = a->keyval;
 	*a = hc_comms[ci].attrs[--hc_comms[ci].nattrs];
+	hc_keyval_unref(keyval_);
 	return MPI_SUCCESS;
 }
 
@@ -728,15 +884,15 @@ HC_HIDDEN int hc_comm_copy_attrs(int from, int to)
 {
 	for (int k = 0; k < hc_comms[from].nattrs; k++) {
 		hc_attr a = hc_comms[from].attrs[k];
-		int i = hc_keyval_index(a.keyval);
-		if (i < 0) continue;
-		MPI_Comm_copy_attr_function *fn = hc_keyvals[i].copy;
+		hc_ckv *kv = hc_keyval(a.keyval);
+		if (!kv) continue;
+		MPI_Comm_copy_attr_function *fn = kv->copy;
 		if (fn == MPI_COMM_NULL_COPY_FN) continue;
 		void *nv = a.value;
 		int flag = 1;
 		if (fn != MPI_COMM_DUP_FN) {
 			flag = 0;
-			int rc = fn(hc_comm_handle(from), a.keyval, hc_keyvals[i].extra, a.value, &nv, &flag);
+			int rc = fn(hc_comm_handle(from), a.keyval, kv->extra, a.value, &nv, &flag);
 			if (rc) return rc;
 		}
 		if (flag) {
@@ -755,6 +911,7 @@ int hc_comm_delete_attrs(int ci)
 		int r = hc_attr_call_delete(ci, &a);
 		if (r && !rc) rc = r;
 		hc_comms[ci].nattrs--;
+		hc_keyval_unref(a.keyval);
 	}
 	return rc;
 }

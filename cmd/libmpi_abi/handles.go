@@ -43,13 +43,37 @@ func handleIndex(h uintptr, kind int) int {
 
 // comms is the Go half of the communicator table; the C side allocates the
 // indexes and validates them before a call gets here.
-var comms [C.HC_MAX_COMMS]atomic.Pointer[mpi.Comm]
+var comms commTable
+
+// commTable holds a *mpi.Comm per communicator index in chunks that are
+// allocated on first use and never move, so lookups take no lock.
+type commTable struct {
+	mu     sync.Mutex
+	chunks [C.HC_MAX_COMMS / commChunk]atomic.Pointer[[commChunk]atomic.Pointer[mpi.Comm]]
+}
+
+const commChunk = 4096
+
+// at returns the slot of index i (which must be in range), allocating its
+// chunk if needed.
+func (t *commTable) at(i int) *atomic.Pointer[mpi.Comm] {
+	ch := t.chunks[i/commChunk].Load()
+	if ch == nil {
+		t.mu.Lock()
+		if ch = t.chunks[i/commChunk].Load(); ch == nil {
+			ch = new([commChunk]atomic.Pointer[mpi.Comm])
+			t.chunks[i/commChunk].Store(ch)
+		}
+		t.mu.Unlock()
+	}
+	return &ch[i%commChunk]
+}
 
 func commAt(ci C.int) (*mpi.Comm, C.int) {
-	if ci < 0 || int(ci) >= len(comms) {
+	if ci < 0 || int(ci) >= C.HC_MAX_COMMS {
 		return nil, C.MPI_ERR_COMM
 	}
-	c := comms[ci].Load()
+	c := comms.at(int(ci)).Load()
 	if c == nil {
 		return nil, C.MPI_ERR_COMM
 	}
@@ -197,7 +221,7 @@ func fillStatus(st *C.MPI_Status, s mpi.Status, cancelled bool) {
 		return
 	}
 	c := C.int(0)
-	if cancelled {
+	if cancelled || s.Cancelled {
 		c = 1
 	}
 	setStatus(st, rankOut(s.Source), tagOut(s.Tag), int64(s.Count), c)

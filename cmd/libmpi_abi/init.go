@@ -14,11 +14,9 @@ import (
 
 //export hympi_go_init
 func hympi_go_init(rank, size *C.int) C.int {
-	if err := mpi.Init(); err != nil {
+	if err := acquireEngine(); err != nil {
 		return errCode(err)
 	}
-	comms[0].Store(mpi.World())
-	comms[1].Store(mpi.Self())
 	*rank = C.int(mpi.World().Rank())
 	*size = C.int(mpi.World().Size())
 	return 0
@@ -26,7 +24,7 @@ func hympi_go_init(rank, size *C.int) C.int {
 
 //export hympi_go_finalize
 func hympi_go_finalize() C.int {
-	return errCode(mpi.Finalize())
+	return errCode(releaseEngine(true))
 }
 
 //export hympi_go_abort

@@ -62,7 +62,7 @@ HC_HIDDEN void hc_pk_run(void *p, int unpack)
 		char *scr = (o->unpack ? pk->rscr : pk->sscr) + o->off;
 		if (!unpack && o->unpack && pk->keep) fill = 1;
 		if (!back && !fill) continue;
-		int64_t n = o->count * hc_type_size(o->dt);
+		int64_t n = o->count * hc_type_msg_size(o->dt);
 		if (hc_type_contig(o->dt)) { /* an Alltoallw peer's plain block */
 			if (back)
 				memcpy(o->user, scr, n);
@@ -79,7 +79,7 @@ HC_HIDDEN void hc_pk_run(void *p, int unpack)
  * the reduce-scatters, whose input is one run of elements (in place too). */
 static hc_pk *hc_pk_simple(MPI_Datatype dt, int64_t sn, const void *sfrom, int64_t rn, void *rto)
 {
-	int64_t es = hc_type_size(dt);
+	int64_t es = hc_type_msg_size(dt);
 	hc_pk *pk = malloc(sizeof *pk + 2 * sizeof(hc_pkop) + es * (sn + rn) + 1);
 	if (!pk) return NULL;
 	pk->nops = 2;
@@ -104,7 +104,7 @@ static int64_t hc_pk_side(int kind, int recv, hc_raw *a, hc_nbc *g, int size, hc
 {
 	MPI_Datatype dt = recv ? a->rtype : a->stype;
 	char *user = recv ? g->rbuf : g->sbuf;
-	int64_t es = hc_type_size(dt);
+	int64_t es = hc_type_msg_size(dt);
 	if (es <= 0 || !user) return 0;
 	if (!hc_is_v(kind, recv)) {
 		int64_t bytes = recv ? g->rn : g->sn;
@@ -156,7 +156,7 @@ static int hc_pk_build(int kind, hc_raw *a, hc_nbc *g, int size, int me)
 			const MPI_Datatype *ts = side ? a->rtypes : a->stypes;
 			char *user = side ? g->rbuf : g->sbuf;
 			for (int i = 0; i < size; i++) {
-				int64_t es = hc_type_size(ts[i]);
+				int64_t es = hc_type_msg_size(ts[i]);
 				pk->ops[pk->nops++] = (hc_pkop){ts[i], es > 0 ? c[i] / es : 0, off, user + d[i], side};
 				d[i] = off;
 				off += c[i];
@@ -237,7 +237,7 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 	case HC_NBC_BARRIER:
 		break;
 	case HC_NBC_BCAST: {
-		int64_t s = hc_type_size(a->stype);
+		int64_t s = hc_type_msg_size(a->stype);
 		if (s < 0) FAIL(MPI_ERR_TYPE);
 		if (a->scount < 0) FAIL(MPI_ERR_COUNT);
 		g.sbuf = g.rbuf = a->rbuf;
@@ -311,11 +311,11 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 		int send_used = kind != HC_NBC_SCATTER || me == a->root;
 		int recv_used = kind != HC_NBC_GATHER || me == a->root;
 		if (send_used && sb != MPI_IN_PLACE) {
-			if ((ss = hc_type_size(a->stype)) < 0) FAIL(MPI_ERR_TYPE);
+			if ((ss = hc_type_msg_size(a->stype)) < 0) FAIL(MPI_ERR_TYPE);
 			if (a->scount < 0) FAIL(MPI_ERR_COUNT);
 		}
 		if (recv_used && rb != MPI_IN_PLACE) {
-			if ((rs = hc_type_size(a->rtype)) < 0) FAIL(MPI_ERR_TYPE);
+			if ((rs = hc_type_msg_size(a->rtype)) < 0) FAIL(MPI_ERR_TYPE);
 			if (a->rcount < 0) FAIL(MPI_ERR_COUNT);
 		}
 		int64_t sn = ss * a->scount, rn = rs * a->rcount;
@@ -351,13 +351,13 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 		g.inplace = a->sbuf == MPI_IN_PLACE;
 		int64_t ss = 0, rs;
 		if (!g.inplace) {
-			if ((ss = hc_type_size(a->stype)) < 0) FAIL(MPI_ERR_TYPE);
+			if ((ss = hc_type_msg_size(a->stype)) < 0) FAIL(MPI_ERR_TYPE);
 			if (a->scount < 0) FAIL(MPI_ERR_COUNT);
 			g.sbuf = (void *)a->sbuf;
 			g.sn = ss * a->scount;
 		}
 		if (kind == HC_NBC_ALLGATHERV || me == a->root) {
-			if ((rs = hc_type_size(a->rtype)) < 0) FAIL(MPI_ERR_TYPE);
+			if ((rs = hc_type_msg_size(a->rtype)) < 0) FAIL(MPI_ERR_TYPE);
 			if (!a->rcounts || !a->rdispls) FAIL(MPI_ERR_ARG);
 			if (!(arr = malloc(2 * sizeof(int64_t) * size))) FAIL(MPI_ERR_NO_MEM);
 			if (!hc_scale(arr, a->rcounts, a->big, size, rs)) FAIL(MPI_ERR_COUNT);
@@ -374,13 +374,13 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 		g.inplace = a->rbuf == MPI_IN_PLACE;
 		int64_t ss, rs;
 		if (!g.inplace) {
-			if ((rs = hc_type_size(a->rtype)) < 0) FAIL(MPI_ERR_TYPE);
+			if ((rs = hc_type_msg_size(a->rtype)) < 0) FAIL(MPI_ERR_TYPE);
 			if (a->rcount < 0) FAIL(MPI_ERR_COUNT);
 			g.rbuf = a->rbuf;
 			g.rn = rs * a->rcount;
 		}
 		if (me == a->root) {
-			if ((ss = hc_type_size(a->stype)) < 0) FAIL(MPI_ERR_TYPE);
+			if ((ss = hc_type_msg_size(a->stype)) < 0) FAIL(MPI_ERR_TYPE);
 			if (!a->scounts || !a->sdispls) FAIL(MPI_ERR_ARG);
 			if (!(arr = malloc(2 * sizeof(int64_t) * size))) FAIL(MPI_ERR_NO_MEM);
 			if (!hc_scale(arr, a->scounts, a->big, size, ss)) FAIL(MPI_ERR_COUNT);
@@ -408,7 +408,7 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 			MPI_Datatype one = side ? a->rtype : a->stype;
 			const MPI_Datatype *many = side ? a->rtypes : a->stypes;
 			if (!w) {
-				int64_t s = hc_type_size(one);
+				int64_t s = hc_type_msg_size(one);
 				if (s < 0) FAIL(MPI_ERR_TYPE);
 				if (!hc_scale(oc, cnt, a->big, size, s)) FAIL(MPI_ERR_COUNT);
 				if (!hc_scale(od, dsp, a->big, size, s)) FAIL(MPI_ERR_BUFFER);
@@ -416,7 +416,7 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 			}
 			if (!many) FAIL(MPI_ERR_ARG);
 			for (int i = 0; i < size; i++) {
-				int64_t s = hc_type_size(many[i]), c = hc_at(cnt, a->big, i), d = hc_at(dsp, a->big, i);
+				int64_t s = hc_type_msg_size(many[i]), c = hc_at(cnt, a->big, i), d = hc_at(dsp, a->big, i);
 				if (s < 0) FAIL(MPI_ERR_TYPE);
 				if (c < 0 || (s > 0 && c > INT64_MAX / s)) FAIL(MPI_ERR_COUNT);
 				if (d < 0) FAIL(MPI_ERR_BUFFER);
@@ -937,11 +937,6 @@ int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], con
 int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
 	return hc_nb_aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 1, comm, RUN_BLOCKING, NULL, "MPI_Alltoallw_c");
-}
-
-int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
-{
-	return hc_reduce_local(inbuf, inoutbuf, count, datatype, op);
 }
 
 #define HC_ALIASES_nbc

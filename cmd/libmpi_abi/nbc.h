@@ -7,6 +7,7 @@
 #define HYMPI_NBC_H
 
 #include "cabi.h"
+#include "argcheck.h"
 
 enum {
 	HC_NBC_BARRIER,
@@ -105,7 +106,8 @@ HC_HIDDEN int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int64_t co
 			int root, MPI_Comm comm, const char *fn);
 HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
 		      int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fn);
-HC_HIDDEN int hc_reduce_local(const void *inbuf, void *inoutbuf, int64_t count, MPI_Datatype datatype, MPI_Op op);
+HC_HIDDEN int hc_reduce_local(const void *inbuf, void *inoutbuf, int64_t count, MPI_Datatype datatype, MPI_Op op,
+			      const char *fn);
 
 #endif
 

@@ -47,7 +47,7 @@ static int64_t hc_nat(const void *v, int big, int i)
 
 static int hc_ntype(MPI_Datatype dt, int64_t *size)
 {
-	return (*size = hc_type_size(dt)) < 0 ? MPI_ERR_TYPE : MPI_SUCCESS;
+	return (*size = hc_type_msg_size(dt)) < 0 ? MPI_ERR_TYPE : MPI_SUCCESS;
 }
 
 /* The type of block k on one side. */
@@ -84,7 +84,7 @@ static int hc_npack(int kind, hc_nraw *a, hc_nbrs *nb, hc_nbc *g)
 		char *user = side ? a->rbuf : (char *)a->sbuf;
 		for (int k = 0; k < n[side]; k++) {
 			MPI_Datatype dt = hc_nblock_type(a, side, k);
-			int64_t es = hc_type_size(dt), cnt = es > 0 ? c[k] / es : 0, at;
+			int64_t es = hc_type_msg_size(dt), cnt = es > 0 ? c[k] / es : 0, at;
 			MPI_Aint lb, ext;
 			PMPI_Type_get_extent(dt, &lb, &ext);
 			if (kind == HC_NBR_ALLTOALLW)

@@ -92,13 +92,21 @@ type cop struct {
 
 var ops table[cop]
 
-type redKey struct{ op, dt uintptr }
+// redKey names one engine operator: the closure behind it captures the
+// element size and base type, so those are part of the key, and the
+// operator is dropped when either its op or its datatype handle is freed
+// (a freed handle comes back for an unrelated type).
+type redKey struct {
+	op, dt, base uintptr
+	esize, nbase int64
+}
 
 var (
 	redMu   sync.Mutex
 	redOps  = map[redKey]mpi.Op{}
 	opaque  = map[int64]mpi.Datatype{}
 	redByOp = map[uintptr][]redKey{}
+	redByDt = map[uintptr][]redKey{}
 )
 
 // reduction is the engine datatype and operator for reducing elements of
@@ -121,7 +129,7 @@ func reduction(op, dt uintptr, esize int64, base uintptr, nbase int64, builtinOK
 	}
 	redMu.Lock()
 	defer redMu.Unlock()
-	k := redKey{op, dt}
+	k := redKey{op: op, dt: dt, base: base, esize: esize, nbase: nbase}
 	t, ok := opaque[esize]
 	if !ok {
 		var err error
@@ -140,8 +148,8 @@ func reduction(op, dt uintptr, esize int64, base uintptr, nbase int64, builtinOK
 			if len(in) == 0 {
 				return
 			}
-			n := int64(len(in)) / esize * nbase
-			C.hc_builtin_apply(C.intptr_t(op), C.intptr_t(base), unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.int64_t(n))
+			n := int64(len(in)) / esize
+			C.hc_red_apply(0, 0, C.intptr_t(op), C.intptr_t(dt), unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.int64_t(n))
 		}
 	} else {
 		u := ops.get(handleIndex(op, kindOp))
@@ -159,7 +167,7 @@ func reduction(op, dt uintptr, esize int64, base uintptr, nbase int64, builtinOK
 				return
 			}
 			n := int64(len(in)) / esize
-			C.hc_user_apply(C.uintptr_t(ufn), big, unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.int64_t(n), C.intptr_t(dt))
+			C.hc_red_apply(C.uintptr_t(ufn), big, 0, C.intptr_t(dt), unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.int64_t(n))
 		}
 	}
 	o, err := mpi.NewOp(fn, commute)
@@ -167,8 +175,36 @@ func reduction(op, dt uintptr, esize int64, base uintptr, nbase int64, builtinOK
 		return 0, 0, errCode(err)
 	}
 	redOps[k] = o
-	redByOp[op] = append(redByOp[op], k)
+	if op >= 0x1000 {
+		redByOp[op] = append(redByOp[op], k)
+	}
+	if dt >= 0x1000 {
+		redByDt[dt] = append(redByDt[dt], k)
+	}
 	return t, o, 0
+}
+
+// dropReductions forgets the engine operators built for keys, except the
+// ones already gone. Called with redMu held.
+func dropReductions(keys []redKey) {
+	for _, k := range keys {
+		if o, ok := redOps[k]; ok {
+			o.Free()
+			delete(redOps, k)
+		}
+	}
+}
+
+// hympi_go_type_freed is called by MPI_Type_free before the handle can be
+// reused.
+//
+//export hympi_go_type_freed
+func hympi_go_type_freed(dt C.intptr_t) {
+	h := uintptr(dt)
+	redMu.Lock()
+	dropReductions(redByDt[h])
+	delete(redByDt, h)
+	redMu.Unlock()
 }
 
 //export hympi_go_op_create
@@ -186,10 +222,7 @@ func hympi_go_op_free(op C.intptr_t) C.int {
 		return C.MPI_ERR_OP
 	}
 	redMu.Lock()
-	for _, k := range redByOp[h] {
-		redOps[k].Free()
-		delete(redOps, k)
-	}
+	dropReductions(redByOp[h])
 	delete(redByOp, h)
 	redMu.Unlock()
 	ops.del(i)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 #include "_cgo_export.h"
 
 enum { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
@@ -20,7 +21,7 @@ static __thread hc_reqcache hc_rcache __attribute__((tls_model("initial-exec")))
 #define BYTES(n, count, dt, ci, fn)                                            \
 	int64_t n;                                                             \
 	do {                                                                   \
-		int64_t s_ = hc_type_size(dt);                                 \
+		int64_t s_ = hc_type_msg_size(dt);                                 \
 		if (__builtin_expect(s_ < 0, 0)) return hc_error(ci, MPI_ERR_TYPE, fn);   \
 		if (__builtin_expect((count) < 0, 0)) return hc_error(ci, MPI_ERR_COUNT, fn); \
 		n = s_ * (int64_t)(count);                                     \
@@ -29,6 +30,7 @@ static __thread hc_reqcache hc_rcache __attribute__((tls_model("initial-exec")))
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
 	COMM(ci, comm, "MPI_Comm_size");
+	HC_CHECK_PTR(ci, size, "MPI_Comm_size");
 	*size = hc_comms[ci].size;
 	return MPI_SUCCESS;
 }
@@ -36,6 +38,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
 	COMM(ci, comm, "MPI_Comm_rank");
+	HC_CHECK_PTR(ci, rank, "MPI_Comm_rank");
 	*rank = hc_comms[ci].rank;
 	return MPI_SUCCESS;
 }
@@ -46,6 +49,7 @@ static int hc_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, in
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	BYTES(n, count, dt, ci, fn);
+	HC_CHECK_BUF(ci, buf, count, dt, fn);
 	void *tmp = NULL;
 	if (__builtin_expect(!hc_type_contig(dt), 0)) {
 		if (!(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
@@ -103,7 +107,10 @@ static int hc_recv(void *buf, int64_t count, MPI_Datatype dt, int source, int ta
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	HC_CHECK_RECV_TAG(ci, tag, fn);
+	if (__builtin_expect(source == MPI_PROC_NULL, 0) && hc_type_size(dt) < 0) dt = MPI_BYTE, count = 0;
 	BYTES(n, count, dt, ci, fn);
+	HC_CHECK_BUF(ci, buf, count, dt, fn);
 	if (__builtin_expect(!hc_type_contig(dt), 0)) return hc_recv_packed(ci, buf, count, n, dt, source, tag, st, fn);
 	int rc = hympi_go_recv(ci, buf, n, source, tag, st);
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
@@ -124,7 +131,9 @@ static int hc_isend(const void *buf, int64_t count, MPI_Datatype dt, int dest, i
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	HC_CHECK_PTR(ci, req, fn);
 	BYTES(n, count, dt, ci, fn);
+	HC_CHECK_BUF(ci, buf, count, dt, fn);
 	void *tmp = NULL;
 	if (__builtin_expect(!hc_type_contig(dt), 0)) {
 		if (!(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
@@ -163,13 +172,21 @@ static int hc_irecv(void *buf, int64_t count, MPI_Datatype dt, int source, int t
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	HC_CHECK_RECV_TAG(ci, tag, fn);
+	HC_CHECK_PTR(ci, req, fn);
+	/* Nothing arrives from MPI_PROC_NULL: any datatype will do. */
+	if (__builtin_expect(source == MPI_PROC_NULL, 0) && hc_type_size(dt) < 0) dt = MPI_BYTE, count = 0;
 	BYTES(n, count, dt, ci, fn);
+	HC_CHECK_BUF(ci, buf, count, dt, fn);
 	void *tmp = NULL;
 	if (__builtin_expect(!hc_type_contig(dt), 0) && !(tmp = malloc(n ? n : 1)))
 		return hc_error(ci, MPI_ERR_NO_MEM, fn);
-	int rc = hympi_go_irecv(ci, tmp ? tmp : buf, n, source, tag, tmp, buf, (intptr_t)dt, count, (intptr_t *)req,
-				&hc_rcache);
-	if (rc) free(tmp);
+	intptr_t held = tmp ? hc_type_hold(dt) : (intptr_t)dt;
+	int rc = hympi_go_irecv(ci, tmp ? tmp : buf, n, source, tag, tmp, buf, held, count, (intptr_t *)req, &hc_rcache);
+	if (rc) {
+		free(tmp);
+		if (tmp) hc_type_release(held);
+	}
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
 }
 
@@ -183,18 +200,21 @@ int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, 
 	return hc_irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv_c");
 }
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-		  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+static int hc_sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+		       void *recvbuf, int64_t recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+		       MPI_Status *status, const char *fn)
 {
-	const char *fn = "MPI_Sendrecv";
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	BYTES(sn, sendcount, sendtype, ci, fn);
 	BYTES(rn, recvcount, recvtype, ci, fn);
+	HC_CHECK_RECV_TAG(ci, recvtag, fn);
+	HC_CHECK_BUF(ci, sendbuf, sendcount, sendtype, fn);
+	HC_CHECK_BUF(ci, recvbuf, recvcount, recvtype, fn);
 	if (!hc_type_contig(sendtype) || !hc_type_contig(recvtype)) {
 		MPI_Request rq;
-		int rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rq);
-		if (rc == MPI_SUCCESS) rc = PMPI_Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+		int rc = PMPI_Irecv_c(recvbuf, recvcount, recvtype, source, recvtag, comm, &rq);
+		if (rc == MPI_SUCCESS) rc = PMPI_Send_c(sendbuf, sendcount, sendtype, dest, sendtag, comm);
 		if (rc == MPI_SUCCESS) rc = PMPI_Wait(&rq, status);
 		return rc;
 	}
@@ -202,20 +222,35 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
-			  MPI_Comm comm, MPI_Status *status)
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+		  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-	const char *fn = "MPI_Sendrecv_replace";
+	return hc_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+			   comm, status, "MPI_Sendrecv");
+}
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+		    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+		    MPI_Status *status)
+{
+	return hc_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+			   comm, status, "MPI_Sendrecv_c");
+}
+
+static int hc_sendrecv_replace(void *buf, int64_t count, MPI_Datatype datatype, int dest, int sendtag, int source,
+			       int recvtag, MPI_Comm comm, MPI_Status *status, const char *fn)
+{
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	BYTES(n, count, datatype, ci, fn);
+	HC_CHECK_BUF(ci, buf, count, datatype, fn);
+	HC_CHECK_RECV_TAG(ci, recvtag, fn);
 	if (!hc_type_contig(datatype)) {
 		void *tmp = malloc(n ? n : 1);
 		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, fn);
 		hc_type_pack(datatype, count, buf, tmp);
 		MPI_Request rq;
-		int rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &rq);
-		if (rc == MPI_SUCCESS) rc = PMPI_Send(tmp, (int)n, MPI_BYTE, dest, sendtag, comm);
+		int rc = PMPI_Irecv_c(buf, count, datatype, source, recvtag, comm, &rq);
+		if (rc == MPI_SUCCESS) rc = PMPI_Send_c(tmp, n, MPI_BYTE, dest, sendtag, comm);
 		if (rc == MPI_SUCCESS) rc = PMPI_Wait(&rq, status);
 		free(tmp);
 		return rc;
@@ -224,10 +259,24 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+			  MPI_Comm comm, MPI_Status *status)
+{
+	return hc_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
+				   "MPI_Sendrecv_replace");
+}
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+			    int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	return hc_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
+				   "MPI_Sendrecv_replace_c");
+}
+
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
 	HC_GUARD("MPI_Probe");
 	COMM(ci, comm, "MPI_Probe");
+	HC_CHECK_RECV_TAG(ci, tag, "MPI_Probe");
 	int rc = hympi_go_probe(ci, source, tag, status);
 	return rc ? hc_error(ci, rc, "MPI_Probe") : MPI_SUCCESS;
 }
@@ -236,6 +285,8 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 {
 	HC_GUARD("MPI_Iprobe");
 	COMM(ci, comm, "MPI_Iprobe");
+	HC_CHECK_RECV_TAG(ci, tag, "MPI_Iprobe");
+	HC_CHECK_PTR(ci, flag, "MPI_Iprobe");
 	int rc = hympi_go_iprobe(ci, source, tag, flag, status);
 	return rc ? hc_error(ci, rc, "MPI_Iprobe") : MPI_SUCCESS;
 }
@@ -245,6 +296,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
 	HC_GUARD("MPI_Wait");
+	HC_CHECK_PTR(-1, request, "MPI_Wait");
 	int rc = hympi_go_wait(request, status, &hc_rcache);
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_req_error(rc, "MPI_Wait");
 }
@@ -252,6 +304,8 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
 	HC_GUARD("MPI_Test");
+	HC_CHECK_PTR(-1, request, "MPI_Test");
+	HC_CHECK_PTR(-1, flag, "MPI_Test");
 	int rc = hympi_go_test(request, flag, status, &hc_rcache);
 	return rc ? hc_req_error(rc, "MPI_Test") : MPI_SUCCESS;
 }
@@ -260,6 +314,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 {
 	HC_GUARD("MPI_Waitall");
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitall");
+	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Waitall");
 	int rc = hympi_go_waitall(array_of_requests, count, array_of_statuses, &hc_rcache);
 	return rc ? hc_req_error(rc, "MPI_Waitall") : MPI_SUCCESS;
 }
@@ -268,6 +323,8 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
 {
 	HC_GUARD("MPI_Testall");
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Testall");
+	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Testall");
+	HC_CHECK_PTR(-1, flag, "MPI_Testall");
 	int rc = hympi_go_testall(array_of_requests, count, flag, array_of_statuses);
 	return rc ? hc_req_error(rc, "MPI_Testall") : MPI_SUCCESS;
 }
@@ -276,6 +333,8 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
 {
 	HC_GUARD("MPI_Waitany");
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitany");
+	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Waitany");
+	HC_CHECK_PTR(-1, index, "MPI_Waitany");
 	int rc = hympi_go_waitany(array_of_requests, count, index, status);
 	return rc ? hc_req_error(rc, "MPI_Waitany") : MPI_SUCCESS;
 }
@@ -284,6 +343,9 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 {
 	HC_GUARD("MPI_Testany");
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Testany");
+	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Testany");
+	HC_CHECK_PTR(-1, index, "MPI_Testany");
+	HC_CHECK_PTR(-1, flag, "MPI_Testany");
 	int rc = hympi_go_testany(array_of_requests, count, index, flag, status);
 	return rc ? hc_req_error(rc, "MPI_Testany") : MPI_SUCCESS;
 }
@@ -293,6 +355,9 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 {
 	HC_GUARD("MPI_Waitsome");
 	if (incount < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitsome");
+	HC_CHECK_ARRAY(-1, array_of_requests, incount, "MPI_Waitsome");
+	HC_CHECK_PTR(-1, outcount, "MPI_Waitsome");
+	HC_CHECK_ARRAY(-1, array_of_indices, incount, "MPI_Waitsome");
 	int rc = hympi_go_waitsome(array_of_requests, incount, outcount, array_of_indices, array_of_statuses);
 	return rc ? hc_req_error(rc, "MPI_Waitsome") : MPI_SUCCESS;
 }
@@ -302,6 +367,9 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 {
 	HC_GUARD("MPI_Testsome");
 	if (incount < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Testsome");
+	HC_CHECK_ARRAY(-1, array_of_requests, incount, "MPI_Testsome");
+	HC_CHECK_PTR(-1, outcount, "MPI_Testsome");
+	HC_CHECK_ARRAY(-1, array_of_indices, incount, "MPI_Testsome");
 	int rc = hympi_go_testsome(array_of_requests, incount, outcount, array_of_indices, array_of_statuses);
 	return rc ? hc_req_error(rc, "MPI_Testsome") : MPI_SUCCESS;
 }
@@ -309,6 +377,7 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 int PMPI_Request_free(MPI_Request *request)
 {
 	HC_GUARD("MPI_Request_free");
+	HC_CHECK_PTR(-1, request, "MPI_Request_free");
 	int rc = hympi_go_request_free(request);
 	return rc ? hc_req_error(rc, "MPI_Request_free") : MPI_SUCCESS;
 }
@@ -316,6 +385,7 @@ int PMPI_Request_free(MPI_Request *request)
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
 	HC_GUARD("MPI_Request_get_status");
+	HC_CHECK_PTR(-1, flag, "MPI_Request_get_status");
 	int rc = hympi_go_request_get_status((intptr_t)request, flag, status);
 	return rc ? hc_req_error(rc, "MPI_Request_get_status") : MPI_SUCCESS;
 }
@@ -323,21 +393,33 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 int PMPI_Cancel(MPI_Request *request)
 {
 	HC_GUARD("MPI_Cancel");
+	HC_CHECK_PTR(-1, request, "MPI_Cancel");
 	int rc = hympi_go_cancel((intptr_t)*request);
 	return rc ? hc_req_error(rc, "MPI_Cancel") : MPI_SUCCESS;
 }
 
-static int hc_pinit(const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int mode, int recv,
+static int hc_pinit(const void *buf, int64_t count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int mode, int recv,
 		    MPI_Request *req, const char *fn)
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	HC_CHECK_PTR(ci, req, fn);
 	BYTES(n, count, dt, ci, fn);
+	HC_CHECK_BUF(ci, buf, count, dt, fn);
+	/* Checked now, as MPICH does, not at the first MPI_Start. */
+	if (recv) HC_CHECK_RECV_TAG(ci, tag, fn);
+	else if (tag < 0) return hc_arg_fail(ci, MPI_ERR_TAG, fn, "negative tag");
+	if (peer != MPI_PROC_NULL && (peer < 0 || peer >= hc_comms[ci].size) && !(recv && peer == MPI_ANY_SOURCE))
+		return hc_arg_fail(ci, MPI_ERR_RANK, fn, "rank out of range");
 	void *tmp = NULL;
 	if (!hc_type_contig(dt) && !(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
-	int rc = hympi_go_prequest(ci, tmp ? tmp : (void *)buf, n, peer, tag, mode, recv, tmp, (void *)buf, (intptr_t)dt,
-				   count, (intptr_t *)req);
-	if (rc) free(tmp);
+	intptr_t held = tmp ? hc_type_hold(dt) : (intptr_t)dt;
+	int rc = hympi_go_prequest(ci, tmp ? tmp : (void *)buf, n, peer, tag, mode, recv, tmp, (void *)buf, held, count,
+				   (intptr_t *)req);
+	if (rc) {
+		free(tmp);
+		if (tmp) hc_type_release(held);
+	}
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -369,6 +451,7 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 int PMPI_Start(MPI_Request *request)
 {
 	HC_GUARD("MPI_Start");
+	HC_CHECK_PTR(-1, request, "MPI_Start");
 	int rc = hympi_go_start(request, 1);
 	return rc ? hc_req_error(rc, "MPI_Start") : MPI_SUCCESS;
 }
@@ -376,57 +459,104 @@ int PMPI_Start(MPI_Request *request)
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
 	HC_GUARD("MPI_Startall");
+	HC_CHECK_COUNT(-1, count, "MPI_Startall");
+	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Startall");
 	int rc = hympi_go_start(array_of_requests, count);
 	return rc ? hc_req_error(rc, "MPI_Startall") : MPI_SUCCESS;
-}
-
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
-{
-	(void)comm;
-	int64_t s = hc_type_size(datatype);
-	if (s < 0) return hc_error(-1, MPI_ERR_TYPE, "MPI_Pack_size");
-	*size = (int)(s * incount);
-	return MPI_SUCCESS;
-}
-
-int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
-	      MPI_Comm comm)
-{
-	int64_t s = hc_type_size(datatype);
-	int ci = hc_comm_index(comm);
-	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, "MPI_Pack");
-	if (*position + s * incount > outsize) return hc_error(ci, MPI_ERR_TRUNCATE, "MPI_Pack");
-	hc_type_pack(datatype, incount, inbuf, (char *)outbuf + *position);
-	*position += (int)(s * incount);
-	return MPI_SUCCESS;
-}
-
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype,
-		MPI_Comm comm)
-{
-	int64_t s = hc_type_size(datatype);
-	int ci = hc_comm_index(comm);
-	if (s < 0) return hc_error(ci, MPI_ERR_TYPE, "MPI_Unpack");
-	if (*position + s * outcount > insize) return hc_error(ci, MPI_ERR_TRUNCATE, "MPI_Unpack");
-	hc_type_unpack(datatype, outcount, (const char *)inbuf + *position, s * outcount, outbuf);
-	*position += (int)(s * outcount);
-	return MPI_SUCCESS;
 }
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
 	HC_GUARD("MPI_Buffer_attach");
-	int rc = hympi_go_buffer_attach(buffer, size);
+	HC_CHECK_BSEND_BUF(-1, buffer, size, "MPI_Buffer_attach");
+	int rc = hc_buf_attach(-1, -1, buffer, size);
 	return rc ? hc_error(-1, rc, "MPI_Buffer_attach") : MPI_SUCCESS;
 }
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
 	HC_GUARD("MPI_Buffer_detach");
+	HC_CHECK_PTR(-1, buffer_addr, "MPI_Buffer_detach");
+	HC_CHECK_PTR(-1, size, "MPI_Buffer_detach");
 	int64_t n;
-	int rc = hympi_go_buffer_detach((void **)buffer_addr, &n);
+	int rc = hc_buf_detach(-1, -1, buffer_addr, &n);
 	if (rc) return hc_error(-1, rc, "MPI_Buffer_detach");
 	*size = (int)n;
+	return MPI_SUCCESS;
+}
+
+/* ---- large-count twins ------------------------------------------------ */
+
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return hc_send(buf, count, datatype, dest, tag, comm, MODE_SYNC, "MPI_Ssend_c");
+}
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return hc_send(buf, count, datatype, dest, tag, comm, MODE_READY, "MPI_Rsend_c");
+}
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return hc_send(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, "MPI_Bsend_c");
+}
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		  MPI_Request *request)
+{
+	return hc_isend(buf, count, datatype, dest, tag, comm, MODE_SYNC, request, "MPI_Issend_c");
+}
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		  MPI_Request *request)
+{
+	return hc_isend(buf, count, datatype, dest, tag, comm, MODE_READY, request, "MPI_Irsend_c");
+}
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		  MPI_Request *request)
+{
+	return hc_isend(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, request, "MPI_Ibsend_c");
+}
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		     MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_STD, 0, request, "MPI_Send_init_c");
+}
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		      MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_SYNC, 0, request, "MPI_Ssend_init_c");
+}
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		      MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_READY, 0, request, "MPI_Rsend_init_c");
+}
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		      MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, 0, request, "MPI_Bsend_init_c");
+}
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+		     MPI_Request *request)
+{
+	return hc_pinit(buf, count, datatype, source, tag, comm, MODE_STD, 1, request, "MPI_Recv_init_c");
+}
+
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+	HC_GUARD("MPI_Buffer_attach_c");
+	HC_CHECK_BSEND_BUF(-1, buffer, size, "MPI_Buffer_attach_c");
+	int rc = hc_buf_attach(-1, -1, buffer, size);
+	return rc ? hc_error(-1, rc, "MPI_Buffer_attach_c") : MPI_SUCCESS;
+}
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+	HC_GUARD("MPI_Buffer_detach_c");
+	HC_CHECK_PTR(-1, buffer_addr, "MPI_Buffer_detach_c");
+	HC_CHECK_PTR(-1, size, "MPI_Buffer_detach_c");
+	int64_t n;
+	int rc = hc_buf_detach(-1, -1, buffer_addr, &n);
+	if (rc) return hc_error(-1, rc, "MPI_Buffer_detach_c");
+	*size = n;
 	return MPI_SUCCESS;
 }
 

@@ -49,6 +49,13 @@ type creq struct {
 	// coll is set for a persistent collective (nbc.go), and for a
 	// nonblocking one whose data travels packed.
 	coll *collBinding
+
+	// stmp is the packed send half of an Isendrecv (C memory it owns).
+	stmp unsafe.Pointer
+
+	// Generalized and partitioned requests (grequest.go, partitioned.go).
+	greq *greqState
+	part *partState
 }
 
 // release frees what the request owns once the engine is done with it.
@@ -56,6 +63,12 @@ func (q *creq) release() {
 	if q.tmp != nil {
 		C.free(q.tmp)
 		q.tmp = nil
+		C.hc_type_release(q.dt)
+		q.dt = 0
+	}
+	if q.stmp != nil {
+		C.free(q.stmp)
+		q.stmp = nil
 	}
 }
 
@@ -233,6 +246,9 @@ func lookup(h uintptr) (q *creq, idx int, ok bool) {
 //
 // cache is the calling thread's slot cache, or nil.
 func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Status, cache *C.hc_reqcache) C.int {
+	if q.greq != nil {
+		return greqFinish(q, idx, h, st, cache)
+	}
 	q.active = false
 	q.spare, q.r = q.r, nil // reused only if the engine says it is safe
 	if err == nil || mpi.ClassOf(err) == mpi.ErrTruncate {
@@ -605,6 +621,9 @@ func hympi_go_request_free(hp unsafe.Pointer) C.int {
 	if !ok || q == nil {
 		return C.MPI_ERR_REQUEST
 	}
+	if q.greq != nil {
+		return greqFree(q, idx, h)
+	}
 	// An active operation goes on inside the engine; only the handle goes
 	// (and a packing buffer the engine may still use stays allocated).
 	if !q.active {
@@ -626,6 +645,15 @@ func hympi_go_request_get_status(h C.intptr_t, flag *C.int, st *C.MPI_Status) C.
 		emptyStatus(st)
 		return 0
 	}
+	if q.greq != nil {
+		done, code, _ := greqPeek(q, st)
+		if done {
+			*flag = 1
+		} else {
+			*flag = 0
+		}
+		return code
+	}
 	s, done, err := q.r.Peek()
 	if !done && err == nil {
 		*flag = 0
@@ -643,7 +671,10 @@ func hympi_go_cancel(h C.intptr_t) C.int {
 	if !ok || q == nil {
 		return C.MPI_ERR_REQUEST
 	}
-	if q.active && q.recv && q.r.CancelRecv() {
+	if q.greq != nil {
+		return greqCancel(q)
+	}
+	if q.active && cancelOp(q) {
 		q.cancelled = true
 	}
 	return 0
@@ -684,6 +715,12 @@ func hympi_go_start(p unsafe.Pointer, n C.int) C.int {
 		c, rc := commAt(q.ci)
 		if rc != 0 {
 			return rc
+		}
+		if q.part != nil {
+			if err := startPart(q, c); err != nil {
+				return packErr(q.ci, errCode(err))
+			}
+			continue
 		}
 		var r *mpi.Request
 		var err error

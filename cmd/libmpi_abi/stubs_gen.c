@@ -4,51 +4,18 @@
 
 /* Functions hympi does not implement: they link, and fail through the
  * error handler of MPI_COMM_WORLD with MPI_ERR_UNSUPPORTED_OPERATION. */
-int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set) { return hc_unsupported("MPI_Abi_get_fortran_booleans"); }
-int PMPI_Abi_get_fortran_info(MPI_Info *info) { return hc_unsupported("MPI_Abi_get_fortran_info"); }
-int PMPI_Abi_get_info(MPI_Info *info) { return hc_unsupported("MPI_Abi_get_info"); }
-int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false) { return hc_unsupported("MPI_Abi_set_fortran_booleans"); }
-int PMPI_Abi_set_fortran_info(MPI_Info info) { return hc_unsupported("MPI_Abi_set_fortran_info"); }
-int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Accumulate"); }
-int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Accumulate_c"); }
-int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return hc_unsupported("MPI_Bsend_c"); }
-int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Bsend_init_c"); }
-int PMPI_Buffer_attach_c(void *buffer, MPI_Count size) { return hc_unsupported("MPI_Buffer_attach_c"); }
-int PMPI_Buffer_detach_c(void *buffer, MPI_Count *size) { return hc_unsupported("MPI_Buffer_detach_c"); }
-int PMPI_Buffer_flush(void) { return hc_unsupported("MPI_Buffer_flush"); }
-int PMPI_Buffer_iflush(MPI_Request *request) { return hc_unsupported("MPI_Buffer_iflush"); }
-int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank) { return hc_unsupported("MPI_Cart_map"); }
 int PMPI_Close_port(const char *port_name) { return hc_unsupported("MPI_Close_port"); }
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return hc_unsupported("MPI_Comm_accept"); }
-int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size) { return hc_unsupported("MPI_Comm_attach_buffer"); }
-int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) { return hc_unsupported("MPI_Comm_attach_buffer_c"); }
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return hc_unsupported("MPI_Comm_connect"); }
-int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm) { return hc_unsupported("MPI_Comm_create_from_group"); }
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) { return hc_unsupported("MPI_Comm_detach_buffer"); }
-int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) { return hc_unsupported("MPI_Comm_detach_buffer_c"); }
-int PMPI_Comm_flush_buffer(MPI_Comm comm) { return hc_unsupported("MPI_Comm_flush_buffer"); }
 int PMPI_Comm_get_parent(MPI_Comm *parent) { return hc_unsupported("MPI_Comm_get_parent"); }
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) { return hc_unsupported("MPI_Comm_idup"); }
-int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request) { return hc_unsupported("MPI_Comm_idup_with_info"); }
-int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Comm_iflush_buffer"); }
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return hc_unsupported("MPI_Comm_join"); }
-int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) { return hc_unsupported("MPI_Comm_remote_group"); }
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn"); }
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn_multiple"); }
-int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) { return hc_unsupported("MPI_Compare_and_swap"); }
-int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int degrees[], const int targets[], const int weights[], MPI_Info info, int reorder, MPI_Comm * newcomm) { return hc_unsupported("MPI_Dist_graph_create"); }
-int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) { return hc_unsupported("MPI_Dist_graph_create_adjacent"); }
-int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) { return hc_unsupported("MPI_Dist_graph_neighbors"); }
-int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *inneighbors, int *outneighbors, int *weighted) { return hc_unsupported("MPI_Dist_graph_neighbors_count"); }
-int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Fetch_and_op"); }
-int PMPI_File_call_errhandler(MPI_File fh, int errorcode) { return hc_unsupported("MPI_File_call_errhandler"); }
 int PMPI_File_close(MPI_File *fh) { return hc_unsupported("MPI_File_close"); }
-int PMPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_File_create_errhandler"); }
 int PMPI_File_delete(const char *filename, MPI_Info info) { return hc_unsupported("MPI_File_delete"); }
 int PMPI_File_get_amode(MPI_File fh, int *amode) { return hc_unsupported("MPI_File_get_amode"); }
 int PMPI_File_get_atomicity(MPI_File fh, int *flag) { return hc_unsupported("MPI_File_get_atomicity"); }
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp) { return hc_unsupported("MPI_File_get_byte_offset"); }
-int PMPI_File_get_errhandler( MPI_File file, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_File_get_errhandler"); }
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group) { return hc_unsupported("MPI_File_get_group"); }
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used) { return hc_unsupported("MPI_File_get_info"); }
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset) { return hc_unsupported("MPI_File_get_position"); }
@@ -103,7 +70,6 @@ int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatyp
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) { return hc_unsupported("MPI_File_seek"); }
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) { return hc_unsupported("MPI_File_seek_shared"); }
 int PMPI_File_set_atomicity(MPI_File fh, int flag) { return hc_unsupported("MPI_File_set_atomicity"); }
-int PMPI_File_set_errhandler( MPI_File file, MPI_Errhandler errhandler) { return hc_unsupported("MPI_File_set_errhandler"); }
 int PMPI_File_set_info(MPI_File fh, MPI_Info info) { return hc_unsupported("MPI_File_set_info"); }
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size) { return hc_unsupported("MPI_File_set_size"); }
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info) { return hc_unsupported("MPI_File_set_view"); }
@@ -129,265 +95,27 @@ int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) { return hc_unsupported("MPI_File_write_ordered_end"); }
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) { return hc_unsupported("MPI_File_write_shared"); }
 int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) { return hc_unsupported("MPI_File_write_shared_c"); }
-int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Get"); }
-int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Get_accumulate"); }
-int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return hc_unsupported("MPI_Get_accumulate_c"); }
-int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Get_c"); }
-int PMPI_Get_hw_resource_info(MPI_Info *hw_info) { return hc_unsupported("MPI_Get_hw_resource_info"); }
-int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph) { return hc_unsupported("MPI_Graph_create"); }
-int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) { return hc_unsupported("MPI_Graph_get"); }
-int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank) { return hc_unsupported("MPI_Graph_map"); }
-int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) { return hc_unsupported("MPI_Graph_neighbors"); }
-int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) { return hc_unsupported("MPI_Graph_neighbors_count"); }
-int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) { return hc_unsupported("MPI_Graphdims_get"); }
-int PMPI_Grequest_complete(MPI_Request request) { return hc_unsupported("MPI_Grequest_complete"); }
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) { return hc_unsupported("MPI_Grequest_start"); }
-int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) { return hc_unsupported("MPI_Group_from_session_pset"); }
-int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ibsend_c"); }
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Improbe"); }
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request) { return hc_unsupported("MPI_Imrecv"); }
-int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Request *request) { return hc_unsupported("MPI_Imrecv_c"); }
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm, int remote_leader, int tag, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_create"); }
-int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_create_from_groups"); }
-int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintercomm) { return hc_unsupported("MPI_Intercomm_merge"); }
-int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Irsend_c"); }
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv"); }
-int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv_c"); }
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv_replace"); }
-int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Isendrecv_replace_c"); }
-int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Issend_c"); }
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) { return hc_unsupported("MPI_Lookup_name"); }
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Mprobe"); }
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Mrecv"); }
-int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Status *status) { return hc_unsupported("MPI_Mrecv_c"); }
 int PMPI_Open_port(MPI_Info info, char *port_name) { return hc_unsupported("MPI_Open_port"); }
-int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm) { return hc_unsupported("MPI_Pack_c"); }
-int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position) { return hc_unsupported("MPI_Pack_external"); }
-int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Aint *position) { return hc_unsupported("MPI_Pack_external_c"); }
-int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size) { return hc_unsupported("MPI_Pack_external_size"); }
-int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) { return hc_unsupported("MPI_Pack_external_size_c"); }
-int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) { return hc_unsupported("MPI_Pack_size_c"); }
-int PMPI_Parrived(MPI_Request request, int partition, int *flag) { return hc_unsupported("MPI_Parrived"); }
-int PMPI_Pready(int partition, MPI_Request request) { return hc_unsupported("MPI_Pready"); }
-int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) { return hc_unsupported("MPI_Pready_list"); }
-int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request) { return hc_unsupported("MPI_Pready_range"); }
-int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Precv_init"); }
-int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Precv_init_c"); }
-int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Psend_init"); }
-int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Psend_init_c"); }
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { return hc_unsupported("MPI_Publish_name"); }
-int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Put"); }
-int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return hc_unsupported("MPI_Put_c"); }
-int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Raccumulate"); }
-int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Raccumulate_c"); }
-int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Recv_init_c"); }
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return hc_unsupported("MPI_Register_datarep"); }
-int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return hc_unsupported("MPI_Register_datarep_c"); }
-int PMPI_Remove_error_class(int errorclass) { return hc_unsupported("MPI_Remove_error_class"); }
-int PMPI_Remove_error_code(int errorcode) { return hc_unsupported("MPI_Remove_error_code"); }
-int PMPI_Remove_error_string(int errorcode) { return hc_unsupported("MPI_Remove_error_string"); }
-int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) { return hc_unsupported("MPI_Request_get_status_all"); }
-int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status) { return hc_unsupported("MPI_Request_get_status_any"); }
-int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { return hc_unsupported("MPI_Request_get_status_some"); }
-int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget"); }
-int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget_accumulate"); }
-int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget_accumulate_c"); }
-int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rget_c"); }
-int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_cout, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rput"); }
-int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_cout, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return hc_unsupported("MPI_Rput_c"); }
-int PMPI_Rsend_c(const void *ibuf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return hc_unsupported("MPI_Rsend_c"); }
-int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Rsend_init_c"); }
-int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Send_init_c"); }
-int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) { return hc_unsupported("MPI_Sendrecv_c"); }
-int PMPI_Sendrecv_replace_c(void * buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) { return hc_unsupported("MPI_Sendrecv_replace_c"); }
-int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) { return hc_unsupported("MPI_Session_attach_buffer"); }
-int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) { return hc_unsupported("MPI_Session_attach_buffer_c"); }
-int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) { return hc_unsupported("MPI_Session_call_errhandler"); }
-int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_Session_create_errhandler"); }
-int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size) { return hc_unsupported("MPI_Session_detach_buffer"); }
-int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size) { return hc_unsupported("MPI_Session_detach_buffer_c"); }
-int PMPI_Session_finalize(MPI_Session *session) { return hc_unsupported("MPI_Session_finalize"); }
-int PMPI_Session_flush_buffer(MPI_Session session) { return hc_unsupported("MPI_Session_flush_buffer"); }
-int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_Session_get_errhandler"); }
-int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used) { return hc_unsupported("MPI_Session_get_info"); }
-int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name) { return hc_unsupported("MPI_Session_get_nth_pset"); }
-int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names) { return hc_unsupported("MPI_Session_get_num_psets"); }
-int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info) { return hc_unsupported("MPI_Session_get_pset_info"); }
-int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) { return hc_unsupported("MPI_Session_iflush_buffer"); }
-int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) { return hc_unsupported("MPI_Session_init"); }
-int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) { return hc_unsupported("MPI_Session_set_errhandler"); }
-int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return hc_unsupported("MPI_Ssend_c"); }
-int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Ssend_init_c"); }
-int PMPI_T_category_changed(int *stamp) { return hc_unsupported("MPI_T_category_changed"); }
-int PMPI_T_category_get_categories(int cat_index, int len, int indices[]) { return hc_unsupported("MPI_T_category_get_categories"); }
-int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]) { return hc_unsupported("MPI_T_category_get_cvars"); }
-int PMPI_T_category_get_events(int cat_index, int len, int indices[]) { return hc_unsupported("MPI_T_category_get_events"); }
-int PMPI_T_category_get_index(const char *name, int *category_index) { return hc_unsupported("MPI_T_category_get_index"); }
-int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories) { return hc_unsupported("MPI_T_category_get_info"); }
-int PMPI_T_category_get_num(int *num_cat) { return hc_unsupported("MPI_T_category_get_num"); }
-int PMPI_T_category_get_num_events(int cat_index, int *num_events) { return hc_unsupported("MPI_T_category_get_num_events"); }
-int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]) { return hc_unsupported("MPI_T_category_get_pvars"); }
-int PMPI_T_cvar_get_index(const char *name, int *cvar_index) { return hc_unsupported("MPI_T_cvar_get_index"); }
-int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope) { return hc_unsupported("MPI_T_cvar_get_info"); }
-int PMPI_T_cvar_get_num(int *num_cvar) { return hc_unsupported("MPI_T_cvar_get_num"); }
-int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count) { return hc_unsupported("MPI_T_cvar_handle_alloc"); }
-int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle) { return hc_unsupported("MPI_T_cvar_handle_free"); }
-int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf) { return hc_unsupported("MPI_T_cvar_read"); }
-int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf) { return hc_unsupported("MPI_T_cvar_write"); }
-int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len) { return hc_unsupported("MPI_T_enum_get_info"); }
-int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len) { return hc_unsupported("MPI_T_enum_get_item"); }
-int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used) { return hc_unsupported("MPI_T_event_callback_get_info"); }
-int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info) { return hc_unsupported("MPI_T_event_callback_set_info"); }
-int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer) { return hc_unsupported("MPI_T_event_copy"); }
-int PMPI_T_event_get_index(const char *name, int *event_index) { return hc_unsupported("MPI_T_event_get_index"); }
-int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind) { return hc_unsupported("MPI_T_event_get_info"); }
-int PMPI_T_event_get_num(int *num_events) { return hc_unsupported("MPI_T_event_get_num"); }
-int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index) { return hc_unsupported("MPI_T_event_get_source"); }
-int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp) { return hc_unsupported("MPI_T_event_get_timestamp"); }
-int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration) { return hc_unsupported("MPI_T_event_handle_alloc"); }
-int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function) { return hc_unsupported("MPI_T_event_handle_free"); }
-int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used) { return hc_unsupported("MPI_T_event_handle_get_info"); }
-int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info) { return hc_unsupported("MPI_T_event_handle_set_info"); }
-int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer) { return hc_unsupported("MPI_T_event_read"); }
-int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function) { return hc_unsupported("MPI_T_event_register_callback"); }
-int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function) { return hc_unsupported("MPI_T_event_set_dropped_handler"); }
-int PMPI_T_finalize(void) { return hc_unsupported("MPI_T_finalize"); }
-int PMPI_T_init_thread(int required, int *provided) { return hc_unsupported("MPI_T_init_thread"); }
-int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index) { return hc_unsupported("MPI_T_pvar_get_index"); }
-int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic) { return hc_unsupported("MPI_T_pvar_get_info"); }
-int PMPI_T_pvar_get_num(int *num_pvar) { return hc_unsupported("MPI_T_pvar_get_num"); }
-int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count) { return hc_unsupported("MPI_T_pvar_handle_alloc"); }
-int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle) { return hc_unsupported("MPI_T_pvar_handle_free"); }
-int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf) { return hc_unsupported("MPI_T_pvar_read"); }
-int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf) { return hc_unsupported("MPI_T_pvar_readreset"); }
-int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) { return hc_unsupported("MPI_T_pvar_reset"); }
-int PMPI_T_pvar_session_create(MPI_T_pvar_session *session) { return hc_unsupported("MPI_T_pvar_session_create"); }
-int PMPI_T_pvar_session_free(MPI_T_pvar_session *session) { return hc_unsupported("MPI_T_pvar_session_free"); }
-int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) { return hc_unsupported("MPI_T_pvar_start"); }
-int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) { return hc_unsupported("MPI_T_pvar_stop"); }
-int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf) { return hc_unsupported("MPI_T_pvar_write"); }
-int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info) { return hc_unsupported("MPI_T_source_get_info"); }
-int PMPI_T_source_get_num(int *num_sources) { return hc_unsupported("MPI_T_source_get_num"); }
-int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp) { return hc_unsupported("MPI_T_source_get_timestamp"); }
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsize_array[], const int distrib_array[], const int darg_array[], const int psize_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_darray"); }
-int PMPI_Type_create_darray_c(MPI_Count size, int rank, int ndims, const MPI_Count gsize_array[], const int distrib_array[], const int darg_array[], const MPI_Count psize_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_darray_c"); }
-int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_complex"); }
-int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_integer"); }
-int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_f90_real"); }
-int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_hindexed_block_c"); }
-int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_hindexed_c"); }
-int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_hvector_c"); }
-int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_indexed_block_c"); }
-int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state) { return hc_unsupported("MPI_Type_create_keyval"); }
-int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_resized_c"); }
-int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_block_lengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_struct_c"); }
-int PMPI_Type_create_subarray(int ndims, const int size_array[], const int subsize_array[], const int start_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_subarray"); }
-int PMPI_Type_create_subarray_c(int ndims, const MPI_Count size_array[], const MPI_Count subsize_array[], const int start_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_create_subarray_c"); }
-int PMPI_Type_delete_attr(MPI_Datatype type, int type_keyval) { return hc_unsupported("MPI_Type_delete_attr"); }
-int PMPI_Type_free_keyval(int *type_keyval) { return hc_unsupported("MPI_Type_free_keyval"); }
-int PMPI_Type_get_attr(MPI_Datatype type, int type_keyval, void *attribute_val, int *flag) { return hc_unsupported("MPI_Type_get_attr"); }
-int PMPI_Type_get_contents(MPI_Datatype mtype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) { return hc_unsupported("MPI_Type_get_contents"); }
-int PMPI_Type_get_contents_c(MPI_Datatype mtype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) { return hc_unsupported("MPI_Type_get_contents_c"); }
-int PMPI_Type_get_envelope(MPI_Datatype type, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner) { return hc_unsupported("MPI_Type_get_envelope"); }
-int PMPI_Type_get_envelope_c(MPI_Datatype type, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner) { return hc_unsupported("MPI_Type_get_envelope_c"); }
-int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type) { return hc_unsupported("MPI_Type_get_value_index"); }
-int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_indexed_c"); }
-int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *type) { return hc_unsupported("MPI_Type_match_size"); }
-int PMPI_Type_set_attr(MPI_Datatype type, int type_keyval, void *attr_val) { return hc_unsupported("MPI_Type_set_attr"); }
-int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) { return hc_unsupported("MPI_Type_vector_c"); }
-int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) { return hc_unsupported("MPI_Unpack_c"); }
-int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) { return hc_unsupported("MPI_Unpack_external"); }
-int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Aint *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) { return hc_unsupported("MPI_Unpack_external_c"); }
+int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) { return hc_unsupported("MPI_Register_datarep_c"); }
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) { return hc_unsupported("MPI_Unpublish_name"); }
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate"); }
-int PMPI_Win_allocate_c(MPI_Count size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate_c"); }
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate_shared"); }
-int PMPI_Win_allocate_shared_c(MPI_Count size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) { return hc_unsupported("MPI_Win_allocate_shared_c"); }
-int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) { return hc_unsupported("MPI_Win_attach"); }
-int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) { return hc_unsupported("MPI_Win_call_errhandler"); }
-int PMPI_Win_complete(MPI_Win win) { return hc_unsupported("MPI_Win_complete"); }
-int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) { return hc_unsupported("MPI_Win_create"); }
-int PMPI_Win_create_c(void *base, MPI_Count size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) { return hc_unsupported("MPI_Win_create_c"); }
-int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) { return hc_unsupported("MPI_Win_create_dynamic"); }
-int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_Win_create_errhandler"); }
-int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state) { return hc_unsupported("MPI_Win_create_keyval"); }
-int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) { return hc_unsupported("MPI_Win_delete_attr"); }
-int PMPI_Win_detach(MPI_Win win, const void *base) { return hc_unsupported("MPI_Win_detach"); }
-int PMPI_Win_fence(int assert, MPI_Win win) { return hc_unsupported("MPI_Win_fence"); }
-int PMPI_Win_flush(int rank, MPI_Win win) { return hc_unsupported("MPI_Win_flush"); }
-int PMPI_Win_flush_all(MPI_Win win) { return hc_unsupported("MPI_Win_flush_all"); }
-int PMPI_Win_flush_local(int rank, MPI_Win win) { return hc_unsupported("MPI_Win_flush_local"); }
-int PMPI_Win_flush_local_all(MPI_Win win) { return hc_unsupported("MPI_Win_flush_local_all"); }
-int PMPI_Win_free(MPI_Win *win) { return hc_unsupported("MPI_Win_free"); }
-int PMPI_Win_free_keyval(int *win_keyval) { return hc_unsupported("MPI_Win_free_keyval"); }
-int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag) { return hc_unsupported("MPI_Win_get_attr"); }
-int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_Win_get_errhandler"); }
-int PMPI_Win_get_group(MPI_Win win, MPI_Group *group) { return hc_unsupported("MPI_Win_get_group"); }
-int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used) { return hc_unsupported("MPI_Win_get_info"); }
-int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) { return hc_unsupported("MPI_Win_get_name"); }
-int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) { return hc_unsupported("MPI_Win_lock"); }
-int PMPI_Win_lock_all(int assert, MPI_Win win) { return hc_unsupported("MPI_Win_lock_all"); }
-int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) { return hc_unsupported("MPI_Win_post"); }
-int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) { return hc_unsupported("MPI_Win_set_attr"); }
-int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) { return hc_unsupported("MPI_Win_set_errhandler"); }
-int PMPI_Win_set_info(MPI_Win win, MPI_Info info) { return hc_unsupported("MPI_Win_set_info"); }
-int PMPI_Win_set_name(MPI_Win win, const char *win_name) { return hc_unsupported("MPI_Win_set_name"); }
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) { return hc_unsupported("MPI_Win_shared_query"); }
-int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Count *size, int *disp_unit, void *baseptr) { return hc_unsupported("MPI_Win_shared_query_c"); }
-int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) { return hc_unsupported("MPI_Win_start"); }
-int PMPI_Win_sync(MPI_Win win) { return hc_unsupported("MPI_Win_sync"); }
-int PMPI_Win_test(MPI_Win win, int *flag) { return hc_unsupported("MPI_Win_test"); }
-int PMPI_Win_unlock(int rank, MPI_Win win) { return hc_unsupported("MPI_Win_unlock"); }
-int PMPI_Win_unlock_all(MPI_Win win) { return hc_unsupported("MPI_Win_unlock_all"); }
-int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 
 /* The profiling interface: MPI_X is a weak alias of PMPI_X (aliases must
  * sit beside their target: see aliases_gen.h for the hand-written ones). */
-#pragma weak MPI_Abi_get_fortran_booleans = PMPI_Abi_get_fortran_booleans
-#pragma weak MPI_Abi_get_fortran_info = PMPI_Abi_get_fortran_info
-#pragma weak MPI_Abi_get_info = PMPI_Abi_get_info
-#pragma weak MPI_Abi_set_fortran_booleans = PMPI_Abi_set_fortran_booleans
-#pragma weak MPI_Abi_set_fortran_info = PMPI_Abi_set_fortran_info
-#pragma weak MPI_Accumulate = PMPI_Accumulate
-#pragma weak MPI_Accumulate_c = PMPI_Accumulate_c
-#pragma weak MPI_Bsend_c = PMPI_Bsend_c
-#pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
-#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
-#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
-#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
-#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
-#pragma weak MPI_Cart_map = PMPI_Cart_map
 #pragma weak MPI_Close_port = PMPI_Close_port
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept
-#pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
-#pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
 #pragma weak MPI_Comm_connect = PMPI_Comm_connect
-#pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
-#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
-#pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
-#pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
-#pragma weak MPI_Comm_idup = PMPI_Comm_idup
-#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
-#pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
 #pragma weak MPI_Comm_join = PMPI_Comm_join
-#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
 #pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple
-#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
-#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
-#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
-#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
-#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
-#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
-#pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
 #pragma weak MPI_File_close = PMPI_File_close
-#pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
 #pragma weak MPI_File_delete = PMPI_File_delete
 #pragma weak MPI_File_get_amode = PMPI_File_get_amode
 #pragma weak MPI_File_get_atomicity = PMPI_File_get_atomicity
 #pragma weak MPI_File_get_byte_offset = PMPI_File_get_byte_offset
-#pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
 #pragma weak MPI_File_get_group = PMPI_File_get_group
 #pragma weak MPI_File_get_info = PMPI_File_get_info
 #pragma weak MPI_File_get_position = PMPI_File_get_position
@@ -442,7 +170,6 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_File_seek = PMPI_File_seek
 #pragma weak MPI_File_seek_shared = PMPI_File_seek_shared
 #pragma weak MPI_File_set_atomicity = PMPI_File_set_atomicity
-#pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
 #pragma weak MPI_File_set_info = PMPI_File_set_info
 #pragma weak MPI_File_set_size = PMPI_File_set_size
 #pragma weak MPI_File_set_view = PMPI_File_set_view
@@ -468,214 +195,9 @@ int PMPI_Win_wait(MPI_Win win) { return hc_unsupported("MPI_Win_wait"); }
 #pragma weak MPI_File_write_ordered_end = PMPI_File_write_ordered_end
 #pragma weak MPI_File_write_shared = PMPI_File_write_shared
 #pragma weak MPI_File_write_shared_c = PMPI_File_write_shared_c
-#pragma weak MPI_Get = PMPI_Get
-#pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
-#pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
-#pragma weak MPI_Get_c = PMPI_Get_c
-#pragma weak MPI_Get_hw_resource_info = PMPI_Get_hw_resource_info
-#pragma weak MPI_Graph_create = PMPI_Graph_create
-#pragma weak MPI_Graph_get = PMPI_Graph_get
-#pragma weak MPI_Graph_map = PMPI_Graph_map
-#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
-#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
-#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
-#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
-#pragma weak MPI_Grequest_start = PMPI_Grequest_start
-#pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
-#pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
-#pragma weak MPI_Improbe = PMPI_Improbe
-#pragma weak MPI_Imrecv = PMPI_Imrecv
-#pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
-#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
-#pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
-#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
-#pragma weak MPI_Irsend_c = PMPI_Irsend_c
-#pragma weak MPI_Isendrecv = PMPI_Isendrecv
-#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
-#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
-#pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
-#pragma weak MPI_Issend_c = PMPI_Issend_c
 #pragma weak MPI_Lookup_name = PMPI_Lookup_name
-#pragma weak MPI_Mprobe = PMPI_Mprobe
-#pragma weak MPI_Mrecv = PMPI_Mrecv
-#pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
 #pragma weak MPI_Open_port = PMPI_Open_port
-#pragma weak MPI_Pack_c = PMPI_Pack_c
-#pragma weak MPI_Pack_external = PMPI_Pack_external
-#pragma weak MPI_Pack_external_c = PMPI_Pack_external_c
-#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
-#pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
-#pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
-#pragma weak MPI_Parrived = PMPI_Parrived
-#pragma weak MPI_Pready = PMPI_Pready
-#pragma weak MPI_Pready_list = PMPI_Pready_list
-#pragma weak MPI_Pready_range = PMPI_Pready_range
-#pragma weak MPI_Precv_init = PMPI_Precv_init
-#pragma weak MPI_Precv_init_c = PMPI_Precv_init_c
-#pragma weak MPI_Psend_init = PMPI_Psend_init
-#pragma weak MPI_Psend_init_c = PMPI_Psend_init_c
 #pragma weak MPI_Publish_name = PMPI_Publish_name
-#pragma weak MPI_Put = PMPI_Put
-#pragma weak MPI_Put_c = PMPI_Put_c
-#pragma weak MPI_Raccumulate = PMPI_Raccumulate
-#pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
-#pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
 #pragma weak MPI_Register_datarep = PMPI_Register_datarep
 #pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c
-#pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
-#pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
-#pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
-#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
-#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
-#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
-#pragma weak MPI_Rget = PMPI_Rget
-#pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
-#pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
-#pragma weak MPI_Rget_c = PMPI_Rget_c
-#pragma weak MPI_Rput = PMPI_Rput
-#pragma weak MPI_Rput_c = PMPI_Rput_c
-#pragma weak MPI_Rsend_c = PMPI_Rsend_c
-#pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
-#pragma weak MPI_Send_init_c = PMPI_Send_init_c
-#pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
-#pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
-#pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
-#pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
-#pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
-#pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
-#pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
-#pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
-#pragma weak MPI_Session_finalize = PMPI_Session_finalize
-#pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
-#pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
-#pragma weak MPI_Session_get_info = PMPI_Session_get_info
-#pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
-#pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
-#pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
-#pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
-#pragma weak MPI_Session_init = PMPI_Session_init
-#pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
-#pragma weak MPI_Ssend_c = PMPI_Ssend_c
-#pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
-#pragma weak MPI_T_category_changed = PMPI_T_category_changed
-#pragma weak MPI_T_category_get_categories = PMPI_T_category_get_categories
-#pragma weak MPI_T_category_get_cvars = PMPI_T_category_get_cvars
-#pragma weak MPI_T_category_get_events = PMPI_T_category_get_events
-#pragma weak MPI_T_category_get_index = PMPI_T_category_get_index
-#pragma weak MPI_T_category_get_info = PMPI_T_category_get_info
-#pragma weak MPI_T_category_get_num = PMPI_T_category_get_num
-#pragma weak MPI_T_category_get_num_events = PMPI_T_category_get_num_events
-#pragma weak MPI_T_category_get_pvars = PMPI_T_category_get_pvars
-#pragma weak MPI_T_cvar_get_index = PMPI_T_cvar_get_index
-#pragma weak MPI_T_cvar_get_info = PMPI_T_cvar_get_info
-#pragma weak MPI_T_cvar_get_num = PMPI_T_cvar_get_num
-#pragma weak MPI_T_cvar_handle_alloc = PMPI_T_cvar_handle_alloc
-#pragma weak MPI_T_cvar_handle_free = PMPI_T_cvar_handle_free
-#pragma weak MPI_T_cvar_read = PMPI_T_cvar_read
-#pragma weak MPI_T_cvar_write = PMPI_T_cvar_write
-#pragma weak MPI_T_enum_get_info = PMPI_T_enum_get_info
-#pragma weak MPI_T_enum_get_item = PMPI_T_enum_get_item
-#pragma weak MPI_T_event_callback_get_info = PMPI_T_event_callback_get_info
-#pragma weak MPI_T_event_callback_set_info = PMPI_T_event_callback_set_info
-#pragma weak MPI_T_event_copy = PMPI_T_event_copy
-#pragma weak MPI_T_event_get_index = PMPI_T_event_get_index
-#pragma weak MPI_T_event_get_info = PMPI_T_event_get_info
-#pragma weak MPI_T_event_get_num = PMPI_T_event_get_num
-#pragma weak MPI_T_event_get_source = PMPI_T_event_get_source
-#pragma weak MPI_T_event_get_timestamp = PMPI_T_event_get_timestamp
-#pragma weak MPI_T_event_handle_alloc = PMPI_T_event_handle_alloc
-#pragma weak MPI_T_event_handle_free = PMPI_T_event_handle_free
-#pragma weak MPI_T_event_handle_get_info = PMPI_T_event_handle_get_info
-#pragma weak MPI_T_event_handle_set_info = PMPI_T_event_handle_set_info
-#pragma weak MPI_T_event_read = PMPI_T_event_read
-#pragma weak MPI_T_event_register_callback = PMPI_T_event_register_callback
-#pragma weak MPI_T_event_set_dropped_handler = PMPI_T_event_set_dropped_handler
-#pragma weak MPI_T_finalize = PMPI_T_finalize
-#pragma weak MPI_T_init_thread = PMPI_T_init_thread
-#pragma weak MPI_T_pvar_get_index = PMPI_T_pvar_get_index
-#pragma weak MPI_T_pvar_get_info = PMPI_T_pvar_get_info
-#pragma weak MPI_T_pvar_get_num = PMPI_T_pvar_get_num
-#pragma weak MPI_T_pvar_handle_alloc = PMPI_T_pvar_handle_alloc
-#pragma weak MPI_T_pvar_handle_free = PMPI_T_pvar_handle_free
-#pragma weak MPI_T_pvar_read = PMPI_T_pvar_read
-#pragma weak MPI_T_pvar_readreset = PMPI_T_pvar_readreset
-#pragma weak MPI_T_pvar_reset = PMPI_T_pvar_reset
-#pragma weak MPI_T_pvar_session_create = PMPI_T_pvar_session_create
-#pragma weak MPI_T_pvar_session_free = PMPI_T_pvar_session_free
-#pragma weak MPI_T_pvar_start = PMPI_T_pvar_start
-#pragma weak MPI_T_pvar_stop = PMPI_T_pvar_stop
-#pragma weak MPI_T_pvar_write = PMPI_T_pvar_write
-#pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
-#pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
-#pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
-#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
-#pragma weak MPI_Type_create_darray_c = PMPI_Type_create_darray_c
-#pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
-#pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
-#pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
-#pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
-#pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
-#pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
-#pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
-#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
-#pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
-#pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
-#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
-#pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
-#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
-#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
-#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
-#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
-#pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
-#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
-#pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
-#pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index
-#pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
-#pragma weak MPI_Type_match_size = PMPI_Type_match_size
-#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
-#pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
-#pragma weak MPI_Unpack_c = PMPI_Unpack_c
-#pragma weak MPI_Unpack_external = PMPI_Unpack_external
-#pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c
 #pragma weak MPI_Unpublish_name = PMPI_Unpublish_name
-#pragma weak MPI_Win_allocate = PMPI_Win_allocate
-#pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c
-#pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
-#pragma weak MPI_Win_allocate_shared_c = PMPI_Win_allocate_shared_c
-#pragma weak MPI_Win_attach = PMPI_Win_attach
-#pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
-#pragma weak MPI_Win_complete = PMPI_Win_complete
-#pragma weak MPI_Win_create = PMPI_Win_create
-#pragma weak MPI_Win_create_c = PMPI_Win_create_c
-#pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
-#pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
-#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
-#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
-#pragma weak MPI_Win_detach = PMPI_Win_detach
-#pragma weak MPI_Win_fence = PMPI_Win_fence
-#pragma weak MPI_Win_flush = PMPI_Win_flush
-#pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
-#pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
-#pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
-#pragma weak MPI_Win_free = PMPI_Win_free
-#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
-#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
-#pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
-#pragma weak MPI_Win_get_group = PMPI_Win_get_group
-#pragma weak MPI_Win_get_info = PMPI_Win_get_info
-#pragma weak MPI_Win_get_name = PMPI_Win_get_name
-#pragma weak MPI_Win_lock = PMPI_Win_lock
-#pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
-#pragma weak MPI_Win_post = PMPI_Win_post
-#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
-#pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
-#pragma weak MPI_Win_set_info = PMPI_Win_set_info
-#pragma weak MPI_Win_set_name = PMPI_Win_set_name
-#pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
-#pragma weak MPI_Win_shared_query_c = PMPI_Win_shared_query_c
-#pragma weak MPI_Win_start = PMPI_Win_start
-#pragma weak MPI_Win_sync = PMPI_Win_sync
-#pragma weak MPI_Win_test = PMPI_Win_test
-#pragma weak MPI_Win_unlock = PMPI_Win_unlock
-#pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
-#pragma weak MPI_Win_wait = PMPI_Win_wait

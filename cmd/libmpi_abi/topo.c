@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 
 static int hc_set_cart(int ci, int ndims, const int *dims, const int *periods)
 {
@@ -63,12 +64,16 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 	const char *fn = "MPI_Cart_create";
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm_old);
-	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
+	if (ci < 0 || hc_is_inter(ci)) return hc_error(ci, MPI_ERR_COMM, fn);
 	if (ndims < 0) return hc_error(ci, MPI_ERR_DIMS, fn);
+	HC_CHECK_ARRAY(ci, dims, ndims, fn);
+	HC_CHECK_ARRAY(ci, periods, ndims, fn);
+	HC_CHECK_PTR(ci, comm_cart, fn);
 	int64_t nodes = 1;
 	for (int d = 0; d < ndims; d++) {
 		if (dims[d] <= 0) return hc_error(ci, MPI_ERR_DIMS, fn);
 		nodes *= dims[d];
+		if (nodes > hc_comms[ci].size) return hc_error(ci, MPI_ERR_DIMS, fn);
 	}
 	if (nodes > hc_comms[ci].size) return hc_error(ci, MPI_ERR_DIMS, fn);
 	int me = hc_comms[ci].rank;
@@ -84,6 +89,8 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 	HC_GUARD(fn);
 	int ci, rc = hc_cart(comm, fn, &ci);
 	if (rc) return rc;
+	HC_CHECK_ARRAY(ci, remain_dims, hc_comms[ci].ndims, fn);
+	HC_CHECK_PTR(ci, newcomm, fn);
 	int n = hc_comms[ci].ndims, *dims = hc_comms[ci].cart, *per = dims + n;
 	int coords[n > 0 ? n : 1], ndims[n > 0 ? n : 1], nper[n > 0 ? n : 1];
 	hc_coords_of(ci, hc_comms[ci].rank, coords);
@@ -98,6 +105,9 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 			color = color * dims[d] + coords[d];
 		}
 	}
+	/* Keeping no dimension gives a 0-dimensional grid of one process: as
+	 * in MPICH, rank 0's, the others get MPI_COMM_NULL. */
+	if (k == 0) color = hc_comms[ci].rank == 0 ? 0 : MPI_UNDEFINED;
 	rc = PMPI_Comm_split(comm, color, key, newcomm);
 	if (rc || *newcomm == MPI_COMM_NULL) return rc;
 	rc = hc_set_cart(hc_comm_index(*newcomm), k, ndims, nper);
@@ -108,6 +118,8 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
 	int ci, rc = hc_cart(comm, "MPI_Cart_rank", &ci);
 	if (rc) return rc;
+	HC_CHECK_ARRAY(ci, coords, hc_comms[ci].ndims, "MPI_Cart_rank");
+	HC_CHECK_PTR(ci, rank, "MPI_Cart_rank");
 	int r = hc_rank_of(ci, coords);
 	if (r < 0) return hc_error(ci, MPI_ERR_ARG, "MPI_Cart_rank");
 	*rank = r;
@@ -120,6 +132,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 	if (rc) return rc;
 	if (rank < 0 || rank >= hc_comms[ci].size) return hc_error(ci, MPI_ERR_RANK, "MPI_Cart_coords");
 	if (maxdims < hc_comms[ci].ndims) return hc_error(ci, MPI_ERR_ARG, "MPI_Cart_coords");
+	HC_CHECK_ARRAY(ci, coords, hc_comms[ci].ndims, "MPI_Cart_coords");
 	hc_coords_of(ci, rank, coords);
 	return MPI_SUCCESS;
 }
@@ -130,6 +143,8 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 	if (rc) return rc;
 	int n = hc_comms[ci].ndims;
 	if (direction < 0 || direction >= n) return hc_error(ci, MPI_ERR_ARG, "MPI_Cart_shift");
+	HC_CHECK_PTR(ci, rank_source, "MPI_Cart_shift");
+	HC_CHECK_PTR(ci, rank_dest, "MPI_Cart_shift");
 	int coords[n];
 	hc_coords_of(ci, hc_comms[ci].rank, coords);
 	int c = coords[direction];
@@ -148,6 +163,9 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
 	if (rc) return rc;
 	int n = hc_comms[ci].ndims;
 	if (maxdims < n) return hc_error(ci, MPI_ERR_ARG, "MPI_Cart_get");
+	HC_CHECK_ARRAY(ci, dims, n, "MPI_Cart_get");
+	HC_CHECK_ARRAY(ci, periods, n, "MPI_Cart_get");
+	HC_CHECK_ARRAY(ci, coords, n, "MPI_Cart_get");
 	memcpy(dims, hc_comms[ci].cart, n * sizeof *dims);
 	memcpy(periods, hc_comms[ci].cart + n, n * sizeof *periods);
 	hc_coords_of(ci, hc_comms[ci].rank, coords);
@@ -158,6 +176,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
 	int ci, rc = hc_cart(comm, "MPI_Cartdim_get", &ci);
 	if (rc) return rc;
+	HC_CHECK_PTR(ci, ndims, "MPI_Cartdim_get");
 	*ndims = hc_comms[ci].ndims;
 	return MPI_SUCCESS;
 }
@@ -166,13 +185,15 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Topo_test");
-	*status = hc_comms[ci].cart ? MPI_CART : MPI_UNDEFINED;
+	HC_CHECK_PTR(ci, status, "MPI_Topo_test");
+	*status = hc_comms[ci].cart ? MPI_CART : hc_comms[ci].graph ? *(int *)hc_comms[ci].graph : MPI_UNDEFINED;
 	return MPI_SUCCESS;
 }
 
 /* MPI_Comm_dup keeps the topology. */
 HC_HIDDEN int hc_comm_copy_topo(int from, int to)
 {
+	if (hc_comms[from].graph) return hc_graph_copy(from, to);
 	if (!hc_comms[from].cart) return MPI_SUCCESS;
 	int n = hc_comms[from].ndims;
 	return hc_set_cart(to, n, hc_comms[from].cart, hc_comms[from].cart + n);

@@ -18,14 +18,14 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/hympi/hympi/cmd/libmpi_abi/internal/abilist"
 )
 
 func main() {
@@ -35,26 +35,12 @@ func main() {
 	}
 }
 
-// proto is one function of the ABI.
-type proto struct {
-	ret, name, params string // name without the MPI_ prefix
-}
-
-var protoRE = regexp.MustCompile(`^(.*?)\bMPI_(\w+)\((.*)\);$`)
-
-// implRE finds a hand-written definition: a line that starts with the
-// return type and PMPI_Name( and is not a declaration (ending in ");").
-var implRE = regexp.MustCompile(`(?m)^[A-Za-z_][\w \*]*\bPMPI_(\w+)\(.*$`)
-
-// convRE finds the handle conversions core.c defines by macro.
-var convRE = regexp.MustCompile(`(?m)^HC_INTCONV\(\w+, (\w+)\)`)
-
 func run(dir string) error {
-	protos, err := readProtos(filepath.Join(dir, "gen", "functions.txt"))
+	protos, err := abilist.ReadProtos(filepath.Join(dir, "gen", "functions.txt"))
 	if err != nil {
 		return err
 	}
-	impl, byFile, err := implemented(dir)
+	impl, byFile, err := abilist.Implemented(dir)
 	if err != nil {
 		return err
 	}
@@ -64,8 +50,8 @@ func run(dir string) error {
 	}
 	var decl bytes.Buffer
 	for _, p := range protos {
-		fmt.Fprintf(&decl, "%sMPI_%s(%s);\n", p.ret, p.name, p.params)
-		fmt.Fprintf(&decl, "%sPMPI_%s(%s);\n", p.ret, p.name, p.params)
+		fmt.Fprintf(&decl, "%sMPI_%s(%s);\n", p.Ret, p.Name, p.Params)
+		fmt.Fprintf(&decl, "%sPMPI_%s(%s);\n", p.Ret, p.Name, p.Params)
 	}
 	hdr := bytes.Replace(tmpl, []byte("@PROTOTYPES@\n"), decl.Bytes(), 1)
 	if err := os.WriteFile(filepath.Join(dir, "include", "mpi.h"), hdr, 0o644); err != nil {
@@ -79,20 +65,20 @@ func run(dir string) error {
 	known := map[string]bool{}
 	var stubs int
 	for _, p := range protos {
-		known[p.name] = true
-		if impl[p.name] {
+		known[p.Name] = true
+		if impl[p.Name] {
 			continue
 		}
-		if strings.TrimSpace(p.ret) != "int" {
-			return fmt.Errorf("MPI_%s returns %q: it needs a hand-written implementation", p.name, strings.TrimSpace(p.ret))
+		if strings.TrimSpace(p.Ret) != "int" {
+			return fmt.Errorf("MPI_%s returns %q: it needs a hand-written implementation", p.Name, strings.TrimSpace(p.Ret))
 		}
 		stubs++
-		fmt.Fprintf(&c, "%sPMPI_%s(%s) { return hc_unsupported(\"MPI_%s\"); }\n", p.ret, p.name, p.params, p.name)
+		fmt.Fprintf(&c, "%sPMPI_%s(%s) { return hc_unsupported(\"MPI_%s\"); }\n", p.Ret, p.Name, p.Params, p.Name)
 	}
 	c.WriteString("\n/* The profiling interface: MPI_X is a weak alias of PMPI_X (aliases must\n * sit beside their target: see aliases_gen.h for the hand-written ones). */\n")
 	for _, p := range protos {
-		if !impl[p.name] {
-			fmt.Fprintf(&c, "#pragma weak MPI_%s = PMPI_%s\n", p.name, p.name)
+		if !impl[p.Name] {
+			fmt.Fprintf(&c, "#pragma weak MPI_%s = PMPI_%s\n", p.Name, p.Name)
 		}
 	}
 	var a bytes.Buffer
@@ -129,61 +115,4 @@ func run(dir string) error {
 	}
 	fmt.Printf("gen: %d functions, %d implemented, %d stubs\n", len(protos), len(protos)-stubs, stubs)
 	return nil
-}
-
-func readProtos(path string) ([]proto, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var ps []proto
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		m := protoRE.FindStringSubmatch(line)
-		if m == nil {
-			return nil, fmt.Errorf("%s:%d: not a prototype: %s", path, n, line)
-		}
-		ps = append(ps, proto{ret: m[1], name: m[2], params: m[3]})
-	}
-	return ps, sc.Err()
-}
-
-func implemented(dir string) (map[string]bool, map[string][]string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.c"))
-	if err != nil {
-		return nil, nil, err
-	}
-	impl := map[string]bool{}
-	byFile := map[string][]string{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_gen.c") {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, nil, err
-		}
-		base := strings.TrimSuffix(filepath.Base(f), ".c")
-		add := func(n string) {
-			if !impl[n] {
-				impl[n] = true
-				byFile[base] = append(byFile[base], n)
-			}
-		}
-		for _, m := range implRE.FindAllSubmatch(b, -1) {
-			if !bytes.HasSuffix(bytes.TrimSpace(m[0]), []byte(");")) {
-				add(string(m[1]))
-			}
-		}
-		for _, m := range convRE.FindAllSubmatch(b, -1) {
-			add(string(m[1]) + "_toint")
-			add(string(m[1]) + "_fromint")
-		}
-	}
-	return impl, byFile, nil
 }

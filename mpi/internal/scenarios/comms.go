@@ -287,7 +287,9 @@ func commsCycles(c *mpi.Comm) {
 				fail("cycle %d: received %d", cycle, b[0])
 			}
 		}
-		if n > 1 && cycle%10 == 5 {
+		// A system MPI may reuse a freed context id, and leaving a message
+		// unreceived is erroneous in MPI: only hympi promises this.
+		if n > 1 && cycle%10 == 5 && !systemMPI {
 			// A message nobody receives, left on the communicator as it
 			// is freed: it must never show up on a later one.
 			must(d.Send([]byte{0xee}, (r+1)%n, 3), "stray Send")

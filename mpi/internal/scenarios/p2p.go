@@ -208,7 +208,9 @@ func init() {
 				}
 				full := make([]byte, sz)
 				pattern(full, sz)
-				checkPattern(small, sz, "truncated prefix") // the first 10 bytes of the pattern
+				if !systemMPI { // MPI leaves a truncated buffer's contents open (MPICH writes nothing)
+					checkPattern(small, sz, "truncated prefix") // the first 10 bytes of the pattern
+				}
 				_ = full
 				// Nonblocking form: the error comes from Wait.
 				req, err := c.Irecv(make([]byte, 5), 0, 4)
@@ -236,6 +238,11 @@ func init() {
 		must(err, "Wait ProcNull")
 		// Self: unexpected first (send then receive), then expected.
 		for _, sz := range []int{0, 5, 300, 50_000, 3 << 20} {
+			if systemMPI && sz > 1<<10 {
+				// A standard send to self above the MPI's eager limit
+				// waits for its receive (MPI allows that); hympi buffers.
+				continue
+			}
 			buf := make([]byte, sz)
 			pattern(buf, sz)
 			must(c.Send(buf, r, 6), "self Send %d", sz)
@@ -404,6 +411,56 @@ func init() {
 		if len(b) != len(space) {
 			fail("BufferDetach returned %d bytes, attached %d", len(b), len(space))
 		}
+	})
+
+	// MPI 4.1 buffers: a communicator's own, automatic ones, and flushes
+	// that complete only once what was buffered has been received.
+	register("bsend_buffers", func(c *mpi.Comm) {
+		r, n := c.Rank(), c.Size()
+		right, left := (r+1)%n, (r-1+n)%n
+		d, err := c.Dup()
+		must(err, "Dup")
+		const big = 1 << 16
+		space := make([]byte, 2*(big+mpi.BsendOverhead))
+		must(d.AttachBuffer(space, false), "AttachBuffer")
+		if err := c.Bsend([]byte("x"), right, 1); mpi.ClassOf(err) != mpi.ErrBuffer {
+			fail("Bsend on a communicator without a buffer: %v, want ErrBuffer", err)
+		}
+		out := make([]byte, big)
+		pattern(out, r)
+		must(d.Bsend(out, right, 2), "Bsend")
+		fl, err := d.IflushBuffer()
+		must(err, "IflushBuffer")
+		in := make([]byte, big)
+		_, err = d.Recv(in, left, 2)
+		must(err, "Recv")
+		checkPattern(in, left, "communicator-buffered message")
+		_, err = fl.Wait()
+		must(err, "flush Wait")
+		b, automatic, err := d.DetachBuffer()
+		must(err, "DetachBuffer")
+		if len(b) != len(space) || automatic {
+			fail("DetachBuffer: %d bytes, automatic %v; attached %d", len(b), automatic, len(space))
+		}
+
+		must(mpi.BufferAttachAutomatic(), "BufferAttachAutomatic")
+		for i := 0; i < 6; i++ {
+			pattern(out, r+i)
+			must(c.Bsend(out, right, 10+i), "automatic Bsend %d", i)
+		}
+		fl, err = mpi.BufferIflush()
+		must(err, "BufferIflush")
+		for i := 0; i < 6; i++ {
+			_, err = c.Recv(in, left, 10+i)
+			must(err, "Recv %d", i)
+			checkPattern(in, left+i, "automatically buffered message")
+		}
+		_, err = fl.Wait()
+		must(err, "flush Wait")
+		if _, automatic, err = mpi.BufferDetachAuto(); err != nil || !automatic {
+			fail("BufferDetachAuto: automatic %v, %v", automatic, err)
+		}
+		must(d.Free(), "Free")
 	})
 
 	// Waitany, Testall and spent requests.

@@ -54,7 +54,11 @@ int main(int argc, char **argv)
 	CHECK(strcmp(name, "MPI_DOUBLE") == 0);
 	int tsize;
 	CHECK_RC(MPI_Type_size(MPI_LONG_DOUBLE_INT, &tsize));
-	CHECK(tsize == (int)sizeof(struct { long double a; int b; }));
+	/* Size is the data (long double + int), extent the C struct's. */
+	CHECK(tsize == (int)(sizeof(long double) + sizeof(int)));
+	MPI_Aint tlb, text;
+	CHECK_RC(MPI_Type_get_extent(MPI_LONG_DOUBLE_INT, &tlb, &text));
+	CHECK(tlb == 0 && text == (MPI_Aint)sizeof(struct { long double a; int b; }));
 
 	/* Classes and strings. */
 	char str[MPI_MAX_ERROR_STRING];
@@ -136,9 +140,6 @@ int main(int argc, char **argv)
 
 	/* ERRORS_RETURN, and functions hympi does not implement. */
 	CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-	MPI_Win win;
-	rc = MPI_Win_create(&v, sizeof v, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-	CHECK(rc == MPI_ERR_UNSUPPORTED_OPERATION);
 	rc = PMPI_File_delete("x", MPI_INFO_NULL);
 	CHECK(rc == MPI_ERR_UNSUPPORTED_OPERATION);
 	CHECK_RC(MPI_Error_string(rc, str, &len));
@@ -174,7 +175,7 @@ int main(int argc, char **argv)
 	CHECK_RC(MPI_Info_get_string(info, "a", &buflen, ival, &flag));
 	CHECK(!flag);
 	CHECK_RC(MPI_Info_get_nkeys(MPI_INFO_ENV, &nkeys));
-	CHECK(nkeys == 0);
+	CHECK(nkeys > 0); /* command, maxprocs, ...: the standard's environment keys */
 	CHECK_RC(MPI_Info_free(&info));
 	CHECK_RC(MPI_Info_free(&info2));
 	CHECK(info == MPI_INFO_NULL);
