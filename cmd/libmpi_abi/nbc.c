@@ -213,6 +213,137 @@ static int hc_pk_build(int kind, hc_raw *a, hc_nbc *g, int size, int me)
 	return MPI_SUCCESS;
 }
 
+/* hc_side_check checks one side of a v-collective: its count and
+ * displacement arrays (and, for Alltoallw, its type array), its counts and
+ * its buffer; the same checks the blocking int forms make in coll.c. */
+static int hc_side_check(int ci, const void *buf, const void *counts, const void *displs, int big, MPI_Datatype dt,
+			 const MPI_Datatype *dts, int n, const char *fn)
+{
+	HC_CHECK_ARRAY(ci, counts, n, fn);
+	HC_CHECK_ARRAY(ci, displs, n, fn);
+	if (dts) HC_CHECK_ARRAY(ci, dts, n, fn);
+	HC_CHECK_NOT_IN_PLACE(ci, buf, fn);
+	int64_t total = 0;
+	for (int i = 0; i < n; i++) {
+		int64_t c = hc_at(counts, big, i);
+		HC_CHECK_COUNT(ci, c, fn);
+		if (dts) HC_CHECK_BUF(ci, buf, c, dts[i], fn);
+		total += c;
+	}
+	if (!dts) HC_CHECK_BUF(ci, buf, total, dt, fn);
+	return MPI_SUCCESS;
+}
+
+#define SIDE(...)                                                                                                      \
+	do {                                                                                                           \
+		int rc_ = hc_side_check(__VA_ARGS__);                                                                  \
+		if (rc_) return rc_;                                                                                   \
+	} while (0)
+
+/* hc_icoll_check refuses bad arguments before anything is allocated or
+ * started: the error goes through the communicator's handler once. */
+static int hc_icoll_check(int kind, const hc_raw *a, int ci, int run, MPI_Request *req, const char *fn)
+{
+	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
+	if (run != RUN_BLOCKING) HC_CHECK_PTR(ci, req, fn);
+	switch (kind) {
+	case HC_NBC_BCAST:
+		if (hc_type_msg_size(a->stype) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+		HC_CHECK_COUNT(ci, a->scount, fn);
+		HC_CHECK_NOT_IN_PLACE(ci, a->rbuf, fn);
+		HC_CHECK_BUF(ci, a->rbuf, a->scount, a->stype, fn);
+		break;
+	case HC_NBC_REDUCE:
+	case HC_NBC_ALLREDUCE:
+	case HC_NBC_SCAN:
+	case HC_NBC_EXSCAN:
+	case HC_NBC_RSB: {
+		hc_red r;
+		if (hc_red_init(&r, a->op, a->stype)) return hc_error(ci, MPI_ERR_TYPE, fn);
+		HC_CHECK_COUNT(ci, a->scount, fn);
+		int has_recv = kind != HC_NBC_REDUCE || me == a->root;
+		if (has_recv) HC_CHECK_NOT_IN_PLACE(ci, a->rbuf, fn);
+		const void *sb = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+		HC_CHECK_BUF(ci, sb, kind == HC_NBC_RSB ? a->scount * size : a->scount, a->stype, fn);
+		if (has_recv) HC_CHECK_BUF(ci, a->rbuf, a->scount, a->stype, fn);
+		break;
+	}
+	case HC_NBC_RS: {
+		hc_red r;
+		if (hc_red_init(&r, a->op, a->stype)) return hc_error(ci, MPI_ERR_TYPE, fn);
+		HC_CHECK_ARRAY(ci, a->rcounts, size, fn);
+		HC_CHECK_NOT_IN_PLACE(ci, a->rbuf, fn);
+		int64_t total = 0;
+		for (int i = 0; i < size; i++) {
+			HC_CHECK_COUNT(ci, hc_at(a->rcounts, a->big, i), fn);
+			total += hc_at(a->rcounts, a->big, i);
+		}
+		HC_CHECK_BUF(ci, a->rbuf, hc_at(a->rcounts, a->big, me), a->stype, fn);
+		HC_CHECK_BUF(ci, a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, total, a->stype, fn);
+		break;
+	}
+	case HC_NBC_GATHER:
+	case HC_NBC_SCATTER:
+	case HC_NBC_ALLGATHER:
+	case HC_NBC_ALLTOALL: {
+		int send_used = kind != HC_NBC_SCATTER || me == a->root;
+		int recv_used = kind != HC_NBC_GATHER || me == a->root;
+		if (send_used && a->sbuf != MPI_IN_PLACE) {
+			if (hc_type_msg_size(a->stype) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+			HC_CHECK_COUNT(ci, a->scount, fn);
+			HC_CHECK_BUF(ci, a->sbuf,
+				     kind == HC_NBC_GATHER || kind == HC_NBC_ALLGATHER ? a->scount : a->scount * size,
+				     a->stype, fn);
+		}
+		if (recv_used && a->rbuf != MPI_IN_PLACE) {
+			if (hc_type_msg_size(a->rtype) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+			HC_CHECK_COUNT(ci, a->rcount, fn);
+			HC_CHECK_BUF(ci, a->rbuf, kind == HC_NBC_SCATTER ? a->rcount : a->rcount * size, a->rtype, fn);
+		}
+		/* Only the side a process contributes may be MPI_IN_PLACE. */
+		if (kind == HC_NBC_SCATTER ? send_used : recv_used)
+			HC_CHECK_NOT_IN_PLACE(ci, kind == HC_NBC_SCATTER ? a->sbuf : a->rbuf, fn);
+		break;
+	}
+	case HC_NBC_GATHERV:
+	case HC_NBC_ALLGATHERV:
+		if (a->sbuf != MPI_IN_PLACE) {
+			if (hc_type_msg_size(a->stype) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+			HC_CHECK_COUNT(ci, a->scount, fn);
+			HC_CHECK_BUF(ci, a->sbuf, a->scount, a->stype, fn);
+		}
+		if (kind == HC_NBC_ALLGATHERV || me == a->root) {
+			if (hc_type_msg_size(a->rtype) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+			SIDE(ci, a->rbuf, a->rcounts, a->rdispls, a->big, a->rtype, NULL, size, fn);
+		}
+		break;
+	case HC_NBC_SCATTERV:
+		if (a->rbuf != MPI_IN_PLACE) {
+			if (hc_type_msg_size(a->rtype) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+			HC_CHECK_COUNT(ci, a->rcount, fn);
+			HC_CHECK_BUF(ci, a->rbuf, a->rcount, a->rtype, fn);
+		}
+		if (me == a->root) {
+			if (hc_type_msg_size(a->stype) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+			SIDE(ci, a->sbuf, a->scounts, a->sdispls, a->big, a->stype, NULL, size, fn);
+		}
+		break;
+	case HC_NBC_ALLTOALLV: {
+		int w = a->rtypes != NULL || a->stypes != NULL;
+		if (a->sbuf != MPI_IN_PLACE) {
+			if (w) HC_CHECK_ARRAY(ci, a->stypes, size, fn);
+			if (!w && hc_type_msg_size(a->stype) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+			SIDE(ci, a->sbuf, a->scounts, a->sdispls, a->big, a->stype, w ? a->stypes : NULL, size, fn);
+		}
+		if (w) HC_CHECK_ARRAY(ci, a->rtypes, size, fn);
+		if (!w && hc_type_msg_size(a->rtype) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
+		SIDE(ci, a->rbuf, a->rcounts, a->rdispls, a->big, a->rtype, w ? a->rtypes : NULL, size, fn);
+		break;
+	}
+	}
+	return MPI_SUCCESS;
+}
+
 static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *req, const char *fn)
 {
 	HC_GUARD(fn);
@@ -220,7 +351,8 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
 	MPI_Request local;
 	if (run == RUN_BLOCKING) req = &local;
-	if (!req) return hc_error(ci, MPI_ERR_ARG, fn);
+	int bad = hc_icoll_check(kind, a, ci, run, req, fn);
+	if (bad) return bad;
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
 	hc_nbc g;
 	memset(&g, 0, sizeof g);

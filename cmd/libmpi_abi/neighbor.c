@@ -150,6 +150,42 @@ static int hc_nside(int kind, int recv, hc_nraw *a, int n, int64_t *cnt, int64_t
 	return MPI_SUCCESS;
 }
 
+/* hc_nside_check checks one side's arrays, counts and buffer before
+ * anything is allocated (n blocks). */
+static int hc_nside_check(int ci, int kind, int recv, hc_nraw *a, int n, const char *fn)
+{
+	const void *cs = recv ? a->rcounts : a->scounts, *ds = recv ? a->rdispls : a->sdispls;
+	const void *buf = recv ? a->rbuf : a->sbuf;
+	if (kind == HC_NBR_ALLTOALLW) {
+		const MPI_Datatype *ts = recv ? a->rtypes : a->stypes;
+		HC_CHECK_ARRAY(ci, ts, n, fn);
+		HC_CHECK_ARRAY(ci, cs, n, fn);
+		HC_CHECK_ARRAY(ci, ds, n, fn);
+		for (int k = 0; k < n; k++) {
+			HC_CHECK_COUNT(ci, hc_nat(cs, a->cbig, k), fn);
+			HC_CHECK_BUF(ci, buf, hc_nat(cs, a->cbig, k), ts[k], fn);
+		}
+		return MPI_SUCCESS;
+	}
+	MPI_Datatype dt = recv ? a->rtype : a->stype;
+	if (kind == HC_NBR_ALLTOALLV || (recv && kind == HC_NBR_ALLGATHERV)) {
+		HC_CHECK_ARRAY(ci, cs, n, fn);
+		HC_CHECK_ARRAY(ci, ds, n, fn);
+		int64_t total = 0;
+		for (int k = 0; k < n; k++) {
+			HC_CHECK_COUNT(ci, hc_nat(cs, a->cbig, k), fn);
+			total += hc_nat(cs, a->cbig, k);
+		}
+		HC_CHECK_BUF(ci, buf, total, dt, fn);
+		return MPI_SUCCESS;
+	}
+	int64_t count = recv ? a->rcount : a->scount;
+	HC_CHECK_COUNT(ci, count, fn);
+	int same = !recv && (kind == HC_NBR_ALLGATHER || kind == HC_NBR_ALLGATHERV);
+	if (n > 0) HC_CHECK_BUF(ci, buf, same ? count : count * n, dt, fn);
+	return MPI_SUCCESS;
+}
+
 static int hc_ineighbor(int kind, hc_nraw *a, MPI_Comm comm, int run, MPI_Request *req, const char *fn)
 {
 	HC_GUARD(fn);
@@ -157,11 +193,14 @@ static int hc_ineighbor(int kind, hc_nraw *a, MPI_Comm comm, int run, MPI_Reques
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
 	MPI_Request local;
 	if (run == RUN_BLOCKING) req = &local;
-	if (!req) return hc_error(ci, MPI_ERR_ARG, fn);
-	if (a->sbuf == MPI_IN_PLACE || a->rbuf == MPI_IN_PLACE) return hc_error(ci, MPI_ERR_BUFFER, fn);
+	if (run != RUN_BLOCKING) HC_CHECK_PTR(ci, req, fn);
+	HC_CHECK_NOT_IN_PLACE(ci, a->sbuf, fn);
+	HC_CHECK_NOT_IN_PLACE(ci, a->rbuf, fn);
 	hc_nbrs nb;
 	int rc = hc_neighbors(ci, &nb);
 	if (rc) return hc_error(ci, rc, fn);
+	if ((rc = hc_nside_check(ci, kind, 0, a, nb.outdeg, fn)) || (rc = hc_nside_check(ci, kind, 1, a, nb.indeg, fn)))
+		return rc;
 	int64_t *arr = malloc(sizeof(int64_t) * (2 * (nb.indeg + nb.outdeg) + 1));
 	if (!arr) return hc_error(ci, MPI_ERR_NO_MEM, fn);
 	hc_nbc g;
