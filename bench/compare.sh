@@ -152,6 +152,7 @@ done
 # bench/results/ is git-ignored: runs accumulate there for later reading.
 OUT=${OUT:-bench/results/compare-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$OUT" "$(dirname "$RESULT")"
+[[ -z $SVG ]] || mkdir -p "$(dirname "$SVG")"
 if compgen -G "$OUT/*.txt" >/dev/null; then
 	usage_error "$OUT already holds outputs; choose an empty OUT"
 fi
