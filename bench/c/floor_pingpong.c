@@ -112,6 +112,10 @@ static void parse(int argc, char **argv, struct opts *o)
 		usage();
 }
 
+/* one_cpu is set when only one CPU is allowed: both sides then share it,
+ * and a waiter must give it up for the other side to move at all. */
+static int one_cpu;
+
 /* cpus picks two CPUs this process may run on; -1 for the second when
  * there is only one (then both sides share it, and the figure says so). */
 static void cpus(int *a, int *b)
@@ -129,6 +133,7 @@ static void cpus(int *a, int *b)
 		else
 			*b = c;
 	}
+	one_cpu = found < 2;
 }
 
 static void pin(int cpu)
@@ -158,8 +163,12 @@ static inline void relax(void)
 
 static void wait_for(_Atomic uint64_t *w, uint64_t v)
 {
-	while (atomic_load_explicit(w, memory_order_acquire) != v)
-		relax();
+	while (atomic_load_explicit(w, memory_order_acquire) != v) {
+		if (one_cpu)
+			sched_yield();
+		else
+			relax();
+	}
 }
 
 static void *shared(size_t n)
@@ -222,6 +231,8 @@ static int latency(const struct opts *o)
 {
 	int a, b;
 	cpus(&a, &b);
+	if (one_cpu)
+		fprintf(stderr, "floor_pingpong: one CPU allowed: both sides share it, no floor\n");
 	size_t big = o->max > INLINE_MAX ? (size_t)o->max : 1;
 	struct line *ln = shared(sizeof *ln);
 	unsigned char *buf = shared(big);
