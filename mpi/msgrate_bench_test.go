@@ -1,3 +1,5 @@
+//go:build !ompi && !mpich
+
 package mpi
 
 import (
