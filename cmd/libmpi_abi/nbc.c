@@ -663,6 +663,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Barrier_init");
 	return hc_nb_barrier(comm, RUN_PERSISTENT, request, "MPI_Barrier_init");
 }
 
@@ -673,6 +674,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Bcast_init");
 	return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_PERSISTENT, request, "MPI_Bcast_init");
 }
 
@@ -683,6 +685,7 @@ int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root
 
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Bcast_init_c");
 	return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_PERSISTENT, request, "MPI_Bcast_init_c");
 }
 
@@ -698,6 +701,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Reduce_init");
 	return hc_nb_red(HC_NBC_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, RUN_PERSISTENT, request, "MPI_Reduce_init");
 }
 
@@ -708,6 +712,7 @@ int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Data
 
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Reduce_init_c");
 	return hc_nb_red(HC_NBC_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, RUN_PERSISTENT, request, "MPI_Reduce_init_c");
 }
 
@@ -723,6 +728,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Allreduce_init");
 	return hc_nb_red(HC_NBC_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Allreduce_init");
 }
 
@@ -733,6 +739,7 @@ int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 
 int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Allreduce_init_c");
 	return hc_nb_red(HC_NBC_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Allreduce_init_c");
 }
 
@@ -748,6 +755,7 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Scan_init");
 	return hc_nb_red(HC_NBC_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Scan_init");
 }
 
@@ -758,6 +766,7 @@ int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Scan_init_c");
 	return hc_nb_red(HC_NBC_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Scan_init_c");
 }
 
@@ -773,6 +782,7 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Exscan_init");
 	return hc_nb_red(HC_NBC_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Exscan_init");
 }
 
@@ -783,6 +793,7 @@ int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Data
 
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Exscan_init_c");
 	return hc_nb_red(HC_NBC_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Exscan_init_c");
 }
 
@@ -798,6 +809,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 
 int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Reduce_scatter_block_init");
 	return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Reduce_scatter_block_init");
 }
 
@@ -808,6 +820,7 @@ int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count r
 
 int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Reduce_scatter_block_init_c");
 	return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, RUN_PERSISTENT, request, "MPI_Reduce_scatter_block_init_c");
 }
 
@@ -823,6 +836,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
 
 int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Reduce_scatter_init");
 	return hc_nb_rs(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, RUN_PERSISTENT, request, "MPI_Reduce_scatter_init");
 }
 
@@ -833,6 +847,7 @@ int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count r
 
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Reduce_scatter_init_c");
 	return hc_nb_rs(sendbuf, recvbuf, recvcounts, 1, datatype, op, comm, RUN_PERSISTENT, request, "MPI_Reduce_scatter_init_c");
 }
 
@@ -848,6 +863,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Gather_init");
 	return hc_nb_mv(HC_NBC_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Gather_init");
 }
 
@@ -858,6 +874,7 @@ int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 
 int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Gather_init_c");
 	return hc_nb_mv(HC_NBC_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Gather_init_c");
 }
 
@@ -873,6 +890,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 
 int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Scatter_init");
 	return hc_nb_mv(HC_NBC_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Scatter_init");
 }
 
@@ -883,6 +901,7 @@ int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 
 int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Scatter_init_c");
 	return hc_nb_mv(HC_NBC_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Scatter_init_c");
 }
 
@@ -898,6 +917,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 
 int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Allgather_init");
 	return hc_nb_mv(HC_NBC_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Allgather_init");
 }
 
@@ -908,6 +928,7 @@ int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 
 int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Allgather_init_c");
 	return hc_nb_mv(HC_NBC_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Allgather_init_c");
 }
 
@@ -923,6 +944,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Alltoall_init");
 	return hc_nb_mv(HC_NBC_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Alltoall_init");
 }
 
@@ -933,6 +955,7 @@ int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 
 int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Alltoall_init_c");
 	return hc_nb_mv(HC_NBC_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Alltoall_init_c");
 }
 
@@ -948,6 +971,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 
 int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Gatherv_init");
 	return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Gatherv_init");
 }
 
@@ -958,6 +982,7 @@ int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 
 int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Gatherv_init_c");
 	return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 1, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Gatherv_init_c");
 }
 
@@ -973,6 +998,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 
 int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Scatterv_init");
 	return hc_nb_sv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Scatterv_init");
 }
 
@@ -983,6 +1009,7 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 
 int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Scatterv_init_c");
 	return hc_nb_sv(sendbuf, sendcounts, displs, 1, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_PERSISTENT, request, "MPI_Scatterv_init_c");
 }
 
@@ -998,6 +1025,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Allgatherv_init");
 	return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Allgatherv_init");
 }
 
@@ -1008,6 +1036,7 @@ int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 
 int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Allgatherv_init_c");
 	return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 1, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Allgatherv_init_c");
 }
 
@@ -1023,6 +1052,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
 
 int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Alltoallv_init");
 	return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Alltoallv_init");
 }
 
@@ -1033,6 +1063,7 @@ int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const M
 
 int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Alltoallv_init_c");
 	return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 1, comm, RUN_PERSISTENT, request, "MPI_Alltoallv_init_c");
 }
 
@@ -1048,6 +1079,7 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
 
 int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Alltoallw_init");
 	return hc_nb_aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 0, comm, RUN_PERSISTENT, request, "MPI_Alltoallw_init");
 }
 
@@ -1063,6 +1095,7 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const M
 
 int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Alltoallw_init_c");
 	return hc_nb_aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 1, comm, RUN_PERSISTENT, request, "MPI_Alltoallw_init_c");
 }
 

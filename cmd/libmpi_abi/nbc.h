@@ -83,6 +83,16 @@ HC_HIDDEN void hc_pk_run(void *pk, int unpack);
  * MPI_Wait: the blocking forms whose engine path is the general schedule
  * anyway, when their data travels packed). */
 enum { RUN_NB, RUN_PERSISTENT, RUN_BLOCKING };
+
+/* The persistent (_init) collectives refuse a bad info on a valid
+ * communicator; a bad communicator is reported by the call itself. */
+#define HC_INIT_INFO(comm, info, fn)                                                                                   \
+	do {                                                                                                           \
+		HC_GUARD(fn);                                                                                          \
+		int ci_ = hc_comm_index(comm);                                                                         \
+		if (ci_ >= 0) HC_CHECK_INFO(ci_, info, fn);                                                            \
+	} while (0)
+
 HC_HIDDEN int hc_nb_mv(int kind, const void *sbuf, int64_t scount, MPI_Datatype st, void *rbuf, int64_t rcount,
 		       MPI_Datatype rt, int root, MPI_Comm comm, int run, MPI_Request *req, const char *fn);
 HC_HIDDEN int hc_nb_red(int kind, const void *sbuf, void *rbuf, int64_t count, MPI_Datatype dt, MPI_Op op, int root,

@@ -266,6 +266,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
 
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Neighbor_allgather_init");
 	return hc_nb_fixed(HC_NBR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_PERSISTENT, request, "MPI_Neighbor_allgather_init");
 }
 
@@ -281,6 +282,7 @@ int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 
 int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Neighbor_allgather_init_c");
 	return hc_nb_fixed(HC_NBR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_PERSISTENT, request, "MPI_Neighbor_allgather_init_c");
 }
 
@@ -296,6 +298,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
 
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Neighbor_allgatherv_init");
 	return hc_nb_agv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, RUN_PERSISTENT, request, "MPI_Neighbor_allgatherv_init");
 }
 
@@ -311,6 +314,7 @@ int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
 
 int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Neighbor_allgatherv_init_c");
 	return hc_nb_agv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 1, recvtype, comm, RUN_PERSISTENT, request, "MPI_Neighbor_allgatherv_init_c");
 }
 
@@ -326,6 +330,7 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
 
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Neighbor_alltoall_init");
 	return hc_nb_fixed(HC_NBR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_PERSISTENT, request, "MPI_Neighbor_alltoall_init");
 }
 
@@ -341,6 +346,7 @@ int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 
 int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Neighbor_alltoall_init_c");
 	return hc_nb_fixed(HC_NBR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, RUN_PERSISTENT, request, "MPI_Neighbor_alltoall_init_c");
 }
 
@@ -356,6 +362,7 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
 
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Neighbor_alltoallv_init");
 	return hc_nb_a2av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm, RUN_PERSISTENT, request, "MPI_Neighbor_alltoallv_init");
 }
 
@@ -371,6 +378,7 @@ int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[]
 
 int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Neighbor_alltoallv_init_c");
 	return hc_nb_a2av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 1, comm, RUN_PERSISTENT, request, "MPI_Neighbor_alltoallv_init_c");
 }
 
@@ -386,6 +394,7 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
 
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Neighbor_alltoallw_init");
 	return hc_nb_a2aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 0, comm, RUN_PERSISTENT, request, "MPI_Neighbor_alltoallw_init");
 }
 
@@ -401,6 +410,7 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
 
 int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+	HC_INIT_INFO(comm, info, "MPI_Neighbor_alltoallw_init_c");
 	return hc_nb_a2aw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, 1, comm, RUN_PERSISTENT, request, "MPI_Neighbor_alltoallw_init_c");
 }
 
