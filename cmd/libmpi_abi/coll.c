@@ -210,10 +210,13 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
-	int packed = !hc_type_contig(sendtype) || !hc_type_contig(recvtype);
 	int64_t ss = 0, rs = 0;
 	int send_used = kind != MOV_SCATTER || me == root;
 	int recv_used = kind != MOV_GATHER || me == root;
+	/* Only the types of the sides this process uses count (a non-root's
+	 * receive type in Gather may be anything). */
+	int packed = (send_used && sendbuf != MPI_IN_PLACE && !hc_type_contig(sendtype)) ||
+		     (recv_used && recvbuf != MPI_IN_PLACE && !hc_type_contig(recvtype));
 	if (send_used && sendbuf != MPI_IN_PLACE) {
 		ss = hc_type_msg_size(sendtype);
 		if (ss < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
