@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 
 int PMPI_Abi_get_fortran_info(MPI_Info *info)
 {
@@ -20,7 +21,7 @@ int PMPI_Abi_get_fortran_info(MPI_Info *info)
 		{"mpi_logical_false", "0"},
 	};
 	HC_GUARD("MPI_Abi_get_fortran_info");
-	if (!info) return hc_error(-1, MPI_ERR_ARG, "MPI_Abi_get_fortran_info");
+	HC_CHECK_PTR(-1, info, "MPI_Abi_get_fortran_info");
 	MPI_Info in = MPI_INFO_NULL;
 	int rc = PMPI_Info_create(&in);
 	for (size_t i = 0; rc == MPI_SUCCESS && i < sizeof kv / sizeof kv[0]; i++)
@@ -38,8 +39,9 @@ int PMPI_Abi_get_fortran_info(MPI_Info *info)
 int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set)
 {
 	HC_GUARD("MPI_Abi_get_fortran_booleans");
-	if (!logical_true || !logical_false || !is_set)
-		return hc_error(-1, MPI_ERR_ARG, "MPI_Abi_get_fortran_booleans");
+	HC_CHECK_PTR(-1, logical_true, "MPI_Abi_get_fortran_booleans");
+	HC_CHECK_PTR(-1, logical_false, "MPI_Abi_get_fortran_booleans");
+	HC_CHECK_PTR(-1, is_set, "MPI_Abi_get_fortran_booleans");
 	switch (logical_size) {
 	case 1: case 2: case 4: case 8: case 16:
 		break;

@@ -94,7 +94,7 @@ var handleKinds = map[string]struct {
 	"MPI_Errhandler": {"MPI_ERRHANDLER_NULL", 5, "fresh_errh()", "MPI_ERRORS_RETURN"},
 	"MPI_Datatype":   {"MPI_DATATYPE_NULL", 6, "fresh_type()", "MPI_INT"},
 	"MPI_Info":       {"MPI_INFO_NULL", 7, "fresh_info()", "fresh_info()"},
-	"MPI_Win":        {"MPI_WIN_NULL", 0, "", "MPI_WIN_NULL"},
+	"MPI_Win":        {"MPI_WIN_NULL", 8, "fresh_win()", "fresh_win()"},
 	"MPI_File":       {"MPI_FILE_NULL", 0, "", "MPI_FILE_NULL"},
 	"MPI_Session":    {"MPI_SESSION_NULL", 0, "", "fresh_session()"},
 	"MPI_Message":    {"MPI_MESSAGE_NULL", 0, "", "MPI_MESSAGE_NO_PROC"},
@@ -140,7 +140,7 @@ var inOutHandles = regexp.MustCompile(`_free$|_commit$|_disconnect$|_close$|^Wai
 func countLike(fn, name string) bool {
 	switch name {
 	case "count", "sendcount", "recvcount", "incount", "outcount", "insize", "outsize", "size", "ndims",
-		"maxdims", "blocklength", "valuelen", "argc":
+		"maxdims", "blocklength", "valuelen", "argc", "origin_count", "result_count":
 		return true
 	case "n":
 		return strings.HasPrefix(fn, "Group_")
@@ -161,6 +161,13 @@ func goodInt(fn, name string) string {
 		return "1"
 	case "outsize", "insize", "size", "valuelen":
 		return "64"
+	case "origin_count", "result_count", "target_count", "target_cout", "disp_unit", "logical_size":
+		// RMA on the 64-byte window fresh_win() opens to its rank.
+		return "1"
+	case "lock_type":
+		return "MPI_LOCK_SHARED"
+	case "win_keyval":
+		return "fresh_win_keyval()"
 	case "errorcode", "errorclass":
 		if fn == "Add_error_string" {
 			return "user_code"
@@ -182,6 +189,8 @@ func goodIntPtr(name string) string {
 		return "64"
 	case "comm_keyval", "keyval":
 		return "fresh_keyval()"
+	case "win_keyval":
+		return "fresh_win_keyval()"
 	}
 	return "0"
 }
@@ -238,6 +247,11 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 			switch {
 			case handleKinds[q.typ].null != "" && q.arr == "":
 				fmt.Fprintf(&decl, "\t%s %s = %s;\n", q.typ, a, handleKinds[q.typ].good)
+				if p.Name == "Win_start" && q.typ == "MPI_Group" {
+					// A start waits for the targets' posts: with
+					// one rank and no post, only none is good.
+					fmt.Fprintf(&decl, "\t%s = MPI_GROUP_EMPTY;\n", a)
+				}
 				if p.Name == "Type_set_name" {
 					fmt.Fprintf(&decl, "\t%s = fresh_type();\n", a)
 				}
@@ -297,7 +311,7 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 				fmt.Fprintf(&decl, "\t%s %s_v = %s;\n\t%s *%s = &%s_v;\n", t, a, goodIntPtr(q.name), t, a, a)
 				bad = append(bad, variant{"NULL", fmt.Sprintf("%s = NULL;", a)}, variant{"page-zero pointer", fmt.Sprintf("%s = (%s *)1;", a, t)})
 				switch q.name {
-				case "position", "buflen", "keyval", "comm_keyval":
+				case "position", "buflen", "keyval", "comm_keyval", "win_keyval":
 					vals := []string{"-1", "-999", "INT_MAX"}
 					if q.name == "buflen" {
 						vals = vals[:2] // a length: too big is a lie no library can see
@@ -503,6 +517,50 @@ static int fresh_keyval(void)
 	MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &k, NULL);
 	return k;
 }
+static int fresh_win_keyval(void)
+{
+	int k = MPI_KEYVAL_INVALID;
+	MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &k, NULL);
+	return k;
+}
+/* A live window of 64 bytes on MPI_COMM_SELF, open for RMA to its rank
+ * (a passive epoch), its errors counted like the communicators'; the
+ * windows a case makes are freed after it (release_wins). */
+static void count_win_errors(MPI_Win *w, int *code, ...)
+{
+	(void)w;
+	eh_calls++;
+	eh_code = *code;
+}
+static MPI_Win made_wins[64];
+static int nmade_wins;
+static MPI_Win fresh_win(void)
+{
+	static MPI_Errhandler weh = MPI_ERRHANDLER_NULL;
+	void *base = NULL;
+	MPI_Win w = MPI_WIN_NULL;
+	if (weh == MPI_ERRHANDLER_NULL) MPI_Win_create_errhandler(count_win_errors, &weh);
+	if (MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_SELF, &base, &w) != MPI_SUCCESS) return MPI_WIN_NULL;
+	MPI_Win_set_errhandler(w, weh);
+	MPI_Win_lock_all(0, w);
+	if (nmade_wins < 64) made_wins[nmade_wins++] = w;
+	return w;
+}
+static MPI_Win freed_win(void)
+{
+	MPI_Win w = fresh_win(), v = w;
+	MPI_Win_unlock_all(w);
+	MPI_Win_free(&w);
+	return v;
+}
+static void release_wins(void)
+{
+	for (int i = 0; i < nmade_wins; i++) {
+		MPI_Win_unlock_all(made_wins[i]);
+		MPI_Win_free(&made_wins[i]);
+	}
+	nmade_wins = 0;
+}
 
 `
 
@@ -597,6 +655,7 @@ int main(int argc, char **argv)
 		if (rc != MPI_SUCCESS && MPI_Error_class(rc, &c) != MPI_SUCCESS) c = -1;
 		snprintf(b, sizeof b, "R %d %d %d %d\n", i, c, calls, same);
 		logline(b);
+		release_wins();
 		MPI_Comm_set_errhandler(MPI_COMM_WORLD, counting);
 	}
 	logline("DONE\n");
