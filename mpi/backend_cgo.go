@@ -53,6 +53,9 @@ type Status struct {
 	Source int // rank in the communicator the message was received on
 	Tag    int
 	Count  int // bytes received (or, from Probe, bytes of the pending message)
+	// Cancelled is set when the operation was cancelled (Request.CancelSend,
+	// CancelRecv) instead of completing (MPI_Test_cancelled).
+	Cancelled bool
 }
 
 // Comm is a communicator: a group of ranks and a context that keeps its
@@ -63,6 +66,11 @@ type Comm struct {
 	size  int
 	freed bool
 	world bool // World and Self cannot be freed
+	// inter is set on an intercommunicator, whose point-to-point partners
+	// are the remote ranks (remote of them); collectives on it are refused,
+	// as on the engine.
+	inter  bool
+	remote int
 }
 
 // Group is an ordered set of processes (world ranks).
@@ -83,7 +91,8 @@ type Request struct {
 	st    Status
 	err   error
 	op    string
-	n     int // buffer length, which bounds a receive's count
+	n     int   // buffer length, which bounds a receive's count
+	join  *join // set on a join request (NewJoin), which has no MPI handle
 }
 
 // PeerCounters is what the transport did toward one peer since Init.
@@ -154,11 +163,11 @@ func Init() error {
 }
 
 func wrapComm(op string, h C.hy_h) (*Comm, error) {
-	var rank, size C.int
-	if err := mpiErr(op, C.hy_comm_info(h, &rank, &size)); err != nil {
+	var rank, size, remote C.int
+	if err := mpiErr(op, C.hy_comm_info(h, &rank, &size, &remote)); err != nil {
 		return nil, err
 	}
-	return &Comm{h: h, rank: int(rank), size: int(size)}, nil
+	return &Comm{h: h, rank: int(rank), size: int(size), inter: remote > 0, remote: int(remote)}, nil
 }
 
 // Finalize leaves the job. No MPI call is valid afterwards.
@@ -235,7 +244,21 @@ func Calibrate(cpuA, cpuB int, sizes []int) ([]CalibrationPoint, error) {
 	return nil, newErr(ErrOther, "Calibrate", "unsupported on the system-MPI backend")
 }
 
+// check validates an intracommunicator: the engine supports collectives
+// and communicator construction on intercommunicators only where it says
+// so, and the backend refuses the same calls.
 func (c *Comm) check(op string) error {
+	if err := c.checkLive(op); err != nil {
+		return err
+	}
+	if c.inter {
+		return newErr(ErrComm, op, "not supported on an intercommunicator")
+	}
+	return nil
+}
+
+// checkLive validates a communicator of either kind.
+func (c *Comm) checkLive(op string) error {
 	if c == nil || c.freed {
 		return newErr(ErrComm, op, "nil or freed communicator")
 	}
@@ -262,13 +285,17 @@ func (c *Comm) Size() int {
 }
 
 func (c *Comm) checkPeer(op string, r int, any bool) error {
-	if err := c.check(op); err != nil {
+	if err := c.checkLive(op); err != nil {
 		return err
 	}
-	if r == ProcNull || (any && r == AnySource) || (r >= 0 && r < c.size) {
+	n := c.size
+	if c.inter {
+		n = c.remote
+	}
+	if r == ProcNull || (any && r == AnySource) || (r >= 0 && r < n) {
 		return nil
 	}
-	return newErr(ErrRank, op, "rank %d not in communicator of size %d", r, c.size)
+	return newErr(ErrRank, op, "rank %d not in communicator of size %d", r, n)
 }
 
 func checkTag(op string, tag int, any bool) error {
@@ -315,7 +342,7 @@ func stIn(s C.hy_st, n int) Status {
 }
 
 func st(s C.hy_st) Status {
-	return Status{Source: int(s.source), Tag: int(s.tag), Count: int(s.count)}
+	return Status{Source: int(s.source), Tag: int(s.tag), Count: int(s.count), Cancelled: s.cancelled != 0}
 }
 
 func (c *Comm) send(op string, kind C.int, buf []byte, dest, tag int) error {

@@ -22,6 +22,7 @@ typedef uintptr_t hy_h;
 typedef struct {
 	int err, source, tag, flag;
 	long long count;
+	int cancelled; // MPI_Test_cancelled of the status
 } hy_st;
 
 // hy_rq is an error and a request handle.
@@ -60,6 +61,7 @@ static inline hy_st hy_status(int err, MPI_Status *s) {
 	if (n == MPI_UNDEFINED) n = 0;
 	r.count = n;
 	if (err == MPI_ERR_IN_STATUS) r.err = s->MPI_ERROR;
+	MPI_Test_cancelled(s, &r.cancelled);
 	return r;
 }
 
@@ -124,9 +126,15 @@ static inline int hy_init(void) {
 }
 static inline int hy_initialized(void) { int f = 0; MPI_Initialized(&f); return f; }
 static inline int hy_finalized(void) { int f = 0; MPI_Finalized(&f); return f; }
-static inline int hy_comm_info(hy_h c, int *rank, int *size) {
+// hy_comm_info also gives the remote group's size, 0 for an
+// intracommunicator.
+static inline int hy_comm_info(hy_h c, int *rank, int *size, int *remote) {
+	int inter = 0;
+	*remote = 0;
 	int err = MPI_Comm_rank(HY_COMM(c), rank);
 	if (err == MPI_SUCCESS) err = MPI_Comm_size(HY_COMM(c), size);
+	if (err == MPI_SUCCESS) err = MPI_Comm_test_inter(HY_COMM(c), &inter);
+	if (err == MPI_SUCCESS && inter) err = MPI_Comm_remote_size(HY_COMM(c), remote);
 	return err;
 }
 
@@ -441,4 +449,5 @@ static inline int hy_appnum(void) {
 }
 static inline void hy_abort(hy_h c, int code) { MPI_Abort(HY_COMM(c), code); }
 static inline int hy_finalize(void) { return MPI_Finalize(); }
+#include "backend_cgo_ext.h"
 #endif

@@ -23,7 +23,7 @@ func (c *Comm) newComm(op string, q C.hy_rq) (*Comm, error) {
 
 // Dup is a new communicator with c's group and a new context.
 func (c *Comm) Dup() (*Comm, error) {
-	if err := c.check("Dup"); err != nil {
+	if err := c.checkLive("Dup"); err != nil {
 		return nil, err
 	}
 	return c.newComm("Dup", C.hy_comm_new(0, c.h, 0, 0, 0))
@@ -32,7 +32,7 @@ func (c *Comm) Dup() (*Comm, error) {
 // Split partitions c by color, ordering each part by key (ties by rank in
 // c). Color Undefined returns (nil, nil).
 func (c *Comm) Split(color, key int) (*Comm, error) {
-	if err := c.check("Split"); err != nil {
+	if err := c.checkLive("Split"); err != nil {
 		return nil, err
 	}
 	if color < 0 && color != Undefined {
@@ -74,7 +74,7 @@ func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
 
 // Free releases c (MPI_Comm_free). World and Self cannot be freed.
 func (c *Comm) Free() error {
-	if err := c.check("Free"); err != nil {
+	if err := c.checkLive("Free"); err != nil {
 		return err
 	}
 	if c.world {

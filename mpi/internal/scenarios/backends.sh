@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 GO=${GO:-go}
 RANKS=${RANKS:-4}
-SCENARIOS=${SCENARIOS:-"sizes order anysource probe truncate special ssend allpairs bsend requests barrier errors coll nbc comms collerrors backend"}
+SCENARIOS=${SCENARIOS:-"sizes order anysource probe truncate special ssend allpairs bsend requests barrier errors coll nbc comms collerrors mprobe intercomm backend backendreq"}
 SKIPPED="counters (hympi's transport counters) window skewadapt streamwindows (skew feedback) async (HYMPI_ASYNC_PROGRESS)"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
