@@ -836,13 +836,18 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhan
 	int rc = PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)(void *)function, errhandler);
 	if (rc) return rc;
 	pthread_mutex_lock(&hc_win_lock);
-	if (hc_nwin_errh == HC_MAX_WIN_ERRH) {
+	/* A freed handler's handle comes back for a new one: its entry is
+	 * the new one's, or the old function would be called. */
+	int i = 0;
+	while (i < hc_nwin_errh && hc_win_errh[i].eh != *errhandler) i++;
+	if (i == HC_MAX_WIN_ERRH) {
 		pthread_mutex_unlock(&hc_win_lock);
+		PMPI_Errhandler_free(errhandler);
 		return hc_error(-1, MPI_ERR_INTERN, "MPI_Win_create_errhandler");
 	}
-	hc_win_errh[hc_nwin_errh].eh = *errhandler;
-	hc_win_errh[hc_nwin_errh].fn = function;
-	hc_nwin_errh++;
+	hc_win_errh[i].eh = *errhandler;
+	hc_win_errh[i].fn = function;
+	if (i == hc_nwin_errh) hc_nwin_errh++;
 	pthread_mutex_unlock(&hc_win_lock);
 	return MPI_SUCCESS;
 }

@@ -79,6 +79,12 @@ func hympi_go_win_create(ci, flavor C.int, base unsafe.Pointer, size, unit C.int
 		if size > 0 && base == nil {
 			return C.MPI_ERR_BASE
 		}
+		if size < 0 {
+			// A slice cannot say -1: the engine's exchange, which
+			// every flavor makes, refuses it on all ranks at once.
+			w, err = c.WinAllocate(int(size), int(unit))
+			break
+		}
 		w, err = c.WinCreate(bytesAt(base, size), int(unit))
 	case mpi.FlavorAllocate:
 		w, err = c.WinAllocate(int(size), int(unit))

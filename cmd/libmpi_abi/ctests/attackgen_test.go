@@ -33,6 +33,11 @@ var attackSkipParam = map[string]string{
 	"Attr_put.attribute_val":         "opaque to MPI",
 	"Comm_create_keyval.extra_state": "opaque to MPI",
 	"Keyval_create.extra_state":      "opaque to MPI",
+	"Win_create_keyval.extra_state":  "opaque to MPI",
+	"Win_set_attr.attribute_val":     "opaque to MPI",
+	"Type_create_keyval.extra_state": "opaque to MPI",
+	"Type_set_attr.attribute_val":    "opaque to MPI",
+	"Grequest_start.extra_state":     "opaque to MPI",
 	"Get_address.location":           "any address is an address",
 	"Info_create_env.argv":           "NULL is MPI_ARGV_NULL",
 	"Init.argv":                      "NULL is allowed",
@@ -127,6 +132,21 @@ func badHandles(t string) []variant {
 	}
 	vs = append(vs, variant{"handle of another kind", fmt.Sprintf("(%s)%s", t, wrong)})
 	return vs
+}
+
+// winModes: the state fresh_win_in makes a window in for the calls that
+// are good only in it (the others get WIN_LOCKED_ALL: RMA to its rank).
+var winModes = map[string]string{
+	"Win_free":     "WIN_IDLE",
+	"Win_lock":     "WIN_IDLE",
+	"Win_lock_all": "WIN_IDLE",
+	"Win_post":     "WIN_IDLE",
+	"Win_complete": "WIN_STARTED",
+	"Win_wait":     "WIN_COMPLETED",
+	"Win_test":     "WIN_COMPLETED",
+	"Win_unlock":   "WIN_LOCKED",
+	"Win_attach":   "WIN_DYNAMIC",
+	"Win_detach":   "WIN_DYNAMIC",
 }
 
 // inOutHandles matches the functions whose handle pointers are read as
@@ -252,6 +272,11 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 					// one rank and no post, only none is good.
 					fmt.Fprintf(&decl, "\t%s = MPI_GROUP_EMPTY;\n", a)
 				}
+				if q.typ == "MPI_Win" {
+					if m, ok := winModes[p.Name]; ok {
+						fmt.Fprintf(&decl, "\t%s = fresh_win_in(%s);\n", a, m)
+					}
+				}
 				if p.Name == "Type_set_name" {
 					fmt.Fprintf(&decl, "\t%s = fresh_type();\n", a)
 				}
@@ -274,6 +299,9 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 				fresh := handleKinds[t].fresh
 				if fresh == "" || t == "MPI_Datatype" && q.arr == "[]" {
 					fresh = handleKinds[t].good
+				}
+				if m, ok := winModes[p.Name]; ok && t == "MPI_Win" {
+					fresh = "fresh_win_in(" + m + ")"
 				}
 				if q.arr == "[]" {
 					fmt.Fprintf(&decl, "\t%s %s_v[4] = {%s, %s, %s, %s};\n", t, a, fresh, fresh, fresh, fresh)
@@ -341,7 +369,9 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 				}
 			case q.typ == "void*":
 				// Buffers and outputs of any kind: scratch space.
-				if p.Name == "Buffer_attach" {
+				if p.Name == "Win_detach" {
+					fmt.Fprintf(&decl, "\tvoid *%s = dyn_mem;\n", a)
+				} else if p.Name == "Buffer_attach" {
 					fmt.Fprintf(&decl, "\tvoid *%s = attach_buf;\n", a)
 				} else if p.Name == "Free_mem" {
 					fmt.Fprintf(&decl, "\tvoid *%s = NULL;\n\tMPI_Alloc_mem(16, MPI_INFO_NULL, &%s);\n", a, a)
@@ -374,6 +404,10 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 					good = "user_op_c"
 				case "MPI_Comm_errhandler_function":
 					good = "user_errh"
+				case "MPI_Win_errhandler_function":
+					good = "count_win_errors"
+				case "MPI_Session_errhandler_function":
+					good = "count_session_errors"
 				}
 				fmt.Fprintf(&decl, "\t%s *%s = %s;\n", t, a, good)
 				bad = append(bad, variant{"NULL", fmt.Sprintf("%s = NULL;", a)})
@@ -534,18 +568,38 @@ static void count_win_errors(MPI_Win *w, int *code, ...)
 }
 static MPI_Win made_wins[64];
 static int nmade_wins;
-static MPI_Win fresh_win(void)
+static char dyn_mem[64];
+enum { WIN_LOCKED_ALL, WIN_IDLE, WIN_LOCKED, WIN_STARTED, WIN_COMPLETED, WIN_DYNAMIC };
+static MPI_Win fresh_win_in(int mode)
 {
 	static MPI_Errhandler weh = MPI_ERRHANDLER_NULL;
 	void *base = NULL;
 	MPI_Win w = MPI_WIN_NULL;
+	MPI_Group self;
 	if (weh == MPI_ERRHANDLER_NULL) MPI_Win_create_errhandler(count_win_errors, &weh);
-	if (MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_SELF, &base, &w) != MPI_SUCCESS) return MPI_WIN_NULL;
+	if (mode == WIN_DYNAMIC) {
+		if (MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_SELF, &w) != MPI_SUCCESS) return MPI_WIN_NULL;
+	} else if (MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_SELF, &base, &w) != MPI_SUCCESS) {
+		return MPI_WIN_NULL;
+	}
 	MPI_Win_set_errhandler(w, weh);
-	MPI_Win_lock_all(0, w);
+	switch (mode) {
+	case WIN_LOCKED_ALL: MPI_Win_lock_all(0, w); break;
+	case WIN_LOCKED: MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w); break;
+	case WIN_STARTED:
+	case WIN_COMPLETED:
+		MPI_Win_get_group(w, &self);
+		MPI_Win_post(self, 0, w);
+		MPI_Win_start(self, 0, w);
+		if (mode == WIN_COMPLETED) MPI_Win_complete(w);
+		MPI_Group_free(&self);
+		break;
+	case WIN_DYNAMIC: MPI_Win_attach(w, dyn_mem, sizeof dyn_mem); break;
+	}
 	if (nmade_wins < 64) made_wins[nmade_wins++] = w;
 	return w;
 }
+static MPI_Win fresh_win(void) { return fresh_win_in(WIN_LOCKED_ALL); }
 static MPI_Win freed_win(void)
 {
 	MPI_Win w = fresh_win(), v = w;
@@ -555,8 +609,13 @@ static MPI_Win freed_win(void)
 }
 static void release_wins(void)
 {
+	/* Whatever epoch the case left open is closed, never waited for. */
 	for (int i = 0; i < nmade_wins; i++) {
+		int done = 0;
 		MPI_Win_unlock_all(made_wins[i]);
+		MPI_Win_unlock(0, made_wins[i]);
+		MPI_Win_complete(made_wins[i]);
+		MPI_Win_test(made_wins[i], &done);
 		MPI_Win_free(&made_wins[i]);
 	}
 	nmade_wins = 0;
