@@ -12,6 +12,7 @@ package ctests
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -101,7 +102,7 @@ var handleKinds = map[string]struct {
 	"MPI_Info":       {"MPI_INFO_NULL", 7, "fresh_info()", "fresh_info()"},
 	"MPI_Win":        {"MPI_WIN_NULL", 8, "fresh_win()", "fresh_win()"},
 	"MPI_File":       {"MPI_FILE_NULL", 0, "", "MPI_FILE_NULL"},
-	"MPI_Session":    {"MPI_SESSION_NULL", 0, "", "fresh_session()"},
+	"MPI_Session":    {"MPI_SESSION_NULL", 0, "fresh_session()", "fresh_session()"},
 	"MPI_Message":    {"MPI_MESSAGE_NULL", 0, "", "MPI_MESSAGE_NO_PROC"},
 }
 
@@ -243,8 +244,16 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 	var cases []attackCase
 	var skipped []string
 	var fns, dispatch strings.Builder
+	// HYMPI_ATTACK_ONLY (a regexp on names without MPI_) narrows the
+	// attack to the functions being worked on.
+	var only *regexp.Regexp
+	if o := os.Getenv("HYMPI_ATTACK_ONLY"); o != "" {
+		if only, err = regexp.Compile(o); err != nil {
+			return "", nil, nil, fmt.Errorf("HYMPI_ATTACK_ONLY: %v", err)
+		}
+	}
 	for _, p := range protos {
-		if !impl[p.Name] {
+		if !impl[p.Name] || only != nil && !only.MatchString(p.Name) {
 			continue
 		}
 		if why, ok := attackSkip[p.Name]; ok {
@@ -276,6 +285,15 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 					if m, ok := winModes[p.Name]; ok {
 						fmt.Fprintf(&decl, "\t%s = fresh_win_in(%s);\n", a, m)
 					}
+				}
+				if p.Name == "File_set_errhandler" && q.typ == "MPI_Errhandler" {
+					// Keep MPI_FILE_NULL's handler counting.
+					fmt.Fprintf(&decl, "\t%s = file_counting;\n", a)
+				}
+				if p.Name == "Session_init" && q.typ == "MPI_Errhandler" {
+					// Session_init raises its errors on the
+					// handler it is given.
+					fmt.Fprintf(&decl, "\t%s = session_counting();\n", a)
 				}
 				if p.Name == "Type_set_name" {
 					fmt.Fprintf(&decl, "\t%s = fresh_type();\n", a)
@@ -414,7 +432,12 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 			default:
 				// A type the attack does not know yet: zeroes, not
 				// attacked, and said so in the tally.
-				if q.arr != "" || strings.HasSuffix(q.typ, "*") {
+				if strings.HasSuffix(q.typ, "_function") && q.arr == "" {
+					// A parameter of function type is a pointer to
+					// one; declared as the type, it would be a
+					// function.
+					fmt.Fprintf(&decl, "\t%s *%s = NULL;\n", q.typ, a)
+				} else if q.arr != "" || strings.HasSuffix(q.typ, "*") {
 					t := q.typ // the element type of an array
 					if q.arr == "" {
 						t = strings.TrimSuffix(q.typ, "*")
@@ -489,6 +512,7 @@ static char attach_buf[1 << 12];
 static char long_string[70001];
 static char **main_argv;
 static MPI_Comm cart_comm, graph_comm, dist_comm;
+static MPI_Errhandler file_counting; /* MPI_FILE_NULL's, counting errors */
 static MPI_Group world_group;
 static int user_code;
 
@@ -528,21 +552,25 @@ static MPI_Info fresh_info(void)
 	return i;
 }
 static MPI_Info freed_info(void) { MPI_Info i = fresh_info(), j = i; MPI_Info_free(&i); return j; }
-/* A live session, so its calls get past the handle to their other
- * arguments; its handler counts like the communicators' (main). */
-static int eh_calls, eh_code;
-static void count_session_errors(MPI_Session *s, int *code, ...)
+/* Sessions raise their errors on their own handler, which counts like
+ * count_errors (below). */
+static void count_session_errors(MPI_Session *s, int *code, ...);
+static MPI_Errhandler session_counting(void)
 {
-	(void)s;
-	eh_calls++;
-	eh_code = *code;
+	static MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+	if (eh == MPI_ERRHANDLER_NULL) MPI_Session_create_errhandler(count_session_errors, &eh);
+	return eh;
 }
+/* The sessions made, finalized before MPI_Finalize: an open one would keep
+ * the engine from finishing. */
+static MPI_Session sessions_made[1 << 13];
+static int nsessions_made;
 static MPI_Session fresh_session(void)
 {
-	static MPI_Errhandler seh = MPI_ERRHANDLER_NULL;
 	MPI_Session s = MPI_SESSION_NULL;
-	if (seh == MPI_ERRHANDLER_NULL) MPI_Session_create_errhandler(count_session_errors, &seh);
-	MPI_Session_init(MPI_INFO_NULL, seh, &s);
+	MPI_Session_init(MPI_INFO_NULL, session_counting(), &s);
+	if (nsessions_made < (int)(sizeof sessions_made / sizeof sessions_made[0]))
+		sessions_made[nsessions_made++] = s;
 	return s;
 }
 static int fresh_keyval(void)
@@ -560,12 +588,7 @@ static int fresh_win_keyval(void)
 /* A live window of 64 bytes on MPI_COMM_SELF, open for RMA to its rank
  * (a passive epoch), its errors counted like the communicators'; the
  * windows a case makes are freed after it (release_wins). */
-static void count_win_errors(MPI_Win *w, int *code, ...)
-{
-	(void)w;
-	eh_calls++;
-	eh_code = *code;
-}
+static void count_win_errors(MPI_Win *w, int *code, ...);
 static MPI_Win made_wins[64];
 static int nmade_wins;
 static char dyn_mem[64];
@@ -638,6 +661,28 @@ static void count_errors(MPI_Comm *c, int *code, ...)
 	eh_code = *code;
 }
 
+static void count_session_errors(MPI_Session *s, int *code, ...)
+{
+	(void)s;
+	eh_calls++;
+	eh_code = *code;
+}
+
+static void count_win_errors(MPI_Win *w, int *code, ...)
+{
+	(void)w;
+	eh_calls++;
+	eh_code = *code;
+}
+
+/* Errors of MPI_File_* calls go through MPI_FILE_NULL's handler. */
+static void count_file_errors(MPI_File *f, int *code, ...)
+{
+	(void)f;
+	eh_calls++;
+	eh_code = *code;
+}
+
 static void logline(const char *s)
 {
 	if (write(log_fd, s, strlen(s)) < 0) _exit(98);
@@ -666,6 +711,8 @@ int main(int argc, char **argv)
 	MPI_Comm_create_errhandler(count_errors, &counting);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, counting);
 	MPI_Comm_set_errhandler(MPI_COMM_SELF, counting);
+	MPI_File_create_errhandler(count_file_errors, &file_counting);
+	MPI_File_set_errhandler(MPI_FILE_NULL, file_counting);
 	memset(long_string, 'k', sizeof long_string - 1);
 	int dims[1] = {1}, periods[1] = {0}, cls;
 	MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart_comm);
@@ -698,6 +745,8 @@ int main(int argc, char **argv)
 		if (i == NCASES || (i > NCASES && i == first)) {
 			/* Then every function once more, with good arguments,
 			 * after MPI_Finalize: an error or success, never a crash. */
+			for (int k = 0; k < nsessions_made; k++) MPI_Session_finalize(&sessions_made[k]);
+			nsessions_made = 0;
 			MPI_Finalize();
 		}
 		current = i;
