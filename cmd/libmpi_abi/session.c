@@ -75,15 +75,13 @@ static int hc_session_raise_eh(MPI_Errhandler eh, int code, const char *fn)
 }
 
 /* hc_session_error raises code on session si through its error handler.
- * An error that names no session (si < 0) goes where hympi sends errors
- * tied to no object: MPI_COMM_WORLD's handler while the world model runs,
- * else the initial handler, MPI_ERRORS_ARE_FATAL (MPI 4.1 §9.3). */
+ * An error tied to no valid session (si < 0: a bad handle) has no session
+ * handler to go to; as for any error outside an object, MPI_COMM_SELF's
+ * handler takes it (MPI 4.1 §9.3), so a program that set
+ * MPI_ERRORS_RETURN there gets the code back instead of an abort. */
 static int hc_session_error(int si, int code, const char *fn)
 {
-	if (si < 0) {
-		if (hc_initialized && !hc_finalized) return hc_error(-1, code, fn);
-		return hc_session_raise_eh(MPI_ERRORS_ARE_FATAL, code, fn);
-	}
+	if (si < 0) return hc_error(1, code, fn);
 	MPI_Errhandler eh = hc_sessions[si].eh;
 	if (eh == MPI_ERRORS_RETURN) return code;
 	MPI_Session_errhandler_function *f = hc_seh_fn(eh);
@@ -154,7 +152,8 @@ int PMPI_Session_finalize(MPI_Session *session)
 {
 	const char *fn = "MPI_Session_finalize";
 	HC_GUARD(fn);
-	int si = !BADP(session) ? hc_session_index(*session) : -1;
+	if (BADP(session)) return hc_session_error(-1, MPI_ERR_ARG, fn);
+	int si = hc_session_index(*session);
 	if (si < 0) return hc_session_error(-1, MPI_ERR_SESSION, fn);
 	pthread_mutex_lock(&hc_session_lock);
 	MPI_Info info = hc_sessions[si].info;
@@ -186,8 +185,8 @@ HC_HIDDEN void hc_session_exit_hook(void)
 
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
-	(void)info;
 	SESSION(si, session, "MPI_Session_get_num_psets");
+	if (!hc_info_ok(info)) return hc_session_error(si, MPI_ERR_INFO, "MPI_Session_get_num_psets");
 	if (BADP(npset_names)) return hc_session_error(si, MPI_ERR_ARG, "MPI_Session_get_num_psets");
 	*npset_names = HC_NPSETS;
 	return MPI_SUCCESS;
@@ -197,9 +196,9 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_na
  * up to *pset_len - 1 characters are copied and NUL-terminated. */
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
-	(void)info;
 	const char *fn = "MPI_Session_get_nth_pset";
 	SESSION(si, session, fn);
+	if (!hc_info_ok(info)) return hc_session_error(si, MPI_ERR_INFO, fn);
 	if (n < 0 || n >= HC_NPSETS || BADP(pset_len) || *pset_len < 0) return hc_session_error(si, MPI_ERR_ARG, fn);
 	int len = (int)strlen(hc_psets[n]);
 	if (*pset_len == 0) {
