@@ -187,6 +187,8 @@ func goodInt(fn, name string) string {
 		return "1"
 	case "lock_type":
 		return "MPI_LOCK_SHARED"
+	case "partitions":
+		return "1"
 	case "win_keyval":
 		return "fresh_win_keyval()"
 	case "errorcode", "errorclass":
