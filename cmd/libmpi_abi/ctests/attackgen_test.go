@@ -148,6 +148,8 @@ var winModes = map[string]string{
 	"Win_unlock":   "WIN_LOCKED",
 	"Win_attach":   "WIN_DYNAMIC",
 	"Win_detach":   "WIN_DYNAMIC",
+	// An attribute set with win_attr_keyval, which the call's keyval is.
+	"Win_delete_attr": "WIN_ATTR",
 }
 
 // inOutHandles matches the functions whose handle pointers are read as
@@ -340,6 +342,9 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 				bad = append(bad, variant{"NULL (MPI_STATUS_IGNORE)", fmt.Sprintf("%s = NULL;", a)})
 			case (q.typ == "int" || q.typ == "MPI_Aint" || q.typ == "MPI_Count" || q.typ == "MPI_Offset") && q.arr == "":
 				good := goodInt(p.Name, q.name)
+				if p.Name == "Win_delete_attr" && q.name == "win_keyval" {
+					good = "win_attr_keyval"
+				}
 				if q.typ == "MPI_Aint" && q.name == "extent" {
 					good = "4"
 				}
@@ -594,7 +599,8 @@ static void count_win_errors(MPI_Win *w, int *code, ...);
 static MPI_Win made_wins[64];
 static int nmade_wins;
 static char dyn_mem[64];
-enum { WIN_LOCKED_ALL, WIN_IDLE, WIN_LOCKED, WIN_STARTED, WIN_COMPLETED, WIN_DYNAMIC };
+enum { WIN_LOCKED_ALL, WIN_IDLE, WIN_LOCKED, WIN_STARTED, WIN_COMPLETED, WIN_DYNAMIC, WIN_ATTR };
+static int win_attr_keyval = MPI_KEYVAL_INVALID;
 static MPI_Win fresh_win_in(int mode)
 {
 	static MPI_Errhandler weh = MPI_ERRHANDLER_NULL;
@@ -620,6 +626,10 @@ static MPI_Win fresh_win_in(int mode)
 		MPI_Group_free(&self);
 		break;
 	case WIN_DYNAMIC: MPI_Win_attach(w, dyn_mem, sizeof dyn_mem); break;
+	case WIN_ATTR:
+		if (win_attr_keyval == MPI_KEYVAL_INVALID) win_attr_keyval = fresh_win_keyval();
+		MPI_Win_set_attr(w, win_attr_keyval, dyn_mem);
+		break;
 	}
 	if (nmade_wins < 64) made_wins[nmade_wins++] = w;
 	return w;
