@@ -161,9 +161,12 @@ static inline void relax(void)
 #endif
 }
 
+/* wait_for waits until the counter reaches v. The counters only grow, and
+ * the other side may already have moved past v when this one looks (a
+ * descheduled waiter on a loaded machine), so equality would wait forever. */
 static void wait_for(_Atomic uint64_t *w, uint64_t v)
 {
-	while (atomic_load_explicit(w, memory_order_acquire) != v) {
+	while (atomic_load_explicit(w, memory_order_acquire) < v) {
 		if (one_cpu)
 			sched_yield();
 		else
