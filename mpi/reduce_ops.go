@@ -5,7 +5,6 @@ package mpi
 import (
 	"sync"
 	"sync/atomic"
-	"unsafe"
 )
 
 // Reduction kernels, user-defined operators and opaque datatypes.
@@ -254,17 +253,6 @@ type integer interface {
 }
 
 type float interface{ ~float32 | ~float64 }
-
-// view reinterprets b as elements of T. Buffers come from the user and may
-// be unaligned; the platforms hympi runs on (amd64, arm64) allow that.
-func view[T any](b []byte) []T {
-	var z T
-	n := len(b) / int(unsafe.Sizeof(z))
-	if n == 0 {
-		return nil
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
-}
 
 func boolOf[T integer](x T) bool { return x != 0 }
 

@@ -138,3 +138,14 @@ func ReduceSlice[T Numeric](c *Comm, send, recv []T, op Op, root int) error {
 func AllreduceSlice[T Numeric](c *Comm, send, recv []T, op Op) error {
 	return c.Allreduce(AsBytes(send), AsBytes(recv), TypeOf[T](), op)
 }
+
+// view reinterprets b as elements of T. Buffers come from the user and may
+// be unaligned; the platforms hympi runs on (amd64, arm64) allow that.
+func view[T any](b []byte) []T {
+	var z T
+	n := len(b) / int(unsafe.Sizeof(z))
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}

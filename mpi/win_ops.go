@@ -16,12 +16,6 @@ import (
 // accumulate, fetch-and-op and compare-and-swap on that target, whoever
 // issues them.
 
-// The two operators only one-sided accumulates know.
-const (
-	Replace Op = 1<<15 + iota // the target gets the origin's value
-	NoOp                      // the target keeps its value (Get_accumulate as an atomic read)
-)
-
 // winLoc is target memory: mem when this process maps it, else addr in
 // process pid.
 type winLoc struct {
@@ -29,11 +23,6 @@ type winLoc struct {
 	pid  int
 	addr uintptr
 }
-
-// Seg is one block of a target datatype: Len bytes at Off from the
-// target displacement. Operations on a non-contiguous target take the
-// blocks in type-map order; the origin bytes fill them in that order.
-type Seg struct{ Off, Len int64 }
 
 // locate finds n bytes at displacement disp of rank t's window memory,
 // checking the access epoch and the bounds.
@@ -433,3 +422,6 @@ func (w *Win) ownAttached(a, n uint64) bool {
 	}
 	return false
 }
+
+// valueNow: every operation is complete when its call returns.
+func (w *Win) valueNow(op string, t int) error { return nil }

@@ -458,12 +458,6 @@ func (w *Win) Sync() error {
 	return w.merge()
 }
 
-// Access bits of AccessMask.
-const (
-	AccessOpen    = 1 // an access epoch toward the target is open
-	AccessPassive = 2 // and it is a passive-target one (Lock or LockAll)
-)
-
 // AccessMask writes, per target, which epochs are open toward it (the C
 // library mirrors this to decide operations without calling in).
 func (w *Win) AccessMask(dst []byte) {

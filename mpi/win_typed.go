@@ -1,5 +1,3 @@
-//go:build !ompi && !mpich
-
 package mpi
 
 import "unsafe"
@@ -71,6 +69,9 @@ func GetAccumulate[T Numeric](w *Win, data, result []T, op Op, target, disp int)
 
 // FetchAndOp applies op with v to one element and returns its old value.
 func FetchAndOp[T Numeric](w *Win, v T, op Op, target, disp int) (T, error) {
+	if err := w.valueNow("FetchAndOp", target); err != nil {
+		return 0, err
+	}
 	in, out := []T{v}, []T{0}
 	err := w.FetchAndOp(AsBytes(in), AsBytes(out), TypeOf[T](), op, target, disp)
 	return out[0], err
@@ -79,6 +80,9 @@ func FetchAndOp[T Numeric](w *Win, v T, op Op, target, disp int) (T, error) {
 // CompareAndSwap stores v at one element if it equals compare and returns
 // the element's old value.
 func CompareAndSwap[T Numeric](w *Win, v, compare T, target, disp int) (T, error) {
+	if err := w.valueNow("CompareAndSwap", target); err != nil {
+		return 0, err
+	}
 	in, cmp, out := []T{v}, []T{compare}, []T{0}
 	err := w.CompareAndSwap(AsBytes(in), AsBytes(cmp), AsBytes(out), target, disp)
 	return out[0], err
