@@ -15,6 +15,7 @@
 #   make bench-compare REF=main   benchstat: a git ref against the working tree
 #   make bench-skew    process-skew benchmark, off/auto/always, table + skew.svg (REPS)
 #   make bench-cabi    C ABI call costs and C-path latency
+#   make bench-callgrind  instructions per small-message round trip, Go API and C ABI (valgrind)
 #   make bench-modes   HYMPI_DIRECT=off/auto/always tables, reuse and fresh buffers (REPS, WITH_OMPI=1)
 #   make soak          8 ranks of random, fully checked traffic in every HYMPI_DIRECT mode, async progress
 #                      and HYMPI_CHECKSUM, DURATION each (default 1m; SEED=N replays a plan)
@@ -37,7 +38,7 @@ BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_gather osu_scatter osu_allgather osu_alltoall osu_rma
 WITH_OMPI ?= 0
 
-.PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-modes bench-skew soak chaos clean
+.PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-callgrind bench-modes bench-skew soak chaos clean
 
 all: build
 
@@ -235,6 +236,10 @@ bench-cabi: build
 bench-compare:
 	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<git ref> [COUNT=10]"; exit 2; }
 	bash bench/compare_refs.sh $(REF) $(COUNT)
+
+# Instruction counts (docs/bench/callgrind.md); needs valgrind.
+bench-callgrind: build
+	bash bench/callgrind.sh
 
 clean:
 	rm -rf $(BIN)

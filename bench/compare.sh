@@ -3,6 +3,11 @@
 # collectives, on this machine, in one interleaved run.
 #
 # Columns (implementations, IMPLS):
+#   floor     what the machine allows with no MPI at all (bench/c/floor_pingpong.c):
+#             for latency one cache-line hand-off between two processes pinned
+#             to two CPUs (plus the copy into and out of a shared buffer above
+#             56 bytes); for bw memcpy in one pinned process, for bibw and
+#             mbw_mr two at once, summed; none for collectives
 #   hympi-C   bench/c/osu_pt2pt.c and osu_coll.c built with bin/hympicc (the
 #             C ABI), run as bin/hympirun -n N ./prog; skipped (n/a) while
 #             bin/hympicc does not exist
@@ -15,13 +20,14 @@
 #             mpiexec.mpich; installed with apt-get if missing
 #
 # Benchmarks (BENCHES): latency (LAT_SIZES, 2 ranks), bw and bibw (BW_SIZES,
-# 2 ranks, window 64), and barrier, bcast, allreduce, alltoall at each
+# 2 ranks, window 64), mbw_mr (BW_SIZES, MBW_RANKS ranks, i.e. MBW_RANKS/2
+# pairs, window 64), and barrier, bcast, allreduce, alltoall at each
 # size of COLL_SIZES on each job size of COLL_RANKS (4 ranks on this 2-CPU
 # machine is oversubscribed). Every job runs once per repetition, all
 # implementations back to back, in an order that rotates from one
 # repetition to the next, so that all of them see the same machine weather.
 #
-# Prints one Markdown table: per benchmark and size, the median over the
+# Prints the CPU model (lscpu) and one Markdown table: per benchmark and size, the median over the
 # repetitions of Open MPI in its unit and of every other column as a ratio
 # to Open MPI (latency: below 1 is faster than Open MPI; bandwidth: above 1
 # is), followed by the medians themselves, and writes both to RESULT; writes
@@ -33,11 +39,12 @@
 #
 # Environment:
 #   REPS           repetitions (default 5)
-#   IMPLS          columns, of: hympi-C hympi-Go ompi mpich (default all)
-#   BENCHES        of: latency bw bibw barrier bcast allreduce alltoall
+#   IMPLS          columns, of: floor hympi-C hympi-Go ompi mpich (default all)
+#   BENCHES        of: latency bw bibw mbw_mr barrier bcast allreduce alltoall
 #                  (default all)
 #   LAT_SIZES      latency sizes MIN:MAX (default 0:8192)
-#   BW_SIZES       bw and bibw sizes MIN:MAX (default 1024:4194304)
+#   BW_SIZES       bw, bibw and mbw_mr sizes MIN:MAX (default 1:4194304)
+#   MBW_RANKS      ranks of mbw_mr, an even number (default 4: 2 pairs)
 #   COLL_SIZES     collective sizes in bytes (default "8 1024 65536 1048576")
 #   COLL_RANKS     collective job sizes (default "2 4")
 #   ITERS, WARMUP  -i and -x of every run (default: OSU's per-size counts)
@@ -57,10 +64,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REPS=${1:-${REPS:-5}}
-IMPLS=${IMPLS:-hympi-C hympi-Go ompi mpich}
-BENCHES=${BENCHES:-latency bw bibw barrier bcast allreduce alltoall}
+IMPLS=${IMPLS:-floor hympi-C hympi-Go ompi mpich}
+BENCHES=${BENCHES:-latency bw bibw mbw_mr barrier bcast allreduce alltoall}
 LAT_SIZES=${LAT_SIZES:-0:8192}
-BW_SIZES=${BW_SIZES:-1024:4194304}
+BW_SIZES=${BW_SIZES:-1:4194304}
+MBW_RANKS=${MBW_RANKS:-4}
 COLL_SIZES=${COLL_SIZES:-8 1024 65536 1048576}
 COLL_RANKS=${COLL_RANKS:-2 4}
 ITERS=${ITERS:-}
@@ -78,25 +86,28 @@ usage_error() {
 }
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || usage_error "REPS must be a positive integer, got '$REPS'"
 for i in $IMPLS; do
-	[[ $i =~ ^(hympi-C|hympi-Go|ompi|mpich)$ ]] || usage_error "unknown implementation '$i' in IMPLS (want hympi-C, hympi-Go, ompi, mpich)"
+	[[ $i =~ ^(floor|hympi-C|hympi-Go|ompi|mpich)$ ]] || usage_error "unknown implementation '$i' in IMPLS (want floor, hympi-C, hympi-Go, ompi, mpich)"
 done
 [[ " $IMPLS " == *" ompi "* ]] || usage_error "IMPLS must include ompi: the table is relative to Open MPI"
 for b in $BENCHES; do
-	[[ $b =~ ^(latency|bw|bibw|barrier|bcast|allreduce|alltoall)$ ]] ||
-		usage_error "unknown benchmark '$b' in BENCHES (want latency, bw, bibw, barrier, bcast, allreduce, alltoall)"
+	[[ $b =~ ^(latency|bw|bibw|mbw_mr|barrier|bcast|allreduce|alltoall)$ ]] ||
+		usage_error "unknown benchmark '$b' in BENCHES (want latency, bw, bibw, mbw_mr, barrier, bcast, allreduce, alltoall)"
 done
+[[ $MBW_RANKS =~ ^[1-9][0-9]*$ ]] && ((MBW_RANKS % 2 == 0)) || usage_error "MBW_RANKS must be a positive even number, got '$MBW_RANKS'"
 for s in $COLL_SIZES $COLL_RANKS $ITERS $WARMUP $OVERSUB_ITERS; do
 	[[ $s =~ ^[0-9]+$ ]] || usage_error "COLL_SIZES, COLL_RANKS, ITERS, WARMUP and OVERSUB_ITERS take whole numbers, got '$s'"
 done
 [[ $TABLE =~ ^(relative|ratio)$ ]] || usage_error "TABLE must be relative or ratio, got '$TABLE'"
 
 has() { [[ " $IMPLS " == *" $1 "* ]]; }
+# pt2pt BENCH: whether BENCH is point to point (the floor has a column there).
+pt2pt() { [[ $1 =~ ^(latency|bw|bibw|mbw_mr)$ ]]; }
 
 # --- build ---------------------------------------------------------------
 mkdir -p bin
 go build -o bin/ ./cmd/hympirun ./bench/cmd/osutable
 if has hympi-Go; then
-	go build -o bin/ ./bench/osu_latency ./bench/osu_bw ./bench/osu_bibw \
+	go build -o bin/ ./bench/osu_latency ./bench/osu_bw ./bench/osu_bibw ./bench/osu_mbw_mr \
 		./bench/osu_barrier ./bench/osu_bcast ./bench/osu_allreduce ./bench/osu_alltoall
 fi
 # shellcheck source=bench/ompi.sh
@@ -126,6 +137,9 @@ if has hympi-C; then
 		skip_impl[hympi-C]="bin/hympicc could not build bench/c/osu_pt2pt.c or osu_coll.c (see above)"
 	fi
 fi
+if has floor && ! ${CC:-cc} -O2 -o bin/floor_pingpong bench/c/floor_pingpong.c; then
+	skip_impl[floor]="bench/c/floor_pingpong.c could not be built with ${CC:-cc} (see above)"
+fi
 for i in "${!skip_impl[@]}"; do
 	echo "compare: no $i column: ${skip_impl[$i]}" >&2
 done
@@ -138,6 +152,7 @@ done
 # bench/results/ is git-ignored: runs accumulate there for later reading.
 OUT=${OUT:-bench/results/compare-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$OUT" "$(dirname "$RESULT")"
+[[ -z $SVG ]] || mkdir -p "$(dirname "$SVG")"
 if compgen -G "$OUT/*.txt" >/dev/null; then
 	usage_error "$OUT already holds outputs; choose an empty OUT"
 fi
@@ -149,6 +164,7 @@ jobs=()
 for b in $BENCHES; do
 	case $b in
 	latency | bw | bibw) jobs+=("$b 2 -") ;;
+	mbw_mr) jobs+=("$b $MBW_RANKS -") ;;
 	barrier) for n in $COLL_RANKS; do jobs+=("$b $n -"); done ;;
 	*) for n in $COLL_RANKS; do for s in $COLL_SIZES; do jobs+=("$b $n $s"); done; done ;;
 	esac
@@ -173,12 +189,18 @@ command_for() {
 	local iters=($(iter_args "$n"))
 	case $b in
 	latency) prog=pt2pt mode=latency range=$LAT_SIZES ;;
-	bw | bibw) prog=pt2pt mode=$b range=$BW_SIZES ;;
+	bw | bibw | mbw_mr) prog=pt2pt mode=$b range=$BW_SIZES ;;
 	*) prog=coll mode=$b range=$s:$s ;;
 	esac
 	[[ $s == - && $b == barrier ]] && range=0:0
 	local args=("$mode" -m "$range" "${iters[@]}")
 	case $impl in
+	floor)
+		# Two copiers use both CPUs of this class of machine; more pairs
+		# than CPUs could not copy faster.
+		[[ $mode == mbw_mr ]] && mode=bibw
+		cmd=(bin/floor_pingpong "$mode" -m "$range" "${iters[@]}")
+		;;
 	hympi-Go)
 		cmd=(bin/hympirun -n "$n" --timeout "${RUN_TIMEOUT}s" "${hympi_env[@]}" "bin/osu_$b" -m "$range" "${iters[@]}")
 		;;
@@ -202,6 +224,7 @@ run_job() { # impl bench ranks size rep
 	local impl=$1 b=$2 n=$3 s=$4 rep=$5
 	local key="$impl $b $n"
 	[[ -n ${skip_impl[$impl]:-} || -n ${failed[$key]:-} ]] && return 0
+	[[ $impl == floor ]] && ! pt2pt "$b" && return 0
 	local out="$OUT/$b.n$n.$impl.$rep.$s.txt"
 	command_for "$impl" "$b" "$n" "$s"
 	echo "$ ${cmd[*]}" >"$out.cmd"
@@ -251,6 +274,7 @@ group_args() {
 		label="osu_$b n=$n"
 		((n > $(nproc))) && label+="*"
 		for impl in "${impls[@]}"; do
+			[[ $impl == floor ]] && ! pt2pt "$b" && continue
 			echo "$label:$(column "$impl")=$OUT/$b.n$n.$impl.*.txt"
 		done
 	done
@@ -258,6 +282,13 @@ group_args() {
 mapfile -t all < <(group_args)
 mode=(-relative "Open MPI")
 [[ $TABLE == ratio ]] && mode=(-ratio "hympi-Go/Open MPI")
+
+cpu_model() {
+	local m
+	m=$(LC_ALL=C lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
+	[[ -n $m ]] || m=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -1)
+	echo "${m:-unknown}"
+}
 
 notes() {
 	local i key
@@ -272,6 +303,8 @@ notes() {
 
 {
 	echo "### $TITLE ($(nproc) CPUs, $(date -u +%Y-%m-%d))"
+	echo
+	echo "CPU: $(cpu_model)"
 	echo
 	bin/osutable -grouped -allow-missing "${mode[@]}" "${all[@]}"
 	if [[ $TABLE == relative ]]; then

@@ -46,6 +46,9 @@ type Comm struct {
 	private bool
 	// inter is set on an intercommunicator (intercomm.go).
 	inter *interPart
+	// bsend is the buffer MPI_Comm_attach_buffer gave c (bsend.go);
+	// guarded by e.mu.
+	bsend *bsendState
 }
 
 // Rank is this process's rank in c (-1 for a nil communicator).

@@ -30,6 +30,12 @@
 // and bitwise operators, or your own from NewOp. Complex numbers support Sum
 // and Prod, as MPI defines.
 //
+// Bsend copies into an attached buffer: the communicator's
+// (Comm.AttachBuffer), else the process's (BufferAttach, or
+// BufferAttachAutomatic to let each message have memory of its own).
+// BufferIflush and Comm.IflushBuffer return a request that completes once
+// the messages buffered so far have left.
+//
 // # Errors
 //
 // Every call returns an error whose class (ErrTruncate, ErrRank, ...) says

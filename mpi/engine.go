@@ -41,6 +41,7 @@ type engine struct {
 	bufs       bufPool
 	freeUnexp  []*unexpected
 	bsend      bsendState
+	sessBsend  map[int]*bsendState // MPI_Session_attach_buffer, by session index
 
 	// Direct copy (direct.go).
 	mode          directMode

@@ -95,6 +95,7 @@ func TestScenarios(t *testing.T) {
 		{"ssend", []int{2, 4}},
 		{"allpairs", []int{2, 3, 8}},
 		{"bsend", []int{2, 3}},
+		{"bsend_buffers", []int{1, 3}},
 		{"requests", []int{1, 2, 4}},
 		{"barrier", []int{1, 2, 3, 5, 8}},
 		{"errors", []int{1, 2, 4}},

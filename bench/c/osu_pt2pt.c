@@ -5,7 +5,7 @@
  * ABI) and its output can be laid beside bench/osu_latency, bench/osu_bw and
  * bench/osu_bibw.
  *
- * Usage: mpirun -np 2 osu_pt2pt latency|bw|bibw [-m [MIN:]MAX] [-i ITERS]
+ * Usage: mpirun -np 2 osu_pt2pt latency|bw|bibw|mbw_mr [-m [MIN:]MAX] [-i ITERS]
  *                                         [-x WARMUP] [-W WINDOW] [-reps N]
  *                                         [-b reuse|fresh] [-pool MiB]
  *
@@ -24,6 +24,11 @@
  * 64 MiB..1 GiB and to a quarter of memory per rank, or -pool MiB; slots
  * page-aligned from 4 KiB and cache-line aligned below; each message steps
  * about n/phi slots (coprime with the n slots) from the previous one.
+ *
+ * mbw_mr is OSU's osu_mbw_mr and bench/osu_mbw_mr: any even number of ranks,
+ * rank i < N/2 streams osu_bw's loop to rank i+N/2, all pairs at once; the
+ * time is the mean of the senders' times, the rate covers all pairs, and
+ * the rows carry a third column, messages per second.
  *
  * Standard MPI C only; nothing here is specific to one implementation.
  */
@@ -67,7 +72,7 @@ enum {
 #define MIN_FRESH_POOL (64L << 20)
 #define MAX_FRESH_POOL (1L << 30)
 
-enum mode { MODE_LATENCY, MODE_BW, MODE_BIBW };
+enum mode { MODE_LATENCY, MODE_BW, MODE_BIBW, MODE_MBW_MR };
 
 struct options {
 	enum mode mode;
@@ -94,7 +99,7 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: osu_pt2pt latency|bw|bibw [-m [MIN:]MAX] [-i ITERS] [-x WARMUP]\n"
+	        "usage: osu_pt2pt latency|bw|bibw|mbw_mr [-m [MIN:]MAX] [-i ITERS] [-x WARMUP]\n"
 	        "                                 [-W WINDOW] [-reps N] [-b reuse|fresh] [-pool MiB]\n"
 	        "  -m     message size range in bytes (default 0:%ld for latency,\n"
 	        "         1:%ld for bw and bibw)\n"
@@ -149,8 +154,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 	if (strcmp(argv[1], "latency") == 0) {
 		o->mode = MODE_LATENCY;
 		o->min_size = 0;
-	} else if (strcmp(argv[1], "bw") == 0 || strcmp(argv[1], "bibw") == 0) {
-		o->mode = strcmp(argv[1], "bw") == 0 ? MODE_BW : MODE_BIBW;
+	} else if (strcmp(argv[1], "bw") == 0 || strcmp(argv[1], "bibw") == 0 ||
+	           strcmp(argv[1], "mbw_mr") == 0) {
+		o->mode = strcmp(argv[1], "bw") == 0     ? MODE_BW
+		          : strcmp(argv[1], "bibw") == 0 ? MODE_BIBW
+		                                         : MODE_MBW_MR;
 		o->min_size = 1; /* OSU's bw starts at 1: a 0-byte rate is meaningless */
 	} else {
 		return -1;
@@ -467,6 +475,45 @@ static double bibw(int rank, struct slots *sbuf, struct slots *rbuf, long size,
 	return (double)size / 1e6 * iters * window * 2 / (t_end - t_start);
 }
 
+/* mbw_mr returns MB/s (1e6 bytes) of all pairs together on rank 0 (0
+ * elsewhere): osu_bw's loop between rank r < N/2 and rank r + N/2, every
+ * pair at once, over the mean of the senders' times (OSU's osu_mbw_mr). */
+static double mbw_mr(int rank, int nranks, struct slots *sbuf, struct slots *rbuf, long size,
+                     int iters, int skip, int window, MPI_Request *reqs)
+{
+	int pairs = nranks / 2, n = (int)size;
+	int sender = rank < pairs;
+	int peer = sender ? rank + pairs : rank - pairs;
+	char ack[ACK_SIZE] = {0};
+	double t_start = 0, elapsed = 0, sum = 0;
+
+	CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	for (int i = 0; i < iters + skip; i++) {
+		if (i == skip && sender)
+			t_start = MPI_Wtime();
+		if (sender) {
+			for (int j = 0; j < window; j++)
+				CHECK(MPI_Isend(slots_next(sbuf), n, MPI_CHAR, peer, TAG_BW,
+				                MPI_COMM_WORLD, &reqs[j]));
+			CHECK(MPI_Waitall(window, reqs, MPI_STATUSES_IGNORE));
+			CHECK(MPI_Recv(ack, ACK_SIZE, MPI_CHAR, peer, TAG_ACK, MPI_COMM_WORLD,
+			               MPI_STATUS_IGNORE));
+		} else {
+			for (int j = 0; j < window; j++)
+				CHECK(MPI_Irecv(slots_next(rbuf), n, MPI_CHAR, peer, TAG_BW,
+				                MPI_COMM_WORLD, &reqs[j]));
+			CHECK(MPI_Waitall(window, reqs, MPI_STATUSES_IGNORE));
+			CHECK(MPI_Send(ack, ACK_SIZE, MPI_CHAR, peer, TAG_ACK, MPI_COMM_WORLD));
+		}
+	}
+	if (sender)
+		elapsed = MPI_Wtime() - t_start;
+	CHECK(MPI_Reduce(&elapsed, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
+	if (rank != 0)
+		return 0;
+	return (double)size / 1e6 * iters * window * pairs / (sum / pairs);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -511,10 +558,10 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return pr > 0 ? 0 : 2;
 	}
-	if (nranks != 2) {
+	if (o.mode == MODE_MBW_MR ? (nranks < 2 || nranks % 2 != 0) : nranks != 2) {
 		if (rank == 0)
-			fprintf(stderr, "osu_pt2pt: this benchmark needs exactly 2 ranks, got %d\n",
-			        nranks);
+			fprintf(stderr, "osu_pt2pt: %s needs %s ranks, got %d\n", argv[1],
+			        o.mode == MODE_MBW_MR ? "an even number of" : "exactly 2", nranks);
 		MPI_Finalize();
 		return 1;
 	}
@@ -532,8 +579,9 @@ int main(int argc, char **argv)
 		long least = slot_stride(o.max_size, sysconf(_SC_PAGESIZE));
 		len = pool > least ? pool : least;
 	}
-	int sends = o.mode != MODE_BW || rank == 0;
-	int recvs = o.mode != MODE_BW || rank == 1;
+	int pairs = nranks / 2;
+	int sends = o.mode == MODE_BW ? rank == 0 : o.mode == MODE_MBW_MR ? rank < pairs : 1;
+	int recvs = o.mode == MODE_BW ? rank == 1 : o.mode == MODE_MBW_MR ? rank >= pairs : 1;
 	char *sbuf = sends ? alloc_touched(len, 'a') : NULL;
 	char *rbuf = recvs ? alloc_touched(len, 'b') : NULL;
 	MPI_Request *reqs = malloc(sizeof *reqs * 2 * (size_t)o.window);
@@ -559,8 +607,10 @@ int main(int argc, char **argv)
 				v = latency(rank, &ss, &rs, s, iters, skip);
 			else if (o.mode == MODE_BW)
 				v = bandwidth(rank, &ss, &rs, s, iters, skip, o.window, reqs);
-			else
+			else if (o.mode == MODE_BIBW)
 				v = bibw(rank, &ss, &rs, s, iters, skip, o.window, reqs);
+			else
+				v = mbw_mr(rank, nranks, &ss, &rs, s, iters, skip, o.window, reqs);
 			samples[k * o.reps + r] = v;
 		}
 	}
@@ -570,16 +620,29 @@ int main(int argc, char **argv)
 		library_name(lib, sizeof lib);
 		int lat = o.mode == MODE_LATENCY;
 		/* Same two header lines as bench/osu_latency, osu_bw and osu_bibw. */
-		const char *name = lat ? "osu_latency" : o.mode == MODE_BW ? "osu_bw" : "osu_bibw";
+		const char *name = lat                   ? "osu_latency"
+		                   : o.mode == MODE_BW   ? "osu_bw"
+		                   : o.mode == MODE_BIBW ? "osu_bibw"
+		                                         : "osu_mbw_mr";
+		int rate = o.mode == MODE_MBW_MR;
 		printf("# hympi %s (C, %s)", name, lib);
 		if (o.fresh)
 			printf(", fresh buffers (pool of %ld MiB per side)", len >> 20);
 		if (o.reps > 1)
 			printf(", median of %d repetitions", o.reps);
-		printf("\n%-10s%18s\n", "# Size", lat ? "Latency (us)" : "Bandwidth (MB/s)");
+		if (rate)
+			printf("\n# [ pairs: %d ] [ window size: %d ]\n%-10s%18s%18s\n", pairs, o.window,
+			       "# Size", "MB/s", "Messages/s");
+		else
+			printf("\n%-10s%18s\n", "# Size", lat ? "Latency (us)" : "Bandwidth (MB/s)");
 		int k = 0;
-		for (long s = o.min_size; s <= o.max_size; s = next_size(s), k++)
-			printf("%-10ld%18.2f\n", s, median(&samples[k * o.reps], o.reps));
+		for (long s = o.min_size; s <= o.max_size; s = next_size(s), k++) {
+			double v = median(&samples[k * o.reps], o.reps);
+			if (rate)
+				printf("%-10ld%18.2f%18.2f\n", s, v, v * 1e6 / (double)s);
+			else
+				printf("%-10ld%18.2f\n", s, v);
+		}
 		fflush(stdout);
 	}
 

@@ -3,6 +3,23 @@
  * The weak aliases MPI_X -> PMPI_X of the hand-written functions, by file:
  * each .c file defines HC_ALIASES_<file> and includes this at its end. */
 
+#ifdef HC_ALIASES_buffer
+#pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
+#pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
+#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
+#pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
+#pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
+#pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
+#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
+#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
+#pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
+#pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
+#pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
+#pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
+#pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
+#pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
+#endif
+
 #ifdef HC_ALIASES_coll
 #pragma weak MPI_Barrier = PMPI_Barrier
 #pragma weak MPI_Bcast = PMPI_Bcast
@@ -217,9 +234,18 @@
 #pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
 #endif
 
+#ifdef HC_ALIASES_file_errh
+#pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
+#pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
+#pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
+#pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
+#endif
+
 #ifdef HC_ALIASES_fortran
 #pragma weak MPI_Abi_get_fortran_info = PMPI_Abi_get_fortran_info
 #pragma weak MPI_Abi_get_fortran_booleans = PMPI_Abi_get_fortran_booleans
+#pragma weak MPI_Abi_set_fortran_info = PMPI_Abi_set_fortran_info
+#pragma weak MPI_Abi_set_fortran_booleans = PMPI_Abi_set_fortran_booleans
 #endif
 
 #ifdef HC_ALIASES_grequest
@@ -250,6 +276,60 @@
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
 #pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+#endif
+
+#ifdef HC_ALIASES_mpit
+#pragma weak MPI_T_init_thread = PMPI_T_init_thread
+#pragma weak MPI_T_finalize = PMPI_T_finalize
+#pragma weak MPI_T_cvar_get_num = PMPI_T_cvar_get_num
+#pragma weak MPI_T_pvar_get_num = PMPI_T_pvar_get_num
+#pragma weak MPI_T_category_get_num = PMPI_T_category_get_num
+#pragma weak MPI_T_event_get_num = PMPI_T_event_get_num
+#pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
+#pragma weak MPI_T_category_changed = PMPI_T_category_changed
+#pragma weak MPI_T_cvar_get_info = PMPI_T_cvar_get_info
+#pragma weak MPI_T_pvar_get_info = PMPI_T_pvar_get_info
+#pragma weak MPI_T_category_get_info = PMPI_T_category_get_info
+#pragma weak MPI_T_category_get_num_events = PMPI_T_category_get_num_events
+#pragma weak MPI_T_category_get_categories = PMPI_T_category_get_categories
+#pragma weak MPI_T_category_get_cvars = PMPI_T_category_get_cvars
+#pragma weak MPI_T_category_get_pvars = PMPI_T_category_get_pvars
+#pragma weak MPI_T_category_get_events = PMPI_T_category_get_events
+#pragma weak MPI_T_event_get_info = PMPI_T_event_get_info
+#pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
+#pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
+#pragma weak MPI_T_cvar_handle_alloc = PMPI_T_cvar_handle_alloc
+#pragma weak MPI_T_event_handle_alloc = PMPI_T_event_handle_alloc
+#pragma weak MPI_T_cvar_get_index = PMPI_T_cvar_get_index
+#pragma weak MPI_T_category_get_index = PMPI_T_category_get_index
+#pragma weak MPI_T_event_get_index = PMPI_T_event_get_index
+#pragma weak MPI_T_pvar_get_index = PMPI_T_pvar_get_index
+#pragma weak MPI_T_cvar_handle_free = PMPI_T_cvar_handle_free
+#pragma weak MPI_T_cvar_read = PMPI_T_cvar_read
+#pragma weak MPI_T_cvar_write = PMPI_T_cvar_write
+#pragma weak MPI_T_enum_get_info = PMPI_T_enum_get_info
+#pragma weak MPI_T_enum_get_item = PMPI_T_enum_get_item
+#pragma weak MPI_T_event_handle_free = PMPI_T_event_handle_free
+#pragma weak MPI_T_event_handle_get_info = PMPI_T_event_handle_get_info
+#pragma weak MPI_T_event_handle_set_info = PMPI_T_event_handle_set_info
+#pragma weak MPI_T_event_register_callback = PMPI_T_event_register_callback
+#pragma weak MPI_T_event_callback_get_info = PMPI_T_event_callback_get_info
+#pragma weak MPI_T_event_callback_set_info = PMPI_T_event_callback_set_info
+#pragma weak MPI_T_event_set_dropped_handler = PMPI_T_event_set_dropped_handler
+#pragma weak MPI_T_event_copy = PMPI_T_event_copy
+#pragma weak MPI_T_event_read = PMPI_T_event_read
+#pragma weak MPI_T_event_get_source = PMPI_T_event_get_source
+#pragma weak MPI_T_event_get_timestamp = PMPI_T_event_get_timestamp
+#pragma weak MPI_T_pvar_session_create = PMPI_T_pvar_session_create
+#pragma weak MPI_T_pvar_session_free = PMPI_T_pvar_session_free
+#pragma weak MPI_T_pvar_handle_alloc = PMPI_T_pvar_handle_alloc
+#pragma weak MPI_T_pvar_handle_free = PMPI_T_pvar_handle_free
+#pragma weak MPI_T_pvar_start = PMPI_T_pvar_start
+#pragma weak MPI_T_pvar_stop = PMPI_T_pvar_stop
+#pragma weak MPI_T_pvar_reset = PMPI_T_pvar_reset
+#pragma weak MPI_T_pvar_read = PMPI_T_pvar_read
+#pragma weak MPI_T_pvar_readreset = PMPI_T_pvar_readreset
+#pragma weak MPI_T_pvar_write = PMPI_T_pvar_write
 #endif
 
 #ifdef HC_ALIASES_mprobe

@@ -83,4 +83,14 @@ __attribute__((cold, noinline, unused)) static int hc_arg_fail(int ci, int code,
 			return hc_arg_fail(ci, MPI_ERR_COUNT, fn, "negative count " #n);        \
 	} while (0)
 
+/* A Bsend buffer and its size: MPI_BUFFER_AUTOMATIC takes no size. */
+#define HC_CHECK_BSEND_BUF(ci, buf, size, fn)                                                   \
+	do {                                                                                    \
+		if ((buf) != MPI_BUFFER_AUTOMATIC) {                                            \
+			HC_CHECK_COUNT(ci, size, fn);                                           \
+			if ((uintptr_t)(buf) < 4096 && (size) > 0)                              \
+				return hc_arg_fail(ci, MPI_ERR_BUFFER, fn, "buffer is NULL");   \
+		}                                                                               \
+	} while (0)
+
 #endif

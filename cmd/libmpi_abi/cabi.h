@@ -80,6 +80,10 @@ HC_HIDDEN extern int hc_debug;
 #define HC_GUARD(fn) do { if (__builtin_expect(hc_forked, 0)) return hc_forked_error(fn); } while (0)
 
 HC_HIDDEN int hc_forked_error(const char *fn);
+/* Bsend buffers (buffer.c): attach to communicator ci, session si or the
+ * process (-1, -1); detach stores MPI_BUFFER_AUTOMATIC or the buffer. */
+HC_HIDDEN int hc_buf_attach(int ci, int si, void *buffer, int64_t size);
+HC_HIDDEN int hc_buf_detach(int ci, int si, void *buffer_addr, int64_t *size);
 HC_HIDDEN int hc_unsupported(const char *fn);
 /* hc_error sends code through the error handler of communicator index ci
  * (-1: MPI_COMM_WORLD's) and returns it, if the handler returns. */

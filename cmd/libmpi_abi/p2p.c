@@ -468,9 +468,8 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
 int PMPI_Buffer_attach(void *buffer, int size)
 {
 	HC_GUARD("MPI_Buffer_attach");
-	HC_CHECK_COUNT(-1, size, "MPI_Buffer_attach");
-	if ((uintptr_t)buffer < 4096 && size > 0) return hc_arg_fail(-1, MPI_ERR_BUFFER, "MPI_Buffer_attach", "buffer is NULL");
-	int rc = hympi_go_buffer_attach(buffer, size);
+	HC_CHECK_BSEND_BUF(-1, buffer, size, "MPI_Buffer_attach");
+	int rc = hc_buf_attach(-1, -1, buffer, size);
 	return rc ? hc_error(-1, rc, "MPI_Buffer_attach") : MPI_SUCCESS;
 }
 
@@ -480,7 +479,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 	HC_CHECK_PTR(-1, buffer_addr, "MPI_Buffer_detach");
 	HC_CHECK_PTR(-1, size, "MPI_Buffer_detach");
 	int64_t n;
-	int rc = hympi_go_buffer_detach((void **)buffer_addr, &n);
+	int rc = hc_buf_detach(-1, -1, buffer_addr, &n);
 	if (rc) return hc_error(-1, rc, "MPI_Buffer_detach");
 	*size = (int)n;
 	return MPI_SUCCESS;
@@ -544,10 +543,8 @@ int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sour
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
 	HC_GUARD("MPI_Buffer_attach_c");
-	HC_CHECK_COUNT(-1, size, "MPI_Buffer_attach_c");
-	if ((uintptr_t)buffer < 4096 && size > 0)
-		return hc_arg_fail(-1, MPI_ERR_BUFFER, "MPI_Buffer_attach_c", "buffer is NULL");
-	int rc = hympi_go_buffer_attach(buffer, size);
+	HC_CHECK_BSEND_BUF(-1, buffer, size, "MPI_Buffer_attach_c");
+	int rc = hc_buf_attach(-1, -1, buffer, size);
 	return rc ? hc_error(-1, rc, "MPI_Buffer_attach_c") : MPI_SUCCESS;
 }
 
@@ -557,7 +554,7 @@ int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 	HC_CHECK_PTR(-1, buffer_addr, "MPI_Buffer_detach_c");
 	HC_CHECK_PTR(-1, size, "MPI_Buffer_detach_c");
 	int64_t n;
-	int rc = hympi_go_buffer_detach((void **)buffer_addr, &n);
+	int rc = hc_buf_detach(-1, -1, buffer_addr, &n);
 	if (rc) return hc_error(-1, rc, "MPI_Buffer_detach_c");
 	*size = n;
 	return MPI_SUCCESS;

@@ -170,21 +170,3 @@ func hympi_go_iprobe(ci, src, tag C.int, flag *C.int, st *C.MPI_Status) C.int {
 	}
 	return errCode(err)
 }
-
-//export hympi_go_buffer_attach
-func hympi_go_buffer_attach(buf unsafe.Pointer, n C.int64_t) C.int {
-	return errCode(mpi.BufferAttach(bytesAt(buf, n)))
-}
-
-//export hympi_go_buffer_detach
-func hympi_go_buffer_detach(buf *unsafe.Pointer, n *C.int64_t) C.int {
-	b, err := mpi.BufferDetach()
-	if err != nil {
-		return errCode(err)
-	}
-	*buf, *n = nil, 0
-	if len(b) > 0 {
-		*buf, *n = unsafe.Pointer(unsafe.SliceData(b)), C.int64_t(len(b))
-	}
-	return 0
-}

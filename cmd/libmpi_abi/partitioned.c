@@ -18,6 +18,10 @@ static int hc_pinit_part(const void *buf, int partitions, MPI_Count count, MPI_D
 	HC_CHECK_PTR(ci, req, fn);
 	HC_CHECK_INFO(ci, info, fn);
 	if (recv) HC_CHECK_RECV_TAG(ci, tag, fn);
+	else if (tag < 0) return hc_arg_fail(ci, MPI_ERR_TAG, fn, "negative tag");
+	/* As MPI_Send_init: the peer now, not at the first MPI_Start. */
+	if (peer != MPI_PROC_NULL && (peer < 0 || peer >= hc_comms[ci].size) && !(recv && peer == MPI_ANY_SOURCE))
+		return hc_arg_fail(ci, MPI_ERR_RANK, fn, "rank out of range");
 	if (partitions < 1) return hc_error(ci, MPI_ERR_ARG, fn);
 	HC_CHECK_COUNT(ci, count, fn);
 	int64_t s = hc_type_size(dt);
@@ -26,9 +30,15 @@ static int hc_pinit_part(const void *buf, int partitions, MPI_Count count, MPI_D
 	HC_CHECK_BUF(ci, buf, total, dt, fn);
 	void *tmp = NULL;
 	if (!hc_type_contig(dt) && !(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
-	int rc = hympi_go_pinit(ci, partitions, tmp ? tmp : (void *)buf, n, peer, tag, recv, tmp,
-				(void *)buf, (intptr_t)dt, total, (intptr_t *)req);
-	if (rc) free(tmp);
+	/* The request keeps a non-contiguous type alive for its unpacking,
+	 * whatever the program frees meanwhile (released with the request). */
+	intptr_t held = tmp ? hc_type_hold(dt) : (intptr_t)dt;
+	int rc = hympi_go_pinit(ci, partitions, tmp ? tmp : (void *)buf, n, peer, tag, recv, tmp, (void *)buf, held,
+				total, (intptr_t *)req);
+	if (rc) {
+		free(tmp);
+		if (tmp) hc_type_release(held);
+	}
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cabi.h"
 #include "argcheck.h"
 #include "_cgo_export.h"
 
@@ -36,13 +35,6 @@ static struct {
 } *hc_seh;
 static int hc_nseh;
 
-/* hc_bad_ptr: NULL or a pointer into page zero, where nothing is mapped
- * (argcheck.h's rule; the session errors take another path). */
-static inline int hc_bad_ptr(const void *p)
-{
-	return (uintptr_t)p < 4096;
-}
-
 static const char *const hc_psets[] = {"mpi://WORLD", "mpi://SELF"};
 enum { HC_NPSETS = 2 };
 
@@ -65,18 +57,28 @@ static MPI_Session_errhandler_function *hc_seh_fn(MPI_Errhandler eh)
 	return fn;
 }
 
-/* hc_errh_ok: a handler a session may carry, predefined or made by
- * MPI_Session_create_errhandler. */
-static int hc_errh_ok(MPI_Errhandler eh)
+/* hc_session_raise_eh raises code through eh, a session error handler. */
+static int hc_session_raise_eh(MPI_Errhandler eh, int code, const char *fn)
 {
-	return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || eh == MPI_ERRORS_RETURN || hc_seh_fn(eh);
+	if (eh == MPI_ERRORS_RETURN) return code;
+	MPI_Session_errhandler_function *f = hc_seh_fn(eh);
+	if (f) {
+		MPI_Session s = MPI_SESSION_NULL;
+		int c = code;
+		f(&s, &c);
+		return code;
+	}
+	fprintf(stderr, "hympi: %s: error %d on a session\n", fn, code);
+	fflush(NULL);
+	PMPI_Abort(MPI_COMM_WORLD, code & 0xff ? code & 0xff : 1);
+	return code;
 }
 
 /* hc_session_error raises code on session si through its error handler.
- * An error tied to no valid session (si < 0: a bad handle, or
- * MPI_Session_init failing) has no session handler to go to; as for any
- * error outside an object, MPI_COMM_SELF's handler takes it, so a program
- * that set MPI_ERRORS_RETURN there gets the code back instead of an abort. */
+ * An error tied to no valid session (si < 0: a bad handle) has no session
+ * handler to go to; as for any error outside an object, MPI_COMM_SELF's
+ * handler takes it (MPI 4.1 §9.3), so a program that set
+ * MPI_ERRORS_RETURN there gets the code back instead of an abort. */
 static int hc_session_error(int si, int code, const char *fn)
 {
 	if (si < 0) return hc_error(1, code, fn);
@@ -89,27 +91,30 @@ static int hc_session_error(int si, int code, const char *fn)
 		f(&s, &c);
 		return code;
 	}
-	fprintf(stderr, "hympi: %s: error %d on a session\n", fn, code);
-	fflush(NULL);
-	PMPI_Abort(MPI_COMM_WORLD, code & 0xff ? code & 0xff : 1);
-	return code;
+	return hc_session_raise_eh(eh, code, fn);
 }
+
+/* A pointer the library writes through: NULL or in page zero is refused. */
+#define BADP(p) ((uintptr_t)(p) < 4096)
 
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
 	const char *fn = "MPI_Session_init";
 	HC_GUARD(fn);
-	if (hc_bad_ptr(session)) return hc_session_error(-1, MPI_ERR_ARG, fn);
-	if (!hc_errh_ok(errhandler)) return hc_session_error(-1, MPI_ERR_ARG, fn);
-	if (!hc_info_ok(info)) return hc_session_error(-1, MPI_ERR_INFO, fn);
+	int eh_ok = errhandler == MPI_ERRORS_ARE_FATAL || errhandler == MPI_ERRORS_ABORT ||
+		    errhandler == MPI_ERRORS_RETURN || hc_seh_fn(errhandler);
+	if (!eh_ok) return hc_session_error(-1, MPI_ERR_ARG, fn);
+	/* The errors of the call itself go to the handler it was given. */
+	if (BADP(session)) return hc_session_raise_eh(errhandler, MPI_ERR_ARG, fn);
 	MPI_Info copy = 0;
+	if (!hc_info_ok(info)) return hc_session_raise_eh(errhandler, MPI_ERR_INFO, fn);
 	if (info != MPI_INFO_NULL && PMPI_Info_dup(info, &copy) != MPI_SUCCESS)
-		return hc_session_error(-1, MPI_ERR_INFO, fn);
+		return hc_session_raise_eh(errhandler, MPI_ERR_INFO, fn);
 	int rank, size;
 	int rc = hympi_go_session_init(&rank, &size);
 	if (rc) {
 		if (copy) PMPI_Info_free(&copy);
-		return hc_session_error(-1, rc, fn);
+		return hc_session_raise_eh(errhandler, rc, fn);
 	}
 	/* Without MPI_Init the predefined communicators' C halves are not
 	 * there yet; the check and report helpers of programs still use
@@ -130,7 +135,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
 			pthread_mutex_unlock(&hc_session_lock);
 			hympi_go_session_finalize();
 			if (copy) PMPI_Info_free(&copy);
-			return hc_session_error(-1, MPI_ERR_NO_MEM, fn);
+			return hc_session_raise_eh(errhandler, MPI_ERR_NO_MEM, fn);
 		}
 		memset(p + hc_nsessions, 0, (n - hc_nsessions) * sizeof *p);
 		hc_sessions = p, hc_nsessions = n;
@@ -147,11 +152,12 @@ int PMPI_Session_finalize(MPI_Session *session)
 {
 	const char *fn = "MPI_Session_finalize";
 	HC_GUARD(fn);
-	if (hc_bad_ptr(session)) return hc_session_error(-1, MPI_ERR_ARG, fn);
+	if (BADP(session)) return hc_session_error(-1, MPI_ERR_ARG, fn);
 	int si = hc_session_index(*session);
 	if (si < 0) return hc_session_error(-1, MPI_ERR_SESSION, fn);
 	pthread_mutex_lock(&hc_session_lock);
 	MPI_Info info = hc_sessions[si].info;
+	hympi_go_bufx_session_end(si);
 	memset(&hc_sessions[si], 0, sizeof hc_sessions[si]);
 	pthread_mutex_unlock(&hc_session_lock);
 	if (info) PMPI_Info_free(&info);
@@ -181,7 +187,7 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_na
 {
 	SESSION(si, session, "MPI_Session_get_num_psets");
 	if (!hc_info_ok(info)) return hc_session_error(si, MPI_ERR_INFO, "MPI_Session_get_num_psets");
-	if (hc_bad_ptr(npset_names)) return hc_session_error(si, MPI_ERR_ARG, "MPI_Session_get_num_psets");
+	if (BADP(npset_names)) return hc_session_error(si, MPI_ERR_ARG, "MPI_Session_get_num_psets");
 	*npset_names = HC_NPSETS;
 	return MPI_SUCCESS;
 }
@@ -193,14 +199,13 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
 	const char *fn = "MPI_Session_get_nth_pset";
 	SESSION(si, session, fn);
 	if (!hc_info_ok(info)) return hc_session_error(si, MPI_ERR_INFO, fn);
-	if (n < 0 || n >= HC_NPSETS || hc_bad_ptr(pset_len) || *pset_len < 0)
-		return hc_session_error(si, MPI_ERR_ARG, fn);
+	if (n < 0 || n >= HC_NPSETS || BADP(pset_len) || *pset_len < 0) return hc_session_error(si, MPI_ERR_ARG, fn);
 	int len = (int)strlen(hc_psets[n]);
 	if (*pset_len == 0) {
 		*pset_len = len + 1;
 		return MPI_SUCCESS;
 	}
-	if (hc_bad_ptr(pset_name)) return hc_session_error(si, MPI_ERR_ARG, fn);
+	if (BADP(pset_name)) return hc_session_error(si, MPI_ERR_ARG, fn);
 	int k = len < *pset_len - 1 ? len : *pset_len - 1;
 	memcpy(pset_name, hc_psets[n], k);
 	pset_name[k] = 0;
@@ -211,7 +216,7 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
  * for MPICH say mpi://world. */
 static int hc_pset_of(const char *name)
 {
-	for (int i = 0; !hc_bad_ptr(name) && i < HC_NPSETS; i++)
+	for (int i = 0; name && i < HC_NPSETS; i++)
 		if (strcasecmp(name, hc_psets[i]) == 0) return i;
 	return -1;
 }
@@ -220,8 +225,9 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
 {
 	const char *fn = "MPI_Session_get_pset_info";
 	SESSION(si, session, fn);
+	if (BADP(pset_name) || BADP(info)) return hc_session_error(si, MPI_ERR_ARG, fn);
 	int p = hc_pset_of(pset_name);
-	if (p < 0 || hc_bad_ptr(info)) return hc_session_error(si, MPI_ERR_ARG, fn);
+	if (p < 0) return hc_session_error(si, MPI_ERR_ARG, fn);
 	char v[16];
 	snprintf(v, sizeof v, "%d", p == 0 ? hc_comms[0].size : 1);
 	int rc = PMPI_Info_create(info);
@@ -233,7 +239,7 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
 	const char *fn = "MPI_Session_get_info";
 	SESSION(si, session, fn);
-	if (hc_bad_ptr(info_used)) return hc_session_error(si, MPI_ERR_ARG, fn);
+	if (BADP(info_used)) return hc_session_error(si, MPI_ERR_ARG, fn);
 	int rc = hc_sessions[si].info ? PMPI_Info_dup(hc_sessions[si].info, info_used) : PMPI_Info_create(info_used);
 	/* hympi provides every thread level. */
 	if (!rc) rc = PMPI_Info_set(*info_used, "thread_level", "MPI_THREAD_MULTIPLE");
@@ -245,8 +251,9 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
 	const char *fn = "MPI_Group_from_session_pset";
 	HC_GUARD(fn);
 	SESSION(si, session, fn);
+	if (BADP(pset_name) || BADP(newgroup)) return hc_session_error(si, MPI_ERR_ARG, fn);
 	int p = hc_pset_of(pset_name);
-	if (p < 0 || hc_bad_ptr(newgroup)) return hc_session_error(si, MPI_ERR_ARG, fn);
+	if (p < 0) return hc_session_error(si, MPI_ERR_ARG, fn);
 	int rc = hympi_go_comm_group(p, (intptr_t *)newgroup);
 	return rc ? hc_session_error(si, rc, fn) : MPI_SUCCESS;
 }
@@ -256,8 +263,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
 {
 	const char *fn = "MPI_Session_create_errhandler";
-	HC_CHECK_PTR(1, session_errhandler_fn, fn);
-	HC_CHECK_PTR(1, errhandler, fn);
+	if (BADP(session_errhandler_fn) || BADP(errhandler)) return hc_error(-1, MPI_ERR_ARG, fn);
 	int rc = PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)(void *)session_errhandler_fn, errhandler);
 	if (rc) return rc;
 	pthread_mutex_lock(&hc_session_lock);
@@ -276,7 +282,9 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
 	const char *fn = "MPI_Session_set_errhandler";
 	SESSION(si, session, fn);
-	if (!hc_errh_ok(errhandler)) return hc_session_error(si, MPI_ERR_ARG, fn);
+	if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_ABORT && errhandler != MPI_ERRORS_RETURN &&
+	    !hc_seh_fn(errhandler))
+		return hc_session_error(si, MPI_ERR_ARG, fn);
 	hc_sessions[si].eh = errhandler;
 	return MPI_SUCCESS;
 }
@@ -284,7 +292,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
 	SESSION(si, session, "MPI_Session_get_errhandler");
-	if (hc_bad_ptr(errhandler)) return hc_session_error(si, MPI_ERR_ARG, "MPI_Session_get_errhandler");
+	if (BADP(errhandler)) return hc_session_error(si, MPI_ERR_ARG, "MPI_Session_get_errhandler");
 	*errhandler = hc_sessions[si].eh;
 	return MPI_SUCCESS;
 }
@@ -295,6 +303,10 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 	hc_session_error(si, errorcode, "MPI_Session_call_errhandler");
 	return MPI_SUCCESS;
 }
+
+/* For buffer.c's session forms. */
+HC_HIDDEN int hc_session_idx(MPI_Session s) { return hc_session_index(s); }
+HC_HIDDEN int hc_session_raise(int si, int code, const char *fn) { return hc_session_error(si, code, fn); }
 
 #define HC_ALIASES_session
 #include "aliases_gen.h"

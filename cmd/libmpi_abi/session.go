@@ -53,8 +53,8 @@ func releaseEngine(world bool) error {
 	worldDone = worldDone || world
 	if engineUsers > 0 {
 		if world {
-			// Sessions the program never ends must not make an
-			// MPI_Finalize it did call look missing at exit.
+			// Sessions left open past MPI_Finalize still end
+			// with the process.
 			C.hc_session_exit_hook()
 		}
 		return nil
@@ -67,7 +67,7 @@ func releaseEngine(world bool) error {
 }
 
 // hympi_go_session_exit finalizes, at process exit, an engine that only
-// sessions used, or one that MPI_Finalize left to sessions still open.
+// sessions used or that sessions still held after MPI_Finalize.
 //
 //export hympi_go_session_exit
 func hympi_go_session_exit() {
@@ -80,15 +80,6 @@ func hympi_go_session_exit() {
 
 //export hympi_go_session_init
 func hympi_go_session_init(rank, size *C.int) C.int {
-	engineMu.Lock()
-	ended := engineStarted && mpi.Finalized()
-	engineMu.Unlock()
-	if ended {
-		// The engine joins its job once per process: once finalized it
-		// cannot serve a new session.
-		setErrmsg("the MPI engine of this process has been finalized; a session cannot start again")
-		return C.MPI_ERR_OTHER
-	}
 	if err := acquireEngine(); err != nil {
 		return errCode(err)
 	}

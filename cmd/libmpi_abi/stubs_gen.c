@@ -4,8 +4,6 @@
 
 /* Functions hympi does not implement: they link, and fail through the
  * error handler of MPI_COMM_WORLD with MPI_ERR_UNSUPPORTED_OPERATION. */
-int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false) { return hc_unsupported("MPI_Abi_set_fortran_booleans"); }
-int PMPI_Abi_set_fortran_info(MPI_Info info) { return hc_unsupported("MPI_Abi_set_fortran_info"); }
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return hc_unsupported("MPI_Allgather_c"); }
 int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Allgather_init"); }
 int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Allgather_init_c"); }
@@ -29,32 +27,21 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) { retu
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) { return hc_unsupported("MPI_Bcast_c"); }
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Bcast_init"); }
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Bcast_init_c"); }
-int PMPI_Buffer_flush(void) { return hc_unsupported("MPI_Buffer_flush"); }
-int PMPI_Buffer_iflush(MPI_Request *request) { return hc_unsupported("MPI_Buffer_iflush"); }
 int PMPI_Close_port(const char *port_name) { return hc_unsupported("MPI_Close_port"); }
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return hc_unsupported("MPI_Comm_accept"); }
-int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size) { return hc_unsupported("MPI_Comm_attach_buffer"); }
-int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) { return hc_unsupported("MPI_Comm_attach_buffer_c"); }
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return hc_unsupported("MPI_Comm_connect"); }
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) { return hc_unsupported("MPI_Comm_detach_buffer"); }
-int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) { return hc_unsupported("MPI_Comm_detach_buffer_c"); }
-int PMPI_Comm_flush_buffer(MPI_Comm comm) { return hc_unsupported("MPI_Comm_flush_buffer"); }
 int PMPI_Comm_get_parent(MPI_Comm *parent) { return hc_unsupported("MPI_Comm_get_parent"); }
-int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) { return hc_unsupported("MPI_Comm_iflush_buffer"); }
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return hc_unsupported("MPI_Comm_join"); }
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn"); }
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn_multiple"); }
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return hc_unsupported("MPI_Exscan_c"); }
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Exscan_init"); }
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Exscan_init_c"); }
-int PMPI_File_call_errhandler(MPI_File fh, int errorcode) { return hc_unsupported("MPI_File_call_errhandler"); }
 int PMPI_File_close(MPI_File *fh) { return hc_unsupported("MPI_File_close"); }
-int PMPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_File_create_errhandler"); }
 int PMPI_File_delete(const char *filename, MPI_Info info) { return hc_unsupported("MPI_File_delete"); }
 int PMPI_File_get_amode(MPI_File fh, int *amode) { return hc_unsupported("MPI_File_get_amode"); }
 int PMPI_File_get_atomicity(MPI_File fh, int *flag) { return hc_unsupported("MPI_File_get_atomicity"); }
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp) { return hc_unsupported("MPI_File_get_byte_offset"); }
-int PMPI_File_get_errhandler( MPI_File file, MPI_Errhandler *errhandler) { return hc_unsupported("MPI_File_get_errhandler"); }
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group) { return hc_unsupported("MPI_File_get_group"); }
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used) { return hc_unsupported("MPI_File_get_info"); }
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset) { return hc_unsupported("MPI_File_get_position"); }
@@ -109,7 +96,6 @@ int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatyp
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) { return hc_unsupported("MPI_File_seek"); }
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) { return hc_unsupported("MPI_File_seek_shared"); }
 int PMPI_File_set_atomicity(MPI_File fh, int flag) { return hc_unsupported("MPI_File_set_atomicity"); }
-int PMPI_File_set_errhandler( MPI_File file, MPI_Errhandler errhandler) { return hc_unsupported("MPI_File_set_errhandler"); }
 int PMPI_File_set_info(MPI_File fh, MPI_Info info) { return hc_unsupported("MPI_File_set_info"); }
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size) { return hc_unsupported("MPI_File_set_size"); }
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info) { return hc_unsupported("MPI_File_set_view"); }
@@ -224,69 +210,10 @@ int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return hc_unsupported("MPI_Scatterv_c"); }
 int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Scatterv_init"); }
 int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) { return hc_unsupported("MPI_Scatterv_init_c"); }
-int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) { return hc_unsupported("MPI_Session_attach_buffer"); }
-int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) { return hc_unsupported("MPI_Session_attach_buffer_c"); }
-int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size) { return hc_unsupported("MPI_Session_detach_buffer"); }
-int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size) { return hc_unsupported("MPI_Session_detach_buffer_c"); }
-int PMPI_Session_flush_buffer(MPI_Session session) { return hc_unsupported("MPI_Session_flush_buffer"); }
-int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) { return hc_unsupported("MPI_Session_iflush_buffer"); }
-int PMPI_T_category_changed(int *stamp) { return hc_unsupported("MPI_T_category_changed"); }
-int PMPI_T_category_get_categories(int cat_index, int len, int indices[]) { return hc_unsupported("MPI_T_category_get_categories"); }
-int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]) { return hc_unsupported("MPI_T_category_get_cvars"); }
-int PMPI_T_category_get_events(int cat_index, int len, int indices[]) { return hc_unsupported("MPI_T_category_get_events"); }
-int PMPI_T_category_get_index(const char *name, int *category_index) { return hc_unsupported("MPI_T_category_get_index"); }
-int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories) { return hc_unsupported("MPI_T_category_get_info"); }
-int PMPI_T_category_get_num(int *num_cat) { return hc_unsupported("MPI_T_category_get_num"); }
-int PMPI_T_category_get_num_events(int cat_index, int *num_events) { return hc_unsupported("MPI_T_category_get_num_events"); }
-int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]) { return hc_unsupported("MPI_T_category_get_pvars"); }
-int PMPI_T_cvar_get_index(const char *name, int *cvar_index) { return hc_unsupported("MPI_T_cvar_get_index"); }
-int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope) { return hc_unsupported("MPI_T_cvar_get_info"); }
-int PMPI_T_cvar_get_num(int *num_cvar) { return hc_unsupported("MPI_T_cvar_get_num"); }
-int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count) { return hc_unsupported("MPI_T_cvar_handle_alloc"); }
-int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle) { return hc_unsupported("MPI_T_cvar_handle_free"); }
-int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf) { return hc_unsupported("MPI_T_cvar_read"); }
-int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf) { return hc_unsupported("MPI_T_cvar_write"); }
-int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len) { return hc_unsupported("MPI_T_enum_get_info"); }
-int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len) { return hc_unsupported("MPI_T_enum_get_item"); }
-int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used) { return hc_unsupported("MPI_T_event_callback_get_info"); }
-int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info) { return hc_unsupported("MPI_T_event_callback_set_info"); }
-int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer) { return hc_unsupported("MPI_T_event_copy"); }
-int PMPI_T_event_get_index(const char *name, int *event_index) { return hc_unsupported("MPI_T_event_get_index"); }
-int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind) { return hc_unsupported("MPI_T_event_get_info"); }
-int PMPI_T_event_get_num(int *num_events) { return hc_unsupported("MPI_T_event_get_num"); }
-int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index) { return hc_unsupported("MPI_T_event_get_source"); }
-int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp) { return hc_unsupported("MPI_T_event_get_timestamp"); }
-int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration) { return hc_unsupported("MPI_T_event_handle_alloc"); }
-int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function) { return hc_unsupported("MPI_T_event_handle_free"); }
-int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used) { return hc_unsupported("MPI_T_event_handle_get_info"); }
-int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info) { return hc_unsupported("MPI_T_event_handle_set_info"); }
-int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer) { return hc_unsupported("MPI_T_event_read"); }
-int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function) { return hc_unsupported("MPI_T_event_register_callback"); }
-int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function) { return hc_unsupported("MPI_T_event_set_dropped_handler"); }
-int PMPI_T_finalize(void) { return hc_unsupported("MPI_T_finalize"); }
-int PMPI_T_init_thread(int required, int *provided) { return hc_unsupported("MPI_T_init_thread"); }
-int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index) { return hc_unsupported("MPI_T_pvar_get_index"); }
-int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic) { return hc_unsupported("MPI_T_pvar_get_info"); }
-int PMPI_T_pvar_get_num(int *num_pvar) { return hc_unsupported("MPI_T_pvar_get_num"); }
-int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count) { return hc_unsupported("MPI_T_pvar_handle_alloc"); }
-int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle) { return hc_unsupported("MPI_T_pvar_handle_free"); }
-int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf) { return hc_unsupported("MPI_T_pvar_read"); }
-int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf) { return hc_unsupported("MPI_T_pvar_readreset"); }
-int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) { return hc_unsupported("MPI_T_pvar_reset"); }
-int PMPI_T_pvar_session_create(MPI_T_pvar_session *session) { return hc_unsupported("MPI_T_pvar_session_create"); }
-int PMPI_T_pvar_session_free(MPI_T_pvar_session *session) { return hc_unsupported("MPI_T_pvar_session_free"); }
-int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) { return hc_unsupported("MPI_T_pvar_start"); }
-int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) { return hc_unsupported("MPI_T_pvar_stop"); }
-int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf) { return hc_unsupported("MPI_T_pvar_write"); }
-int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info) { return hc_unsupported("MPI_T_source_get_info"); }
-int PMPI_T_source_get_num(int *num_sources) { return hc_unsupported("MPI_T_source_get_num"); }
-int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp) { return hc_unsupported("MPI_T_source_get_timestamp"); }
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) { return hc_unsupported("MPI_Unpublish_name"); }
 
 /* The profiling interface: MPI_X is a weak alias of PMPI_X (aliases must
  * sit beside their target: see aliases_gen.h for the hand-written ones). */
-#pragma weak MPI_Abi_set_fortran_booleans = PMPI_Abi_set_fortran_booleans
-#pragma weak MPI_Abi_set_fortran_info = PMPI_Abi_set_fortran_info
 #pragma weak MPI_Allgather_c = PMPI_Allgather_c
 #pragma weak MPI_Allgather_init = PMPI_Allgather_init
 #pragma weak MPI_Allgather_init_c = PMPI_Allgather_init_c
@@ -310,32 +237,21 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
 #pragma weak MPI_Bcast_c = PMPI_Bcast_c
 #pragma weak MPI_Bcast_init = PMPI_Bcast_init
 #pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c
-#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
-#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
 #pragma weak MPI_Close_port = PMPI_Close_port
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept
-#pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
-#pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
 #pragma weak MPI_Comm_connect = PMPI_Comm_connect
-#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
-#pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
-#pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
-#pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
 #pragma weak MPI_Comm_join = PMPI_Comm_join
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
 #pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple
 #pragma weak MPI_Exscan_c = PMPI_Exscan_c
 #pragma weak MPI_Exscan_init = PMPI_Exscan_init
 #pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
-#pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
 #pragma weak MPI_File_close = PMPI_File_close
-#pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
 #pragma weak MPI_File_delete = PMPI_File_delete
 #pragma weak MPI_File_get_amode = PMPI_File_get_amode
 #pragma weak MPI_File_get_atomicity = PMPI_File_get_atomicity
 #pragma weak MPI_File_get_byte_offset = PMPI_File_get_byte_offset
-#pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
 #pragma weak MPI_File_get_group = PMPI_File_get_group
 #pragma weak MPI_File_get_info = PMPI_File_get_info
 #pragma weak MPI_File_get_position = PMPI_File_get_position
@@ -390,7 +306,6 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
 #pragma weak MPI_File_seek = PMPI_File_seek
 #pragma weak MPI_File_seek_shared = PMPI_File_seek_shared
 #pragma weak MPI_File_set_atomicity = PMPI_File_set_atomicity
-#pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
 #pragma weak MPI_File_set_info = PMPI_File_set_info
 #pragma weak MPI_File_set_size = PMPI_File_set_size
 #pragma weak MPI_File_set_view = PMPI_File_set_view
@@ -505,61 +420,4 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
 #pragma weak MPI_Scatterv_c = PMPI_Scatterv_c
 #pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
 #pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
-#pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
-#pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
-#pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
-#pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
-#pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
-#pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
-#pragma weak MPI_T_category_changed = PMPI_T_category_changed
-#pragma weak MPI_T_category_get_categories = PMPI_T_category_get_categories
-#pragma weak MPI_T_category_get_cvars = PMPI_T_category_get_cvars
-#pragma weak MPI_T_category_get_events = PMPI_T_category_get_events
-#pragma weak MPI_T_category_get_index = PMPI_T_category_get_index
-#pragma weak MPI_T_category_get_info = PMPI_T_category_get_info
-#pragma weak MPI_T_category_get_num = PMPI_T_category_get_num
-#pragma weak MPI_T_category_get_num_events = PMPI_T_category_get_num_events
-#pragma weak MPI_T_category_get_pvars = PMPI_T_category_get_pvars
-#pragma weak MPI_T_cvar_get_index = PMPI_T_cvar_get_index
-#pragma weak MPI_T_cvar_get_info = PMPI_T_cvar_get_info
-#pragma weak MPI_T_cvar_get_num = PMPI_T_cvar_get_num
-#pragma weak MPI_T_cvar_handle_alloc = PMPI_T_cvar_handle_alloc
-#pragma weak MPI_T_cvar_handle_free = PMPI_T_cvar_handle_free
-#pragma weak MPI_T_cvar_read = PMPI_T_cvar_read
-#pragma weak MPI_T_cvar_write = PMPI_T_cvar_write
-#pragma weak MPI_T_enum_get_info = PMPI_T_enum_get_info
-#pragma weak MPI_T_enum_get_item = PMPI_T_enum_get_item
-#pragma weak MPI_T_event_callback_get_info = PMPI_T_event_callback_get_info
-#pragma weak MPI_T_event_callback_set_info = PMPI_T_event_callback_set_info
-#pragma weak MPI_T_event_copy = PMPI_T_event_copy
-#pragma weak MPI_T_event_get_index = PMPI_T_event_get_index
-#pragma weak MPI_T_event_get_info = PMPI_T_event_get_info
-#pragma weak MPI_T_event_get_num = PMPI_T_event_get_num
-#pragma weak MPI_T_event_get_source = PMPI_T_event_get_source
-#pragma weak MPI_T_event_get_timestamp = PMPI_T_event_get_timestamp
-#pragma weak MPI_T_event_handle_alloc = PMPI_T_event_handle_alloc
-#pragma weak MPI_T_event_handle_free = PMPI_T_event_handle_free
-#pragma weak MPI_T_event_handle_get_info = PMPI_T_event_handle_get_info
-#pragma weak MPI_T_event_handle_set_info = PMPI_T_event_handle_set_info
-#pragma weak MPI_T_event_read = PMPI_T_event_read
-#pragma weak MPI_T_event_register_callback = PMPI_T_event_register_callback
-#pragma weak MPI_T_event_set_dropped_handler = PMPI_T_event_set_dropped_handler
-#pragma weak MPI_T_finalize = PMPI_T_finalize
-#pragma weak MPI_T_init_thread = PMPI_T_init_thread
-#pragma weak MPI_T_pvar_get_index = PMPI_T_pvar_get_index
-#pragma weak MPI_T_pvar_get_info = PMPI_T_pvar_get_info
-#pragma weak MPI_T_pvar_get_num = PMPI_T_pvar_get_num
-#pragma weak MPI_T_pvar_handle_alloc = PMPI_T_pvar_handle_alloc
-#pragma weak MPI_T_pvar_handle_free = PMPI_T_pvar_handle_free
-#pragma weak MPI_T_pvar_read = PMPI_T_pvar_read
-#pragma weak MPI_T_pvar_readreset = PMPI_T_pvar_readreset
-#pragma weak MPI_T_pvar_reset = PMPI_T_pvar_reset
-#pragma weak MPI_T_pvar_session_create = PMPI_T_pvar_session_create
-#pragma weak MPI_T_pvar_session_free = PMPI_T_pvar_session_free
-#pragma weak MPI_T_pvar_start = PMPI_T_pvar_start
-#pragma weak MPI_T_pvar_stop = PMPI_T_pvar_stop
-#pragma weak MPI_T_pvar_write = PMPI_T_pvar_write
-#pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
-#pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
-#pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
 #pragma weak MPI_Unpublish_name = PMPI_Unpublish_name

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cabi.h"
+#include "argcheck.h"
 #include "_cgo_export.h"
 
 #define HK_WIN 8
@@ -113,6 +114,30 @@ static int hc_win_error(int wi, int code, const char *fn)
 
 #define RET(wi, rc, fn) return (rc) ? hc_win_error(wi, rc, fn) : MPI_SUCCESS
 
+/* argcheck.h's checks, reported through the window's handler: an error on
+ * a valid window belongs to it, not to MPI_COMM_WORLD. */
+__attribute__((cold, noinline)) static int hc_win_arg_fail(int wi, int code, const char *fn, const char *msg)
+{
+	hc_set_errmsg(msg, (int)strlen(msg));
+	return hc_win_error(wi, code, fn);
+}
+
+#define WIN_CHECK_PTR(wi, p, fn)                                                                \
+	do {                                                                                    \
+		if (__builtin_expect((uintptr_t)(p) < 4096, 0))                                 \
+			return hc_win_arg_fail(wi, MPI_ERR_ARG, fn, "argument " #p " is NULL or in page zero"); \
+	} while (0)
+
+/* The origin, compare and result buffers of an operation: the address of
+ * its first byte may not be in page zero when there are bytes to move. */
+static int hc_rma_buf_bad(const void *buf, int64_t count, MPI_Datatype dt)
+{
+	if ((uintptr_t)buf >= 4096) return 0;
+	if (!hc_buf_bad(buf, count, dt)) return 0;
+	HC_MSG("an RMA buffer is NULL or MPI_IN_PLACE with count > 0");
+	return 1;
+}
+
 /* ---- creation and freeing ------------------------------------------- */
 
 static int hc_info_true(MPI_Info info, const char *key)
@@ -130,7 +155,13 @@ static int hc_win_new(const char *fn, int flavor, void *base, MPI_Aint size, MPI
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
-	if (!win) return hc_error(ci, MPI_ERR_ARG, fn);
+	/* Local argument errors return before the collective, as in MPICH:
+	 * they are this rank's program's, and nothing has started. */
+	HC_CHECK_PTR(ci, win, fn);
+	HC_CHECK_INFO(ci, info, fn);
+	if (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) HC_CHECK_PTR(ci, baseptr, fn);
+	if (flavor == MPI_WIN_FLAVOR_CREATE && size > 0 && (uintptr_t)base < 4096)
+		return hc_arg_fail(ci, MPI_ERR_ARG, fn, "window base is NULL or in page zero with size > 0");
 	/* size and disp_unit are checked in the engine, collectively: a rank
 	 * that returned here would leave the others waiting. */
 	if (disp_unit > 0x7fffffff) disp_unit = -1;
@@ -174,7 +205,7 @@ static int hc_win_new(const char *fn, int flavor, void *base, MPI_Aint size, MPI
 	w->flavor = flavor;
 	w->model = hympi_go_win_separate(wi) ? MPI_WIN_SEPARATE : MPI_WIN_UNIFIED;
 	pthread_mutex_unlock(&hc_win_lock);
-	if (baseptr) *(void **)baseptr = mine;
+	if (baseptr) *(void **)baseptr = mine; /* NULL for create and dynamic */
 	*win = hc_win_handle(wi);
 	return MPI_SUCCESS;
 }
@@ -214,7 +245,8 @@ static int hc_win_delete_attrs(int wi);
 
 int PMPI_Win_free(MPI_Win *win)
 {
-	if (!win) return hc_error(-1, MPI_ERR_ARG, "MPI_Win_free");
+	HC_GUARD("MPI_Win_free");
+	HC_CHECK_PTR(-1, win, "MPI_Win_free");
 	WIN(wi, *win, "MPI_Win_free");
 	int rc = hc_win_delete_attrs(wi);
 	if (rc) return hc_win_error(wi, rc, "MPI_Win_free");
@@ -237,6 +269,8 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
 	WIN(wi, win, "MPI_Win_attach");
 	if (size < 0) return hc_win_error(wi, MPI_ERR_SIZE, "MPI_Win_attach");
+	if (size > 0 && (uintptr_t)base < 4096)
+		return hc_win_arg_fail(wi, MPI_ERR_ARG, "MPI_Win_attach", "memory to attach is NULL or in page zero");
 	RET(wi, hympi_go_win_attach(wi, base, size, 0), "MPI_Win_attach");
 }
 
@@ -246,9 +280,13 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 	RET(wi, hympi_go_win_attach(wi, (void *)base, 0, 1), "MPI_Win_detach");
 }
 
-static int hc_shared_query(const char *fn, MPI_Win win, int rank, MPI_Aint *size, int64_t *du, void *baseptr)
+static int hc_shared_query(const char *fn, MPI_Win win, int rank, MPI_Aint *size, const void *disp_unit, int64_t *du,
+			   void *baseptr)
 {
 	WIN(wi, win, fn);
+	WIN_CHECK_PTR(wi, size, fn);
+	WIN_CHECK_PTR(wi, disp_unit, fn);
+	WIN_CHECK_PTR(wi, baseptr, fn);
 	int64_t s = 0;
 	void *b = NULL;
 	int rc = hympi_go_win_shared_query(wi, rank, &s, du, &b);
@@ -261,7 +299,7 @@ static int hc_shared_query(const char *fn, MPI_Win win, int rank, MPI_Aint *size
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
 	int64_t du = 1;
-	int rc = hc_shared_query("MPI_Win_shared_query", win, rank, size, &du, baseptr);
+	int rc = hc_shared_query("MPI_Win_shared_query", win, rank, size, disp_unit, &du, baseptr);
 	if (!rc) *disp_unit = (int)du;
 	return rc;
 }
@@ -269,7 +307,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
 {
 	int64_t du = 1;
-	int rc = hc_shared_query("MPI_Win_shared_query_c", win, rank, size, &du, baseptr);
+	int rc = hc_shared_query("MPI_Win_shared_query_c", win, rank, size, disp_unit, &du, baseptr);
 	if (!rc) *disp_unit = du;
 	return rc;
 }
@@ -303,6 +341,7 @@ static int hc_rma_xfer(int wi, void *o, int64_t oc, MPI_Datatype odt, int t, MPI
 	/* Fast path: allocated window, contiguous predefined types, an open
 	 * epoch, in bounds: one memcpy. Anything else, errors included, goes
 	 * through the engine. */
+	if (hc_rma_buf_bad(o, oc, odt)) return MPI_ERR_BUFFER;
 	hc_win *w = &hc_wins[wi];
 	intptr_t ov = (intptr_t)odt;
 	if (w->tbase && odt == tdt && ov > 0x200 && ov < 0x300 && t >= 0 && t < w->n && (w->access[t] & 1) &&
@@ -407,8 +446,22 @@ static int hc_fast_add_ok(MPI_Datatype dt)
 
 /* hc_rma_acc is Accumulate (r == NULL) and Get_accumulate. */
 static int hc_rma_acc(int wi, const void *o, int64_t oc, MPI_Datatype odt, void *r, int64_t rcount,
+		      MPI_Datatype rdt, int t, MPI_Aint disp, int64_t tc, MPI_Datatype tdt, MPI_Op op);
+
+/* hc_rma_getacc is Get_accumulate: a NULL result buffer with nothing to
+ * hold must not turn it into an Accumulate. */
+static char hc_rma_none[1];
+static int hc_rma_getacc(int wi, const void *o, int64_t oc, MPI_Datatype odt, void *r, int64_t rcount,
+			 MPI_Datatype rdt, int t, MPI_Aint disp, int64_t tc, MPI_Datatype tdt, MPI_Op op)
+{
+	if (hc_rma_buf_bad(r, rcount, rdt)) return MPI_ERR_BUFFER;
+	return hc_rma_acc(wi, o, oc, odt, r ? r : hc_rma_none, rcount, rdt, t, disp, tc, tdt, op);
+}
+
+static int hc_rma_acc(int wi, const void *o, int64_t oc, MPI_Datatype odt, void *r, int64_t rcount,
 		      MPI_Datatype rdt, int t, MPI_Aint disp, int64_t tc, MPI_Datatype tdt, MPI_Op op)
 {
+	if (op != MPI_NO_OP && hc_rma_buf_bad(o, oc, odt)) return MPI_ERR_BUFFER;
 	/* Fast path: allocated window, one predefined type throughout, SUM,
 	 * REPLACE or NO_OP, an open epoch, in bounds, the mutex free. */
 	hc_win *w = &hc_wins[wi];
@@ -522,6 +575,7 @@ int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
 int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_cout, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
 	WIN(wi, win, "MPI_Rput");
+	WIN_CHECK_PTR(wi, request, "MPI_Rput");
 	int rc = hc_rma_xfer(wi, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout,
 			     target_datatype, 0);
 	if (!rc) rc = hympi_go_win_req(wi, (intptr_t *)request);
@@ -530,6 +584,7 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
 int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
 	WIN(wi, win, "MPI_Rput_c");
+	WIN_CHECK_PTR(wi, request, "MPI_Rput_c");
 	int rc = hc_rma_xfer(wi, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
 			     target_datatype, 0);
 	if (!rc) rc = hympi_go_win_req(wi, (intptr_t *)request);
@@ -538,6 +593,7 @@ int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype or
 int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
 	WIN(wi, win, "MPI_Rget");
+	WIN_CHECK_PTR(wi, request, "MPI_Rget");
 	int rc = hc_rma_xfer(wi, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
 			     target_datatype, 1);
 	if (!rc) rc = hympi_go_win_req(wi, (intptr_t *)request);
@@ -546,6 +602,7 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
 int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
 	WIN(wi, win, "MPI_Rget_c");
+	WIN_CHECK_PTR(wi, request, "MPI_Rget_c");
 	int rc = hc_rma_xfer(wi, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
 			     target_datatype, 1);
 	if (!rc) rc = hympi_go_win_req(wi, (intptr_t *)request);
@@ -570,6 +627,7 @@ int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
 int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
 	WIN(wi, win, "MPI_Raccumulate");
+	WIN_CHECK_PTR(wi, request, "MPI_Raccumulate");
 	int rc = hc_rma_acc(wi, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
 			    target_disp, target_count, target_datatype, op);
 	if (!rc) rc = hympi_go_win_req(wi, (intptr_t *)request);
@@ -578,6 +636,7 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype ori
 int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
 	WIN(wi, win, "MPI_Raccumulate_c");
+	WIN_CHECK_PTR(wi, request, "MPI_Raccumulate_c");
 	int rc = hc_rma_acc(wi, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
 			    target_disp, target_count, target_datatype, op);
 	if (!rc) rc = hympi_go_win_req(wi, (intptr_t *)request);
@@ -587,21 +646,22 @@ int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Data
 int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
 	WIN(wi, win, "MPI_Get_accumulate");
-	int rc = hc_rma_acc(wi, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+	int rc = hc_rma_getacc(wi, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
 			    target_rank, target_disp, target_count, target_datatype, op);
 	RET(wi, rc, "MPI_Get_accumulate");
 }
 int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
 	WIN(wi, win, "MPI_Get_accumulate_c");
-	int rc = hc_rma_acc(wi, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+	int rc = hc_rma_getacc(wi, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
 			    target_rank, target_disp, target_count, target_datatype, op);
 	RET(wi, rc, "MPI_Get_accumulate_c");
 }
 int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
 	WIN(wi, win, "MPI_Rget_accumulate");
-	int rc = hc_rma_acc(wi, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+	WIN_CHECK_PTR(wi, request, "MPI_Rget_accumulate");
+	int rc = hc_rma_getacc(wi, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
 			    target_rank, target_disp, target_count, target_datatype, op);
 	if (!rc) rc = hympi_go_win_req(wi, (intptr_t *)request);
 	RET(wi, rc, "MPI_Rget_accumulate");
@@ -609,7 +669,8 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
 int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
 	WIN(wi, win, "MPI_Rget_accumulate_c");
-	int rc = hc_rma_acc(wi, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+	WIN_CHECK_PTR(wi, request, "MPI_Rget_accumulate_c");
+	int rc = hc_rma_getacc(wi, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
 			    target_rank, target_disp, target_count, target_datatype, op);
 	if (!rc) rc = hympi_go_win_req(wi, (intptr_t *)request);
 	RET(wi, rc, "MPI_Rget_accumulate_c");
@@ -621,6 +682,8 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 	WIN(wi, win, "MPI_Fetch_and_op");
 	int64_t esz = hc_type_size(datatype);
 	if (esz <= 0 || (intptr_t)datatype >= 0x1000) return hc_win_error(wi, MPI_ERR_TYPE, "MPI_Fetch_and_op");
+	if (hc_rma_buf_bad(result_addr, 1, datatype) || (op != MPI_NO_OP && hc_rma_buf_bad(origin_addr, 1, datatype)))
+		return hc_win_error(wi, MPI_ERR_BUFFER, "MPI_Fetch_and_op");
 	hc_win *w = &hc_wins[wi];
 	char *p = hc_fast_elem(w, target_rank, target_disp, esz);
 	if (p && (op == MPI_SUM || op == MPI_REPLACE || op == MPI_NO_OP) && hc_fast_lock(w, target_rank)) {
@@ -642,6 +705,9 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
 	WIN(wi, win, "MPI_Compare_and_swap");
 	int64_t s = hc_type_size(datatype);
 	if (s <= 0 || (intptr_t)datatype >= 0x1000) return hc_win_error(wi, MPI_ERR_TYPE, "MPI_Compare_and_swap");
+	if (hc_rma_buf_bad(origin_addr, 1, datatype) || hc_rma_buf_bad(compare_addr, 1, datatype) ||
+	    hc_rma_buf_bad(result_addr, 1, datatype))
+		return hc_win_error(wi, MPI_ERR_BUFFER, "MPI_Compare_and_swap");
 	hc_win *w = &hc_wins[wi];
 	char *p = hc_fast_elem(w, target_rank, target_disp, s);
 	if (p && hc_fast_lock(w, target_rank)) {
@@ -676,7 +742,12 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 }
 int PMPI_Win_complete(MPI_Win win) { return hc_sync(win, S_COMPLETE, 0, 0, 0, NULL, "MPI_Win_complete"); }
 int PMPI_Win_wait(MPI_Win win) { return hc_sync(win, S_WAIT, 0, 0, 0, NULL, "MPI_Win_wait"); }
-int PMPI_Win_test(MPI_Win win, int *flag) { return hc_sync(win, S_TEST, 0, 0, 0, flag, "MPI_Win_test"); }
+int PMPI_Win_test(MPI_Win win, int *flag)
+{
+	WIN(wi, win, "MPI_Win_test");
+	WIN_CHECK_PTR(wi, flag, "MPI_Win_test");
+	return hc_sync(win, S_TEST, 0, 0, 0, flag, "MPI_Win_test");
+}
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
 	return hc_sync(win, S_LOCK, rank, lock_type, assert, NULL, "MPI_Win_lock");
@@ -714,13 +785,14 @@ int PMPI_Win_sync(MPI_Win win) { return hc_sync(win, S_SYNC, 0, 0, 0, NULL, "MPI
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
 	WIN(wi, win, "MPI_Win_get_group");
+	WIN_CHECK_PTR(wi, group, "MPI_Win_get_group");
 	RET(wi, hympi_go_win_group(wi, (intptr_t *)group), "MPI_Win_get_group");
 }
 
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
 	WIN(wi, win, "MPI_Win_set_name");
-	if (!win_name) return hc_win_error(wi, MPI_ERR_ARG, "MPI_Win_set_name");
+	WIN_CHECK_PTR(wi, win_name, "MPI_Win_set_name");
 	pthread_mutex_lock(&hc_win_lock);
 	snprintf(hc_wins[wi].name, sizeof hc_wins[wi].name, "%s", win_name);
 	pthread_mutex_unlock(&hc_win_lock);
@@ -730,6 +802,8 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
 	WIN(wi, win, "MPI_Win_get_name");
+	WIN_CHECK_PTR(wi, win_name, "MPI_Win_get_name");
+	WIN_CHECK_PTR(wi, resultlen, "MPI_Win_get_name");
 	pthread_mutex_lock(&hc_win_lock);
 	snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", hc_wins[wi].name);
 	pthread_mutex_unlock(&hc_win_lock);
@@ -740,13 +814,15 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
 	WIN(wi, win, "MPI_Win_set_info");
-	(void)info; /* no hint changes what hympi does */
+	if (!hc_info_ok(info)) return hc_win_arg_fail(wi, MPI_ERR_INFO, "MPI_Win_set_info", "invalid info");
+	/* No hint changes what hympi does. */
 	return MPI_SUCCESS;
 }
 
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
 	WIN(wi, win, "MPI_Win_get_info");
+	WIN_CHECK_PTR(wi, info_used, "MPI_Win_get_info");
 	int rc = PMPI_Info_create(info_used);
 	if (!rc && hc_wins[wi].flavor == MPI_WIN_FLAVOR_SHARED) rc = PMPI_Info_set(*info_used, "alloc_shared_noncontig", "false");
 	RET(wi, rc, "MPI_Win_get_info");
@@ -760,13 +836,18 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhan
 	int rc = PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)(void *)function, errhandler);
 	if (rc) return rc;
 	pthread_mutex_lock(&hc_win_lock);
-	if (hc_nwin_errh == HC_MAX_WIN_ERRH) {
+	/* A freed handler's handle comes back for a new one: its entry is
+	 * the new one's, or the old function would be called. */
+	int i = 0;
+	while (i < hc_nwin_errh && hc_win_errh[i].eh != *errhandler) i++;
+	if (i == HC_MAX_WIN_ERRH) {
 		pthread_mutex_unlock(&hc_win_lock);
+		PMPI_Errhandler_free(errhandler);
 		return hc_error(-1, MPI_ERR_INTERN, "MPI_Win_create_errhandler");
 	}
-	hc_win_errh[hc_nwin_errh].eh = *errhandler;
-	hc_win_errh[hc_nwin_errh].fn = function;
-	hc_nwin_errh++;
+	hc_win_errh[i].eh = *errhandler;
+	hc_win_errh[i].fn = function;
+	if (i == hc_nwin_errh) hc_nwin_errh++;
 	pthread_mutex_unlock(&hc_win_lock);
 	return MPI_SUCCESS;
 }
@@ -784,6 +865,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
 	WIN(wi, win, "MPI_Win_get_errhandler");
+	WIN_CHECK_PTR(wi, errhandler, "MPI_Win_get_errhandler");
 	*errhandler = hc_wins[wi].eh;
 	return MPI_SUCCESS;
 }
@@ -800,6 +882,7 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_attr_function *delete_fn,
 			   int *keyval, void *extra_state)
 {
+	HC_CHECK_PTR(-1, keyval, "MPI_Win_create_keyval");
 	pthread_mutex_lock(&hc_win_lock);
 	if (hc_nwin_keyvals >= HC_MAX_WIN_KEYVALS) {
 		pthread_mutex_unlock(&hc_win_lock);
@@ -824,6 +907,7 @@ static int hc_win_keyval_index(int keyval)
 
 int PMPI_Win_free_keyval(int *keyval)
 {
+	HC_CHECK_PTR(-1, keyval, "MPI_Win_free_keyval");
 	int i = hc_win_keyval_index(*keyval);
 	if (i < 0 || !hc_win_keyvals[i].used) return hc_error(-1, MPI_ERR_KEYVAL, "MPI_Win_free_keyval");
 	hc_win_keyvals[i].used = 0; /* attributes already set keep their callbacks */
@@ -874,6 +958,8 @@ int PMPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
 int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
 {
 	WIN(wi, win, "MPI_Win_get_attr");
+	WIN_CHECK_PTR(wi, attribute_val, "MPI_Win_get_attr");
+	WIN_CHECK_PTR(wi, flag, "MPI_Win_get_attr");
 	hc_win *w = &hc_wins[wi];
 	void **out = (void **)attribute_val;
 	*flag = 1;

@@ -69,12 +69,21 @@ func hympi_go_win_create(ci, flavor C.int, base unsafe.Pointer, size, unit C.int
 	if rc != 0 {
 		return rc
 	}
+	if wi == nil || mybase == nil {
+		return C.MPI_ERR_ARG
+	}
 	var w *mpi.Win
 	var err error
 	switch mpi.WinFlavor(flavor) {
 	case mpi.FlavorCreate:
 		if size > 0 && base == nil {
 			return C.MPI_ERR_BASE
+		}
+		if size < 0 {
+			// A slice cannot say -1: the engine's exchange, which
+			// every flavor makes, refuses it on all ranks at once.
+			w, err = c.WinAllocate(int(size), int(unit))
+			break
 		}
 		w, err = c.WinCreate(bytesAt(base, size), int(unit))
 	case mpi.FlavorAllocate:
@@ -209,6 +218,9 @@ func hympi_go_win_req(wi C.int, req *C.intptr_t) C.int {
 	if rc != 0 {
 		return rc
 	}
+	if req == nil { // win.c checks first; this only keeps Go from panicking
+		return C.MPI_ERR_ARG
+	}
 	q, i := reqs.alloc(nil)
 	if q == nil {
 		return C.MPI_ERR_NO_MEM
@@ -294,6 +306,9 @@ func hympi_go_win_sync(wi, kind C.int, arg C.intptr_t, lockType, assert C.int, f
 	case syncWait:
 		return winCode(w.Wait())
 	case syncTest:
+		if flag == nil {
+			return C.MPI_ERR_ARG
+		}
 		done, err := w.Test()
 		*flag = 0
 		if done {
@@ -331,6 +346,9 @@ func hympi_go_win_shared_query(wi, rank C.int, size *C.int64_t, unit *C.int64_t,
 	if rc != 0 {
 		return rc
 	}
+	if size == nil || unit == nil || base == nil {
+		return C.MPI_ERR_ARG
+	}
 	r := int(rank)
 	if rank == C.MPI_PROC_NULL {
 		// The lowest rank with memory.
@@ -359,6 +377,9 @@ func hympi_go_win_group(wi C.int, group *C.intptr_t) C.int {
 	w, rc := winAt(wi)
 	if rc != 0 {
 		return rc
+	}
+	if group == nil {
+		return C.MPI_ERR_ARG
 	}
 	*group = newGroup(w.Group())
 	return 0

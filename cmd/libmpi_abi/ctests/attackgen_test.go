@@ -12,6 +12,7 @@ package ctests
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -33,6 +34,11 @@ var attackSkipParam = map[string]string{
 	"Attr_put.attribute_val":         "opaque to MPI",
 	"Comm_create_keyval.extra_state": "opaque to MPI",
 	"Keyval_create.extra_state":      "opaque to MPI",
+	"Win_create_keyval.extra_state":  "opaque to MPI",
+	"Win_set_attr.attribute_val":     "opaque to MPI",
+	"Type_create_keyval.extra_state": "opaque to MPI",
+	"Type_set_attr.attribute_val":    "opaque to MPI",
+	"Grequest_start.extra_state":     "opaque to MPI",
 	"Get_address.location":           "any address is an address",
 	"Info_create_env.argv":           "NULL is MPI_ARGV_NULL",
 	"Init.argv":                      "NULL is allowed",
@@ -94,9 +100,9 @@ var handleKinds = map[string]struct {
 	"MPI_Errhandler": {"MPI_ERRHANDLER_NULL", 5, "fresh_errh()", "MPI_ERRORS_RETURN"},
 	"MPI_Datatype":   {"MPI_DATATYPE_NULL", 6, "fresh_type()", "MPI_INT"},
 	"MPI_Info":       {"MPI_INFO_NULL", 7, "fresh_info()", "fresh_info()"},
-	"MPI_Win":        {"MPI_WIN_NULL", 0, "", "MPI_WIN_NULL"},
+	"MPI_Win":        {"MPI_WIN_NULL", 8, "fresh_win()", "fresh_win()"},
 	"MPI_File":       {"MPI_FILE_NULL", 0, "", "MPI_FILE_NULL"},
-	"MPI_Session":    {"MPI_SESSION_NULL", 0, "", "fresh_session()"},
+	"MPI_Session":    {"MPI_SESSION_NULL", 0, "fresh_session()", "fresh_session()"},
 	"MPI_Message":    {"MPI_MESSAGE_NULL", 0, "", "MPI_MESSAGE_NO_PROC"},
 }
 
@@ -129,6 +135,23 @@ func badHandles(t string) []variant {
 	return vs
 }
 
+// winModes: the state fresh_win_in makes a window in for the calls that
+// are good only in it (the others get WIN_LOCKED_ALL: RMA to its rank).
+var winModes = map[string]string{
+	"Win_free":     "WIN_IDLE",
+	"Win_lock":     "WIN_IDLE",
+	"Win_lock_all": "WIN_IDLE",
+	"Win_post":     "WIN_IDLE",
+	"Win_complete": "WIN_STARTED",
+	"Win_wait":     "WIN_COMPLETED",
+	"Win_test":     "WIN_COMPLETED",
+	"Win_unlock":   "WIN_LOCKED",
+	"Win_attach":   "WIN_DYNAMIC",
+	"Win_detach":   "WIN_DYNAMIC",
+	// An attribute set with win_attr_keyval, which the call's keyval is.
+	"Win_delete_attr": "WIN_ATTR",
+}
+
 // inOutHandles matches the functions whose handle pointers are read as
 // well as written (the others only write there: bad values behind them
 // mean nothing).
@@ -140,7 +163,7 @@ var inOutHandles = regexp.MustCompile(`_free$|_commit$|_disconnect$|_close$|^Wai
 func countLike(fn, name string) bool {
 	switch name {
 	case "count", "sendcount", "recvcount", "incount", "outcount", "insize", "outsize", "size", "ndims",
-		"maxdims", "blocklength", "valuelen", "argc":
+		"maxdims", "blocklength", "valuelen", "argc", "origin_count", "result_count":
 		return true
 	case "n":
 		return strings.HasPrefix(fn, "Group_")
@@ -161,6 +184,15 @@ func goodInt(fn, name string) string {
 		return "1"
 	case "outsize", "insize", "size", "valuelen":
 		return "64"
+	case "origin_count", "result_count", "target_count", "target_cout", "disp_unit", "logical_size":
+		// RMA on the 64-byte window fresh_win() opens to its rank.
+		return "1"
+	case "lock_type":
+		return "MPI_LOCK_SHARED"
+	case "partitions":
+		return "1"
+	case "win_keyval":
+		return "fresh_win_keyval()"
 	case "errorcode", "errorclass":
 		if fn == "Add_error_string" {
 			return "user_code"
@@ -182,6 +214,8 @@ func goodIntPtr(name string) string {
 		return "64"
 	case "comm_keyval", "keyval":
 		return "fresh_keyval()"
+	case "win_keyval":
+		return "fresh_win_keyval()"
 	}
 	return "0"
 }
@@ -214,8 +248,16 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 	var cases []attackCase
 	var skipped []string
 	var fns, dispatch strings.Builder
+	// HYMPI_ATTACK_ONLY (a regexp on names without MPI_) narrows the
+	// attack to the functions being worked on.
+	var only *regexp.Regexp
+	if o := os.Getenv("HYMPI_ATTACK_ONLY"); o != "" {
+		if only, err = regexp.Compile(o); err != nil {
+			return "", nil, nil, fmt.Errorf("HYMPI_ATTACK_ONLY: %v", err)
+		}
+	}
 	for _, p := range protos {
-		if !impl[p.Name] {
+		if !impl[p.Name] || only != nil && !only.MatchString(p.Name) {
 			continue
 		}
 		if why, ok := attackSkip[p.Name]; ok {
@@ -238,6 +280,25 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 			switch {
 			case handleKinds[q.typ].null != "" && q.arr == "":
 				fmt.Fprintf(&decl, "\t%s %s = %s;\n", q.typ, a, handleKinds[q.typ].good)
+				if p.Name == "Win_start" && q.typ == "MPI_Group" {
+					// A start waits for the targets' posts: with
+					// one rank and no post, only none is good.
+					fmt.Fprintf(&decl, "\t%s = MPI_GROUP_EMPTY;\n", a)
+				}
+				if q.typ == "MPI_Win" {
+					if m, ok := winModes[p.Name]; ok {
+						fmt.Fprintf(&decl, "\t%s = fresh_win_in(%s);\n", a, m)
+					}
+				}
+				if p.Name == "File_set_errhandler" && q.typ == "MPI_Errhandler" {
+					// Keep MPI_FILE_NULL's handler counting.
+					fmt.Fprintf(&decl, "\t%s = file_counting;\n", a)
+				}
+				if p.Name == "Session_init" && q.typ == "MPI_Errhandler" {
+					// Session_init raises its errors on the
+					// handler it is given.
+					fmt.Fprintf(&decl, "\t%s = session_counting();\n", a)
+				}
 				if p.Name == "Type_set_name" {
 					fmt.Fprintf(&decl, "\t%s = fresh_type();\n", a)
 				}
@@ -261,6 +322,9 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 				if fresh == "" || t == "MPI_Datatype" && q.arr == "[]" {
 					fresh = handleKinds[t].good
 				}
+				if m, ok := winModes[p.Name]; ok && t == "MPI_Win" {
+					fresh = "fresh_win_in(" + m + ")"
+				}
 				if q.arr == "[]" {
 					fmt.Fprintf(&decl, "\t%s %s_v[4] = {%s, %s, %s, %s};\n", t, a, fresh, fresh, fresh, fresh)
 				} else {
@@ -278,6 +342,9 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 				bad = append(bad, variant{"NULL (MPI_STATUS_IGNORE)", fmt.Sprintf("%s = NULL;", a)})
 			case (q.typ == "int" || q.typ == "MPI_Aint" || q.typ == "MPI_Count" || q.typ == "MPI_Offset") && q.arr == "":
 				good := goodInt(p.Name, q.name)
+				if p.Name == "Win_delete_attr" && q.name == "win_keyval" {
+					good = "win_attr_keyval"
+				}
 				if q.typ == "MPI_Aint" && q.name == "extent" {
 					good = "4"
 				}
@@ -297,7 +364,7 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 				fmt.Fprintf(&decl, "\t%s %s_v = %s;\n\t%s *%s = &%s_v;\n", t, a, goodIntPtr(q.name), t, a, a)
 				bad = append(bad, variant{"NULL", fmt.Sprintf("%s = NULL;", a)}, variant{"page-zero pointer", fmt.Sprintf("%s = (%s *)1;", a, t)})
 				switch q.name {
-				case "position", "buflen", "keyval", "comm_keyval":
+				case "position", "buflen", "keyval", "comm_keyval", "win_keyval":
 					vals := []string{"-1", "-999", "INT_MAX"}
 					if q.name == "buflen" {
 						vals = vals[:2] // a length: too big is a lie no library can see
@@ -327,7 +394,9 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 				}
 			case q.typ == "void*":
 				// Buffers and outputs of any kind: scratch space.
-				if p.Name == "Buffer_attach" {
+				if p.Name == "Win_detach" {
+					fmt.Fprintf(&decl, "\tvoid *%s = dyn_mem;\n", a)
+				} else if p.Name == "Buffer_attach" {
 					fmt.Fprintf(&decl, "\tvoid *%s = attach_buf;\n", a)
 				} else if p.Name == "Free_mem" {
 					fmt.Fprintf(&decl, "\tvoid *%s = NULL;\n\tMPI_Alloc_mem(16, MPI_INFO_NULL, &%s);\n", a, a)
@@ -360,13 +429,22 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 					good = "user_op_c"
 				case "MPI_Comm_errhandler_function":
 					good = "user_errh"
+				case "MPI_Win_errhandler_function":
+					good = "count_win_errors"
+				case "MPI_Session_errhandler_function":
+					good = "count_session_errors"
 				}
 				fmt.Fprintf(&decl, "\t%s *%s = %s;\n", t, a, good)
 				bad = append(bad, variant{"NULL", fmt.Sprintf("%s = NULL;", a)})
 			default:
 				// A type the attack does not know yet: zeroes, not
 				// attacked, and said so in the tally.
-				if q.arr != "" || strings.HasSuffix(q.typ, "*") {
+				if strings.HasSuffix(q.typ, "_function") && q.arr == "" {
+					// A parameter of function type is a pointer to
+					// one; declared as the type, it would be a
+					// function.
+					fmt.Fprintf(&decl, "\t%s *%s = NULL;\n", q.typ, a)
+				} else if q.arr != "" || strings.HasSuffix(q.typ, "*") {
 					t := q.typ // the element type of an array
 					if q.arr == "" {
 						t = strings.TrimSuffix(q.typ, "*")
@@ -441,6 +519,7 @@ static char attach_buf[1 << 12];
 static char long_string[70001];
 static char **main_argv;
 static MPI_Comm cart_comm, graph_comm, dist_comm;
+static MPI_Errhandler file_counting; /* MPI_FILE_NULL's, counting errors */
 static MPI_Group world_group;
 static int user_code;
 
@@ -480,21 +559,25 @@ static MPI_Info fresh_info(void)
 	return i;
 }
 static MPI_Info freed_info(void) { MPI_Info i = fresh_info(), j = i; MPI_Info_free(&i); return j; }
-/* A live session, so its calls get past the handle to their other
- * arguments; its handler counts like the communicators' (main). */
-static int eh_calls, eh_code;
-static void count_session_errors(MPI_Session *s, int *code, ...)
+/* Sessions raise their errors on their own handler, which counts like
+ * count_errors (below). */
+static void count_session_errors(MPI_Session *s, int *code, ...);
+static MPI_Errhandler session_counting(void)
 {
-	(void)s;
-	eh_calls++;
-	eh_code = *code;
+	static MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+	if (eh == MPI_ERRHANDLER_NULL) MPI_Session_create_errhandler(count_session_errors, &eh);
+	return eh;
 }
+/* The sessions made, finalized before MPI_Finalize: an open one would keep
+ * the engine from finishing. */
+static MPI_Session sessions_made[1 << 13];
+static int nsessions_made;
 static MPI_Session fresh_session(void)
 {
-	static MPI_Errhandler seh = MPI_ERRHANDLER_NULL;
 	MPI_Session s = MPI_SESSION_NULL;
-	if (seh == MPI_ERRHANDLER_NULL) MPI_Session_create_errhandler(count_session_errors, &seh);
-	MPI_Session_init(MPI_INFO_NULL, seh, &s);
+	MPI_Session_init(MPI_INFO_NULL, session_counting(), &s);
+	if (nsessions_made < (int)(sizeof sessions_made / sizeof sessions_made[0]))
+		sessions_made[nsessions_made++] = s;
 	return s;
 }
 static int fresh_keyval(void)
@@ -502,6 +585,75 @@ static int fresh_keyval(void)
 	int k = MPI_KEYVAL_INVALID;
 	MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &k, NULL);
 	return k;
+}
+static int fresh_win_keyval(void)
+{
+	int k = MPI_KEYVAL_INVALID;
+	MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &k, NULL);
+	return k;
+}
+/* A live window of 64 bytes on MPI_COMM_SELF, open for RMA to its rank
+ * (a passive epoch), its errors counted like the communicators'; the
+ * windows a case makes are freed after it (release_wins). */
+static void count_win_errors(MPI_Win *w, int *code, ...);
+static MPI_Win made_wins[64];
+static int nmade_wins;
+static char dyn_mem[64];
+enum { WIN_LOCKED_ALL, WIN_IDLE, WIN_LOCKED, WIN_STARTED, WIN_COMPLETED, WIN_DYNAMIC, WIN_ATTR };
+static int win_attr_keyval = MPI_KEYVAL_INVALID;
+static MPI_Win fresh_win_in(int mode)
+{
+	static MPI_Errhandler weh = MPI_ERRHANDLER_NULL;
+	void *base = NULL;
+	MPI_Win w = MPI_WIN_NULL;
+	MPI_Group self;
+	if (weh == MPI_ERRHANDLER_NULL) MPI_Win_create_errhandler(count_win_errors, &weh);
+	if (mode == WIN_DYNAMIC) {
+		if (MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_SELF, &w) != MPI_SUCCESS) return MPI_WIN_NULL;
+	} else if (MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_SELF, &base, &w) != MPI_SUCCESS) {
+		return MPI_WIN_NULL;
+	}
+	MPI_Win_set_errhandler(w, weh);
+	switch (mode) {
+	case WIN_LOCKED_ALL: MPI_Win_lock_all(0, w); break;
+	case WIN_LOCKED: MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w); break;
+	case WIN_STARTED:
+	case WIN_COMPLETED:
+		MPI_Win_get_group(w, &self);
+		MPI_Win_post(self, 0, w);
+		MPI_Win_start(self, 0, w);
+		if (mode == WIN_COMPLETED) MPI_Win_complete(w);
+		MPI_Group_free(&self);
+		break;
+	case WIN_DYNAMIC: MPI_Win_attach(w, dyn_mem, sizeof dyn_mem); break;
+	case WIN_ATTR:
+		if (win_attr_keyval == MPI_KEYVAL_INVALID) win_attr_keyval = fresh_win_keyval();
+		MPI_Win_set_attr(w, win_attr_keyval, dyn_mem);
+		break;
+	}
+	if (nmade_wins < 64) made_wins[nmade_wins++] = w;
+	return w;
+}
+static MPI_Win fresh_win(void) { return fresh_win_in(WIN_LOCKED_ALL); }
+static MPI_Win freed_win(void)
+{
+	MPI_Win w = fresh_win(), v = w;
+	MPI_Win_unlock_all(w);
+	MPI_Win_free(&w);
+	return v;
+}
+static void release_wins(void)
+{
+	/* Whatever epoch the case left open is closed, never waited for. */
+	for (int i = 0; i < nmade_wins; i++) {
+		int done = 0;
+		MPI_Win_unlock_all(made_wins[i]);
+		MPI_Win_unlock(0, made_wins[i]);
+		MPI_Win_complete(made_wins[i]);
+		MPI_Win_test(made_wins[i], &done);
+		MPI_Win_free(&made_wins[i]);
+	}
+	nmade_wins = 0;
 }
 
 `
@@ -517,6 +669,28 @@ static MPI_Errhandler counting;
 static void count_errors(MPI_Comm *c, int *code, ...)
 {
 	(void)c;
+	eh_calls++;
+	eh_code = *code;
+}
+
+static void count_session_errors(MPI_Session *s, int *code, ...)
+{
+	(void)s;
+	eh_calls++;
+	eh_code = *code;
+}
+
+static void count_win_errors(MPI_Win *w, int *code, ...)
+{
+	(void)w;
+	eh_calls++;
+	eh_code = *code;
+}
+
+/* Errors of MPI_File_* calls go through MPI_FILE_NULL's handler. */
+static void count_file_errors(MPI_File *f, int *code, ...)
+{
+	(void)f;
 	eh_calls++;
 	eh_code = *code;
 }
@@ -549,6 +723,8 @@ int main(int argc, char **argv)
 	MPI_Comm_create_errhandler(count_errors, &counting);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, counting);
 	MPI_Comm_set_errhandler(MPI_COMM_SELF, counting);
+	MPI_File_create_errhandler(count_file_errors, &file_counting);
+	MPI_File_set_errhandler(MPI_FILE_NULL, file_counting);
 	memset(long_string, 'k', sizeof long_string - 1);
 	int dims[1] = {1}, periods[1] = {0}, cls;
 	MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart_comm);
@@ -581,6 +757,8 @@ int main(int argc, char **argv)
 		if (i == NCASES || (i > NCASES && i == first)) {
 			/* Then every function once more, with good arguments,
 			 * after MPI_Finalize: an error or success, never a crash. */
+			for (int k = 0; k < nsessions_made; k++) MPI_Session_finalize(&sessions_made[k]);
+			nsessions_made = 0;
 			MPI_Finalize();
 		}
 		current = i;
@@ -597,6 +775,7 @@ int main(int argc, char **argv)
 		if (rc != MPI_SUCCESS && MPI_Error_class(rc, &c) != MPI_SUCCESS) c = -1;
 		snprintf(b, sizeof b, "R %d %d %d %d\n", i, c, calls, same);
 		logline(b);
+		release_wins();
 		MPI_Comm_set_errhandler(MPI_COMM_WORLD, counting);
 	}
 	logline("DONE\n");

@@ -175,6 +175,9 @@ func TestCPrograms(t *testing.T) {
 		{"dtype_layout", []int{1}, false},
 		{"dtype_p2p", []int{1, 2, 3}, true},
 		{"info_errors", []int{1, 2}, true},
+		{"mpit", []int{1, 2}, false},
+		{"bsend_ext", []int{1, 2, 3}, true},
+		{"file_errh", []int{1}, false},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {

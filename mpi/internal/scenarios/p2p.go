@@ -413,6 +413,56 @@ func init() {
 		}
 	})
 
+	// MPI 4.1 buffers: a communicator's own, automatic ones, and flushes
+	// that complete only once what was buffered has been received.
+	register("bsend_buffers", func(c *mpi.Comm) {
+		r, n := c.Rank(), c.Size()
+		right, left := (r+1)%n, (r-1+n)%n
+		d, err := c.Dup()
+		must(err, "Dup")
+		const big = 1 << 16
+		space := make([]byte, 2*(big+mpi.BsendOverhead))
+		must(d.AttachBuffer(space, false), "AttachBuffer")
+		if err := c.Bsend([]byte("x"), right, 1); mpi.ClassOf(err) != mpi.ErrBuffer {
+			fail("Bsend on a communicator without a buffer: %v, want ErrBuffer", err)
+		}
+		out := make([]byte, big)
+		pattern(out, r)
+		must(d.Bsend(out, right, 2), "Bsend")
+		fl, err := d.IflushBuffer()
+		must(err, "IflushBuffer")
+		in := make([]byte, big)
+		_, err = d.Recv(in, left, 2)
+		must(err, "Recv")
+		checkPattern(in, left, "communicator-buffered message")
+		_, err = fl.Wait()
+		must(err, "flush Wait")
+		b, automatic, err := d.DetachBuffer()
+		must(err, "DetachBuffer")
+		if len(b) != len(space) || automatic {
+			fail("DetachBuffer: %d bytes, automatic %v; attached %d", len(b), automatic, len(space))
+		}
+
+		must(mpi.BufferAttachAutomatic(), "BufferAttachAutomatic")
+		for i := 0; i < 6; i++ {
+			pattern(out, r+i)
+			must(c.Bsend(out, right, 10+i), "automatic Bsend %d", i)
+		}
+		fl, err = mpi.BufferIflush()
+		must(err, "BufferIflush")
+		for i := 0; i < 6; i++ {
+			_, err = c.Recv(in, left, 10+i)
+			must(err, "Recv %d", i)
+			checkPattern(in, left+i, "automatically buffered message")
+		}
+		_, err = fl.Wait()
+		must(err, "flush Wait")
+		if _, automatic, err = mpi.BufferDetachAuto(); err != nil || !automatic {
+			fail("BufferDetachAuto: automatic %v, %v", automatic, err)
+		}
+		must(d.Free(), "Free")
+	})
+
 	// Waitany, Testall and spent requests.
 	register("requests", func(c *mpi.Comm) {
 		r, n := c.Rank(), c.Size()

@@ -251,6 +251,41 @@ int main(int argc, char **argv)
 		CHECK(MPI_Parrived(rr, P, &flag) != MPI_SUCCESS);
 		CHECK_RC(MPI_Request_free(&sr));
 		CHECK_RC(MPI_Request_free(&rr));
+		/* Bad peers and tags are refused at init, as MPI_Send_init's are. */
+		struct {
+			int recv, peer, tag, want;
+		} bad[] = {{0, -999, 31, MPI_ERR_RANK}, {0, size, 31, MPI_ERR_RANK}, {1, -999, 31, MPI_ERR_RANK},
+			   {0, right, -1, MPI_ERR_TAG}, {1, left, -5, MPI_ERR_TAG}};
+		for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+			MPI_Request q = MPI_REQUEST_NULL;
+			int rc = bad[k].recv ? MPI_Precv_init(rbuf, P, C, MPI_INT, bad[k].peer, bad[k].tag, MPI_COMM_WORLD,
+							      MPI_INFO_NULL, &q)
+					     : MPI_Psend_init(sbuf, P, C, MPI_INT, bad[k].peer, bad[k].tag, MPI_COMM_WORLD,
+							      MPI_INFO_NULL, &q);
+			int cls = -1;
+			MPI_Error_class(rc, &cls);
+			CHECK(rc != MPI_SUCCESS && cls == bad[k].want && q == MPI_REQUEST_NULL);
+		}
+		/* A non-contiguous receive type freed right after the init still
+		 * lays out what arrives: every other int of each partition. */
+		int vbuf[P * 2 * C];
+		MPI_Datatype vt;
+		CHECK_RC(MPI_Type_vector(C, 1, 2, MPI_INT, &vt));
+		CHECK_RC(MPI_Type_commit(&vt));
+		CHECK_RC(MPI_Precv_init(vbuf, P, 1, vt, left, 32, MPI_COMM_WORLD, MPI_INFO_NULL, &rr));
+		CHECK_RC(MPI_Type_free(&vt));
+		CHECK_RC(MPI_Psend_init(sbuf, P, C, MPI_INT, right, 32, MPI_COMM_WORLD, MPI_INFO_NULL, &sr));
+		for (int i = 0; i < P * C; i++) sbuf[i] = rank * 1000 + i;
+		for (int i = 0; i < P * 2 * C; i++) vbuf[i] = -1;
+		CHECK_RC(MPI_Start(&rr));
+		CHECK_RC(MPI_Start(&sr));
+		CHECK_RC(MPI_Pready_range(0, P - 1, sr));
+		CHECK_RC(MPI_Wait(&rr, MPI_STATUS_IGNORE));
+		CHECK_RC(MPI_Wait(&sr, MPI_STATUS_IGNORE));
+		for (int p = 0; p < P; p++)
+			for (int j = 0; j < C; j++) CHECK(vbuf[p * (2 * C - 1) + 2 * j] == left * 1000 + p * C + j);
+		CHECK_RC(MPI_Request_free(&sr));
+		CHECK_RC(MPI_Request_free(&rr));
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	report_ok();

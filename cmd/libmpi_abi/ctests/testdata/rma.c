@@ -498,6 +498,97 @@ static void empty(void)
 	CHECK_RC(MPI_Win_free(&win));
 }
 
+/* Bad arguments: an error of the right class through the window's handler,
+ * once, and nothing done; a negative size on one rank fails the creation
+ * on every rank instead of leaving the others waiting. */
+static int counted, counted_code;
+static void count_fn(MPI_Win *win, int *code, ...)
+{
+	(void)win;
+	counted++;
+	counted_code = *code;
+}
+
+static void expect(int rc, int cls_want, int calls_want, int line)
+{
+	int cls = -1;
+	if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+	if (cls != cls_want || counted != calls_want || (calls_want && counted_code != rc)) {
+		fprintf(stderr, "rank %d: rma.c:%d: class %d (want %d), handler ran %d times (want %d)\n", rank, line, cls,
+			cls_want, counted, calls_want);
+		exit(1);
+	}
+	counted = 0;
+}
+#define EXPECT(call, cls, calls) expect((call), (cls), (calls), __LINE__)
+
+static void badargs(void)
+{
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	int64_t mem[2] = {0, 0};
+	MPI_Win win = MPI_WIN_NULL;
+	int rc = MPI_Win_create(mem, rank == size - 1 ? -1 : (MPI_Aint)sizeof mem, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+	int cls = -1;
+	MPI_Error_class(rc, &cls);
+	CHECK(rc != MPI_SUCCESS && win == MPI_WIN_NULL);
+	CHECK(rank != size - 1 || cls == MPI_ERR_SIZE);
+	MPI_Info freed, info;
+	MPI_Info_create(&info);
+	freed = info;
+	MPI_Info_free(&info);
+	EXPECT(MPI_Win_create(mem, sizeof mem, 8, freed, MPI_COMM_WORLD, &win), MPI_ERR_INFO, 0);
+	EXPECT(MPI_Win_allocate(16, 8, MPI_INFO_NULL, MPI_COMM_WORLD, NULL, &win), MPI_ERR_ARG, 0);
+	EXPECT(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, (MPI_Win *)1), MPI_ERR_ARG, 0);
+	EXPECT(MPI_Win_free(NULL), MPI_ERR_ARG, 0);
+	EXPECT(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, NULL, NULL), MPI_ERR_ARG, 0);
+	EXPECT(MPI_Win_free_keyval(NULL), MPI_ERR_ARG, 0);
+	EXPECT(MPI_Abi_get_fortran_info((MPI_Info *)1), MPI_ERR_ARG, 0);
+
+	int64_t *base;
+	MPI_Errhandler eh;
+	CHECK_RC(MPI_Win_allocate(2 * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+	CHECK_RC(MPI_Win_create_errhandler(count_fn, &eh));
+	CHECK_RC(MPI_Win_set_errhandler(win, eh));
+	base[0] = base[1] = 7;
+	CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+	CHECK_RC(MPI_Win_lock_all(0, win));
+	int tg = (rank + 1) % size, flag, len;
+	int64_t v = 1, r = 0;
+	MPI_Request req;
+	MPI_Aint sz;
+	int du;
+	void *p;
+	EXPECT(MPI_Put(NULL, 1, MPI_INT64_T, tg, 0, 1, MPI_INT64_T, win), MPI_ERR_BUFFER, 1);
+	EXPECT(MPI_Get(MPI_IN_PLACE, 1, MPI_INT64_T, tg, 0, 1, MPI_INT64_T, win), MPI_ERR_BUFFER, 1);
+	EXPECT(MPI_Rput(&v, 1, MPI_INT64_T, tg, 0, 1, MPI_INT64_T, win, NULL), MPI_ERR_ARG, 1);
+	EXPECT(MPI_Raccumulate(&v, 1, MPI_INT64_T, tg, 0, 1, MPI_INT64_T, MPI_SUM, win, NULL), MPI_ERR_ARG, 1);
+	EXPECT(MPI_Accumulate(NULL, 1, MPI_INT64_T, tg, 0, 1, MPI_INT64_T, MPI_SUM, win), MPI_ERR_BUFFER, 1);
+	EXPECT(MPI_Get_accumulate(&v, 1, MPI_INT64_T, NULL, 1, MPI_INT64_T, tg, 0, 1, MPI_INT64_T, MPI_SUM, win),
+	       MPI_ERR_BUFFER, 1);
+	EXPECT(MPI_Fetch_and_op(&v, NULL, MPI_INT64_T, tg, 0, MPI_SUM, win), MPI_ERR_BUFFER, 1);
+	EXPECT(MPI_Compare_and_swap(&v, NULL, &r, MPI_INT64_T, tg, 0, win), MPI_ERR_BUFFER, 1);
+	EXPECT(MPI_Win_get_name(win, NULL, &len), MPI_ERR_ARG, 1);
+	EXPECT(MPI_Win_get_attr(win, MPI_WIN_BASE, &p, NULL), MPI_ERR_ARG, 1);
+	EXPECT(MPI_Win_get_group(win, NULL), MPI_ERR_ARG, 1);
+	EXPECT(MPI_Win_get_info(win, (MPI_Info *)1), MPI_ERR_ARG, 1);
+	EXPECT(MPI_Win_set_info(win, freed), MPI_ERR_INFO, 1);
+	EXPECT(MPI_Win_shared_query(win, rank, &sz, &du, NULL), MPI_ERR_ARG, 1);
+	EXPECT(MPI_Win_test(win, NULL), MPI_ERR_ARG, 1);
+	/* Good calls still work, and no bad one wrote anything. */
+	EXPECT(MPI_Get_accumulate(&v, 0, MPI_INT64_T, NULL, 0, MPI_INT64_T, tg, 0, 0, MPI_INT64_T, MPI_NO_OP, win),
+	       -1, 0);
+	EXPECT(MPI_Fetch_and_op(NULL, &r, MPI_INT64_T, tg, 1, MPI_NO_OP, win), -1, 0);
+	CHECK(r == 7);
+	CHECK_RC(MPI_Win_unlock_all(win));
+	CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+	CHECK(base[0] == 7 && base[1] == 7);
+	(void)flag;
+	(void)req;
+	CHECK_RC(MPI_Win_free(&win));
+	CHECK_RC(MPI_Errhandler_free(&eh));
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -516,6 +607,7 @@ int main(int argc, char **argv)
 	atomics();
 	fastchecks();
 	empty();
+	badargs();
 	MPI_Group_free(&world);
 	(void)fname;
 	MPI_Finalize();
