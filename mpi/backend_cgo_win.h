@@ -56,6 +56,13 @@ static inline hy_wn hy_win_new(int flavor, void *base, long long size, int unit,
 		break;
 	}
 	r.win = (hy_h)w;
+	if (r.err == MPI_SUCCESS && (flavor == 2 || flavor == 4)) {
+		// hympi's window memory starts zeroed; MPI's need not (MPICH's
+		// singleton is malloc'd). Every rank clears its own part before
+		// any rank may reach it.
+		if (size > 0) memset(r.base, 0, size);
+		r.err = MPI_Barrier(HY_COMM(c));
+	}
 	return r;
 }
 

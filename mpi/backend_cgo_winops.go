@@ -265,6 +265,9 @@ func (w *Win) CompareAndSwap(origin, compare, result []byte, t, disp int) error 
 	if !ok {
 		return newErr(ErrType, what, "elements of %d bytes are not supported on this backend", n)
 	}
+	if casWideBroken && n == 8 && w.flavor != FlavorShared && t != ProcNull {
+		return newErr(ErrOther, what, "64-bit compare-and-swap is supported on this backend on shared windows only (an Open MPI 4.1 defect)")
+	}
 	_, err := w.rma(what, 5, origin, result, compare, n, 1, casType[i], 0, t, disp, false)
 	return err
 }

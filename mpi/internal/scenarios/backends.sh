@@ -7,8 +7,14 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 GO=${GO:-go}
 RANKS=${RANKS:-4}
-SCENARIOS=${SCENARIOS:-"sizes order anysource probe truncate special ssend allpairs bsend requests barrier errors coll nbc comms collerrors mprobe intercomm backend backendreq"}
-SKIPPED="counters (hympi's transport counters) window skewadapt streamwindows (skew feedback) async (HYMPI_ASYNC_PROGRESS)"
+SCENARIOS=${SCENARIOS:-"sizes order anysource probe truncate special ssend allpairs bsend requests barrier errors coll nbc comms collerrors mprobe intercomm backend backendreq rma rmaerrors rmaatomic rmapscw rmasplit"}
+SKIPPED="counters (hympi's transport counters) window skewadapt streamwindows (skew feedback) async (HYMPI_ASYNC_PROGRESS) rmapassive (progress while the target never calls MPI: hympi's guarantee, not MPI's) rmanocma (hympi's separate-model fallback)"
+# Scenarios one MPI cannot run, with the reason (reproduced in C):
+# Open MPI 4.1's rdma one-sided component fails to create windows on the
+# halves of a split communicator (its shared-memory file names collide);
+# MPICH 4.0 misdirects PSCW puts when the groups hold one process.
+SKIP_ompi="rmasplit"
+SKIP_mpich="rmapscw"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -16,11 +22,16 @@ trap 'rm -rf "$out"' EXIT
 # ranks share 2 cores. Two Open MPI 4.1 defects are worked around:
 # the AVX reduction kernels (the backend turns them off itself) and the
 # vader CMA single copy, which crashes a receive truncating a large message
-# (the truncate scenario does that).
+# (the truncate scenario does that). The one-sided scenarios keep CMA: the
+# rdma one-sided component cannot create windows without it.
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 launch() {
 	case $1 in
-	ompi) OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun.openmpi --oversubscribe -n "$RANKS" "$out/scenarios-ompi" "$2" ;;
+	ompi)
+		local cma=none
+		case $2 in rma*) cma=cma ;; esac
+		OMPI_MCA_btl_vader_single_copy_mechanism=$cma mpirun.openmpi --oversubscribe -n "$RANKS" "$out/scenarios-ompi" "$2"
+		;;
 	mpich) mpiexec.mpich -n "$RANKS" "$out/scenarios-mpich" "$2" ;;
 	esac
 }
@@ -30,6 +41,11 @@ for impl in ompi mpich; do
 	$GO build -tags "$impl" -o "$out/scenarios-$impl" ./mpi/internal/scenarios
 	$GO test -count=1 -tags "$impl" -run 'BackendAPI' ./mpi/ >/dev/null
 	for s in $SCENARIOS; do
+		skip=SKIP_$impl
+		if [[ " ${!skip} " == *" $s "* ]]; then
+			echo "skip $impl $s"
+			continue
+		fi
 		if log=$(timeout 180 bash -c "$(declare -f launch); out=$out RANKS=$RANKS launch $impl $s" 2>&1) &&
 			grep -q "scenario $s passed" <<<"$log"; then
 			echo "ok   $impl $s"
@@ -41,4 +57,5 @@ for impl in ompi mpich; do
 	done
 done
 echo "skipped on both backends: $SKIPPED"
+echo "skipped on Open MPI: $SKIP_ompi; on MPICH: $SKIP_mpich (see the reasons above SKIP_ompi)"
 [ "$fails" = 0 ] || { echo "$fails backend scenario runs failed"; exit 1; }
