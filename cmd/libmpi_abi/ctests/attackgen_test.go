@@ -302,7 +302,8 @@ func genAttack(libdir string) (string, []attackCase, []string, error) {
 				if p.Name == "Type_set_name" {
 					fmt.Fprintf(&decl, "\t%s = fresh_type();\n", a)
 				}
-				if q.typ == "MPI_Comm" && (strings.HasPrefix(p.Name, "Cart_") && p.Name != "Cart_create" || p.Name == "Cartdim_get") {
+				if q.typ == "MPI_Comm" && (strings.HasPrefix(p.Name, "Cart_") && p.Name != "Cart_create" || p.Name == "Cartdim_get" ||
+					strings.Contains(p.Name, "eighbor_")) {
 					fmt.Fprintf(&decl, "\t%s = cart_comm;\n", a)
 				}
 				if q.typ == "MPI_Comm" && (strings.HasPrefix(p.Name, "Graph_") && p.Name != "Graph_create" && p.Name != "Graph_map" || p.Name == "Graphdims_get") {
