@@ -107,48 +107,7 @@ func exportedAPI(t *testing.T, tags ...string) []string {
 // each with the reason (a line of exportedAPI's output → why). Keep it
 // short: a name here is a program that builds on hympi and not on a
 // cluster.
-var notOnBackends = map[string]string{
-	"func func (c *Comm) AllgatherInit(send, recv []byte) (*Persistent, error)":                                                                               "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) AllgathervInit(send, recv []byte, counts, displs []int) (*Persistent, error)":                                                        "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) AllreduceInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error)":                                                           "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) AlltoallInit(send, recv []byte) (*Persistent, error)":                                                                                "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) AlltoallvInit(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Persistent, error)":                        "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) BarrierInit() (*Persistent, error)":                                                                                                  "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) BcastInit(buf []byte, root int) (*Persistent, error)":                                                                                "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) ExscanInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error)":                                                              "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) GatherInit(send, recv []byte, root int) (*Persistent, error)":                                                                        "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) GathervInit(send, recv []byte, counts, displs []int, root int) (*Persistent, error)":                                                 "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) Iallgather(send, recv []byte) (*Request, error)":                                                                                     "nbc: nonblocking collective not yet on the system-MPI backends",
-	"func func (c *Comm) Iallgatherv(send, recv []byte, counts, displs []int) (*Request, error)":                                                              "nbc: nonblocking collective not yet on the system-MPI backends",
-	"func func (c *Comm) Ialltoall(send, recv []byte) (*Request, error)":                                                                                      "nbc: nonblocking collective not yet on the system-MPI backends",
-	"func func (c *Comm) Ialltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Request, error)":                              "nbc: nonblocking collective not yet on the system-MPI backends",
-	"func func (c *Comm) Iexscan(send, recv []byte, dt Datatype, op Op) (*Request, error)":                                                                    "nbc: nonblocking collective not yet on the system-MPI backends",
-	"func func (c *Comm) Igather(send, recv []byte, root int) (*Request, error)":                                                                              "nbc: nonblocking collective not yet on the system-MPI backends",
-	"func func (c *Comm) Igatherv(send, recv []byte, counts, displs []int, root int) (*Request, error)":                                                       "nbc: nonblocking collective not yet on the system-MPI backends",
-	"func func (c *Comm) IneighborAlltoallv(nb *Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Request, error)":       "nbc: neighbourhood collectives not yet on the system-MPI backends",
-	"func func (c *Comm) Ireduce(send, recv []byte, dt Datatype, op Op, root int) (*Request, error)":                                                          "nbc: nonblocking collective not yet on the system-MPI backends",
-	"func func (c *Comm) IreduceScatter(send, recv []byte, counts []int, dt Datatype, op Op) (*Request, error)":                                               "nbc: nonblocking collective not yet on the system-MPI backends",
-	"func func (c *Comm) IreduceScatterBlock(send, recv []byte, dt Datatype, op Op) (*Request, error)":                                                        "nbc: nonblocking collective not yet on the system-MPI backends",
-	"func func (c *Comm) Iscan(send, recv []byte, dt Datatype, op Op) (*Request, error)":                                                                      "nbc: nonblocking collective not yet on the system-MPI backends",
-	"func func (c *Comm) Iscatter(send, recv []byte, root int) (*Request, error)":                                                                             "nbc: nonblocking collective not yet on the system-MPI backends",
-	"func func (c *Comm) Iscatterv(send []byte, counts, displs []int, recv []byte, root int) (*Request, error)":                                               "nbc: nonblocking collective not yet on the system-MPI backends",
-	"func func (c *Comm) NeighborAlltoallv(nb *Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error":                    "nbc: neighbourhood collectives not yet on the system-MPI backends",
-	"func func (c *Comm) NeighborAlltoallvInit(nb *Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Persistent, error)": "nbc: neighbourhood collectives not yet on the system-MPI backends",
-	"func func (c *Comm) ReduceInit(send, recv []byte, dt Datatype, op Op, root int) (*Persistent, error)":                                                    "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) ReduceScatterBlockInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error)":                                                  "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) ReduceScatterInit(send, recv []byte, counts []int, dt Datatype, op Op) (*Persistent, error)":                                         "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) ScanInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error)":                                                                "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) ScatterInit(send, recv []byte, root int) (*Persistent, error)":                                                                       "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (c *Comm) ScattervInit(send []byte, counts, displs []int, recv []byte, root int) (*Persistent, error)":                                         "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (p *Persistent) Free() error":                                                                                                                  "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (p *Persistent) Start() (*Request, error)":                                                                                                     "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (p *Persistent) Test() (Status, bool, error)":                                                                                                  "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func (p *Persistent) Wait() (Status, error)":                                                                                                        "nbc: persistent collectives not yet on the system-MPI backends",
-	"func func CartNeighbors(dims []int, periods []bool, rank int) *Neighbors":                                                                                "nbc: neighbourhood collectives not yet on the system-MPI backends",
-	"func func IreduceSlice[T Numeric](c *Comm, send, recv []T, op Op, root int) (*Request, error)":                                                           "nbc: nonblocking collective not yet on the system-MPI backends",
-	"type Neighbors Sources:[]int Destinations:[]int SendOrder:[]int":                                                                                         "nbc: neighbourhood collectives not yet on the system-MPI backends",
-	"type Persistent": "nbc: persistent collectives not yet on the system-MPI backends",
-}
+var notOnBackends = map[string]string{}
 
 // The system-MPI backends (-tags ompi, -tags mpich) declare exactly the
 // engine's public API, so a program builds on every backend.

@@ -71,6 +71,9 @@ type Comm struct {
 	// as on the engine.
 	inter  bool
 	remote int
+	// nbr is a duplicate of c made at its first neighbourhood collective,
+	// whose messages then cannot match the user's receives on c.
+	nbr *Comm
 }
 
 // Group is an ordered set of processes (world ranks).

@@ -281,56 +281,17 @@ static inline hy_st hy_waitany(hy_h *reqs, int n, int *index) {
 }
 
 // Collectives over bytes (or a datatype for the reductions). A NULL send
-// buffer with inplace set means MPI_IN_PLACE.
+// buffer with inplace set means MPI_IN_PLACE. The collectives that also
+// come nonblocking are in backend_cgo_nbc.h.
 #define HY_IP(p, ip) ((ip) ? MPI_IN_PLACE : (p))
 static inline int hy_barrier(hy_h c) { return MPI_Barrier(HY_COMM(c)); }
 static inline int hy_bcast(void *b, long long n, int root, hy_h c) {
 	if (HY_BIG(n)) return MPI_ERR_COUNT;
 	return MPI_Bcast(b, n, MPI_BYTE, root, HY_COMM(c));
 }
-static inline int hy_reduce(void *s, void *r, long long n, hy_h dt, hy_h op, int root, int ip, hy_h c) {
-	if (HY_BIG(n)) return MPI_ERR_COUNT;
-	return MPI_Reduce(HY_IP(s, ip), r, n, HY_DT(dt), HY_OP(op), root, HY_COMM(c));
-}
 static inline int hy_allreduce(void *s, void *r, long long n, hy_h dt, hy_h op, int ip, hy_h c) {
 	if (HY_BIG(n)) return MPI_ERR_COUNT;
 	return MPI_Allreduce(HY_IP(s, ip), r, n, HY_DT(dt), HY_OP(op), HY_COMM(c));
-}
-static inline int hy_scan(int ex, void *s, void *r, long long n, hy_h dt, hy_h op, int ip, hy_h c) {
-	if (HY_BIG(n)) return MPI_ERR_COUNT;
-	if (ex) return MPI_Exscan(HY_IP(s, ip), r, n, HY_DT(dt), HY_OP(op), HY_COMM(c));
-	return MPI_Scan(HY_IP(s, ip), r, n, HY_DT(dt), HY_OP(op), HY_COMM(c));
-}
-static inline int hy_reduce_scatter(void *s, void *r, int *counts, hy_h dt, hy_h op, int ip, hy_h c) {
-	return MPI_Reduce_scatter(HY_IP(s, ip), r, counts, HY_DT(dt), HY_OP(op), HY_COMM(c));
-}
-static inline int hy_gather(void *s, long long sn, void *r, long long rn, int root, hy_h c) {
-	if (HY_BIG(sn) || HY_BIG(rn)) return MPI_ERR_COUNT;
-	return MPI_Gather(s, sn, MPI_BYTE, r, rn, MPI_BYTE, root, HY_COMM(c));
-}
-static inline int hy_gatherv(void *s, int sn, void *r, int *counts, int *displs, int root, hy_h c) {
-	return MPI_Gatherv(s, sn, MPI_BYTE, r, counts, displs, MPI_BYTE, root, HY_COMM(c));
-}
-static inline int hy_scatter(void *s, long long sn, void *r, long long rn, int root, hy_h c) {
-	if (HY_BIG(sn) || HY_BIG(rn)) return MPI_ERR_COUNT;
-	return MPI_Scatter(s, sn, MPI_BYTE, r, rn, MPI_BYTE, root, HY_COMM(c));
-}
-static inline int hy_scatterv(void *s, int *counts, int *displs, void *r, int rn, int root, hy_h c) {
-	return MPI_Scatterv(s, counts, displs, MPI_BYTE, r, rn, MPI_BYTE, root, HY_COMM(c));
-}
-static inline int hy_allgather(void *s, long long sn, void *r, long long rn, int ip, hy_h c) {
-	if (HY_BIG(sn) || HY_BIG(rn)) return MPI_ERR_COUNT;
-	return MPI_Allgather(HY_IP(s, ip), sn, MPI_BYTE, r, rn, MPI_BYTE, HY_COMM(c));
-}
-static inline int hy_allgatherv(void *s, int sn, void *r, int *counts, int *displs, hy_h c) {
-	return MPI_Allgatherv(s, sn, MPI_BYTE, r, counts, displs, MPI_BYTE, HY_COMM(c));
-}
-static inline int hy_alltoall(void *s, long long m, void *r, hy_h c) {
-	if (HY_BIG(m)) return MPI_ERR_COUNT;
-	return MPI_Alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, HY_COMM(c));
-}
-static inline int hy_alltoallv(void *s, int *sc, int *sd, void *r, int *rc, int *rd, hy_h c) {
-	return MPI_Alltoallv(s, sc, sd, MPI_BYTE, r, rc, rd, MPI_BYTE, HY_COMM(c));
 }
 static inline hy_rq hy_ibarrier(hy_h c) {
 	MPI_Request r = MPI_REQUEST_NULL;

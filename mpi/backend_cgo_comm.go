@@ -84,6 +84,10 @@ func (c *Comm) Free() error {
 		return err
 	}
 	c.freed = true
+	if c.nbr != nil {
+		c.nbr.Free()
+		c.nbr = nil
+	}
 	return nil
 }
 
