@@ -138,20 +138,19 @@ static int hc_pk_build(int kind, hc_raw *a, hc_nbc *g, int size, int me)
 		for (int i = 0; i < size; i++)
 			any |= !hc_type_contig(a->rtypes[i]) || (!g->inplace && !hc_type_contig(a->stypes[i]));
 		if (!any) return MPI_SUCCESS;
-		if (g->inplace) {
-			HC_MSG("MPI_IN_PLACE with a non-contiguous datatype");
-			return MPI_ERR_TYPE;
-		}
 		/* Alltoallw: every block packed with its own type; the byte
-		 * displacements become the packed layout's. */
+		 * displacements become the packed layout's. In place only the
+		 * receive side exists: its scratch starts as a packed copy of
+		 * the receive buffer (keep), the engine exchanges in there. */
 		int64_t sb = 0, rb = 0;
-		for (int i = 0; i < size; i++) sb += g->sc[i], rb += g->rc[i];
+		for (int i = 0; i < size; i++) sb += g->inplace ? 0 : g->sc[i], rb += g->rc[i];
 		hc_pk *pk = malloc(sizeof *pk + 2 * size * sizeof(hc_pkop) + sb + rb + 1);
 		if (!pk) return MPI_ERR_NO_MEM;
-		pk->nops = pk->keep = 0;
+		pk->nops = 0;
+		pk->keep = g->inplace;
 		pk->sscr = (char *)&pk->ops[2 * size];
 		pk->rscr = pk->sscr + sb;
-		for (int side = 0; side < 2; side++) {
+		for (int side = g->inplace; side < 2; side++) {
 			int64_t off = 0, *c = side ? g->rc : g->sc, *d = side ? g->rd : g->sd;
 			const MPI_Datatype *ts = side ? a->rtypes : a->stypes;
 			char *user = side ? g->rbuf : g->sbuf;
@@ -162,7 +161,7 @@ static int hc_pk_build(int kind, hc_raw *a, hc_nbc *g, int size, int me)
 				off += c[i];
 			}
 		}
-		g->sbuf = pk->sscr;
+		g->sbuf = g->inplace ? NULL : pk->sscr;
 		g->rbuf = pk->rscr;
 		g->pk = pk;
 		return MPI_SUCCESS;
