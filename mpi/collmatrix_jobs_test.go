@@ -38,6 +38,7 @@ func goCollMatrixCounts(n int) map[string]int {
 		"split": sum(per((n + 1) / 2)), // rank 0's half
 		// 16 collectives x (I*, *Init twice) x in place or not x 3 communicators
 		"crosscomm": 16 * 3 * 2 * 3,
+		"large":     goLargeCount(n),
 	}
 	for k, v := range per(n) {
 		out["coll "+k] = v
@@ -45,7 +46,19 @@ func goCollMatrixCounts(n int) map[string]int {
 	return out
 }
 
-var goCountLine = regexp.MustCompile(`(?m)^(coll \w+|world|split|crosscomm) (\d+)$`)
+// goLargeCount: blocking, I* and *Init (twice) of every collective, the
+// first and last root, in place or not, sum and the user op; ReduceLocal
+// blocking only.
+func goLargeCount(n int) int {
+	roots := 1
+	if n > 1 {
+		roots = 2
+	}
+	const forms = 1 + 1 + 2
+	return forms + forms*roots + 4*forms*roots*2 + 4*forms*2 + forms*roots*2*2 + 5*forms*2*2 + 2
+}
+
+var goCountLine = regexp.MustCompile(`(?m)^(coll \w+|world|split|crosscomm|large) (\d+)$`)
 
 // TestCollMatrix runs package mpi's collective correctness matrix (every
 // collective x form x root x in place x op against serial references, with
@@ -71,7 +84,8 @@ func TestCollMatrix(t *testing.T) {
 			if len(got) != len(want) {
 				t.Errorf("%d count lines, want %d:\n%s", len(got), len(want), out)
 			}
-			t.Logf("n=%d: %d cases on World, %d on the split, %d across communicators", n, got["world"], got["split"], got["crosscomm"])
+			t.Logf("n=%d: %d cases on World, %d on the split, %d across communicators, %d large",
+				n, got["world"], got["split"], got["crosscomm"], got["large"])
 		})
 	}
 }

@@ -48,19 +48,29 @@ func collMatrixCounts(n int) map[string]int {
 	// Across communicators: 17 collectives x (I, I_c, 2x persistent,
 	// 2x persistent _c) x in place or not x 3 communicators.
 	cross := 17 * 6 * 2 * 3
-	out := map[string]int{"world": total, "split": split, "crosscomm": cross}
+	// Large counts on MPI_COMM_WORLD: blocking, I and persistent _c (twice),
+	// the first and last root, two datatypes, three (type, op) pairs of
+	// which the user op skips the persistent form; Reduce_local blocking.
+	roots := 1
+	if n > 1 {
+		roots = 2
+	}
+	const lforms = 1 + 1 + 2
+	const lreds = 2 * (3 + 3 + 2*2) // in place or not x the forms' checks
+	large := lforms + lforms*roots*2 + 4*lforms*roots*2*2 + 5*lforms*2*2 + roots*lreds + 5*lreds + 3
+	out := map[string]int{"world": total, "split": split, "crosscomm": cross, "large": large}
 	for k, v := range world {
 		out["coll "+k] = v
 	}
 	return out
 }
 
-var countLine = regexp.MustCompile(`(?m)^(coll \w+|world|split|crosscomm) (\d+)$`)
+var countLine = regexp.MustCompile(`(?m)^(coll \w+|world|split|crosscomm|large) (\d+)$`)
 
 // TestCCollectiveMatrix runs the correctness matrix of every collective x
 // form x root x in place x datatype x op against serial references, with
-// point-to-point traffic pending and three communicators in flight
-// (issue 12), once per rank count.
+// point-to-point traffic pending and three communicators in flight, then a
+// pass with large counts (issue 12), once per rank count.
 func TestCCollectiveMatrix(t *testing.T) {
 	if !collectivesReady() {
 		t.Skip("collectives not implemented yet in the engine")
@@ -85,8 +95,8 @@ func TestCCollectiveMatrix(t *testing.T) {
 			if len(got) != len(want) {
 				t.Errorf("%d count lines, want %d:\n%s", len(got), len(want), out)
 			}
-			t.Logf("n=%d: %d cases on MPI_COMM_WORLD, %d on the split, %d across communicators",
-				n, got["world"], got["split"], got["crosscomm"])
+			t.Logf("n=%d: %d cases on MPI_COMM_WORLD, %d on the split, %d across communicators, %d large",
+				n, got["world"], got["split"], got["crosscomm"], got["large"])
 		})
 	}
 }

@@ -56,11 +56,24 @@ const (
 
 var cmFormNames = [cmForms]string{"blocking", "nonblocking", "persistent", "typed"}
 
+// The counts: cmScale is 1 for the matrix and cmBig for the pass over the
+// large-message paths (segmented, direct copy; 64 KiB and up).
 const (
-	cmNel  = 3 // int32s per block of the data-movement collectives
-	cmNred = 4 // int32s reduced per block
+	cmBig  = 6000
 	cmSent = -7
 )
+
+var (
+	cmScale = 1
+	cmNel   = 3 // int32s per block of the data-movement collectives
+	cmNred  = 4 // int32s reduced per block
+	cmBuf   = 512
+)
+
+func cmSetScale(s, size int) {
+	cmScale, cmNel, cmNred = s, 3*s, 4*s
+	cmBuf = max(512, size*(cmNred+1)+64)
+}
 
 func (c cmColl) rooted() bool {
 	return c == cmBcast || c == cmGather || c == cmGatherv || c == cmScatter || c == cmScatterv || c == cmReduce
@@ -163,15 +176,13 @@ type cmCase struct {
 	per                *mpi.Persistent
 }
 
-const cmBuf = 512
-
-func cmVC(i int) int { return (i + 1) % 3 * 2 }
+func cmVC(i int) int { return (i + 1) % 3 * 2 * cmScale }
 
 func (k *cmCase) amt(i, j int) int {
 	if k.ip {
-		return (i + j) % 3
+		return (i + j) % 3 * cmScale
 	}
-	return (i + 2*j) % 3
+	return (i + 2*j) % 3 * cmScale
 }
 
 func cmLayout(n int, cnt func(i int) int) (c, d []int) {
@@ -821,7 +832,38 @@ func init() {
 		}
 		cross := cmCount - start
 
-		counts := []int64{int64(part[0]), int64(cross)}
+		// Part 3: large counts on World, through the large-message
+		// paths: blocking, I* and *Init, the first and last root, sum
+		// and the user op.
+		cmSetScale(cmBig, n)
+		start = cmCount
+		for coll := range cmColls {
+			for _, form := range []cmForm{cmBlocking, cmNonblocking, cmPersistent} {
+				if !coll.hasForm(form) {
+					continue
+				}
+				roots, ips, ops := []int{0}, 1, []int{0}
+				if coll.rooted() && n > 1 {
+					roots = []int{0, n - 1}
+				}
+				if coll.inPlace() {
+					ips = 2
+				}
+				if coll.red() {
+					ops = []int{cmSum, cmMat}
+				}
+				for _, root := range roots {
+					for ip := range ips {
+						for _, op := range ops {
+							cmRun1(newCmCase(w, coll, form, root, ip == 1, op))
+						}
+					}
+				}
+			}
+		}
+		large := cmCount - start
+
+		counts := []int64{int64(part[0]), int64(cross), int64(large)}
 		lo, hi := slices.Clone(counts), slices.Clone(counts)
 		must(mpi.AllreduceSlice(w, counts, lo, mpi.Min), "Allreduce")
 		must(mpi.AllreduceSlice(w, counts, hi, mpi.Max), "Allreduce")
@@ -832,7 +874,7 @@ func init() {
 			for i, v := range per {
 				fmt.Printf("coll %s %d\n", cmNames[i], v)
 			}
-			fmt.Printf("world %d\nsplit %d\ncrosscomm %d\n", part[0], part[1], cross)
+			fmt.Printf("world %d\nsplit %d\ncrosscomm %d\nlarge %d\n", part[0], part[1], cross, large)
 		}
 		must(dup.Free(), "Free")
 		must(split.Free(), "Free")

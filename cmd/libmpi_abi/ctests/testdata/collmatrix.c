@@ -14,9 +14,13 @@
 #include "check.h"
 
 #define MAXN 16
-#define NBUF 2048 /* ints per buffer */
-#define NEL 2     /* elements per block of the data-movement collectives */
-#define NRED 3    /* elements reduced per block */
+/* scale multiplies every count: 1 for the matrix, BIG for the pass over
+ * the large-message paths (segmented, direct copy). */
+#define BIG 8192
+static int scale = 1, nbuf = 2048; /* nbuf: ints per buffer in use */
+#define NBUF nbuf
+#define NEL (2 * scale)  /* elements per block of the data-movement collectives */
+#define NRED (3 * scale) /* elements reduced per block */
 #define SENT (-7) /* what untouched ints hold */
 
 enum { C_BARRIER, C_BCAST, C_GATHER, C_GATHERV, C_SCATTER, C_SCATTERV, C_ALLGATHER, C_ALLGATHERV,
@@ -142,7 +146,8 @@ typedef struct {
 	MPI_Aint csd[MAXN], crd[MAXN], cswb[MAXN], crwb[MAXN];
 	MPI_Datatype st[MAXN], rt[MAXN];
 	int sflat[MAXN], rflat[MAXN];
-	int sb[NBUF], rb[NBUF], xs[NBUF], xr[NBUF];
+	int *sb, *rb, *xs, *xr; /* buffers and what they should hold after */
+	int len;                /* ints of them in use: all the layouts fit */
 } kase;
 
 static long ncases; /* checked calls on this rank */
@@ -153,14 +158,14 @@ static int at(const tvar *t, int base, int flat, int e, int j)
 {
 	return base * t->ext + (flat ? e * t->ne + j : e * t->ext + t->off[j]);
 }
-static void sentinel(int *b)
+static void sentinel(int *b, int n)
 {
-	for (int i = 0; i < NBUF; i++) b[i] = SENT;
+	for (int i = 0; i < n; i++) b[i] = SENT;
 }
 
 /* Irregular blocks, placed in reverse rank order with one element's gap. */
-static int vc(int i) { return (i + 1) % 3; }
-static int amt(const kase *k, int i, int j) { return k->inplace ? (i + j) % 3 : (i + 2 * j) % 3; }
+static int vc(int i) { return (i + 1) % 3 * scale; }
+static int amt(const kase *k, int i, int j) { return (k->inplace ? (i + j) % 3 : (i + 2 * j) % 3) * scale; }
 static void revlayout(int size, const int *cnt, int *dsp)
 {
 	int off = 0;
@@ -209,7 +214,7 @@ static void fill(kase *k, int seed)
 {
 	const tvar *t = &tv[k->t];
 	int n = k->size, r = k->rank, root = k->root, ip = k->inplace, ne = t->ne, op = k->op;
-	sentinel(k->sb), sentinel(k->rb);
+	sentinel(k->sb, k->len), sentinel(k->rb, k->len);
 	int x[3];
 	switch (k->coll) {
 	case C_BARRIER: break;
@@ -280,8 +285,8 @@ static void fill(kase *k, int seed)
 				k->sb[at(t, 0, 0, e, j)] = rv(op, seed, 0, e, j), k->rb[at(t, 0, 0, e, j)] = rv(op, seed, 1, e, j);
 		break;
 	}
-	memcpy(k->xs, k->sb, sizeof k->sb);
-	memcpy(k->xr, k->rb, sizeof k->rb);
+	memcpy(k->xs, k->sb, k->len * sizeof(int));
+	memcpy(k->xr, k->rb, k->len * sizeof(int));
 	int *xr = k->xr;
 	switch (k->coll) {
 	case C_BCAST:
@@ -360,10 +365,10 @@ static void check(kase *k, int seed)
 {
 	int skip = k->coll == C_EXSCAN && k->rank == 0;
 	/* In place, a reduce-scatter's input beyond the result is undefined. */
-	int rlim = NBUF;
+	int rlim = k->len;
 	if (k->inplace && (k->coll == C_RSB || k->coll == C_RS))
 		rlim = (k->coll == C_RSB ? NRED : k->rc[k->rank]) * tv[k->t].ext;
-	for (int i = 0; i < NBUF; i++) {
+	for (int i = 0; i < k->len; i++) {
 		int bad = k->sb[i] != k->xs[i] ? 's' : !skip && i < rlim && k->rb[i] != k->xr[i] ? 'r' : 0;
 		if (bad) {
 			fprintf(stderr,
@@ -371,7 +376,7 @@ static void check(kase *k, int seed)
 				k->rank, cname[k->coll], fname[k->form], k->root, k->inplace, tv[k->t].name, k->op, k->size,
 				seed, bad, i, bad == 's' ? k->sb[i] : k->rb[i], bad == 's' ? k->xs[i] : k->xr[i]);
 			const int *got = bad == 's' ? k->sb : k->rb, *want = bad == 's' ? k->xs : k->xr;
-			for (int x = i < 4 ? 0 : i - 4; x < i + 12 && x < NBUF; x++)
+			for (int x = i < 4 ? 0 : i - 4; x < i + 12 && x < k->len; x++)
 				fprintf(stderr, "  [%d] %d want %d\n", x, got[x], want[x]);
 			fflush(stderr);
 			MPI_Abort(MPI_COMM_WORLD, 3);
@@ -590,6 +595,26 @@ static void init_case(kase *k, MPI_Comm c, int coll, int form, int root, int ip,
 	MPI_Comm_rank(c, &k->rank);
 	MPI_Comm_size(c, &k->size);
 	memset(k->sc, 0, sizeof k->sc), memset(k->rc, 0, sizeof k->rc);
+	/* Elements its layouts span (v blocks: up to 2*scale and a gap each;
+	 * the struct's lower bound adds an int). */
+	int n = k->size, el;
+	switch (coll) {
+	case C_BARRIER: el = 0; break;
+	case C_GATHER:
+	case C_SCATTER:
+	case C_ALLGATHER:
+	case C_ALLTOALL: el = n * NEL; break;
+	case C_GATHERV:
+	case C_SCATTERV:
+	case C_ALLGATHERV:
+	case C_ALLTOALLV:
+	case C_ALLTOALLW:
+	case C_RS: el = n * (2 * scale + 1); break;
+	case C_RSB: el = n * NRED; break;
+	default: el = NRED; break;
+	}
+	k->len = (el + 1) * tv[t].ext + 8;
+	CHECK(k->len <= NBUF);
 	setup(k);
 }
 
@@ -744,6 +769,13 @@ int main(int argc, char **argv)
 	CHECK(wsize <= MAXN);
 	mktypes();
 	CHECK_RC(MPI_Op_create(matfn, 0, &matop));
+	/* Room for the large pass (ext of at most 5 ints). */
+	int cap = (wsize * (3 * BIG + 1) + 2) * 5 + 8;
+	kase *all[4] = {&K, &P[0], &P[1], &P[2]};
+	for (int i = 0; i < 4; i++) {
+		int **b[4] = {&all[i]->sb, &all[i]->rb, &all[i]->xs, &all[i]->xr};
+		for (int j = 0; j < 4; j++) CHECK((*b[j] = malloc((i == 0 ? cap : nbuf) * sizeof(int))) != NULL);
+	}
 
 	MPI_Comm dup, split;
 	CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
@@ -780,15 +812,39 @@ int main(int argc, char **argv)
 	MPI_Comm comms[3] = {MPI_COMM_WORLD, dup, split};
 	part2(comms, &p2);
 
+	/* Part 3: counts BIG times larger, through the engine's large-message
+	 * paths: one blocking, nonblocking and persistent form each, the
+	 * first and last root, two datatypes and three (type, op) pairs. */
+	scale = BIG, nbuf = cap;
+	long large = ncases;
+	for (int c = 0; c < NCOLL; c++) {
+		static const variant lmoves[] = {{T_INT, O_NONE}, {T_VEC, O_NONE}};
+		static const variant lreds[] = {{T_INT, O_SUM}, {T_VEC, O_MAT}, {T_2INT, O_MAXLOC}};
+		int nv = isred(c) ? 3 : c == C_BARRIER ? 1 : 2;
+		static const int lforms[] = {F_B, F_I, F_PC};
+		for (int fi = 0; fi < 3; fi++) {
+			if (lforms[fi] >= nforms(c)) continue;
+			for (int ri = 0; ri < (isrooted(c) && wsize > 1 ? 2 : 1); ri++)
+				for (int ip = 0; ip < (hasinplace(c) ? 2 : 1); ip++)
+					for (int vi = 0; vi < nv; vi++) {
+						/* The user op on large data is slow (it runs
+						 * in rank order): not a third time. */
+						if (lforms[fi] == F_PC && isred(c) && lreds[vi].op == O_MAT) continue;
+						run1(MPI_COMM_WORLD, c, lforms[fi], ri ? wsize - 1 : 0, ip, isred(c) ? lreds[vi] : lmoves[vi]);
+					}
+		}
+	}
+	large = ncases - large;
+
 	/* Every rank ran the same number of cases on MPI_COMM_WORLD and
 	 * across communicators. */
-	long mine[2] = {part[0], p2}, lo[2], hi[2];
-	CHECK_RC(MPI_Allreduce(mine, lo, 2, MPI_LONG, MPI_MIN, MPI_COMM_WORLD));
-	CHECK_RC(MPI_Allreduce(mine, hi, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD));
-	CHECK(lo[0] == hi[0] && lo[1] == hi[1]);
+	long mine[3] = {part[0], p2, large}, lo[3], hi[3];
+	CHECK_RC(MPI_Allreduce(mine, lo, 3, MPI_LONG, MPI_MIN, MPI_COMM_WORLD));
+	CHECK_RC(MPI_Allreduce(mine, hi, 3, MPI_LONG, MPI_MAX, MPI_COMM_WORLD));
+	CHECK(lo[0] == hi[0] && lo[1] == hi[1] && lo[2] == hi[2]);
 	if (wrank == 0) {
 		for (int c = 0; c < NCOLL; c++) printf("coll %s %ld\n", cname[c], per[c]);
-		printf("world %ld\nsplit %ld\ncrosscomm %ld\n", part[0], part[1], p2);
+		printf("world %ld\nsplit %ld\ncrosscomm %ld\nlarge %ld\n", part[0], part[1], p2, large);
 		fflush(stdout);
 	}
 	CHECK_RC(MPI_Comm_free(&dup));
@@ -796,6 +852,7 @@ int main(int argc, char **argv)
 	CHECK_RC(MPI_Op_free(&matop));
 	CHECK_RC(MPI_Type_free(&tv[T_VEC].dt));
 	CHECK_RC(MPI_Type_free(&tv[T_STRUCT].dt));
+	for (int i = 0; i < 4; i++) free(all[i]->sb), free(all[i]->rb), free(all[i]->xs), free(all[i]->xr);
 	report_ok();
 	MPI_Finalize();
 	return 0;
