@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -76,9 +77,21 @@ func TestCCollectiveMatrix(t *testing.T) {
 		t.Skip("collectives not implemented yet in the engine")
 	}
 	exe := compile(t, "collmatrix")
-	for _, n := range []int{1, 2, 3, 4, 5, 8} {
-		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
-			out, err := runJob(t, n, exe)
+	runs := []struct {
+		n   int
+		env []string
+	}{{1, nil}, {2, nil}, {3, nil}, {4, nil}, {5, nil}, {8, nil},
+		// The progress goroutine racing the waiting threads for the
+		// same collectives.
+		{3, []string{"HYMPI_ASYNC_PROGRESS=1"}}}
+	for _, run := range runs {
+		n := run.n
+		name := fmt.Sprintf("n=%d", n)
+		if run.env != nil {
+			name += "/" + strings.Join(run.env, ",")
+		}
+		t.Run(name, func(t *testing.T) {
+			out, err := runJob(t, n, exe, run.env...)
 			if got := okLine.FindAllString(out, -1); err != nil || len(got) != n {
 				t.Fatalf("hympirun -n %d collmatrix: %v (%d of %d ranks OK)\n%s", n, err, len(got), n, out)
 			}
