@@ -14,15 +14,16 @@ import (
 // goCollMatrixCounts is how many checked calls the collmatrix scenario
 // makes, worked out from its loops here, so a section that silently stops
 // running fails the test. Forms: blocking, I*, *Init (checked after each of
-// two starts), the typed generic one (none for Barrier and ReduceLocal).
+// two starts), the typed generic one (none for Barrier and ReduceLocal),
+// and for Bcast, Reduce and Allreduce the typed nonblocking one.
 func goCollMatrixCounts(n int) map[string]int {
 	const forms, ops = 1 + 1 + 2 + 1, 3
 	per := func(n int) map[string]int {
 		return map[string]int{
-			"Barrier": forms - 1, "Bcast": forms * n,
+			"Barrier": forms - 1, "Bcast": (forms + 1) * n,
 			"Gather": forms * n * 2, "Gatherv": forms * n * 2, "Scatter": forms * n * 2, "Scatterv": forms * n * 2,
 			"Allgather": forms * 2, "Allgatherv": forms * 2, "Alltoall": forms * 2, "Alltoallv": forms * 2,
-			"Reduce": forms * n * 2 * ops, "Allreduce": forms * 2 * ops, "ReduceScatterBlock": forms * 2 * ops,
+			"Reduce": (forms + 1) * n * 2 * ops, "Allreduce": (forms + 1) * 2 * ops, "ReduceScatterBlock": forms * 2 * ops,
 			"ReduceScatter": forms * 2 * ops, "Scan": forms * 2 * ops, "Exscan": forms * 2 * ops,
 			"ReduceLocal": ops,
 		}

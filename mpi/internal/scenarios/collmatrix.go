@@ -51,10 +51,11 @@ const (
 	cmNonblocking
 	cmPersistent
 	cmTyped
+	cmTypedNB // the typed nonblocking forms there are
 	cmForms
 )
 
-var cmFormNames = [cmForms]string{"blocking", "nonblocking", "persistent", "typed"}
+var cmFormNames = [cmForms]string{"blocking", "nonblocking", "persistent", "typed", "typed nonblocking"}
 
 // The counts: cmScale is 1 for the matrix and cmBig for the pass over the
 // large-message paths (segmented, direct copy; 64 KiB and up).
@@ -87,6 +88,8 @@ func (c cmColl) hasForm(f cmForm) bool {
 		return f == cmBlocking
 	case f == cmTyped:
 		return c.hasTyped()
+	case f == cmTypedNB:
+		return c == cmBcast || c == cmReduce || c == cmAllreduce
 	}
 	return true
 }
@@ -549,6 +552,15 @@ func (k *cmCase) issue() error {
 		case cmExscan:
 			err = mpi.ExscanSlice(c, s32, r32, op)
 		}
+	case cmTypedNB:
+		switch k.coll {
+		case cmBcast:
+			k.req, err = mpi.IbcastSlice(c, r32, root)
+		case cmReduce:
+			k.req, err = mpi.IreduceSlice(c, s32, r32, op, root)
+		case cmAllreduce:
+			k.req, err = mpi.IallreduceSlice(c, s32, r32, op)
+		}
 	case cmNonblocking:
 		switch k.coll {
 		case cmBarrier:
@@ -702,7 +714,7 @@ func cmRun1(k *cmCase) {
 	k.fill(seed)
 	g := cmRingPost(k.c, seed)
 	must(k.issue(), "%v", k)
-	if k.form == cmNonblocking {
+	if k.form == cmNonblocking || k.form == cmTypedNB {
 		// The collective completes together with the ring's requests.
 		sts, err := mpi.Waitall([]*mpi.Request{g.q[0], k.req, g.q[1]})
 		must(err, "%v: Waitall", k)
