@@ -34,7 +34,7 @@ func NewShape(c Coll, size, n int) Shape {
 	}
 	for i := range n {
 		switch c {
-		case ReduceScatter:
+		case ReduceScatter, ReduceScatterBlock:
 			s.Counts[i] = 4 * s.Block
 			if i == n-1 {
 				s.Counts[i] += 4 * s.Rem
@@ -130,6 +130,9 @@ func (s Shape) Fill(rank int, send, recv []byte) {
 			send[j] = pat(rank, 0, j)
 		}
 	case Scatter, Scatterv, Alltoall, Alltoallv:
+		if rank != 0 && (s.Coll == Scatter || s.Coll == Scatterv) {
+			break // only the root's send is read
+		}
 		for d := range s.N {
 			for j := range n {
 				send[d*n+j] = pat(rank, d, j)
