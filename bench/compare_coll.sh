@@ -24,13 +24,13 @@
 # Usage: bench/compare_coll.sh [REPS]   (or make compare-coll [REPS=N] [QUICK=1])
 #
 # Environment:
-#   REPS            repetitions (default 5; QUICK: 1)
+#   REPS            repetitions (default 3; QUICK: 1)
 #   QUICK=1         about two minutes: 8 B, 64 KiB and 1 MiB, 2 and 4 ranks, -i 30
 #   IMPLS           of hympi-C hympi-Go ompi mpich (default all; ompi required)
 #   RANKS           job sizes (default "2 4 8")
 #   SIZES           message sizes in bytes (default "8 1024 65536 1048576 4194304")
 #   ITERS           osu_colls -i: timed iterations up to 16 KiB, fewer above (default 100)
-#   TESTS           MPI_Test calls during each overlap compute phase (default "0")
+#   TESTS           MPI_Test calls spread over each overlap compute phase, one run each (default "0 8")
 #   MPICH_MAX_RANKS largest MPICH job (default the CPU count)
 #   RESULT          the table (default bench/results/compare-coll.md)
 #   OUT             raw outputs (default bench/results/compare-coll-<UTC time>)
@@ -42,18 +42,18 @@ cd "$(dirname "$0")/.."
 
 QUICK=${QUICK:-0}
 if [[ $QUICK == 1 ]]; then
-	REPS=${1:-${QUICK_REPS:-1}}
+	REPS=${1:-${REPS:-1}}
 	RANKS=${RANKS:-2 4}
 	SIZES=${SIZES:-8 65536 1048576}
 	ITERS=${ITERS:-30}
 else
-	REPS=${1:-${REPS:-5}}
+	REPS=${1:-${REPS:-3}}
 fi
 IMPLS=${IMPLS:-hympi-C hympi-Go ompi mpich}
 RANKS=${RANKS:-2 4 8}
 SIZES=${SIZES:-8 1024 65536 1048576 4194304}
 ITERS=${ITERS:-100}
-TESTS=${TESTS:-0}
+TESTS=${TESTS:-0 8}
 MPICH_MAX_RANKS=${MPICH_MAX_RANKS:-$(nproc)}
 RESULT=${RESULT:-bench/results/compare-coll.md}
 OUT=${OUT:-bench/results/compare-coll-$(date -u +%Y%m%dT%H%M%SZ)}

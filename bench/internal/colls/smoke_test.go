@@ -135,3 +135,34 @@ func checkSmoke(t *testing.T, lang string, n int, stdout, stderr string) {
 		}
 	}
 }
+
+// TestCompareScriptUsage: bench/compare_coll.sh refuses bad settings with
+// status 2 and a message naming the setting, before building or running
+// anything.
+func TestCompareScriptUsage(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	script := filepath.Join(repoRoot(t), "bench", "compare_coll.sh")
+	for _, tt := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{[]string{"REPS=0"}, nil, "REPS must be a positive integer"},
+		{nil, []string{"x"}, "REPS must be a positive integer"},
+		{[]string{"IMPLS=hympi-C lam"}, nil, "unknown implementation 'lam'"},
+		{[]string{"IMPLS=hympi-C mpich"}, nil, "IMPLS must include ompi"},
+		{[]string{"SIZES=8 1k"}, nil, "whole numbers, got '1k'"},
+		{[]string{"RANKS=1 2"}, nil, "at least 2 ranks, got 1"},
+	} {
+		cmd := exec.Command(bash, append([]string{script}, tt.args...)...)
+		cmd.Env = append(os.Environ(), tt.env...)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), tt.want) {
+			t.Errorf("%v %v: err %v, output:\n%s\nwant status 2 and %q", tt.env, tt.args, err, out, tt.want)
+		}
+	}
+}
