@@ -19,7 +19,8 @@
 # Prints the CPU model and, per job size, each collective and size as the
 # median of Open MPI in µs and of the others as ratios to it, hympi's
 # nonblocking/blocking and persistent/blocking ratios, then the overlap
-# table; writes it to RESULT.
+# table; writes it to RESULT, and the short form (one row per collective)
+# beside it, RESULT with -summary.md for .md.
 #
 # Usage: bench/compare_coll.sh [REPS]   (or make compare-coll [REPS=N] [QUICK=1])
 #
@@ -189,4 +190,6 @@ cpu_model() {
 		for s in "${notes[@]}"; do echo "$s"; done
 	fi
 } | tee "$RESULT"
-echo "compare-coll: table in $RESULT" >&2
+summary=${RESULT%.md}-summary.md
+bin/colltable -cpus "$(nproc)" -summary "$OUT" >"$summary"
+echo "compare-coll: table in $RESULT, the README's short form in $summary" >&2

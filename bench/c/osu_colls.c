@@ -1,7 +1,7 @@
 /*
  * osu_colls: every MPI collective in one OSU-style run, so that one launch
  * per library and job size covers the whole table of `make compare-coll`
- * (bench/compare_colls.sh). The Go twin is bench/osu_colls; both print the
+ * (bench/compare_coll.sh). The Go twin is bench/osu_colls; both print the
  * same lines, read by bench/cmd/colltable.
  *
  * Usage: mpirun -np N osu_colls [-c LIST] [-forms LIST] [-m SIZES] [-i ITERS] [-x WARMUP]

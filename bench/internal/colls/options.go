@@ -3,7 +3,7 @@
 // persistent, at a list of message sizes, plus OSU's overlap measurement
 // of Iallreduce, Ibcast and Ialltoall, in one run. Both programs print the
 // same lines (see Row and OverlapRow), which bench/cmd/colltable lays side
-// by side; bench/compare_colls.sh drives them.
+// by side; bench/compare_coll.sh drives them.
 //
 // Each collective, form and size is checked once on patterned data before
 // it is timed (Fill, Verify), so a collective that computes a wrong result

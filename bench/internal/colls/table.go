@@ -272,3 +272,123 @@ func (r *Results) WriteMarkdown(w io.Writer, cpus int) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// WriteSummary writes the short form of the tables for the README: per
+// job size one row per collective with hympi-C / hympi-Go ratios to Open
+// MPI at each size, the median nonblocking/blocking and
+// persistent/blocking ratios over all collectives and sizes, and the
+// overlap of hympi-C, hympi-Go and Open MPI.
+func (r *Results) WriteSummary(w io.Writer, cpus int) error {
+	var b strings.Builder
+	hympis := []string{}
+	for _, i := range []string{"hympi-C", "hympi-Go"} {
+		if r.impls[i] {
+			hympis = append(hympis, i)
+		}
+	}
+	cell := func(n int, impl string, c Coll, f Form, s int, ref string, refForm Form) (float64, bool, bool) {
+		k, rk := key{impl, n, c, f, s, 0}, key{ref, n, c, refForm, s, 0}
+		t, ok := r.median(r.times, k)
+		rt, rok := r.median(r.times, rk)
+		if !ok || !rok || rt <= 0 {
+			return 0, false, false
+		}
+		return t / rt, true, r.wrong[k] || r.wrong[rk]
+	}
+	for _, n := range r.ranks {
+		title := fmt.Sprintf("%d ranks", n)
+		if cpus > 0 && n > cpus {
+			title += fmt.Sprintf(" on %d CPUs", cpus)
+		}
+		fmt.Fprintf(&b, "**%s**: time relative to Open MPI's, %s:\n\n| collective |", title, strings.Join(hympis, " / "))
+		for _, s := range r.sizes {
+			fmt.Fprintf(&b, " %s |", SizeLabel(s))
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(r.sizes)) + "\n")
+		for c := range NumColls {
+			sizes := r.sizes
+			if c == Barrier {
+				sizes = r.sizes[:1]
+			}
+			var cells []string
+			any := false
+			for _, s := range sizes {
+				size := s
+				if c == Barrier {
+					size = 0
+				}
+				var parts []string
+				for _, h := range hympis {
+					v, ok, wrong := cell(n, h, c, Blocking, size, "ompi", Blocking)
+					switch {
+					case !ok:
+						parts = append(parts, "–")
+					case wrong:
+						any = true
+						parts = append(parts, fmt.Sprintf("%.2f WRONG", v))
+					default:
+						any = true
+						parts = append(parts, fmt.Sprintf("%.2f", v))
+					}
+				}
+				cells = append(cells, strings.Join(parts, " / "))
+			}
+			if c == Barrier {
+				for len(cells) < len(r.sizes) {
+					cells = append(cells, "")
+				}
+			}
+			if any {
+				fmt.Fprintf(&b, "| %s | %s |\n", c, strings.Join(cells, " | "))
+			}
+		}
+		b.WriteString("\n")
+		for _, h := range hympis {
+			for _, f := range []Form{NonBlocking, Persistent} {
+				var v []float64
+				over := 0
+				for c := range NumColls {
+					for _, s := range append([]int{0}, r.sizes...) {
+						if x, ok, _ := cell(n, h, c, f, s, h, Blocking); ok {
+							v = append(v, x)
+							if x > 1.1 {
+								over++
+							}
+						}
+					}
+				}
+				if len(v) > 0 {
+					fmt.Fprintf(&b, "- %s %s/b: median %.2f over %d collective × size cells, %d above 1.1 (range %.2f–%.2f)\n",
+						h, f, osu.Median(v), len(v), over, slices.Min(v), slices.Max(v))
+				}
+			}
+		}
+		if len(r.tests) > 0 {
+			b.WriteString("\nOverlap %, hympi-C / hympi-Go / Open MPI:\n\n| collective | MPI_Test calls |")
+			for _, s := range r.sizes {
+				fmt.Fprintf(&b, " %s |", SizeLabel(s))
+			}
+			b.WriteString("\n|---|---:|" + strings.Repeat("---:|", len(r.sizes)) + "\n")
+			for _, c := range []Coll{Allreduce, Bcast, Alltoall} {
+				for _, t := range r.tests {
+					var cells []string
+					for _, s := range r.sizes {
+						var parts []string
+						for _, i := range []string{"hympi-C", "hympi-Go", "ompi"} {
+							if v, ok := r.median(r.overlaps, key{i, n, c, Overlap, s, t}); ok {
+								parts = append(parts, fmt.Sprintf("%.0f", v))
+							} else {
+								parts = append(parts, "–")
+							}
+						}
+						cells = append(cells, strings.Join(parts, " / "))
+					}
+					fmt.Fprintf(&b, "| i%s | %d | %s |\n", c, t, strings.Join(cells, " | "))
+				}
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

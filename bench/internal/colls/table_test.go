@@ -132,6 +132,27 @@ func TestTable(t *testing.T) {
 		t.Errorf("a size no implementation measured at 2 ranks has a row:\n%s", got)
 	}
 
+	b.Reset()
+	if err := res.WriteSummary(&b, 2); err != nil {
+		t.Fatal(err)
+	}
+	got = b.String()
+	for _, want := range []string{
+		"**2 ranks**: time relative to Open MPI's, hympi-C / hympi-Go:",
+		"| collective | 8 B | 1 KiB |",
+		"| barrier | 0.50 / – |  |",
+		"| allreduce | 0.50 / – | – / – |",
+		"**4 ranks on 2 CPUs**",
+		"| allreduce | – / – | – / 0.50 WRONG |",
+		"- hympi-C nb/b: median 1.50 over 1 collective × size cells, 1 above 1.1 (range 1.50–1.50)",
+		"- hympi-C p/b: median 0.50 over 1 collective × size cells, 0 above 1.1",
+		"| iallreduce | 0 | 80 / – / 50 | – / – / – |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
+	}
+
 	write("n2.other.1.txt", "x")
 	if _, err := LoadResults(dir); err == nil || !strings.Contains(err.Error(), "unknown implementation") {
 		t.Errorf("unknown implementation: err %v", err)
