@@ -8,7 +8,8 @@
 #   make demo          2-rank latency and bandwidth demo
 #   make compare-ompi  side-by-side point-to-point table against Open MPI (installs it)
 #   make compare-rma   one-sided (put/get latency and bandwidth, accumulate, fetch-and-op, CAS) against Open MPI and MPICH (REPS)
-#   make compare-coll  collectives (barrier, bcast, allreduce; 2 and 4 ranks), hympi-Go against Open MPI (REPS)
+#   make compare-coll  every collective (blocking, nonblocking, persistent, overlap), hympi-C and -Go against
+#                      Open MPI and MPICH, 2/4/8 ranks (REPS, default 3; QUICK=1: about 2 minutes)
 #   make compare       hympi-C, hympi-Go, Open MPI, MPICH: pt2pt and collectives, one table + SVG in bench/results/ (REPS)
 #   make test-backends  package mpi's scenarios on the Open MPI and MPICH backends (-tags ompi/mpich)
 #   make fuzz          run each fuzz target for FUZZTIME (default 30s)
@@ -35,7 +36,7 @@ COMMIT   := $(shell git describe --tags --always --dirty 2>/dev/null)
 XVERSION := $(if $(COMMIT),-X github.com/hympi/hympi/internal/version.commit=$(COMMIT))
 BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_barrier osu_ibarrier osu_bcast osu_reduce osu_allreduce \
-            osu_gather osu_scatter osu_allgather osu_alltoall osu_rma
+            osu_gather osu_scatter osu_allgather osu_alltoall osu_rma osu_colls
 WITH_OMPI ?= 0
 
 .PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-callgrind bench-modes bench-skew soak chaos clean
@@ -49,7 +50,7 @@ endif
 HAVE_FC  := $(shell command -v $(FC) 2>/dev/null)
 
 build: cabi cmds $(if $(HAVE_FC),fortran)
-	$(GO) build -o $(BIN)/ $(addprefix ./bench/,$(BENCHES)) ./bench/cmd/osutable ./bench/plot/cmd/skewplot
+	$(GO) build -o $(BIN)/ $(addprefix ./bench/,$(BENCHES)) ./bench/cmd/osutable ./bench/cmd/colltable ./bench/plot/cmd/skewplot
 
 # The commands, with hympic++ as hympicxx's other name.
 cmds:
@@ -197,8 +198,11 @@ demo: build
 compare-ompi: build
 	REPS=$(REPS) bash bench/compare_ompi.sh
 
+# Every collective in three forms at 3 job sizes: 3 repetitions keep it under
+# 15 minutes on 2 CPUs unless REPS is given.
+QUICK ?= 0
 compare-coll: build
-	REPS=$(REPS) bash bench/compare_coll.sh
+	$(if $(filter command line environment,$(origin REPS)),REPS=$(REPS)) QUICK=$(QUICK) bash bench/compare_coll.sh
 
 compare-rma: build
 	REPS=$(REPS) bash bench/compare_rma.sh

@@ -58,7 +58,7 @@
 // virtual machine: from 64 KiB the hybrid uses direct copy, which there
 // streams at half the rate of shared memory's two pipelined copies.)
 //
-// Several benchmarks in one table (bench/compare.sh, bench/compare_coll.sh):
+// Several benchmarks in one table (bench/compare.sh):
 //
 //	osutable -grouped [-relative REF] [-allow-missing] [-svg FILE] GROUP:NAME=FILE[,FILE...]...
 //
