@@ -120,3 +120,17 @@ func sharesDataCache(c *CPU, other int) bool {
 	}
 	return false
 }
+
+// RelationCounts counts the pairs of distinct CPUs among cpus (each
+// unordered pair once) by relation: what a job spread over those CPUs
+// would see. Repeated CPUs count once.
+func (m *Machine) RelationCounts(cpus []int) [NumRelations]int {
+	cpus = slices.Compact(slices.Sorted(slices.Values(cpus)))
+	var n [NumRelations]int
+	for i, a := range cpus {
+		for _, b := range cpus[i+1:] {
+			n[m.Relation(a, b)]++
+		}
+	}
+	return n
+}
