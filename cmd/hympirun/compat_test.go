@@ -214,7 +214,7 @@ func TestBindDomains(t *testing.T) {
 	}
 	cpus := allowedCPUs(t)
 	n := len(cpus) + 1
-	for _, policy := range []string{"core", "l3cache", "numa", "socket", "none"} {
+	for _, policy := range []string{"hwthread", "core", "l3cache", "numa", "socket", "none"} {
 		for _, mapBy := range []string{"core", "socket"} {
 			t.Run(policy+"/"+mapBy, func(t *testing.T) {
 				t.Parallel()
@@ -240,8 +240,8 @@ func TestBindDomains(t *testing.T) {
 						}
 					}
 					wantEnv := "-1"
-					if policy != "none" && len(want) == 1 {
-						wantEnv = strconv.Itoa(want[0])
+					if policy != "none" && m.OneCore(want) {
+						wantEnv = strconv.Itoa(mapped[r])
 					}
 					if mask != topology.FormatCPUList(want) || env != wantEnv {
 						t.Errorf("rank %d: HYMPI_CPU=%s, Cpus_allowed_list %s; want %s, %s", r, env, mask, wantEnv, topology.FormatCPUList(want))
@@ -255,7 +255,7 @@ func TestBindDomains(t *testing.T) {
 							t.Errorf("rank %d: report %q, want not bound", r, report[1])
 						}
 					default:
-						re := regexp.MustCompile(`^bound to (socket \d+\[core \d+\[hwt \d+\]\](, )?)+: (\[[B./]+\])+$`)
+						re := regexp.MustCompile(`^bound to (socket \d+\[core \d+\[hwt [\d,-]+\]\](, )?)+: (\[[B./]+\])+$`)
 						if !re.MatchString(report[1]) || strings.Count(report[1], "B") != len(want) {
 							t.Errorf("rank %d: report %q, want %d CPUs in Open MPI's form", r, report[1], len(want))
 						}

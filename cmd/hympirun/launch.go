@@ -57,7 +57,7 @@ func launch(opts *options, stdin io.Reader, stdout, stderr io.Writer) int {
 		out.printf("%v", err)
 		return exitUsage
 	}
-	bind, err := newBinder(opts.bind, opts.mapBy, opts.n)
+	bind, err := newBinder(opts.bind, opts.mapBy, opts.n, opts.doNotLaunch)
 	if err != nil {
 		out.printf("%v", err)
 		return exitFailure
@@ -67,6 +67,9 @@ func launch(opts *options, stdin io.Reader, stdout, stderr io.Writer) int {
 		for i := range opts.n {
 			out.println(fmt.Sprintf("[%s:%d] %s", host, os.Getpid(), bind.report(i)))
 		}
+	}
+	if opts.doNotLaunch {
+		return exitOK
 	}
 	region, regionFile, err := shm.Create(regionDir, opts.n, shm.ConfigFrom(knobs))
 	if err != nil {
