@@ -3,6 +3,7 @@
 package mpi
 
 import (
+	"os"
 	"strconv"
 
 	"github.com/hympi/hympi/internal/config"
@@ -14,6 +15,10 @@ import (
 // profile for this machine (hympi-info --tune), then the topology defaults.
 type thresholdSource struct {
 	machine *topology.Machine
+	// domains classifies ranks bound to domains (hympirun --bind-to
+	// core, l3cache, numa, socket: HYMPI_BIND); nil when ranks are bound
+	// to one CPU each, or hympirun did not say.
+	domains *topology.DomainRelations
 	th      *topology.Thresholds
 	prof    *topology.Profile
 	env     string
@@ -21,14 +26,11 @@ type thresholdSource struct {
 }
 
 func newThresholdSource(k config.Knobs) thresholdSource {
-	var t thresholdSource
-	if k.ThresholdSet {
-		t.env = strconv.Itoa(k.Threshold)
+	m, err := topology.Default()
+	if err != nil {
+		m = nil
 	}
-	if m, err := topology.Default(); err == nil {
-		t.machine = m
-	}
-	t.th = topology.NewThresholds(t.machine)
+	t := thresholdsFor(m, os.Getenv(topology.EnvBind), k)
 	if path, err := topology.DefaultProfilePath(); err == nil {
 		if p, err := topology.LoadProfile(path); err == nil {
 			t.prof = p
@@ -37,9 +39,28 @@ func newThresholdSource(k config.Knobs) thresholdSource {
 	return t
 }
 
-// relation classifies two ranks' CPUs. An unbound rank (-1) could run
-// anywhere: on a one-socket machine the pair is at least intra-socket,
-// otherwise assume the far case.
+// thresholdsFor is the source for machine m (nil: unknown) when hympirun
+// bound the ranks by policy bind (HYMPI_BIND), without a profile.
+func thresholdsFor(m *topology.Machine, bind string, k config.Knobs) thresholdSource {
+	var t thresholdSource
+	if k.ThresholdSet {
+		t.env = strconv.Itoa(k.Threshold)
+	}
+	t.machine = m
+	if m != nil {
+		switch bind {
+		case topology.DomainCore, topology.DomainL3, topology.DomainNUMA, topology.DomainSocket:
+			t.domains = topology.NewDomainRelations(m, bind)
+		}
+	}
+	t.th = topology.NewThresholds(m)
+	return t
+}
+
+// relation classifies two ranks' CPUs. A rank bound to a domain could run
+// on any CPU of it, and gets the farthest relation its domain allows. An
+// unbound rank (-1) could run anywhere: on a one-socket machine the pair is
+// at least intra-socket, otherwise assume the far case.
 func (t *thresholdSource) relation(a, b int) topology.Relation {
 	if t.machine == nil {
 		return topology.InterSocket
@@ -49,6 +70,9 @@ func (t *thresholdSource) relation(a, b int) topology.Relation {
 			return topology.IntraSocket
 		}
 		return topology.InterSocket
+	}
+	if t.domains != nil {
+		return t.domains.Relation(a, b)
 	}
 	return t.machine.Relation(a, b)
 }

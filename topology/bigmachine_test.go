@@ -298,3 +298,49 @@ func inOrder(t *testing.T, s string) []int {
 	}
 	return out
 }
+
+// TestDomainRelations: ranks bound to domains get the farthest relation
+// between their domains' CPUs.
+func TestDomainRelations(t *testing.T) {
+	for _, tc := range []struct {
+		fixture string
+		kind    string
+		a, b    int
+		want    Relation
+	}{
+		{epycSMT, DomainHWThread, 0, 1, SharedCache},
+		{epycSMT, DomainHWThread, 0, 128, SMT},
+		{epycSMT, DomainHWThread, 5, 5, Self},
+		{epycSMT, DomainCore, 0, 128, SMT}, // two ranks on one core
+		{epycSMT, DomainCore, 0, 0, SMT},
+		{epyc, DomainCore, 0, 0, Self}, // a core of one thread
+		{epycSMT, DomainCore, 0, 1, SharedCache},
+		{epycSMT, DomainCore, 0, 8, IntraSocket},
+		{epycSMT, DomainL3, 0, 7, SharedCache},
+		{epycSMT, DomainL3, 1, 130, SharedCache},
+		{epycSMT, DomainL3, 0, 8, IntraSocket},
+		{epycSMT, DomainL3, 0, 64, InterSocket},
+		{epycSMT, DomainNUMA, 0, 8, IntraSocket}, // a node holds two L3s
+		{epycSMT, DomainNUMA, 0, 1, IntraSocket},
+		{epycSMT, DomainNUMA, 0, 16, IntraSocket},
+		{epycSMT, DomainNUMA, 0, 200, InterSocket},
+		{epycSMT, DomainSocket, 0, 1, IntraSocket},
+		{epycSMT, DomainSocket, 0, 64, InterSocket},
+		{xeon, DomainNUMA, 0, 1, SharedCache}, // node = socket = L3
+		{xeon, DomainSocket, 0, 55, SharedCache},
+		{xeon, DomainSocket, 0, 56, InterSocket},
+		{xeon, DomainL3, 0, 112, SharedCache},
+		{xeon, "none", 0, 112, SMT},
+	} {
+		m := readBig(t, tc.fixture)
+		d := NewDomainRelations(m, tc.kind)
+		for range 2 { // the second time from the memo
+			if got := d.Relation(tc.a, tc.b); got != tc.want {
+				t.Errorf("%s bound to %s: Relation(%d, %d) = %s, want %s", tc.fixture, tc.kind, tc.a, tc.b, got, tc.want)
+			}
+			if got := d.Relation(tc.b, tc.a); got != tc.want {
+				t.Errorf("%s bound to %s: Relation(%d, %d) = %s, want %s", tc.fixture, tc.kind, tc.b, tc.a, got, tc.want)
+			}
+		}
+	}
+}

@@ -134,3 +134,58 @@ func (m *Machine) RelationCounts(cpus []int) [NumRelations]int {
 	}
 	return n
 }
+
+// EnvBind names the variable hympirun sets in every rank to the job's
+// --bind-to policy (hwthread, core, l3cache, numa, socket or none). With
+// HYMPI_CPU, the CPU the rank was mapped to, it tells the engine where each
+// rank may run: anywhere in that CPU's domain of this kind.
+const EnvBind = "HYMPI_BIND"
+
+// DomainRelations classifies pairs of ranks that are bound to domains
+// rather than to CPUs: a rank mapped to CPU a and bound to the l3cache
+// domain may run on any CPU under a's L3. The relation of two such ranks
+// is the farthest relation between a CPU of one's domain and a CPU of the
+// other's, the one whose threshold is safe wherever the scheduler puts
+// them: two ranks bound to one L3 are shared-cache, to one NUMA node of an
+// EPYC (two L3s) intra-socket, to one socket of a Xeon (one L3) shared-
+// cache. Under hwthread (or none, or any other kind) it is Relation.
+//
+// It remembers each pair of domains it has worked out; it is not safe for
+// concurrent use.
+type DomainRelations struct {
+	m    *Machine
+	kind string
+	memo map[[2]int]Relation // (lowest CPU of each domain) → relation
+}
+
+// NewDomainRelations returns the classifier for ranks bound to domains of
+// kind on m.
+func NewDomainRelations(m *Machine, kind string) *DomainRelations {
+	return &DomainRelations{m: m, kind: kind, memo: map[[2]int]Relation{}}
+}
+
+// Relation returns the relation of ranks mapped to CPUs a and b; see
+// DomainRelations.
+func (d *DomainRelations) Relation(a, b int) Relation {
+	switch d.kind {
+	case DomainCore, DomainL3, DomainNUMA, DomainSocket:
+	default:
+		return d.m.Relation(a, b)
+	}
+	da, db := d.m.Domain(a, d.kind), d.m.Domain(b, d.kind)
+	key := [2]int{min(da[0], db[0]), max(da[0], db[0])}
+	if r, ok := d.memo[key]; ok {
+		return r
+	}
+	far := Self
+	for _, x := range da {
+		for _, y := range db {
+			far = max(far, d.m.Relation(x, y))
+		}
+		if far == InterSocket {
+			break
+		}
+	}
+	d.memo[key] = far
+	return far
+}

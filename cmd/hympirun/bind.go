@@ -84,24 +84,17 @@ func place(m *topology.Machine, allowed []int, n int, mapBy string, policy topol
 	return cpus, sets
 }
 
-// cpuFor is the rank's HYMPI_CPU: the CPU the engine takes it to run on,
-// for its relation to each peer and for counting the CPUs the job has. It
-// is the rank's CPU when the rank is bound to one CPU or to the threads of
-// one core (any thread of a core has the same relation to the other cores,
-// and mapping gives two ranks sharing a core different threads), and -1
-// when the rank may run on several cores.
+// cpuFor is the rank's HYMPI_CPU: the CPU it was mapped to when it is
+// bound, -1 when it is not. A rank bound to a domain (a core's threads, an
+// L3, a node, a socket) may run on any CPU of it; the engine learns which
+// domain from this CPU and HYMPI_BIND, and counts the job's CPUs as the
+// distinct mapped CPUs, which is the number of ranks until they outnumber
+// the CPUs.
 func (b *binder) cpuFor(rank int) int {
 	if b.sets == nil {
 		return -1
 	}
-	set := b.sets[rank]
-	if len(set) == 1 {
-		return set[0]
-	}
-	if b.machine != nil && b.machine.OneCore(set) {
-		return b.cpus[rank]
-	}
-	return -1
+	return b.cpus[rank]
 }
 
 // pin restricts the calling thread to the rank's CPUs (no-op when

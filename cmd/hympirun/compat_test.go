@@ -203,9 +203,10 @@ func TestNoOversubscribe(t *testing.T) {
 	j.expect(exitUsage, fmt.Sprintf("hympirun: there are not enough slots available in the system to satisfy the %d slots that were requested by the application (%d CPUs hympirun may use); request fewer ranks, or allow more ranks than slots with --oversubscribe", ncpu+1, ncpu))
 }
 
-// TestBindDomains: under --bind-to l3cache, numa or socket each rank may
-// run on every allowed CPU of its domain, HYMPI_CPU is -1 unless that is a
-// single CPU, and --report-bindings says so in Open MPI's form.
+// TestBindDomains: under --bind-to hwthread, core, l3cache, numa or socket
+// each rank may run on every allowed CPU of its domain, HYMPI_CPU is the
+// CPU it was mapped to (-1 when not bound), HYMPI_BIND the policy, and
+// --report-bindings says so in Open MPI's form.
 func TestBindDomains(t *testing.T) {
 	t.Parallel()
 	m, err := topology.Default()
@@ -219,17 +220,20 @@ func TestBindDomains(t *testing.T) {
 			t.Run(policy+"/"+mapBy, func(t *testing.T) {
 				t.Parallel()
 				j := runJob(t, 10*time.Second, args([]string{"--bind-to", policy, "--map-by", mapBy, "--report-bindings", "-n", strconv.Itoa(n)},
-					sh(`echo bind $R $HYMPI_CPU $(awk '/^Cpus_allowed_list/ {print $2}' /proc/$$/status)`))...)
+					sh(`echo bind $R $HYMPI_CPU $(awk '/^Cpus_allowed_list/ {print $2}' /proc/$$/status) $HYMPI_BIND`))...)
 				j.expect(0, "")
 				mapped := topology.MapRanks(m, cpus, n, mapBy)
 				seen := 0
 				for _, l := range j.outLines() {
 					var r int
-					var env, mask string
-					if _, err := fmt.Sscanf(l, "bind %d %s %s", &r, &env, &mask); err != nil {
+					var env, mask, bind string
+					if _, err := fmt.Sscanf(l, "bind %d %s %s %s", &r, &env, &mask, &bind); err != nil {
 						continue
 					}
 					seen++
+					if bind != policy {
+						t.Errorf("rank %d: HYMPI_BIND=%s, want %s", r, bind, policy)
+					}
 					want := cpus
 					if policy != "none" {
 						want = nil
@@ -240,7 +244,7 @@ func TestBindDomains(t *testing.T) {
 						}
 					}
 					wantEnv := "-1"
-					if policy != "none" && m.OneCore(want) {
+					if policy != "none" {
 						wantEnv = strconv.Itoa(mapped[r])
 					}
 					if mask != topology.FormatCPUList(want) || env != wantEnv {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hympi/hympi/internal/config"
 	"github.com/hympi/hympi/shm"
+	"github.com/hympi/hympi/topology"
 	"golang.org/x/sys/unix"
 )
 
@@ -187,6 +188,7 @@ func (j *job) env() []string {
 		shm.EnvSize+"="+strconv.Itoa(j.opts.n),
 		shm.EnvRegionFD+"="+strconv.Itoa(shm.RegionFD),
 		shm.EnvJobID+"="+jobID,
+		topology.EnvBind+"="+string(j.bind.policy),
 	)
 }
 
