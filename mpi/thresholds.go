@@ -15,9 +15,8 @@ import (
 // profile for this machine (hympi-info --tune), then the topology defaults.
 type thresholdSource struct {
 	machine *topology.Machine
-	// domains classifies ranks bound to domains (hympirun --bind-to
-	// core, l3cache, numa, socket: HYMPI_BIND); nil when ranks are bound
-	// to one CPU each, or hympirun did not say.
+	// domains classifies pairs by where hympirun let the ranks run
+	// (HYMPI_BIND); nil when machine is.
 	domains *topology.DomainRelations
 	th      *topology.Thresholds
 	prof    *topology.Profile
@@ -48,33 +47,20 @@ func thresholdsFor(m *topology.Machine, bind string, k config.Knobs) thresholdSo
 	}
 	t.machine = m
 	if m != nil {
-		switch bind {
-		case topology.DomainCore, topology.DomainL3, topology.DomainNUMA, topology.DomainSocket:
-			t.domains = topology.NewDomainRelations(m, bind)
-		}
+		t.domains = topology.NewDomainRelations(m, bind)
 	}
 	t.th = topology.NewThresholds(m)
 	return t
 }
 
-// relation classifies two ranks' CPUs. A rank bound to a domain could run
-// on any CPU of it, and gets the farthest relation its domain allows. An
-// unbound rank (-1) could run anywhere: on a one-socket machine the pair is
-// at least intra-socket, otherwise assume the far case.
+// relation classifies two ranks' CPUs (topology.DomainRelations): a rank
+// bound to a domain could run on any CPU of it and gets the farthest
+// relation its domain allows; an unbound rank (-1) could run anywhere.
 func (t *thresholdSource) relation(a, b int) topology.Relation {
 	if t.machine == nil {
 		return topology.InterSocket
 	}
-	if a < 0 || b < 0 {
-		if len(t.machine.Packages()) <= 1 {
-			return topology.IntraSocket
-		}
-		return topology.InterSocket
-	}
-	if t.domains != nil {
-		return t.domains.Relation(a, b)
-	}
-	return t.machine.Relation(a, b)
+	return t.domains.Relation(a, b)
 }
 
 func (t *thresholdSource) forPeer(a, b int) (string, int) {

@@ -331,6 +331,8 @@ func TestDomainRelations(t *testing.T) {
 		{xeon, DomainSocket, 0, 56, InterSocket},
 		{xeon, DomainL3, 0, 112, SharedCache},
 		{xeon, "none", 0, 112, SMT},
+		{epycSMT, DomainL3, -1, 3, InterSocket}, // unbound: could be anywhere
+		{xeon, "none", 5, -1, InterSocket},
 	} {
 		m := readBig(t, tc.fixture)
 		d := NewDomainRelations(m, tc.kind)
@@ -342,5 +344,10 @@ func TestDomainRelations(t *testing.T) {
 				t.Errorf("%s bound to %s: Relation(%d, %d) = %s, want %s", tc.fixture, tc.kind, tc.b, tc.a, got, tc.want)
 			}
 		}
+	}
+	// On one socket, an unbound rank is at least on the same package.
+	one := NewDomainRelations(readFixture(t, "onesocket-l3"), "none")
+	if got := one.Relation(-1, 2); got != IntraSocket {
+		t.Errorf("onesocket-l3, unbound: %s, want intra-socket", got)
 	}
 }

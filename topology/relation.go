@@ -165,8 +165,16 @@ func NewDomainRelations(m *Machine, kind string) *DomainRelations {
 }
 
 // Relation returns the relation of ranks mapped to CPUs a and b; see
-// DomainRelations.
+// DomainRelations. A rank that is not bound (CPU -1) could run anywhere: on
+// a one-socket machine the pair is taken as intra-socket (no shared cache
+// can be counted on), otherwise as inter-socket.
 func (d *DomainRelations) Relation(a, b int) Relation {
+	if a < 0 || b < 0 {
+		if len(d.m.Packages()) <= 1 {
+			return IntraSocket
+		}
+		return InterSocket
+	}
 	switch d.kind {
 	case DomainCore, DomainL3, DomainNUMA, DomainSocket:
 	default:

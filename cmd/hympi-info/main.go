@@ -74,7 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if opts.tune {
 		return tune(opts, stdout, stderr)
 	}
-	rep, err := gather(opts.n)
+	rep, err := gather(opts.n, opts.mapBy, opts.bindTo)
 	if err != nil {
 		fmt.Fprintf(stderr, "hympi-info: %v\n", err)
 		return exitFailure
