@@ -89,6 +89,10 @@ func (r *Relation) UnmarshalText(b []byte) error {
 //   - intra-socket: the same physical package;
 //   - inter-socket: anything else.
 //
+// On a machine whose L3 is split (AMD's CCDs), shared-cache is "same L3"
+// and intra-socket "another L3 of the same socket"; private L1 and L2 do not
+// blur this, as they are shared by no two cores.
+//
 // A CPU that m does not know (offline, or -1 for an unbound rank) shares
 // nothing with anyone but itself, so the pair is inter-socket: the farthest
 // class, whose threshold is the most cautious.
