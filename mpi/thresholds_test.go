@@ -14,11 +14,7 @@ import (
 // L3s per NUMA node) a pair's relation and threshold follow where hympirun
 // let the two ranks run (HYMPI_CPU, HYMPI_BIND).
 func TestThresholdsByBinding(t *testing.T) {
-	root, err := sysfsfixture.EPYC2S(true).Write(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := topology.Read(root)
+	m, err := topology.ReadFS(sysfsfixture.EPYC2S(true).FS(), "epyc-2s-128c-smt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/fstest"
 
 	"github.com/hympi/hympi/internal/sysfsfixture"
 )
@@ -23,11 +22,7 @@ func readBig(t *testing.T, name string) *Machine {
 	if !ok {
 		t.Fatalf("no generated fixture %q", name)
 	}
-	fsys := fstest.MapFS{}
-	for path, body := range tree.Files() {
-		fsys[path] = &fstest.MapFile{Data: []byte(body)}
-	}
-	m, err := read(fsys, name)
+	m, err := ReadFS(tree.FS(), name)
 	if err != nil {
 		t.Fatalf("read(%s): %v", name, err)
 	}

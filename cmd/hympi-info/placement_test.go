@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/hympi/hympi/internal/sysfsfixture"
 	"github.com/hympi/hympi/topology"
@@ -18,11 +17,7 @@ import (
 func useBigTree(t *testing.T, name string) {
 	t.Helper()
 	hermetic(t, "")
-	fsys := fstest.MapFS{}
-	for path, body := range sysfsfixture.All()[name].Files() {
-		fsys[path] = &fstest.MapFile{Data: []byte(body)}
-	}
-	m, err := topology.ReadFS(fsys, name)
+	m, err := topology.ReadFS(sysfsfixture.All()[name].FS(), name)
 	if err != nil {
 		t.Fatal(err)
 	}

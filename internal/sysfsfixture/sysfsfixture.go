@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing/fstest"
 )
 
 // Cache is one cache of one CPU (cache/indexK).
@@ -65,6 +66,16 @@ func (t *Tree) Files() map[string]string {
 		files[fmt.Sprintf("devices/system/node/node%d/cpulist", id)] = FormatList(cpus) + "\n"
 	}
 	return files
+}
+
+// FS returns the tree as an in-memory file system, for topology.ReadFS:
+// tests need not write thousands of files.
+func (t *Tree) FS() fstest.MapFS {
+	fsys := fstest.MapFS{}
+	for name, body := range t.Files() {
+		fsys[name] = &fstest.MapFile{Data: []byte(body)}
+	}
+	return fsys
 }
 
 // Write creates the tree under dir (which may exist) and returns dir.
