@@ -105,21 +105,6 @@ func Place(m *Machine, allowed []int, n int, mapBy string, bind BindPolicy) Plac
 	return p
 }
 
-// OneCore reports whether every CPU of set is a hardware thread of one
-// core (a set of one CPU always is).
-func (m *Machine) OneCore(set []int) bool {
-	if len(set) == 0 {
-		return false
-	}
-	core := m.Domain(set[0], DomainCore)
-	for _, c := range set[1:] {
-		if !slices.Contains(core, c) {
-			return false
-		}
-	}
-	return true
-}
-
 // BindCores returns the CPU for each of n ranks (rank i runs on result[i])
 // under --bind-to core, using only the CPUs in allowed (the launcher's
 // affinity mask; nil or empty means every online CPU of m).

@@ -73,8 +73,9 @@ func (m *Machine) packageCPUs(pkg int) []int {
 // DomainCore (and any kind that is not a domain, such as Open MPI's "slot")
 // is BindCores. DomainHWThread fills the cores in the same order but takes
 // every thread of a core before the next core, as Open MPI's --map-by
-// hwthread does (ranks 0 and 1 are SMT siblings). For the larger domains ranks are dealt round-robin over the
-// domains, as Open MPI's --map-by socket deals them: rank 0 in the first
+// hwthread does (ranks 0 and 1 are SMT siblings). For the larger domains
+// ranks are dealt round-robin over the domains, as Open MPI's --map-by
+// socket deals them: rank 0 in the first
 // domain, rank 1 in the second, and so on, each taking its domain's next
 // CPU in BindCores order; a domain that is full is skipped, and once every
 // CPU has a rank the placement repeats from rank 0's CPU.
