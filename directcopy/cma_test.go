@@ -3,13 +3,10 @@ package directcopy
 import (
 	"bytes"
 	"errors"
-	"math/rand/v2"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -93,128 +90,6 @@ func TestSelfReadWrite(t *testing.T) {
 	}
 }
 
-// TestVectored cuts both sides into pieces of random lengths (zero-length
-// ones included), more pieces than IOV_MAX, and checks ReadvFrom and WritevTo
-// against a plain copy. The seed is printed and can be set with
-// HYMPI_DIRECTCOPY_SEED.
-func TestVectored(t *testing.T) {
-	skipIfNotSupported(t, SelfProbe())
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("HYMPI_DIRECTCOPY_SEED"); s != "" {
-		var err error
-		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Logf("seed %d (HYMPI_DIRECTCOPY_SEED)", seed)
-	rng := rand.New(rand.NewPCG(seed, 0))
-	pid := os.Getpid()
-
-	cases := []struct {
-		name            string
-		nLocal, nRemote int // pieces per side
-		maxPiece        int
-		perCall         int
-	}{
-		{"one-each", 1, 1, 5000, 0},
-		{"few", 7, 3, 3000, 0},
-		{"few-partial-calls", smallIov, 5, 3000, 333},
-		{"just-over-small", smallIov + 1, smallIov + 1, 3000, 1000},
-		{"over-iovmax", 3000, 2500, 300, 0},
-		{"over-iovmax-both-3x", 3*iovMax + 5, 3*iovMax + 1, 64, 0},
-		{"over-iovmax-partial-calls", 2100, 1500, 300, 4099},
-		{"tiny-calls", 40, 33, 50, 3},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			locals, total := randomCut(rng, c.nLocal, c.maxPiece)
-			src := make([]byte, total)
-			pattern(src, 5)
-			var pins Pins
-			defer pins.Unpin()
-			remotes := randomRemoteCut(rng, pins.Pin(src), total, c.nRemote)
-
-			withMaxPerCall(t, c.perCall, func() {
-				if err := ReadvFrom(pid, locals, remotes); err != nil {
-					t.Fatalf("ReadvFrom: %v", err)
-				}
-			})
-			if got := bytes.Join(locals, nil); !bytes.Equal(got, src) {
-				t.Fatalf("ReadvFrom: result differs at %d", firstDiff(got, 5))
-			}
-
-			// Write a different pattern back through the same cut.
-			for _, b := range locals {
-				clear(b)
-			}
-			want := make([]byte, total)
-			pattern(want, 6)
-			off := 0
-			for _, b := range locals {
-				off += copy(b, want[off:])
-			}
-			withMaxPerCall(t, c.perCall, func() {
-				if err := WritevTo(pid, remotes, locals); err != nil {
-					t.Fatalf("WritevTo: %v", err)
-				}
-			})
-			if !bytes.Equal(src, want) {
-				t.Fatalf("WritevTo: result differs at %d", firstDiff(src, 6))
-			}
-		})
-	}
-}
-
-// randomCut makes n local buffers of 0..maxPiece bytes.
-func randomCut(rng *rand.Rand, n, maxPiece int) ([][]byte, int) {
-	bufs := make([][]byte, n)
-	total := 0
-	for i := range bufs {
-		k := rng.IntN(maxPiece + 1)
-		if rng.IntN(10) == 0 {
-			k = 0
-		}
-		bufs[i] = make([]byte, k)
-		total += k
-	}
-	return bufs, total
-}
-
-// randomRemoteCut cuts [base, base+total) into n ranges (some empty).
-func randomRemoteCut(rng *rand.Rand, base uintptr, total, n int) []unix.RemoteIovec {
-	cuts := make([]int, n-1)
-	for i := range cuts {
-		cuts[i] = rng.IntN(total + 1)
-	}
-	slices.Sort(cuts)
-	r := make([]unix.RemoteIovec, 0, n)
-	prev := 0
-	for _, c := range append(cuts, total) {
-		r = append(r, unix.RemoteIovec{Base: base + uintptr(prev), Len: c - prev})
-		prev = c
-	}
-	return r
-}
-
-func TestVectoredLengthMismatch(t *testing.T) {
-	buf := make([]byte, 10)
-	err := ReadvFrom(os.Getpid(), [][]byte{buf}, []unix.RemoteIovec{{Base: addrOf(buf), Len: 9}})
-	if !errors.Is(err, ErrLengthMismatch) {
-		t.Fatalf("got %v, want ErrLengthMismatch", err)
-	}
-	err = WritevTo(os.Getpid(), []unix.RemoteIovec{{Base: addrOf(buf), Len: -1}, {Base: addrOf(buf), Len: 11}}, [][]byte{buf})
-	if !errors.Is(err, ErrLengthMismatch) {
-		t.Fatalf("negative length: got %v, want ErrLengthMismatch", err)
-	}
-	// Empty on both sides is a successful no-op.
-	if err := ReadvFrom(os.Getpid(), nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := ReadvFrom(os.Getpid(), [][]byte{{}, nil}, []unix.RemoteIovec{{Len: 0}}); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestBadAddress reads ranges that run into an inaccessible page, on the
 // remote side and on the local side: the kernel moves what it can (a short
 // count), the loop continues at the bad page, and that call's EFAULT is
@@ -265,18 +140,6 @@ func TestBadAddress(t *testing.T) {
 			t.Fatalf("got %v (%+v), want ErrBadAddress after %d bytes", err, e, good)
 		}
 	})
-	t.Run("vectored", func(t *testing.T) {
-		a, b := make([]byte, 50), make([]byte, page)
-		remotes := []unix.RemoteIovec{{Base: addrOf(mem), Len: 50}, {Base: addrOf(mem) + start, Len: page}}
-		err := ReadvFrom(pid, [][]byte{a, b}, remotes)
-		var e *Error
-		if !errors.Is(err, ErrBadAddress) || !errors.As(err, &e) || e.Done != 50+good || e.Addr != addrOf(mem)+uintptr(page) {
-			t.Fatalf("got %v (%+v), want ErrBadAddress at the bad page after %d bytes", err, e, 50+good)
-		}
-		if !bytes.Equal(a, mem[:50]) || !bytes.Equal(b[:good], mem[start:page]) {
-			t.Fatal("the readable part was not copied")
-		}
-	})
 	t.Run("write", func(t *testing.T) {
 		err := WriteTo(pid, addrOf(mem)+start, make([]byte, page))
 		var e *Error
@@ -309,10 +172,8 @@ func TestInjectedFaults(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			withInjected(t, c.fault, func() {
 				ops := map[string]error{
-					"ReadFrom":  ReadFrom(pid, buf, remote),
-					"WriteTo":   WriteTo(pid, remote, buf),
-					"ReadvFrom": ReadvFrom(pid, [][]byte{buf}, []unix.RemoteIovec{{Base: remote, Len: len(buf)}}),
-					"WritevTo":  WritevTo(pid, []unix.RemoteIovec{{Base: remote, Len: len(buf)}}, [][]byte{buf}),
+					"ReadFrom": ReadFrom(pid, buf, remote),
+					"WriteTo":  WriteTo(pid, remote, buf),
 				}
 				for name, err := range ops {
 					var e *Error
@@ -400,20 +261,9 @@ func TestZeroAllocs(t *testing.T) {
 	pid := os.Getpid()
 	src := make([]byte, 64<<10)
 	dst := make([]byte, 64<<10)
-	locals := [][]byte{dst[:1000], dst[1000:]}
-	remotes := []unix.RemoteIovec{{Base: addrOf(src), Len: 30000}, {Base: addrOf(src) + 30000, Len: len(src) - 30000}}
-	// More pieces than smallIov: the iovMax-sized arrays.
-	var manyLocals [][]byte
-	var manyRemotes []unix.RemoteIovec
-	for i := range 64 {
-		manyLocals = append(manyLocals, dst[i*1024:(i+1)*1024])
-		manyRemotes = append(manyRemotes, unix.RemoteIovec{Base: addrOf(src) + uintptr(i*1024), Len: 1024})
-	}
 	for name, f := range map[string]func() error{
-		"ReadFrom":       func() error { return ReadFrom(pid, dst, addrOf(src)) },
-		"WriteTo":        func() error { return WriteTo(pid, addrOf(dst), src) },
-		"ReadvFrom":      func() error { return ReadvFrom(pid, locals, remotes) },
-		"ReadvFrom-many": func() error { return ReadvFrom(pid, manyLocals, manyRemotes) },
+		"ReadFrom": func() error { return ReadFrom(pid, dst, addrOf(src)) },
+		"WriteTo":  func() error { return WriteTo(pid, addrOf(dst), src) },
 	} {
 		var err error
 		if n := testing.AllocsPerRun(100, func() { err = f() }); n != 0 || err != nil {

@@ -29,20 +29,6 @@ func TestCrossProcess(t *testing.T) {
 			}
 		}
 	})
-	t.Run("readv", func(t *testing.T) {
-		// 1500 remote pieces of 100 bytes (over IOV_MAX), 3 local pieces.
-		var remotes []unix.RemoteIovec
-		for i := range 1500 {
-			remotes = append(remotes, unix.RemoteIovec{Base: h.addr + uintptr(i*100), Len: 100})
-		}
-		all := make([]byte, 150000)
-		if err := ReadvFrom(h.pid, [][]byte{all[:7], all[7:100007], all[100007:]}, remotes); err != nil {
-			t.Fatal(err)
-		}
-		if i := firstDiff(all, 1); i >= 0 {
-			t.Fatalf("byte %d differs", i)
-		}
-	})
 	t.Run("write", func(t *testing.T) {
 		src := make([]byte, h.size)
 		pattern(src, 2)

@@ -6,9 +6,8 @@
 //
 // # Transfers
 //
-// ReadFrom, ReadvFrom, WriteTo and WritevTo wrap the two system calls. They
-// split the work into calls of at most IOV_MAX (1024) iovecs per side, loop on
-// partial transfers (the kernel returns short counts above about 2 GiB per
+// ReadFrom and WriteTo wrap the two system calls, one buffer on each side.
+// They loop on partial transfers (the kernel returns short counts above about 2 GiB per
 // call, and when a page in the middle of the range turns out to be unmapped),
 // retry on EINTR, and stop with an error if a call makes no progress. A
 // failure is an *Error that says which call failed, for which pid and remote
@@ -17,7 +16,7 @@
 // ErrNotSupported (ENOSYS), so callers test it with errors.Is.
 //
 // Data-path tier: a successful transfer allocates nothing, takes no lock and
-// makes one system call per 1024 iovecs or per ~2 GiB; only the failure path
+// makes one system call per ~2 GiB; only the failure path
 // allocates (one *Error) and formats.
 //
 // # Probe contract

@@ -27,9 +27,6 @@ var (
 	// ErrNoProgress: a call returned 0 bytes without an error; the transfer
 	// stops rather than loop forever.
 	ErrNoProgress = errors.New("directcopy: transfer made no progress")
-	// ErrLengthMismatch: the local and remote sides of a vectored transfer
-	// have different total lengths (or a negative remote length).
-	ErrLengthMismatch = errors.New("directcopy: local and remote lengths differ")
 )
 
 // Error describes a failed transfer.

@@ -303,10 +303,3 @@ func (c *cachedProbe) get() error {
 	}
 	return err
 }
-
-// reset forgets a cached answer (tests that inject faults).
-func (c *cachedProbe) reset() {
-	c.mu.Lock()
-	c.done, c.err = false, nil
-	c.mu.Unlock()
-}

@@ -192,3 +192,10 @@ func TestCachedProbe(t *testing.T) {
 		t.Fatalf("nil not cached: calls %d", calls)
 	}
 }
+
+// reset forgets a cached answer (tests that inject faults).
+func (c *cachedProbe) reset() {
+	c.mu.Lock()
+	c.done, c.err = false, nil
+	c.mu.Unlock()
+}

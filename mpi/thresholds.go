@@ -3,6 +3,7 @@
 package mpi
 
 import (
+	"os"
 	"strconv"
 
 	"github.com/hympi/hympi/internal/config"
@@ -14,6 +15,9 @@ import (
 // profile for this machine (hympi-info --tune), then the topology defaults.
 type thresholdSource struct {
 	machine *topology.Machine
+	// domains classifies pairs by where hympirun let the ranks run
+	// (HYMPI_BIND); nil when machine is.
+	domains *topology.DomainRelations
 	th      *topology.Thresholds
 	prof    *topology.Profile
 	env     string
@@ -21,14 +25,11 @@ type thresholdSource struct {
 }
 
 func newThresholdSource(k config.Knobs) thresholdSource {
-	var t thresholdSource
-	if k.ThresholdSet {
-		t.env = strconv.Itoa(k.Threshold)
+	m, err := topology.Default()
+	if err != nil {
+		m = nil
 	}
-	if m, err := topology.Default(); err == nil {
-		t.machine = m
-	}
-	t.th = topology.NewThresholds(t.machine)
+	t := thresholdsFor(m, os.Getenv(topology.EnvBind), k)
 	if path, err := topology.DefaultProfilePath(); err == nil {
 		if p, err := topology.LoadProfile(path); err == nil {
 			t.prof = p
@@ -37,20 +38,29 @@ func newThresholdSource(k config.Knobs) thresholdSource {
 	return t
 }
 
-// relation classifies two ranks' CPUs. An unbound rank (-1) could run
-// anywhere: on a one-socket machine the pair is at least intra-socket,
-// otherwise assume the far case.
+// thresholdsFor is the source for machine m (nil: unknown) when hympirun
+// bound the ranks by policy bind (HYMPI_BIND), without a profile.
+func thresholdsFor(m *topology.Machine, bind string, k config.Knobs) thresholdSource {
+	var t thresholdSource
+	if k.ThresholdSet {
+		t.env = strconv.Itoa(k.Threshold)
+	}
+	t.machine = m
+	if m != nil {
+		t.domains = topology.NewDomainRelations(m, bind)
+	}
+	t.th = topology.NewThresholds(m)
+	return t
+}
+
+// relation classifies two ranks' CPUs (topology.DomainRelations): a rank
+// bound to a domain could run on any CPU of it and gets the farthest
+// relation its domain allows; an unbound rank (-1) could run anywhere.
 func (t *thresholdSource) relation(a, b int) topology.Relation {
 	if t.machine == nil {
 		return topology.InterSocket
 	}
-	if a < 0 || b < 0 {
-		if len(t.machine.Packages()) <= 1 {
-			return topology.IntraSocket
-		}
-		return topology.InterSocket
-	}
-	return t.machine.Relation(a, b)
+	return t.domains.Relation(a, b)
 }
 
 func (t *thresholdSource) forPeer(a, b int) (string, int) {

@@ -5,30 +5,104 @@ import (
 	"slices"
 )
 
-// BindPolicy is a hympirun --bind-to policy.
+// BindPolicy is a hympirun --bind-to policy: the kind of object whose CPUs
+// a rank may run on, as Open MPI names them.
 type BindPolicy string
 
 const (
-	BindCore BindPolicy = "core" // one rank per core first (the default)
-	BindNone BindPolicy = "none" // ranks are not bound
+	BindHWThread BindPolicy = DomainHWThread // the one hardware thread it is mapped to
+	BindCore     BindPolicy = DomainCore     // every hardware thread of that CPU's core
+	BindL3       BindPolicy = DomainL3       // every CPU under that CPU's L3
+	BindNUMA     BindPolicy = DomainNUMA     // every CPU of that CPU's NUMA node
+	BindSocket   BindPolicy = DomainSocket   // every CPU of that CPU's package
+	BindNone     BindPolicy = "none"         // not bound: wherever hympirun may run
 )
 
-// ParseBindPolicy accepts "core" and "none".
+// bindPolicies are the policies ParseBindPolicy accepts, narrowest first.
+var bindPolicies = []BindPolicy{BindHWThread, BindCore, BindL3, BindNUMA, BindSocket, BindNone}
+
+// ParseBindPolicy accepts hwthread, core, l3cache, numa, socket (or Open
+// MPI 5's name for it, package) and none.
 func ParseBindPolicy(s string) (BindPolicy, error) {
-	switch p := BindPolicy(s); p {
-	case BindCore, BindNone:
+	if s == "package" {
+		return BindSocket, nil
+	}
+	if p := BindPolicy(s); slices.Contains(bindPolicies, p) {
 		return p, nil
 	}
-	return "", fmt.Errorf("topology: --bind-to %q: want %s or %s", s, BindCore, BindNone)
+	return "", fmt.Errorf("topology: --bind-to %q: want hwthread, core, l3cache, numa, socket or none", s)
 }
 
-// Bind returns the CPU of each of n ranks under policy p: BindCores for
-// BindCore, nil (no binding) for BindNone or any other value.
-func Bind(m *Machine, p BindPolicy, allowed []int, n int) []int {
-	if p != BindCore {
-		return nil
+// ParseMapPolicy accepts the --map-by kinds: hwthread, core, slot (the
+// same as core), l3cache, numa, socket (or package). It returns the
+// Domain kind ("slot" stays "slot": Open MPI's default mapping).
+func ParseMapPolicy(s string) (string, error) {
+	switch s {
+	case "package":
+		return DomainSocket, nil
+	case DomainHWThread, DomainCore, MapSlot, DomainL3, DomainNUMA, DomainSocket:
+		return s, nil
 	}
-	return BindCores(m, allowed, n)
+	return "", fmt.Errorf("topology: --map-by %q: want hwthread, core, slot, l3cache, numa or socket", s)
+}
+
+// MapSlot is Open MPI's --map-by slot; on one machine hympi treats it as
+// core.
+const MapSlot = "slot"
+
+// DefaultBinding is the binding Open MPI (4.1) gives a job mapped by mapBy
+// when --bind-to is not given: the object it mapped by, so that a rank
+// mapped to a socket may use the whole socket; slot (its default mapping)
+// binds to a core.
+func DefaultBinding(mapBy string) BindPolicy {
+	switch mapBy {
+	case DomainHWThread, DomainL3, DomainNUMA, DomainSocket:
+		return BindPolicy(mapBy)
+	}
+	return BindCore
+}
+
+// Placement is where the ranks of a job run.
+type Placement struct {
+	// CPUs[i] is the CPU rank i is mapped to (MapRanks).
+	CPUs []int
+	// Sets[i] are the CPUs rank i is bound to, ascending: the allowed CPUs
+	// of the bind object holding CPUs[i]. Sets is nil when the job is not
+	// bound.
+	Sets [][]int
+}
+
+// Place maps n ranks by mapBy (MapRanks) over the CPUs in allowed (nil or
+// empty: all) and binds each to the allowed CPUs of the object of kind
+// bind that holds its CPU, as Open MPI does: --map-by socket --bind-to
+// core puts rank 1 on the second socket's first core and lets it use both
+// hardware threads of that core. A rank whose object has no allowed CPU
+// (its CPU is one m does not know) is bound to its CPU alone. It returns a
+// zero Placement when n ≤ 0 or no CPU is usable.
+func Place(m *Machine, allowed []int, n int, mapBy string, bind BindPolicy) Placement {
+	cpus := MapRanks(m, allowed, n, mapBy)
+	if len(cpus) == 0 {
+		return Placement{}
+	}
+	p := Placement{CPUs: cpus}
+	if bind == BindNone {
+		return p
+	}
+	usable := bindOrder(m, allowed)
+	p.Sets = make([][]int, len(cpus))
+	for i, cpu := range cpus {
+		var set []int
+		for _, c := range m.Domain(cpu, string(bind)) {
+			if slices.Contains(usable, c) {
+				set = append(set, c)
+			}
+		}
+		if len(set) == 0 {
+			set = []int{cpu}
+		}
+		p.Sets[i] = set
+	}
+	return p
 }
 
 // BindCores returns the CPU for each of n ranks (rank i runs on result[i])
@@ -63,15 +137,45 @@ func BindCores(m *Machine, allowed []int, n int) []int {
 	if len(order) == 0 {
 		return nil
 	}
-	cpus := make([]int, n)
-	for i := range cpus {
-		cpus[i] = order[i%len(order)]
-	}
-	return cpus
+	return repeat(order, n)
 }
 
-// bindOrder returns every usable CPU once, in the order ranks take them.
+// bindOrder returns every usable CPU once, in the order ranks take them
+// under --map-by core: a thread of every core, then the second threads.
 func bindOrder(m *Machine, allowed []int) []int {
+	cores, unknown := placementCores(m, allowed)
+	var order []int
+	for depth := 0; ; depth++ {
+		added := false
+		for _, threads := range cores {
+			if depth < len(threads) {
+				order = append(order, threads[depth])
+				added = true
+			}
+		}
+		if !added {
+			break
+		}
+	}
+	return append(order, unknown...)
+}
+
+// threadOrder returns every usable CPU once, in the order ranks take them
+// under --map-by hwthread: the cores in BindCores order, each with all its
+// usable threads before the next.
+func threadOrder(m *Machine, allowed []int) []int {
+	cores, unknown := placementCores(m, allowed)
+	var order []int
+	for _, threads := range cores {
+		order = append(order, threads...)
+	}
+	return append(order, unknown...)
+}
+
+// placementCores returns the cores with a usable thread, each as those
+// threads, in placement order, and the allowed CPUs m does not know,
+// ascending.
+func placementCores(m *Machine, allowed []int) (cores [][]int, unknown []int) {
 	ok := func(int) bool { return true }
 	if len(allowed) > 0 {
 		ok = func(cpu int) bool { return slices.Contains(allowed, cpu) }
@@ -82,37 +186,24 @@ func bindOrder(m *Machine, allowed []int) []int {
 		key     []int
 		threads []int
 	}
-	var cores []core
+	var sorted []core
 	for _, threads := range m.Cores() {
 		threads = slices.DeleteFunc(threads, func(c int) bool { return !ok(c) })
 		if len(threads) > 0 {
-			cores = append(cores, core{key: m.placementKey(m.Lookup(threads[0])), threads: threads})
+			sorted = append(sorted, core{key: m.placementKey(m.Lookup(threads[0])), threads: threads})
 		}
 	}
-	slices.SortStableFunc(cores, func(a, b core) int { return slices.Compare(a.key, b.key) })
-
-	var order []int
-	for depth := 0; ; depth++ {
-		added := false
-		for _, c := range cores {
-			if depth < len(c.threads) {
-				order = append(order, c.threads[depth])
-				added = true
-			}
-		}
-		if !added {
-			break
-		}
+	slices.SortStableFunc(sorted, func(a, b core) int { return slices.Compare(a.key, b.key) })
+	for _, c := range sorted {
+		cores = append(cores, c.threads)
 	}
-
-	var unknown []int
 	for _, cpu := range allowed {
 		if cpu >= 0 && m.Lookup(cpu) == nil {
 			unknown = append(unknown, cpu)
 		}
 	}
 	slices.Sort(unknown)
-	return append(order, slices.Compact(unknown)...)
+	return cores, slices.Compact(unknown)
 }
 
 // placementKey orders cores for binding: package, node, then for each data

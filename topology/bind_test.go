@@ -51,11 +51,11 @@ func TestBindCores(t *testing.T) {
 		if !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
 			t.Errorf("%s: BindCores(allowed %v, n %d) = %v, want %v", tc.fixture, tc.allowed, tc.n, got, tc.want)
 		}
-		if b := Bind(m, BindCore, tc.allowed, tc.n); !slices.Equal(b, got) {
-			t.Errorf("%s: Bind(core) = %v, BindCores = %v", tc.fixture, b, got)
+		if p := Place(m, tc.allowed, tc.n, DomainCore, BindHWThread); !slices.Equal(p.CPUs, got) {
+			t.Errorf("%s: Place(core, hwthread) = %v, BindCores = %v", tc.fixture, p.CPUs, got)
 		}
-		if b := Bind(m, BindNone, tc.allowed, tc.n); b != nil {
-			t.Errorf("%s: Bind(none) = %v, want nil", tc.fixture, b)
+		if p := Place(m, tc.allowed, tc.n, DomainCore, BindNone); p.Sets != nil || !slices.Equal(p.CPUs, got) {
+			t.Errorf("%s: Place(core, none) = %+v, want CPUs %v and no sets", tc.fixture, p, got)
 		}
 	}
 }
@@ -102,15 +102,35 @@ func TestBindCoresProperties(t *testing.T) {
 	}
 }
 
-func TestParseBindPolicy(t *testing.T) {
-	for in, want := range map[string]BindPolicy{"core": BindCore, "none": BindNone} {
+func TestParsePolicies(t *testing.T) {
+	for in, want := range map[string]BindPolicy{"hwthread": BindHWThread, "core": BindCore, "l3cache": BindL3,
+		"numa": BindNUMA, "socket": BindSocket, "package": BindSocket, "none": BindNone} {
 		if got, err := ParseBindPolicy(in); err != nil || got != want {
 			t.Errorf("ParseBindPolicy(%q) = %q, %v", in, got, err)
 		}
 	}
-	for _, in := range []string{"", "socket", "Core", "hwthread"} {
-		if _, err := ParseBindPolicy(in); err == nil {
-			t.Errorf("ParseBindPolicy(%q) succeeded", in)
+	for _, in := range []string{"", "Core", "slot", "l2cache", "board", "core:overload-allowed"} {
+		if got, err := ParseBindPolicy(in); err == nil {
+			t.Errorf("ParseBindPolicy(%q) = %q, want an error", in, got)
+		}
+	}
+	for in, want := range map[string]string{"hwthread": DomainHWThread, "core": DomainCore, "slot": MapSlot,
+		"l3cache": DomainL3, "numa": DomainNUMA, "socket": DomainSocket, "package": DomainSocket} {
+		if got, err := ParseMapPolicy(in); err != nil || got != want {
+			t.Errorf("ParseMapPolicy(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "none", "node", "core:PE=2", "ppr:2:socket"} {
+		if got, err := ParseMapPolicy(in); err == nil {
+			t.Errorf("ParseMapPolicy(%q) = %q, want an error", in, got)
+		}
+	}
+	// Open MPI binds to the object it mapped by; slot and core bind to a
+	// core.
+	for mapBy, want := range map[string]BindPolicy{"slot": BindCore, "core": BindCore, "hwthread": BindHWThread,
+		"l3cache": BindL3, "numa": BindNUMA, "socket": BindSocket} {
+		if got := DefaultBinding(mapBy); got != want {
+			t.Errorf("DefaultBinding(%q) = %q, want %q", mapBy, got, want)
 		}
 	}
 }

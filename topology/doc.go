@@ -8,11 +8,14 @@
 //   - the base eager→direct threshold for each relation, and where the
 //     threshold in force comes from: environment, a calibrated profile, or
 //     the seed study's defaults (threshold.go, profile.go);
-//   - the CPU each rank is bound to under hympirun --bind-to (bind.go).
+//   - where each rank runs under hympirun --map-by and --bind-to, and the
+//     relation of ranks bound to domains rather than CPUs (bind.go,
+//     domain.go, relation.go).
 //
 // The machine is read from a sysfs tree rooted at a configurable directory
 // (HYMPI_SYSFS, default /sys), so tests and hympi-info can run against the
-// fixture trees in testdata/ (sysfs.go). The parsers (cpu lists, cache
+// fixture trees in testdata/ and the generated trees of two-socket servers
+// of internal/sysfsfixture (sysfs.go). The parsers (cpu lists, cache
 // sizes, /proc/cpuinfo model names) are pure functions of their input and
 // are tested and fuzzed apart from the file reading (cpulist.go, sysfs.go).
 //

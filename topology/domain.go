@@ -5,10 +5,11 @@ import "slices"
 // Domains for hympirun --map-by and --bind-to: the groups of CPUs a rank
 // can be placed in or bound to, named as Open MPI names them.
 const (
-	DomainCore   = "core"    // the hardware threads of one core
-	DomainL3     = "l3cache" // the CPUs under one L3 cache
-	DomainNUMA   = "numa"    // the CPUs of one NUMA node
-	DomainSocket = "socket"  // the CPUs of one package
+	DomainHWThread = "hwthread" // one hardware thread (a logical CPU)
+	DomainCore     = "core"     // the hardware threads of one core
+	DomainL3       = "l3cache"  // the CPUs under one L3 cache
+	DomainNUMA     = "numa"     // the CPUs of one NUMA node
+	DomainSocket   = "socket"   // the CPUs of one package
 )
 
 // Domain returns the online CPUs that share the domain kind with cpu,
@@ -22,6 +23,8 @@ func (m *Machine) Domain(cpu int, kind string) []int {
 		return []int{cpu}
 	}
 	switch kind {
+	case DomainHWThread:
+		return []int{cpu}
 	case DomainCore:
 		return c.onlineSiblings(m)
 	case DomainL3:
@@ -68,21 +71,32 @@ func (m *Machine) packageCPUs(pkg int) []int {
 // MapRanks returns the CPU each of n ranks is placed on under hympirun
 // --map-by kind, using only the CPUs in allowed (nil or empty: all).
 // DomainCore (and any kind that is not a domain, such as Open MPI's "slot")
-// is BindCores. For the larger domains ranks are dealt round-robin over the
-// domains, as Open MPI's --map-by socket deals them: rank 0 in the first
+// is BindCores. DomainHWThread fills the cores in the same order but takes
+// every thread of a core before the next core, as Open MPI's --map-by
+// hwthread does (ranks 0 and 1 are SMT siblings). For the larger domains
+// ranks are dealt round-robin over the domains, as Open MPI's --map-by
+// socket deals them: rank 0 in the first
 // domain, rank 1 in the second, and so on, each taking its domain's next
 // CPU in BindCores order; a domain that is full is skipped, and once every
 // CPU has a rank the placement repeats from rank 0's CPU.
 func MapRanks(m *Machine, allowed []int, n int, kind string) []int {
-	if kind != DomainL3 && kind != DomainNUMA && kind != DomainSocket {
-		return BindCores(m, allowed, n)
-	}
 	if n <= 0 {
 		return nil
 	}
-	order := bindOrder(m, allowed)
+	var order []int
+	switch kind {
+	case DomainHWThread:
+		order = threadOrder(m, allowed)
+	case DomainL3, DomainNUMA, DomainSocket:
+		order = bindOrder(m, allowed)
+	default:
+		return BindCores(m, allowed, n)
+	}
 	if len(order) == 0 {
 		return nil
+	}
+	if kind == DomainHWThread {
+		return repeat(order, n)
 	}
 	// Domains in the order their first CPU comes in BindCores order, each
 	// with its CPUs in that order.
@@ -107,9 +121,30 @@ func MapRanks(m *Machine, allowed []int, n int, kind string) []int {
 			}
 		}
 	}
+	return repeat(dealt, n)
+}
+
+// repeat returns n CPUs taken from order round-robin.
+func repeat(order []int, n int) []int {
 	cpus := make([]int, n)
 	for i := range cpus {
-		cpus[i] = dealt[i%len(dealt)]
+		cpus[i] = order[i%len(order)]
 	}
 	return cpus
+}
+
+// Domains returns the distinct domains of kind among the online CPUs,
+// each as its online CPUs ascending, ordered by their lowest CPU: the 16
+// L3 caches of a two-socket EPYC, the NUMA nodes, the sockets.
+func (m *Machine) Domains(kind string) [][]int {
+	var ds [][]int
+	seen := map[int]bool{} // lowest CPU of each domain found
+	for _, c := range m.CPUs {
+		d := m.Domain(c.ID, kind)
+		if !seen[d[0]] {
+			seen[d[0]] = true
+			ds = append(ds, d)
+		}
+	}
+	return ds
 }

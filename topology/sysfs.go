@@ -179,6 +179,13 @@ func Read(root string) (*Machine, error) {
 	return read(os.DirFS(root), root)
 }
 
+// ReadFS is Read for a tree held in fsys (rooted at its top); root names
+// the tree in Machine.Root and in errors. Tests read generated trees from
+// memory with it.
+func ReadFS(fsys fs.FS, root string) (*Machine, error) {
+	return read(fsys, root)
+}
+
 // reader reads one tree; errors name files as root/name.
 type reader struct {
 	fsys fs.FS

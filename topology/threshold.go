@@ -16,6 +16,22 @@ const KiB = 1024
 // intermediate copy lives in a cache both cores share, and loses early when
 // it has to cross the socket. Machines differ, so hympi calibrates rather
 // than trusts them (hympi-info --tune writes a Profile); they are the fallback.
+//
+// Today's large machines split the seed's classes along the L3. An AMD EPYC
+// has one L3 per CCD of 8 cores (per CCX of 4 before Zen 3), so 8 to 16 per
+// socket: two cores under one L3 are shared-cache; two cores under different
+// L3s of one socket are intra-socket, the seed study's own intra-socket case
+// (Clovertown's two dies per package, each with its own L2): the cell the
+// sender wrote sits in its L3 and the receiver must fetch it across the
+// package's interconnect (the Infinity Fabric, through the I/O die), so the
+// second copy of the eager path costs nearly what a copy from memory does
+// and the single copy wins early. Intel's server parts have one L3 per
+// socket, where every pair of cores of a socket is shared-cache. NUMA nodes
+// do not make a relation of their own: with NPS4 an EPYC node holds two
+// L3s, so nodes cut no cache, and where a channel's pages live is decided by
+// who touches them first, not by the threshold. --tune measures every
+// relation present (on an EPYC: smt, shared-cache, intra-socket and
+// inter-socket), and the profile is keyed by relation.
 const (
 	DefaultSharedCacheThreshold = 32 * KiB
 	DefaultIntraSocketThreshold = 2 * KiB

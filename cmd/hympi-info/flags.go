@@ -11,16 +11,21 @@ import (
 	"github.com/hympi/hympi/topology"
 )
 
-const usageLine = "usage: hympi-info [--json] [-n N] | hympi-info --tune [-sizes LIST] | hympi-info --version\n"
+const usageLine = "usage: hympi-info [--json] [-n N] [--map-by K] [--bind-to K] | hympi-info --tune [-sizes LIST] | hympi-info --version\n"
 
 const usage = usageLine + `
-Shows the CPU topology, the binding of N ranks under hympirun --bind-to core,
-the relation and eager→direct threshold of every rank pair, where the
-thresholds come from, whether direct copy works here, and the shared-memory
-budget of an N-rank job.
+Shows the CPU topology (with its L3, NUMA and socket domains and how many
+CPU pairs have each relation), the placement of N ranks as hympirun would
+make it, the relation and eager→direct threshold of every rank pair, where
+the thresholds come from, whether direct copy works here, and the
+shared-memory budget of an N-rank job.
 
   -n, -np N      ranks to show (default: the CPUs this process may run on,
                  at least 2; at most ` + maxRanksText + `)
+  --map-by K     place the ranks as hympirun --map-by K (hwthread, core,
+                 slot, l3cache, numa, socket; default core)
+  --bind-to K    and bind them as hympirun --bind-to K (hwthread, core,
+                 l3cache, numa, socket, none; default: the --map-by kind)
   --json         print one JSON object instead of the text report
   --tune         measure the eager/direct crossover of each CPU relation on
                  this machine and save the thresholds as the profile
@@ -57,10 +62,12 @@ var errHelp = errors.New("help requested")
 var errVersion = errors.New("version requested")
 
 type options struct {
-	n     int // 0: the default (allowed CPUs, at least 2)
-	json  bool
-	tune  bool
-	sizes []int // --tune message sizes, ascending, distinct
+	n      int    // 0: the default (allowed CPUs, at least 2)
+	mapBy  string // --map-by; "": core
+	bindTo string // --bind-to; "": the --map-by kind's default
+	json   bool
+	tune   bool
+	sizes  []int // --tune message sizes, ascending, distinct
 }
 
 // defaultTuneSizes are powers of two from 1 KiB to 4 MiB: below 1 KiB eager
@@ -82,6 +89,15 @@ func parseArgs(args []string) (*options, error) {
 	fs.IntVar(&o.n, "n", 0, "")
 	fs.IntVar(&o.n, "np", 0, "")
 	fs.BoolVar(&o.json, "json", false, "")
+	fs.Func("map-by", "", func(v string) (err error) {
+		o.mapBy, err = topology.ParseMapPolicy(v)
+		return err
+	})
+	fs.Func("bind-to", "", func(v string) error {
+		p, err := topology.ParseBindPolicy(v)
+		o.bindTo = string(p)
+		return err
+	})
 	fs.BoolVar(&o.tune, "tune", false, "")
 	fs.Var((*sizesFlag)(&o.sizes), "sizes", "")
 	showVersion := fs.Bool("version", false, "")
@@ -109,6 +125,8 @@ func parseArgs(args []string) (*options, error) {
 		return nil, errors.New("--tune and --json cannot be combined")
 	case o.tune && nSet:
 		return nil, errors.New("-n has no meaning with --tune (it measures CPU pairs, not a job)")
+	case o.tune && (set["map-by"] || set["bind-to"]):
+		return nil, errors.New("--map-by and --bind-to have no meaning with --tune (it measures CPU pairs, not a job)")
 	case set["sizes"] && !o.tune:
 		return nil, errors.New("-sizes needs --tune")
 	}

@@ -1,6 +1,7 @@
 // Command hympi-info shows what hympi sees on this machine and what it will
-// do with it: the CPU topology, where hympirun --bind-to core puts each of N
-// ranks, the relation and eager→direct threshold of every rank pair, where
+// do with it: the CPU topology (its L3 and NUMA domains, CPU pairs by
+// relation), where hympirun puts each of N ranks (--map-by, --bind-to; a
+// core each by default), the relation and eager→direct threshold of every rank pair, where
 // the thresholds come from (HYMPI_THRESHOLD, a tuned profile, or the
 // defaults), whether direct copy (process_vm_readv) works here, the
 // HYMPI_DIRECT mode, and the shared-memory budget of a job of N ranks.
@@ -8,16 +9,18 @@
 //	hympi-info
 //	hympi-info -n 4
 //	hympi-info --json -n 8
+//	hympi-info -n 16 --map-by l3cache --bind-to core
 //	hympi-info --tune
 //	hympi-info --tune -sizes 4K,16K,64K,256K,1M
 //	hympi-info --version
 //	HYMPI_SYSFS=topology/testdata/clovertown hympi-info -n 8
 //
 // With --json it prints one JSON object instead of the text report; its
-// field names are stable (see report in report.go): binding, pairs (a, b,
-// cpu_a, cpu_b, relation, threshold), threshold_source, thresholds,
+// field names are stable (see report in report.go): map_by, bind_to,
+// binding, bound_to, pairs (a, b, cpu_a, cpu_b, relation, threshold),
+// pair_relations, threshold_source, thresholds,
 // relations_present, profile, direct_copy (available, reason), direct_mode,
-// machine and shm.
+// machine (with l3_domains, nodes, cpu_pairs) and shm.
 //
 // With --tune it measures, for each relation present among the CPUs it may
 // run on, the one-way latency of the eager and the direct protocol over a
@@ -74,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if opts.tune {
 		return tune(opts, stdout, stderr)
 	}
-	rep, err := gather(opts.n)
+	rep, err := gather(opts.n, opts.mapBy, opts.bindTo)
 	if err != nil {
 		fmt.Fprintf(stderr, "hympi-info: %v\n", err)
 		return exitFailure

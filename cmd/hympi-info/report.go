@@ -29,10 +29,18 @@ type report struct {
 	Machine machineInfo `json:"machine"`
 	// Ranks is N, the job size the binding, pairs and shm are for.
 	Ranks int `json:"ranks"`
-	// Binding is the CPU of each rank under hympirun --bind-to core.
+	// MapBy and BindTo are the hympirun placement shown (--map-by,
+	// --bind-to; default core and core).
+	MapBy  string `json:"map_by"`
+	BindTo string `json:"bind_to"`
+	// Binding is the CPU each rank is mapped to (its HYMPI_CPU when bound).
 	Binding []int `json:"binding"`
+	// BoundTo is the CPU list each rank may run on; empty when unbound.
+	BoundTo []string `json:"bound_to"`
 	// Pairs has one entry per rank pair a<b, in (a, b) order.
 	Pairs []pairInfo `json:"pairs"`
+	// PairRelations counts Pairs by relation.
+	PairRelations map[string]int `json:"pair_relations"`
 	// RelationsPresent are the relations between distinct CPUs this
 	// process may run on, closest first ("self" never appears).
 	RelationsPresent []string `json:"relations_present"`
@@ -72,6 +80,18 @@ type machineInfo struct {
 	// process's affinity mask, or every CPU of a fixture tree).
 	Online  []int `json:"online"`
 	Allowed []int `json:"allowed"`
+	// L3Domains are the CPU groups under one L3 (the package where there
+	// is no L3), Nodes the NUMA nodes: what --map-by/--bind-to l3cache
+	// and numa deal ranks over.
+	L3Domains [][]int    `json:"l3_domains"`
+	Nodes     []nodeInfo `json:"nodes"`
+	// CPUPairs counts the pairs of distinct allowed CPUs by relation.
+	CPUPairs map[string]int `json:"cpu_pairs"`
+}
+
+type nodeInfo struct {
+	ID   int   `json:"id"`
+	CPUs []int `json:"cpus"`
 }
 
 type pairInfo struct {
@@ -149,6 +169,10 @@ func machine() (m *topology.Machine, live bool, err error) {
 	return m, false, err
 }
 
+// readMachine is machine; tests that read generated trees from memory
+// replace it.
+var readMachine = machine
+
 // allowedCPUs are the CPUs hympirun may bind ranks to: this thread's
 // affinity mask on the live system (what hympirun reads), the tree's CPUs
 // for a fixture.
@@ -168,19 +192,6 @@ func allowedCPUs(m *topology.Machine, live bool) []int {
 	}
 	if len(cpus) == 0 {
 		return m.IDs()
-	}
-	return cpus
-}
-
-// binding is hympirun's --bind-to core placement (topology.BindCores), with
-// its round-robin fallback.
-func binding(m *topology.Machine, allowed []int, n int) []int {
-	if cpus := topology.BindCores(m, allowed, n); len(cpus) == n {
-		return cpus
-	}
-	cpus := make([]int, n)
-	for i := range cpus {
-		cpus[i] = allowed[i%len(allowed)]
 	}
 	return cpus
 }
@@ -252,8 +263,9 @@ func presentRelations(m *topology.Machine, cpus []int) ([]topology.Relation, map
 	return rels, example
 }
 
-// gather collects the report for a job of n ranks (0: the default size).
-func gather(n int) (*report, error) {
+// gather collects the report for a job of n ranks (0: the default size)
+// placed by hympirun --map-by mapBy --bind-to bindTo ("": the defaults).
+func gather(n int, mapBy, bindTo string) (*report, error) {
 	// What mpi.Init and hympirun would refuse is refused here too, rather
 	// than reported as if it applied.
 	k, err := config.FromEnv()
@@ -262,7 +274,7 @@ func gather(n int) (*report, error) {
 	}
 	env := thresholdEnv(k)
 	mode, modeSrc := directMode(k)
-	m, live, err := machine()
+	m, live, err := readMachine()
 	if err != nil {
 		return nil, fmt.Errorf("reading the CPU topology: %w", err)
 	}
@@ -284,7 +296,6 @@ func gather(n int) (*report, error) {
 			Allowed:   allowed,
 		},
 		Ranks:            n,
-		Binding:          binding(m, allowed, n),
 		ThresholdEnv:     env,
 		DirectMode:       mode,
 		DirectModeSource: modeSrc,
@@ -306,13 +317,20 @@ func gather(n int) (*report, error) {
 	for _, r := range rels {
 		rep.RelationsPresent = append(rep.RelationsPresent, r.String())
 	}
+	rep.Machine.describeDomains(m, allowed)
+	pairRel := rep.place(m, allowed, mapBy, bindTo)
 	used := map[topology.Relation]bool{} // the relations of the pairs
 	rep.Pairs = make([]pairInfo, 0, n*(n-1)/2)
+	rep.PairRelations = map[string]int{}
 	for a := range n {
 		for b := a + 1; b < n; b++ {
 			ca, cb := rep.Binding[a], rep.Binding[b]
-			r := m.Relation(ca, cb)
+			if rep.BoundTo[a] == "" {
+				ca, cb = -1, -1
+			}
+			r := pairRel.Relation(ca, cb)
 			used[r] = true
+			rep.PairRelations[r.String()]++
 			rep.Pairs = append(rep.Pairs, pairInfo{A: a, B: b, CPUA: ca, CPUB: cb,
 				Relation: r.String(), Threshold: rep.Thresholds[r.String()].Threshold})
 		}

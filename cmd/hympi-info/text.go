@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -23,13 +24,27 @@ func writeText(w io.Writer, rep *report) error {
 		return err
 	}
 
-	fmt.Fprintf(bw, "\nbinding of %d ranks (hympirun --bind-to core, allowed cpus %s):\n",
-		rep.Ranks, topology.FormatCPUList(rep.Machine.Allowed))
+	writeDomains(bw, rep)
+
+	fmt.Fprintf(bw, "\nbinding of %d ranks (hympirun --map-by %s --bind-to %s, allowed cpus %s):\n",
+		rep.Ranks, rep.MapBy, rep.BindTo, topology.FormatCPUList(rep.Machine.Allowed))
 	for r, cpu := range rep.Binding {
-		fmt.Fprintf(bw, "  rank %d → cpu %d\n", r, cpu)
+		switch set := rep.BoundTo[r]; set {
+		case "":
+			fmt.Fprintf(bw, "  rank %d → cpu %d (not bound)\n", r, cpu)
+		case strconv.Itoa(cpu):
+			fmt.Fprintf(bw, "  rank %d → cpu %d\n", r, cpu)
+		default:
+			fmt.Fprintf(bw, "  rank %d → cpu %d (bound to cpus %s)\n", r, cpu, set)
+		}
 	}
 
 	if len(rep.Pairs) > 0 {
+		fmt.Fprintf(bw, "\nrank pairs by relation: %s\n", relationCounts(rep.PairRelations))
+	}
+	if len(rep.Pairs) > maxPairsListed {
+		fmt.Fprintf(bw, "(%d rank pairs: hympi-info --json lists each)\n", len(rep.Pairs))
+	} else if len(rep.Pairs) > 0 {
 		fmt.Fprintf(bw, "\nrank pairs (%d):\n", len(rep.Pairs))
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  rank a\trank b\tcpu a\tcpu b\trelation\tthreshold")
@@ -151,4 +166,60 @@ func fmtBytes(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// maxPairsListed bounds the rank pairs the text report lists one by one
+// (16 ranks); beyond it only their counts by relation are shown.
+const maxPairsListed = 120
+
+// writeDomains writes the domains ranks can be mapped over and the
+// relations among the allowed CPUs.
+func writeDomains(w io.Writer, rep *report) {
+	fmt.Fprintf(w, "\ndomains (hympirun --map-by, --bind-to):\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var l3 []string
+	for _, d := range rep.Machine.L3Domains {
+		l3 = append(l3, topology.FormatCPUList(d))
+	}
+	fmt.Fprintf(tw, "  l3cache\t%s\t%s\n", countOf(len(l3), rep.Machine.L3Domains), strings.Join(l3, " | "))
+	var nodes []string
+	var cpus [][]int
+	for _, n := range rep.Machine.Nodes {
+		nodes = append(nodes, fmt.Sprintf("%d: %s", n.ID, topology.FormatCPUList(n.CPUs)))
+		cpus = append(cpus, n.CPUs)
+	}
+	fmt.Fprintf(tw, "  numa\t%s\t%s\n", countOf(len(nodes), cpus), strings.Join(nodes, " | "))
+	tw.Flush()
+	fmt.Fprintf(w, "CPU pairs by relation (allowed cpus): %s\n", relationCounts(rep.Machine.CPUPairs))
+}
+
+// countOf says how many domains of how many CPUs: "16 × 16 CPUs", or
+// "3 × 2-4 CPUs" when their sizes differ.
+func countOf(n int, doms [][]int) string {
+	lo, hi := 0, 0
+	for i, d := range doms {
+		if i == 0 || len(d) < lo {
+			lo = len(d)
+		}
+		hi = max(hi, len(d))
+	}
+	if lo == hi {
+		return fmt.Sprintf("%d × %d CPUs", n, lo)
+	}
+	return fmt.Sprintf("%d × %d-%d CPUs", n, lo, hi)
+}
+
+// relationCounts writes counts by relation, closest first: "smt 128,
+// shared-cache 1792"; "none" when there are none.
+func relationCounts(counts map[string]int) string {
+	var parts []string
+	for _, r := range topology.Relations() {
+		if c := counts[r.String()]; c > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", r, c))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }

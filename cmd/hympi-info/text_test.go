@@ -23,7 +23,7 @@ func TestText(t *testing.T) {
 				`topology \(.*testdata/clovertown, fixture tree\):`,
 				`8 CPUs online \(0-7\): 2 packages, 8 cores, 1 thread per core, 1 NUMA node`,
 				`  L2 Unified +4 MiB +x4 +shared by 0,2 \| 1,3 \| 4,6 \| 5,7`,
-				`binding of 8 ranks \(hympirun --bind-to core, allowed cpus 0-7\):`,
+				`binding of 8 ranks \(hympirun --map-by core --bind-to core, allowed cpus 0-7\):`,
 				`  rank 0 → cpu 0`,
 				`  rank 4 → cpu 1`,
 				`  rank 7 → cpu 7`,
@@ -50,7 +50,7 @@ func TestText(t *testing.T) {
 			env:     map[string]string{topology.EnvThreshold: "4096", envDirect: "off"},
 			args:    []string{"-n", "3"},
 			lines: []string{
-				`binding of 3 ranks \(hympirun --bind-to core, allowed cpus 0-15\):`,
+				`binding of 3 ranks \(hympirun --map-by core --bind-to core, allowed cpus 0-15\):`,
 				`rank pairs \(3\):`,
 				`  0 +1 +0 +1 +shared-cache +4 KiB`,
 				`  smt +4 KiB +environment +32 KiB`,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ import (
 // its template thread (started by that LockOSThread call in init, before any
 // pinning) to do it.
 type binder struct {
-	policy  string
+	policy  topology.BindPolicy
 	allowed []int       // CPUs hympirun may run on, ascending
 	orig    unix.CPUSet // the thread's mask before any pinning
 	machine *topology.Machine
@@ -29,8 +30,13 @@ type binder struct {
 	sets    [][]int // the CPUs each rank is bound to; nil: unbound
 }
 
-func newBinder(policy, mapBy string, nranks int) (*binder, error) {
-	b := &binder{policy: policy}
+// newBinder plans the placement of nranks ranks. Under --do-not-launch
+// (plan) on a topology that is not the live /sys (HYMPI_SYSFS names a
+// fixture tree), the plan is for that machine's CPUs rather than for
+// hympirun's own affinity mask, which belongs to another machine: nothing
+// is bound, so nothing needs the CPUs to exist.
+func newBinder(policy, mapBy string, nranks int, plan bool) (*binder, error) {
+	b := &binder{policy: topology.BindPolicy(policy)}
 	if err := unix.SchedGetaffinity(0, &b.orig); err != nil {
 		return nil, fmt.Errorf("reading CPU affinity: %w", err)
 	}
@@ -44,65 +50,51 @@ func newBinder(policy, mapBy string, nranks int) (*binder, error) {
 	}
 	if m, err := topology.Default(); err == nil {
 		b.machine = m
+		if plan && filepath.Clean(m.Root) != topology.DefaultSysfsRoot {
+			b.allowed = m.IDs()
+		}
 	}
-	b.cpus = placeRanks(b.machine, b.allowed, nranks, mapBy)
-	if policy == bindNone {
-		return b, nil
-	}
-	b.sets = make([][]int, nranks)
-	for i, cpu := range b.cpus {
-		b.sets[i] = b.domain(cpu)
-	}
+	b.cpus, b.sets = place(b.machine, b.allowed, nranks, mapBy, b.policy)
 	return b, nil
 }
 
-// placeRanks is --map-by: topology.MapRanks (for core and slot,
-// topology.BindCores: distinct cores first, neighbouring ranks on
-// neighbouring cores, SMT siblings next, then round-robin). Where the CPU
-// topology can't be read, plain round-robin over the allowed CPUs.
-func placeRanks(m *topology.Machine, allowed []int, n int, mapBy string) []int {
+// place is --map-by and --bind-to: topology.Place. Where the CPU topology
+// can't be read, ranks go round-robin over the allowed CPUs, each bound to
+// its CPU under hwthread and core and to all of them otherwise.
+func place(m *topology.Machine, allowed []int, n int, mapBy string, policy topology.BindPolicy) (cpus []int, sets [][]int) {
 	if m != nil {
-		if cpus := topology.MapRanks(m, allowed, n, mapBy); len(cpus) == n {
-			return cpus
+		if p := topology.Place(m, allowed, n, mapBy, policy); len(p.CPUs) == n {
+			return p.CPUs, p.Sets
 		}
 	}
-	cpus := make([]int, n)
+	cpus = make([]int, n)
 	for i := range cpus {
 		cpus[i] = allowed[i%len(allowed)]
 	}
-	return cpus
-}
-
-// domain is the set a rank mapped to cpu is bound to under the policy:
-// cpu alone for core, else the allowed CPUs of cpu's domain (all allowed
-// CPUs when the topology is unknown).
-func (b *binder) domain(cpu int) []int {
-	if b.policy == bindCore {
-		return []int{cpu}
+	if policy == topology.BindNone {
+		return cpus, nil
 	}
-	if b.machine == nil {
-		return b.allowed
-	}
-	var set []int
-	for _, c := range b.machine.Domain(cpu, b.policy) {
-		if slices.Contains(b.allowed, c) {
-			set = append(set, c)
+	sets = make([][]int, n)
+	for i, cpu := range cpus {
+		sets[i] = allowed
+		if policy == topology.BindHWThread || policy == topology.BindCore {
+			sets[i] = []int{cpu}
 		}
 	}
-	if len(set) == 0 {
-		return []int{cpu}
-	}
-	return set
+	return cpus, sets
 }
 
-// cpuFor is the CPU a rank is bound to (its HYMPI_CPU), or -1 when it is
-// not bound to exactly one: the engine reads it as the one CPU the rank
-// runs on.
+// cpuFor is the rank's HYMPI_CPU: the CPU it was mapped to when it is
+// bound, -1 when it is not. A rank bound to a domain (a core's threads, an
+// L3, a node, a socket) may run on any CPU of it; the engine learns which
+// domain from this CPU and HYMPI_BIND, and counts the job's CPUs as the
+// distinct mapped CPUs, which is the number of ranks until they outnumber
+// the CPUs.
 func (b *binder) cpuFor(rank int) int {
-	if b.sets == nil || len(b.sets[rank]) != 1 {
+	if b.sets == nil {
 		return -1
 	}
-	return b.sets[rank][0]
+	return b.cpus[rank]
 }
 
 // pin restricts the calling thread to the rank's CPUs (no-op when
@@ -191,9 +183,11 @@ func (b *binder) report(rank int) string {
 	if m == nil {
 		return fmt.Sprintf("MCW rank %d bound to CPUs %s", rank, topology.FormatCPUList(cpus))
 	}
-	type place struct{ socket, core, hwt int }
-	places := map[int]place{}
+	// Open MPI names each core that holds a CPU of the set, with the
+	// indices of those of its threads: socket 0[core 3[hwt 0-1]].
+	var where []string
 	var mask strings.Builder
+	placed := map[int]bool{}
 	for s, pkg := range m.Packages() {
 		mask.WriteByte('[')
 		core := 0
@@ -204,26 +198,27 @@ func (b *binder) report(rank int) string {
 			if core > 0 {
 				mask.WriteByte('/')
 			}
+			var hwts []int
 			for t, cpu := range threads {
-				places[cpu] = place{s, core, t}
 				if slices.Contains(cpus, cpu) {
+					hwts = append(hwts, t)
+					placed[cpu] = true
 					mask.WriteByte('B')
 				} else {
 					mask.WriteByte('.')
 				}
 			}
+			if len(hwts) > 0 {
+				where = append(where, fmt.Sprintf("socket %d[core %d[hwt %s]]", s, core, topology.FormatCPUList(hwts)))
+			}
 			core++
 		}
 		mask.WriteByte(']')
 	}
-	var where []string
 	for _, cpu := range cpus {
-		p, ok := places[cpu]
-		if !ok {
+		if !placed[cpu] {
 			where = append(where, fmt.Sprintf("cpu %d", cpu))
-			continue
 		}
-		where = append(where, fmt.Sprintf("socket %d[core %d[hwt %d]]", p.socket, p.core, p.hwt))
 	}
 	return fmt.Sprintf("MCW rank %d bound to %s: %s", rank, strings.Join(where, ", "), mask.String())
 }

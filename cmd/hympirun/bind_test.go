@@ -23,7 +23,9 @@ func TestReport(t *testing.T) {
 		{"bound to everything", [][]int{all}, "MCW rank 0 is not bound (or bound to all available processors)"},
 		{"one thread", [][]int{{1}}, "MCW rank 0 bound to socket 0[core 1[hwt 0]]: [../B./../..][../../../..]"},
 		{"second thread of a core on socket 1", [][]int{{13}}, "MCW rank 0 bound to socket 1[core 1[hwt 1]]: [../../../..][../.B/../..]"},
-		{"a core", [][]int{{4, 12}}, "MCW rank 0 bound to socket 1[core 0[hwt 0]], socket 1[core 0[hwt 1]]: [../../../..][BB/../../..]"},
+		{"two cores", [][]int{{0, 1, 9}}, "MCW rank 0 bound to socket 0[core 0[hwt 0]], socket 0[core 1[hwt 0-1]]: [B./BB/../..][../../../..]"},
+		{"a CPU the tree does not know", [][]int{{3, 40}}, "MCW rank 0 bound to socket 0[core 3[hwt 0]], cpu 40: [../../../B.][../../../..]"},
+		{"a core", [][]int{{4, 12}}, "MCW rank 0 bound to socket 1[core 0[hwt 0-1]]: [../../../..][BB/../../..]"},
 	} {
 		b := &binder{allowed: all, machine: m, sets: tc.sets}
 		if got := b.report(0); got != tc.want {

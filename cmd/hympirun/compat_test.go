@@ -203,9 +203,10 @@ func TestNoOversubscribe(t *testing.T) {
 	j.expect(exitUsage, fmt.Sprintf("hympirun: there are not enough slots available in the system to satisfy the %d slots that were requested by the application (%d CPUs hympirun may use); request fewer ranks, or allow more ranks than slots with --oversubscribe", ncpu+1, ncpu))
 }
 
-// TestBindDomains: under --bind-to l3cache, numa or socket each rank may
-// run on every allowed CPU of its domain, HYMPI_CPU is -1 unless that is a
-// single CPU, and --report-bindings says so in Open MPI's form.
+// TestBindDomains: under --bind-to hwthread, core, l3cache, numa or socket
+// each rank may run on every allowed CPU of its domain, HYMPI_CPU is the
+// CPU it was mapped to (-1 when not bound), HYMPI_BIND the policy, and
+// --report-bindings says so in Open MPI's form.
 func TestBindDomains(t *testing.T) {
 	t.Parallel()
 	m, err := topology.Default()
@@ -214,22 +215,25 @@ func TestBindDomains(t *testing.T) {
 	}
 	cpus := allowedCPUs(t)
 	n := len(cpus) + 1
-	for _, policy := range []string{"core", "l3cache", "numa", "socket", "none"} {
+	for _, policy := range []string{"hwthread", "core", "l3cache", "numa", "socket", "none"} {
 		for _, mapBy := range []string{"core", "socket"} {
 			t.Run(policy+"/"+mapBy, func(t *testing.T) {
 				t.Parallel()
 				j := runJob(t, 10*time.Second, args([]string{"--bind-to", policy, "--map-by", mapBy, "--report-bindings", "-n", strconv.Itoa(n)},
-					sh(`echo bind $R $HYMPI_CPU $(awk '/^Cpus_allowed_list/ {print $2}' /proc/$$/status)`))...)
+					sh(`echo bind $R $HYMPI_CPU $(awk '/^Cpus_allowed_list/ {print $2}' /proc/$$/status) $HYMPI_BIND`))...)
 				j.expect(0, "")
 				mapped := topology.MapRanks(m, cpus, n, mapBy)
 				seen := 0
 				for _, l := range j.outLines() {
 					var r int
-					var env, mask string
-					if _, err := fmt.Sscanf(l, "bind %d %s %s", &r, &env, &mask); err != nil {
+					var env, mask, bind string
+					if _, err := fmt.Sscanf(l, "bind %d %s %s %s", &r, &env, &mask, &bind); err != nil {
 						continue
 					}
 					seen++
+					if bind != policy {
+						t.Errorf("rank %d: HYMPI_BIND=%s, want %s", r, bind, policy)
+					}
 					want := cpus
 					if policy != "none" {
 						want = nil
@@ -240,8 +244,8 @@ func TestBindDomains(t *testing.T) {
 						}
 					}
 					wantEnv := "-1"
-					if policy != "none" && len(want) == 1 {
-						wantEnv = strconv.Itoa(want[0])
+					if policy != "none" {
+						wantEnv = strconv.Itoa(mapped[r])
 					}
 					if mask != topology.FormatCPUList(want) || env != wantEnv {
 						t.Errorf("rank %d: HYMPI_CPU=%s, Cpus_allowed_list %s; want %s, %s", r, env, mask, wantEnv, topology.FormatCPUList(want))
@@ -255,7 +259,7 @@ func TestBindDomains(t *testing.T) {
 							t.Errorf("rank %d: report %q, want not bound", r, report[1])
 						}
 					default:
-						re := regexp.MustCompile(`^bound to (socket \d+\[core \d+\[hwt \d+\]\](, )?)+: (\[[B./]+\])+$`)
+						re := regexp.MustCompile(`^bound to (socket \d+\[core \d+\[hwt [\d,-]+\]\](, )?)+: (\[[B./]+\])+$`)
 						if !re.MatchString(report[1]) || strings.Count(report[1], "B") != len(want) {
 							t.Errorf("rank %d: report %q, want %d CPUs in Open MPI's form", r, report[1], len(want))
 						}

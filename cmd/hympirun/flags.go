@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hympi/hympi/topology"
 )
 
 const usageLine = "usage: hympirun [OPTION]... -n N PROGRAM [ARGS...] [: -n N PROGRAM [ARGS...]]...\n"
@@ -30,17 +32,23 @@ Ranks
   --hostfile, --machinefile, -f FILE
                            a file of such hosts, "HOST slots=N" or "HOST:N"
 
-Placement
-  --map-by core|slot|l3cache|numa|socket
-                           the order ranks take CPUs: core and slot fill
-                           cores in topology order; the others deal ranks
-                           round-robin over the L3 caches, NUMA nodes or
-                           sockets
-  --bind-to core|hwthread|l3cache|numa|socket|none
-                           core (default) or hwthread: each rank on its one
-                           CPU (a hardware thread); the others: on every CPU
-                           of its CPU's domain; none: not bound
+Placement (as Open MPI's; socket may be written package)
+  --map-by hwthread|core|slot|l3cache|numa|socket
+                           the order ranks take CPUs: core (default) and
+                           slot take a thread of each core in topology
+                           order, then the second threads; hwthread fills
+                           each core's threads before the next core; the
+                           others deal ranks round-robin over the L3
+                           caches, NUMA nodes or sockets
+  --bind-to hwthread|core|l3cache|numa|socket|none
+                           each rank may run on the CPUs of that object
+                           holding its CPU (hwthread: that CPU alone; core:
+                           its core's threads); none: not bound. Default:
+                           the --map-by kind (core for slot)
   --report-bindings        print each rank's binding on stderr
+  --do-not-launch          plan (and report) the placement, start nothing;
+                           with HYMPI_SYSFS naming a fixture tree, plan for
+                           that machine's CPUs
 
 Environment
   -x NAME=VALUE, -env NAME VALUE, -genv NAME VALUE
@@ -82,12 +90,14 @@ var (
 
 // Binding policies accepted by --bind-to, and mapping policies by --map-by.
 const (
-	bindCore   = "core"
-	bindL3     = "l3cache"
-	bindNUMA   = "numa"
-	bindSocket = "socket"
-	bindNone   = "none"
-	mapSlot    = "slot"
+	bindHWThread = "hwthread"
+	bindCore     = "core"
+	bindL3       = "l3cache"
+	bindNUMA     = "numa"
+	bindSocket   = "socket"
+	bindPackage  = "package" // Open MPI 5's name for socket
+	bindNone     = "none"
+	mapSlot      = "slot"
 )
 
 // Output tag styles.
@@ -113,6 +123,7 @@ type options struct {
 	bind           string
 	mapBy          string
 	reportBindings bool
+	doNotLaunch    bool // --do-not-launch: plan (and report) only
 	oversubscribe  bool // from --oversubscribe/--nooversubscribe; default true
 	slots          int  // from -H/--hostfile; 0 when neither was given
 
@@ -166,20 +177,22 @@ var optSpecs = []optSpec{
 		return err
 	}},
 	{[]string{"map-by"}, optValue, func(o *options, _ *app, v []string) error {
-		p, err := policy(v[0], bindCore, mapSlot, bindL3, bindNUMA, bindSocket)
+		p, err := policy(v[0], bindHWThread, bindCore, mapSlot, bindL3, bindNUMA, bindSocket, bindPackage)
 		o.mapBy = p
+		if p == bindPackage {
+			o.mapBy = bindSocket
+		}
 		return err
 	}},
 	{[]string{"bind-to"}, optValue, func(o *options, _ *app, v []string) error {
-		if strings.EqualFold(v[0], "hwthread") {
-			// hympi's core binding is already one hardware thread.
-			o.bind = bindCore
-			return nil
-		}
-		p, err := policy(v[0], bindCore, bindL3, bindNUMA, bindSocket, bindNone)
+		p, err := policy(v[0], bindHWThread, bindCore, bindL3, bindNUMA, bindSocket, bindPackage, bindNone)
 		o.bind = p
+		if p == bindPackage {
+			o.bind = bindSocket
+		}
 		return err
 	}},
+	{[]string{"do-not-launch"}, optBool, func(o *options, _ *app, _ []string) error { o.doNotLaunch = true; return nil }},
 	{[]string{"report-bindings"}, optBool, func(o *options, _ *app, _ []string) error { o.reportBindings = true; return nil }},
 	{[]string{"x"}, optValue, func(o *options, _ *app, v []string) error { return o.addEnv(v[0]) }},
 	{[]string{"env", "genv"}, optPair, func(o *options, _ *app, v []string) error {
@@ -242,7 +255,7 @@ func lookupOpt(word string) (spec *optSpec, typed, inline string, hasInline bool
 // nothing outside its result except reading the environment (bare -x NAME,
 // MPIEXEC_TIMEOUT) and the hostfile.
 func parseArgs(args []string) (*options, error) {
-	o := &options{bind: bindCore, mapBy: bindCore, oversubscribe: true}
+	o := &options{mapBy: bindCore, oversubscribe: true}
 	for seg := range splitApps(args) {
 		a, err := o.parseApp(seg)
 		if err != nil {
@@ -250,6 +263,10 @@ func parseArgs(args []string) (*options, error) {
 		}
 		o.apps = append(o.apps, a)
 		o.n += a.n
+	}
+	if o.bind == "" {
+		// As Open MPI: bind to what the ranks were mapped by.
+		o.bind = string(topology.DefaultBinding(o.mapBy))
 	}
 	if !o.timeoutSet {
 		if v, ok := os.LookupEnv("MPIEXEC_TIMEOUT"); ok && v != "" {

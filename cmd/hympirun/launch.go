@@ -14,6 +14,7 @@ import (
 
 	"github.com/hympi/hympi/internal/config"
 	"github.com/hympi/hympi/shm"
+	"github.com/hympi/hympi/topology"
 	"golang.org/x/sys/unix"
 )
 
@@ -57,7 +58,7 @@ func launch(opts *options, stdin io.Reader, stdout, stderr io.Writer) int {
 		out.printf("%v", err)
 		return exitUsage
 	}
-	bind, err := newBinder(opts.bind, opts.mapBy, opts.n)
+	bind, err := newBinder(opts.bind, opts.mapBy, opts.n, opts.doNotLaunch)
 	if err != nil {
 		out.printf("%v", err)
 		return exitFailure
@@ -67,6 +68,9 @@ func launch(opts *options, stdin io.Reader, stdout, stderr io.Writer) int {
 		for i := range opts.n {
 			out.println(fmt.Sprintf("[%s:%d] %s", host, os.Getpid(), bind.report(i)))
 		}
+	}
+	if opts.doNotLaunch {
+		return exitOK
 	}
 	region, regionFile, err := shm.Create(regionDir, opts.n, shm.ConfigFrom(knobs))
 	if err != nil {
@@ -184,6 +188,7 @@ func (j *job) env() []string {
 		shm.EnvSize+"="+strconv.Itoa(j.opts.n),
 		shm.EnvRegionFD+"="+strconv.Itoa(shm.RegionFD),
 		shm.EnvJobID+"="+jobID,
+		topology.EnvBind+"="+string(j.bind.policy),
 	)
 }
 

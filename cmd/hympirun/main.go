@@ -5,6 +5,8 @@
 //	hympirun -np 8 --tag-output --timeout 2m -x HYMPI_DIRECT=off ./bench -size 1M
 //	hympirun -n 1 ./master : -n 3 ./worker
 //	hympirun --oversubscribe -np 4 --bind-to socket --report-bindings ./app
+//	hympirun --map-by l3cache --bind-to core --report-bindings -n 16 ./app
+//	hympirun --do-not-launch --report-bindings --map-by numa -n 64 ./app
 //
 // It takes the options of Open MPI's mpirun and MPICH's mpiexec with their
 // meaning (flags.go, hosts.go), so that scripts written for either run here.
