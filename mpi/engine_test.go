@@ -96,10 +96,10 @@ func TestJobCPUs(t *testing.T) {
 // protocol.
 func TestOversubCollEager(t *testing.T) {
 	e := inProcessJob(t, 2)[0].e
-	e.counters[1].Threshold = 2048
+	e.ep(1).counters.Threshold = 2048
 	e.setupSkew()
 	e.skew.on = false
-	e.directOK[1] = true
+	e.ep(1).directOK = true
 	coll, p2p := uint32(ctxWorld+1), uint32(ctxWorld)
 	check := func(what string, ctx uint32, n int, want bool) {
 		t.Helper()

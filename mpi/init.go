@@ -101,7 +101,6 @@ func joinJob(mode directMode) (*engine, error) {
 		region.Close()
 		return nil, newErr(ErrIntern, "Init", "region made for %d ranks, job has %d", region.Ranks(), size)
 	}
-	region.Prefault(rank)
 	cpu, err := strconv.Atoi(os.Getenv(shm.EnvCPU))
 	if err != nil {
 		cpu = -1
