@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestArenaOnFirstUse: a fresh region has no channel; opening one hands out
@@ -133,4 +134,32 @@ func FuzzIncomingChannel(f *testing.F) {
 			t.Fatalf("refusal %v is not ErrCorrupt", err)
 		}
 	})
+}
+
+// TestWaitAttached: a rank waiting for the others is woken by the last one
+// to attach, not by its timeout (an hour here), and returns at once when
+// everyone is in.
+func TestWaitAttached(t *testing.T) {
+	r := newAnon(t, 3, tinyConfig)
+	done := make(chan struct{})
+	go func() {
+		for r.Attached() < 3 {
+			r.WaitAttached(time.Hour)
+		}
+		close(done)
+	}()
+	r.MarkAttached(0, 100)
+	r.MarkAttached(1, 101)
+	select {
+	case <-done:
+		t.Fatal("woke before every rank attached")
+	case <-time.After(20 * time.Millisecond):
+	}
+	r.MarkAttached(2, 102)
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the last attach did not wake the waiter")
+	}
+	r.WaitAttached(time.Hour) // everyone is in: must not sleep
 }

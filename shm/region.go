@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -364,7 +365,21 @@ func (r *Region) MarkAttached(rank, pid int) {
 	b := r.rankBlock(rank)
 	r.u32At(b + rbPID).Store(uint32(pid))
 	r.u32At(b + rbState).Store(uint32(StateAttached))
-	r.u32At(hdrAttached).Add(1)
+	if int(r.u32At(hdrAttached).Add(1)) >= r.L.Ranks {
+		// The last one in wakes everyone waiting in WaitAttached.
+		futexWake(r.u32At(hdrAttached))
+	}
+}
+
+// WaitAttached sleeps until every rank has attached or timeout passes
+// (or spuriously), without polling: hundreds of ranks started on a few CPUs
+// would otherwise spend the CPUs the last ranks need to start on waking up
+// to look. Callers loop, checking what they wait for.
+func (r *Region) WaitAttached(timeout time.Duration) {
+	a := r.u32At(hdrAttached)
+	if v := a.Load(); int(v) < r.L.Ranks {
+		futexWait(a, v, timeout)
+	}
 }
 
 // Publish records, before MarkAttached, what peers need to know about this
