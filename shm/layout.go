@@ -168,6 +168,9 @@ func NewLayout(nranks int, cfg Config) (Layout, error) {
 // recursive-doubling partners use (about 2·log2 n peers per rank each way)
 // and a couple of neighbours more.
 func expectedPairs(n int) int {
+	if n < 1 {
+		return 1
+	}
 	all := n * (n - 1)
 	lg := 0
 	for 1<<lg < n {
@@ -175,6 +178,11 @@ func expectedPairs(n int) int {
 	}
 	return max(1, min(all, n*(2*lg+2)))
 }
+
+// ExpectedPairs is the number of ordered pairs a job of n ranks is expected
+// to make talk (what the budget is divided among): all of them up to 8
+// ranks, about 2·n·log2 n beyond.
+func ExpectedPairs(n int) int { return expectedPairs(n) }
 
 // layoutFor computes every offset from the four values the header stores.
 func layoutFor(nranks, slots, cellSize, cells int) (Layout, error) {
