@@ -3,12 +3,15 @@
 // runs each pattern in turn on every rank, checks its result, and rank 0
 // prints one line of figures:
 //
-//	scale n=N init_ms=… finalize_ms=… region_used=… patterns=…
+//	scale n=N init_ms=… finalize_ms=… region_used=… channels=… patterns=…
 //
-// init_ms is the slowest rank's Init, finalize_ms rank 0's Finalize, and
+// init_ms is the slowest rank's Init, finalize_ms rank 0's Finalize,
 // region_used the bytes of the job's shared region that the file system
 // holds (its allocated blocks, found through the launcher's descriptor):
-// the memory the job's pairs actually cost.
+// the memory the job's pairs actually cost; channels is how many channels
+// the region has made. Both are taken once every rank has finished the
+// patterns and the allreduce after them, so the count does not depend on
+// timing.
 //
 // Patterns: hello (nothing), barrier, allreduce (8 bytes, sum of ranks),
 // ring (each rank sends to rank+1 and receives from rank-1), pairs (every
@@ -26,6 +29,7 @@ import (
 	"time"
 
 	"github.com/hympi/hympi/mpi"
+	"github.com/hympi/hympi/shm"
 )
 
 func main() {
@@ -44,19 +48,21 @@ func main() {
 	binary.LittleEndian.PutUint64(worst[:], uint64(initDur))
 	var out [8]byte
 	check(w.Allreduce(worst[:], out[:], mpi.Uint64, mpi.Max), "Allreduce of Init times")
-	used := int64(-1)
-	if rank == 0 {
-		used = regionUsed()
-	}
+	// Every rank has finished the allreduce (and so made its channels)
+	// once rank 0 is out of this barrier, whose own pairs are Init's.
 	check(w.Barrier(), "Barrier")
+	used, chans := int64(-1), -1
+	if rank == 0 {
+		used, chans = regionUsed()
+	}
 	t1 := time.Now()
 	if err := mpi.Finalize(); err != nil {
 		fmt.Fprintln(os.Stderr, "Finalize:", err)
 		os.Exit(1)
 	}
 	if rank == 0 {
-		fmt.Printf("scale n=%d init_ms=%.1f finalize_ms=%.1f region_used=%d patterns=%s\n", size,
-			float64(binary.LittleEndian.Uint64(out[:]))/1e6, float64(time.Since(t1))/1e6, used,
+		fmt.Printf("scale n=%d init_ms=%.1f finalize_ms=%.1f region_used=%d channels=%d patterns=%s\n", size,
+			float64(binary.LittleEndian.Uint64(out[:]))/1e6, float64(time.Since(t1))/1e6, used, chans,
 			strings.Join(os.Args[1:], ","))
 	}
 }
@@ -148,13 +154,14 @@ func exchange(w *mpi.Comm, dests, srcs []int) {
 	}
 }
 
-// regionUsed is the allocated size of the job's region file: the launcher
-// (our parent) holds it open, unlinked, under a name starting "hympi-".
-func regionUsed() int64 {
+// regionUsed is the allocated size of the job's region file and the
+// channels made in it: the launcher (our parent) holds the file open,
+// unlinked, under a name starting "hympi-".
+func regionUsed() (int64, int) {
 	dir := fmt.Sprintf("/proc/%d/fd", os.Getppid())
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return -1
+		return -1, -1
 	}
 	for _, ent := range ents {
 		p := filepath.Join(dir, ent.Name())
@@ -163,9 +170,18 @@ func regionUsed() int64 {
 			continue
 		}
 		var st syscall.Stat_t
-		if syscall.Stat(p, &st) == nil {
-			return st.Blocks * 512
+		if syscall.Stat(p, &st) != nil {
+			continue
 		}
+		chans := -1
+		if f, err := os.OpenFile(p, os.O_RDWR, 0); err == nil {
+			if r, err := shm.Attach(f); err == nil {
+				chans = r.ChannelsUsed()
+				r.Close()
+			}
+			f.Close()
+		}
+		return st.Blocks * 512, chans
 	}
-	return -1
+	return -1, -1
 }
