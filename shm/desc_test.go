@@ -405,7 +405,7 @@ func FuzzDecodeHeader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, hdr []byte, fileLen uint32, repair uint8) {
 		mem := make([]byte, max(len(hdr), int(fileLen%maxFile)))
 		copy(mem, hdr)
-		if len(mem) >= headerSize {
+		if int64(len(mem)) >= headerSize {
 			le := binary.LittleEndian
 			if repair&1 != 0 {
 				le.PutUint64(mem[hdrMagic:], magic)

@@ -25,8 +25,6 @@ const (
 	// InlineMax is the largest payload that travels inside its descriptor.
 	InlineMax = SlotSize - DescHeaderSize - descExtSize
 
-	rankBlockFixed = 2 * CacheLine // state line + doorbell line
-	headerSize     = 2 * CacheLine // header fields + attach counter line
 
 	// CollSlots and CollSlotSize shape each channel's collective
 	// microchannel (coll.go): a ring of its own beside the descriptor ring,
@@ -202,10 +200,10 @@ func layoutFor(nranks, slots, cellSize, cells int) (Layout, error) {
 	l.RankBlockSize = l.TableOff + alignUp(int64(4*nranks), CacheLine)
 	l.ChannelOff = alignUp(l.RankBlockOff+int64(nranks)*l.RankBlockSize, pageSize)
 
-	l.RetTailOff = 0
-	l.FeedbackOff = 8
-	l.IdentOff = 24
-	l.RetRingOff = CacheLine
+	l.RetTailOff = chRetTail
+	l.FeedbackOff = chFeedback
+	l.IdentOff = chIdent
+	l.RetRingOff = chHeadSize
 	l.SlotsOff = alignUp(l.RetRingOff+4*int64(cells), CacheLine)
 	l.CollOff = alignUp(l.SlotsOff+int64(slots)*SlotSize, CacheLine)
 	l.CellsOff = alignUp(l.CollOff+CollSlots*CollSlotSize, pageSize)

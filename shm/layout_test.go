@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"unsafe"
@@ -545,7 +546,7 @@ func TestHeaderRoundTrip(t *testing.T) {
 func TestHeaderCorruption(t *testing.T) {
 	r := newAnon(t, 3, Config{MinCells: 3, CellSize: 256, Slots: 8})
 	le := binary.LittleEndian
-	set := func(off int, v uint64) func([]byte) {
+	set := func(off int64, v uint64) func([]byte) {
 		return func(h []byte) { le.PutUint64(h[off:], v) }
 	}
 	bigger, err := layoutFor(4, r.L.Slots, r.L.CellSize, r.L.CellsPerChannel)
@@ -555,8 +556,8 @@ func TestHeaderCorruption(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		mutate func([]byte)
-		resum  bool // recompute the checksum after mutating
-		keep   int  // bytes of the region to present (0: all)
+		resum  bool  // recompute the checksum after mutating
+		keep   int64 // bytes of the region to present (0: all)
 		want   error
 	}{
 		{"magic flipped", func(h []byte) { h[hdrMagic] ^= 1 }, true, 0, ErrBadMagic},
@@ -589,8 +590,8 @@ func TestHeaderCorruption(t *testing.T) {
 			le.PutUint64(h[hdrRanks:], 4)
 			le.PutUint64(h[hdrSize:], uint64(bigger.Size))
 		}, true, 0, ErrTooSmall},
-		{"file one byte short", nil, false, int(r.L.Size) - 1, ErrTooSmall},
-		{"file one page short", nil, false, int(r.L.Size) - pageSize, ErrTooSmall},
+		{"file one byte short", nil, false, r.L.Size - 1, ErrTooSmall},
+		{"file one page short", nil, false, r.L.Size - pageSize, ErrTooSmall},
 		{"only the header", nil, false, headerSize, ErrTooSmall},
 		{"header cut short", nil, false, headerSize - 1, ErrTooSmall},
 		{"header fields only", nil, false, hdrChecksum + 8, ErrTooSmall},
@@ -772,5 +773,81 @@ func TestCreateRejects(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("failed Creates left %v", ents)
+	}
+}
+
+// TestStructAlignment walks every field of the region's fixed structures
+// (structs.go) by reflection: each cross-process word is aligned to its size
+// (the atomics need it), each structure is whole cache lines, and words
+// with different writers sit on the lines the design puts them on. A field
+// added to a structure is checked without touching this test.
+func TestStructAlignment(t *testing.T) {
+	type lineRule struct {
+		field string
+		line  int64
+	}
+	for _, c := range []struct {
+		name  string
+		typ   reflect.Type
+		lines []lineRule
+	}{
+		{"header", reflect.TypeOf(header{}), []lineRule{
+			{"Magic", 0}, {"Checksum", 0}, {"Attached", 1}, {"Arena", 1},
+		}},
+		{"rank block", reflect.TypeOf(rankHead{}), []lineRule{
+			{"PID", 0}, {"State", 0}, {"AbortCode", 0}, {"CPU", 0}, {"Probe", 0}, {"BellSeq", 1}, {"Sleepers", 1},
+		}},
+		{"channel control", reflect.TypeOf(chanHead{}), []lineRule{
+			{"RetTail", 0}, {"Streak", 0}, {"Waited", 0}, {"OnTime", 0}, {"Ident", 0},
+		}},
+	} {
+		if c.typ.Size()%CacheLine != 0 || c.typ.Size() == 0 {
+			t.Errorf("%s: %d bytes, not whole cache lines", c.name, c.typ.Size())
+		}
+		words := 0
+		for i := range c.typ.NumField() {
+			f := c.typ.Field(i)
+			switch f.Type.Kind() {
+			case reflect.Uint32, reflect.Int32, reflect.Uint64, reflect.Int64:
+				words++
+				if f.Offset%f.Type.Size() != 0 {
+					t.Errorf("%s.%s at %d is not %d-byte aligned", c.name, f.Name, f.Offset, f.Type.Size())
+				}
+			case reflect.Array:
+				if f.Name != "_" {
+					t.Errorf("%s.%s: arrays are padding only", c.name, f.Name)
+				}
+			default:
+				t.Errorf("%s.%s: unexpected kind %v", c.name, f.Name, f.Type.Kind())
+			}
+		}
+		if words < len(c.lines) {
+			t.Errorf("%s: %d words, fewer than the %d placed", c.name, words, len(c.lines))
+		}
+		for _, l := range c.lines {
+			f, ok := c.typ.FieldByName(l.field)
+			if !ok {
+				t.Errorf("%s has no field %s", c.name, l.field)
+				continue
+			}
+			if got := int64(f.Offset) / CacheLine; got != l.line {
+				t.Errorf("%s.%s on line %d, want %d", c.name, l.field, got, l.line)
+			}
+		}
+	}
+	// The constants the code uses are those offsets.
+	for _, c := range []struct {
+		typ   reflect.Type
+		field string
+		off   int64
+	}{
+		{reflect.TypeOf(header{}), "Attached", hdrAttached}, {reflect.TypeOf(header{}), "Arena", hdrArena},
+		{reflect.TypeOf(header{}), "Checksum", hdrChecksum}, {reflect.TypeOf(rankHead{}), "CPU", rbCPU},
+		{reflect.TypeOf(rankHead{}), "Probe", rbProbe}, {reflect.TypeOf(rankHead{}), "BellSeq", rbBellSeq},
+		{reflect.TypeOf(chanHead{}), "Streak", chFeedback}, {reflect.TypeOf(chanHead{}), "Ident", chIdent},
+	} {
+		if f, _ := c.typ.FieldByName(c.field); int64(f.Offset) != c.off {
+			t.Errorf("%v.%s at %d, constant says %d", c.typ, c.field, f.Offset, c.off)
+		}
 	}
 }

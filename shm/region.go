@@ -14,33 +14,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Header field offsets. Written once by Create before any rank starts, read
-// by Attach; immutable afterwards, so plain reads suffice.
-const (
-	hdrMagic    = 0
-	hdrVersion  = 8
-	hdrRanks    = 16
-	hdrSlots    = 24
-	hdrCellSize = 32
-	hdrCells    = 40
-	hdrSize     = 48
-	hdrChecksum = 56
-	hdrAttached = CacheLine     // atomic uint32: ranks that attached so far
-	hdrArena    = CacheLine + 8 // atomic uint64: arena channels handed out so far (arena.go)
-)
-
-// Rank block offsets (relative to the block).
-const (
-	rbPID       = 0              // uint32, written by the rank at attach; read by the launcher
-	rbState     = 4              // uint32 RankState, written by the rank; read by the launcher and peers
-	rbAbortCode = 8              // uint32, written by the rank before StateAborted
-	rbCPU       = 12             // int32 CPU the rank is bound to (-1: unbound), written at attach
-	rbProbe     = 16             // uint64 address of a word peers may read to probe direct copy
-	rbBellSeq   = CacheLine      // uint32 futex word: bumped by senders that saw a sleeper
-	rbSleepers  = CacheLine + 4  // uint32: number of the rank's threads armed to sleep
-	rbSummary   = rankBlockFixed // uint64 words: bit s set by sender s
-)
-
 // RankState is a rank's life cycle as the launcher sees it.
 type RankState uint32
 
@@ -315,7 +288,7 @@ func headerChecksum(h []byte) uint64 {
 // bytes come from a file another process wrote, so nothing is trusted: the
 // checksum catches accidents, the recomputed layout catches lies.
 func decodeHeader(mem []byte) (Layout, error) {
-	if len(mem) < headerSize {
+	if int64(len(mem)) < headerSize {
 		return Layout{}, ErrTooSmall
 	}
 	le := binary.LittleEndian
@@ -328,7 +301,7 @@ func decodeHeader(mem []byte) (Layout, error) {
 	if le.Uint64(mem[hdrChecksum:]) != headerChecksum(mem) {
 		return Layout{}, ErrChecksum
 	}
-	field := func(off int) int {
+	field := func(off int64) int {
 		v := le.Uint64(mem[off:])
 		if v > 1<<30 {
 			return -1
