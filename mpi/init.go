@@ -128,7 +128,7 @@ func (e *engine) meetPeers(w *Comm, th *thresholdSource) error {
 		if time.Now().After(deadline) {
 			return newErr(ErrIntern, "Init", "only %d of %d ranks started within %v", e.region.Attached(), e.size, attachTimeout)
 		}
-		e.region.WaitAttached(10 * time.Millisecond)
+		e.region.WaitAttached(100 * time.Millisecond)
 	}
 	e.probePeers()
 	if err := w.barrierOn(ctxWorld+1, "Init"); err != nil {
