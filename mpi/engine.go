@@ -230,9 +230,15 @@ func (e *engine) progress() bool {
 			bits &= bits - 1
 			src := w*64 + b
 			if src < e.size && src != e.rank {
-				// A bit without a channel behind it is a stray write:
-				// the sender publishes its channel before it marks.
-				if ic := e.inFrom(src); ic != nil && e.drain(ic) {
+				// A bit without a channel behind it is a stray write
+				// (a sender publishes its channel before it marks):
+				// drop it, or every pass would look again. Should a
+				// sender's mark race with the clear, the sweep finds
+				// its channel.
+				ic := e.inFrom(src)
+				if ic == nil {
+					e.summary.Clear(src)
+				} else if e.drain(ic) {
 					did = true
 				}
 			}
