@@ -25,7 +25,6 @@ const (
 	// InlineMax is the largest payload that travels inside its descriptor.
 	InlineMax = SlotSize - DescHeaderSize - descExtSize
 
-
 	// CollSlots and CollSlotSize shape each channel's collective
 	// microchannel (coll.go): a ring of its own beside the descriptor ring,
 	// so collective traffic never waits behind a point-to-point stream.
