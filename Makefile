@@ -36,10 +36,10 @@ COMMIT   := $(shell git describe --tags --always --dirty 2>/dev/null)
 XVERSION := $(if $(COMMIT),-X github.com/hympi/hympi/internal/version.commit=$(COMMIT))
 BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_barrier osu_ibarrier osu_bcast osu_reduce osu_allreduce \
-            osu_gather osu_scatter osu_allgather osu_alltoall osu_rma osu_colls
+            osu_gather osu_scatter osu_allgather osu_alltoall osu_rma osu_colls scale
 WITH_OMPI ?= 0
 
-.PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-callgrind bench-modes bench-skew soak chaos clean
+.PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test test-big bench-scale vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-callgrind bench-modes bench-skew soak chaos clean
 
 all: build
 
@@ -172,6 +172,14 @@ test-tools:
 test: build vet race test-tools
 	$(GO) test -count=1 -timeout 10m ./...
 
+# The many-rank jobs at 256 ranks too (make test runs 16 and 64), and the
+# region/Init table of issue 15 (bench/scale.sh) for 2 ... 256 ranks.
+test-big:
+	HYMPI_TEST_BIG=1 $(GO) test -count=1 -timeout 20m -v -run 'ManyRanks|PairsCost' ./bench/scale/
+
+bench-scale: build
+	bash bench/scale.sh $(BIN)
+
 # The system-MPI backends of package mpi (-tags ompi, -tags mpich) run the
 # multi-process scenarios with 4 ranks under mpirun.openmpi and
 # mpiexec.mpich; the Debian packages are installed when missing.
@@ -186,6 +194,7 @@ fuzz:
 	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzDecodeDesc$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzDecodeHeader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzDecodeColl$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzIncomingChannel$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./bench/internal/osu/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./skew/ -run '^$$' -fuzz '^FuzzObserve$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./topology/ -run '^$$' -fuzz '^FuzzParseCPUList$$' -fuzztime $(FUZZTIME)

@@ -191,7 +191,7 @@ func (c *Comm) Bsend(buf []byte, dest, tag int) error {
 		return newErr(ErrBuffer, "Bsend", "no room for %d+%d bytes in an attached buffer", len(buf), BsendOverhead)
 	}
 	w := c.peerWorld(dest)
-	if w != e.rank && e.trySendInline(e.out[w], c.ctx, tag, buf) {
+	if w != e.rank && e.trySendInline(e.outTo(w), c.ctx, tag, buf) {
 		e.bsendRelease(blk)
 		return nil
 	}

@@ -44,7 +44,7 @@ func Calibrate(cpuA, cpuB int, sizes []int) ([]CalibrationPoint, error) {
 		comms[r] = &Comm{e: e, ctx: ctxWorld, rank: r, size: 2, private: true}
 	}
 	for _, c := range comms {
-		c.e.directOK[1-c.rank] = true
+		c.e.ep(1 - c.rank).directOK = true
 	}
 	points := make([]CalibrationPoint, len(sizes))
 	for i, sz := range sizes {

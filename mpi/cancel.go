@@ -35,7 +35,7 @@ func (r *Request) CancelSend() bool {
 	if r.peer == e.rank {
 		return e.cancelSelf(r)
 	}
-	if !r.started && e.unqueue(e.out[r.peer], r) {
+	if !r.started && e.unqueue(e.outTo(r.peer), r) {
 		if r.direct {
 			e.dropDirect(r)
 		}

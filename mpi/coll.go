@@ -227,7 +227,7 @@ func (e *engine) issue(op *collOp, rd *collRound) {
 		w := c.worldOf(x.peer)
 		if op.small && w != e.rank && len(x.buf) <= shm.CollInlineMax {
 			r.comm, r.peer, r.sbuf, r.ctx, r.tag = c, w, x.buf, c.ctx+1, op.tag
-			e.sendColl(e.out[w], r)
+			e.sendColl(e.outTo(w), r)
 		} else {
 			e.startSend(r, c, c.ctx+1, w, x.buf, op.tag, false)
 		}

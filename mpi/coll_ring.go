@@ -37,6 +37,9 @@ func (e *engine) sendColl(oc *outChan, r *Request) {
 // putColl publishes r in a free collective slot, reporting false when the
 // ring is full.
 func (e *engine) putColl(oc *outChan, r *Request) bool {
+	if !e.openOut(oc) {
+		return false
+	}
 	slot := oc.collProd.Reserve()
 	if slot == nil {
 		return false

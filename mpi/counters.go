@@ -21,5 +21,5 @@ func Counters(peer int) PeerCounters {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.counters[peer]
+	return e.ep(peer).counters
 }

@@ -85,7 +85,7 @@ const oversubCollEagerMax = 1 << 20
 // useDirect decides the protocol of an n-byte message to peer on context
 // ctx.
 func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
-	if n == 0 || !e.directOK[peer] {
+	if n == 0 || !e.ep(peer).directOK {
 		return false
 	}
 	switch e.mode {
@@ -97,7 +97,7 @@ func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 		}
 		// Sizes under the topology threshold are eager whatever the skew;
 		// only larger ones consult (and so steer) the controller.
-		if n <= e.skew.base[peer] {
+		if n <= e.eps[peer].sk.base {
 			return false
 		}
 		if e.skew.on {
@@ -117,7 +117,7 @@ func (e *engine) startDirectSend(r *Request) {
 	e.registerSync(r)
 	e.pendingDirect++
 	e.pendingDirectBytes += len(r.sbuf)
-	c := &e.counters[r.peer]
+	c := &e.ep(r.peer).counters
 	c.DirectMsgs++
 	c.DirectBytes += uint64(len(r.sbuf))
 }
@@ -214,11 +214,11 @@ func (e *engine) nacked(d *shm.Desc) {
 	if r == nil || !r.direct {
 		return
 	}
-	e.directOK[r.peer] = false // the receiver cleared its bit too
+	e.ep(r.peer).directOK = false // the receiver cleared its bit too
 	r.resendID = d.Addr
 	r.started, r.sent = false, 0
 	r.sendNext = nil
-	e.enqueue(e.out[r.peer], r)
+	e.enqueue(e.outTo(r.peer), r)
 }
 
 // resendArrived starts the stream that replaces a failed direct read.
@@ -257,17 +257,16 @@ func (e *engine) probePeers() {
 	}
 }
 
-// learnPeers reads, after the Init barrier, which peers can read us, and the
-// threshold toward each.
+// learnPeers is the point, after the Init barrier, from which peers'
+// direct-copy verdicts and CPUs are known: the endpoints made so far learn
+// which peers can read us and the threshold toward each now, later ones
+// as they are made (endpoint.go).
 func (e *engine) learnPeers(th *thresholdSource) {
-	for p := 0; p < e.size; p++ {
-		if p == e.rank {
-			continue
+	e.th = th
+	for _, x := range e.eps {
+		if x != nil && x.peer != e.rank {
+			e.learnPeer(x)
 		}
-		e.directOK[p] = e.region.DirectBits(p).Has(e.rank)
-		rel, thr := th.forPeer(e.region.RankCPU(e.rank), e.region.RankCPU(p))
-		e.counters[p].Relation = rel
-		e.counters[p].Threshold = thr
 	}
 	e.setupSkew()
 }

@@ -20,9 +20,8 @@ type engine struct {
 	region     *shm.Region // nil for a singleton
 	bell       shm.Doorbell
 	summary    shm.Summary
-	out        []*outChan // by world rank; nil for self
-	in         []*inChan  // by world rank; nil for self
-	sending    []*outChan // peers with queued sends or acks
+	eps        []*endpoint // by world rank; nil until first use (endpoint.go)
+	sending    []*outChan  // peers with queued sends or acks
 
 	ctxs    map[uint32]*matchQueues
 	lastCtx uint32
@@ -34,7 +33,6 @@ type engine struct {
 	syncSends  []*Request // by syncID-1; nil slots are free
 	syncFree   []uint64
 	syncGen    uint64
-	counters   []PeerCounters
 	wait       waitPolicy
 	oversub    bool       // more ranks than CPUs (setCPUs)
 	internalRq []*Request // recycled requests of blocking calls
@@ -45,7 +43,6 @@ type engine struct {
 
 	// Direct copy (direct.go).
 	mode          directMode
-	directOK      []bool // by world rank: the peer can read our memory
 	directReason  string // why direct copy is off for some peer, if it is
 	reads         []*directRead
 	resendWait    map[uint64]*Request
@@ -57,6 +54,10 @@ type engine struct {
 	pendingDirectBytes int
 	warnDirect         warnOnce
 	skew               skewState
+	skewReady          bool // setupSkew ran: endpoints get a controller
+	// th sets thresholds toward peers, once Init has learnt where they
+	// run (learnPeers); nil before.
+	th *thresholdSource
 	// blocked is the time this rank has spent in blocking waits, counted
 	// from blockedAfter idle passes into each (waitStart: the start of the
 	// one being counted, zero outside). Skew verdicts subtract it from the
@@ -179,15 +180,10 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		size:       size,
 		region:     region,
 		ctxs:       make(map[uint32]*matchQueues),
-		counters:   make([]PeerCounters, size),
-		directOK:   make([]bool, size),
+		eps:        make([]*endpoint, size),
 		readFrom:   directcopy.ReadFrom,
 		resendWait: make(map[uint64]*Request),
 	}
-	for i := range e.counters {
-		e.counters[i] = PeerCounters{Peer: i, Relation: "shm", Threshold: directNever}
-	}
-	e.counters[rank].Relation = "self"
 	e.setCPUs(cpus)
 	e.nextCtx = ctxSelf + 2
 	if region == nil {
@@ -195,15 +191,6 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 	}
 	e.bell = region.Doorbell(rank)
 	e.summary = region.Summary(rank)
-	e.out = make([]*outChan, size)
-	e.in = make([]*inChan, size)
-	for p := 0; p < size; p++ {
-		if p == rank {
-			continue
-		}
-		e.out[p] = newOutChan(region, rank, p)
-		e.in[p] = newInChan(region, p, rank)
-	}
 	return e
 }
 
@@ -243,7 +230,15 @@ func (e *engine) progress() bool {
 			bits &= bits - 1
 			src := w*64 + b
 			if src < e.size && src != e.rank {
-				if e.drain(e.in[src]) {
+				// A bit without a channel behind it is a stray write
+				// (a sender publishes its channel before it marks):
+				// drop it, or every pass would look again. Should a
+				// sender's mark race with the clear, the sweep finds
+				// its channel.
+				ic := e.inFrom(src)
+				if ic == nil {
+					e.summary.Clear(src)
+				} else if e.drain(ic) {
 					did = true
 				}
 			}

@@ -3,6 +3,7 @@
 package mpi
 
 import (
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -96,10 +97,10 @@ func TestJobCPUs(t *testing.T) {
 // protocol.
 func TestOversubCollEager(t *testing.T) {
 	e := inProcessJob(t, 2)[0].e
-	e.counters[1].Threshold = 2048
+	e.ep(1).counters.Threshold = 2048
 	e.setupSkew()
 	e.skew.on = false
-	e.directOK[1] = true
+	e.ep(1).directOK = true
 	coll, p2p := uint32(ctxWorld+1), uint32(ctxWorld)
 	check := func(what string, ctx uint32, n int, want bool) {
 		t.Helper()
@@ -119,4 +120,34 @@ func TestOversubCollEager(t *testing.T) {
 	check("oversubscribed", p2p, 1024, false)
 	e.mode = directAlways
 	check("always, oversubscribed", coll, 64<<10, true)
+}
+
+// TestStrayBitWithoutChannel: a summary bit for a peer that has made no
+// channel to us (a stray write) is dropped, not an error and not a bit
+// looked at on every pass; the peer's real first message still arrives.
+func TestStrayBitWithoutChannel(t *testing.T) {
+	comms := inProcessJob(t, 3)
+	e := comms[0].e
+	e.summary.Mark(2)
+	e.mu.Lock()
+	e.progress()
+	stuck, fatal := e.summary.Has(2), e.fatal
+	e.mu.Unlock()
+	if stuck || fatal != nil {
+		t.Fatalf("after a pass: bit still set %v, fatal %v", stuck, fatal)
+	}
+	runRanks(t, comms, func(c *Comm) error {
+		switch c.Rank() {
+		case 2:
+			return c.Send([]byte("first"), 0, 7)
+		case 0:
+			buf := make([]byte, 8)
+			st, err := c.Recv(buf, 2, 7)
+			if err == nil && string(buf[:st.Count]) != "first" {
+				err = fmt.Errorf("got %q", buf[:st.Count])
+			}
+			return err
+		}
+		return nil
+	})
 }

@@ -101,7 +101,6 @@ func joinJob(mode directMode) (*engine, error) {
 		region.Close()
 		return nil, newErr(ErrIntern, "Init", "region made for %d ranks, job has %d", region.Ranks(), size)
 	}
-	region.Prefault(rank)
 	cpu, err := strconv.Atoi(os.Getenv(shm.EnvCPU))
 	if err != nil {
 		cpu = -1
@@ -129,7 +128,7 @@ func (e *engine) meetPeers(w *Comm, th *thresholdSource) error {
 		if time.Now().After(deadline) {
 			return newErr(ErrIntern, "Init", "only %d of %d ranks started within %v", e.region.Attached(), e.size, attachTimeout)
 		}
-		time.Sleep(200 * time.Microsecond)
+		e.region.WaitAttached(100 * time.Millisecond)
 	}
 	e.probePeers()
 	if err := w.barrierOn(ctxWorld+1, "Init"); err != nil {

@@ -184,8 +184,8 @@ func inProcessDirectJob(t *testing.T, n int, mode directMode) []*Comm {
 	for _, c := range comms {
 		c.e.region.MarkAttached(c.rank, os.Getpid())
 		c.e.mode = mode
-		for p := range c.e.directOK {
-			c.e.directOK[p] = p != c.rank
+		for p := range c.e.size {
+			c.e.ep(p).directOK = p != c.rank
 		}
 	}
 	return comms
@@ -242,7 +242,7 @@ func TestInProcessDirectFallback(t *testing.T) {
 	if refusals != 1 {
 		t.Errorf("%d refused reads, want 1 (later messages should not try direct copy)", refusals)
 	}
-	c := comms[0].e.counters[1]
+	c := comms[0].e.ep(1).counters
 	if c.DirectMsgs != 1 || c.EagerMsgs != 2 {
 		t.Errorf("counters after fallback: %d direct, %d eager; want 1 and 2", c.DirectMsgs, c.EagerMsgs)
 	}
@@ -256,8 +256,8 @@ func TestInProcessDirectFallback(t *testing.T) {
 func TestInProcessDirectExchange(t *testing.T) {
 	comms := inProcessDirectJob(t, 3, directAuto)
 	for _, c := range comms {
-		for p := range c.e.counters {
-			c.e.counters[p].Threshold = 4096
+		for p := range c.e.size {
+			c.e.ep(p).counters.Threshold = 4096
 		}
 		c.e.setupSkew()
 	}
@@ -296,8 +296,8 @@ func TestInProcessDirectExchange(t *testing.T) {
 		return nil
 	})
 	for _, c := range comms {
-		for p, pc := range c.e.counters {
-			if p != c.rank && pc.DirectMsgs != 3 {
+		for p := range c.e.size {
+			if pc := c.e.ep(p).counters; p != c.rank && pc.DirectMsgs != 3 {
 				t.Errorf("rank %d → %d: %d direct messages, want 3", c.rank, p, pc.DirectMsgs)
 			}
 		}
@@ -371,7 +371,7 @@ func TestInProcessSkewAdapts(t *testing.T) {
 		}
 		return nil
 	})
-	pc := comms[0].e.counters[1]
+	pc := comms[0].e.ep(1).counters
 	if pc.SkewRaises == 0 || pc.EagerMsgs == 0 {
 		t.Errorf("no adaptation under skew: %+v", pc)
 	}
@@ -416,7 +416,7 @@ func TestInProcessPingPongNoSkew(t *testing.T) {
 		return nil
 	})
 	for _, c := range comms {
-		pc := c.e.counters[1-c.Rank()]
+		pc := c.e.ep(1 - c.Rank()).counters
 		if pc.SkewRaises != 0 || pc.EagerMsgs > 1 {
 			t.Errorf("rank %d: ping-pong judged as skew: %+v", c.Rank(), pc)
 		}
@@ -429,8 +429,8 @@ func skewJob(t *testing.T) []*Comm {
 	t.Helper()
 	comms := inProcessDirectJob(t, 2, directAuto)
 	for _, c := range comms {
-		for p := range c.e.counters {
-			c.e.counters[p].Threshold = 32 << 10
+		for p := range c.e.size {
+			c.e.ep(p).counters.Threshold = 32 << 10
 		}
 		c.e.setupSkew()
 		c.e.skew.on = true

@@ -35,7 +35,7 @@ func (c *Comm) blockingSend(op string, buf []byte, dest, tag int, sync bool) err
 	if e.fatal != nil {
 		return e.fatal
 	}
-	if !sync && w != e.rank && e.trySendInline(e.out[w], c.ctx, tag, buf) {
+	if !sync && w != e.rank && e.trySendInline(e.outTo(w), c.ctx, tag, buf) {
 		return nil
 	}
 	r := e.newInternalReq(reqSend)
@@ -58,7 +58,7 @@ func (e *engine) startSend(r *Request, c *Comm, ctx uint32, w int, buf []byte, t
 	if sync {
 		e.registerSync(r)
 	}
-	e.enqueueSend(e.out[w], r)
+	e.enqueueSend(e.outTo(w), r)
 }
 
 // Isend starts a send and returns at once; buf must not be modified until
@@ -91,7 +91,7 @@ func (c *Comm) isend(old *Request, op string, buf []byte, dest, tag int, sync bo
 	if e.fatal != nil {
 		return nil, e.fatal
 	}
-	if !sync && w != e.rank && e.trySendInline(e.out[w], c.ctx, tag, buf) {
+	if !sync && w != e.rank && e.trySendInline(e.outTo(w), c.ctx, tag, buf) {
 		r.done = true
 		return r, nil
 	}

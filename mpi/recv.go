@@ -130,7 +130,7 @@ func (e *engine) finishRecv(r *Request, src int, tag int32, n int) {
 // sendSelf delivers a message a rank sends to itself, without the region.
 func (e *engine) sendSelf(r *Request) {
 	q := e.queues(r.ctx)
-	c := &e.counters[e.rank]
+	c := &e.ep(e.rank).counters
 	c.EagerMsgs++
 	c.EagerBytes += uint64(len(r.sbuf))
 	if rr := q.takePosted(e.rank, int32(r.tag)); rr != nil {

@@ -47,46 +47,21 @@ const (
 // fit in flight and eager sends do not turn into waits for cells.
 const skewCeilingShare = 4
 
+// skewState is the engine's skew switch; the per-peer state lives in each
+// endpoint (endpoint.go).
 type skewState struct {
-	on        bool
-	ctrl      []skew.Controller // by world rank (as sender)
-	fbIn      []shm.Feedback    // channel me→peer: written by peer, read by us
-	fbOut     []shm.Feedback    // channel peer→me: written by us
-	base      []int             // topology threshold, by peer
-	seenU     []uint32          // peer's count of our messages that waited, at our last look
-	seenX     []uint32          // peer's count of our messages that found their receive, at our last look
-	streak    []int             // by sender: consecutive large messages that waited for us
-	lastDone  []time.Duration   // by sender: when its last large message completed here (since epoch)
-	blockDone []time.Duration   // by sender: engine.blocked at lastDone
-	lastPost  []time.Duration   // by sender: when the application last posted a receive for a large message from it
-	burstAway []bool            // by sender: the verdict of the first post since lastDone, shared by the posts after it
+	on bool
 }
 
-// setupSkew prepares the controllers once thresholds are known.
+// setupSkew prepares the controllers once thresholds are known: those of
+// the endpoints made so far now, later ones as they are made.
 func (e *engine) setupSkew() {
-	s := &e.skew
-	s.on = knobs.Skew
-	s.ctrl = make([]skew.Controller, e.size)
-	s.fbIn = make([]shm.Feedback, e.size)
-	s.fbOut = make([]shm.Feedback, e.size)
-	s.base = make([]int, e.size)
-	s.seenU = make([]uint32, e.size)
-	s.seenX = make([]uint32, e.size)
-	s.streak = make([]int, e.size)
-	s.lastDone = make([]time.Duration, e.size)
-	s.blockDone = make([]time.Duration, e.size)
-	s.lastPost = make([]time.Duration, e.size)
-	s.burstAway = make([]bool, e.size)
-	ceiling := int(e.region.L.PoolBytes() / skewCeilingShare)
-	for p := 0; p < e.size; p++ {
-		if p == e.rank {
-			continue
+	e.skew.on = knobs.Skew
+	e.skewReady = true
+	for _, x := range e.eps {
+		if x != nil && x.peer != e.rank {
+			e.initSkew(x)
 		}
-		base := e.counters[p].Threshold
-		s.base[p] = base
-		s.ctrl[p] = skew.New(skew.DefaultConfig(base, max(base, ceiling)))
-		s.fbIn[p] = e.region.Channel(e.rank, p).Feedback()
-		s.fbOut[p] = e.region.Channel(p, e.rank).Feedback()
 	}
 }
 
@@ -95,32 +70,33 @@ func (e *engine) setupSkew() {
 // for n to travel eagerly, so one observation adapts a stream of such
 // messages.
 func (e *engine) skewThreshold(peer, n int) int {
-	s := &e.skew
-	streak, waited, onTime := s.fbIn[peer].Load()
-	du, dx := waited-s.seenU[peer], onTime-s.seenX[peer]
+	x := e.ep(peer)
+	s := &x.sk
+	streak, waited, onTime := s.fbIn.Load()
+	du, dx := waited-s.seenU, onTime-s.seenX
 	if du == 0 && dx == 0 {
-		return s.ctrl[peer].Threshold()
+		return s.ctrl.Threshold()
 	}
-	s.seenU[peer], s.seenX[peer] = waited, onTime
+	s.seenU, s.seenX = waited, onTime
 	load := streak
 	if du > dx {
 		// Most messages since the last look waited for their receive: the
 		// receiver is not waiting for us, whatever the streak says now, so
 		// this look is no step toward lowering. (A minority that waited is
 		// noise — a descheduled receiver, a page fault — not skew.)
-		load = max(load, s.ctrl[peer].Config().LowerAt+1)
+		load = max(load, s.ctrl.Config().LowerAt+1)
 	}
 	// Each message judged since the last look is one observation: a
 	// sender that looks once per window of n sends still sees n verdicts,
 	// so recovery takes as many messages whether they come one by one or
 	// in bursts.
 	looks := 1
-	if load <= s.ctrl[peer].Config().LowerAt {
+	if load <= s.ctrl.Config().LowerAt {
 		looks = int(min(dx, maxLooksPerSend))
 	}
-	c := &e.counters[peer]
+	c := &x.counters
 	for range looks {
-		thr, move := s.ctrl[peer].ObserveSize(load, n)
+		thr, move := s.ctrl.ObserveSize(load, n)
 		c.Threshold = thr
 		switch move {
 		case skew.Raised:
@@ -155,21 +131,24 @@ func (e *engine) takeUnexpected(q *matchQueues, u *unexpected) {
 // small traffic around (barriers, acknowledgements, headers) says nothing
 // about whether a rendezvous would have waited.
 func (e *engine) skewCounts(src, n int) bool {
-	s := &e.skew
-	return s.fbOut != nil && src != e.rank && src >= 0 && n > s.base[src]
+	if src == e.rank || src < 0 || src >= len(e.eps) {
+		return false
+	}
+	x := e.eps[src]
+	return x != nil && x.sk.ready && n > x.sk.base
 }
 
 // judged publishes one large message's verdict: it waited for the
 // application, or its receive was waiting.
 func (e *engine) judged(src int, waited bool) {
-	s := &e.skew
+	s := &e.eps[src].sk
 	if waited {
-		s.streak[src]++
+		s.streak++
 	} else {
-		s.streak[src] = 0
+		s.streak = 0
 	}
-	s.fbOut[src].SetStreak(s.streak[src])
-	s.fbOut[src].Judged(waited)
+	s.fbOut.SetStreak(s.streak)
+	s.fbOut.Judged(waited)
 }
 
 // postVerdict is called as the application posts a receive for an n-byte
@@ -192,24 +171,25 @@ func (e *engine) judged(src int, waited bool) {
 // 1 MiB ping-pong and broadcast loops and sent their messages eager at
 // twice the cost of a read.
 func (e *engine) postVerdict(src, n int, here bool) bool {
-	s := &e.skew
+	s := &e.eps[src].sk
 	t := time.Now()
 	now := t.Sub(epoch)
-	if s.lastPost[src] == 0 || s.lastPost[src] <= s.lastDone[src] {
+	if s.lastPost == 0 || s.lastPost <= s.lastDone {
 		half := time.Duration((directCopyFixedNs + directCopyNsPerByte*float64(n)) / 2)
-		away := now - s.lastDone[src] - (e.blockedSoFar(t) - s.blockDone[src])
-		s.burstAway[src] = here && (s.lastDone[src] == 0 || away > half)
+		away := now - s.lastDone - (e.blockedSoFar(t) - s.blockDone)
+		s.burstAway = here && (s.lastDone == 0 || away > half)
 	}
-	s.lastPost[src] = now
-	return here && s.burstAway[src]
+	s.lastPost = now
+	return here && s.burstAway
 }
 
 // largeDone notes the completion of an n-byte receive from src.
 func (e *engine) largeDone(src, n int) {
 	if e.skewCounts(src, n) {
 		t := time.Now()
-		e.skew.lastDone[src] = t.Sub(epoch)
-		e.skew.blockDone[src] = e.blockedSoFar(t)
+		s := &e.eps[src].sk
+		s.lastDone = t.Sub(epoch)
+		s.blockDone = e.blockedSoFar(t)
 	}
 }
 
@@ -236,7 +216,7 @@ func (e *engine) messageWaiting(r *Request) bool {
 // headWaiting says whether the head of r's source channel is the envelope
 // of a large message r would match, and its length.
 func (e *engine) headWaiting(r *Request) (int, bool) {
-	ic := e.in[r.src]
+	ic := e.eps[r.src].in
 	if ic == nil || ic.cur != nil {
 		return 0, false
 	}

@@ -50,8 +50,17 @@ func (e *engine) sweep() bool {
 		return false
 	}
 	did := false
-	for p, ic := range e.in {
+	for p := range e.size {
+		if p == e.rank {
+			continue
+		}
+		// A channel whose sender made it but whose bit was lost is found
+		// here too: the table entry is all it takes.
+		ic := e.inFrom(p)
 		if ic == nil {
+			if e.fatal != nil {
+				return did
+			}
 			continue
 		}
 		if !e.summary.Has(p) && (ic.cons.Ready() || ic.coll.Ready()) {

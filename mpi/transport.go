@@ -24,7 +24,9 @@ func trailingZeros64(x uint64) int { return bits.TrailingZeros64(x) }
 // memory.
 const directNever = int(^uint(0) >> 1)
 
-// outChan is this rank's sending end toward one peer.
+// outChan is this rank's sending end toward one peer. Its channel is made
+// by the first send (openOut); until then ch, prod, pool and collProd are
+// unset.
 type outChan struct {
 	peer    int
 	ch      shm.Channel
@@ -42,14 +44,6 @@ type outChan struct {
 	collq    []*Request
 }
 
-func newOutChan(r *shm.Region, self, peer int) *outChan {
-	ch := r.Channel(self, peer)
-	return &outChan{
-		peer: peer, ch: ch, prod: ch.Producer(), pool: ch.Pool(),
-		summary: r.Summary(peer), bell: r.Doorbell(peer), collProd: ch.CollProducer(),
-	}
-}
-
 // notify tells the peer that its channel from us has something: mark the
 // summary (an atomic OR only if the bit is clear) and ring the doorbell (a
 // syscall only if the peer sleeps).
@@ -58,7 +52,8 @@ func (oc *outChan) notify(self int) {
 	oc.bell.Ring()
 }
 
-// inChan is this rank's receiving end from one peer.
+// inChan is this rank's receiving end from one peer, made when its channel
+// is first found (inFrom).
 type inChan struct {
 	peer    int
 	ch      shm.Channel
@@ -69,14 +64,6 @@ type inChan struct {
 	cur     *inflight     // message whose fragments are still arriving
 	idle    int           // consecutive empty polls
 	coll    *shm.Consumer // the collective microchannel
-}
-
-func newInChan(r *shm.Region, peer, self int) *inChan {
-	ch := r.Channel(peer, self)
-	return &inChan{
-		peer: peer, ch: ch, cons: ch.Consumer(), returns: ch.Returns(),
-		lim: ch.Limits(), bell: r.Doorbell(peer), coll: ch.CollConsumer(),
-	}
 }
 
 // inflight is a multi-fragment message being received: into a matched
@@ -103,7 +90,7 @@ const (
 // peer, a free slot, payload fits the descriptor. No allocation, no lock
 // beyond the engine's, no syscall unless the peer sleeps.
 func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) bool {
-	if oc.head != nil || len(buf) > shm.InlineMax {
+	if oc.head != nil || len(buf) > shm.InlineMax || !e.openOut(oc) {
 		return false
 	}
 	slot := oc.prod.Reserve()
@@ -118,7 +105,7 @@ func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) boo
 	}
 	oc.prod.Publish(slot)
 	oc.notify(e.rank)
-	c := &e.counters[oc.peer]
+	c := &e.eps[oc.peer].counters
 	c.EagerMsgs++
 	c.EagerBytes += uint64(len(buf))
 	return true
@@ -129,7 +116,7 @@ func (e *engine) enqueueSend(oc *outChan, r *Request) {
 	if e.useDirect(oc.peer, r.ctx, len(r.sbuf)) {
 		e.startDirectSend(r)
 	} else {
-		c := &e.counters[oc.peer]
+		c := &e.eps[oc.peer].counters
 		c.EagerMsgs++
 		c.EagerBytes += uint64(len(r.sbuf))
 	}
@@ -176,6 +163,9 @@ func (e *engine) pushAll() bool {
 
 // push hands as much queued traffic to the channel as slots and cells allow.
 func (e *engine) push(oc *outChan) bool {
+	if !e.openOut(oc) {
+		return false
+	}
 	published := len(oc.collq) > 0 && e.pushColl(oc)
 	for len(oc.ctl) > 0 {
 		slot := oc.prod.Reserve()
@@ -467,7 +457,7 @@ func (e *engine) sendAck(peer int, id uint64) {
 
 // queueCtl sends a protocol reply to peer ahead of queued data.
 func (e *engine) queueCtl(peer int, d shm.Desc) {
-	oc := e.out[peer]
+	oc := e.outTo(peer)
 	oc.ctl = append(oc.ctl, d)
 	e.markSending(oc)
 	e.push(oc)

@@ -8,9 +8,10 @@ type Area struct {
 	Off, Len int64
 }
 
-// Areas lists every structure of a region with this layout, one entry per
-// rank block field group and per channel part.
-func (l Layout) Areas() []Area {
+// Areas lists every structure of the region, one entry per rank block field
+// group and per part of each channel made so far.
+func (r *Region) Areas() []Area {
+	l := r.L
 	var out []Area
 	add := func(name string, off, n int64) { out = append(out, Area{name, off, n}) }
 	add("header", 0, headerSize)
@@ -20,11 +21,13 @@ func (l Layout) Areas() []Area {
 		add("doorbell", b+rbBellSeq, 8)
 		add("summary", b+rbSummary, 8*int64(l.SummaryWords))
 		add("direct bits", b+l.DirectOff, 8*int64(l.SummaryWords))
+		add("channel table", b+l.TableOff, 4*int64(l.Ranks))
 	}
-	for i := 0; i < l.channelCount(); i++ {
-		c := l.ChannelOff + int64(i)*l.ChannelStride
+	for i := 0; i < r.ChannelsUsed(); i++ {
+		c := l.channelBase(i)
 		add("return tail", c+l.RetTailOff, 8)
 		add("feedback", c+l.FeedbackOff, 12)
+		add("channel ident", c+l.IdentOff, 8)
 		add("return ring", c+l.RetRingOff, 4*int64(l.CellsPerChannel))
 		add("ring", c+l.SlotsOff, int64(l.Slots)*SlotSize)
 		add("coll ring", c+l.CollOff, CollSlots*CollSlotSize)

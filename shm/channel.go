@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sync/atomic"
-
-	"golang.org/x/sys/unix"
 )
 
 // Channel is one ordered pair src→dst: the descriptor ring, the sender's
@@ -23,15 +21,6 @@ type Channel struct {
 	r        *Region
 	Src, Dst int
 	base     int64
-}
-
-// Channel returns the channel carrying src→dst traffic (src != dst).
-func (r *Region) Channel(src, dst int) Channel {
-	if src == dst || src < 0 || dst < 0 || src >= r.L.Ranks || dst >= r.L.Ranks {
-		panic(fmt.Sprintf("shm: no channel %d→%d in a %d-rank region", src, dst, r.L.Ranks))
-	}
-	base := r.L.ChannelOff + int64(r.L.channelIndex(src, dst))*r.L.ChannelStride
-	return Channel{r: r, Src: src, Dst: dst, base: base}
 }
 
 // Limits are the bounds a receiver validates this channel's descriptors with.
@@ -83,6 +72,7 @@ type CellPool struct {
 	unused uint32 // cells unused..limit-1 were never handed out
 	out    []bool
 	limit  uint32
+	ch     Channel // whose cells are reserved as they are first handed out
 }
 
 // Pool returns the sender's pool for this channel, all cells free.
@@ -94,6 +84,7 @@ func (c Channel) Pool() *CellPool {
 		queue: make([]uint32, n),
 		out:   make([]bool, n),
 		limit: uint32(n),
+		ch:    c,
 	}
 }
 
@@ -109,7 +100,13 @@ func (p *CellPool) Get() (uint32, bool, error) {
 		p.qhead = (p.qhead + 1) % len(p.queue)
 		p.qlen--
 	case p.unused < p.limit:
+		// A cell never used before: reserve its pages first (arena.go),
+		// so a full file system is an error here, not a SIGBUS on the copy.
 		i = p.unused
+		cs := int64(p.ch.r.L.CellSize)
+		if err := p.ch.r.reserveRange(p.ch.base+p.ch.r.L.CellsOff+int64(i)*cs, cs); err != nil {
+			return 0, false, err
+		}
 		p.unused++
 	default:
 		return 0, false, nil
@@ -184,34 +181,14 @@ func (rr *ReturnRing) Publish() bool {
 	return true
 }
 
-// Prefault maps in, writable, the pages of the descriptor rings rank sends
-// and receives on, so that first-touch page faults happen here and not in
-// the messages of a job's first iterations. The rings rank sends on are
-// mapped in whole: a sender writes every slot in turn, so a ring larger
-// than prefaultBytes would otherwise fault a page every few messages until
-// it has wrapped once, and a write fault on a shared page that nobody has
-// touched also allocates and zeroes it. Of the rings rank receives on, whose
-// sender maps them in whole, the first prefaultBytes are enough: the pages
-// exist by then, and a read fault maps the neighbouring ones with it. It
-// writes nothing (MADV_POPULATE_WRITE), so it is safe while peers already
-// use the rings; kernels without it just fault lazily.
-func (r *Region) Prefault(rank int) {
-	for p := 0; p < r.L.Ranks; p++ {
-		if p == rank {
-			continue
-		}
-		send, recv := r.Channel(rank, p), r.Channel(p, rank)
-		r.populate(send.base+r.L.SlotsOff, send.base+r.L.CollOff)
-		r.populate(recv.base+r.L.SlotsOff, min(recv.base+r.L.CollOff, recv.base+r.L.SlotsOff+prefaultBytes))
-		for _, c := range []Channel{send, recv} {
-			r.populate(c.base+r.L.CollOff, c.base+r.L.CollOff+CollSlots*CollSlotSize)
-		}
-	}
-}
-
-// populate maps in, writable, the pages holding [start, end) of the region.
-func (r *Region) populate(start, end int64) {
-	_ = unix.Madvise(r.mem[start&^(pageSize-1):end], unix.MADV_POPULATE_WRITE)
+// PrefaultIncoming maps in the first slots of the channel's descriptor ring
+// and its collective ring, for the receiver that has just found it: their
+// sender has reserved and touched them, so a read fault would only map them
+// one page at a time during the first messages.
+func (c Channel) PrefaultIncoming() {
+	r := c.r
+	r.populate(c.base+r.L.SlotsOff, min(c.base+r.L.CollOff, c.base+r.L.SlotsOff+prefaultBytes))
+	r.populate(c.base+r.L.CollOff, c.base+r.L.CollOff+CollSlots*CollSlotSize)
 }
 
 // Feedback is a receiver's report to one sender about that sender's large
@@ -238,6 +215,9 @@ func (c Channel) Feedback() Feedback {
 
 // SetStreak publishes the current streak of messages that waited.
 func (f Feedback) SetStreak(n int) {
+	if f.streak == nil {
+		return // no channel yet (the zero Feedback)
+	}
 	v := uint32(min(max(n, 0), math.MaxUint32))
 	if f.streak.Load() != v {
 		f.streak.Store(v)
@@ -247,6 +227,9 @@ func (f Feedback) SetStreak(n int) {
 // Judged counts one verdict: the message waited for the application, or
 // its receive was waiting for it.
 func (f Feedback) Judged(waited bool) {
+	if f.streak == nil {
+		return
+	}
 	if waited {
 		f.waited.Store(f.waited.Load() + 1) // single writer
 	} else {
@@ -254,7 +237,11 @@ func (f Feedback) Judged(waited bool) {
 	}
 }
 
-// Load reads the streak and both verdict counts (which wrap).
+// Load reads the streak and both verdict counts (which wrap); all zero for
+// the zero Feedback, which stands for a channel not made yet.
 func (f Feedback) Load() (streak int, waited, onTime uint32) {
+	if f.streak == nil {
+		return 0, 0, 0
+	}
 	return int(f.streak.Load()), f.waited.Load(), f.onTime.Load()
 }

@@ -405,7 +405,7 @@ func FuzzDecodeHeader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, hdr []byte, fileLen uint32, repair uint8) {
 		mem := make([]byte, max(len(hdr), int(fileLen%maxFile)))
 		copy(mem, hdr)
-		if len(mem) >= headerSize {
+		if int64(len(mem)) >= headerSize {
 			le := binary.LittleEndian
 			if repair&1 != 0 {
 				le.PutUint64(mem[hdrMagic:], magic)
@@ -431,7 +431,7 @@ func FuzzDecodeHeader(f *testing.F) {
 		}
 		// The true size, in exact arithmetic, first: a wrapped Size would
 		// make the checks below walk an astronomically large layout.
-		size := new(big.Int).Mul(big.NewInt(l.ChannelStride), big.NewInt(int64(l.channelCount())))
+		size := new(big.Int).Mul(big.NewInt(l.ChannelStride), big.NewInt(int64(l.ArenaChannels)))
 		size.Add(size, big.NewInt(l.ChannelOff))
 		if l.Size <= 0 || size.Cmp(big.NewInt(l.Size)) != 0 || size.Cmp(big.NewInt(int64(len(mem)))) > 0 {
 			t.Fatalf("accepted %+v: true size %v, Size %d, input %d bytes", l, size, l.Size, len(mem))
@@ -458,6 +458,9 @@ func FuzzDecodeHeader(f *testing.F) {
 			_ = ch.Producer().Reserve()
 			_ = ch.Consumer().Ready()
 			ch.Returns().Put(uint32(l.CellsPerChannel - 1))
+			if in, ok, err := r.IncomingChannel(last, last-1); !ok || err != nil || in != ch {
+				t.Fatalf("IncomingChannel after OpenChannel: %v %v", ok, err)
+			}
 		}
 	})
 }

@@ -3,8 +3,9 @@
 // in it.
 //
 // The region holds a self-validating header, one block per rank (pid, life
-// state, doorbell, summary of non-empty incoming channels) and one channel per
-// ordered pair of ranks. A channel is the DECK design on shared memory: a
+// state, doorbell, summary of non-empty incoming channels, incoming-channel
+// table) and an arena from which each ordered pair of ranks gets a channel
+// when it first talks (arena.go). A channel is the DECK design on shared memory: a
 // single-producer/single-consumer ring of fixed-size descriptor slots (small
 // messages travel inline in the slot), a pool of fixed-size cells owned by the
 // sender for larger payloads, and a return ring through which the receiver

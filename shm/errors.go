@@ -17,4 +17,5 @@ var (
 	ErrBadDesc      = errors.New("shm: invalid descriptor")
 	ErrNotSupported = errors.New("shm: not supported on this platform")
 	ErrNotRegion    = errors.New("shm: descriptor is not a region file")
+	ErrArenaFull    = errors.New("shm: no room left for another channel in the region")
 )

@@ -11,7 +11,7 @@ import (
 // Fixed geometry. These are part of the layout version: changing one changes
 // what a region means, so LayoutVersion must move with it.
 const (
-	LayoutVersion = 4
+	LayoutVersion = 5
 	magic         = 0x31677270_6d796811 // arbitrary, checked on attach
 
 	CacheLine = 64
@@ -24,9 +24,6 @@ const (
 	SlotSize = 1024 + CacheLine // a 1 KiB payload still fits inline
 	// InlineMax is the largest payload that travels inside its descriptor.
 	InlineMax = SlotSize - DescHeaderSize - descExtSize
-
-	rankBlockFixed = 2 * CacheLine // state line + doorbell line
-	headerSize     = 2 * CacheLine // header fields + attach counter line
 
 	// CollSlots and CollSlotSize shape each channel's collective
 	// microchannel (coll.go): a ring of its own beside the descriptor ring,
@@ -42,21 +39,28 @@ const (
 	maxRanks = 1 << 14
 	// maxSlots caps how far the descriptor ring grows with the pool.
 	maxSlots = 1024
-	// prefaultBytes is how much of each ring a rank receives on Prefault
-	// maps in up front: the slots the first messages use. The rings a rank
-	// sends on are mapped in whole.
+	// prefaultBytes is how much of a ring its receiver maps in when it
+	// first finds the channel: the slots the first messages use. The
+	// sender maps its rings in whole when it creates the channel.
 	prefaultBytes = 64 * SlotSize
+	// maxArenaBytes caps the arena's address space (arena.go): the file is
+	// sparse and every rank maps all of it, so it costs address space, not
+	// memory, but 4 TiB keeps a few hundred ranks' mappings far from the
+	// 128 TiB a process can address.
+	maxArenaBytes = 1 << 42
 )
 
 // Config sizes a region. Each field documents its default and the variable
 // that overrides it; ConfigFrom applies those variables (package config
 // parses them).
 type Config struct {
-	// BudgetBytes is the memory the whole job may spend on cell pools
+	// BudgetBytes is the memory the job's cell pools are sized by
 	// (HYMPI_SHM_BUDGET, bytes; default 256 MiB). It is divided among the
-	// n·(n-1) channels, so pools shrink as ranks grow. Create reserves the
-	// whole region in the file system up front (see reserve), so the budget
-	// is memory the job holds from its start.
+	// pairs expected to talk (expectedPairs: all of them in small jobs,
+	// O(n log n) in large ones), so pools shrink as ranks grow. Channels
+	// are made when a pair first talks and their cells reserved when first
+	// used (arena.go), so the budget is a sizing rule, not memory the job
+	// holds from its start.
 	BudgetBytes int64
 	// MaxPoolBytes caps one channel's pool (default 16 MiB: a window of
 	// 16 × 1 MiB fits in flight between a pair in jobs of up to 4 ranks).
@@ -107,12 +111,15 @@ type Layout struct {
 	RankBlockSize int64 // stride between rank blocks
 	SummaryWords  int   // uint64 words of the non-empty-channel summary
 	DirectOff     int64 // direct-copy bitmap inside a rank block (SummaryWords words)
+	TableOff      int64 // incoming-channel table inside a rank block (Ranks uint32 entries, arena.go)
 
-	ChannelOff    int64 // first channel
+	ChannelOff    int64 // the arena: first channel slot, also the size of the fixed part
 	ChannelStride int64
+	ArenaChannels int // channels the arena can hold
 	// Offsets inside one channel.
 	RetTailOff  int64 // return-ring tail (own cache line, shared with the feedback word)
 	FeedbackOff int64 // receiver's skew verdicts for the sender (Feedback)
+	IdentOff    int64 // who the channel is for (arena.go), written once by its sender
 	RetRingOff  int64 // return-ring entries, uint32 each
 	SlotsOff    int64
 	CollOff     int64 // collective microchannel: CollSlots slots of CollSlotSize
@@ -134,7 +141,7 @@ func NewLayout(nranks int, cfg Config) (Layout, error) {
 	}
 	cells := int64(cfg.MinCells)
 	if nranks > 1 {
-		per := cfg.BudgetBytes / int64(nranks*(nranks-1))
+		per := cfg.BudgetBytes / int64(expectedPairs(nranks))
 		per = min(per, cfg.MaxPoolBytes)
 		cells = max(per/int64(cfg.CellSize), int64(cfg.MinCells))
 	}
@@ -152,6 +159,28 @@ func NewLayout(nranks int, cfg Config) (Layout, error) {
 	return l, err
 }
 
+// expectedPairs is how many ordered pairs a job of n ranks is expected to
+// make talk, by which the budget is divided among channels: every pair in a
+// small job; in a large one, what the collectives' trees, rings and
+// recursive-doubling partners use (about 2·log2 n peers per rank each way)
+// and a couple of neighbours more.
+func expectedPairs(n int) int {
+	if n < 1 {
+		return 1
+	}
+	all := n * (n - 1)
+	lg := 0
+	for 1<<lg < n {
+		lg++
+	}
+	return max(1, min(all, n*(2*lg+2)))
+}
+
+// ExpectedPairs is the number of ordered pairs a job of n ranks is expected
+// to make talk (what the budget is divided among): all of them up to 8
+// ranks, about 2·n·log2 n beyond.
+func ExpectedPairs(n int) int { return expectedPairs(n) }
+
 // layoutFor computes every offset from the four values the header stores.
 func layoutFor(nranks, slots, cellSize, cells int) (Layout, error) {
 	if nranks < 1 || nranks > maxRanks || slots < 2 || slots&(slots-1) != 0 || slots > 1<<16 ||
@@ -164,38 +193,45 @@ func layoutFor(nranks, slots, cellSize, cells int) (Layout, error) {
 	// The summary is written by every sender all the time; the direct-copy
 	// bitmap is written once at Init and read on every send: separate lines.
 	l.DirectOff = rankBlockFixed + alignUp(int64(8*l.SummaryWords), CacheLine)
-	l.RankBlockSize = l.DirectOff + alignUp(int64(8*l.SummaryWords), CacheLine)
+	// The table is written once per sender and read when a channel is
+	// first found: it may share lines with nothing busier than itself.
+	l.TableOff = l.DirectOff + alignUp(int64(8*l.SummaryWords), CacheLine)
+	l.RankBlockSize = l.TableOff + alignUp(int64(4*nranks), CacheLine)
 	l.ChannelOff = alignUp(l.RankBlockOff+int64(nranks)*l.RankBlockSize, pageSize)
 
-	l.RetTailOff = 0
-	l.FeedbackOff = 8
-	l.RetRingOff = CacheLine
+	l.RetTailOff = chRetTail
+	l.FeedbackOff = chFeedback
+	l.IdentOff = chIdent
+	l.RetRingOff = chHeadSize
 	l.SlotsOff = alignUp(l.RetRingOff+4*int64(cells), CacheLine)
 	l.CollOff = alignUp(l.SlotsOff+int64(slots)*SlotSize, CacheLine)
 	l.CellsOff = alignUp(l.CollOff+CollSlots*CollSlotSize, pageSize)
 	l.ChannelStride = alignUp(l.CellsOff+int64(cells)*int64(cellSize), pageSize)
 
-	// Every field may be in range and the product still overflow: a header
-	// claiming such a layout must be refused, not wrap to a small size.
-	if l.ChannelStride > (math.MaxInt64-l.ChannelOff)/int64(max(l.channelCount(), 1)) {
+	// The arena has room for every ordered pair (a rank's messages to
+	// itself never touch the region) unless that passes maxArenaBytes.
+	// The bounds on the fields keep these products far from overflow.
+	l.ArenaChannels = int(min(int64(l.pairCount()), maxArenaBytes/l.ChannelStride))
+	if l.ArenaChannels < l.pairCount() && l.ArenaChannels < 2*nranks {
 		return Layout{}, ErrLayout
 	}
-	l.Size = l.ChannelOff + int64(l.channelCount())*l.ChannelStride
+	if l.ChannelStride > (math.MaxInt64-l.ChannelOff)/int64(max(l.ArenaChannels, 1)) {
+		return Layout{}, ErrLayout
+	}
+	l.Size = l.ChannelOff + int64(l.ArenaChannels)*l.ChannelStride
 	return l, nil
 }
 
-// channelCount is the number of ordered pairs of distinct ranks. A rank's
-// messages to itself never touch the region.
-func (l Layout) channelCount() int { return l.Ranks * (l.Ranks - 1) }
+// pairCount is the number of ordered pairs of distinct ranks.
+func (l Layout) pairCount() int { return l.Ranks * (l.Ranks - 1) }
 
-// channelIndex numbers the ordered pair src→dst, skipping the diagonal.
-func (l Layout) channelIndex(src, dst int) int {
-	i := src * (l.Ranks - 1)
-	if dst < src {
-		return i + dst
-	}
-	return i + dst - 1
-}
+// channelBase is where arena channel k starts.
+func (l Layout) channelBase(k int) int64 { return l.ChannelOff + int64(k)*l.ChannelStride }
+
+// RingBytes is the part of a channel reserved when it is made: everything
+// but the cells, which are reserved one by one as the sender first uses
+// them.
+func (l Layout) RingBytes() int64 { return l.CellsOff }
 
 // PoolBytes is the cell capacity of one channel: how much payload can be in
 // flight from one rank to another before the sender must wait for returns.

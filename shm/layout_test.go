@@ -1,12 +1,14 @@
 package shm
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"unsafe"
@@ -116,43 +118,41 @@ func layoutProblems(l Layout) []string {
 	aligned("cell array", l.CellsOff, CacheLine)
 	aligned("cell size", int64(l.CellSize), CacheLine)
 
-	// Every channel, by absolute offset.
-	n := l.Ranks
-	if got := l.channelCount(); got != n*(n-1) {
-		bad("channelCount = %d, want %d", got, n*(n-1))
+	// The table, after the direct bits and inside the block.
+	aligned("channel table", l.TableOff, 4)
+	if l.TableOff < l.DirectOff+8*int64(l.SummaryWords) || l.TableOff+4*int64(l.Ranks) > l.RankBlockSize {
+		bad("channel table [%d,+%d) overlaps the direct bits or leaves the block (%d)", l.TableOff, 4*l.Ranks, l.RankBlockSize)
 	}
-	seen := make([]bool, l.channelCount())
+	aligned("channel ident", l.IdentOff, 8)
+	if l.IdentOff < l.FeedbackOff+12 || l.IdentOff+8 > l.RetRingOff {
+		bad("channel ident at %d overlaps the feedback words or the return ring", l.IdentOff)
+	}
+
+	// The arena: every slot, by absolute offset (slots are equal, so a
+	// few at each end stand for all of them).
+	if want := min(l.Ranks*(l.Ranks-1), int(maxArenaBytes/l.ChannelStride)); l.ArenaChannels != want {
+		bad("ArenaChannels = %d, want %d", l.ArenaChannels, want)
+	}
 	type span struct{ lo, hi int64 }
 	var spans []span
-	for src := range n {
-		for dst := range n {
-			if src == dst {
-				continue
-			}
-			i := l.channelIndex(src, dst)
-			if i < 0 || i >= len(seen) {
-				bad("channelIndex(%d,%d) = %d, outside [0,%d)", src, dst, i, len(seen))
-				continue
-			}
-			if seen[i] {
-				bad("channelIndex(%d,%d) = %d twice", src, dst, i)
-			}
-			seen[i] = true
-			base := l.ChannelOff + int64(i)*l.ChannelStride
-			spans = append(spans, span{base, base + l.ChannelStride})
-			aligned("channel", base, pageSize)
-			aligned("return-ring tail", base+l.RetTailOff, 8)
-			aligned("first return-ring entry", base+l.RetRingOff, 4)
-			aligned("last return-ring entry", base+l.RetRingOff+4*int64(l.CellsPerChannel-1), 4)
-			for s := range int64(l.Slots) {
-				aligned("slot publish word", base+l.SlotsOff+s*SlotSize, 8)
-			}
-			for s := range int64(CollSlots) {
-				aligned("collective slot publish word", base+l.CollOff+s*CollSlotSize, 8)
-			}
+	for k := range l.ArenaChannels {
+		if k >= 4 && k < l.ArenaChannels-4 {
+			continue
+		}
+		base := l.channelBase(k)
+		spans = append(spans, span{base, base + l.ChannelStride})
+		aligned("channel", base, pageSize)
+		aligned("return-ring tail", base+l.RetTailOff, 8)
+		aligned("channel ident", base+l.IdentOff, 8)
+		aligned("first return-ring entry", base+l.RetRingOff, 4)
+		aligned("last return-ring entry", base+l.RetRingOff+4*int64(l.CellsPerChannel-1), 4)
+		for s := range int64(l.Slots) {
+			aligned("slot publish word", base+l.SlotsOff+s*SlotSize, 8)
+		}
+		for s := range int64(CollSlots) {
+			aligned("collective slot publish word", base+l.CollOff+s*CollSlotSize, 8)
 		}
 	}
-	slices.SortFunc(spans, func(a, b span) int { return int(a.lo - b.lo) })
 	for k, s := range spans {
 		if k == 0 && s.lo < blocksEnd {
 			bad("first channel at %d overlaps the rank blocks (end %d)", s.lo, blocksEnd)
@@ -164,8 +164,11 @@ func layoutProblems(l Layout) []string {
 			bad("channel [%d,%d) runs past the region (%d)", s.lo, s.hi, l.Size)
 		}
 	}
-	if want := l.ChannelOff + int64(l.channelCount())*l.ChannelStride; l.Size != want || l.Size < l.ChannelOff {
+	if want := l.ChannelOff + int64(l.ArenaChannels)*l.ChannelStride; l.Size != want || l.Size < l.ChannelOff {
 		bad("Size = %d, want %d", l.Size, want)
+	}
+	if l.RingBytes() != l.CellsOff || l.RingBytes() > l.ChannelStride {
+		bad("RingBytes = %d, want the cells' offset %d", l.RingBytes(), l.CellsOff)
 	}
 	aligned("region size", l.Size, pageSize)
 	return p
@@ -276,9 +279,10 @@ func TestChannelPlacement(t *testing.T) {
 			if src == dst {
 				continue
 			}
+			k := r.ChannelsUsed()
 			ch := r.Channel(src, dst)
-			want := l.ChannelOff + int64(l.channelIndex(src, dst))*l.ChannelStride
-			if ch.base != want || ch.Src != src || ch.Dst != dst {
+			want := l.channelBase(k)
+			if ch.base != want || ch.Src != src || ch.Dst != dst || r.ChannelsUsed() != k+1 {
 				t.Fatalf("Channel(%d,%d) = base %d src %d dst %d, want base %d", src, dst, ch.base, ch.Src, ch.Dst, want)
 			}
 			if s := ch.slots(); len(s) != l.Slots*SlotSize || cap(s) != len(s) {
@@ -298,6 +302,7 @@ func TestChannelPlacement(t *testing.T) {
 	// Fill one channel through every view it offers and check nothing else
 	// changed.
 	ch := r.Channel(2, 1)
+	before := bytes.Clone(r.mem)
 	for i := range uint32(l.CellsPerChannel) {
 		fillBytes(ch.Cell(i), 0xA5)
 	}
@@ -310,7 +315,7 @@ func TestChannelPlacement(t *testing.T) {
 	rr.Publish()
 	lo, hi := ch.base, ch.base+l.ChannelStride
 	for off, b := range r.mem {
-		if b != 0 && (int64(off) < lo || int64(off) >= hi) && off >= headerSize {
+		if b != before[off] && (int64(off) < lo || int64(off) >= hi) {
 			t.Fatalf("writing channel 2→1 [%d,%d) changed byte %d", lo, hi, off)
 		}
 	}
@@ -369,8 +374,8 @@ func TestPoolBudget(t *testing.T) {
 		if l.PoolBytes() > cfg.MaxPoolBytes {
 			t.Errorf("%d ranks: pool %d above MaxPoolBytes", n, l.PoolBytes())
 		}
-		if n > 1 && l.CellsPerChannel > cfg.MinCells && l.PoolBytes()*int64(n*(n-1)) > cfg.BudgetBytes {
-			t.Errorf("%d ranks: %d channels × %d bytes exceed the budget %d", n, n*(n-1), l.PoolBytes(), cfg.BudgetBytes)
+		if n > 1 && l.CellsPerChannel > cfg.MinCells && l.PoolBytes()*int64(expectedPairs(n)) > cfg.BudgetBytes {
+			t.Errorf("%d ranks: %d channels × %d bytes exceed the budget %d", n, expectedPairs(n), l.PoolBytes(), cfg.BudgetBytes)
 		}
 		if n > 2 && pool[n] > pool[n-1] {
 			t.Errorf("pool grows from %d to %d bytes going from %d to %d ranks", pool[n-1], pool[n], n-1, n)
@@ -387,8 +392,20 @@ func TestPoolBudget(t *testing.T) {
 	if !(pool[8] < pool[4] && pool[16] < pool[8]) {
 		t.Errorf("pools do not shrink: 4 ranks %d, 8 ranks %d, 16 ranks %d", pool[4], pool[8], pool[16])
 	}
-	if pool[64] != int64(cfg.MinCells)*int64(cfg.CellSize) {
-		t.Errorf("64 ranks: pool %d, want the MinCells floor %d", pool[64], cfg.MinCells*cfg.CellSize)
+	if l, err := NewLayout(256, cfg); err != nil || l.PoolBytes() != int64(cfg.MinCells)*int64(cfg.CellSize) {
+		t.Errorf("256 ranks: pool %d (%v), want the MinCells floor %d", l.PoolBytes(), err, cfg.MinCells*cfg.CellSize)
+	}
+}
+
+// TestExpectedPairs: small jobs divide the budget among all pairs, as they
+// all talk; large ones among the O(n log n) the collectives use.
+func TestExpectedPairs(t *testing.T) {
+	for _, c := range []struct{ n, want int }{
+		{1, 1}, {2, 2}, {3, 6}, {8, 56}, {9, 72}, {16, 160}, {64, 896}, {256, 4608}, {1000, 22000},
+	} {
+		if got := expectedPairs(c.n); got != c.want {
+			t.Errorf("expectedPairs(%d) = %d, want %d", c.n, got, c.want)
+		}
 	}
 }
 
@@ -529,7 +546,7 @@ func TestHeaderRoundTrip(t *testing.T) {
 func TestHeaderCorruption(t *testing.T) {
 	r := newAnon(t, 3, Config{MinCells: 3, CellSize: 256, Slots: 8})
 	le := binary.LittleEndian
-	set := func(off int, v uint64) func([]byte) {
+	set := func(off int64, v uint64) func([]byte) {
 		return func(h []byte) { le.PutUint64(h[off:], v) }
 	}
 	bigger, err := layoutFor(4, r.L.Slots, r.L.CellSize, r.L.CellsPerChannel)
@@ -539,8 +556,8 @@ func TestHeaderCorruption(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		mutate func([]byte)
-		resum  bool // recompute the checksum after mutating
-		keep   int  // bytes of the region to present (0: all)
+		resum  bool  // recompute the checksum after mutating
+		keep   int64 // bytes of the region to present (0: all)
 		want   error
 	}{
 		{"magic flipped", func(h []byte) { h[hdrMagic] ^= 1 }, true, 0, ErrBadMagic},
@@ -573,8 +590,8 @@ func TestHeaderCorruption(t *testing.T) {
 			le.PutUint64(h[hdrRanks:], 4)
 			le.PutUint64(h[hdrSize:], uint64(bigger.Size))
 		}, true, 0, ErrTooSmall},
-		{"file one byte short", nil, false, int(r.L.Size) - 1, ErrTooSmall},
-		{"file one page short", nil, false, int(r.L.Size) - pageSize, ErrTooSmall},
+		{"file one byte short", nil, false, r.L.Size - 1, ErrTooSmall},
+		{"file one page short", nil, false, r.L.Size - pageSize, ErrTooSmall},
 		{"only the header", nil, false, headerSize, ErrTooSmall},
 		{"header cut short", nil, false, headerSize - 1, ErrTooSmall},
 		{"header fields only", nil, false, hdrChecksum + 8, ErrTooSmall},
@@ -756,5 +773,81 @@ func TestCreateRejects(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("failed Creates left %v", ents)
+	}
+}
+
+// TestStructAlignment walks every field of the region's fixed structures
+// (structs.go) by reflection: each cross-process word is aligned to its size
+// (the atomics need it), each structure is whole cache lines, and words
+// with different writers sit on the lines the design puts them on. A field
+// added to a structure is checked without touching this test.
+func TestStructAlignment(t *testing.T) {
+	type lineRule struct {
+		field string
+		line  int64
+	}
+	for _, c := range []struct {
+		name  string
+		typ   reflect.Type
+		lines []lineRule
+	}{
+		{"header", reflect.TypeOf(header{}), []lineRule{
+			{"Magic", 0}, {"Checksum", 0}, {"Attached", 1}, {"Arena", 1},
+		}},
+		{"rank block", reflect.TypeOf(rankHead{}), []lineRule{
+			{"PID", 0}, {"State", 0}, {"AbortCode", 0}, {"CPU", 0}, {"Probe", 0}, {"BellSeq", 1}, {"Sleepers", 1},
+		}},
+		{"channel control", reflect.TypeOf(chanHead{}), []lineRule{
+			{"RetTail", 0}, {"Streak", 0}, {"Waited", 0}, {"OnTime", 0}, {"Ident", 0},
+		}},
+	} {
+		if c.typ.Size()%CacheLine != 0 || c.typ.Size() == 0 {
+			t.Errorf("%s: %d bytes, not whole cache lines", c.name, c.typ.Size())
+		}
+		words := 0
+		for i := range c.typ.NumField() {
+			f := c.typ.Field(i)
+			switch f.Type.Kind() {
+			case reflect.Uint32, reflect.Int32, reflect.Uint64, reflect.Int64:
+				words++
+				if f.Offset%f.Type.Size() != 0 {
+					t.Errorf("%s.%s at %d is not %d-byte aligned", c.name, f.Name, f.Offset, f.Type.Size())
+				}
+			case reflect.Array:
+				if f.Name != "_" {
+					t.Errorf("%s.%s: arrays are padding only", c.name, f.Name)
+				}
+			default:
+				t.Errorf("%s.%s: unexpected kind %v", c.name, f.Name, f.Type.Kind())
+			}
+		}
+		if words < len(c.lines) {
+			t.Errorf("%s: %d words, fewer than the %d placed", c.name, words, len(c.lines))
+		}
+		for _, l := range c.lines {
+			f, ok := c.typ.FieldByName(l.field)
+			if !ok {
+				t.Errorf("%s has no field %s", c.name, l.field)
+				continue
+			}
+			if got := int64(f.Offset) / CacheLine; got != l.line {
+				t.Errorf("%s.%s on line %d, want %d", c.name, l.field, got, l.line)
+			}
+		}
+	}
+	// The constants the code uses are those offsets.
+	for _, c := range []struct {
+		typ   reflect.Type
+		field string
+		off   int64
+	}{
+		{reflect.TypeOf(header{}), "Attached", hdrAttached}, {reflect.TypeOf(header{}), "Arena", hdrArena},
+		{reflect.TypeOf(header{}), "Checksum", hdrChecksum}, {reflect.TypeOf(rankHead{}), "CPU", rbCPU},
+		{reflect.TypeOf(rankHead{}), "Probe", rbProbe}, {reflect.TypeOf(rankHead{}), "BellSeq", rbBellSeq},
+		{reflect.TypeOf(chanHead{}), "Streak", chFeedback}, {reflect.TypeOf(chanHead{}), "Ident", chIdent},
+	} {
+		if f, _ := c.typ.FieldByName(c.field); int64(f.Offset) != c.off {
+			t.Errorf("%v.%s at %d, constant says %d", c.typ, c.field, f.Offset, c.off)
+		}
 	}
 }

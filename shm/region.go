@@ -9,35 +9,9 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"time"
 
-	"github.com/edsrzf/mmap-go"
 	"golang.org/x/sys/unix"
-)
-
-// Header field offsets. Written once by Create before any rank starts, read
-// by Attach; immutable afterwards, so plain reads suffice.
-const (
-	hdrMagic    = 0
-	hdrVersion  = 8
-	hdrRanks    = 16
-	hdrSlots    = 24
-	hdrCellSize = 32
-	hdrCells    = 40
-	hdrSize     = 48
-	hdrChecksum = 56
-	hdrAttached = CacheLine // atomic uint32: ranks that attached so far
-)
-
-// Rank block offsets (relative to the block).
-const (
-	rbPID       = 0              // uint32, written by the rank at attach; read by the launcher
-	rbState     = 4              // uint32 RankState, written by the rank; read by the launcher and peers
-	rbAbortCode = 8              // uint32, written by the rank before StateAborted
-	rbCPU       = 12             // int32 CPU the rank is bound to (-1: unbound), written at attach
-	rbProbe     = 16             // uint64 address of a word peers may read to probe direct copy
-	rbBellSeq   = CacheLine      // uint32 futex word: bumped by senders that saw a sleeper
-	rbSleepers  = CacheLine + 4  // uint32: number of the rank's threads armed to sleep
-	rbSummary   = rankBlockFixed // uint64 words: bit s set by sender s
 )
 
 // RankState is a rank's life cycle as the launcher sees it.
@@ -66,21 +40,26 @@ func (s RankState) String() string {
 
 // Region is one process's mapping of the job's shared region.
 type Region struct {
-	mm  mmap.MMap
 	mem []byte
 	L   Layout
+	// f is this mapping's own descriptor of the region file, through
+	// which channels and cells are reserved as they are first used
+	// (arena.go); nil for an anonymous region, whose pages are reserved by
+	// being touched.
+	f *os.File
 }
 
 // Create makes the job's region in dir (normally /dev/shm) for nranks under
 // cfg. The file gets an unpredictable name, mode 0600 and O_EXCL, and is
 // unlinked before Create returns: ranks inherit the returned descriptor, so
-// no outcome, SIGKILL included, can leave it behind.
+// no outcome, SIGKILL included, can leave it behind. The file is sparse: only
+// the header and rank blocks are reserved now, channels when pairs first talk.
 func Create(dir string, nranks int, cfg Config) (*Region, *os.File, error) {
 	l, err := NewLayout(nranks, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkFreeSpace(dir, l.Size); err != nil {
+	if err := checkFreeSpace(dir, l.ChannelOff+l.RingBytes()); err != nil {
 		return nil, nil, err
 	}
 	var rnd [8]byte
@@ -101,7 +80,7 @@ func Create(dir string, nranks int, cfg Config) (*Region, *os.File, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("shm: size region to %d bytes: %w", l.Size, err)
 	}
-	if err := reserve(f, dir, l.Size); err != nil {
+	if err := reserve(int(f.Fd()), dir, 0, l.ChannelOff); err != nil {
 		f.Close()
 		return nil, nil, err
 	}
@@ -122,11 +101,16 @@ func CreateAnonymous(nranks int, cfg Config) (*Region, error) {
 	if err != nil {
 		return nil, err
 	}
-	mm, err := mmap.MapRegion(nil, int(l.Size), mmap.RDWR, mmap.ANON, 0)
+	if l.Size != int64(int(l.Size)) {
+		return nil, fmt.Errorf("%w: region of %d bytes", ErrConfig, l.Size)
+	}
+	// MAP_NORESERVE: the arena is mostly address space that is never
+	// touched, and must not be charged as memory.
+	mem, err := unix.Mmap(-1, 0, int(l.Size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANON|unix.MAP_NORESERVE)
 	if err != nil {
 		return nil, fmt.Errorf("shm: map anonymous region: %w", err)
 	}
-	r := &Region{mm: mm, mem: []byte(mm), L: l}
+	r := &Region{mem: mem, L: l}
 	r.writeHeader()
 	return r, nil
 }
@@ -152,29 +136,41 @@ func noSpace(dir string, need int64) error {
 	if unix.Statfs(dir, &st) == nil {
 		free = int64(st.Bavail) * int64(st.Bsize)
 	}
-	return fmt.Errorf("%w: %s has %d MiB free, the job needs %d MiB; enlarge it (e.g. docker --shm-size) or lower HYMPI_SHM_BUDGET",
-		ErrNoSpace, dir, free>>20, (need+1<<20-1)>>20)
+	return noSpaceMsg(dir, free, need)
+}
+
+func noSpaceMsg(where string, free, need int64) error {
+	return fmt.Errorf("%w: %s has %d MiB free, the job needs %d MiB more; enlarge it (e.g. docker --shm-size) or lower HYMPI_SHM_BUDGET",
+		ErrNoSpace, where, free>>20, (need+1<<20-1)>>20)
 }
 
 // fallocate is unix.Fallocate; tests replace it to play a full file system.
 var fallocate = unix.Fallocate
 
-// reserve backs every page of the region now. A sparse region passes the
-// free-space check and still dies later: when the file system fills up
-// under a running job, the first touch of a fresh page is a SIGBUS in some
-// rank. Reserved, the space is the job's from the start, and a file system
-// too small for it (or filled between the check and here) is refused before
-// any rank exists. A file system that cannot reserve (EOPNOTSUPP) keeps the
-// sparse file: the free-space check is then all there is.
-func reserve(f *os.File, dir string, size int64) error {
-	err := fallocate(int(f.Fd()), 0, 0, size)
+// reserve backs the pages of [off, off+n) of the region file before anyone
+// touches them. The file is sparse, and a sparse page first touched when
+// the file system is full is a SIGBUS in whichever rank touched it;
+// reserved, a full file system is an error the caller can report (ENOSPC
+// becomes ErrNoSpace, naming the knobs). A file system that cannot reserve
+// (EOPNOTSUPP) is used sparse: the free-space check is then all there is.
+func reserve(fd int, dir string, off, n int64) error {
+	err := fallocate(fd, 0, off, n)
 	switch {
 	case err == nil, errors.Is(err, unix.EOPNOTSUPP):
 		return nil
 	case errors.Is(err, unix.ENOSPC):
-		return noSpace(dir, size)
+		if dir == "" {
+			// A rank knows its region only by descriptor.
+			var st unix.Statfs_t
+			var free int64
+			if unix.Fstatfs(fd, &st) == nil {
+				free = int64(st.Bavail) * int64(st.Bsize)
+			}
+			return noSpaceMsg("the region's file system (/dev/shm)", free, n)
+		}
+		return noSpace(dir, n)
 	}
-	return fmt.Errorf("shm: reserve %d bytes for the region in %s: %w", size, dir, err)
+	return fmt.Errorf("shm: reserve %d bytes for the region: %w", n, err)
 }
 
 // Attach maps the region behind f (the descriptor a rank inherited) and
@@ -237,24 +233,35 @@ func AttachFD(fd int) (*Region, error) {
 	return r, nil
 }
 
+// mapRegion maps f whole and keeps a descriptor of its own (close-on-exec)
+// for reserving pages later, so the caller's f may be closed at once.
 func mapRegion(f *os.File, size int64) (*Region, error) {
 	if size != int64(int(size)) {
 		return nil, fmt.Errorf("%w: region of %d bytes", ErrConfig, size)
 	}
-	mm, err := mmap.MapRegion(f, int(size), mmap.RDWR, 0, 0)
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
+		return nil, fmt.Errorf("shm: duplicate region descriptor: %w", err)
+	}
+	mem, err := unix.Mmap(fd, 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_NORESERVE)
+	if err != nil {
+		unix.Close(fd)
 		return nil, fmt.Errorf("shm: map region: %w", err)
 	}
-	return &Region{mm: mm, mem: []byte(mm)}, nil
+	return &Region{mem: mem, f: os.NewFile(uintptr(fd), "hympi-region")}, nil
 }
 
 // Close unmaps the region. Views obtained from it must not be used after.
 func (r *Region) Close() error {
-	if r == nil || r.mm == nil {
+	if r == nil || r.mem == nil {
 		return nil
 	}
-	err := r.mm.Unmap()
-	r.mm, r.mem = nil, nil
+	err := unix.Munmap(r.mem)
+	if r.f != nil {
+		r.f.Close()
+		r.f = nil
+	}
+	r.mem = nil
 	return err
 }
 
@@ -281,7 +288,7 @@ func headerChecksum(h []byte) uint64 {
 // bytes come from a file another process wrote, so nothing is trusted: the
 // checksum catches accidents, the recomputed layout catches lies.
 func decodeHeader(mem []byte) (Layout, error) {
-	if len(mem) < headerSize {
+	if int64(len(mem)) < headerSize {
 		return Layout{}, ErrTooSmall
 	}
 	le := binary.LittleEndian
@@ -294,7 +301,7 @@ func decodeHeader(mem []byte) (Layout, error) {
 	if le.Uint64(mem[hdrChecksum:]) != headerChecksum(mem) {
 		return Layout{}, ErrChecksum
 	}
-	field := func(off int) int {
+	field := func(off int64) int {
 		v := le.Uint64(mem[off:])
 		if v > 1<<30 {
 			return -1
@@ -331,7 +338,21 @@ func (r *Region) MarkAttached(rank, pid int) {
 	b := r.rankBlock(rank)
 	r.u32At(b + rbPID).Store(uint32(pid))
 	r.u32At(b + rbState).Store(uint32(StateAttached))
-	r.u32At(hdrAttached).Add(1)
+	if int(r.u32At(hdrAttached).Add(1)) >= r.L.Ranks {
+		// The last one in wakes everyone waiting in WaitAttached.
+		futexWake(r.u32At(hdrAttached))
+	}
+}
+
+// WaitAttached sleeps until every rank has attached or timeout passes
+// (or spuriously), without polling: hundreds of ranks started on a few CPUs
+// would otherwise spend the CPUs the last ranks need to start on waking up
+// to look. Callers loop, checking what they wait for.
+func (r *Region) WaitAttached(timeout time.Duration) {
+	a := r.u32At(hdrAttached)
+	if v := a.Load(); int(v) < r.L.Ranks {
+		futexWait(a, v, timeout)
+	}
 }
 
 // Publish records, before MarkAttached, what peers need to know about this

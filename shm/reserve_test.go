@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -55,9 +57,11 @@ func TestCreateReserveFails(t *testing.T) {
 }
 
 // TestReserveOnFullTmpfs: the defect itself. A region is created in a small
-// tmpfs that has room for it; then the tmpfs fills up; then a rank touches
-// every page of the region. A sparse region faults (SIGBUS) on the first
-// fresh page; a reserved one does not. Needs to mount a tmpfs (root).
+// tmpfs, a channel is made and some of its cells used; then the tmpfs fills
+// up. Everything made before is reserved, so touching all of it does not
+// fault (SIGBUS on a sparse page); a new cell or a new channel is refused
+// with ErrNoSpace naming the knob, never a fault. Needs to mount a tmpfs
+// (root).
 func TestReserveOnFullTmpfs(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "shm")
 	if err := os.Mkdir(dir, 0o700); err != nil {
@@ -67,36 +71,62 @@ func TestReserveOnFullTmpfs(t *testing.T) {
 		t.Skipf("cannot mount a small tmpfs (%v): the fallocate path is covered by TestCreateReserveFails", err)
 	}
 	defer unix.Unmount(dir, unix.MNT_DETACH)
-	cfg := Config{MinCells: 32, CellSize: 32 << 10, Slots: 32} // about 2 MiB for 2 ranks
+	cfg := Config{MinCells: 32, CellSize: 32 << 10, Slots: 32} // 1 MiB of cells per channel
 	r, f, err := Create(dir, 2, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	defer r.Close()
-	if r.L.Size < 1<<20 {
-		t.Fatalf("region of %d bytes is too small to prove anything", r.L.Size)
+	ch, err := r.OpenChannel(0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := ch.Pool()
+	var cells []uint32
+	for range 4 {
+		i, ok, err := pool.Get()
+		if !ok || err != nil {
+			t.Fatalf("Get: %v %v", ok, err)
+		}
+		cells = append(cells, i)
 	}
 	fill, err := os.Create(filepath.Join(dir, "filler"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fill.Close()
-	chunk := make([]byte, 64<<10)
-	for {
-		if _, err := fill.Write(chunk); err != nil {
-			if !errors.Is(err, unix.ENOSPC) {
-				t.Fatalf("filling the tmpfs: %v", err)
+	for _, chunk := range [][]byte{make([]byte, 64<<10), make([]byte, pageSize)} {
+		for {
+			if _, err := fill.Write(chunk); err != nil {
+				if !errors.Is(err, unix.ENOSPC) {
+					t.Fatalf("filling the tmpfs: %v", err)
+				}
+				break
 			}
-			break
 		}
 	}
-	if err := touchAll(r.mem); err != nil {
-		t.Fatalf("after the tmpfs filled up: %v", err)
+	if err := touchAll(r.mem[:r.L.ChannelOff]); err != nil {
+		t.Fatalf("header and rank blocks, after the tmpfs filled up: %v", err)
+	}
+	if err := touchAll(r.mem[ch.base : ch.base+r.L.RingBytes()]); err != nil {
+		t.Fatalf("rings of a channel made before the tmpfs filled up: %v", err)
+	}
+	for _, i := range cells {
+		if err := touchAll(ch.Cell(i)); err != nil {
+			t.Fatalf("cell %d taken before the tmpfs filled up: %v", i, err)
+		}
+	}
+	if _, ok, err := pool.Get(); ok || !errors.Is(err, ErrNoSpace) || !strings.Contains(err.Error(), "HYMPI_SHM_BUDGET") {
+		t.Errorf("Get of a fresh cell on a full tmpfs: %v, %v; want ErrNoSpace naming HYMPI_SHM_BUDGET", ok, err)
+	}
+	if _, err := r.OpenChannel(1, 0); !errors.Is(err, ErrNoSpace) {
+		t.Errorf("OpenChannel on a full tmpfs: %v; want ErrNoSpace", err)
 	}
 }
 
-// touchAll writes one byte in every page, turning a fault into an error.
+// touchAll writes to every page, changing nothing (an atomic add of zero to
+// its first word), and turns a fault into an error.
 func touchAll(mem []byte) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
@@ -104,8 +134,8 @@ func touchAll(mem []byte) (err error) {
 			err = errors.New("fault writing the region: " + strings.TrimSpace(toString(p)))
 		}
 	}()
-	for i := 0; i < len(mem); i += pageSize {
-		mem[i] = 1
+	for i := 0; i+4 <= len(mem); i += pageSize {
+		atomic.AddUint32((*uint32)(unsafe.Pointer(&mem[i])), 0)
 	}
 	return nil
 }

@@ -149,6 +149,11 @@ func TestStressTwoProcesses(t *testing.T) {
 		}
 	}
 	r.MarkAttached(0, os.Getpid())
+	// The sender makes the channel, before the receiver looks for it.
+	ch, err := r.OpenChannel(0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestStressChild$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(),
@@ -186,7 +191,7 @@ func TestStressTwoProcesses(t *testing.T) {
 		t.Fatalf("%s (seed %d); child: %v\n%s\nproducer: %s", why, seed, waitErr, out.String(), s.state())
 	}
 
-	s = &stressSender{r: r, ch: r.Channel(0, 1), seed: seed}
+	s = &stressSender{r: r, ch: ch, seed: seed}
 	s.prod, s.pool = s.ch.Producer(), s.ch.Pool()
 	// await returns once ready() reports true. ready may take a resource
 	// (a slot, a cell), so it is never called again after it did.
@@ -390,7 +395,10 @@ func TestStressChild(t *testing.T) {
 	}
 	r.MarkAttached(1, os.Getpid())
 
-	ch := r.Channel(0, 1)
+	ch, ok, err := r.IncomingChannel(0, 1)
+	if !ok || err != nil {
+		t.Fatalf("the sender's channel is not there: %v %v", ok, err)
+	}
 	cons, rets, lim := ch.Consumer(), ch.Returns(), ch.Limits()
 	myBell, peerBell, sum := r.Doorbell(1), r.Doorbell(0), r.Summary(1)
 	plan := newStressPlan(seed)

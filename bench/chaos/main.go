@@ -511,17 +511,30 @@ func attack(j *job, hpid int, rng *rand.Rand, target string) ([]string, error) {
 		return nil, err
 	}
 	defer f.Close()
-	r, err := shm.Attach(f)
-	if err != nil {
-		return nil, fmt.Errorf("attach region: %v", err)
-	}
-	areas := r.L.Areas()
-	size := r.L.Size
-	r.Close()
+	// Channels are made as pairs first talk: look again until the target
+	// exists (rank blocks and the header exist from the start).
 	var pool []shm.Area
-	for _, a := range areas {
-		if a.Name == target {
-			pool = append(pool, a)
+	var size int64
+	for try := 0; ; try++ {
+		r, err := shm.Attach(f)
+		if err != nil {
+			return nil, fmt.Errorf("attach region: %v", err)
+		}
+		areas := r.Areas()
+		size = r.UsedBytes() // the arena beyond holds no channel yet
+		r.Close()
+		for _, a := range areas {
+			if a.Name == target {
+				pool = append(pool, a)
+			}
+		}
+		if len(pool) > 0 || target == "random" {
+			break
+		}
+		select {
+		case <-j.done:
+			return nil, nil
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 	var log []string

@@ -132,14 +132,28 @@ type directInfo struct {
 
 type shmInfo struct {
 	Ranks int `json:"ranks"`
-	// Channels is n·(n-1): one per ordered rank pair.
+	// Channels is the most channels the region can hold: one per ordered
+	// rank pair. A channel is made when its pair first talks.
 	Channels            int   `json:"channels"`
 	Slots               int   `json:"slots"`     // descriptor slots per channel
 	CellSize            int   `json:"cell_size"` // bytes
 	CellsPerChannel     int   `json:"cells_per_channel"`
 	PoolBytesPerChannel int64 `json:"pool_bytes_per_channel"`
-	RegionBytes         int64 `json:"region_bytes"`
-	BudgetBytes         int64 `json:"budget_bytes"`
+	// RingBytesPerChannel is what a channel reserves when it is made (its
+	// rings and control line); its cells are reserved as first used.
+	RingBytesPerChannel int64 `json:"ring_bytes_per_channel"`
+	// RegionBytes is the region's size: address space, sparse in the file.
+	RegionBytes int64 `json:"region_bytes"`
+	// FixedBytes is what the region reserves at start (header, rank blocks
+	// and their channel tables).
+	FixedBytes int64 `json:"fixed_bytes"`
+	// ExpectedPairs is how many pairs the pools are sized for (all pairs
+	// in small jobs, about 2·n·log2 n beyond: what collectives use), and
+	// ExpectedBytes the memory the region then holds with small messages:
+	// FixedBytes and their rings. Each cell a pair uses adds CellSize.
+	ExpectedPairs int   `json:"expected_pairs"`
+	ExpectedBytes int64 `json:"expected_bytes"`
+	BudgetBytes   int64 `json:"budget_bytes"`
 	// Error is set when no region can be laid out for Ranks (the other
 	// fields are then zero).
 	Error string `json:"error,omitempty"`
@@ -385,7 +399,7 @@ func probeDirect() directInfo {
 // configuration (HYMPI_SHM_BUDGET and HYMPI_CELL_SIZE applied).
 func shmBudget(n int, k config.Knobs) shmInfo {
 	cfg := shm.ConfigFrom(k)
-	info := shmInfo{Ranks: n, Channels: n * (n - 1), BudgetBytes: cfg.BudgetBytes}
+	info := shmInfo{Ranks: n, BudgetBytes: cfg.BudgetBytes}
 	l, err := shm.NewLayout(n, cfg)
 	if err != nil {
 		info.Error = err.Error()
@@ -395,7 +409,15 @@ func shmBudget(n int, k config.Knobs) shmInfo {
 	info.CellSize = l.CellSize
 	info.CellsPerChannel = l.CellsPerChannel
 	info.PoolBytesPerChannel = l.PoolBytes()
+	info.RingBytesPerChannel = l.RingBytes()
 	info.RegionBytes = l.Size
+	info.FixedBytes = l.ChannelOff
+	info.ExpectedPairs = shm.ExpectedPairs(n)
+	if n < 2 {
+		info.ExpectedPairs = 0
+	}
+	info.ExpectedBytes = l.ChannelOff + int64(info.ExpectedPairs)*l.RingBytes()
+	info.Channels = l.ArenaChannels
 	return info
 }
 

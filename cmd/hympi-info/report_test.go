@@ -153,7 +153,10 @@ func TestJSONFixtures(t *testing.T) {
 			checkDirect(t, rep.DirectCopy)
 			s := rep.Shm
 			if s.Error != "" || s.Ranks != n || s.Channels != n*(n-1) || s.CellsPerChannel < 1 ||
-				s.PoolBytesPerChannel != int64(s.CellsPerChannel)*int64(s.CellSize) || s.RegionBytes <= 0 {
+				s.PoolBytesPerChannel != int64(s.CellsPerChannel)*int64(s.CellSize) || s.RegionBytes <= 0 ||
+				s.FixedBytes <= 0 || (n > 1 && s.FixedBytes >= s.RegionBytes) || s.RingBytesPerChannel <= 0 ||
+				s.ExpectedBytes != s.FixedBytes+int64(s.ExpectedPairs)*s.RingBytesPerChannel ||
+				(n > 1 && (s.ExpectedPairs < 1 || s.ExpectedPairs > n*(n-1))) {
 				t.Errorf("shm %+v", s)
 			}
 		})

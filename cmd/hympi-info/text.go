@@ -77,11 +77,11 @@ func writeText(w io.Writer, rep *report) error {
 	if s.Error != "" {
 		fmt.Fprintf(bw, "  no region can be laid out: %s\n", s.Error)
 	} else {
-		fmt.Fprintf(bw, "  channels: %d (one per ordered rank pair)\n", s.Channels)
-		fmt.Fprintf(bw, "  per channel: %d descriptor slots, %d cells × %s = %s pool\n",
-			s.Slots, s.CellsPerChannel, fmtBytes(int64(s.CellSize)), fmtBytes(s.PoolBytesPerChannel))
-		fmt.Fprintf(bw, "  region: %s (pool budget %s, HYMPI_SHM_BUDGET; reserved in /dev/shm at start)\n",
-			fmtBytes(s.RegionBytes), fmtBytes(s.BudgetBytes))
+		fmt.Fprintf(bw, "  channels: up to %d (one per ordered rank pair), each made when its pair first talks\n", s.Channels)
+		fmt.Fprintf(bw, "  per channel: %d descriptor slots, %d cells × %s = %s pool; %s of rings reserved when made, cells as first used\n",
+			s.Slots, s.CellsPerChannel, fmtBytes(int64(s.CellSize)), fmtBytes(s.PoolBytesPerChannel), fmtBytes(s.RingBytesPerChannel))
+		fmt.Fprintf(bw, "  region: %s reserved in /dev/shm at start, %s of address space; about %s once the %d pairs pools are sized for talk (pool budget %s, HYMPI_SHM_BUDGET)\n",
+			fmtBytes(s.FixedBytes), fmtBytes(s.RegionBytes), fmtBytes(s.ExpectedBytes), s.ExpectedPairs, fmtBytes(s.BudgetBytes))
 	}
 	return bw.Flush()
 }

@@ -40,9 +40,9 @@ func TestText(t *testing.T) {
 				`direct copy \(process_vm_readv\): .+`,
 				`HYMPI_DIRECT: auto \(default: .*\)`,
 				`shared memory for 8 ranks:`,
-				`  channels: 56 \(one per ordered rank pair\)`,
-				`  per channel: \d+ descriptor slots, \d+ cells × [\d.]+ [KM]iB = [\d.]+ [KMG]iB pool`,
-				`  region: [\d.]+ [KMG]iB \(pool budget [\d.]+ [KMG]iB, .*\)`,
+				`  channels: up to 56 \(one per ordered rank pair\), each made when its pair first talks`,
+				`  per channel: \d+ descriptor slots, \d+ cells × [\d.]+ [KM]iB = [\d.]+ [KMG]iB pool; [\d.]+ [KM]iB of rings reserved when made, cells as first used`,
+				`  region: [\d.]+ [KMG]iB reserved in /dev/shm at start, [\d.]+ [KMGT]iB of address space; about [\d.]+ [KMG]iB once the 56 pairs pools are sized for talk \(pool budget [\d.]+ [KMG]iB, HYMPI_SHM_BUDGET\)`,
 			},
 		},
 		{
@@ -57,7 +57,7 @@ func TestText(t *testing.T) {
 				`  inter-socket +4 KiB +environment +1 KiB`,
 				`threshold source: environment \(HYMPI_THRESHOLD=4096, for every pair\)`,
 				`HYMPI_DIRECT: off \(shared memory for every size; thresholds unused\)`,
-				`  channels: 6 \(one per ordered rank pair\)`,
+				`  channels: up to 6 \(one per ordered rank pair\), each made when its pair first talks`,
 			},
 		},
 		{
@@ -67,7 +67,7 @@ func TestText(t *testing.T) {
 			lines: []string{
 				`threshold source: environment \(HYMPI_THRESHOLD=8K, for every pair\)`,
 				`shared memory for 2 ranks:`,
-				`  per channel: .* cells × 128 B = 16 MiB pool`,
+				`  per channel: .* cells × 128 B = 16 MiB pool; .*`,
 			},
 		},
 		{
@@ -77,7 +77,7 @@ func TestText(t *testing.T) {
 			lines: []string{
 				`  rank 0 → cpu 0`,
 				`  shared-cache +32 KiB +default +32 KiB`,
-				`  channels: 0 \(one per ordered rank pair\)`,
+				`  channels: up to 0 \(one per ordered rank pair\), each made when its pair first talks`,
 			},
 		},
 	} {
