@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"math"
 	"sort"
+	"sync"
 )
 
 // Intercommunicators: two disjoint groups, each rank's point-to-point
@@ -32,6 +33,12 @@ type interPart struct {
 	remote []int // remote group rank → world rank
 	local  *Comm // the local group as an intracommunicator
 	bridge *Comm // view of the intercommunicator on ctx+1
+	// The view over both groups its collectives run on (coll_inter.go),
+	// made on first use; lbase and rbase are where the local and the
+	// remote group start in it.
+	unionOnce    sync.Once
+	unionComm    *Comm
+	lbase, rbase int
 }
 
 // Internal tags of the leaders' exchanges on the bridge context.

@@ -173,6 +173,7 @@ func TestCPrograms(t *testing.T) {
 		{"session", []int{1, 3}, true},
 		{"cancel", []int{1, 2, 3}, true},
 		{"intercomm", []int{1, 2, 5}, true},
+		{"coll_inter", []int{2, 3, 5}, true},
 		{"dtype_reduce", []int{1, 2, 3}, true},
 		{"dtype_layout", []int{1}, false},
 		{"dtype_p2p", []int{1, 2, 3}, true},
