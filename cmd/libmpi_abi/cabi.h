@@ -103,6 +103,9 @@ HC_HIDDEN int hc_comm_index(MPI_Comm c);
 /* Graph topologies (topo_graph.c): free one, copy one for MPI_Comm_dup. */
 HC_HIDDEN void hc_graph_free(struct hc_graph *g);
 HC_HIDDEN int hc_graph_copy(int from, int to);
+/* A graph or distributed graph's neighbourhood for the neighbour
+ * collectives; MPI_ERR_TOPOLOGY for a communicator without one. */
+HC_HIDDEN int hc_graph_nbrs(int ci, int *indeg, int *outdeg, const int **sources, const int **dests);
 /* Communicator hints (comm_ext.c): drop them, copy them for MPI_Comm_dup. */
 HC_HIDDEN void hc_comm_info_free(int ci);
 HC_HIDDEN int hc_comm_info_copy(int from, int to);

@@ -165,6 +165,7 @@ func TestCPrograms(t *testing.T) {
 		{"coll", []int{1, 2, 3, 4}, true},
 		{"nbc", []int{1, 2, 3, 4, 5}, true},
 		{"neighbor", []int{1, 2, 3, 4, 6}, true},
+		{"neighbor_graph", []int{1, 2, 3, 5}, true},
 		{"comm", []int{1, 2, 4}, true},
 		{"cart", []int{1, 4, 6}, true},
 		{"argcheck", []int{1, 2, 3}, true},
