@@ -13,8 +13,10 @@ import (
 // partners being the ranks of the other group. An intercommunicator's Comm
 // describes the local group (rank, size, world) as an intracommunicator
 // would, and inter holds the remote group. Point-to-point calls name ranks
-// of the remote group (peerWorld, peerRank); collectives on
-// intercommunicators are not supported (check refuses them).
+// of the remote group (peerWorld, peerRank). The collectives' entry points
+// refuse intercommunicators (check); their intercommunicator forms are
+// InterColl and friends (coll_inter.go), which run on ctx+1 too, over the
+// union of both groups.
 //
 // Contexts. An intercommunicator takes four context ids: ctx for the
 // application's point-to-point traffic, ctx+1 for the engine's own messages
