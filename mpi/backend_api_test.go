@@ -107,13 +107,7 @@ func exportedAPI(t *testing.T, tags ...string) []string {
 // each with the reason (a line of exportedAPI's output → why). Keep it
 // short: a name here is a program that builds on hympi and not on a
 // cluster.
-var notOnBackends = map[string]string{
-	// Collectives on intercommunicators (coll_inter.go): the backends
-	// would wrap MPI's own intercommunicator collectives; not done yet.
-	"func func (c *Comm) InterColl(a InterArgs) error":                    "intercommunicator collectives: engine only so far",
-	"func func (c *Comm) IinterColl(a InterArgs) (*Request, error)":       "intercommunicator collectives: engine only so far",
-	"func func (c *Comm) InterCollInit(a InterArgs) (*Persistent, error)": "intercommunicator collectives: engine only so far",
-}
+var notOnBackends = map[string]string{}
 
 // The system-MPI backends (-tags ompi, -tags mpich) declare exactly the
 // engine's public API, so a program builds on every backend.

@@ -72,16 +72,6 @@ func (c *Comm) InterCollInit(a InterArgs) (*Persistent, error) {
 	return c.union().persistent(what, func(w string) (*schedule, error) { return c.interSched(w, &a) })
 }
 
-var interNames = [...]string{"Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather",
-	"Allgatherv", "Alltoall", "Alltoallv", "Reduce", "Allreduce", "ReduceScatterBlock", "ReduceScatter"}
-
-func interName(k InterKind, prefix string) string {
-	if k < 0 || int(k) >= len(interNames) {
-		return prefix + "InterColl"
-	}
-	return prefix + interNames[k]
-}
-
 // interSched checks a and builds this rank's schedule of it. Peers in the
 // schedule are union ranks.
 func (c *Comm) interSched(what string, a *InterArgs) (*schedule, error) {

@@ -55,3 +55,15 @@ type InterArgs struct {
 	Datatype                                       Datatype
 	Op                                             Op
 }
+
+var interNames = [...]string{"Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather",
+	"Allgatherv", "Alltoall", "Alltoallv", "Reduce", "Allreduce", "ReduceScatterBlock", "ReduceScatter"}
+
+// interName is the operation name errors give: prefix (I for the
+// nonblocking form) and the collective's.
+func interName(k InterKind, prefix string) string {
+	if k < 0 || int(k) >= len(interNames) {
+		return prefix + "InterColl"
+	}
+	return prefix + interNames[k]
+}

@@ -1,5 +1,3 @@
-//go:build !ompi && !mpich
-
 package main
 
 import (
