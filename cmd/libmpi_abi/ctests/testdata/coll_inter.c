@@ -281,6 +281,20 @@ static void test_noncontig(void)
 		for (int j = 0; j < nr; j++) want += val(rw[j], i / 2);
 		CHECK(sum[i] == (i % 2 ? -1 : want));
 	}
+	/* Alltoallw with the strided type on the receive side: remote rank j's
+	 * 3 ints land every other int from 8j on. */
+	int out[3 * 64], sc[64], rc[64], sd[64], rd[64];
+	MPI_Datatype st[64], rt[64];
+	for (int j = 0; j < nr; j++) {
+		for (int i = 0; i < 3; i++) out[3 * j + i] = val(wrank, 3 * j + i);
+		sc[j] = 3, sd[j] = 12 * j, st[j] = MPI_INT;
+		rc[j] = 1, rd[j] = 32 * j, rt[j] = v;
+	}
+	for (int i = 0; i < 6 * 64; i++) recv[i] = -1;
+	CHECK_RC(MPI_Alltoallw(out, sc, sd, st, recv, rc, rd, rt, ic));
+	for (int j = 0; j < nr; j++)
+		for (int i = 0; i < 8; i++)
+			CHECK(recv[8 * j + i] == (i % 2 || i > 4 ? -1 : val(rw[j], 3 * lrank + i / 2)));
 	CHECK_RC(MPI_Type_free(&v));
 }
 
