@@ -6,14 +6,17 @@ import (
 	"encoding/binary"
 	"math"
 	"sort"
+	"sync"
 )
 
 // Intercommunicators: two disjoint groups, each rank's point-to-point
 // partners being the ranks of the other group. An intercommunicator's Comm
 // describes the local group (rank, size, world) as an intracommunicator
 // would, and inter holds the remote group. Point-to-point calls name ranks
-// of the remote group (peerWorld, peerRank); collectives on
-// intercommunicators are not supported (check refuses them).
+// of the remote group (peerWorld, peerRank). The collectives' entry points
+// refuse intercommunicators (check); their intercommunicator forms are
+// InterColl and friends (coll_inter.go), which run on ctx+1 too, over the
+// union of both groups.
 //
 // Contexts. An intercommunicator takes four context ids: ctx for the
 // application's point-to-point traffic, ctx+1 for the engine's own messages
@@ -32,6 +35,12 @@ type interPart struct {
 	remote []int // remote group rank → world rank
 	local  *Comm // the local group as an intracommunicator
 	bridge *Comm // view of the intercommunicator on ctx+1
+	// The view over both groups its collectives run on (coll_inter.go),
+	// made on first use; lbase and rbase are where the local and the
+	// remote group start in it.
+	unionOnce    sync.Once
+	unionComm    *Comm
+	lbase, rbase int
 }
 
 // Internal tags of the leaders' exchanges on the bridge context.

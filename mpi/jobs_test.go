@@ -106,6 +106,8 @@ func TestScenarios(t *testing.T) {
 		{"collerrors", []int{1, 2, 3, 4, 5, 8}},
 		{"mprobe", []int{1, 2, 3}},
 		{"intercomm", []int{2, 3, 5}},
+		{"intercoll", []int{2, 3, 5}},
+		{"graphnbr", []int{1, 2, 3, 5}},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {

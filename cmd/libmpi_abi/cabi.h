@@ -67,9 +67,17 @@ typedef struct {
 	struct hc_graph *graph;
 	/* Hints set with MPI_Comm_set_info and friends (comm_ext.c); 0: none. */
 	MPI_Info info;
+	/* The remote group's size for an intercommunicator, 0 for an
+	 * intracommunicator, -1 until coll_inter.c has asked (HC_IS_INTER). */
+	int inter;
 } hc_comm;
 
 HC_HIDDEN extern hc_comm *hc_comms;
+
+/* Whether communicator index ci is an intercommunicator: one cgo call the
+ * first time a collective asks, a load after that. */
+HC_HIDDEN int hc_inter_probe(int ci);
+#define HC_IS_INTER(ci) (__builtin_expect(hc_comms[ci].inter != 0, 0) && (hc_comms[ci].inter > 0 || hc_inter_probe(ci)))
 HC_HIDDEN extern volatile int hc_forked;
 HC_HIDDEN extern int hc_initialized, hc_finalized;
 HC_HIDDEN extern int hc_debug;
@@ -95,6 +103,9 @@ HC_HIDDEN int hc_comm_index(MPI_Comm c);
 /* Graph topologies (topo_graph.c): free one, copy one for MPI_Comm_dup. */
 HC_HIDDEN void hc_graph_free(struct hc_graph *g);
 HC_HIDDEN int hc_graph_copy(int from, int to);
+/* A graph or distributed graph's neighbourhood for the neighbour
+ * collectives; MPI_ERR_TOPOLOGY for a communicator without one. */
+HC_HIDDEN int hc_graph_nbrs(int ci, int *indeg, int *outdeg, const int **sources, const int **dests);
 /* Communicator hints (comm_ext.c): drop them, copy them for MPI_Comm_dup. */
 HC_HIDDEN void hc_comm_info_free(int ci);
 HC_HIDDEN int hc_comm_info_copy(int from, int to);

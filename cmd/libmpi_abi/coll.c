@@ -44,6 +44,7 @@ int PMPI_Barrier(MPI_Comm comm)
 {
 	HC_GUARD("MPI_Barrier");
 	COMM(ci, comm, "MPI_Barrier");
+	if (HC_IS_INTER(ci)) return hc_nb_barrier(comm, RUN_BLOCKING, NULL, "MPI_Barrier");
 	int rc = hympi_go_barrier(ci);
 	return rc ? hc_error(ci, rc, "MPI_Barrier") : MPI_SUCCESS;
 }
@@ -52,6 +53,7 @@ HC_HIDDEN int hc_bcast(void *buffer, int64_t count, MPI_Datatype datatype, int r
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	if (HC_IS_INTER(ci)) return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_BLOCKING, NULL, fn);
 	SIZE(s, datatype, ci, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
 	HC_CHECK_NOT_IN_PLACE(ci, buffer, fn);
@@ -101,6 +103,12 @@ HC_HIDDEN int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int64_t co
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	if (HC_IS_INTER(ci)) {
+		static const int nbc[] = {[RED_REDUCE] = HC_NBC_REDUCE, [RED_ALLREDUCE] = HC_NBC_ALLREDUCE,
+					  [RED_SCAN] = HC_NBC_SCAN, [RED_EXSCAN] = HC_NBC_EXSCAN,
+					  [RED_SCATTER_BLOCK] = HC_NBC_RSB};
+		return hc_nb_red(nbc[kind], sendbuf, recvbuf, count, dt, op, root, comm, RUN_BLOCKING, NULL, fn);
+	}
 	hc_red r;
 	if (hc_red_init(&r, op, dt)) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
@@ -146,6 +154,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	const char *fn = "MPI_Reduce_scatter";
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	if (HC_IS_INTER(ci)) return hc_nb_rs(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, RUN_BLOCKING, NULL, fn);
 	hc_red r;
 	if (hc_red_init(&r, op, datatype)) return hc_error(ci, MPI_ERR_TYPE, fn);
 	HC_CHECK_ARRAY(ci, recvcounts, hc_comms[ci].size, fn);
@@ -209,6 +218,12 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 {
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	if (HC_IS_INTER(ci)) {
+		static const int nbc[] = {[MOV_GATHER] = HC_NBC_GATHER, [MOV_SCATTER] = HC_NBC_SCATTER,
+					  [MOV_ALLGATHER] = HC_NBC_ALLGATHER, [MOV_ALLTOALL] = HC_NBC_ALLTOALL};
+		return hc_nb_mv(nbc[kind], sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+				RUN_BLOCKING, NULL, fn);
+	}
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
 	int64_t ss = 0, rs = 0;
 	int send_used = kind != MOV_SCATTER || me == root;
@@ -347,6 +362,9 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	const char *fn = "MPI_Gatherv";
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	if (HC_IS_INTER(ci))
+		return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
+				comm, RUN_BLOCKING, NULL, fn);
 	int me = hc_comms[ci].rank, inplace = sendbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs = 0;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -367,6 +385,9 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	const char *fn = "MPI_Allgatherv";
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	if (HC_IS_INTER(ci))
+		return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, 0,
+				comm, RUN_BLOCKING, NULL, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -387,6 +408,9 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	const char *fn = "MPI_Scatterv";
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	if (HC_IS_INTER(ci))
+		return hc_nb_sv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm,
+				RUN_BLOCKING, NULL, fn);
 	int me = hc_comms[ci].rank, inplace = recvbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs = 0;
 	if (me == root && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -408,6 +432,9 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	const char *fn = "MPI_Alltoallv";
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
+	if (HC_IS_INTER(ci))
+		return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm,
+				RUN_BLOCKING, NULL, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);

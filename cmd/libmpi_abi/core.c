@@ -343,6 +343,7 @@ HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh)
 	hc_errh_ref(eh);
 	hc_comms[i].eh = eh;
 	hc_comms[i].name[0] = 0;
+	hc_comms[i].inter = -1; /* asked on first use (coll_inter.c) */
 	__atomic_store_n(&hc_comms[i].used, 1, __ATOMIC_RELEASE);
 }
 

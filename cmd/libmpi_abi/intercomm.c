@@ -3,7 +3,8 @@
  * MPI_Intercomm_create_from_groups, MPI_Intercomm_merge and the queries.
  * Point-to-point on an intercommunicator goes through the ordinary entry
  * points (the engine maps ranks to the remote group); MPI_Comm_dup and
- * MPI_Comm_free work on them too; collectives, splits and topologies on an
+ * MPI_Comm_free work on them too; the collectives go to coll_inter.c
+ * (MPI_Scan and MPI_Exscan fail with MPI_ERR_COMM there); topologies on an
  * intercommunicator fail with MPI_ERR_COMM.
  */
 #include <stdint.h>

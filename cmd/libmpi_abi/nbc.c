@@ -18,20 +18,6 @@
 #include "nbc.h"
 #include "_cgo_export.h"
 
-/* A collective's arguments as the caller gave them. Count and displacement
- * arrays are int[] or, with big set, MPI_Count[] and MPI_Aint[]. */
-typedef struct {
-	const void *sbuf;
-	void *rbuf;
-	int64_t scount, rcount;
-	const void *scounts, *sdispls, *rcounts, *rdispls;
-	int big;
-	MPI_Datatype stype, rtype;
-	const MPI_Datatype *stypes, *rtypes;
-	MPI_Op op;
-	int root;
-} hc_raw;
-
 static int64_t hc_at(const void *v, int big, int i)
 {
 	return big ? ((const int64_t *)v)[i] : ((const int *)v)[i];
@@ -348,6 +334,7 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
+	if (HC_IS_INTER(ci)) return hc_inter_icoll(kind, a, ci, run, req, fn);
 	MPI_Request local;
 	if (run == RUN_BLOCKING) req = &local;
 	int bad = hc_icoll_check(kind, a, ci, run, req, fn);
@@ -579,13 +566,13 @@ out:
 
 /* Shapes of collective calls, so each entry point is one line. */
 
-static int hc_nb_barrier(MPI_Comm comm, int run, MPI_Request *req, const char *fn)
+HC_HIDDEN int hc_nb_barrier(MPI_Comm comm, int run, MPI_Request *req, const char *fn)
 {
 	hc_raw a = {0};
 	return hc_icoll(HC_NBC_BARRIER, &a, comm, run, req, fn);
 }
 
-static int hc_nb_bcast(void *buf, int64_t count, MPI_Datatype dt, int root, MPI_Comm comm, int run, MPI_Request *req,
+HC_HIDDEN int hc_nb_bcast(void *buf, int64_t count, MPI_Datatype dt, int root, MPI_Comm comm, int run, MPI_Request *req,
 		       const char *fn)
 {
 	hc_raw a = {.rbuf = buf, .scount = count, .stype = dt, .root = root};

@@ -57,6 +57,36 @@ typedef struct {
 	void *pk;
 } hc_nbc;
 
+/* A collective's arguments as the caller gave them. Count and displacement
+ * arrays are int[] or, with big set, MPI_Count[] and MPI_Aint[]. */
+typedef struct {
+	const void *sbuf;
+	void *rbuf;
+	int64_t scount, rcount;
+	const void *scounts, *sdispls, *rcounts, *rdispls;
+	int big;
+	MPI_Datatype stype, rtype;
+	const MPI_Datatype *stypes, *rtypes;
+	MPI_Op op;
+	int root;
+} hc_raw;
+
+/* A collective on an intercommunicator as coll_inter.c hands it to Go
+ * (hympi_go_iinter): kind is an mpi.InterKind, root as the caller gave it,
+ * buffers in bytes (the whole side, or per remote rank in sc/sd and rc/rd
+ * with ns and nrv entries; Reduce_scatter's rc is the local blocks). */
+typedef struct {
+	int kind, root;
+	void *sbuf, *rbuf;
+	int64_t sn, rn;
+	int64_t *sc, *sd, *rc, *rd;
+	int ns, nrv;
+	hc_red red;
+	void *pk; /* packing state (hc_pk), owned by the request */
+} hc_inter;
+
+HC_HIDDEN int hc_inter_icoll(int kind, const hc_raw *a, int ci, int run, MPI_Request *req, const char *fn);
+
 /* Packing state: ops (pack count elements of dt from user into sscr+off,
  * or unpack them from rscr+off into user) and the scratch after them, one
  * allocation. */
@@ -95,6 +125,9 @@ enum { RUN_NB, RUN_PERSISTENT, RUN_BLOCKING };
 
 HC_HIDDEN int hc_nb_mv(int kind, const void *sbuf, int64_t scount, MPI_Datatype st, void *rbuf, int64_t rcount,
 		       MPI_Datatype rt, int root, MPI_Comm comm, int run, MPI_Request *req, const char *fn);
+HC_HIDDEN int hc_nb_barrier(MPI_Comm comm, int run, MPI_Request *req, const char *fn);
+HC_HIDDEN int hc_nb_bcast(void *buf, int64_t count, MPI_Datatype dt, int root, MPI_Comm comm, int run, MPI_Request *req,
+			  const char *fn);
 HC_HIDDEN int hc_nb_red(int kind, const void *sbuf, void *rbuf, int64_t count, MPI_Datatype dt, MPI_Op op, int root,
 			MPI_Comm comm, int run, MPI_Request *req, const char *fn);
 HC_HIDDEN int hc_nb_rs(const void *sbuf, void *rbuf, const void *rcounts, int big, MPI_Datatype dt, MPI_Op op,

@@ -12,9 +12,10 @@
 #include "nbc.h"
 #include "_cgo_export.h"
 
-/* hc_neighbors describes the topology of communicator ci. Graph and
- * distributed-graph topologies plug in here: fill indeg/outdeg and the
- * sources/dests lists (kept by the communicator, not copied). */
+/* hc_neighbors describes the topology of communicator ci: a Cartesian grid,
+ * or a graph's or distributed graph's lists (kept by the communicator, not
+ * copied; topo_graph.c). Repeated neighbours pair their messages in order,
+ * weights play no part. */
 static int hc_neighbors(int ci, hc_nbrs *nb)
 {
 	memset(nb, 0, sizeof *nb);
@@ -24,7 +25,7 @@ static int hc_neighbors(int ci, hc_nbrs *nb)
 		nb->indeg = nb->outdeg = 2 * nb->ndims;
 		return MPI_SUCCESS;
 	}
-	return MPI_ERR_TOPOLOGY;
+	return hc_graph_nbrs(ci, &nb->indeg, &nb->outdeg, &nb->sources, &nb->dests);
 }
 
 

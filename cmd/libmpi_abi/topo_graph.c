@@ -87,6 +87,27 @@ static int hc_topo(MPI_Comm comm, int kind, const char *fn, int *ci)
 	return MPI_SUCCESS;
 }
 
+/* hc_graph_nbrs is ci's neighbourhood for the neighbour collectives
+ * (neighbor.c): a graph node's neighbours both ways, in the order of
+ * MPI_Graph_neighbors; a distributed graph's sources and destinations as
+ * MPI_Dist_graph_neighbors lists them. The lists stay the communicator's. */
+int hc_graph_nbrs(int ci, int *indeg, int *outdeg, const int **sources, const int **dests)
+{
+	struct hc_graph *g = hc_comms[ci].graph;
+	if (!g) return MPI_ERR_TOPOLOGY;
+	if (g->kind == MPI_GRAPH) {
+		int me = hc_comms[ci].rank;
+		if (me < 0 || me >= g->nnodes) return MPI_ERR_TOPOLOGY;
+		int lo = me ? g->index[me - 1] : 0;
+		*indeg = *outdeg = g->index[me] - lo;
+		*sources = *dests = g->edges + lo;
+		return MPI_SUCCESS;
+	}
+	*indeg = g->indeg, *outdeg = g->outdeg;
+	*sources = g->src, *dests = g->dst;
+	return MPI_SUCCESS;
+}
+
 /* ---- graphs ----------------------------------------------------------- */
 
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,

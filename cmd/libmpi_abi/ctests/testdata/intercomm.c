@@ -1,8 +1,8 @@
 /* Intercommunicators: Intercomm_create between the even and odd world
  * ranks, the queries, point-to-point naming remote ranks (statuses too),
  * probes, Comm_dup, Intercomm_merge ordered by the high flag,
- * Intercomm_create_from_groups, and collectives refused with
- * MPI_ERR_COMM. */
+ * Intercomm_create_from_groups, and the prefix reductions refused with
+ * MPI_ERR_COMM (the other collectives: coll_inter.c). */
 #include "check.h"
 
 static void exchange(MPI_Comm ic, int rank, int color)
@@ -70,9 +70,9 @@ int main(int argc, char **argv)
 
 	exchange(ic, rank, color);
 	CHECK(MPI_Send(&rank, 1, MPI_INT, rsize, 0, ic) == MPI_ERR_RANK);
-	CHECK(MPI_Barrier(ic) == MPI_ERR_COMM);
+	CHECK_RC(MPI_Barrier(ic));
 	int x = 1, y;
-	CHECK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, ic) == MPI_ERR_COMM);
+	CHECK(MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, ic) == MPI_ERR_COMM);
 	/* Topologies and split_type need an intracommunicator. */
 	MPI_Comm bad;
 	int one = 1, zero1 = 0;

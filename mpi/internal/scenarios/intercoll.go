@@ -1,0 +1,205 @@
+package main
+
+import (
+	"encoding/binary"
+
+	"github.com/hympi/hympi/mpi"
+)
+
+func init() {
+	// Collectives on an intercommunicator between world ranks [0, k) and
+	// the rest (k is 1, or 2 from 5 ranks on): every kind, blocking,
+	// nonblocking and persistent, against a serial reference built from
+	// world ranks. Engine only: the backends do not have InterColl yet.
+	register("intercoll", func(w *mpi.Comm) {
+		r, n := w.Rank(), w.Size()
+		if n < 2 {
+			return
+		}
+		k := 1
+		if n >= 5 {
+			k = 2
+		}
+		color := 0
+		if r >= k {
+			color = 1
+		}
+		local, err := w.Split(color, r)
+		must(err, "Split")
+		leader := k
+		if color == 1 {
+			leader = 0
+		}
+		ic, err := local.IntercommCreate(0, w, leader, 9)
+		must(err, "IntercommCreate")
+		nl, nr, me := ic.Size(), ic.RemoteSize(), ic.Rank()
+		remote := func(j int) int { // world rank of remote rank j
+			if color == 0 {
+				return k + j
+			}
+			return j
+		}
+		word := func(w, i int) int32 { return int32(w*100 + i + 1) }
+		ints := func(v ...int32) []byte {
+			b := make([]byte, 4*len(v))
+			for i, x := range v {
+				binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+			}
+			return b
+		}
+		at := func(b []byte, i int) int32 { return int32(binary.LittleEndian.Uint32(b[4*i:])) }
+		// run runs a in each form, resetting with fill before each run.
+		run := func(a mpi.InterArgs, fill func(), check func(form string)) {
+			fill()
+			must(ic.InterColl(a), "InterColl kind %d", a.Kind)
+			check("blocking")
+			fill()
+			rq, err := ic.IinterColl(a)
+			must(err, "IinterColl kind %d", a.Kind)
+			_, err = rq.Wait()
+			must(err, "IinterColl kind %d: Wait", a.Kind)
+			check("nonblocking")
+			p, err := ic.InterCollInit(a)
+			must(err, "InterCollInit kind %d", a.Kind)
+			for range 2 {
+				fill()
+				_, err := p.Start()
+				must(err, "Start kind %d", a.Kind)
+				_, err = p.Wait()
+				must(err, "Wait kind %d", a.Kind)
+				check("persistent")
+			}
+			must(p.Free(), "Free")
+		}
+		run(mpi.InterArgs{Kind: mpi.InterBarrier}, func() {}, func(string) {})
+
+		// Bcast from the last rank of the second group.
+		root := mpi.ProcNull
+		if color == 0 {
+			root = n - k - 1
+		} else if me == nl-1 {
+			root = mpi.Root
+		}
+		buf := make([]byte, 12)
+		run(mpi.InterArgs{Kind: mpi.InterBcast, Root: root, Send: buf, Recv: buf}, func() {
+			copy(buf, ints(-1, -1, -1))
+			if root == mpi.Root {
+				copy(buf, ints(word(r, 0), word(r, 1), word(r, 2)))
+			}
+		}, func(form string) {
+			for i := range 3 {
+				want := int32(-1)
+				switch root {
+				case mpi.Root:
+					want = word(r, i)
+				case mpi.ProcNull:
+				default:
+					want = word(n-1, i)
+				}
+				if at(buf, i) != want {
+					fail("%s Bcast: int %d is %d, want %d", form, i, at(buf, i), want)
+				}
+			}
+		})
+
+		// Gather to the first rank of the first group.
+		groot := 0
+		if color == 0 {
+			groot = mpi.ProcNull
+			if me == 0 {
+				groot = mpi.Root
+			}
+		}
+		send := ints(word(r, 0), word(r, 1))
+		recv := make([]byte, 8*nr)
+		run(mpi.InterArgs{Kind: mpi.InterGather, Root: groot, Send: send, Recv: recv}, func() { clear(recv) }, func(form string) {
+			for j := range nr {
+				for i := range 2 {
+					if groot == mpi.Root && at(recv, 2*j+i) != word(remote(j), i) {
+						fail("%s Gather: block %d int %d is %d", form, j, i, at(recv, 2*j+i))
+					}
+				}
+			}
+		})
+
+		// Allreduce (sum) and ReduceScatter with uneven blocks.
+		sum := make([]byte, 8)
+		run(mpi.InterArgs{Kind: mpi.InterAllreduce, Send: send, Recv: sum, Datatype: mpi.Int32, Op: mpi.Sum},
+			func() { clear(sum) }, func(form string) {
+				for i := range 2 {
+					var want int32
+					for j := range nr {
+						want += word(remote(j), i)
+					}
+					if at(sum, i) != want {
+						fail("%s Allreduce: int %d is %d, want %d", form, i, at(sum, i), want)
+					}
+				}
+			})
+		total := 2 * k * (n - k)
+		vec := make([]int32, total)
+		for i := range vec {
+			vec[i] = word(r, i)
+		}
+		counts, off, mine := make([]int, nl), 0, 0
+		for i := range nl {
+			c := i + 1
+			if i == nl-1 {
+				c = total - off
+			}
+			if i == me {
+				mine = off
+			}
+			counts[i] = 4 * c
+			off += c
+		}
+		part := make([]byte, counts[me])
+		run(mpi.InterArgs{Kind: mpi.InterReduceScatter, Send: ints(vec...), Recv: part, RecvCounts: counts,
+			Datatype: mpi.Int32, Op: mpi.Sum}, func() { clear(part) }, func(form string) {
+			for i := range counts[me] / 4 {
+				var want int32
+				for j := range nr {
+					want += word(remote(j), mine+i)
+				}
+				if at(part, i) != want {
+					fail("%s ReduceScatter: int %d is %d, want %d", form, i, at(part, i), want)
+				}
+			}
+		})
+
+		// Alltoallv: (me + j) % 3 ints to remote rank j, from 3j.
+		out := make([]int32, 3*nr)
+		sc, sd, rc, rd := make([]int, nr), make([]int, nr), make([]int, nr), make([]int, nr)
+		for j := range nr {
+			for i := range 3 {
+				out[3*j+i] = word(r, 3*j+i)
+			}
+			sc[j], sd[j] = 4*((me+j)%3), 12*j
+			rc[j], rd[j] = 4*((j+me)%3), 12*(nr-1-j)
+		}
+		in := make([]byte, 12*nr)
+		run(mpi.InterArgs{Kind: mpi.InterAlltoallv, Send: ints(out...), Recv: in, SendCounts: sc, SendDispls: sd,
+			RecvCounts: rc, RecvDispls: rd}, func() { clear(in) }, func(form string) {
+			for j := range nr {
+				for i := range rc[j] / 4 {
+					if got := at(in, rd[j]/4+i); got != word(remote(j), 3*me+i) {
+						fail("%s Alltoallv: from %d int %d is %d", form, j, i, got)
+					}
+				}
+			}
+		})
+
+		// Bad arguments: nothing sent, the right class.
+		if err := ic.InterColl(mpi.InterArgs{Kind: mpi.InterBcast, Root: nr, Send: buf, Recv: buf}); mpi.ClassOf(err) != mpi.ErrRoot {
+			fail("Bcast with root %d: %v", nr, err)
+		}
+		if err := w.InterColl(mpi.InterArgs{Kind: mpi.InterBarrier}); mpi.ClassOf(err) != mpi.ErrComm {
+			fail("InterColl on an intracommunicator: %v", err)
+		}
+		if err := ic.Scan(send, sum, mpi.Int32, mpi.Sum); mpi.ClassOf(err) != mpi.ErrComm {
+			fail("Scan on an intercommunicator: %v", err)
+		}
+		must(ic.Free(), "Free")
+		must(local.Free(), "Free local")
+	})
+}
