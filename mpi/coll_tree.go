@@ -127,8 +127,8 @@ func barrierSched(s *schedule, rank, n int, flat bool) {
 // the root, each large message a direct-copy read of the root's memory):
 // at 2 ranks it is the same transfer, at 4 ranks on 2 cores it lost to the
 // tree (1 MiB: 374 µs against 208 µs), the root's memory bus and CPU
-// serving every reader at once. Measured again with allocation-free schedules it won at 4 ranks
-// from 64 KiB (bcastFlatMin).
+// serving every reader at once. Measured again once schedules stopped
+// allocating, it won at 4 ranks from 64 KiB (bcastFlatMin).
 func bcastSched(s *schedule, rank, root, n int, buf []byte) {
 	s.fitsSlot(len(buf))
 	if n == 1 {
