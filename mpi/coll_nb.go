@@ -11,6 +11,10 @@ package mpi
 // number may be outstanding on a communicator and they complete in any
 // order; the engine advances them in every MPI call, in Wait/Test, and
 // from the progress goroutine under HYMPI_ASYNC_PROGRESS=1.
+//
+// The Request of a nonblocking collective lives in its control entry, so
+// once Wait or Test has returned its completion it is spent for good, as
+// MPI_REQUEST_NULL is after MPI_Wait: a later collective may reuse it.
 
 // Ibarrier starts a barrier.
 func (c *Comm) Ibarrier() (*Request, error) {

@@ -5,6 +5,7 @@ package mpi
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -35,6 +36,18 @@ func overlaps(a, b []byte) bool {
 // replay builds rank r's schedule with build(r, s) for every rank of n and
 // runs them all to completion in the model.
 func replay(n int, oversub bool, build func(c *Comm, s *schedule) error) error {
+	return replayModel(n, oversub, false, build)
+}
+
+// replaySync is replay for a collective no rank may leave before every
+// rank has joined it (Barrier, and every all-to-all pattern): each message
+// carries what its sender has heard of, and each rank must finish having
+// heard, directly or not, from all.
+func replaySync(n int, oversub bool, build func(c *Comm, s *schedule) error) error {
+	return replayModel(n, oversub, true, build)
+}
+
+func replayModel(n int, oversub, sync bool, build func(c *Comm, s *schedule) error) error {
 	scheds := make([]*schedule, n)
 	for r := range n {
 		s := new(schedule)
@@ -45,7 +58,16 @@ func replay(n int, oversub bool, build func(c *Comm, s *schedule) error) error {
 		scheds[r] = s
 	}
 	type pair struct{ from, to int }
-	queues := map[pair][][]byte{}
+	type msg struct {
+		data  []byte
+		heard []bool
+	}
+	queues := map[pair][]msg{}
+	heard := make([][]bool, n)
+	for r := range heard {
+		heard[r] = make([]bool, n)
+		heard[r][r] = true
+	}
 	cur := make([]int, n)
 	issued := make([]bool, n)
 	for r, s := range scheds {
@@ -77,7 +99,7 @@ func replay(n int, oversub bool, build func(c *Comm, s *schedule) error) error {
 					for _, x := range xs {
 						if x.send {
 							k := pair{r, x.peer}
-							queues[k] = append(queues[k], bytes.Clone(x.buf))
+							queues[k] = append(queues[k], msg{bytes.Clone(x.buf), append([]bool(nil), heard[r]...)})
 						}
 					}
 					issued[r], moved = true, true
@@ -104,10 +126,13 @@ func replay(n int, oversub bool, build func(c *Comm, s *schedule) error) error {
 					k := pair{x.peer, r}
 					m := queues[k][0]
 					queues[k] = queues[k][1:]
-					if len(m) != len(x.buf) {
-						return fmt.Errorf("rank %d round %d: %d bytes from rank %d into %d", r, cur[r], len(m), x.peer, len(x.buf))
+					if len(m.data) != len(x.buf) {
+						return fmt.Errorf("rank %d round %d: %d bytes from rank %d into %d", r, cur[r], len(m.data), x.peer, len(x.buf))
 					}
-					copy(x.buf, m)
+					copy(x.buf, m.data)
+					for i, h := range m.heard {
+						heard[r][i] = heard[r][i] || h
+					}
 				}
 				s.runSteps(rd)
 				cur[r]++
@@ -116,6 +141,9 @@ func replay(n int, oversub bool, build func(c *Comm, s *schedule) error) error {
 			}
 			if cur[r] == len(s.rounds) {
 				done++
+				if sync && slices.Contains(heard[r], false) {
+					return fmt.Errorf("rank %d finished without hearing from every rank: %v", r, heard[r])
+				}
 			}
 		}
 		if done == n {
@@ -244,7 +272,7 @@ func modelAll(t *testing.T, n int, oversub bool, ops []modelOp) {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	fail("Barrier", replay(n, oversub, func(c *Comm, s *schedule) error { return c.barrierBuild(s) }))
+	fail("Barrier", replaySync(n, oversub, func(c *Comm, s *schedule) error { return c.barrierBuild(s) }))
 
 	for root := range n {
 		// Bcast.
@@ -354,7 +382,7 @@ func modelAll(t *testing.T, n int, oversub bool, ops []modelOp) {
 					}
 				}
 				want := fold(op.red, in, 0, n)
-				fail(name, replay(n, oversub, func(c *Comm, s *schedule) error {
+				fail(name, replaySync(n, oversub, func(c *Comm, s *schedule) error {
 					return c.allreduceBuild(s, "Allreduce", in[c.rank], out[c.rank], op.dt, op.op)
 				}))
 				for r := range n {
@@ -409,7 +437,7 @@ func modelAll(t *testing.T, n int, oversub bool, ops []modelOp) {
 		for r := range outs {
 			outs[r] = make([]byte, counts[r])
 		}
-		fail("ReduceScatter "+op.name, replay(n, oversub, func(c *Comm, s *schedule) error {
+		fail("ReduceScatter "+op.name, replaySync(n, oversub, func(c *Comm, s *schedule) error {
 			return c.reduceScatterBuild(s, "ReduceScatter", in[c.rank], outs[c.rank], counts, op.dt, op.op)
 		}))
 		off := 0
@@ -444,7 +472,7 @@ func modelAll(t *testing.T, n int, oversub bool, ops []modelOp) {
 			blocks[r] = input(r, 3, 8)
 			recv[r] = make([]byte, 24*n)
 		}
-		fail(fmt.Sprint("Allgather inplace ", inPlace), replay(n, oversub, func(c *Comm, s *schedule) error {
+		fail(fmt.Sprint("Allgather inplace ", inPlace), replaySync(n, oversub, func(c *Comm, s *schedule) error {
 			send := blocks[c.rank]
 			if inPlace {
 				send = recv[c.rank][24*c.rank : 24*(c.rank+1)]
@@ -490,7 +518,7 @@ func modelAll(t *testing.T, n int, oversub bool, ops []modelOp) {
 				copy(recv[i], send[i])
 			}
 		}
-		fail(fmt.Sprint("Alltoall inplace ", inPlace), replay(n, oversub, func(c *Comm, s *schedule) error {
+		fail(fmt.Sprint("Alltoall inplace ", inPlace), replaySync(n, oversub, func(c *Comm, s *schedule) error {
 			if inPlace {
 				return c.alltoallBuild(s, "Alltoall", recv[c.rank], recv[c.rank])
 			}
