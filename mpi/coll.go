@@ -199,7 +199,7 @@ func (e *engine) advance(op *collOp) bool {
 
 // issue posts a round's receives (first, so a message from a fast peer
 // finds its receive) and then its sends.
-func (e *engine) issue(op *collOp, rd *collRound) {
+func (e *engine) issue(op *collOp, rd *schedRound) {
 	c := op.c
 	xs := op.s.xfers[rd.x0:rd.x1]
 	for i := range xs {

@@ -41,7 +41,7 @@ func allreduceSched(s *schedule, rank, n int, in, out []byte, red reducer) {
 	switch {
 	case n == 1:
 		if !sameBuf(in, out) {
-			s.local()
+			s.nextLocal()
 			s.copyStep(out, in)
 		}
 	case n == 2 && len(in) >= allreduceHalvesMin && elems >= 2:
@@ -67,7 +67,7 @@ func allreduceSched(s *schedule, rank, n int, in, out []byte, red reducer) {
 // (in place).
 func copyIn(s *schedule, in, out []byte) {
 	if !sameBuf(in, out) {
-		s.local()
+		s.nextLocal()
 		s.copyStep(out, in)
 	}
 }
@@ -227,7 +227,7 @@ func scanSched(s *schedule, rank, n int, in, incl, excl []byte, red reducer) {
 	s.fitsSlot(len(in))
 	// partial covers the window of ranks ending here; in is not touched.
 	partial := s.scratch(len(in))
-	s.local()
+	s.nextLocal()
 	s.copyStep(partial, in)
 	var ex []byte // reduction of the ranks below, once anything came in
 	if excl != nil {
@@ -253,7 +253,7 @@ func scanSched(s *schedule, rank, n int, in, incl, excl []byte, red reducer) {
 			s.reduce(tmp, partial)
 		}
 	}
-	s.local()
+	s.nextLocal()
 	if incl != nil {
 		s.copyStep(incl, partial)
 	}
@@ -280,10 +280,10 @@ func reduceScatterSched(s *schedule, rank, n int, in, out []byte, counts []int, 
 			b[j+1] = b[j] + k
 		}
 		work := s.scratch(len(in))
-		s.local()
+		s.nextLocal()
 		s.copyStep(work, in)
 		ringReduceScatter(s, rank, n, work, b, 0)
-		s.local()
+		s.nextLocal()
 		s.copyStep(out, work[b[rank]:b[rank+1]])
 		return
 	}

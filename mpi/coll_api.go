@@ -298,7 +298,7 @@ func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int) error {
 // taken at every start before any block arrives over the original.
 func inPlaceCopy(s *schedule, send []byte) []byte {
 	cp := s.scratch(len(send))
-	s.local()
+	s.nextLocal()
 	s.copyStep(cp, send)
 	return cp
 }
@@ -352,7 +352,7 @@ func (c *Comm) alltoallvBuild(s *schedule, what string, send []byte, scounts, sd
 	if inPlace {
 		// The own block comes from the copy, once the rounds start.
 		s.own = [2][]byte{}
-		s.local()
+		s.nextLocal()
 		s.copyStep(block(recv, rcounts, rdispls, c.rank), block(send, scounts, sdispls, c.rank))
 	}
 	return nil

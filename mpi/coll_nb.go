@@ -112,11 +112,14 @@ type Persistent struct {
 	op    *collOp
 	req   *Request // the run in progress, nil when inactive
 	freed bool
+	// rebuild, for a schedule built with closures (coll_legacy.go),
+	// builds it afresh for each Start.
+	rebuild func(string) (*schedule, error)
 }
 
-// persistent checks the arguments and builds the schedule (which moves no
+// persist checks the arguments and builds the schedule (which moves no
 // data) into a control entry of its own.
-func (c *Comm) persistent(what string, build func(s *schedule) error) (*Persistent, error) {
+func (c *Comm) persist(what string, build func(s *schedule) error) (*Persistent, error) {
 	if err := c.check(what); err != nil {
 		return nil, err
 	}
@@ -143,11 +146,21 @@ func (p *Persistent) Start() (*Request, error) {
 	if err := p.c.checkLive(p.what); err != nil {
 		return nil, err
 	}
+	var fresh *schedule
+	if p.rebuild != nil {
+		var err error
+		if fresh, err = p.rebuild(p.what); err != nil {
+			return nil, err
+		}
+	}
 	e := p.c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.fatal != nil {
 		return nil, e.fatal
+	}
+	if fresh != nil {
+		p.op.s = *fresh
 	}
 	e.launch(p.c, p.op, false)
 	p.req = p.op.req
@@ -194,92 +207,92 @@ func (p *Persistent) Free() error {
 	p.op.persistent = false
 	p.c.putOp(p.op)
 	e.mu.Unlock()
-	p.freed, p.req, p.op = true, nil, nil
+	p.freed, p.req, p.op, p.rebuild = true, nil, nil, nil
 	return nil
 }
 
 // BarrierInit binds a persistent barrier.
 func (c *Comm) BarrierInit() (*Persistent, error) {
-	return c.persistent("BarrierInit", c.barrierBuild)
+	return c.persist("BarrierInit", c.barrierBuild)
 }
 
 // BcastInit binds a persistent broadcast.
 func (c *Comm) BcastInit(buf []byte, root int) (*Persistent, error) {
-	return c.persistent("BcastInit", func(s *schedule) error { return c.bcastBuild(s, "BcastInit", buf, root) })
+	return c.persist("BcastInit", func(s *schedule) error { return c.bcastBuild(s, "BcastInit", buf, root) })
 }
 
 // AllreduceInit binds a persistent Allreduce.
 func (c *Comm) AllreduceInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
-	return c.persistent("AllreduceInit", func(s *schedule) error { return c.allreduceBuild(s, "AllreduceInit", send, recv, dt, op) })
+	return c.persist("AllreduceInit", func(s *schedule) error { return c.allreduceBuild(s, "AllreduceInit", send, recv, dt, op) })
 }
 
 // ReduceInit binds a persistent Reduce.
 func (c *Comm) ReduceInit(send, recv []byte, dt Datatype, op Op, root int) (*Persistent, error) {
-	return c.persistent("ReduceInit", func(s *schedule) error { return c.reduceBuild(s, "ReduceInit", send, recv, dt, op, root) })
+	return c.persist("ReduceInit", func(s *schedule) error { return c.reduceBuild(s, "ReduceInit", send, recv, dt, op, root) })
 }
 
 // ScanInit binds a persistent Scan.
 func (c *Comm) ScanInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
-	return c.persistent("ScanInit", func(s *schedule) error { return c.scanBuild(s, "ScanInit", send, recv, dt, op, false) })
+	return c.persist("ScanInit", func(s *schedule) error { return c.scanBuild(s, "ScanInit", send, recv, dt, op, false) })
 }
 
 // ExscanInit binds a persistent Exscan.
 func (c *Comm) ExscanInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
-	return c.persistent("ExscanInit", func(s *schedule) error { return c.scanBuild(s, "ExscanInit", send, recv, dt, op, true) })
+	return c.persist("ExscanInit", func(s *schedule) error { return c.scanBuild(s, "ExscanInit", send, recv, dt, op, true) })
 }
 
 // ReduceScatterBlockInit binds a persistent ReduceScatterBlock.
 func (c *Comm) ReduceScatterBlockInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
-	return c.persistent("ReduceScatterBlockInit", func(s *schedule) error {
+	return c.persist("ReduceScatterBlockInit", func(s *schedule) error {
 		return c.reduceScatterBlockBuild(s, "ReduceScatterBlockInit", send, recv, dt, op)
 	})
 }
 
 // ReduceScatterInit binds a persistent ReduceScatter.
 func (c *Comm) ReduceScatterInit(send, recv []byte, counts []int, dt Datatype, op Op) (*Persistent, error) {
-	return c.persistent("ReduceScatterInit", func(s *schedule) error {
+	return c.persist("ReduceScatterInit", func(s *schedule) error {
 		return c.reduceScatterBuild(s, "ReduceScatterInit", send, recv, counts, dt, op)
 	})
 }
 
 // GatherInit binds a persistent Gather.
 func (c *Comm) GatherInit(send, recv []byte, root int) (*Persistent, error) {
-	return c.persistent("GatherInit", func(s *schedule) error { return c.gatherBuild(s, "GatherInit", send, recv, root) })
+	return c.persist("GatherInit", func(s *schedule) error { return c.gatherBuild(s, "GatherInit", send, recv, root) })
 }
 
 // GathervInit binds a persistent Gatherv.
 func (c *Comm) GathervInit(send, recv []byte, counts, displs []int, root int) (*Persistent, error) {
-	return c.persistent("GathervInit", func(s *schedule) error { return c.gathervBuild(s, "GathervInit", send, recv, counts, displs, root) })
+	return c.persist("GathervInit", func(s *schedule) error { return c.gathervBuild(s, "GathervInit", send, recv, counts, displs, root) })
 }
 
 // ScatterInit binds a persistent Scatter.
 func (c *Comm) ScatterInit(send, recv []byte, root int) (*Persistent, error) {
-	return c.persistent("ScatterInit", func(s *schedule) error { return c.scatterBuild(s, "ScatterInit", send, recv, root) })
+	return c.persist("ScatterInit", func(s *schedule) error { return c.scatterBuild(s, "ScatterInit", send, recv, root) })
 }
 
 // ScattervInit binds a persistent Scatterv.
 func (c *Comm) ScattervInit(send []byte, counts, displs []int, recv []byte, root int) (*Persistent, error) {
-	return c.persistent("ScattervInit", func(s *schedule) error { return c.scattervBuild(s, "ScattervInit", send, counts, displs, recv, root) })
+	return c.persist("ScattervInit", func(s *schedule) error { return c.scattervBuild(s, "ScattervInit", send, counts, displs, recv, root) })
 }
 
 // AllgatherInit binds a persistent Allgather.
 func (c *Comm) AllgatherInit(send, recv []byte) (*Persistent, error) {
-	return c.persistent("AllgatherInit", func(s *schedule) error { return c.allgatherBuild(s, "AllgatherInit", send, recv) })
+	return c.persist("AllgatherInit", func(s *schedule) error { return c.allgatherBuild(s, "AllgatherInit", send, recv) })
 }
 
 // AllgathervInit binds a persistent Allgatherv.
 func (c *Comm) AllgathervInit(send, recv []byte, counts, displs []int) (*Persistent, error) {
-	return c.persistent("AllgathervInit", func(s *schedule) error { return c.allgathervBuild(s, "AllgathervInit", send, recv, counts, displs) })
+	return c.persist("AllgathervInit", func(s *schedule) error { return c.allgathervBuild(s, "AllgathervInit", send, recv, counts, displs) })
 }
 
 // AlltoallInit binds a persistent Alltoall.
 func (c *Comm) AlltoallInit(send, recv []byte) (*Persistent, error) {
-	return c.persistent("AlltoallInit", func(s *schedule) error { return c.alltoallBuild(s, "AlltoallInit", send, recv) })
+	return c.persist("AlltoallInit", func(s *schedule) error { return c.alltoallBuild(s, "AlltoallInit", send, recv) })
 }
 
 // AlltoallvInit binds a persistent Alltoallv.
 func (c *Comm) AlltoallvInit(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Persistent, error) {
-	return c.persistent("AlltoallvInit", func(s *schedule) error {
+	return c.persist("AlltoallvInit", func(s *schedule) error {
 		return c.alltoallvBuild(s, "AlltoallvInit", send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }

@@ -27,7 +27,7 @@ func (c *Comm) IneighborAlltoallv(nb *Neighbors, send []byte, scounts, sdispls [
 
 // NeighborAlltoallvInit binds a persistent NeighborAlltoallv.
 func (c *Comm) NeighborAlltoallvInit(nb *Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Persistent, error) {
-	return c.persistent("NeighborAlltoallvInit", func(s *schedule) error {
+	return c.persist("NeighborAlltoallvInit", func(s *schedule) error {
 		return c.neighborBuild(s, "NeighborAlltoallvInit", nb, send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }

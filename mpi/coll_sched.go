@@ -30,24 +30,26 @@ type stepKind uint8
 const (
 	stepReduce stepKind = iota // dst = src op dst
 	stepCopy                   // dst = src
+	stepFunc                   // fn(): schedules built with closures (coll_legacy.go)
 )
 
 // collStep is local work, as data.
 type collStep struct {
 	kind     stepKind
 	src, dst []byte
+	fn       func()
 }
 
-// collRound is one step of a schedule: the transfers xfers[x0:x1] and,
+// schedRound is one step of a schedule: the transfers xfers[x0:x1] and,
 // after they complete, the steps steps[s0:s1] of its schedule. Indices
 // rather than slices, so the arrays may grow while later rounds are built.
-type collRound struct {
+type schedRound struct {
 	x0, x1, s0, s1 int32
 }
 
 // schedule is one rank's part of one collective.
 type schedule struct {
-	rounds []collRound
+	rounds []schedRound
 	xfers  []collXfer
 	steps  []collStep
 	red    reducer // the operator reduce steps apply
@@ -107,10 +109,10 @@ func (s *schedule) fitsSlot(size int) { s.small = size <= shm.CollInlineMax }
 // it.
 func (s *schedule) next() {
 	x, st := int32(len(s.xfers)), int32(len(s.steps))
-	s.rounds = append(s.rounds, collRound{x0: x, x1: x, s0: st, s1: st})
+	s.rounds = append(s.rounds, schedRound{x0: x, x1: x, s0: st, s1: st})
 }
 
-func (s *schedule) last() *collRound { return &s.rounds[len(s.rounds)-1] }
+func (s *schedule) last() *schedRound { return &s.rounds[len(s.rounds)-1] }
 
 // recv and send add a transfer to the current round.
 func (s *schedule) recv(peer int, buf []byte) {
@@ -143,8 +145,8 @@ func (s *schedule) copyStep(dst, src []byte) {
 	s.last().s1++
 }
 
-// local opens a round without messages for the steps added after it.
-func (s *schedule) local() { s.next() }
+// nextLocal opens a round without messages for the steps added after it.
+func (s *schedule) nextLocal() { s.next() }
 
 // scratch returns n bytes of scratch memory for this build.
 func (s *schedule) scratch(n int) []byte {
@@ -179,13 +181,16 @@ func (s *schedule) uniform(n, m int) (counts, displs []int) {
 }
 
 // runSteps runs the steps of rd.
-func (s *schedule) runSteps(rd *collRound) {
+func (s *schedule) runSteps(rd *schedRound) {
 	for i := rd.s0; i < rd.s1; i++ {
 		st := &s.steps[i]
-		if st.kind == stepReduce {
+		switch st.kind {
+		case stepReduce:
 			s.red.apply(st.src, st.dst)
-		} else {
+		case stepCopy:
 			copy(st.dst, st.src)
+		default:
+			st.fn()
 		}
 	}
 }

@@ -569,3 +569,33 @@ func modelAll(t *testing.T, n int, oversub bool, ops []modelOp) {
 		}
 	}
 }
+
+// TestScheduleLegacyRounds replays a schedule built with the closure
+// interface (coll_legacy.go): a ring shift whose after closure and local
+// round run in order, after their round's messages.
+func TestScheduleLegacyRounds(t *testing.T) {
+	for n := 1; n <= 5; n++ {
+		got := make([][]byte, n)
+		err := replay(n, false, func(c *Comm, s *schedule) error {
+			r := c.rank
+			in, tmp := []byte{byte(r)}, make([]byte, 1)
+			got[r] = make([]byte, 2)
+			s.round(collRound{
+				sends: []collXfer{{peer: (r + 1) % n, buf: in}},
+				recvs: []collXfer{{peer: (r - 1 + n) % n, buf: tmp}},
+				after: func() { got[r][0] = tmp[0] + 1 },
+			})
+			s.local(func() { got[r][1] = got[r][0] * 2 })
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := range n {
+			left := byte((r - 1 + n) % n)
+			if want := []byte{left + 1, 2 * (left + 1)}; !bytes.Equal(got[r], want) {
+				t.Fatalf("n=%d rank %d: %v, want %v", n, r, got[r], want)
+			}
+		}
+	}
+}

@@ -190,7 +190,7 @@ func reduceSched(s *schedule, rank, root, n int, in, out []byte, red reducer) {
 	s.red = red
 	if n == 1 {
 		if !sameBuf(in, out) {
-			s.local()
+			s.nextLocal()
 			s.copyStep(out, in)
 		}
 		return
@@ -203,7 +203,7 @@ func reduceSched(s *schedule, rank, root, n int, in, out []byte, red reducer) {
 	acc := in
 	if len(t.children) > 0 {
 		acc = s.scratch(len(in))
-		s.local()
+		s.nextLocal()
 		s.copyStep(acc, in)
 		s.next()
 		tmps := s.scratch(len(in) * len(t.children))
@@ -224,7 +224,7 @@ func reduceSched(s *schedule, rank, root, n int, in, out []byte, red reducer) {
 		s.send(t.parent, acc)
 	case rank == root:
 		if !sameBuf(acc, out) {
-			s.local()
+			s.nextLocal()
 			s.copyStep(out, acc)
 		}
 	default: // the tree's root, forwarding to the real one
