@@ -57,8 +57,12 @@ type collOp struct {
 	// persistent: owned by a Persistent, which starts it again and
 	// again; never recycled through its request.
 	persistent bool
-	reqStore   Request
-	pendBuf    [4]*Request
+	// finish, if set, runs once after the last round, before the request
+	// completes: for an entry made outside the free list whose steps
+	// extend its own schedule as it runs (a multi-attempt agreement).
+	finish   func()
+	reqStore Request
+	pendBuf  [4]*Request
 }
 
 // collFreeMax bounds a communicator's free list of control entries.
@@ -191,6 +195,9 @@ func (e *engine) advance(op *collOp) bool {
 		did = true
 	}
 	if !op.req.done {
+		if op.finish != nil {
+			op.finish()
+		}
 		op.req.complete(Status{}, op.err)
 		did = true
 	}

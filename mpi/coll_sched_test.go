@@ -599,3 +599,39 @@ func TestScheduleLegacyRounds(t *testing.T) {
 		}
 	}
 }
+
+// TestScheduleExtend replays a schedule whose step appends another
+// allreduce to it while it runs, as a multi-attempt agreement does: the
+// appended rounds run next, with their own reducer steps.
+func TestScheduleExtend(t *testing.T) {
+	red, err := resolveOp("extend", Int64, Sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 6; n++ {
+		outs := make([][]byte, n)
+		err := replay(n, false, func(c *Comm, s *schedule) error {
+			r := c.rank
+			in, mid := putInt64s([]int64{int64(r + 1)}), make([]byte, 8)
+			outs[r] = make([]byte, 8)
+			var first schedule
+			allreduceSched(&first, r, n, in, mid, red)
+			s.extend(&first)
+			s.local(func() {
+				var again schedule
+				allreduceSched(&again, r, n, mid, outs[r], red)
+				s.extend(&again)
+			})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := int64(n * n * (n + 1) / 2)
+		for r := range n {
+			if got := int64s(outs[r])[0]; got != want {
+				t.Fatalf("n=%d rank %d: %d, want %d", n, r, got, want)
+			}
+		}
+	}
+}
