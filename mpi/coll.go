@@ -57,6 +57,9 @@ type collOp struct {
 	// persistent: owned by a Persistent, which starts it again and
 	// again; never recycled through its request.
 	persistent bool
+	// pooled: taken from a communicator's free list (getOp), and so
+	// returned there; an entry made elsewhere is its maker's.
+	pooled bool
 	// finish, if set, runs once after the last round, before the request
 	// completes: for an entry made outside the free list whose steps
 	// extend its own schedule as it runs (a multi-attempt agreement).
@@ -77,7 +80,7 @@ func (c *Comm) getOp() *collOp {
 		c.collFree[n-1] = nil
 		c.collFree = c.collFree[:n-1]
 	} else {
-		op = new(collOp)
+		op = &collOp{pooled: true}
 		op.pending = op.pendBuf[:0]
 	}
 	op.s.reset()
@@ -91,7 +94,7 @@ func (c *Comm) putOp(op *collOp) {
 	// recycled nonblocking collective sees it spent until the entry is
 	// launched again.
 	op.c, op.err, op.req = nil, nil, nil
-	if len(c.collFree) < collFreeMax {
+	if op.pooled && len(c.collFree) < collFreeMax {
 		c.collFree = append(c.collFree, op)
 	}
 }
@@ -125,7 +128,7 @@ func (e *engine) launch(c *Comm, op *collOp, ownDone bool) {
 	op.cur, op.issued, op.err = 0, false, nil
 	op.reqStore = Request{e: e, kind: reqColl, comm: c}
 	op.req = &op.reqStore
-	if !op.persistent {
+	if op.pooled && !op.persistent {
 		op.req.coll = op
 	}
 	if !ownDone && op.s.own[0] != nil {
