@@ -39,61 +39,65 @@ import "github.com/hympi/hympi/shm"
 // messages of one collective take the same ring), so two messages
 // of one collective between the same pair are received in the order sent.
 
-// collRound is one step of a schedule: post the receives, start the sends,
-// and when all have completed run after (if any).
-type collRound struct {
-	recvs []collXfer
-	sends []collXfer
-	after func()
-	// step is local work like after, as data instead of a closure, so
-	// the blocking fast path (coll_fast.go) builds rounds without
-	// allocating. Runs when after is nil and step.red is set.
-	step collStep
-}
-
-// collXfer is one message of a round: the peer (a rank of the
-// communicator) and the buffer sent from or received into.
-type collXfer struct {
-	peer int
-	buf  []byte
-}
-
-// collOp is a collective's control entry. Guarded by e.mu.
+// collOp is a collective's control entry and its schedule (coll_sched.go).
+// A communicator keeps finished ones on a free list (getOp, putOp), so a
+// collective in steady state, whichever its form, allocates nothing: the
+// entry, its request, its schedule's arrays and scratch are all reused.
+// Guarded by e.mu.
 type collOp struct {
 	c       *Comm
 	tag     int
 	req     *Request
-	rounds  []collRound
+	s       schedule
 	cur     int        // index of the round in progress
 	issued  bool       // the current round's messages are posted
 	pending []*Request // the current round's receives and sends
 	err     error
-	small   bool // every message fits a collective slot (coll_ring.go)
-	// finish runs once, after the last round, for results that need the
-	// whole schedule (e.g. a copy out of a scratch buffer).
-	finish func()
-	// Inline storage, so a small collective allocates its entry once.
+	small   bool // every message travels the collective ring
+	// persistent: owned by a Persistent, which starts it again and
+	// again; never recycled through its request.
+	persistent bool
+	// pooled: taken from a communicator's free list (getOp), and so
+	// returned there; an entry made elsewhere is its maker's.
+	pooled bool
+	// finish, if set, runs once after the last round, before the request
+	// completes: for an entry made outside the free list whose steps
+	// extend its own schedule as it runs (a multi-attempt agreement).
+	finish   func()
 	reqStore Request
 	pendBuf  [4]*Request
 }
 
-// schedule collects the rounds of a collective being built.
-type schedule struct {
-	rounds []collRound
-	finish func()
-	small  bool
+// collFreeMax bounds a communicator's free list of control entries.
+const collFreeMax = 8
+
+// getOp takes a control entry from c's free list, or a new one, with its
+// schedule reset for a build. Called with e.mu held.
+func (c *Comm) getOp() *collOp {
+	var op *collOp
+	if n := len(c.collFree); n > 0 {
+		op = c.collFree[n-1]
+		c.collFree[n-1] = nil
+		c.collFree = c.collFree[:n-1]
+	} else {
+		op = &collOp{pooled: true}
+		op.pending = op.pendBuf[:0]
+	}
+	op.s.reset()
+	return op
 }
 
-// fitsSlot marks the schedule for the collective microchannel when its
-// largest message, size bytes, fits a collective slot. size must be a value
-// every rank computes alike (a length MPI requires to agree), so that all
-// the messages of the collective travel the same ring.
-func (s *schedule) fitsSlot(size int) { s.small = size <= shm.CollInlineMax }
-
-func (s *schedule) round(r collRound) { s.rounds = append(s.rounds, r) }
-
-// local adds a round with no messages, only local work.
-func (s *schedule) local(f func()) { s.rounds = append(s.rounds, collRound{after: f}) }
+// putOp returns a finished op to c's free list. Called with e.mu held.
+func (c *Comm) putOp(op *collOp) {
+	op.s.release()
+	// reqStore stays as it is: a user still holding the request of a
+	// recycled nonblocking collective sees it spent until the entry is
+	// launched again.
+	op.c, op.err, op.req = nil, nil, nil
+	if op.pooled && len(c.collFree) < collFreeMax {
+		c.collFree = append(c.collFree, op)
+	}
+}
 
 // Collective tags: bit 30 clear for the communicator's own collectives (the
 // sequence number), bit 30 set for the scratch communicators of CreateGroup
@@ -115,26 +119,20 @@ func (c *Comm) nextTag() int {
 	return int(c.collSeq & collSeqMask)
 }
 
-// startColl turns a schedule into a live control entry, posts its first
-// round and runs it as far as it goes without waiting. Called with e.mu
-// held.
-func (e *engine) startColl(c *Comm, s *schedule) *collOp {
-	op := &collOp{rounds: s.rounds, finish: s.finish}
-	e.launch(c, op, s.small)
-	return op
-}
-
-// launch starts op, whose rounds are filled in: it draws the tag, posts
-// the first round and files op with the live collectives unless it
-// finished at once. Called with e.mu held.
-func (e *engine) launch(c *Comm, op *collOp, small bool) {
-	op.c, op.tag, op.small = c, c.nextTag(), small && e.region != nil
+// launch starts op, whose schedule is built: it draws the tag, makes
+// the own copy unless the caller (a blocking call, which makes it outside
+// the lock) did, posts the first round and files op with the live
+// collectives unless it finished at once. Called with e.mu held.
+func (e *engine) launch(c *Comm, op *collOp, ownDone bool) {
+	op.c, op.tag, op.small = c, c.nextTag(), op.s.small && e.region != nil
+	op.cur, op.issued, op.err = 0, false, nil
+	op.reqStore = Request{e: e, kind: reqColl, comm: c}
 	op.req = &op.reqStore
-	op.req.e, op.req.kind, op.req.comm = e, reqColl, c
-	if cap(op.pending) < len(op.pendBuf) {
-		// The inline array, unless the caller brought a larger list
-		// (the fast path keeps one between calls).
-		op.pending = op.pendBuf[:0]
+	if op.pooled && !op.persistent {
+		op.req.coll = op
+	}
+	if !ownDone && op.s.own[0] != nil {
+		copy(op.s.own[0], op.s.own[1])
 	}
 	e.advance(op)
 	if !op.req.done {
@@ -163,8 +161,8 @@ func (e *engine) advanceColls() bool {
 // advance runs op's rounds until one has a message still in flight.
 func (e *engine) advance(op *collOp) bool {
 	did := false
-	for op.cur < len(op.rounds) {
-		rd := &op.rounds[op.cur]
+	for op.cur < len(op.s.rounds) {
+		rd := &op.s.rounds[op.cur]
 		if !op.issued {
 			e.issue(op, rd)
 			op.issued = true
@@ -192,12 +190,9 @@ func (e *engine) advance(op *collOp) bool {
 			op.pending[i] = nil
 		}
 		op.pending = op.pending[:0]
-		if rd.after != nil {
-			rd.after()
-		} else if rd.step.red != nil {
-			rd.step.run()
+		if op.err == nil {
+			op.s.runSteps(rd)
 		}
-		op.rounds[op.cur] = collRound{} // let the buffers go
 		op.cur++
 		op.issued = false
 		did = true
@@ -214,15 +209,24 @@ func (e *engine) advance(op *collOp) bool {
 
 // issue posts a round's receives (first, so a message from a fast peer
 // finds its receive) and then its sends.
-func (e *engine) issue(op *collOp, rd *collRound) {
+func (e *engine) issue(op *collOp, rd *schedRound) {
 	c := op.c
-	for _, x := range rd.recvs {
+	xs := op.s.xfers[rd.x0:rd.x1]
+	for i := range xs {
+		x := &xs[i]
+		if x.send {
+			continue
+		}
 		r := e.newInternalReq(reqRecv)
 		c.initRecv(r, c.ctx+1, x.buf, x.peer, op.tag)
 		e.postRecv(r)
 		op.pending = append(op.pending, r)
 	}
-	for _, x := range rd.sends {
+	for i := range xs {
+		x := &xs[i]
+		if !x.send {
+			continue
+		}
 		r := e.newInternalReq(reqSend)
 		w := c.worldOf(x.peer)
 		if op.small && w != e.rank && len(x.buf) <= shm.CollInlineMax {
@@ -235,31 +239,87 @@ func (e *engine) issue(op *collOp, rd *collRound) {
 	}
 }
 
-// runColl is a blocking collective: start it and wait for it.
-func (c *Comm) runColl(what string, s *schedule) error {
+// blocking runs a blocking collective: build writes its schedule (and
+// checks the arguments; an error leaves nothing started), then it runs to
+// completion.
+func (c *Comm) blocking(what string, build func(s *schedule) error) error {
+	if err := c.check(what); err != nil {
+		return err
+	}
 	e := c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	op := c.getOp()
+	if err := build(&op.s); err != nil {
+		c.putOp(op)
+		return err
+	}
 	if e.fatal != nil {
+		c.putOp(op)
 		return e.fatal
 	}
-	op := e.startColl(c, s)
+	own := op.s.own[0] != nil
+	if own && !op.s.ownAfter {
+		e.copyOwn(&op.s)
+	}
+	e.launch(c, op, own)
+	if own && op.s.ownAfter {
+		e.copyOwn(&op.s)
+	}
 	if err := e.waitUntil(func() bool { return op.req.done }); err != nil {
+		// op may still be live in e.colls: never reuse it.
 		return &Error{Class: ClassOf(err), Op: what, Msg: err.Error()}
 	}
-	return wrapCollErr(what, op.req.err)
+	err := op.req.err
+	c.putOp(op)
+	return wrapCollErr(what, err)
 }
 
-// startNonblocking is a nonblocking collective: start it and hand back the
-// request.
-func (c *Comm) startNonblocking(s *schedule) (*Request, error) {
+// copyOwn makes a schedule's own copy with e.mu released when it is large,
+// so the engine (the async progress goroutine) keeps serving the peers
+// meanwhile; the buffers are the caller's and nothing else touches them.
+func (e *engine) copyOwn(s *schedule) {
+	if len(s.own[0]) < 4<<10 {
+		copy(s.own[0], s.own[1])
+		return
+	}
+	e.mu.Unlock()
+	copy(s.own[0], s.own[1])
+	e.mu.Lock()
+}
+
+// nonblocking starts a nonblocking collective and hands back its request.
+// The control entry goes back to c's free list when the request's
+// completion is collected (Request.collect).
+func (c *Comm) nonblocking(what string, build func(s *schedule) error) (*Request, error) {
+	if err := c.check(what); err != nil {
+		return nil, err
+	}
 	e := c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	op := c.getOp()
+	if err := build(&op.s); err != nil {
+		c.putOp(op)
+		return nil, err
+	}
 	if e.fatal != nil {
+		c.putOp(op)
 		return nil, e.fatal
 	}
-	return e.startColl(c, s).req, nil
+	e.launch(c, op, false)
+	return op.req, nil
+}
+
+// recycleColl puts a nonblocking collective's entry back on its
+// communicator's free list once the user has collected its request.
+// Called with e.mu held.
+func (r *Request) recycleColl() {
+	op := r.coll
+	r.coll = nil
+	if op.c != nil {
+		op.c.putOp(op)
+	}
 }
 
 func wrapCollErr(what string, err error) error {

@@ -14,29 +14,135 @@ package mpi
 // A variable so the benchmarks can compare both algorithms at every size.
 var allreduceRingMin = 64 << 10
 
-func allreduceSchedule(s *schedule, rank, n int, in, out []byte, red reducer) {
-	if n == 1 {
-		s.local(func() { copy(out, in) })
-		return
-	}
-	if red.commutative && len(in) >= allreduceRingMin && len(in)/red.elem >= n {
-		ringAllreduce(s, rank, n, in, out, red)
-		return
-	}
-	if n&(n-1) == 0 && !noRecursiveDoubling {
-		doublingAllreduce(s, rank, n, in, out, red)
-		return
-	}
-	var rootOut []byte
-	if rank == 0 {
-		rootOut = out
-	}
-	reduceSchedule(s, rank, 0, n, in, rootOut, red)
-	bcastSchedule(s, bcastTree, rank, 0, n, out)
-}
+// allreduceHalvesMin: from this size a two-rank Allreduce exchanges halves
+// (allreduce halves below) instead of whole buffers. A variable so the
+// benchmarks can compare it with the alternatives at every size.
+var allreduceHalvesMin = 64 << 10
+
+// allreduceHalving: large commutative Allreduce on a power-of-two job is
+// recursive halving and doubling rather than the ring. At 4 ranks on 2
+// cores (osu_allreduce, 4 runs each) it took 920-1070 µs against the
+// ring's 1140-1420 at 1 MiB and 180-245 against 228-350 at 256 KiB; at 64
+// and 128 KiB the two were within noise, and below 64 KiB recursive
+// doubling beat it (4 KiB: 14 µs against 20). A variable so benchmarks and
+// tests can choose the ring.
+var allreduceHalving = true
 
 // noRecursiveDoubling lets the benchmarks compare doubling with the tree.
 var noRecursiveDoubling = false
+
+// allreduceSched chooses Allreduce's algorithm by job and message size:
+// two-rank halves, recursive halving, the ring, recursive doubling, or
+// reduce to rank 0 and broadcast.
+func allreduceSched(s *schedule, rank, n int, in, out []byte, red reducer) {
+	s.red = red
+	s.fitsSlot(len(in))
+	elems := len(in) / red.elem
+	switch {
+	case n == 1:
+		if !sameBuf(in, out) {
+			s.nextLocal()
+			s.copyStep(out, in)
+		}
+	case n == 2 && len(in) >= allreduceHalvesMin && elems >= 2:
+		halvesAllreduce(s, rank, in, out)
+	case red.commutative && len(in) >= allreduceRingMin && elems >= n && n&(n-1) == 0 && allreduceHalving:
+		halvingAllreduce(s, rank, n, in, out)
+	case red.commutative && len(in) >= allreduceRingMin && elems >= n:
+		ringAllreduce(s, rank, n, in, out)
+	case n&(n-1) == 0 && !noRecursiveDoubling:
+		doublingAllreduce(s, rank, n, in, out)
+	default:
+		var rootOut []byte
+		if rank == 0 {
+			rootOut = out
+		}
+		reduceSched(s, rank, 0, n, in, rootOut, red)
+		bcastSched(s, rank, 0, n, out)
+		s.fitsSlot(len(in))
+	}
+}
+
+// copyIn opens a local round copying in to out unless they are one buffer
+// (in place).
+func copyIn(s *schedule, in, out []byte) {
+	if !sameBuf(in, out) {
+		s.nextLocal()
+		s.copyStep(out, in)
+	}
+}
+
+// halves is a two-rank Allreduce in two steps: each rank sends the half
+// the other one owns and receives the other's copy of its own half,
+// reduces its half (once, on one rank, so both ranks end with the same
+// bits), and then the two swap their finished halves. Each rank moves one
+// buffer in total where recursive doubling moves a whole buffer and
+// reduces all of it on both ranks, and the ring does the same exchange in
+// the same two steps but with a copy of the whole input first.
+func halvesAllreduce(s *schedule, rank int, in, out []byte) {
+	red := &s.red
+	h := red.elem * (len(in) / red.elem / 2)
+	lo, hi := 0, h // this rank's half
+	olo, ohi := h, len(in)
+	if rank == 1 {
+		lo, hi, olo, ohi = h, len(in), 0, h
+	}
+	mine := out[lo:hi]
+	tmp := s.scratch(hi - lo)
+	// Rank 0's contribution is the lower operand: apply(in, inout)
+	// computes inout = in op inout.
+	if rank == 1 || red.commutative {
+		// mine = tmp op mine (rank 1), or mine op tmp (rank 0, equal
+		// for a commutative operator) without a copy back.
+		copyIn(s, in[lo:hi], mine)
+		s.exchange(1-rank, in[olo:ohi], 1-rank, tmp)
+		s.reduce(tmp, mine)
+	} else {
+		// Rank 0, non-commutative: tmp = in op tmp, then into place.
+		s.exchange(1-rank, in[olo:ohi], 1-rank, tmp)
+		s.reduce(in[lo:hi], tmp)
+		s.copyStep(mine, tmp)
+	}
+	s.exchange(1-rank, mine, 1-rank, out[olo:ohi])
+}
+
+// halving is Rabenseifner's Allreduce for a power-of-two n and a
+// commutative operator: a reduce-scatter by recursive halving (in the
+// step of mask m, partners rank and rank^m each keep one half of their
+// current range, send the other and reduce what comes back into the kept
+// half) and an allgather by recursive doubling that retraces the steps.
+// The same data as the ring, in 2 log2 n steps instead of 2(n-1). Each
+// block is finished on one rank and copied to the others, so every rank
+// ends with the same bits.
+func halvingAllreduce(s *schedule, rank, n int, in, out []byte) {
+	red := &s.red
+	copyIn(s, in, out)
+	// bounds: the partner's range (lo, hi in elements) of each step.
+	bounds := s.ints(2 * bitsOf(n))[:0]
+	elems := len(in) / red.elem
+	lo, hi := 0, elems
+	tmp := s.scratch(red.elem * (elems - elems/2))
+	for mask := n / 2; mask >= 1; mask >>= 1 {
+		partner := rank ^ mask
+		mid := lo + (hi-lo)/2
+		klo, khi, slo, shi := lo, mid, mid, hi
+		if rank&mask != 0 {
+			klo, khi, slo, shi = mid, hi, lo, mid
+		}
+		kept := out[red.elem*klo : red.elem*khi]
+		t := tmp[:len(kept)]
+		s.exchange(partner, out[red.elem*slo:red.elem*shi], partner, t)
+		s.reduce(t, kept)
+		bounds = append(bounds, slo, shi)
+		lo, hi = klo, khi
+	}
+	for mask, i := 1, len(bounds)-2; mask < n; mask, i = mask<<1, i-2 {
+		partner := rank ^ mask
+		plo, phi := bounds[i], bounds[i+1]
+		s.exchange(partner, out[red.elem*lo:red.elem*hi], partner, out[red.elem*plo:red.elem*phi])
+		lo, hi = min(lo, plo), max(hi, phi)
+	}
+}
 
 // doublingAllreduce is recursive doubling for a power-of-two n: in step k
 // partners rank and rank^k exchange their partial results and both compute
@@ -44,55 +150,48 @@ var noRecursiveDoubling = false
 // bit-identical (and a non-commutative operator keeps rank order: each
 // partial covers a contiguous block of ranks). log2 n steps instead of the
 // tree's 2 log2 n.
-func doublingAllreduce(s *schedule, rank, n int, in, out []byte, red reducer) {
-	if !sameBuf(in, out) {
-		copy(out, in)
-	}
-	tmp := make([]byte, len(out))
+func doublingAllreduce(s *schedule, rank, n int, in, out []byte) {
+	copyIn(s, in, out)
+	tmp := s.scratch(len(out))
 	for mask := 1; mask < n; mask <<= 1 {
 		partner := rank ^ mask
-		s.round(collRound{
-			sends: []collXfer{{peer: partner, buf: out}},
-			recvs: []collXfer{{peer: partner, buf: tmp}},
-			after: func() {
-				if partner < rank {
-					red.apply(tmp, out)
-					return
-				}
-				red.apply(out, tmp)
-				copy(out, tmp)
-			},
-		})
+		s.exchange(partner, out, partner, tmp)
+		if partner < rank {
+			s.reduce(tmp, out)
+		} else {
+			s.reduce(out, tmp)
+			s.copyStep(out, tmp)
+		}
 	}
 }
 
-// ringBlocks cuts len bytes of elem-byte elements into n blocks of whole
-// elements, as even as possible.
-func ringBlocks(length, elem, n int) []int {
+// ringBlocks cuts length bytes of elem-byte elements into n blocks of
+// whole elements, as even as possible: block j is [b[j], b[j+1]).
+func ringBlocks(b []int, length, elem, n int) []int {
 	m := length / elem
-	bounds := make([]int, n+1)
 	for j := 0; j <= n; j++ {
-		bounds[j] = elem * (j * m / n)
+		b[j] = elem * (j * m / n)
 	}
-	return bounds
+	return b
 }
 
-func ringAllreduce(s *schedule, rank, n int, in, out []byte, red reducer) {
-	b := ringBlocks(len(in), red.elem, n)
-	blk := func(j int) []byte { j = ((j % n) + n) % n; return out[b[j]:b[j+1]] }
+// ringAllreduce is a ring reduce-scatter (block rank+1 ends complete
+// here) and a ring allgather of the complete blocks.
+func ringAllreduce(s *schedule, rank, n int, in, out []byte) {
+	b := ringBlocks(s.ints(n+1), len(in), s.red.elem, n)
 	right, left := (rank+1)%n, (rank-1+n)%n
-	if !sameBuf(in, out) {
-		copy(out, in)
-	}
-	// Block rank+1 ends complete here.
-	ringReduceScatter(s, rank, n, out, b, 1, red)
-	// Allgather the complete blocks around the ring.
+	copyIn(s, in, out)
+	ringReduceScatter(s, rank, n, out, b, 1)
 	for step := 0; step < n-1; step++ {
-		s.round(collRound{
-			sends: []collXfer{{peer: right, buf: blk(rank + 1 - step)}},
-			recvs: []collXfer{{peer: left, buf: blk(rank - step)}},
-		})
+		s.exchange(right, ringBlk(out, b, rank+1-step), left, ringBlk(out, b, rank-step))
 	}
+}
+
+// ringBlk is block j (mod n) of work cut at bounds b.
+func ringBlk(work []byte, b []int, j int) []byte {
+	n := len(b) - 1
+	j = ((j % n) + n) % n
+	return work[b[j]:b[j+1]]
 }
 
 // ringReduceScatter reduces work (this rank's contribution, overwritten)
@@ -103,95 +202,100 @@ func ringAllreduce(s *schedule, rank, n int, in, out []byte, red reducer) {
 // block is combined on one rank at a time and in the same order whatever
 // rank ends with it, which keeps float results deterministic. Commutative
 // operators only: the ring does not combine in rank order.
-func ringReduceScatter(s *schedule, rank, n int, work []byte, b []int, shift int, red reducer) {
-	blk := func(j int) []byte { j = ((j % n) + n) % n; return work[b[j]:b[j+1]] }
+func ringReduceScatter(s *schedule, rank, n int, work []byte, b []int, shift int) {
 	right, left := (rank+1)%n, (rank-1+n)%n
 	largest := 0
 	for j := 0; j < n; j++ {
 		largest = max(largest, b[j+1]-b[j])
 	}
-	tmp := make([]byte, largest)
+	tmp := s.scratch(largest)
 	for step := 0; step < n-1; step++ {
-		dst := blk(rank - step + shift - 2)
+		dst := ringBlk(work, b, rank-step+shift-2)
 		t := tmp[:len(dst)]
-		s.round(collRound{
-			sends: []collXfer{{peer: right, buf: blk(rank - step + shift - 1)}},
-			recvs: []collXfer{{peer: left, buf: t}},
-			after: func() { red.apply(t, dst) },
-		})
+		s.exchange(right, ringBlk(work, b, rank-step+shift-1), left, t)
+		s.reduce(t, dst)
 	}
 }
 
-// scanSchedule is a recursive-doubling prefix reduction. partial covers the
+// scanSched is a recursive-doubling prefix reduction. partial covers the
 // window of ranks ending at this one; in round k it goes to rank+k and the
 // window of rank-k (just below ours) comes in and is combined as the lower
 // operand. incl gets the inclusive result (Scan), excl the exclusive one
 // (Exscan; untouched on rank 0).
-func scanSchedule(s *schedule, rank, n int, in, incl, excl []byte, red reducer) {
-	partial := make([]byte, len(in))
-	copy(partial, in)
+func scanSched(s *schedule, rank, n int, in, incl, excl []byte, red reducer) {
+	s.red = red
+	s.fitsSlot(len(in))
+	// partial covers the window of ranks ending here; in is not touched.
+	partial := s.scratch(len(in))
+	s.nextLocal()
+	s.copyStep(partial, in)
 	var ex []byte // reduction of the ranks below, once anything came in
 	if excl != nil {
-		ex = make([]byte, len(in))
+		ex = s.scratch(len(in))
 	}
 	haveEx := false
 	for k := 1; k < n; k <<= 1 {
-		var rd collRound
+		s.next()
 		if rank+k < n {
-			rd.sends = []collXfer{{peer: rank + k, buf: partial}}
+			s.send(rank+k, partial)
 		}
 		if rank-k >= 0 {
-			tmp := make([]byte, len(in))
-			rd.recvs = []collXfer{{peer: rank - k, buf: tmp}}
-			rd.after = func() {
-				if ex != nil {
-					if haveEx {
-						red.apply(tmp, ex)
-					} else {
-						copy(ex, tmp)
-						haveEx = true
-					}
+			tmp := s.scratch(len(in))
+			s.recv(rank-k, tmp)
+			if ex != nil {
+				if haveEx {
+					s.reduce(tmp, ex)
+				} else {
+					s.copyStep(ex, tmp)
+					haveEx = true
 				}
-				red.apply(tmp, partial)
 			}
+			s.reduce(tmp, partial)
 		}
-		s.round(rd)
 	}
-	s.local(func() {
-		if incl != nil {
-			copy(incl, partial)
-		}
-		if excl != nil && haveEx {
-			copy(excl, ex)
-		}
-	})
+	s.nextLocal()
+	if incl != nil {
+		s.copyStep(incl, partial)
+	}
+	if excl != nil && haveEx {
+		s.copyStep(excl, ex)
+	}
 }
 
-// reduceScatterSchedule leaves on each rank its block (counts, in bytes,
+// reduceScatterSched leaves on each rank its block (counts, in bytes,
 // in rank order) of the reduction. Large inputs with a commutative operator
 // go round the ring (each rank sends and receives (n-1)/n of the data);
 // otherwise the whole input is reduced to rank 0 (in rank order) and the
 // blocks scattered.
-func reduceScatterSchedule(s *schedule, rank, n int, in, out []byte, counts []int, red reducer) {
+func reduceScatterSched(s *schedule, rank, n int, in, out []byte, counts []int, red reducer) {
+	s.red = red
+	total := 0
+	for _, k := range counts {
+		total += k
+	}
+	s.fitsSlot(total) // MPI requires the same counts on every rank
 	if n > 1 && red.commutative && len(in) >= allreduceRingMin {
-		b := make([]int, n+1)
+		b := s.ints(n + 1)
 		for j, k := range counts {
 			b[j+1] = b[j] + k
 		}
-		work := make([]byte, len(in))
-		copy(work, in)
-		ringReduceScatter(s, rank, n, work, b, 0, red)
-		s.local(func() { copy(out, work[b[rank]:b[rank+1]]) })
+		work := s.scratch(len(in))
+		s.nextLocal()
+		s.copyStep(work, in)
+		ringReduceScatter(s, rank, n, work, b, 0)
+		s.nextLocal()
+		s.copyStep(out, work[b[rank]:b[rank+1]])
 		return
 	}
 	var full []byte
 	if rank == 0 {
-		full = make([]byte, len(in))
+		full = s.scratch(len(in))
 	}
-	reduceSchedule(s, rank, 0, n, in, full, red)
-	displs := make([]int, n)
+	reduceSched(s, rank, 0, n, in, full, red)
+	displs := s.ints(n)
 	for i := 1; i < n; i++ {
 		displs[i] = displs[i-1] + counts[i-1]
 	}
-	scattervSchedule(s, rank, 0, n, full, counts, displs, out[:counts[rank]])
+	scattervSched(s, rank, 0, n, full, counts, displs, out[:counts[rank]])
+	s.fitsSlot(total)
 }

@@ -233,3 +233,52 @@ func TestCollMedianTable(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCollForms compares a collective's three forms over the same
+// schedule: blocking, nonblocking waited on at once, and persistent
+// (bound once, Start and Wait per iteration).
+func BenchmarkCollForms(b *testing.B) {
+	for _, n := range []int{2, 4} {
+		for _, tc := range allocCases {
+			if tc.name != "Barrier" && tc.name != "Allreduce" && tc.name != "Bcast" {
+				continue
+			}
+			for _, form := range []string{"blocking", "nonblocking", "persistent"} {
+				b.Run(fmt.Sprintf("n=%d/%s/8/%s", n, tc.name, form), func(b *testing.B) {
+					bufs := make([]*allocBufs, n)
+					ps := make([]*Persistent, n)
+					for r := range bufs {
+						bufs[r] = &allocBufs{in: make([]byte, 8*n), out: make([]byte, 8*n), m: 8}
+					}
+					benchColl(b, n, func(c *Comm) error {
+						bb := bufs[c.Rank()]
+						switch form {
+						case "blocking":
+							return tc.block(c, bb, 0)
+						case "nonblocking":
+							r, err := tc.start(c, bb, 0)
+							if err != nil {
+								return err
+							}
+							_, err = r.Wait()
+							return err
+						}
+						p := ps[c.Rank()]
+						if p == nil {
+							var err error
+							if p, err = tc.init(c, bb, 0); err != nil {
+								return err
+							}
+							ps[c.Rank()] = p
+						}
+						if _, err := p.Start(); err != nil {
+							return err
+						}
+						_, err := p.Wait()
+						return err
+					})
+				})
+			}
+		}
+	}
+}

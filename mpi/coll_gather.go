@@ -6,83 +6,135 @@ package mpi
 // the sender's buffer to its place in the receiver's (no staging), and a
 // rank's own block is a local copy.
 
-// gathervSchedule: every rank sends its block to root, which receives each
+// gathervSched: every rank sends its block to root, which receives each
 // directly into place (counts and displs matter at root only).
-func gathervSchedule(s *schedule, rank, root, n int, send, recv []byte, counts, displs []int) {
+func gathervSched(s *schedule, rank, root, n int, send, recv []byte, counts, displs []int) {
+	s.next()
 	if rank != root {
-		s.round(collRound{sends: []collXfer{{peer: root, buf: send}}})
+		s.send(root, send)
 		return
 	}
-	var rd collRound
 	for i := range n {
 		if i != root {
-			rd.recvs = append(rd.recvs, collXfer{peer: i, buf: block(recv, counts, displs, i)})
+			s.recv(i, block(recv, counts, displs, i))
 		}
 	}
-	own := block(recv, counts, displs, root)
-	rd.after = func() { copy(own, send) }
-	s.round(rd)
+	if own := block(recv, counts, displs, root); !sameBuf(own, send) {
+		s.copyStep(own, send)
+	}
 }
 
-// scattervSchedule: root sends each rank its block.
-func scattervSchedule(s *schedule, rank, root, n int, send []byte, counts, displs []int, recv []byte) {
+// scattervSched: root sends each rank its block.
+func scattervSched(s *schedule, rank, root, n int, send []byte, counts, displs []int, recv []byte) {
+	s.next()
 	if rank != root {
-		s.round(collRound{recvs: []collXfer{{peer: root, buf: recv}}})
+		s.recv(root, recv)
 		return
 	}
-	var rd collRound
 	for k := 1; k < n; k++ {
 		i := (root + k) % n
-		rd.sends = append(rd.sends, collXfer{peer: i, buf: block(send, counts, displs, i)})
+		s.send(i, block(send, counts, displs, i))
 	}
-	own := block(send, counts, displs, root)
-	rd.after = func() { copy(recv, own) }
-	s.round(rd)
+	if own := block(send, counts, displs, root); !sameBuf(own, recv) {
+		s.copyStep(recv, own)
+	}
 }
 
-// allgathervSchedule is a ring: in step k each rank passes the block it got
-// in step k-1 (its own at first) to the right, so after n-1 steps every
-// block has been everywhere, each link carrying each block once.
-func allgathervSchedule(s *schedule, rank, n int, send, recv []byte, counts, displs []int) {
-	own := block(recv, counts, displs, rank)
-	if !sameBuf(send, own) {
-		// A round of its own rather than now: a persistent collective
-		// builds its schedule to check the arguments before any start.
-		s.local(func() { copy(own, send) })
+// allgathervSched: with direct, every rank sends its block to every other
+// in one round; otherwise a ring, in which in step k each rank passes the
+// block it got in step k-1 (its own at first) to the right, so after n-1
+// steps every block has been everywhere, each link carrying each block
+// once. The own block goes out from send, not from its place in recv, so
+// the own copy may overlap the messages (allgatherOverlapMin).
+func allgathervSched(s *schedule, rank, n int, send, recv []byte, counts, displs []int, direct bool) {
+	blk := func(j int) []byte {
+		if j == rank {
+			return send
+		}
+		return block(recv, counts, displs, j)
+	}
+	if own := block(recv, counts, displs, rank); !sameBuf(own, send) {
+		s.own = [2][]byte{own, send}
+	}
+	if n == 1 {
+		return
+	}
+	if direct {
+		s.next()
+		for k := 1; k < n; k++ {
+			from := (rank - k + n) % n
+			s.recv(from, blk(from))
+		}
+		for k := 1; k < n; k++ {
+			s.send((rank+k)%n, send)
+		}
+		return
 	}
 	right, left := (rank+1)%n, (rank-1+n)%n
 	for k := 0; k < n-1; k++ {
-		out := (rank - k + n) % n
-		in := (rank - k - 1 + n) % n
-		s.round(collRound{
-			sends: []collXfer{{peer: right, buf: block(recv, counts, displs, out)}},
-			recvs: []collXfer{{peer: left, buf: block(recv, counts, displs, in)}},
-		})
+		s.exchange(right, blk((rank-k+n)%n), left, blk((rank-k-1+n)%n))
 	}
 }
 
-// alltoallvSchedule posts every receive and every send in one round; the
-// sends start with the right neighbour and go round, so ranks do not all
-// send to rank 0 first.
-func alltoallvSchedule(s *schedule, rank, n int, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) {
-	var rd collRound
+// allgatherDirectMax: blocks up to this size are sent straight to every
+// rank in one round rather than passed round the ring in n-1. At 4 ranks
+// on 2 cores (osu_allgather, medians of 5) the one round took 2.7 µs
+// against the ring's 4.1 at 8 B, 33 against 51 at 64 KiB, 177 against
+// 231 at 256 KiB and tied at 1 MiB (943 against 1003); at 8 ranks it won
+// up to 256 KiB (840 against 1316 µs) and lost at 1 MiB (6.2 against
+// 5.3 ms), where every rank's buffer is read by all the others at once.
+// A variable so benchmarks and tests can move it.
+var allgatherDirectMax = 256 << 10
+
+// alltoallvSched posts every receive and every send in one round, sends
+// starting with the right neighbour and receives with the left, in the
+// order of increasing distance so that no rank is everyone's first
+// partner. The own block is the schedule's own copy. At 2 ranks this is a single
+// exchange with the partner. Pairwise exchange (n-1 rounds, one peer
+// each) lost to the one round at every size at 4 ranks on 2 cores
+// (osu_alltoall -i 100 -x 10, medians of 7: 8 B 4.5 against 2.7 µs, 1 KiB
+// 6.9 against 4.4, 1 MiB 1089 against 899), so it was not kept; every
+// rank posting all its messages at once lets whichever ranks the
+// scheduler runs make progress. Nor was routing through rank 0 (each rank
+// sends its whole buffer to 0, which regroups the blocks and sends each
+// rank its receive buffer: 2(n-1) messages instead of n(n-1), the trick
+// of the flat barrier): at 4 ranks on 2 cores it took 5.1 against 4.4 µs
+// at 8 B, 6.4 against 4.4 at 1 KiB and 19 against 8.4 at 8 KiB, rank 0's
+// serial regrouping and its two hops costing more than the messages
+// saved. Building it without closures or fresh slices
+// took osu_alltoall from 1.5 to 0.6-0.8 µs at 8 B on 2 ranks and from
+// 4.5-9 to 2.7-2.9 µs at 4 ranks on 2 cores.
+func alltoallvSched(s *schedule, rank, n int, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) {
+	if dst, src := block(recv, rcounts, rdispls, rank), block(send, scounts, sdispls, rank); !sameBuf(dst, src) {
+		s.own = [2][]byte{dst, src}
+	}
+	if n == 1 {
+		return
+	}
+	s.next()
 	for k := 1; k < n; k++ {
-		to, from := (rank+k)%n, (rank-k+n)%n
-		rd.recvs = append(rd.recvs, collXfer{peer: from, buf: block(recv, rcounts, rdispls, from)})
-		rd.sends = append(rd.sends, collXfer{peer: to, buf: block(send, scounts, sdispls, to)})
+		from := (rank - k + n) % n
+		s.recv(from, block(recv, rcounts, rdispls, from))
 	}
-	mine := block(send, scounts, sdispls, rank)
-	dst := block(recv, rcounts, rdispls, rank)
-	// The own block is copied first (the caller checked both lengths agree).
-	s.local(func() { copy(dst, mine) })
-	s.round(rd)
+	for k := 1; k < n; k++ {
+		to := (rank + k) % n
+		s.send(to, block(send, scounts, sdispls, to))
+	}
 }
 
-// uniform is counts and displacements of n blocks of m bytes in rank order.
-func uniform(n, m int) (counts, displs []int) {
-	counts, displs = make([]int, n), make([]int, n)
-	for i := range n {
-		counts[i], displs[i] = m, i*m
-	}
-	return counts, displs
-}
+// alltoallOverlapMin: from this block size a blocking Alltoall with a CPU
+// per rank copies its own block after starting the exchange instead of
+// before, so the copy overlaps the peers' reads of its send buffer. At 2
+// ranks (osu_alltoall, medians of 15) 1 MiB took 201 µs against 361 µs
+// copying first; 256 KiB tied (31 against 32 µs). Oversubscribed the copy
+// has no idle CPU to overlap with, and at 4 ranks on 2 cores 1 MiB came
+// out 2-6% slower, so there the copy stays first. A variable so benchmarks
+// can move it.
+var alltoallOverlapMin = 64 << 10
+
+// allgatherOverlapMin: from this block size a blocking Allgather with a
+// CPU per rank copies its own block into place after starting the
+// messages (which send it from the send buffer), as Alltoall does
+// (alltoallOverlapMin). At 2 ranks (osu_allgather, medians of 15) 1 MiB
+// took 168 against 193 µs and 256 KiB 28 against 31; 64 KiB tied.
+var allgatherOverlapMin = 64 << 10

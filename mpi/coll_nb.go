@@ -2,121 +2,137 @@
 
 package mpi
 
-// Nonblocking and persistent collectives. Each is the general schedule of
-// its blocking twin (coll_api.go) handed to the engine without waiting:
-// one algorithm per collective, whichever form starts it. Any number may be
-// outstanding on a communicator and they complete in any order; the engine
-// advances them in every MPI call, in Wait/Test, and from the progress
-// goroutine under HYMPI_ASYNC_PROGRESS=1.
+// Nonblocking and persistent collectives. Each runs the schedule its
+// blocking twin builds (coll_api.go): one algorithm per collective,
+// whichever form starts it. A nonblocking collective's control entry comes
+// from its communicator's free list and returns there when its request is
+// collected; a persistent one owns its entry, built once at Init, and each
+// Start launches it again over the same buffers, reading them afresh. Any
+// number may be outstanding on a communicator and they complete in any
+// order; the engine advances them in every MPI call, in Wait/Test, and
+// from the progress goroutine under HYMPI_ASYNC_PROGRESS=1.
+//
+// The Request of a nonblocking collective lives in its control entry, so
+// once Wait or Test has returned its completion it is spent for good, as
+// MPI_REQUEST_NULL is after MPI_Wait: a later collective may reuse it.
 
-// startSched starts the schedule build makes (with the operation's name)
-// and returns its request.
-func (c *Comm) startSched(what string, build func(string) (*schedule, error)) (*Request, error) {
-	s, err := build(what)
-	if err != nil {
-		return nil, err
-	}
-	return c.startNonblocking(s)
+// Ibarrier starts a barrier.
+func (c *Comm) Ibarrier() (*Request, error) {
+	return c.nonblocking("Ibarrier", c.barrierBuild)
+}
+
+// Ibcast starts a broadcast; buf must not be touched until it completes.
+func (c *Comm) Ibcast(buf []byte, root int) (*Request, error) {
+	return c.nonblocking("Ibcast", func(s *schedule) error { return c.bcastBuild(s, "Ibcast", buf, root) })
+}
+
+// Iallreduce starts an Allreduce.
+func (c *Comm) Iallreduce(send, recv []byte, dt Datatype, op Op) (*Request, error) {
+	return c.nonblocking("Iallreduce", func(s *schedule) error { return c.allreduceBuild(s, "Iallreduce", send, recv, dt, op) })
 }
 
 // Ireduce starts a reduction to root.
 func (c *Comm) Ireduce(send, recv []byte, dt Datatype, op Op, root int) (*Request, error) {
-	return c.startSched("Ireduce", func(w string) (*schedule, error) { return c.reduceSched(w, send, recv, dt, op, root) })
+	return c.nonblocking("Ireduce", func(s *schedule) error { return c.reduceBuild(s, "Ireduce", send, recv, dt, op, root) })
 }
 
 // Iscan starts an inclusive prefix reduction.
 func (c *Comm) Iscan(send, recv []byte, dt Datatype, op Op) (*Request, error) {
-	return c.startSched("Iscan", func(w string) (*schedule, error) { return c.scanSched(w, send, recv, dt, op, false) })
+	return c.nonblocking("Iscan", func(s *schedule) error { return c.scanBuild(s, "Iscan", send, recv, dt, op, false) })
 }
 
 // Iexscan starts an exclusive prefix reduction.
 func (c *Comm) Iexscan(send, recv []byte, dt Datatype, op Op) (*Request, error) {
-	return c.startSched("Iexscan", func(w string) (*schedule, error) { return c.scanSched(w, send, recv, dt, op, true) })
+	return c.nonblocking("Iexscan", func(s *schedule) error { return c.scanBuild(s, "Iexscan", send, recv, dt, op, true) })
 }
 
 // IreduceScatterBlock starts a ReduceScatterBlock.
 func (c *Comm) IreduceScatterBlock(send, recv []byte, dt Datatype, op Op) (*Request, error) {
-	return c.startSched("IreduceScatterBlock", func(w string) (*schedule, error) {
-		return c.reduceScatterBlockSched(w, send, recv, dt, op)
+	return c.nonblocking("IreduceScatterBlock", func(s *schedule) error {
+		return c.reduceScatterBlockBuild(s, "IreduceScatterBlock", send, recv, dt, op)
 	})
 }
 
 // IreduceScatter starts a ReduceScatter.
 func (c *Comm) IreduceScatter(send, recv []byte, counts []int, dt Datatype, op Op) (*Request, error) {
-	return c.startSched("IreduceScatter", func(w string) (*schedule, error) {
-		return c.reduceScatterSched(w, send, recv, counts, dt, op)
-	})
+	return c.nonblocking("IreduceScatter", func(s *schedule) error { return c.reduceScatterBuild(s, "IreduceScatter", send, recv, counts, dt, op) })
 }
 
 // Igather starts a Gather.
 func (c *Comm) Igather(send, recv []byte, root int) (*Request, error) {
-	return c.startSched("Igather", func(w string) (*schedule, error) { return c.gatherSched(w, send, recv, root) })
+	return c.nonblocking("Igather", func(s *schedule) error { return c.gatherBuild(s, "Igather", send, recv, root) })
 }
 
 // Igatherv starts a Gatherv.
 func (c *Comm) Igatherv(send, recv []byte, counts, displs []int, root int) (*Request, error) {
-	return c.startSched("Igatherv", func(w string) (*schedule, error) {
-		return c.gathervSched(w, send, recv, counts, displs, root)
-	})
+	return c.nonblocking("Igatherv", func(s *schedule) error { return c.gathervBuild(s, "Igatherv", send, recv, counts, displs, root) })
 }
 
 // Iscatter starts a Scatter.
 func (c *Comm) Iscatter(send, recv []byte, root int) (*Request, error) {
-	return c.startSched("Iscatter", func(w string) (*schedule, error) { return c.scatterSched(w, send, recv, root) })
+	return c.nonblocking("Iscatter", func(s *schedule) error { return c.scatterBuild(s, "Iscatter", send, recv, root) })
 }
 
 // Iscatterv starts a Scatterv.
 func (c *Comm) Iscatterv(send []byte, counts, displs []int, recv []byte, root int) (*Request, error) {
-	return c.startSched("Iscatterv", func(w string) (*schedule, error) {
-		return c.scattervSched(w, send, counts, displs, recv, root)
-	})
+	return c.nonblocking("Iscatterv", func(s *schedule) error { return c.scattervBuild(s, "Iscatterv", send, counts, displs, recv, root) })
 }
 
 // Iallgather starts an Allgather. send may be recv's own block (in place).
 func (c *Comm) Iallgather(send, recv []byte) (*Request, error) {
-	return c.startSched("Iallgather", func(w string) (*schedule, error) { return c.allgatherSched(w, send, recv) })
+	return c.nonblocking("Iallgather", func(s *schedule) error { return c.allgatherBuild(s, "Iallgather", send, recv) })
 }
 
 // Iallgatherv starts an Allgatherv.
 func (c *Comm) Iallgatherv(send, recv []byte, counts, displs []int) (*Request, error) {
-	return c.startSched("Iallgatherv", func(w string) (*schedule, error) {
-		return c.allgathervSched(w, send, recv, counts, displs)
-	})
+	return c.nonblocking("Iallgatherv", func(s *schedule) error { return c.allgathervBuild(s, "Iallgatherv", send, recv, counts, displs) })
 }
 
 // Ialltoall starts an Alltoall. send and recv may be the same slice (in
 // place).
 func (c *Comm) Ialltoall(send, recv []byte) (*Request, error) {
-	return c.startSched("Ialltoall", func(w string) (*schedule, error) { return c.alltoallSched(w, send, recv) })
+	return c.nonblocking("Ialltoall", func(s *schedule) error { return c.alltoallBuild(s, "Ialltoall", send, recv) })
 }
 
 // Ialltoallv starts an Alltoallv.
 func (c *Comm) Ialltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Request, error) {
-	return c.startSched("Ialltoallv", func(w string) (*schedule, error) {
-		return c.alltoallvSched(w, send, scounts, sdispls, recv, rcounts, rdispls)
+	return c.nonblocking("Ialltoallv", func(s *schedule) error {
+		return c.alltoallvBuild(s, "Ialltoallv", send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }
 
 // Persistent is a persistent collective (MPI 4.0's MPI_Barrier_init,
-// MPI_Bcast_init, ...): its arguments are bound once, and each Start runs
-// the collective again over the same buffers, reading them afresh. Every
-// rank must start its persistent collectives of a communicator in the same
-// order, as with any collective.
+// MPI_Bcast_init, ...): its arguments are bound and its schedule built
+// once, and each Start runs the collective again over the same buffers,
+// reading them afresh. Every rank must start its persistent collectives of
+// a communicator in the same order, as with any collective.
 type Persistent struct {
 	c     *Comm
 	what  string
-	build func(string) (*schedule, error)
+	op    *collOp
 	req   *Request // the run in progress, nil when inactive
 	freed bool
+	// rebuild, for a schedule built with closures (coll_legacy.go),
+	// builds it afresh for each Start.
+	rebuild func(string) (*schedule, error)
 }
 
-// persistent checks the arguments by building the schedule once (a build
-// only allocates and captures buffers, it moves no data) and binds them.
-func (c *Comm) persistent(what string, build func(string) (*schedule, error)) (*Persistent, error) {
-	if _, err := build(what); err != nil {
+// persist checks the arguments and builds the schedule (which moves no
+// data) into a control entry of its own.
+func (c *Comm) persist(what string, build func(s *schedule) error) (*Persistent, error) {
+	if err := c.check(what); err != nil {
 		return nil, err
 	}
-	return &Persistent{c: c, what: what, build: build}, nil
+	e := c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	op := c.getOp()
+	if err := build(&op.s); err != nil {
+		c.putOp(op)
+		return nil, err
+	}
+	op.persistent = true
+	return &Persistent{c: c, what: what, op: op}, nil
 }
 
 // Start runs the collective once more. The previous run must be complete.
@@ -127,16 +143,28 @@ func (p *Persistent) Start() (*Request, error) {
 	case p.active():
 		return nil, newErr(ErrRequest, p.what, "started again while active")
 	}
-	s, err := p.build(p.what)
-	if err != nil {
+	if err := p.c.checkLive(p.what); err != nil {
 		return nil, err
 	}
-	r, err := p.c.startNonblocking(s)
-	if err != nil {
-		return nil, err
+	var fresh *schedule
+	if p.rebuild != nil {
+		var err error
+		if fresh, err = p.rebuild(p.what); err != nil {
+			return nil, err
+		}
 	}
-	p.req = r
-	return r, nil
+	e := p.c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fatal != nil {
+		return nil, e.fatal
+	}
+	if fresh != nil {
+		p.op.s = *fresh
+	}
+	e.launch(p.c, p.op, false)
+	p.req = p.op.req
+	return p.req, nil
 }
 
 // active reports whether a run was started and its completion not yet
@@ -174,114 +202,99 @@ func (p *Persistent) Free() error {
 	if p.active() {
 		return newErr(ErrRequest, "Free", "persistent collective still active")
 	}
-	p.freed, p.req, p.build = true, nil, nil
+	e := p.c.e
+	e.mu.Lock()
+	p.op.persistent = false
+	p.c.putOp(p.op)
+	e.mu.Unlock()
+	p.freed, p.req, p.op, p.rebuild = true, nil, nil, nil
 	return nil
 }
 
 // BarrierInit binds a persistent barrier.
 func (c *Comm) BarrierInit() (*Persistent, error) {
-	return c.persistent("BarrierInit", func(w string) (*schedule, error) { return c.barrierSched(w) })
+	return c.persist("BarrierInit", c.barrierBuild)
 }
 
 // BcastInit binds a persistent broadcast.
 func (c *Comm) BcastInit(buf []byte, root int) (*Persistent, error) {
-	return c.persistent("BcastInit", func(w string) (*schedule, error) { return c.bcastSched(w, buf, root) })
-}
-
-// ReduceInit binds a persistent Reduce.
-func (c *Comm) ReduceInit(send, recv []byte, dt Datatype, op Op, root int) (*Persistent, error) {
-	return c.persistent("ReduceInit", func(w string) (*schedule, error) { return c.reduceSched(w, send, recv, dt, op, root) })
+	return c.persist("BcastInit", func(s *schedule) error { return c.bcastBuild(s, "BcastInit", buf, root) })
 }
 
 // AllreduceInit binds a persistent Allreduce.
 func (c *Comm) AllreduceInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
-	return c.persistent("AllreduceInit", func(w string) (*schedule, error) { return c.allreduceArgs(w, send, recv, dt, op) })
+	return c.persist("AllreduceInit", func(s *schedule) error { return c.allreduceBuild(s, "AllreduceInit", send, recv, dt, op) })
+}
+
+// ReduceInit binds a persistent Reduce.
+func (c *Comm) ReduceInit(send, recv []byte, dt Datatype, op Op, root int) (*Persistent, error) {
+	return c.persist("ReduceInit", func(s *schedule) error { return c.reduceBuild(s, "ReduceInit", send, recv, dt, op, root) })
 }
 
 // ScanInit binds a persistent Scan.
 func (c *Comm) ScanInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
-	return c.persistent("ScanInit", func(w string) (*schedule, error) { return c.scanSched(w, send, recv, dt, op, false) })
+	return c.persist("ScanInit", func(s *schedule) error { return c.scanBuild(s, "ScanInit", send, recv, dt, op, false) })
 }
 
 // ExscanInit binds a persistent Exscan.
 func (c *Comm) ExscanInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
-	return c.persistent("ExscanInit", func(w string) (*schedule, error) { return c.scanSched(w, send, recv, dt, op, true) })
+	return c.persist("ExscanInit", func(s *schedule) error { return c.scanBuild(s, "ExscanInit", send, recv, dt, op, true) })
 }
 
 // ReduceScatterBlockInit binds a persistent ReduceScatterBlock.
 func (c *Comm) ReduceScatterBlockInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
-	return c.persistent("ReduceScatterBlockInit", func(w string) (*schedule, error) {
-		return c.reduceScatterBlockSched(w, send, recv, dt, op)
+	return c.persist("ReduceScatterBlockInit", func(s *schedule) error {
+		return c.reduceScatterBlockBuild(s, "ReduceScatterBlockInit", send, recv, dt, op)
 	})
 }
 
 // ReduceScatterInit binds a persistent ReduceScatter.
 func (c *Comm) ReduceScatterInit(send, recv []byte, counts []int, dt Datatype, op Op) (*Persistent, error) {
-	counts = append([]int(nil), counts...)
-	return c.persistent("ReduceScatterInit", func(w string) (*schedule, error) {
-		return c.reduceScatterSched(w, send, recv, counts, dt, op)
+	return c.persist("ReduceScatterInit", func(s *schedule) error {
+		return c.reduceScatterBuild(s, "ReduceScatterInit", send, recv, counts, dt, op)
 	})
 }
 
 // GatherInit binds a persistent Gather.
 func (c *Comm) GatherInit(send, recv []byte, root int) (*Persistent, error) {
-	return c.persistent("GatherInit", func(w string) (*schedule, error) { return c.gatherSched(w, send, recv, root) })
+	return c.persist("GatherInit", func(s *schedule) error { return c.gatherBuild(s, "GatherInit", send, recv, root) })
 }
 
 // GathervInit binds a persistent Gatherv.
 func (c *Comm) GathervInit(send, recv []byte, counts, displs []int, root int) (*Persistent, error) {
-	counts, displs = clone(counts), clone(displs)
-	return c.persistent("GathervInit", func(w string) (*schedule, error) {
-		return c.gathervSched(w, send, recv, counts, displs, root)
-	})
+	return c.persist("GathervInit", func(s *schedule) error { return c.gathervBuild(s, "GathervInit", send, recv, counts, displs, root) })
 }
 
 // ScatterInit binds a persistent Scatter.
 func (c *Comm) ScatterInit(send, recv []byte, root int) (*Persistent, error) {
-	return c.persistent("ScatterInit", func(w string) (*schedule, error) { return c.scatterSched(w, send, recv, root) })
+	return c.persist("ScatterInit", func(s *schedule) error { return c.scatterBuild(s, "ScatterInit", send, recv, root) })
 }
 
 // ScattervInit binds a persistent Scatterv.
 func (c *Comm) ScattervInit(send []byte, counts, displs []int, recv []byte, root int) (*Persistent, error) {
-	counts, displs = clone(counts), clone(displs)
-	return c.persistent("ScattervInit", func(w string) (*schedule, error) {
-		return c.scattervSched(w, send, counts, displs, recv, root)
-	})
+	return c.persist("ScattervInit", func(s *schedule) error { return c.scattervBuild(s, "ScattervInit", send, counts, displs, recv, root) })
 }
 
 // AllgatherInit binds a persistent Allgather.
 func (c *Comm) AllgatherInit(send, recv []byte) (*Persistent, error) {
-	return c.persistent("AllgatherInit", func(w string) (*schedule, error) { return c.allgatherSched(w, send, recv) })
+	return c.persist("AllgatherInit", func(s *schedule) error { return c.allgatherBuild(s, "AllgatherInit", send, recv) })
 }
 
 // AllgathervInit binds a persistent Allgatherv.
 func (c *Comm) AllgathervInit(send, recv []byte, counts, displs []int) (*Persistent, error) {
-	counts, displs = clone(counts), clone(displs)
-	return c.persistent("AllgathervInit", func(w string) (*schedule, error) {
-		return c.allgathervSched(w, send, recv, counts, displs)
-	})
+	return c.persist("AllgathervInit", func(s *schedule) error { return c.allgathervBuild(s, "AllgathervInit", send, recv, counts, displs) })
 }
 
 // AlltoallInit binds a persistent Alltoall.
 func (c *Comm) AlltoallInit(send, recv []byte) (*Persistent, error) {
-	return c.persistent("AlltoallInit", func(w string) (*schedule, error) { return c.alltoallSched(w, send, recv) })
+	return c.persist("AlltoallInit", func(s *schedule) error { return c.alltoallBuild(s, "AlltoallInit", send, recv) })
 }
 
 // AlltoallvInit binds a persistent Alltoallv.
 func (c *Comm) AlltoallvInit(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Persistent, error) {
-	scounts, sdispls, rcounts, rdispls = clone(scounts), clone(sdispls), clone(rcounts), clone(rdispls)
-	return c.persistent("AlltoallvInit", func(w string) (*schedule, error) {
-		return c.alltoallvSched(w, send, scounts, sdispls, recv, rcounts, rdispls)
+	return c.persist("AlltoallvInit", func(s *schedule) error {
+		return c.alltoallvBuild(s, "AlltoallvInit", send, scounts, sdispls, recv, rcounts, rdispls)
 	})
-}
-
-// clone copies a count or displacement list the caller may change after
-// binding a persistent collective (nil stays nil: a non-root's lists).
-func clone(v []int) []int {
-	if v == nil {
-		return nil
-	}
-	return append([]int(nil), v...)
 }
 
 // IreduceSlice starts a reduction of send into root's recv.

@@ -31,7 +31,7 @@ func makeTree(shape treeShape, rank, root, n int) tree {
 }
 
 // makeTreeInto is makeTree with the children appended to kids[:0], so a
-// caller that keeps kids (coll_fast.go) builds trees without allocating.
+// schedule builds trees in its own scratch without allocating.
 func makeTreeInto(shape treeShape, rank, root, n int, kids []int) tree {
 	vr := (rank - root + n) % n
 	abs := func(v int) int { return (v + root) % n }
@@ -61,12 +61,61 @@ func makeTreeInto(shape treeShape, rank, root, n int, kids []int) tree {
 }
 
 // bcastTree is the shape broadcasts use (Allreduce's small-message tail
-// too). Barriers are dissemination (barrierSchedule): one round per bit of
+// too). Barriers are dissemination (barrierSched): one round per bit of
 // n with every rank busy, where a tree's gather-then-release needs twice
 // the depth.
 const bcastTree = binaryTree
 
-// bcastSchedule: receive the whole message from the parent, then send it
+// barrierSched is a dissemination barrier (in round k every rank
+// signals rank+2^k and hears from rank-2^k, so after ⌈log2 n⌉ rounds each
+// has heard, transitively, from all), or when the job is oversubscribed
+// (flat) and has more than 2 ranks, a gather and release through rank 0:
+// every rank signals 0, and 0, once it has heard from all, signals every
+// rank. (On 2 ranks that would be two hops in turn where dissemination is
+// one exchange.)
+//
+// Oversubscribed, who leaves the barrier first decides what the next
+// collective costs. The dissemination barrier lets every rank go in its
+// last round, in whatever order the scheduler runs them; the flat one lets
+// rank 0 go first, while the others still wait for its release, so a
+// following broadcast from 0 is already in their channels when they reach
+// it. At 4 ranks on 2 cores (osu_bcast, compare-coll) that took Bcast of
+// 8 B from 2.0 to 0.5 µs and of 1 KiB from 2.4 to 1.1 µs; with 3000 warm-up
+// iterations 8 B went from 1.0 to 0.37 µs and Bcast plus the barrier after
+// it from 3.65 to 3.4 µs. The barrier alone (osu_barrier) tied at 4 ranks
+// in compare-coll's 100 iterations (5.7 against 5.6 µs) and lost with 3000
+// warm-ups (3.0 against 2.65 µs); at 8 ranks it won both ways (7.3
+// against 10.9 µs warmed up, 14 against 18 in 100 iterations). An earlier
+// measurement (flat 10-12 µs against 7-10) ran while Go's sysmon was still
+// waking every ~95 µs after start (see oversubTimerSlack in hympirun). With
+// a CPU per rank the dissemination barrier stays: every rank spins, and
+// its log2 n rounds beat 0's n-1 receives and sends.
+func barrierSched(s *schedule, rank, n int, flat bool) {
+	s.fitsSlot(0)
+	if flat && n > 2 {
+		// Rank 0 hears from every other rank, then releases each.
+		s.next()
+		if rank != 0 {
+			s.send(0, nil)
+			s.next()
+			s.recv(0, nil)
+			return
+		}
+		for p := 1; p < n; p++ {
+			s.recv(p, nil)
+		}
+		s.next()
+		for p := 1; p < n; p++ {
+			s.send(p, nil)
+		}
+		return
+	}
+	for k := 1; k < n; k <<= 1 {
+		s.exchange((rank+k)%n, nil, (rank-k+n)%n, nil)
+	}
+}
+
+// bcastSched: receive the whole message from the parent, then send it
 // to the children. A message above the direct-copy threshold reaches each
 // child as one single-copy read of its parent's buffer. Pipelining the
 // message down the tree in segments was measured and lost at every size (at
@@ -78,28 +127,55 @@ const bcastTree = binaryTree
 // the root, each large message a direct-copy read of the root's memory):
 // at 2 ranks it is the same transfer, at 4 ranks on 2 cores it lost to the
 // tree (1 MiB: 374 µs against 208 µs), the root's memory bus and CPU
-// serving every reader at once. Measured again with the allocation-free
-// blocking path (coll_fast.go) it won at 4 ranks from 64 KiB, so blocking
-// broadcasts of up to 4 ranks use it there; this schedule (Ibcast) keeps
-// the tree.
-func bcastSchedule(s *schedule, shape treeShape, rank, root, n int, buf []byte) {
+// serving every reader at once. Measured again once schedules stopped
+// allocating, it won at 4 ranks from 64 KiB (bcastFlatMin).
+func bcastSched(s *schedule, rank, root, n int, buf []byte) {
+	s.fitsSlot(len(buf))
 	if n == 1 {
 		return
 	}
-	t := makeTree(shape, rank, root, n)
+	if n <= bcastFlatRanks && len(buf) >= bcastFlatMin {
+		s.next()
+		if rank != root {
+			s.recv(root, buf)
+			return
+		}
+		for p := range n {
+			if p != root {
+				s.send(p, buf)
+			}
+		}
+		return
+	}
+	t := makeTreeInto(bcastTree, rank, root, n, s.ints(2))
 	if t.parent >= 0 {
-		s.round(collRound{recvs: []collXfer{{peer: t.parent, buf: buf}}})
+		s.next()
+		s.recv(t.parent, buf)
 	}
 	if len(t.children) > 0 {
-		sends := make([]collXfer, len(t.children))
-		for i, ch := range t.children {
-			sends[i] = collXfer{peer: ch, buf: buf}
+		s.next()
+		for _, ch := range t.children {
+			s.send(ch, buf)
 		}
-		s.round(collRound{sends: sends})
 	}
 }
 
-// reduceSchedule combines every rank's in into out at root, over a binomial
+// A blocking broadcast of at least bcastFlatMin bytes on at most
+// bcastFlatRanks ranks is flat: the root sends to every rank, each large
+// message a single-copy read of the root's buffer, instead of the binary
+// tree's two hops. At 4 ranks on 2 cores (osu_bcast, this fast path) flat
+// took 9 µs against the tree's 16-17 µs at 64 KiB and 117-210 µs against
+// 220-270 µs at 1 MiB; from 2 to 32 KiB the two were within noise, and
+// below that the tree's smaller fan-out at the root was no worse. Larger
+// jobs keep the tree, where the root's memory would serve every reader at
+// once (the loss coll_tree.go records); they were not measured here.
+// Variables so benchmarks can move them.
+var (
+	bcastFlatMin   = 64 << 10
+	bcastFlatRanks = 4
+)
+
+// reduceSched combines every rank's in into out at root, over a binomial
 // tree. A non-commutative operator needs rank order, which the binomial
 // tree gives only when relative and real ranks agree: then the tree is
 // rooted at 0 and the result forwarded to root. in is this rank's
@@ -110,52 +186,63 @@ func bcastSchedule(s *schedule, shape treeShape, rank, root, n int, buf []byte) 
 // tied with the tree (1 MiB: 0.79-0.83 ms against 0.62-0.90 ms), at 4 ranks
 // on 2 cores it lost by 2× (1 MiB: 2.3-2.8 ms against 1.2-1.3 ms), its
 // 2(n-1) synchronised steps costing a context switch each.
-func reduceSchedule(s *schedule, rank, root, n int, in, out []byte, red reducer) {
+func reduceSched(s *schedule, rank, root, n int, in, out []byte, red reducer) {
+	s.red = red
+	if n == 1 {
+		if !sameBuf(in, out) {
+			s.nextLocal()
+			s.copyStep(out, in)
+		}
+		return
+	}
 	treeRoot := root
 	if !red.commutative {
 		treeRoot = 0
 	}
-	t := makeTree(binomialTree, rank, treeRoot, n)
-	acc := make([]byte, len(in))
-	copy(acc, in)
+	t := makeTreeInto(binomialTree, rank, treeRoot, n, s.ints(bitsOf(n)))
+	acc := in
 	if len(t.children) > 0 {
-		tmps := make([][]byte, len(t.children))
-		var recvs []collXfer
+		acc = s.scratch(len(in))
+		s.nextLocal()
+		s.copyStep(acc, in)
+		s.next()
+		tmps := s.scratch(len(in) * len(t.children))
 		for i, ch := range t.children {
-			tmps[i] = make([]byte, len(in))
-			recvs = append(recvs, collXfer{peer: ch, buf: tmps[i]})
+			s.recv(ch, tmps[i*len(in):(i+1)*len(in)])
 		}
-		s.round(collRound{recvs: recvs, after: func() {
-			// Children in increasing relative rank: acc covers the
-			// ranks just below each child's subtree, so it is the
-			// lower operand.
-			for _, tmp := range tmps {
-				red.apply(acc, tmp)
-				copy(acc, tmp)
-			}
-		}})
+		// Children in increasing relative rank: acc covers the ranks
+		// just below each child's subtree, so it is the lower operand.
+		for i := range t.children {
+			tmp := tmps[i*len(in) : (i+1)*len(in)]
+			s.reduce(acc, tmp)
+			s.copyStep(acc, tmp)
+		}
 	}
 	switch {
 	case t.parent >= 0:
-		s.round(collRound{sends: []collXfer{{peer: t.parent, buf: acc}}})
+		s.next()
+		s.send(t.parent, acc)
 	case rank == root:
-		s.local(func() { copy(out, acc) })
+		if !sameBuf(acc, out) {
+			s.nextLocal()
+			s.copyStep(out, acc)
+		}
 	default: // the tree's root, forwarding to the real one
-		s.round(collRound{sends: []collXfer{{peer: root, buf: acc}}})
+		s.next()
+		s.send(root, acc)
 	}
 	if rank == root && treeRoot != root {
-		s.round(collRound{recvs: []collXfer{{peer: treeRoot, buf: out}}})
+		s.next()
+		s.recv(treeRoot, out)
 	}
 }
 
-// barrierSchedule is a dissemination barrier on the collective context: in
-// round k every rank signals rank+2^k and hears from rank-2^k, so after
-// ⌈log2 n⌉ rounds each has heard, transitively, from all.
-func barrierSchedule(s *schedule, rank, n int) {
+// bitsOf is the number of bits of n-1: the rounds of a dissemination or a
+// binomial tree of n ranks.
+func bitsOf(n int) int {
+	b := 0
 	for k := 1; k < n; k <<= 1 {
-		s.round(collRound{
-			sends: []collXfer{{peer: (rank + k) % n}},
-			recvs: []collXfer{{peer: (rank - k + n) % n}},
-		})
+		b++
 	}
+	return b
 }

@@ -38,9 +38,9 @@ type Comm struct {
 	// tag bits that keep them apart from the parent's own collectives.
 	collSeq uint32
 	tagBase int
-	// fast is the scratch state blocking Barrier, Bcast and Allreduce
-	// reuse from call to call (coll_fast.go); guarded by e.mu.
-	fast *collFast
+	// collFree holds finished collective control entries for reuse
+	// (coll.go); guarded by e.mu.
+	collFree []*collOp
 	// private communicators belong to engines outside Init/Finalize
 	// (calibration) and are usable regardless of the process's MPI state.
 	private bool

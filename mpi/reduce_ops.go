@@ -21,7 +21,7 @@ type OpFunc func(in, inout []byte, dt Datatype)
 // reducer is a resolved operator: apply computes inout = in op inout over
 // whole elements, where in holds the lower-ranked operand. A value, not a
 // closure: resolving an operator allocates nothing, so a blocking
-// collective can run without touching the heap (coll_fast.go).
+// collective can run without touching the heap (coll_sched.go).
 type reducer struct {
 	kernel      func(in, inout []byte) // predefined operator, from kernels
 	user        OpFunc                 // user operator (kernel is nil)

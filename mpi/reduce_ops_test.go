@@ -143,7 +143,7 @@ func TestUserOps(t *testing.T) {
 
 func TestRingBlocks(t *testing.T) {
 	for _, tc := range []struct{ length, elem, n int }{{0, 8, 3}, {24, 8, 3}, {80, 8, 3}, {7, 1, 8}, {1 << 20, 4, 5}} {
-		b := ringBlocks(tc.length, tc.elem, tc.n)
+		b := ringBlocks(make([]int, tc.n+1), tc.length, tc.elem, tc.n)
 		if b[0] != 0 || b[tc.n] != tc.length/tc.elem*tc.elem {
 			t.Errorf("%+v: bounds %v", tc, b)
 		}

@@ -64,6 +64,9 @@ type Request struct {
 	// a join, how many requests (and holds) it still waits for.
 	parent  *Request
 	pending int
+	// coll: a nonblocking collective's control entry, recycled once the
+	// completion is collected (coll.go).
+	coll *collOp
 	// cancelAsked: a KindCancel for this send awaits its reply (cancel.go).
 	cancelAsked bool
 }
@@ -97,6 +100,9 @@ func (r *Request) collect() (Status, error) {
 	r.spent = true
 	st, err := r.status, r.err
 	r.buf, r.sbuf, r.comm = nil, nil, nil
+	if r.coll != nil {
+		r.recycleColl()
+	}
 	return st, err
 }
 

@@ -12,8 +12,9 @@ import (
 )
 
 // Nonblocking (MPI_I*) and persistent (MPI_*_init) collectives. Both run
-// the engine's general schedule of the collective (mpi/coll_nb.go); a
-// persistent request is an mpi.Persistent that each MPI_Start runs again.
+// the same schedule as the blocking collective (mpi/coll_nb.go); a
+// persistent request is an mpi.Persistent, built once, that each
+// MPI_Start runs again.
 
 // collBinding is what a C collective request keeps past the call.
 type collBinding struct {
