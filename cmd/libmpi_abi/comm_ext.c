@@ -129,31 +129,51 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
-/* The duplicate is made at once (it is collective like a barrier, and
- * every member calls it); the request is already complete. */
+HC_HIDDEN int hc_comm_reserve(void);
+HC_HIDDEN void hc_comm_release(int i);
+HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh);
+HC_HIDDEN int hc_comm_copy_attrs(int from, int to);
+HC_HIDDEN int hc_comm_copy_topo(int from, int to);
+
+/* The new communicator's handle, attributes, topology and hints exist when
+ * the call returns (its group is the parent's); its context is agreed
+ * through progress, and the engine refuses nothing on it, so a program
+ * that uses it before the request completes is erroneous, as MPI says.
+ * with_info: MPI_Comm_idup_with_info's hints replace the parent's. */
+static int hc_idup(MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request, const char *fn)
+{
+	HC_GUARD(fn);
+	int ci = hc_comm_index(comm);
+	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
+	HC_CHECK_INFO(ci, info, fn);
+	HC_CHECK_PTR(ci, newcomm, fn);
+	HC_CHECK_PTR(ci, request, fn);
+	int ni = hc_comm_reserve();
+	if (ni < 0) return hc_error(ci, MPI_ERR_INTERN, fn);
+	int rank, size;
+	int rc = hympi_go_comm_idup(ci, ni, &rank, &size, (intptr_t *)request);
+	if (rc) {
+		hc_comm_release(ni);
+		*newcomm = MPI_COMM_NULL;
+		return hc_error(ci, rc, fn);
+	}
+	hc_comm_publish(ni, rank, size, hc_comms[ci].eh);
+	*newcomm = (MPI_Comm)hc_make(HK_COMM, ni);
+	rc = hc_comm_copy_attrs(ci, ni);
+	if (!rc) rc = hc_comm_copy_topo(ci, ni);
+	if (!rc) rc = hc_comm_info_copy(ci, ni);
+	if (!rc && with_info) rc = hc_comm_set_hints(ni, info);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-	int ci = hc_comm_index(comm);
-	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_idup");
-	HC_CHECK_PTR(ci, newcomm, "MPI_Comm_idup");
-	HC_CHECK_PTR(ci, request, "MPI_Comm_idup");
-	int rc = PMPI_Comm_dup(comm, newcomm);
-	if (rc) return rc;
-	rc = hympi_go_done_request((intptr_t *)request);
-	return rc ? hc_error(ci, rc, "MPI_Comm_idup") : MPI_SUCCESS;
+	return hc_idup(comm, 0, MPI_INFO_NULL, newcomm, request, "MPI_Comm_idup");
 }
 
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
-	int ci = hc_comm_index(comm);
-	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_idup_with_info");
-	HC_CHECK_INFO(ci, info, "MPI_Comm_idup_with_info");
-	HC_CHECK_PTR(ci, newcomm, "MPI_Comm_idup_with_info");
-	HC_CHECK_PTR(ci, request, "MPI_Comm_idup_with_info");
-	int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
-	if (rc) return rc;
-	rc = hympi_go_done_request((intptr_t *)request);
-	return rc ? hc_error(ci, rc, "MPI_Comm_idup_with_info") : MPI_SUCCESS;
+	return hc_idup(comm, 1, info, newcomm, request, "MPI_Comm_idup_with_info");
 }
 
 /* ---- split by type ---------------------------------------------------- */
@@ -249,10 +269,6 @@ static int hc_tag_hash(const char *s)
 	for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
 	return (int)(h & 0x7fffffff);
 }
-
-HC_HIDDEN int hc_comm_reserve(void);
-HC_HIDDEN void hc_comm_release(int i);
-HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh);
 
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
 				MPI_Comm *newcomm)

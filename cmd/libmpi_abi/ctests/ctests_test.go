@@ -181,6 +181,7 @@ func TestCPrograms(t *testing.T) {
 		{"bsend_ext", []int{1, 2, 3}, true},
 		{"file_errh", []int{1}, false},
 		{"finalized", []int{1, 2}, true},
+		{"idup", []int{1, 2, 4}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
