@@ -123,7 +123,24 @@ func (c *Comm) checkSubgroup(op string, g *Group) error {
 
 // Create is the communicator of the members of g (collective over c);
 // non-members get (nil, nil).
+//
+// On an intercommunicator each side passes a subgroup of its local group,
+// and the members get the intercommunicator between the two subgroups,
+// ranked as in g: a Split with the members' color and their rank in g as
+// key. A member whose other side chose no process gets (nil, nil), as in
+// MPICH.
 func (c *Comm) Create(g *Group) (*Comm, error) {
+	if c != nil && c.inter != nil && !c.freed {
+		if err := c.inter.local.checkSubgroup("Create", g); err != nil {
+			return nil, err
+		}
+		me := g.indexOf(c.worldOf(c.rank))
+		color := 0
+		if me == Undefined {
+			color = Undefined
+		}
+		return c.interSplit(color, me)
+	}
 	if err := c.check("Create"); err != nil {
 		return nil, err
 	}

@@ -182,6 +182,7 @@ func TestCPrograms(t *testing.T) {
 		{"file_errh", []int{1}, false},
 		{"finalized", []int{1, 2}, true},
 		{"idup", []int{1, 2, 4}, true},
+		{"intercomm_create", []int{1, 2, 5}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
