@@ -72,7 +72,16 @@ int hc_comm_info_copy(int from, int to)
 	return PMPI_Info_dup(hc_comms[from].info, &hc_comms[to].info);
 }
 
-/* hc_comm_set_hints replaces ci's hints by a copy of info. */
+/* hc_hint_known: the hints a communicator keeps. MPI_Comm_get_info returns
+ * only hints the implementation does not ignore (MPI 4.1 §7.4.4); hympi
+ * keeps the standard's reserved mpi_* keys and its own hympi_* ones, and
+ * drops the rest, as MPICH does (its test comm/comm_info checks). */
+static int hc_hint_known(const char *key)
+{
+	return strncmp(key, "mpi_", 4) == 0 || strncmp(key, "hympi_", 6) == 0;
+}
+
+/* hc_comm_set_hints replaces ci's hints by a copy of info's known ones. */
 static int hc_comm_set_hints(int ci, MPI_Info info)
 {
 	if (info == MPI_INFO_NULL) {
@@ -82,6 +91,12 @@ static int hc_comm_set_hints(int ci, MPI_Info info)
 	MPI_Info copy;
 	int rc = PMPI_Info_dup(info, &copy);
 	if (rc) return rc;
+	int n = 0;
+	PMPI_Info_get_nkeys(copy, &n);
+	for (int i = n - 1; i >= 0; i--) { /* backwards: deleting renumbers the later keys */
+		char key[MPI_MAX_INFO_KEY + 1];
+		if (PMPI_Info_get_nthkey(copy, i, key) == MPI_SUCCESS && !hc_hint_known(key)) PMPI_Info_delete(copy, key);
+	}
 	hc_comm_info_free(ci);
 	hc_comms[ci].info = copy;
 	return MPI_SUCCESS;
@@ -253,8 +268,13 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 	int ni = hc_comm_index(*newcomm);
 	if (split_type == MPI_COMM_TYPE_HW_GUIDED)
 		rc = hc_comm_set_hint(ni, "mpi_hw_resource_type", level == HW_LEVELS ? "mpi_shared_memory" : v);
-	else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED)
+	else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
 		rc = hc_comm_set_hint(ni, "mpi_hw_resource_type", hc_hw_name(level));
+		/* The caller's info learns the level too, as in MPICH (its test
+		 * comm/cmsplit_type reads it back). */
+		if (!rc && info != MPI_INFO_NULL && info != MPI_INFO_ENV)
+			rc = PMPI_Info_set(info, "mpi_hw_resource_type", hc_hw_name(level));
+	}
 	else if (split_type == MPI_COMM_TYPE_RESOURCE_GUIDED)
 		rc = hc_comm_set_hint(ni, "mpi_pset_name", v);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;

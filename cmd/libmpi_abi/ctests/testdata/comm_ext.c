@@ -83,6 +83,18 @@ int main(int argc, char **argv)
 		MPI_Comm_free(&c);
 	}
 	if (size == 1) CHECK(c == MPI_COMM_NULL);
+	/* With an info, the level is also set in it (as MPICH does). */
+	MPI_Info hw;
+	MPI_Info_create(&hw);
+	CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, hw, &c));
+	if (c != MPI_COMM_NULL) {
+		char lv[MPI_MAX_INFO_VAL];
+		int lflag = 0;
+		MPI_Info_get(hw, "mpi_hw_resource_type", sizeof lv - 1, lv, &lflag);
+		CHECK(lflag && lv[0] && info_is(c, "mpi_hw_resource_type", lv));
+		MPI_Comm_free(&c);
+	}
+	MPI_Info_free(&hw);
 	/* RESOURCE_GUIDED with the two process sets; anything else: NULL. */
 	MPI_Info_set(info, "mpi_pset_name", "mpi://WORLD");
 	CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, info, &c));
@@ -110,6 +122,12 @@ int main(int argc, char **argv)
 	CHECK_RC(MPI_Comm_set_info(c, info));
 	CHECK(info_is(c, "hympi_test_hint", "no"));
 	CHECK(!info_is(MPI_COMM_WORLD, "hympi_test_hint", NULL));
+	/* Hints hympi does not know are ignored, so not returned (MPICH too). */
+	MPI_Info_set(info, "no_such_hint", "1");
+	CHECK_RC(MPI_Comm_set_info(c, info));
+	CHECK(!info_is(c, "no_such_hint", NULL));
+	CHECK(info_is(c, "hympi_test_hint", "no"));
+	MPI_Info_delete(info, "no_such_hint");
 	MPI_Request rq;
 	CHECK_RC(MPI_Comm_idup_with_info(c, info, &d, &rq));
 	CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
