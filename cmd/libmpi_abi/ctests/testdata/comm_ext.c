@@ -286,6 +286,11 @@ int main(int argc, char **argv)
 		CHECK(s[0] == left && dd[0] == right);
 		CHECK(MPI_Graphdims_get(dg, &in, &out) == MPI_ERR_TOPOLOGY);
 		MPI_Comm_free(&dg);
+		/* No edge anywhere: MPI_UNWEIGHTED still makes it unweighted. */
+		CHECK_RC(MPI_Dist_graph_create(MPI_COMM_WORLD, 0, NULL, NULL, NULL, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dg));
+		CHECK_RC(MPI_Dist_graph_neighbors_count(dg, &in, &out, &w));
+		CHECK(in == 0 && out == 0 && !w);
+		MPI_Comm_free(&dg);
 		/* No edges at all. */
 		CHECK_RC(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, MPI_WEIGHTS_EMPTY, 0, NULL, MPI_WEIGHTS_EMPTY,
 						       MPI_INFO_NULL, 0, &dg));

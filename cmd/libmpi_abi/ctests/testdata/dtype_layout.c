@@ -373,6 +373,15 @@ int main(int argc, char **argv)
 	}
 
 	MPI_Finalize();
+	/* Synonym handles are named by their older names, as in MPICH. */
+	{
+		char nm[MPI_MAX_OBJECT_NAME];
+		int nl;
+		CHECK_RC(MPI_Type_get_name(MPI_LONG_LONG_INT, nm, &nl));
+		CHECK(strcmp(nm, "MPI_LONG_LONG_INT") == 0 && nl == 17);
+		CHECK_RC(MPI_Type_get_name(MPI_C_COMPLEX, nm, &nl));
+		CHECK(strcmp(nm, "MPI_C_COMPLEX") == 0);
+	}
 	report_ok();
 	return 0;
 }
