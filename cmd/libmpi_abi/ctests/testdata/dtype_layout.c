@@ -372,7 +372,6 @@ int main(int argc, char **argv)
 		free(many);
 	}
 
-	MPI_Finalize();
 	/* Synonym handles are named by their older names, as in MPICH. */
 	{
 		char nm[MPI_MAX_OBJECT_NAME];
@@ -383,5 +382,6 @@ int main(int argc, char **argv)
 		CHECK(strcmp(nm, "MPI_C_COMPLEX") == 0);
 	}
 	report_ok();
+	MPI_Finalize();
 	return 0;
 }
