@@ -787,7 +787,14 @@ int PMPI_Comm_free_keyval(int *keyval)
 {
 	HC_CHECK_PTR(-1, keyval, "MPI_Comm_free_keyval");
 	hc_ckv *k = hc_keyval(*keyval);
-	if (!k || !k->live) return hc_error(0, MPI_ERR_KEYVAL, "MPI_Comm_free_keyval");
+	if (!k) return hc_error(0, MPI_ERR_KEYVAL, "MPI_Comm_free_keyval");
+	if (!k->live) {
+		/* Freed already, through a copy of the handle, and still held by
+		 * attributes: MPICH and Open MPI both return success here (MPICH's
+		 * attr/keyval_double_free tests it); it releases nothing more. */
+		*keyval = MPI_KEYVAL_INVALID;
+		return MPI_SUCCESS;
+	}
 	/* Attributes already set keep their callbacks until deleted. */
 	k->live = 0;
 	hc_keyval_unref(*keyval);

@@ -10,6 +10,20 @@
 #pragma GCC diagnostic ignored "-Warray-bounds"
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 
+static int deletes;
+static int count_delete(MPI_Comm c, int k, void *v, void *x)
+{
+	(void)c, (void)k, (void)v, (void)x;
+	deletes++;
+	return MPI_SUCCESS;
+}
+static int count_type_delete(MPI_Datatype t, int k, void *v, void *x)
+{
+	(void)t, (void)k, (void)v, (void)x;
+	deletes++;
+	return MPI_SUCCESS;
+}
+
 static int info_is(MPI_Comm c, const char *key, const char *want)
 {
 	MPI_Info info;
@@ -330,6 +344,33 @@ int main(int argc, char **argv)
 	}
 
 	MPI_Barrier(MPI_COMM_WORLD);
+	/* A keyval freed twice through two copies of its handle while an
+	 * attribute still holds it: the second free succeeds and releases
+	 * nothing (MPICH and Open MPI alike); the attribute's delete callback
+	 * still runs once, when the attribute goes. */
+	{
+		int kv, kv2, tkv, tkv2;
+		MPI_Comm cd;
+		MPI_Datatype td;
+		CHECK_RC(MPI_Comm_dup(MPI_COMM_SELF, &cd));
+		CHECK_RC(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, count_delete, &kv, NULL));
+		kv2 = kv;
+		CHECK_RC(MPI_Comm_set_attr(cd, kv, NULL));
+		CHECK_RC(MPI_Comm_free_keyval(&kv));
+		CHECK(kv == MPI_KEYVAL_INVALID);
+		CHECK_RC(MPI_Comm_free_keyval(&kv2));
+		deletes = 0;
+		CHECK_RC(MPI_Comm_free(&cd));
+		CHECK(deletes == 1);
+		CHECK_RC(MPI_Type_dup(MPI_INT, &td));
+		CHECK_RC(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, count_type_delete, &tkv, NULL));
+		tkv2 = tkv;
+		CHECK_RC(MPI_Type_set_attr(td, tkv, NULL));
+		CHECK_RC(MPI_Type_free_keyval(&tkv));
+		CHECK_RC(MPI_Type_free_keyval(&tkv2));
+		CHECK_RC(MPI_Type_free(&td));
+		CHECK(deletes == 2);
+	}
 	report_ok();
 	MPI_Finalize();
 	return 0;
