@@ -20,6 +20,9 @@
 #   make bench-modes   HYMPI_DIRECT=off/auto/always tables, reuse and fresh buffers (REPS, WITH_OMPI=1)
 #   make soak          8 ranks of random, fully checked traffic in every HYMPI_DIRECT mode, async progress
 #                      and HYMPI_CHECKSUM, DURATION each (default 1m; SEED=N replays a plan)
+#   make mpich-testsuite  MPICH's own test suite (test/mpi of Debian's mpich source, fetched with
+#                      apt-get source; needs the network), built with hympicc, run with hympirun:
+#                      a pass table per directory (MPICH_TESTS=dir to use an unpacked test/mpi)
 #   make chaos         the soak's traffic with faults and hostile writes injected (RUNS, SEED)
 
 GO       ?= go
@@ -39,7 +42,7 @@ BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_gather osu_scatter osu_allgather osu_alltoall osu_rma osu_colls scale
 WITH_OMPI ?= 0
 
-.PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test test-big bench-scale vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-callgrind bench-modes bench-skew soak chaos clean
+.PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test test-big bench-scale vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-callgrind bench-modes bench-skew soak chaos mpich-testsuite clean
 
 all: build
 
@@ -199,6 +202,14 @@ fuzz:
 	$(GO) test ./skew/ -run '^$$' -fuzz '^FuzzObserve$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./topology/ -run '^$$' -fuzz '^FuzzParseCPUList$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/config/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+
+# Not part of make test: it downloads the MPICH source. dpkg-dev provides
+# apt-get source; the source list is private to the script (no deb-src
+# line is needed on the machine).
+MPICH_TESTS ?=
+mpich-testsuite: build
+	@command -v dpkg-source >/dev/null || { apt-get install -y -qq dpkg-dev || { apt-get update -qq && apt-get install -y -qq dpkg-dev; }; } >/dev/null
+	BIN=$(BIN) bash bench/thirdparty/mpich_testsuite.sh $(MPICH_TESTS)
 
 demo: build
 	$(BIN)/hympirun -n 2 $(BIN)/osu_latency -m 0:65536

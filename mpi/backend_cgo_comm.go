@@ -29,6 +29,20 @@ func (c *Comm) Dup() (*Comm, error) {
 	return c.newComm("Dup", C.hy_comm_new(0, c.h, 0, 0, 0))
 }
 
+// Idup starts a Dup (MPI_Comm_idup). The backend duplicates at once, a
+// blocking MPI_Comm_dup, and hands back a complete request: programs that
+// start idups in different orders on different processes (which the
+// engine's Idup supports) need the system MPI's own MPI_Comm_idup here.
+func (c *Comm) Idup() (*Comm, *Request, error) {
+	d, err := c.Dup()
+	if err != nil {
+		return nil, nil, err
+	}
+	r := NewJoin()
+	r.Release()
+	return d, r, nil
+}
+
 // Split partitions c by color, ordering each part by key (ties by rank in
 // c). Color Undefined returns (nil, nil).
 func (c *Comm) Split(color, key int) (*Comm, error) {

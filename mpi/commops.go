@@ -4,7 +4,6 @@ package mpi
 
 import (
 	"encoding/binary"
-	"math"
 	"sort"
 )
 
@@ -27,24 +26,6 @@ import (
 // one at a time per process (MPI requires the calls to be collective and
 // ordered); two goroutines creating communicators at once on different
 // parents are not supported.
-
-// agreeContext runs the Max-allreduce of nextCtx over c and returns the
-// context id every member can use.
-func (c *Comm) agreeContext(op string) (uint32, error) {
-	e := c.e
-	buf := make([]byte, 8)
-	e.mu.Lock()
-	binary.LittleEndian.PutUint64(buf, e.nextCtx)
-	e.mu.Unlock()
-	if err := c.Allreduce(buf, buf, Uint64, Max); err != nil {
-		return 0, wrapCollErr(op, err)
-	}
-	ctx := binary.LittleEndian.Uint64(buf)
-	if ctx > math.MaxUint32-1 {
-		return 0, newErr(ErrIntern, op, "context ids exhausted")
-	}
-	return uint32(ctx), nil
-}
 
 // claim builds the new communicator of this process on context ctx.
 func (c *Comm) claim(ctx uint32, rank int, world []int) *Comm {
@@ -142,7 +123,24 @@ func (c *Comm) checkSubgroup(op string, g *Group) error {
 
 // Create is the communicator of the members of g (collective over c);
 // non-members get (nil, nil).
+//
+// On an intercommunicator each side passes a subgroup of its local group,
+// and the members get the intercommunicator between the two subgroups,
+// ranked as in g: a Split with the members' color and their rank in g as
+// key. A member whose other side chose no process gets (nil, nil), as in
+// MPICH.
 func (c *Comm) Create(g *Group) (*Comm, error) {
+	if c != nil && c.inter != nil && !c.freed {
+		if err := c.inter.local.checkSubgroup("Create", g); err != nil {
+			return nil, err
+		}
+		me := g.indexOf(c.worldOf(c.rank))
+		color := 0
+		if me == Undefined {
+			color = Undefined
+		}
+		return c.interSplit(color, me)
+	}
 	if err := c.check("Create"); err != nil {
 		return nil, err
 	}

@@ -76,7 +76,10 @@ type engine struct {
 	// context id no communicator of this process has used (commops.go).
 	colls   []*collOp
 	nextCtx uint64
-	async   *asyncProgress
+	// Context agreements in flight and the ids they hold (ctxagree.go).
+	agreeing int
+	ctxHeld  map[uint64]bool
+	async    *asyncProgress
 
 	fatal error // the shared region was found corrupt: every call fails
 

@@ -4,14 +4,6 @@
  * each .c file defines HC_ALIASES_<file> and includes this at its end. */
 
 #ifdef HC_ALIASES_buffer
-#pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
-#pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
-#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
-#pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
-#pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
-#pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
-#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
-#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
 #pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
 #pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
 #pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
@@ -21,60 +13,9 @@
 #endif
 
 #ifdef HC_ALIASES_coll
-#pragma weak MPI_Barrier = PMPI_Barrier
-#pragma weak MPI_Bcast = PMPI_Bcast
-#pragma weak MPI_Reduce = PMPI_Reduce
-#pragma weak MPI_Allreduce = PMPI_Allreduce
-#pragma weak MPI_Scan = PMPI_Scan
-#pragma weak MPI_Exscan = PMPI_Exscan
-#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
-#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
-#pragma weak MPI_Reduce_local = PMPI_Reduce_local
-#pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
-#pragma weak MPI_Gather = PMPI_Gather
-#pragma weak MPI_Scatter = PMPI_Scatter
-#pragma weak MPI_Allgather = PMPI_Allgather
-#pragma weak MPI_Alltoall = PMPI_Alltoall
-#pragma weak MPI_Gatherv = PMPI_Gatherv
-#pragma weak MPI_Allgatherv = PMPI_Allgatherv
-#pragma weak MPI_Scatterv = PMPI_Scatterv
-#pragma weak MPI_Alltoallv = PMPI_Alltoallv
-#pragma weak MPI_Op_create = PMPI_Op_create
-#pragma weak MPI_Op_create_c = PMPI_Op_create_c
-#pragma weak MPI_Op_free = PMPI_Op_free
-#pragma weak MPI_Op_commutative = PMPI_Op_commutative
-#pragma weak MPI_Comm_dup = PMPI_Comm_dup
-#pragma weak MPI_Comm_split = PMPI_Comm_split
-#pragma weak MPI_Comm_create = PMPI_Comm_create
-#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
-#pragma weak MPI_Comm_free = PMPI_Comm_free
-#pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
-#pragma weak MPI_Comm_group = PMPI_Comm_group
-#pragma weak MPI_Comm_compare = PMPI_Comm_compare
-#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
-#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
-#pragma weak MPI_Group_size = PMPI_Group_size
-#pragma weak MPI_Group_rank = PMPI_Group_rank
-#pragma weak MPI_Group_incl = PMPI_Group_incl
-#pragma weak MPI_Group_excl = PMPI_Group_excl
-#pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
-#pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
-#pragma weak MPI_Group_union = PMPI_Group_union
-#pragma weak MPI_Group_intersection = PMPI_Group_intersection
-#pragma weak MPI_Group_difference = PMPI_Group_difference
-#pragma weak MPI_Group_compare = PMPI_Group_compare
-#pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
-#pragma weak MPI_Group_free = PMPI_Group_free
-#pragma weak MPI_Dims_create = PMPI_Dims_create
 #endif
 
 #ifdef HC_ALIASES_comm_ext
-#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
-#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
-#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
-#pragma weak MPI_Comm_idup = PMPI_Comm_idup
-#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
-#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 #pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
 #endif
 
@@ -84,44 +25,17 @@
 #pragma weak MPI_Finalize = PMPI_Finalize
 #pragma weak MPI_Initialized = PMPI_Initialized
 #pragma weak MPI_Finalized = PMPI_Finalized
-#pragma weak MPI_Abort = PMPI_Abort
-#pragma weak MPI_Query_thread = PMPI_Query_thread
-#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
 #pragma weak MPI_Wtime = PMPI_Wtime
 #pragma weak MPI_Wtick = PMPI_Wtick
 #pragma weak MPI_Get_version = PMPI_Get_version
 #pragma weak MPI_Abi_get_version = PMPI_Abi_get_version
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version
-#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
 #pragma weak MPI_Pcontrol = PMPI_Pcontrol
-#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
-#pragma weak MPI_Free_mem = PMPI_Free_mem
-#pragma weak MPI_Get_address = PMPI_Get_address
 #pragma weak MPI_Aint_add = PMPI_Aint_add
 #pragma weak MPI_Aint_diff = PMPI_Aint_diff
 #pragma weak MPI_Error_string = PMPI_Error_string
 #pragma weak MPI_Error_class = PMPI_Error_class
-#pragma weak MPI_Add_error_class = PMPI_Add_error_class
-#pragma weak MPI_Add_error_code = PMPI_Add_error_code
-#pragma weak MPI_Add_error_string = PMPI_Add_error_string
-#pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
-#pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
-#pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
-#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
-#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
-#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
-#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
-#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
-#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
-#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
-#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
-#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
-#pragma weak MPI_Keyval_create = PMPI_Keyval_create
-#pragma weak MPI_Keyval_free = PMPI_Keyval_free
-#pragma weak MPI_Attr_put = PMPI_Attr_put
-#pragma weak MPI_Attr_get = PMPI_Attr_get
-#pragma weak MPI_Attr_delete = PMPI_Attr_delete
 #pragma weak MPI_Comm_toint = PMPI_Comm_toint
 #pragma weak MPI_Comm_fromint = PMPI_Comm_fromint
 #pragma weak MPI_Errhandler_toint = PMPI_Errhandler_toint
@@ -147,95 +61,21 @@
 #endif
 
 #ifdef HC_ALIASES_dtype
-#pragma weak MPI_Type_size_c = PMPI_Type_size_c
-#pragma weak MPI_Type_size = PMPI_Type_size
-#pragma weak MPI_Type_size_x = PMPI_Type_size_x
-#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
-#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
-#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
-#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
-#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
-#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
-#pragma weak MPI_Type_get_name = PMPI_Type_get_name
-#pragma weak MPI_Type_set_name = PMPI_Type_set_name
-#pragma weak MPI_Type_commit = PMPI_Type_commit
-#pragma weak MPI_Type_free = PMPI_Type_free
-#pragma weak MPI_Get_count_c = PMPI_Get_count_c
-#pragma weak MPI_Get_count = PMPI_Get_count
-#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
-#pragma weak MPI_Get_elements = PMPI_Get_elements
-#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
-#pragma weak MPI_Status_set_elements_c = PMPI_Status_set_elements_c
-#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
-#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
 #endif
 
 #ifdef HC_ALIASES_dtype_attr
-#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
-#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
-#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
-#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
-#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
 #endif
 
 #ifdef HC_ALIASES_dtype_ctor
-#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
-#pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
-#pragma weak MPI_Type_vector = PMPI_Type_vector
-#pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
-#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
-#pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
-#pragma weak MPI_Type_indexed = PMPI_Type_indexed
-#pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
-#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
-#pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
-#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
-#pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
-#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
-#pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
-#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
-#pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
-#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
-#pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
-#pragma weak MPI_Type_dup = PMPI_Type_dup
-#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
-#pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
-#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
-#pragma weak MPI_Type_create_darray_c = PMPI_Type_create_darray_c
-#pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
-#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
-#pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
-#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
 #endif
 
 #ifdef HC_ALIASES_dtype_match
-#pragma weak MPI_Type_match_size = PMPI_Type_match_size
-#pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
-#pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
-#pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
-#pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index
 #endif
 
 #ifdef HC_ALIASES_dtype_pack
-#pragma weak MPI_Pack = PMPI_Pack
-#pragma weak MPI_Pack_c = PMPI_Pack_c
-#pragma weak MPI_Unpack = PMPI_Unpack
-#pragma weak MPI_Unpack_c = PMPI_Unpack_c
-#pragma weak MPI_Pack_size = PMPI_Pack_size
-#pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
-#pragma weak MPI_Pack_external = PMPI_Pack_external
-#pragma weak MPI_Pack_external_c = PMPI_Pack_external_c
-#pragma weak MPI_Unpack_external = PMPI_Unpack_external
-#pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c
-#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
-#pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
 #endif
 
 #ifdef HC_ALIASES_file_errh
-#pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
-#pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
-#pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
-#pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
 #endif
 
 #ifdef HC_ALIASES_fortran
@@ -246,8 +86,6 @@
 #endif
 
 #ifdef HC_ALIASES_grequest
-#pragma weak MPI_Grequest_start = PMPI_Grequest_start
-#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
 #endif
 
 #ifdef HC_ALIASES_info
@@ -267,12 +105,7 @@
 #endif
 
 #ifdef HC_ALIASES_intercomm
-#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
 #pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
-#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
-#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
-#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
-#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
 #endif
 
 #ifdef HC_ALIASES_mpit
@@ -330,210 +163,21 @@
 #endif
 
 #ifdef HC_ALIASES_mprobe
-#pragma weak MPI_Mprobe = PMPI_Mprobe
-#pragma weak MPI_Improbe = PMPI_Improbe
-#pragma weak MPI_Imrecv = PMPI_Imrecv
-#pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
-#pragma weak MPI_Mrecv = PMPI_Mrecv
-#pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
 #endif
 
 #ifdef HC_ALIASES_nbc
-#pragma weak MPI_Ibarrier = PMPI_Ibarrier
-#pragma weak MPI_Barrier_init = PMPI_Barrier_init
-#pragma weak MPI_Ibcast = PMPI_Ibcast
-#pragma weak MPI_Bcast_init = PMPI_Bcast_init
-#pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
-#pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c
-#pragma weak MPI_Bcast_c = PMPI_Bcast_c
-#pragma weak MPI_Ireduce = PMPI_Ireduce
-#pragma weak MPI_Reduce_init = PMPI_Reduce_init
-#pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
-#pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c
-#pragma weak MPI_Reduce_c = PMPI_Reduce_c
-#pragma weak MPI_Iallreduce = PMPI_Iallreduce
-#pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
-#pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
-#pragma weak MPI_Allreduce_init_c = PMPI_Allreduce_init_c
-#pragma weak MPI_Allreduce_c = PMPI_Allreduce_c
-#pragma weak MPI_Iscan = PMPI_Iscan
-#pragma weak MPI_Scan_init = PMPI_Scan_init
-#pragma weak MPI_Iscan_c = PMPI_Iscan_c
-#pragma weak MPI_Scan_init_c = PMPI_Scan_init_c
-#pragma weak MPI_Scan_c = PMPI_Scan_c
-#pragma weak MPI_Iexscan = PMPI_Iexscan
-#pragma weak MPI_Exscan_init = PMPI_Exscan_init
-#pragma weak MPI_Iexscan_c = PMPI_Iexscan_c
-#pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
-#pragma weak MPI_Exscan_c = PMPI_Exscan_c
-#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
-#pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
-#pragma weak MPI_Ireduce_scatter_block_c = PMPI_Ireduce_scatter_block_c
-#pragma weak MPI_Reduce_scatter_block_init_c = PMPI_Reduce_scatter_block_init_c
-#pragma weak MPI_Reduce_scatter_block_c = PMPI_Reduce_scatter_block_c
-#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
-#pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
-#pragma weak MPI_Ireduce_scatter_c = PMPI_Ireduce_scatter_c
-#pragma weak MPI_Reduce_scatter_init_c = PMPI_Reduce_scatter_init_c
-#pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
-#pragma weak MPI_Igather = PMPI_Igather
-#pragma weak MPI_Gather_init = PMPI_Gather_init
-#pragma weak MPI_Igather_c = PMPI_Igather_c
-#pragma weak MPI_Gather_init_c = PMPI_Gather_init_c
-#pragma weak MPI_Gather_c = PMPI_Gather_c
-#pragma weak MPI_Iscatter = PMPI_Iscatter
-#pragma weak MPI_Scatter_init = PMPI_Scatter_init
-#pragma weak MPI_Iscatter_c = PMPI_Iscatter_c
-#pragma weak MPI_Scatter_init_c = PMPI_Scatter_init_c
-#pragma weak MPI_Scatter_c = PMPI_Scatter_c
-#pragma weak MPI_Iallgather = PMPI_Iallgather
-#pragma weak MPI_Allgather_init = PMPI_Allgather_init
-#pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
-#pragma weak MPI_Allgather_init_c = PMPI_Allgather_init_c
-#pragma weak MPI_Allgather_c = PMPI_Allgather_c
-#pragma weak MPI_Ialltoall = PMPI_Ialltoall
-#pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
-#pragma weak MPI_Ialltoall_c = PMPI_Ialltoall_c
-#pragma weak MPI_Alltoall_init_c = PMPI_Alltoall_init_c
-#pragma weak MPI_Alltoall_c = PMPI_Alltoall_c
-#pragma weak MPI_Igatherv = PMPI_Igatherv
-#pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
-#pragma weak MPI_Igatherv_c = PMPI_Igatherv_c
-#pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c
-#pragma weak MPI_Gatherv_c = PMPI_Gatherv_c
-#pragma weak MPI_Iscatterv = PMPI_Iscatterv
-#pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
-#pragma weak MPI_Iscatterv_c = PMPI_Iscatterv_c
-#pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
-#pragma weak MPI_Scatterv_c = PMPI_Scatterv_c
-#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
-#pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
-#pragma weak MPI_Iallgatherv_c = PMPI_Iallgatherv_c
-#pragma weak MPI_Allgatherv_init_c = PMPI_Allgatherv_init_c
-#pragma weak MPI_Allgatherv_c = PMPI_Allgatherv_c
-#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
-#pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
-#pragma weak MPI_Ialltoallv_c = PMPI_Ialltoallv_c
-#pragma weak MPI_Alltoallv_init_c = PMPI_Alltoallv_init_c
-#pragma weak MPI_Alltoallv_c = PMPI_Alltoallv_c
-#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
-#pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
-#pragma weak MPI_Alltoallw = PMPI_Alltoallw
-#pragma weak MPI_Ialltoallw_c = PMPI_Ialltoallw_c
-#pragma weak MPI_Alltoallw_init_c = PMPI_Alltoallw_init_c
-#pragma weak MPI_Alltoallw_c = PMPI_Alltoallw_c
 #endif
 
 #ifdef HC_ALIASES_neighbor
-#pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
-#pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
-#pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
-#pragma weak MPI_Neighbor_allgather_c = PMPI_Neighbor_allgather_c
-#pragma weak MPI_Ineighbor_allgather_c = PMPI_Ineighbor_allgather_c
-#pragma weak MPI_Neighbor_allgather_init_c = PMPI_Neighbor_allgather_init_c
-#pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
-#pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
-#pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
-#pragma weak MPI_Neighbor_allgatherv_c = PMPI_Neighbor_allgatherv_c
-#pragma weak MPI_Ineighbor_allgatherv_c = PMPI_Ineighbor_allgatherv_c
-#pragma weak MPI_Neighbor_allgatherv_init_c = PMPI_Neighbor_allgatherv_init_c
-#pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
-#pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
-#pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
-#pragma weak MPI_Neighbor_alltoall_c = PMPI_Neighbor_alltoall_c
-#pragma weak MPI_Ineighbor_alltoall_c = PMPI_Ineighbor_alltoall_c
-#pragma weak MPI_Neighbor_alltoall_init_c = PMPI_Neighbor_alltoall_init_c
-#pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
-#pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
-#pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
-#pragma weak MPI_Neighbor_alltoallv_c = PMPI_Neighbor_alltoallv_c
-#pragma weak MPI_Ineighbor_alltoallv_c = PMPI_Ineighbor_alltoallv_c
-#pragma weak MPI_Neighbor_alltoallv_init_c = PMPI_Neighbor_alltoallv_init_c
-#pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
-#pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
-#pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
-#pragma weak MPI_Neighbor_alltoallw_c = PMPI_Neighbor_alltoallw_c
-#pragma weak MPI_Ineighbor_alltoallw_c = PMPI_Ineighbor_alltoallw_c
-#pragma weak MPI_Neighbor_alltoallw_init_c = PMPI_Neighbor_alltoallw_init_c
 #endif
 
 #ifdef HC_ALIASES_p2p
-#pragma weak MPI_Comm_size = PMPI_Comm_size
-#pragma weak MPI_Comm_rank = PMPI_Comm_rank
-#pragma weak MPI_Send = PMPI_Send
-#pragma weak MPI_Send_c = PMPI_Send_c
-#pragma weak MPI_Ssend = PMPI_Ssend
-#pragma weak MPI_Rsend = PMPI_Rsend
-#pragma weak MPI_Bsend = PMPI_Bsend
-#pragma weak MPI_Recv = PMPI_Recv
-#pragma weak MPI_Recv_c = PMPI_Recv_c
-#pragma weak MPI_Isend = PMPI_Isend
-#pragma weak MPI_Isend_c = PMPI_Isend_c
-#pragma weak MPI_Issend = PMPI_Issend
-#pragma weak MPI_Irsend = PMPI_Irsend
-#pragma weak MPI_Ibsend = PMPI_Ibsend
-#pragma weak MPI_Irecv = PMPI_Irecv
-#pragma weak MPI_Irecv_c = PMPI_Irecv_c
-#pragma weak MPI_Sendrecv = PMPI_Sendrecv
-#pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
-#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
-#pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
-#pragma weak MPI_Probe = PMPI_Probe
-#pragma weak MPI_Iprobe = PMPI_Iprobe
-#pragma weak MPI_Wait = PMPI_Wait
-#pragma weak MPI_Test = PMPI_Test
-#pragma weak MPI_Waitall = PMPI_Waitall
-#pragma weak MPI_Testall = PMPI_Testall
-#pragma weak MPI_Waitany = PMPI_Waitany
-#pragma weak MPI_Testany = PMPI_Testany
-#pragma weak MPI_Waitsome = PMPI_Waitsome
-#pragma weak MPI_Testsome = PMPI_Testsome
-#pragma weak MPI_Request_free = PMPI_Request_free
-#pragma weak MPI_Request_get_status = PMPI_Request_get_status
-#pragma weak MPI_Cancel = PMPI_Cancel
-#pragma weak MPI_Send_init = PMPI_Send_init
-#pragma weak MPI_Ssend_init = PMPI_Ssend_init
-#pragma weak MPI_Rsend_init = PMPI_Rsend_init
-#pragma weak MPI_Bsend_init = PMPI_Bsend_init
-#pragma weak MPI_Recv_init = PMPI_Recv_init
-#pragma weak MPI_Start = PMPI_Start
-#pragma weak MPI_Startall = PMPI_Startall
-#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
-#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
-#pragma weak MPI_Ssend_c = PMPI_Ssend_c
-#pragma weak MPI_Rsend_c = PMPI_Rsend_c
-#pragma weak MPI_Bsend_c = PMPI_Bsend_c
-#pragma weak MPI_Issend_c = PMPI_Issend_c
-#pragma weak MPI_Irsend_c = PMPI_Irsend_c
-#pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
-#pragma weak MPI_Send_init_c = PMPI_Send_init_c
-#pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
-#pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
-#pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
-#pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
-#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
-#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 #endif
 
 #ifdef HC_ALIASES_p2p_ext
-#pragma weak MPI_Isendrecv = PMPI_Isendrecv
-#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
-#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
-#pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
-#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
-#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
-#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
 #endif
 
 #ifdef HC_ALIASES_partitioned
-#pragma weak MPI_Psend_init = PMPI_Psend_init
-#pragma weak MPI_Psend_init_c = PMPI_Psend_init_c
-#pragma weak MPI_Precv_init = PMPI_Precv_init
-#pragma weak MPI_Precv_init_c = PMPI_Precv_init_c
-#pragma weak MPI_Pready = PMPI_Pready
-#pragma weak MPI_Pready_range = PMPI_Pready_range
-#pragma weak MPI_Pready_list = PMPI_Pready_list
-#pragma weak MPI_Parrived = PMPI_Parrived
 #endif
 
 #ifdef HC_ALIASES_session
@@ -551,99 +195,13 @@
 #endif
 
 #ifdef HC_ALIASES_topo
-#pragma weak MPI_Cart_create = PMPI_Cart_create
-#pragma weak MPI_Cart_sub = PMPI_Cart_sub
-#pragma weak MPI_Cart_rank = PMPI_Cart_rank
-#pragma weak MPI_Cart_coords = PMPI_Cart_coords
-#pragma weak MPI_Cart_shift = PMPI_Cart_shift
-#pragma weak MPI_Cart_get = PMPI_Cart_get
-#pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
-#pragma weak MPI_Topo_test = PMPI_Topo_test
 #endif
 
 #ifdef HC_ALIASES_topo_graph
-#pragma weak MPI_Graph_create = PMPI_Graph_create
-#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
-#pragma weak MPI_Graph_get = PMPI_Graph_get
-#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
-#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
-#pragma weak MPI_Graph_map = PMPI_Graph_map
-#pragma weak MPI_Cart_map = PMPI_Cart_map
-#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
-#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
-#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
-#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
 #endif
 
 #ifdef HC_ALIASES_types
-#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
-#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
-#pragma weak MPI_Status_get_source = PMPI_Status_get_source
-#pragma weak MPI_Status_get_tag = PMPI_Status_get_tag
-#pragma weak MPI_Status_get_error = PMPI_Status_get_error
-#pragma weak MPI_Status_set_source = PMPI_Status_set_source
-#pragma weak MPI_Status_set_tag = PMPI_Status_set_tag
-#pragma weak MPI_Status_set_error = PMPI_Status_set_error
 #endif
 
 #ifdef HC_ALIASES_win
-#pragma weak MPI_Win_create = PMPI_Win_create
-#pragma weak MPI_Win_create_c = PMPI_Win_create_c
-#pragma weak MPI_Win_allocate = PMPI_Win_allocate
-#pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c
-#pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
-#pragma weak MPI_Win_allocate_shared_c = PMPI_Win_allocate_shared_c
-#pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
-#pragma weak MPI_Win_free = PMPI_Win_free
-#pragma weak MPI_Win_attach = PMPI_Win_attach
-#pragma weak MPI_Win_detach = PMPI_Win_detach
-#pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
-#pragma weak MPI_Win_shared_query_c = PMPI_Win_shared_query_c
-#pragma weak MPI_Put = PMPI_Put
-#pragma weak MPI_Put_c = PMPI_Put_c
-#pragma weak MPI_Get = PMPI_Get
-#pragma weak MPI_Get_c = PMPI_Get_c
-#pragma weak MPI_Rput = PMPI_Rput
-#pragma weak MPI_Rput_c = PMPI_Rput_c
-#pragma weak MPI_Rget = PMPI_Rget
-#pragma weak MPI_Rget_c = PMPI_Rget_c
-#pragma weak MPI_Accumulate = PMPI_Accumulate
-#pragma weak MPI_Accumulate_c = PMPI_Accumulate_c
-#pragma weak MPI_Raccumulate = PMPI_Raccumulate
-#pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
-#pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
-#pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
-#pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
-#pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
-#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
-#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
-#pragma weak MPI_Win_fence = PMPI_Win_fence
-#pragma weak MPI_Win_post = PMPI_Win_post
-#pragma weak MPI_Win_start = PMPI_Win_start
-#pragma weak MPI_Win_complete = PMPI_Win_complete
-#pragma weak MPI_Win_wait = PMPI_Win_wait
-#pragma weak MPI_Win_test = PMPI_Win_test
-#pragma weak MPI_Win_lock = PMPI_Win_lock
-#pragma weak MPI_Win_unlock = PMPI_Win_unlock
-#pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
-#pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
-#pragma weak MPI_Win_flush = PMPI_Win_flush
-#pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
-#pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
-#pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
-#pragma weak MPI_Win_sync = PMPI_Win_sync
-#pragma weak MPI_Win_get_group = PMPI_Win_get_group
-#pragma weak MPI_Win_set_name = PMPI_Win_set_name
-#pragma weak MPI_Win_get_name = PMPI_Win_get_name
-#pragma weak MPI_Win_set_info = PMPI_Win_set_info
-#pragma weak MPI_Win_get_info = PMPI_Win_get_info
-#pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
-#pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
-#pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
-#pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
-#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
-#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
-#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
-#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
-#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
 #endif

@@ -93,6 +93,10 @@ HC_HIDDEN int hc_forked_error(const char *fn);
 HC_HIDDEN int hc_buf_attach(int ci, int si, void *buffer, int64_t size);
 HC_HIDDEN int hc_buf_detach(int ci, int si, void *buffer_addr, int64_t *size);
 HC_HIDDEN int hc_unsupported(const char *fn);
+/* The after-MPI_Finalize check (core.c, guards_gen.c): 1 if fn is refused. */
+HC_HIDDEN int hc_after_finalize(const char *fn);
+/* hc_sessions_live: sessions initialized and not yet finalized (session.c). */
+HC_HIDDEN int hc_sessions_live(void);
 /* hc_error sends code through the error handler of communicator index ci
  * (-1: MPI_COMM_WORLD's) and returns it, if the handler returns. */
 HC_HIDDEN int hc_error(int ci, int code, const char *fn);
@@ -181,5 +185,7 @@ static inline void hc_status_set(MPI_Status *st, int source, int tag, int64_t by
 	__builtin_memcpy(&st->MPI_internal[0], &bytes, sizeof bytes);
 	st->MPI_internal[2] = cancelled;
 }
+
+#include "guards_gen.h"
 
 #endif

@@ -72,7 +72,16 @@ int hc_comm_info_copy(int from, int to)
 	return PMPI_Info_dup(hc_comms[from].info, &hc_comms[to].info);
 }
 
-/* hc_comm_set_hints replaces ci's hints by a copy of info. */
+/* hc_hint_known: the hints a communicator keeps. MPI_Comm_get_info returns
+ * only hints the implementation does not ignore (MPI 4.1 §7.4.4); hympi
+ * keeps the standard's reserved mpi_* keys and its own hympi_* ones, and
+ * drops the rest, as MPICH does (its test comm/comm_info checks). */
+static int hc_hint_known(const char *key)
+{
+	return strncmp(key, "mpi_", 4) == 0 || strncmp(key, "hympi_", 6) == 0;
+}
+
+/* hc_comm_set_hints replaces ci's hints by a copy of info's known ones. */
 static int hc_comm_set_hints(int ci, MPI_Info info)
 {
 	if (info == MPI_INFO_NULL) {
@@ -82,6 +91,12 @@ static int hc_comm_set_hints(int ci, MPI_Info info)
 	MPI_Info copy;
 	int rc = PMPI_Info_dup(info, &copy);
 	if (rc) return rc;
+	int n = 0;
+	PMPI_Info_get_nkeys(copy, &n);
+	for (int i = n - 1; i >= 0; i--) { /* backwards: deleting renumbers the later keys */
+		char key[MPI_MAX_INFO_KEY + 1];
+		if (PMPI_Info_get_nthkey(copy, i, key) == MPI_SUCCESS && !hc_hint_known(key)) PMPI_Info_delete(copy, key);
+	}
 	hc_comm_info_free(ci);
 	hc_comms[ci].info = copy;
 	return MPI_SUCCESS;
@@ -129,31 +144,51 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
-/* The duplicate is made at once (it is collective like a barrier, and
- * every member calls it); the request is already complete. */
+HC_HIDDEN int hc_comm_reserve(void);
+HC_HIDDEN void hc_comm_release(int i);
+HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh);
+HC_HIDDEN int hc_comm_copy_attrs(int from, int to);
+HC_HIDDEN int hc_comm_copy_topo(int from, int to);
+
+/* The new communicator's handle, attributes, topology and hints exist when
+ * the call returns (its group is the parent's); its context is agreed
+ * through progress, and the engine refuses nothing on it, so a program
+ * that uses it before the request completes is erroneous, as MPI says.
+ * with_info: MPI_Comm_idup_with_info's hints replace the parent's. */
+static int hc_idup(MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request, const char *fn)
+{
+	HC_GUARD(fn);
+	int ci = hc_comm_index(comm);
+	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
+	HC_CHECK_INFO(ci, info, fn);
+	HC_CHECK_PTR(ci, newcomm, fn);
+	HC_CHECK_PTR(ci, request, fn);
+	int ni = hc_comm_reserve();
+	if (ni < 0) return hc_error(ci, MPI_ERR_INTERN, fn);
+	int rank, size;
+	int rc = hympi_go_comm_idup(ci, ni, &rank, &size, (intptr_t *)request);
+	if (rc) {
+		hc_comm_release(ni);
+		*newcomm = MPI_COMM_NULL;
+		return hc_error(ci, rc, fn);
+	}
+	hc_comm_publish(ni, rank, size, hc_comms[ci].eh);
+	*newcomm = (MPI_Comm)hc_make(HK_COMM, ni);
+	rc = hc_comm_copy_attrs(ci, ni);
+	if (!rc) rc = hc_comm_copy_topo(ci, ni);
+	if (!rc) rc = hc_comm_info_copy(ci, ni);
+	if (!rc && with_info) rc = hc_comm_set_hints(ni, info);
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-	int ci = hc_comm_index(comm);
-	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_idup");
-	HC_CHECK_PTR(ci, newcomm, "MPI_Comm_idup");
-	HC_CHECK_PTR(ci, request, "MPI_Comm_idup");
-	int rc = PMPI_Comm_dup(comm, newcomm);
-	if (rc) return rc;
-	rc = hympi_go_done_request((intptr_t *)request);
-	return rc ? hc_error(ci, rc, "MPI_Comm_idup") : MPI_SUCCESS;
+	return hc_idup(comm, 0, MPI_INFO_NULL, newcomm, request, "MPI_Comm_idup");
 }
 
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
-	int ci = hc_comm_index(comm);
-	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, "MPI_Comm_idup_with_info");
-	HC_CHECK_INFO(ci, info, "MPI_Comm_idup_with_info");
-	HC_CHECK_PTR(ci, newcomm, "MPI_Comm_idup_with_info");
-	HC_CHECK_PTR(ci, request, "MPI_Comm_idup_with_info");
-	int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
-	if (rc) return rc;
-	rc = hympi_go_done_request((intptr_t *)request);
-	return rc ? hc_error(ci, rc, "MPI_Comm_idup_with_info") : MPI_SUCCESS;
+	return hc_idup(comm, 1, info, newcomm, request, "MPI_Comm_idup_with_info");
 }
 
 /* ---- split by type ---------------------------------------------------- */
@@ -233,8 +268,13 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 	int ni = hc_comm_index(*newcomm);
 	if (split_type == MPI_COMM_TYPE_HW_GUIDED)
 		rc = hc_comm_set_hint(ni, "mpi_hw_resource_type", level == HW_LEVELS ? "mpi_shared_memory" : v);
-	else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED)
+	else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
 		rc = hc_comm_set_hint(ni, "mpi_hw_resource_type", hc_hw_name(level));
+		/* The caller's info learns the level too, as in MPICH (its test
+		 * comm/cmsplit_type reads it back). */
+		if (!rc && info != MPI_INFO_NULL && info != MPI_INFO_ENV)
+			rc = PMPI_Info_set(info, "mpi_hw_resource_type", hc_hw_name(level));
+	}
 	else if (split_type == MPI_COMM_TYPE_RESOURCE_GUIDED)
 		rc = hc_comm_set_hint(ni, "mpi_pset_name", v);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
@@ -249,10 +289,6 @@ static int hc_tag_hash(const char *s)
 	for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
 	return (int)(h & 0x7fffffff);
 }
-
-HC_HIDDEN int hc_comm_reserve(void);
-HC_HIDDEN void hc_comm_release(int i);
-HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh);
 
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
 				MPI_Comm *newcomm)

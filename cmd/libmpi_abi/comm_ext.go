@@ -32,6 +32,33 @@ func hympi_go_done_request(req *C.intptr_t) C.int {
 	return 0
 }
 
+// hympi_go_comm_idup starts a nonblocking duplicate of communicator ci
+// into index ni; req gets the request that completes when its context is
+// agreed.
+//
+//export hympi_go_comm_idup
+func hympi_go_comm_idup(ci, ni C.int, rank, size *C.int, req *C.intptr_t) C.int {
+	if req == nil {
+		return C.MPI_ERR_ARG
+	}
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	d, r, err := c.Idup()
+	if err != nil {
+		return errCode(err)
+	}
+	q := newReq(req, nil)
+	if q == nil {
+		return C.MPI_ERR_NO_MEM
+	}
+	q.r, q.ci, q.active = r, ci, true
+	comms.at(int(ni)).Store(d)
+	*rank, *size = C.int(d.Rank()), C.int(d.Size())
+	return 0
+}
+
 // hympi_go_comm_from_group creates the communicator of a group's members
 // with no parent communicator (MPI_Comm_create_from_group): the world's
 // group creation, whose tag keeps concurrent calls apart.

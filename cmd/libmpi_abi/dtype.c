@@ -448,7 +448,7 @@ int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-	MPI_Count l, e;
+	MPI_Count l = 0, e = 0; /* set on success only; inlining makes gcc unsure */
 	HC_CHECK_PTR(-1, lb, "MPI_Type_get_extent");
 	HC_CHECK_PTR(-1, extent, "MPI_Type_get_extent");
 	int rc = PMPI_Type_get_extent_c(datatype, &l, &e);
@@ -473,7 +473,7 @@ int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count 
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-	MPI_Count l, e;
+	MPI_Count l = 0, e = 0;
 	HC_CHECK_PTR(-1, lb, "MPI_Type_get_true_extent");
 	HC_CHECK_PTR(-1, extent, "MPI_Type_get_true_extent");
 	int rc = PMPI_Type_get_true_extent_c(datatype, &l, &e);
@@ -553,7 +553,7 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
 
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-	MPI_Count c;
+	MPI_Count c = 0;
 	HC_CHECK_PTR(-1, count, "MPI_Get_count");
 	int rc = PMPI_Get_count_c(status, datatype, &c);
 	if (rc == MPI_SUCCESS) *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;

@@ -14,7 +14,8 @@ typedef struct {
 	MPI_Type_copy_attr_function *copy;
 	MPI_Type_delete_attr_function *del;
 	void *extra;
-	int refs; /* the keyval handle itself + attributes using it; under hc_tkv_lock */
+	int refs;  /* the keyval handle itself + attributes using it; under hc_tkv_lock */
+	int freed; /* MPI_Type_free_keyval was called; under hc_tkv_lock */
 } hc_tkv;
 
 static hc_htab hc_tkvs = HC_HTAB_INIT;
@@ -59,8 +60,17 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
 int PMPI_Type_free_keyval(int *type_keyval)
 {
 	HC_CHECK_PTR(-1, type_keyval, "MPI_Type_free_keyval");
-	if (!hc_tkv_get(*type_keyval)) return hc_error(-1, MPI_ERR_KEYVAL, "MPI_Type_free_keyval");
-	hc_tkv_unref(*type_keyval);
+	hc_tkv *k = hc_tkv_get(*type_keyval);
+	if (!k) return hc_error(-1, MPI_ERR_KEYVAL, "MPI_Type_free_keyval");
+	/* A second free (through a copy of the handle) while attributes still
+	 * hold the keyval succeeds and releases nothing, as in MPICH and Open
+	 * MPI: dropping the handle's reference twice would free the keyval
+	 * under its attributes. */
+	pthread_mutex_lock(&hc_tkv_lock);
+	int again = k->freed;
+	k->freed = 1;
+	pthread_mutex_unlock(&hc_tkv_lock);
+	if (!again) hc_tkv_unref(*type_keyval);
 	*type_keyval = MPI_KEYVAL_INVALID;
 	return MPI_SUCCESS;
 }

@@ -281,9 +281,19 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
 	return hc_list(MPI_COMBINER_HINDEXED_BLOCK, count, NOARR, blocklength, ARR(array_of_displacements, 8), 1, NULL,
 		       oldtype, 1, newtype, "MPI_Type_create_hindexed_block_c");
 }
+/* A struct of no blocks may come with NULL arrays (MPICH's test
+ * datatype/struct_zero_count); hc_list reads a NULL types array as "one
+ * old type", so these stand in for them. */
+static const int hc_no_ints[1];
+static const MPI_Aint hc_no_aints[1];
+static const MPI_Count hc_no_counts[1];
+static const MPI_Datatype hc_no_types[1];
+
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
 			    const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
+	if (count == 0 && !array_of_blocklengths && !array_of_displacements && !array_of_types)
+		array_of_blocklengths = hc_no_ints, array_of_displacements = hc_no_aints, array_of_types = hc_no_types;
 	return hc_list(MPI_COMBINER_STRUCT, count, ARR(array_of_blocklengths, 4), 0, ARR(array_of_displacements, 8), 1,
 		       array_of_types, MPI_DATATYPE_NULL, 0, newtype, "MPI_Type_create_struct");
 }
@@ -291,6 +301,8 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
 			      const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[],
 			      MPI_Datatype *newtype)
 {
+	if (count == 0 && !array_of_blocklengths && !array_of_displacements && !array_of_types)
+		array_of_blocklengths = hc_no_counts, array_of_displacements = hc_no_counts, array_of_types = hc_no_types;
 	return hc_list(MPI_COMBINER_STRUCT, count, ARR(array_of_blocklengths, 8), 0, ARR(array_of_displacements, 8), 1,
 		       array_of_types, MPI_DATATYPE_NULL, 1, newtype, "MPI_Type_create_struct_c");
 }

@@ -47,6 +47,15 @@ static int hc_session_index(MPI_Session s)
 	return ok ? i : -1;
 }
 
+int hc_sessions_live(void)
+{
+	int n = 0;
+	pthread_mutex_lock(&hc_session_lock);
+	for (int i = 0; i < hc_nsessions; i++) n += hc_sessions[i].used != 0;
+	pthread_mutex_unlock(&hc_session_lock);
+	return n;
+}
+
 static MPI_Session_errhandler_function *hc_seh_fn(MPI_Errhandler eh)
 {
 	MPI_Session_errhandler_function *fn = NULL;

@@ -182,6 +182,9 @@ func TestCPrograms(t *testing.T) {
 		{"mpit", []int{1, 2}, false},
 		{"bsend_ext", []int{1, 2, 3}, true},
 		{"file_errh", []int{1}, false},
+		{"finalized", []int{1, 2}, true},
+		{"idup", []int{1, 2, 4}, true},
+		{"intercomm_create", []int{1, 2, 5}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
@@ -197,6 +200,12 @@ func TestCPrograms(t *testing.T) {
 					var direct string
 					direct, err = runJob(t, n, exe, "HYMPI_DIRECT=always")
 					out += direct
+					want = 2 * n
+				}
+				if tc.name == "finalized" && err == nil {
+					var ses string
+					ses, err = runJob(t, n, exe, "HYMPI_FIN_SESSION=1")
+					out += ses
 					want = 2 * n
 				}
 				if tc.name == "session" && err == nil {

@@ -90,12 +90,32 @@ func run(dir string) error {
 		files = append(files, f)
 	}
 	sort.Strings(files)
+	byName := map[string]abilist.Proto{}
+	for _, p := range protos {
+		byName[p.Name] = p
+	}
+	var guarded []abilist.Proto
 	for _, f := range files {
 		fmt.Fprintf(&a, "\n#ifdef HC_ALIASES_%s\n", f)
 		for _, n := range byFile[f] {
+			if p, ok := byName[n]; ok && guardAfterFinalize(p) {
+				guarded = append(guarded, p)
+				continue // its alias sits beside the guard (guards_gen.c)
+			}
 			fmt.Fprintf(&a, "#pragma weak MPI_%s = PMPI_%s\n", n, n)
 		}
 		a.WriteString("#endif\n")
+	}
+	sort.Slice(guarded, func(i, j int) bool { return guarded[i].Name < guarded[j].Name })
+	gh, gc, err := guards(guarded)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "guards_gen.h"), gh, 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "guards_gen.c"), gc, 0o644); err != nil {
+		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "aliases_gen.h"), a.Bytes(), 0o644); err != nil {
 		return err
@@ -113,6 +133,7 @@ func run(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "stubs_gen.c"), c.Bytes(), 0o644); err != nil {
 		return err
 	}
-	fmt.Printf("gen: %d functions, %d implemented, %d stubs\n", len(protos), len(protos)-stubs, stubs)
+	fmt.Printf("gen: %d functions, %d implemented, %d stubs, %d refused after MPI_Finalize\n",
+		len(protos), len(protos)-stubs, stubs, len(guarded))
 	return nil
 }

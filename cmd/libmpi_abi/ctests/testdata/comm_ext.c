@@ -10,6 +10,20 @@
 #pragma GCC diagnostic ignored "-Warray-bounds"
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 
+static int deletes;
+static int count_delete(MPI_Comm c, int k, void *v, void *x)
+{
+	(void)c, (void)k, (void)v, (void)x;
+	deletes++;
+	return MPI_SUCCESS;
+}
+static int count_type_delete(MPI_Datatype t, int k, void *v, void *x)
+{
+	(void)t, (void)k, (void)v, (void)x;
+	deletes++;
+	return MPI_SUCCESS;
+}
+
 static int info_is(MPI_Comm c, const char *key, const char *want)
 {
 	MPI_Info info;
@@ -83,6 +97,18 @@ int main(int argc, char **argv)
 		MPI_Comm_free(&c);
 	}
 	if (size == 1) CHECK(c == MPI_COMM_NULL);
+	/* With an info, the level is also set in it (as MPICH does). */
+	MPI_Info hw;
+	MPI_Info_create(&hw);
+	CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, hw, &c));
+	if (c != MPI_COMM_NULL) {
+		char lv[MPI_MAX_INFO_VAL];
+		int lflag = 0;
+		MPI_Info_get(hw, "mpi_hw_resource_type", sizeof lv - 1, lv, &lflag);
+		CHECK(lflag && lv[0] && info_is(c, "mpi_hw_resource_type", lv));
+		MPI_Comm_free(&c);
+	}
+	MPI_Info_free(&hw);
 	/* RESOURCE_GUIDED with the two process sets; anything else: NULL. */
 	MPI_Info_set(info, "mpi_pset_name", "mpi://WORLD");
 	CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, info, &c));
@@ -110,6 +136,12 @@ int main(int argc, char **argv)
 	CHECK_RC(MPI_Comm_set_info(c, info));
 	CHECK(info_is(c, "hympi_test_hint", "no"));
 	CHECK(!info_is(MPI_COMM_WORLD, "hympi_test_hint", NULL));
+	/* Hints hympi does not know are ignored, so not returned (MPICH too). */
+	MPI_Info_set(info, "no_such_hint", "1");
+	CHECK_RC(MPI_Comm_set_info(c, info));
+	CHECK(!info_is(c, "no_such_hint", NULL));
+	CHECK(info_is(c, "hympi_test_hint", "no"));
+	MPI_Info_delete(info, "no_such_hint");
 	MPI_Request rq;
 	CHECK_RC(MPI_Comm_idup_with_info(c, info, &d, &rq));
 	CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
@@ -268,6 +300,11 @@ int main(int argc, char **argv)
 		CHECK(s[0] == left && dd[0] == right);
 		CHECK(MPI_Graphdims_get(dg, &in, &out) == MPI_ERR_TOPOLOGY);
 		MPI_Comm_free(&dg);
+		/* No edge anywhere: MPI_UNWEIGHTED still makes it unweighted. */
+		CHECK_RC(MPI_Dist_graph_create(MPI_COMM_WORLD, 0, NULL, NULL, NULL, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dg));
+		CHECK_RC(MPI_Dist_graph_neighbors_count(dg, &in, &out, &w));
+		CHECK(in == 0 && out == 0 && !w);
+		MPI_Comm_free(&dg);
 		/* No edges at all. */
 		CHECK_RC(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, MPI_WEIGHTS_EMPTY, 0, NULL, MPI_WEIGHTS_EMPTY,
 						       MPI_INFO_NULL, 0, &dg));
@@ -307,6 +344,33 @@ int main(int argc, char **argv)
 	}
 
 	MPI_Barrier(MPI_COMM_WORLD);
+	/* A keyval freed twice through two copies of its handle while an
+	 * attribute still holds it: the second free succeeds and releases
+	 * nothing (MPICH and Open MPI alike); the attribute's delete callback
+	 * still runs once, when the attribute goes. */
+	{
+		int kv, kv2, tkv, tkv2;
+		MPI_Comm cd;
+		MPI_Datatype td;
+		CHECK_RC(MPI_Comm_dup(MPI_COMM_SELF, &cd));
+		CHECK_RC(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, count_delete, &kv, NULL));
+		kv2 = kv;
+		CHECK_RC(MPI_Comm_set_attr(cd, kv, NULL));
+		CHECK_RC(MPI_Comm_free_keyval(&kv));
+		CHECK(kv == MPI_KEYVAL_INVALID);
+		CHECK_RC(MPI_Comm_free_keyval(&kv2));
+		deletes = 0;
+		CHECK_RC(MPI_Comm_free(&cd));
+		CHECK(deletes == 1);
+		CHECK_RC(MPI_Type_dup(MPI_INT, &td));
+		CHECK_RC(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, count_type_delete, &tkv, NULL));
+		tkv2 = tkv;
+		CHECK_RC(MPI_Type_set_attr(td, tkv, NULL));
+		CHECK_RC(MPI_Type_free_keyval(&tkv));
+		CHECK_RC(MPI_Type_free_keyval(&tkv2));
+		CHECK_RC(MPI_Type_free(&td));
+		CHECK(deletes == 2);
+	}
 	report_ok();
 	MPI_Finalize();
 	return 0;

@@ -372,7 +372,32 @@ int main(int argc, char **argv)
 		free(many);
 	}
 
-	MPI_Finalize();
+	/* A struct of no blocks, its arrays NULL: an empty type. */
+	{
+		MPI_Datatype e;
+		MPI_Aint elb, eext;
+		int ni, na, nd, comb, esz;
+		CHECK_RC(MPI_Type_create_struct(0, NULL, NULL, NULL, &e));
+		CHECK_RC(MPI_Type_commit(&e));
+		CHECK_RC(MPI_Type_size(e, &esz));
+		CHECK_RC(MPI_Type_get_extent(e, &elb, &eext));
+		CHECK(esz == 0 && elb == 0 && eext == 0);
+		CHECK_RC(MPI_Type_get_envelope(e, &ni, &na, &nd, &comb));
+		CHECK(comb == MPI_COMBINER_STRUCT && ni == 1 && na == 0 && nd == 0);
+		CHECK_RC(MPI_Type_free(&e));
+		CHECK_RC(MPI_Type_create_struct_c(0, NULL, NULL, NULL, &e));
+		CHECK_RC(MPI_Type_free(&e));
+	}
+	/* Synonym handles are named by their older names, as in MPICH. */
+	{
+		char nm[MPI_MAX_OBJECT_NAME];
+		int nl;
+		CHECK_RC(MPI_Type_get_name(MPI_LONG_LONG_INT, nm, &nl));
+		CHECK(strcmp(nm, "MPI_LONG_LONG_INT") == 0 && nl == 17);
+		CHECK_RC(MPI_Type_get_name(MPI_C_COMPLEX, nm, &nl));
+		CHECK(strcmp(nm, "MPI_C_COMPLEX") == 0);
+	}
 	report_ok();
+	MPI_Finalize();
 	return 0;
 }

@@ -219,7 +219,7 @@ int main(int argc, char **argv)
 	}
 
 	CHECK_RC(MPI_Type_free(&col));
-	MPI_Finalize();
 	report_ok();
+	MPI_Finalize();
 	return 0;
 }

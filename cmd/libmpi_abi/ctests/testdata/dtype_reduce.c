@@ -171,7 +171,7 @@ int main(int argc, char **argv)
 	CHECK_RC(MPI_Allreduce(&calls, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
 	CHECK(size == 1 || total > 0);
 	CHECK_RC(MPI_Op_free(&op));
-	MPI_Finalize();
 	report_ok();
+	MPI_Finalize();
 	return 0;
 }

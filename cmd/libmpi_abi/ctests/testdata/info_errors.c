@@ -219,7 +219,7 @@ int main(int argc, char **argv)
 	mem[0] = mem[(1 << 17) - 1] = 1.0;
 	CHECK_RC(MPI_Free_mem(mem));
 
-	MPI_Finalize();
 	report_ok();
+	MPI_Finalize();
 	return 0;
 }

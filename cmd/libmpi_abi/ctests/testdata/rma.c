@@ -610,7 +610,7 @@ int main(int argc, char **argv)
 	badargs();
 	MPI_Group_free(&world);
 	(void)fname;
-	MPI_Finalize();
 	report_ok();
+	MPI_Finalize();
 	return 0;
 }
