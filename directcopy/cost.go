@@ -3,6 +3,7 @@ package directcopy
 import (
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -22,10 +23,22 @@ import (
 // The figure is the best of a few rounds on 1 MiB, each side on warm
 // buffers: bigger than a core's L2, so the copy is not flattered by it (on
 // 256 KiB the same VM gives 4.0 instead of 2.1–2.4). About 1 ms, once per
-// process, and only in a process that asks.
+// process, and only in a process that asks; see MeasureReadCost.
 func ReadCost() float64 {
-	costOnce.Do(func() { costRatio = measureCost(costBytes, costRounds) })
+	costOnce.Do(func() {
+		costRatio = measureCost(costBytes, costRounds)
+		costKnown.Store(true)
+	})
 	return costRatio
+}
+
+// SlowReadsKnown is SlowReads if the measurement is over, without waiting
+// for it: ok is false until then.
+func SlowReadsKnown() (slow, ok bool) {
+	if !costKnown.Load() {
+		return false, false
+	}
+	return costRatio > SlowReadRatio, true
 }
 
 // SlowReadRatio is the ReadCost above which SlowReads says a stream of
@@ -48,6 +61,7 @@ const (
 var (
 	costOnce  sync.Once
 	costRatio float64
+	costKnown atomic.Bool // costRatio is set
 )
 
 func measureCost(n, rounds int) float64 {

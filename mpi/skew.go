@@ -3,6 +3,7 @@
 package mpi
 
 import (
+	"slices"
 	"time"
 
 	"github.com/hympi/hympi/directcopy"
@@ -66,11 +67,16 @@ type skewState struct {
 	readsSlow int8
 }
 
-// slowReads says whether reads are slow here, asking once.
+// slowReads says whether reads are slow here (measured by setupSkew; a
+// job whose skew feedback is off, or that has no peer to read, has none).
 func (s *skewState) slowReads() bool {
 	if s.readsSlow == 0 {
+		slow, ok := directcopy.SlowReadsKnown()
+		if !ok {
+			return false
+		}
 		s.readsSlow = -1
-		if directcopy.SlowReads() {
+		if slow {
 			s.readsSlow = 1
 		}
 	}
@@ -92,6 +98,13 @@ func (e *engine) setupSkew() {
 	s.blockDone = make([]time.Duration, e.size)
 	s.lastPost = make([]time.Duration, e.size)
 	s.burstAway = make([]bool, e.size)
+	if s.on && e.mode == directAuto && slices.Contains(e.directOK, true) {
+		// Here, not where a verdict first needs it: there, in the middle
+		// of a transfer, the first touch of the measurement's buffers
+		// alone cost a broadcast 5–20 ms on a loaded machine, and on a
+		// goroutine of its own it waited behind the rank's spinning.
+		directcopy.ReadCost()
+	}
 	ceiling := int(e.region.L.PoolBytes() / skewCeilingShare)
 	for p := 0; p < e.size; p++ {
 		if p == e.rank {
