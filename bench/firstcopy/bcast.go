@@ -50,6 +50,8 @@ func runBcast(n, size int, warm string) error {
 				return err
 			}
 		}
+	case "cost":
+		directcopy.ReadCost()
 	case "":
 	default:
 		return fmt.Errorf("-warm %q: want spin or read", warm)
