@@ -3,6 +3,7 @@
 package mpi
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -62,6 +63,11 @@ type skewState struct {
 	blockDone []time.Duration   // by sender: engine.blocked at lastDone
 	lastPost  []time.Duration   // by sender: when the application last posted a receive for a large message from it
 	burstAway []bool            // by sender: the verdict of the first post since lastDone, shared by the posts after it
+	// small: no message of at most this many bytes is one skewCounts
+	// counts (the least base over the peers; 0 until setupSkew). The
+	// small-message path tests it inline instead of calling into the skew
+	// code three times per message (~60 instructions per 8-byte round trip).
+	small int
 	// readsSlow: a direct read costs more here than the eager stream
 	// (directcopy.SlowReads); 0 until first needed, then +1 or -1.
 	readsSlow int8
@@ -105,6 +111,7 @@ func (e *engine) setupSkew() {
 		// goroutine of its own it waited behind the rank's spinning.
 		directcopy.ReadCost()
 	}
+	s.small = math.MaxInt
 	ceiling := int(e.region.L.PoolBytes() / skewCeilingShare)
 	for p := 0; p < e.size; p++ {
 		if p == e.rank {
@@ -112,6 +119,7 @@ func (e *engine) setupSkew() {
 		}
 		base := e.counters[p].Threshold
 		s.base[p] = base
+		s.small = min(s.small, base)
 		s.ctrl[p] = skew.New(skew.DefaultConfig(base, max(base, ceiling)))
 		s.fbIn[p] = e.region.Channel(e.rank, p).Feedback()
 		s.fbOut[p] = e.region.Channel(p, e.rank).Feedback()
