@@ -432,11 +432,11 @@ func skewJob(t *testing.T) []*Comm {
 		for p := range c.e.counters {
 			c.e.counters[p].Threshold = 32 << 10
 		}
+		// Reads as cheap as copies unless a test says otherwise, so the verdicts do not depend on the machine
+		// running the test.
+		c.e.skew.readsSlow = -1
 		c.e.setupSkew()
 		c.e.skew.on = true
-		// Reads as cheap as copies unless a test says otherwise, so the
-		// verdicts do not depend on the machine running the test.
-		c.e.skew.readsSlow = -1
 	}
 	return comms
 }
@@ -461,6 +461,8 @@ func TestInProcessBusyConsumerStream(t *testing.T) {
 			comms := skewJob(t)
 			for _, c := range comms {
 				c.e.skew.readsSlow = tc.readsSlow
+				c.e.setupSkew() // the controllers' patience follows it
+				c.e.skew.on = true
 			}
 			const size, window, streamRounds, calmRounds = 256 << 10, 16, 6, 10
 			var eagerInLastStream uint64

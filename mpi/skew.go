@@ -73,6 +73,17 @@ type skewState struct {
 	readsSlow int8
 }
 
+// slowReadsPatience multiplies the quiet observations a lowering step
+// needs where reads are slow. There the eager stream is what lets a busy
+// receiver keep up: its receives then come before the data, the quiet
+// streak lowers the threshold, the next messages go direct and pile up
+// again. With the default patience a stream of 16 × 64 KiB windows went
+// round that loop 12–15 times in 22 windows, a third of its messages
+// direct; four times the patience makes each round four times rarer, and
+// a receiver that really waits for its sender still brings the threshold
+// down within a few hundred messages.
+const slowReadsPatience = 4
+
 // slowReads says whether reads are slow here (measured by setupSkew; a
 // job whose skew feedback is off, or that has no peer to read, has none).
 func (s *skewState) slowReads() bool {
@@ -120,7 +131,11 @@ func (e *engine) setupSkew() {
 		base := e.counters[p].Threshold
 		s.base[p] = base
 		s.small = min(s.small, base)
-		s.ctrl[p] = skew.New(skew.DefaultConfig(base, max(base, ceiling)))
+		cfg := skew.DefaultConfig(base, max(base, ceiling))
+		if s.slowReads() {
+			cfg.Patience *= slowReadsPatience
+		}
+		s.ctrl[p] = skew.New(cfg)
 		s.fbIn[p] = e.region.Channel(e.rank, p).Feedback()
 		s.fbOut[p] = e.region.Channel(p, e.rank).Feedback()
 	}
