@@ -62,7 +62,7 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("# firstcopy: %d B per copy, median of %d fresh processes per case; us / minor faults per copy\n", *size, *runs)
-	res := map[string][][2]float64{}
+	res := map[string][][2]float64{} // case#us, case#pf: (copy index, value) of every run
 	for r := 0; r < *runs; r++ {
 		for _, c := range cases { // interleaved: no case always runs on a warmer machine
 			out, err := exec.Command(os.Args[0], "-child", c, "-n", strconv.Itoa(*n), "-size", strconv.Itoa(*size)).Output()
@@ -73,11 +73,6 @@ func main() {
 			for i, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 				var us, faults float64
 				fmt.Sscan(line, &us, &faults)
-				if len(res[c]) <= i {
-					res[c] = append(res[c], [2]float64{})
-				}
-				_ = i
-				res[c][i] = [2]float64{}
 				res[c+"#us"] = append(res[c+"#us"], [2]float64{float64(i), us})
 				res[c+"#pf"] = append(res[c+"#pf"], [2]float64{float64(i), faults})
 			}
