@@ -25,7 +25,8 @@ import (
 // The figure is the best of a few rounds on 1 MiB, each side on warm
 // buffers: bigger than a core's L2, so the copy is not flattered by it (on
 // 256 KiB the same VM gives 4.0 instead of 2.1–2.4). About 1 ms, once per
-// process, and only in a process that asks; see MeasureReadCost.
+// process, and only in a process that asks (mpi: Init, with skew feedback
+// on and a peer to read).
 func ReadCost() float64 {
 	costOnce.Do(func() {
 		costRatio = measureCost(costBytes, costRounds)
@@ -34,8 +35,8 @@ func ReadCost() float64 {
 	return costRatio
 }
 
-// SlowReadsKnown is SlowReads if the measurement is over, without waiting
-// for it: ok is false until then.
+// SlowReadsKnown is SlowReads if ReadCost has run, without running it: ok
+// is false in a process that never asked.
 func SlowReadsKnown() (slow, ok bool) {
 	if !costKnown.Load() {
 		return false, false
@@ -70,8 +71,8 @@ func measureCost(n, rounds int) float64 {
 	if SelfProbe() != nil {
 		return 1
 	}
-	// Off the Go heap: 2 MiB of garbage at Init started a collection in
-	// the first transfers of the job (a 16 ms first broadcast).
+	// Off the Go heap: on it, the 2 MiB left as garbage at Init showed up
+	// as ~150 page faults in the job's first broadcast.
 	mem, err := unix.Mmap(-1, 0, 2*n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		return 1
