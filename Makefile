@@ -39,7 +39,7 @@ COMMIT   := $(shell git describe --tags --always --dirty 2>/dev/null)
 XVERSION := $(if $(COMMIT),-X github.com/hympi/hympi/internal/version.commit=$(COMMIT))
 BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_barrier osu_ibarrier osu_bcast osu_reduce osu_allreduce \
-            osu_gather osu_scatter osu_allgather osu_alltoall osu_rma osu_colls scale
+            osu_gather osu_scatter osu_allgather osu_alltoall osu_rma osu_colls scale firstcopy
 WITH_OMPI ?= 0
 
 .PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test test-big bench-scale vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-callgrind bench-modes bench-skew soak chaos mpich-testsuite clean

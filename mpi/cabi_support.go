@@ -56,7 +56,8 @@ func WaitallInto(reqs []*Request, sts []Status, errs []error) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := e.waitUntil(func() bool { return allDone(reqs) }); err != nil {
+	from := 0
+	if err := e.waitUntil(func() bool { return allDoneFrom(reqs, &from) }); err != nil {
 		return err
 	}
 	for i, r := range reqs {

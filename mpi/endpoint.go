@@ -134,11 +134,27 @@ func (e *engine) initSkew(x *endpoint) {
 	s := &x.sk
 	s.ready = true
 	s.base = x.counters.Threshold
-	s.ctrl = skew.New(skew.DefaultConfig(s.base, max(s.base, ceiling)))
+	e.skew.small = min(e.skew.small, s.base)
+	cfg := skew.DefaultConfig(s.base, max(s.base, ceiling))
+	if e.skew.slowReads() {
+		cfg.Patience *= slowReadsPatience
+	}
+	s.ctrl = skew.New(cfg)
 	if x.out != nil && x.out.prod != nil {
 		s.fbIn = x.out.ch.Feedback()
 	}
 	if x.in != nil {
 		s.fbOut = x.in.ch.Feedback()
 	}
+}
+
+// anyDirectPeer says whether some peer can read this rank's memory, from
+// the direct-copy bitmaps Init published (no endpoint is made for it).
+func (e *engine) anyDirectPeer() bool {
+	for p := 0; p < e.size; p++ {
+		if p != e.rank && e.region.DirectBits(p).Has(e.rank) {
+			return true
+		}
+	}
+	return false
 }

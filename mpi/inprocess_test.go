@@ -432,8 +432,105 @@ func skewJob(t *testing.T) []*Comm {
 		for p := range c.e.size {
 			c.e.ep(p).counters.Threshold = 32 << 10
 		}
+		// Reads as cheap as copies unless a test says otherwise, so the verdicts do not depend on the machine
+		// running the test.
+		c.e.skew.readsSlow = -1
 		c.e.setupSkew()
 		c.e.skew.on = true
 	}
 	return comms
+}
+
+// A producer posting windows of Isends to a consumer that receives back to
+// back, with no compute on either side: the consumer is busy, not away.
+// Where a direct read costs more than the eager stream, the backlog it
+// finds waiting must raise the producer's threshold (auto used to send all
+// of it direct: 2.2× the eager time on the AMD EPYC VM of issue 17), and
+// once the consumer posts before the data comes the threshold must decay to
+// the base. Where reads are cheap nothing may move.
+func TestInProcessBusyConsumerStream(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		readsSlow int8
+		wantRaise bool
+	}{
+		{"reads slow", 1, true},
+		{"reads cheap", -1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			comms := skewJob(t)
+			for _, c := range comms {
+				c.e.skew.readsSlow = tc.readsSlow
+				c.e.setupSkew() // the controllers' patience follows it
+				c.e.skew.on = true
+			}
+			const size, window, streamRounds, calmRounds = 256 << 10, 16, 6, 10
+			var eagerInLastStream uint64
+			runRanks(t, comms, func(c *Comm) error {
+				bufs := make([][]byte, window)
+				for i := range bufs {
+					bufs[i] = make([]byte, size)
+				}
+				reqs := make([]*Request, window)
+				for round := range streamRounds + calmRounds {
+					calm := round >= streamRounds
+					if c.Rank() == 1 && calm {
+						for i := range reqs {
+							var err error
+							if reqs[i], err = c.Irecv(bufs[i], 0, i); err != nil {
+								return err
+							}
+						}
+					}
+					if err := c.Barrier(); err != nil {
+						return err
+					}
+					if c.Rank() == 0 {
+						before := c.e.ep(1).counters.EagerMsgs
+						for i := range reqs {
+							var err error
+							if reqs[i], err = c.Isend(bufs[i], 1, i); err != nil {
+								return err
+							}
+						}
+						if _, err := Waitall(reqs); err != nil {
+							return err
+						}
+						if round == streamRounds-1 {
+							eagerInLastStream = c.e.ep(1).counters.EagerMsgs - before
+						}
+					} else if calm {
+						if _, err := Waitall(reqs); err != nil {
+							return err
+						}
+					} else {
+						// Each receive is posted the moment the last one
+						// completes: the rest of the window is waiting.
+						for i := range window {
+							if _, err := c.Recv(bufs[i], 0, i); err != nil {
+								return err
+							}
+						}
+					}
+					if err := c.Barrier(); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			pc := comms[0].e.ep(1).counters
+			if !tc.wantRaise {
+				if pc.SkewRaises != 0 || pc.EagerMsgs != 0 {
+					t.Errorf("a busy consumer was taken for a late one with cheap reads: %+v", pc)
+				}
+				return
+			}
+			if pc.SkewRaises == 0 || eagerInLastStream != window {
+				t.Errorf("no raise for a backlog read slowly: %d of %d sends of the last stream window eager; %+v", eagerInLastStream, window, pc)
+			}
+			if pc.SkewLowers == 0 || pc.Threshold != 32<<10 {
+				t.Errorf("threshold did not decay once the consumer posted first: %+v", pc)
+			}
+		})
+	}
 }

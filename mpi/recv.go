@@ -11,7 +11,7 @@ func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
 	q := e.queues(d.Ctx)
 	rts := d.Kind == shm.KindRTS
 	r := q.takePosted(src, d.Tag)
-	if r != nil && e.skewCounts(src, int(d.MsgLen)) {
+	if r != nil && int(d.MsgLen) > e.skew.small && e.skewCounts(src, int(d.MsgLen)) {
 		e.judged(src, r.late)
 	}
 	if r != nil {
@@ -83,7 +83,7 @@ func (e *engine) postRecv(r *Request) {
 	}
 	e.postSeq++
 	r.postSeq = e.postSeq
-	r.late = e.messageWaiting(r)
+	r.late = len(r.buf) > e.skew.small && e.messageWaiting(r)
 	q.post(r)
 }
 
@@ -117,7 +117,9 @@ func (e *engine) matchUnexpected(r *Request, u *unexpected) {
 // finishRecv completes a receive of an n-byte message from world rank src.
 func (e *engine) finishRecv(r *Request, src int, tag int32, n int) {
 	r.flight = nil
-	e.largeDone(src, n)
+	if n > e.skew.small {
+		e.largeDone(src, n)
+	}
 	st := Status{Source: r.comm.peerRank(src), Tag: int(tag), Count: n}
 	var err error
 	if n > len(r.buf) {

@@ -185,7 +185,8 @@ func Waitall(reqs []*Request) ([]Status, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := e.waitUntil(func() bool { return allDone(reqs) }); err != nil {
+	from := 0
+	if err := e.waitUntil(func() bool { return allDoneFrom(reqs, &from) }); err != nil {
 		return sts, err
 	}
 	return sts, collectAll(reqs, sts)
@@ -196,6 +197,21 @@ func Waitall(reqs []*Request) ([]Status, error) {
 func allDone(reqs []*Request) bool {
 	for _, r := range reqs {
 		if r != nil && !r.done {
+			return false
+		}
+	}
+	return true
+}
+
+// allDoneFrom is allDone for a wait that asks again on every pass: *from is
+// the first request not yet seen done, and the ones before it are not
+// looked at again (a request stays done while the wait lasts). Waiting on
+// osu_bw's window of 64 scanned all 64 on every pass, 14% of a
+// message-rate profile; requests complete mostly in order, so a pass now
+// looks at one or two.
+func allDoneFrom(reqs []*Request, from *int) bool {
+	for ; *from < len(reqs); *from++ {
+		if r := reqs[*from]; r != nil && !r.done {
 			return false
 		}
 	}

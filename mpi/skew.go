@@ -3,8 +3,10 @@
 package mpi
 
 import (
+	"math"
 	"time"
 
+	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/shm"
 	"github.com/hympi/hympi/skew"
 )
@@ -51,13 +53,58 @@ const skewCeilingShare = 4
 // endpoint (endpoint.go).
 type skewState struct {
 	on bool
+	// small: no message of at most this many bytes is one skewCounts
+	// counts (the least base over the peers; 0 until setupSkew). The
+	// small-message path tests it inline instead of calling into the skew
+	// code three times per message (~60 instructions per 8-byte round trip).
+	small int
+	// readsSlow: a direct read costs more here than the eager stream
+	// (directcopy.SlowReads); 0 until first needed, then +1 or -1.
+	readsSlow int8
+}
+
+// slowReadsPatience multiplies the quiet observations a lowering step
+// needs where reads are slow. There the eager stream is what lets a busy
+// receiver keep up: its receives then come before the data, the quiet
+// streak lowers the threshold, the next messages go direct and pile up
+// again. With the default patience a stream of 16 × 64 KiB windows went
+// round that loop 12–15 times in 22 windows, a third of its messages
+// direct; four times the patience makes each round four times rarer, and
+// a receiver that really waits for its sender still brings the threshold
+// down within a few hundred messages.
+const slowReadsPatience = 4
+
+// slowReads says whether reads are slow here (measured by setupSkew; a
+// job whose skew feedback is off, or that has no peer to read, has none).
+func (s *skewState) slowReads() bool {
+	if s.readsSlow == 0 {
+		slow, ok := directcopy.SlowReadsKnown()
+		if !ok {
+			return false
+		}
+		s.readsSlow = -1
+		if slow {
+			s.readsSlow = 1
+		}
+	}
+	return s.readsSlow > 0
 }
 
 // setupSkew prepares the controllers once thresholds are known: those of
 // the endpoints made so far now, later ones as they are made.
 func (e *engine) setupSkew() {
-	e.skew.on = knobs.Skew
+	s := &e.skew
+	s.on = knobs.Skew
 	e.skewReady = true
+	if s.on && e.mode == directAuto && e.anyDirectPeer() {
+		// Here, not where a verdict first needs it: there, in the middle
+		// of a transfer, the first touch of the measurement's buffers
+		// alone cost a broadcast 5–20 ms on a loaded machine, and on a
+		// goroutine of its own it waited behind the rank's spinning.
+		directcopy.ReadCost()
+	}
+	// initSkew lowers small to each endpoint's base as endpoints are made.
+	s.small = math.MaxInt
 	for _, x := range e.eps {
 		if x != nil && x.peer != e.rank {
 			e.initSkew(x)
@@ -170,6 +217,17 @@ func (e *engine) judged(src int, waited bool) {
 // application did. Counted as away, such gaps raised the threshold of
 // 1 MiB ping-pong and broadcast loops and sent their messages eager at
 // twice the cost of a read.
+//
+// Where a read costs more than the eager stream (directcopy.SlowReads), a message
+// found waiting counts whatever the gap: the receiver is busy with the
+// sender's backlog, and a rendezvous makes the sender wait for each of
+// those slow reads in turn, where eagerly it would be done after its own
+// copies while the receiver copies out on the other core. A producer
+// posting windows of 16 × 1 MiB Isends to a consumer receiving back to back
+// took 1.3 ms per window that way against 0.6 ms eager (AMD EPYC VM, reads
+// 11 GB/s, copies 26 GB/s), and auto never raised: no gap was long enough.
+// A receive posted before its message arrives still counts as on time, so
+// the threshold comes back down once the receiver waits for the sender.
 func (e *engine) postVerdict(src, n int, here bool) bool {
 	s := &e.eps[src].sk
 	t := time.Now()
@@ -177,7 +235,7 @@ func (e *engine) postVerdict(src, n int, here bool) bool {
 	if s.lastPost == 0 || s.lastPost <= s.lastDone {
 		half := time.Duration((directCopyFixedNs + directCopyNsPerByte*float64(n)) / 2)
 		away := now - s.lastDone - (e.blockedSoFar(t) - s.blockDone)
-		s.burstAway = here && (s.lastDone == 0 || away > half)
+		s.burstAway = here && (s.lastDone == 0 || away > half || e.skew.slowReads())
 	}
 	s.lastPost = now
 	return here && s.burstAway

@@ -70,10 +70,17 @@ func (t *commTable) at(i int) *atomic.Pointer[mpi.Comm] {
 }
 
 func commAt(ci C.int) (*mpi.Comm, C.int) {
-	if ci < 0 || int(ci) >= C.HC_MAX_COMMS {
+	if uint(ci) >= C.HC_MAX_COMMS {
 		return nil, C.MPI_ERR_COMM
 	}
-	c := comms.at(int(ci)).Load()
+	// Not comms.at: a lookup has no chunk to allocate (none, no
+	// communicator), and every point-to-point call comes here (the call
+	// and the signed arithmetic were ~40 instructions of it).
+	ch := comms.chunks[uint(ci)/commChunk].Load()
+	if ch == nil {
+		return nil, C.MPI_ERR_COMM
+	}
+	c := ch[uint(ci)%commChunk].Load()
 	if c == nil {
 		return nil, C.MPI_ERR_COMM
 	}

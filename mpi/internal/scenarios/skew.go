@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"time"
 
+	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -148,7 +150,9 @@ func skewAdapt(c *mpi.Comm) {
 // posting the window, so some find no receive yet, but rank 1 was never
 // away computing: rendezvous costs rank 0 nothing here and the sends must
 // stay direct. Fails when more than a quarter of them went eager. Needs 2
-// ranks, HYMPI_DIRECT=auto and skew feedback on.
+// ranks, HYMPI_DIRECT=auto and skew feedback on. On a machine whose direct
+// reads cost more than the eager stream (directcopy.SlowReads) messages
+// found waiting do count, by design, and the protocol is not checked.
 func streamWindows(c *mpi.Comm) {
 	const size, win, windows, tagData, tagAck = 128 << 10, 64, 30, 4, 5
 	buf := make([]byte, size)
@@ -189,6 +193,10 @@ func streamWindows(c *mpi.Comm) {
 		return
 	}
 	pc := mpi.Counters(1)
+	if directcopy.SlowReads() {
+		fmt.Printf("streamwindows: direct reads are slow here (%.1f copies): protocol not checked; %+v\n", directcopy.ReadCost(), pc)
+		return
+	}
 	if total := pc.EagerMsgs + pc.DirectMsgs; pc.DirectMsgs*4 < total*3 {
 		fail("a receiver streaming windows was taken for a slow one: %d of %d sends went eager; %+v", pc.EagerMsgs, total, pc)
 	}
