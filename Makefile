@@ -42,7 +42,7 @@ BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_gather osu_scatter osu_allgather osu_alltoall osu_rma osu_colls scale firstcopy
 WITH_OMPI ?= 0
 
-.PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test test-big bench-scale vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-callgrind bench-modes bench-skew soak chaos mpich-testsuite clean
+.PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test test-big bench-scale bench-scale-coll vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-callgrind bench-modes bench-skew soak chaos mpich-testsuite clean
 
 all: build
 
@@ -182,6 +182,11 @@ test-big:
 
 bench-scale: build
 	bash bench/scale.sh $(BIN)
+
+# Barrier and Allreduce 8 B at 16, 64 and 256 ranks against Open MPI
+# --oversubscribe (needs mpicc.openmpi; REPS, ITERS).
+bench-scale-coll: build
+	bash bench/scale_coll.sh
 
 # The system-MPI backends of package mpi (-tags ompi, -tags mpich) run the
 # multi-process scenarios with 4 ranks under mpirun.openmpi and
