@@ -60,9 +60,12 @@ type collOp struct {
 	// pooled: taken from a communicator's free list (getOp), and so
 	// returned there; an entry made elsewhere is its maker's.
 	pooled bool
-	// finish, if set, runs once after the last round, before the request
-	// completes: for an entry made outside the free list whose steps
-	// extend its own schedule as it runs (a multi-attempt agreement).
+	// more and finish serve an entry made outside the free list whose
+	// schedule is open-ended (a multi-attempt agreement, ctxagree.go):
+	// when its rounds have run, more may append rounds to it, reporting
+	// whether it did; finish runs once after the last round, before the
+	// request completes.
+	more     func() bool
 	finish   func()
 	reqStore Request
 	pendBuf  [4]*Request
@@ -161,7 +164,7 @@ func (e *engine) advanceColls() bool {
 // advance runs op's rounds until one has a message still in flight.
 func (e *engine) advance(op *collOp) bool {
 	did := false
-	for op.cur < len(op.s.rounds) {
+	for op.cur < len(op.s.rounds) || (op.more != nil && op.err == nil && !op.req.done && op.more()) {
 		rd := &op.s.rounds[op.cur]
 		if !op.issued {
 			e.issue(op, rd)

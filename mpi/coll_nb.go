@@ -112,9 +112,6 @@ type Persistent struct {
 	op    *collOp
 	req   *Request // the run in progress, nil when inactive
 	freed bool
-	// rebuild, for a schedule built with closures (coll_legacy.go),
-	// builds it afresh for each Start.
-	rebuild func(string) (*schedule, error)
 }
 
 // persist checks the arguments and builds the schedule (which moves no
@@ -146,21 +143,11 @@ func (p *Persistent) Start() (*Request, error) {
 	if err := p.c.checkLive(p.what); err != nil {
 		return nil, err
 	}
-	var fresh *schedule
-	if p.rebuild != nil {
-		var err error
-		if fresh, err = p.rebuild(p.what); err != nil {
-			return nil, err
-		}
-	}
 	e := p.c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.fatal != nil {
 		return nil, e.fatal
-	}
-	if fresh != nil {
-		p.op.s = *fresh
 	}
 	e.launch(p.c, p.op, false)
 	p.req = p.op.req
@@ -207,7 +194,7 @@ func (p *Persistent) Free() error {
 	p.op.persistent = false
 	p.c.putOp(p.op)
 	e.mu.Unlock()
-	p.freed, p.req, p.op, p.rebuild = true, nil, nil, nil
+	p.freed, p.req, p.op = true, nil, nil
 	return nil
 }
 
