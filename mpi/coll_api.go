@@ -7,6 +7,9 @@ package mpi
 // the blocking form runs it to completion (Comm.blocking), the
 // nonblocking one starts it and returns its request (coll_nb.go), the
 // persistent one builds it once and starts it again and again.
+// On an intercommunicator each runs the collective's intercommunicator
+// form (coll_inter.go); Scan and Exscan, which have none, fail with
+// ErrComm.
 
 func (c *Comm) barrierBuild(s *schedule) error {
 	barrierSched(s, c.rank, c.size, c.e.oversub)
