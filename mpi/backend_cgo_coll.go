@@ -30,6 +30,13 @@ func sameBuf(a, b []byte) bool {
 	return len(a) > 0 && len(b) > 0 && unsafe.SliceData(a) == unsafe.SliceData(b)
 }
 
+// aliases reports whether a starts at byte off of b: a rank's own block
+// given inside the other buffer, which the engine reads as in place and
+// MPI spells MPI_IN_PLACE (MPICH refuses aliased buffers).
+func aliases(a, b []byte, off int) bool {
+	return len(a) > 0 && off >= 0 && off < len(b) && unsafe.SliceData(a) == &b[off]
+}
+
 func flag(b bool) C.int {
 	if b {
 		return 1

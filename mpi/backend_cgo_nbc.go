@@ -165,8 +165,9 @@ func (c *Comm) gatherOp(m collMode, what string, send, recv []byte, root int) (*
 		return nil, newErr(ErrBuffer, what, "receive buffer of %d bytes for %d ranks × %d", len(recv), c.size, len(send))
 	}
 	n := C.longlong(len(send))
+	ip := c.rank == root && aliases(send, recv, root*len(send))
 	return m.issue(what, [][]byte{send, recv}, nil, func(nb C.int) C.hy_rq {
-		return C.hy_c_gather(nb, ptr(send), n, ptr(recv), n, C.int(root), c.h)
+		return C.hy_c_gather(nb, ptr(send), n, ptr(recv), n, C.int(root), flag(ip), c.h)
 	})
 }
 
@@ -187,8 +188,9 @@ func (c *Comm) gathervOp(m collMode, what string, send, recv []byte, counts, dis
 	if len(send) > math.MaxInt32 {
 		return nil, newErr(ErrCount, what, "%d bytes is beyond MPI's int counts", len(send))
 	}
+	ip := c.rank == root && aliases(send, recv, displs[root])
 	return m.issue(what, [][]byte{send, recv}, [][]C.int{cs, ds}, func(nb C.int) C.hy_rq {
-		return C.hy_c_gatherv(nb, ptr(send), C.int(len(send)), ptr(recv), cints(cs), cints(ds), C.int(root), c.h)
+		return C.hy_c_gatherv(nb, ptr(send), C.int(len(send)), ptr(recv), cints(cs), cints(ds), C.int(root), flag(ip), c.h)
 	})
 }
 
@@ -200,8 +202,9 @@ func (c *Comm) scatterOp(m collMode, what string, send, recv []byte, root int) (
 		return nil, newErr(ErrBuffer, what, "send buffer of %d bytes for %d ranks × %d", len(send), c.size, len(recv))
 	}
 	n := C.longlong(len(recv))
+	ip := c.rank == root && aliases(recv, send, root*len(recv))
 	return m.issue(what, [][]byte{send, recv}, nil, func(nb C.int) C.hy_rq {
-		return C.hy_c_scatter(nb, ptr(send), n, ptr(recv), n, C.int(root), c.h)
+		return C.hy_c_scatter(nb, ptr(send), n, ptr(recv), n, C.int(root), flag(ip), c.h)
 	})
 }
 
@@ -223,8 +226,9 @@ func (c *Comm) scattervOp(m collMode, what string, send []byte, counts, displs [
 	if len(recv) > math.MaxInt32 {
 		return nil, newErr(ErrCount, what, "%d bytes is beyond MPI's int counts", len(recv))
 	}
+	ip := c.rank == root && aliases(recv, send, displs[root])
 	return m.issue(what, [][]byte{send, recv}, [][]C.int{cs, ds}, func(nb C.int) C.hy_rq {
-		return C.hy_c_scatterv(nb, ptr(send), cints(cs), cints(ds), ptr(recv), C.int(len(recv)), C.int(root), c.h)
+		return C.hy_c_scatterv(nb, ptr(send), cints(cs), cints(ds), ptr(recv), C.int(len(recv)), C.int(root), flag(ip), c.h)
 	})
 }
 
@@ -253,8 +257,9 @@ func (c *Comm) allgathervOp(m collMode, what string, send, recv []byte, counts, 
 	if counts[c.rank] != len(send) {
 		return nil, newErr(ErrCount, what, "rank %d sends %d bytes, its count is %d", c.rank, len(send), counts[c.rank])
 	}
+	ip := aliases(send, recv, displs[c.rank])
 	return m.issue(what, [][]byte{send, recv}, [][]C.int{cs, ds}, func(nb C.int) C.hy_rq {
-		return C.hy_c_allgatherv(nb, ptr(send), C.int(len(send)), ptr(recv), cints(cs), cints(ds), c.h)
+		return C.hy_c_allgatherv(nb, ptr(send), C.int(len(send)), ptr(recv), cints(cs), cints(ds), flag(ip), c.h)
 	})
 }
 
@@ -269,8 +274,10 @@ func (c *Comm) alltoallOp(m collMode, what string, send, recv []byte) (*Request,
 	if len(recv) < len(send) {
 		return nil, newErr(ErrBuffer, what, "receive buffer of %d bytes for %d", len(recv), len(send))
 	}
-	if m == collStart && sameBuf(send, recv) {
-		// In place: MPI may read send after blocks land in recv.
+	if m != collCheck && sameBuf(send, recv) {
+		// In place (the engine's reading): a copy taken now, since MPI
+		// may read send after blocks land in recv, and Open MPI's
+		// blocking alltoall does.
 		send = append([]byte(nil), send...)
 	}
 	return m.issue(what, [][]byte{send, recv}, nil, func(nb C.int) C.hy_rq {
@@ -293,7 +300,7 @@ func (c *Comm) alltoallvOp(m collMode, what string, send []byte, scounts, sdispl
 	if scounts[c.rank] != rcounts[c.rank] {
 		return nil, newErr(ErrCount, what, "rank %d sends itself %d bytes but expects %d", c.rank, scounts[c.rank], rcounts[c.rank])
 	}
-	if m == collStart && sameBuf(send, recv) {
+	if m != collCheck && sameBuf(send, recv) {
 		send = append([]byte(nil), send...)
 	}
 	return m.issue(what, [][]byte{send, recv}, [][]C.int{sc, sd, rc, rd}, func(nb C.int) C.hy_rq {
