@@ -146,8 +146,9 @@ func (c *Comm) Ialltoallv(send []byte, scounts, sdispls []int, recv []byte, rcou
 // Persistent is a persistent collective (MPI 4.0's MPI_Barrier_init,
 // MPI_Bcast_init, ...): its arguments are bound and its schedule built
 // once, and each Start runs the collective again over the same buffers,
-// reading them afresh. Every rank must start its persistent collectives of
-// a communicator in the same order, as with any collective.
+// reading them afresh. As MPI 4.0 has it, persistent collectives match by
+// the order of their binding (which is collective), so ranks may start
+// them in different orders.
 type Persistent struct {
 	c     *Comm
 	what  string
@@ -170,7 +171,7 @@ func (c *Comm) persist(what string, build func(s *schedule) error) (*Persistent,
 		c.putOp(op)
 		return nil, err
 	}
-	op.persistent = true
+	op.persistent, op.fixedTag, op.tag = true, true, c.nextTag()
 	return &Persistent{c: c, what: what, op: op}, nil
 }
 

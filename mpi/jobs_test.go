@@ -108,6 +108,7 @@ func TestScenarios(t *testing.T) {
 		{"intercomm", []int{2, 3, 5}},
 		{"intercoll", []int{2, 3, 5}},
 		{"testpoll", []int{2, 4}},
+		{"porder", []int{2, 3, 5}},
 		{"graphnbr", []int{1, 2, 3, 5}},
 	}
 	for _, tc := range tests {
