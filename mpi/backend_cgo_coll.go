@@ -30,6 +30,13 @@ func sameBuf(a, b []byte) bool {
 	return len(a) > 0 && len(b) > 0 && unsafe.SliceData(a) == unsafe.SliceData(b)
 }
 
+// aliases reports whether a starts at byte off of b: a rank's own block
+// given inside the other buffer, which the engine reads as in place and
+// MPI spells MPI_IN_PLACE (MPICH refuses aliased buffers).
+func aliases(a, b []byte, off int) bool {
+	return len(a) > 0 && off >= 0 && off < len(b) && unsafe.SliceData(a) == &b[off]
+}
+
 func flag(b bool) C.int {
 	if b {
 		return 1
@@ -82,6 +89,9 @@ func cints(cs []C.int) *C.int {
 
 // Barrier blocks until every rank of c has called it.
 func (c *Comm) Barrier() error {
+	if c.IsInter() {
+		return c.InterColl(InterArgs{Kind: InterBarrier})
+	}
 	if err := c.check("Barrier"); err != nil {
 		return err
 	}
@@ -90,6 +100,9 @@ func (c *Comm) Barrier() error {
 
 // Ibarrier starts a barrier.
 func (c *Comm) Ibarrier() (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterBarrier})
+	}
 	if err := c.check("Ibarrier"); err != nil {
 		return nil, err
 	}
@@ -98,6 +111,9 @@ func (c *Comm) Ibarrier() (*Request, error) {
 
 // Bcast sends root's buf to every rank.
 func (c *Comm) Bcast(buf []byte, root int) error {
+	if c.IsInter() {
+		return c.InterColl(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
+	}
 	if err := c.checkRoot("Bcast", root); err != nil {
 		return err
 	}
@@ -106,6 +122,9 @@ func (c *Comm) Bcast(buf []byte, root int) error {
 
 // Ibcast starts a broadcast; buf must not be touched until it completes.
 func (c *Comm) Ibcast(buf []byte, root int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
+	}
 	if err := c.checkRoot("Ibcast", root); err != nil {
 		return nil, err
 	}
@@ -115,6 +134,9 @@ func (c *Comm) Ibcast(buf []byte, root int) (*Request, error) {
 // Allreduce is Reduce with the result on every rank. send and recv may be
 // the same slice (in place).
 func (c *Comm) Allreduce(send, recv []byte, dt Datatype, op Op) error {
+	if c.IsInter() {
+		return c.InterColl(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	if err := c.check("Allreduce"); err != nil {
 		return err
 	}
@@ -128,6 +150,9 @@ func (c *Comm) Allreduce(send, recv []byte, dt Datatype, op Op) error {
 
 // Iallreduce starts an allreduce.
 func (c *Comm) Iallreduce(send, recv []byte, dt Datatype, op Op) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	if err := c.check("Iallreduce"); err != nil {
 		return nil, err
 	}

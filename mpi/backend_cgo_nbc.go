@@ -165,8 +165,9 @@ func (c *Comm) gatherOp(m collMode, what string, send, recv []byte, root int) (*
 		return nil, newErr(ErrBuffer, what, "receive buffer of %d bytes for %d ranks × %d", len(recv), c.size, len(send))
 	}
 	n := C.longlong(len(send))
+	ip := c.rank == root && aliases(send, recv, root*len(send))
 	return m.issue(what, [][]byte{send, recv}, nil, func(nb C.int) C.hy_rq {
-		return C.hy_c_gather(nb, ptr(send), n, ptr(recv), n, C.int(root), c.h)
+		return C.hy_c_gather(nb, ptr(send), n, ptr(recv), n, C.int(root), flag(ip), c.h)
 	})
 }
 
@@ -187,8 +188,9 @@ func (c *Comm) gathervOp(m collMode, what string, send, recv []byte, counts, dis
 	if len(send) > math.MaxInt32 {
 		return nil, newErr(ErrCount, what, "%d bytes is beyond MPI's int counts", len(send))
 	}
+	ip := c.rank == root && aliases(send, recv, displs[root])
 	return m.issue(what, [][]byte{send, recv}, [][]C.int{cs, ds}, func(nb C.int) C.hy_rq {
-		return C.hy_c_gatherv(nb, ptr(send), C.int(len(send)), ptr(recv), cints(cs), cints(ds), C.int(root), c.h)
+		return C.hy_c_gatherv(nb, ptr(send), C.int(len(send)), ptr(recv), cints(cs), cints(ds), C.int(root), flag(ip), c.h)
 	})
 }
 
@@ -200,8 +202,9 @@ func (c *Comm) scatterOp(m collMode, what string, send, recv []byte, root int) (
 		return nil, newErr(ErrBuffer, what, "send buffer of %d bytes for %d ranks × %d", len(send), c.size, len(recv))
 	}
 	n := C.longlong(len(recv))
+	ip := c.rank == root && aliases(recv, send, root*len(recv))
 	return m.issue(what, [][]byte{send, recv}, nil, func(nb C.int) C.hy_rq {
-		return C.hy_c_scatter(nb, ptr(send), n, ptr(recv), n, C.int(root), c.h)
+		return C.hy_c_scatter(nb, ptr(send), n, ptr(recv), n, C.int(root), flag(ip), c.h)
 	})
 }
 
@@ -223,8 +226,9 @@ func (c *Comm) scattervOp(m collMode, what string, send []byte, counts, displs [
 	if len(recv) > math.MaxInt32 {
 		return nil, newErr(ErrCount, what, "%d bytes is beyond MPI's int counts", len(recv))
 	}
+	ip := c.rank == root && aliases(recv, send, displs[root])
 	return m.issue(what, [][]byte{send, recv}, [][]C.int{cs, ds}, func(nb C.int) C.hy_rq {
-		return C.hy_c_scatterv(nb, ptr(send), cints(cs), cints(ds), ptr(recv), C.int(len(recv)), C.int(root), c.h)
+		return C.hy_c_scatterv(nb, ptr(send), cints(cs), cints(ds), ptr(recv), C.int(len(recv)), C.int(root), flag(ip), c.h)
 	})
 }
 
@@ -253,8 +257,9 @@ func (c *Comm) allgathervOp(m collMode, what string, send, recv []byte, counts, 
 	if counts[c.rank] != len(send) {
 		return nil, newErr(ErrCount, what, "rank %d sends %d bytes, its count is %d", c.rank, len(send), counts[c.rank])
 	}
+	ip := aliases(send, recv, displs[c.rank])
 	return m.issue(what, [][]byte{send, recv}, [][]C.int{cs, ds}, func(nb C.int) C.hy_rq {
-		return C.hy_c_allgatherv(nb, ptr(send), C.int(len(send)), ptr(recv), cints(cs), cints(ds), c.h)
+		return C.hy_c_allgatherv(nb, ptr(send), C.int(len(send)), ptr(recv), cints(cs), cints(ds), flag(ip), c.h)
 	})
 }
 
@@ -269,8 +274,10 @@ func (c *Comm) alltoallOp(m collMode, what string, send, recv []byte) (*Request,
 	if len(recv) < len(send) {
 		return nil, newErr(ErrBuffer, what, "receive buffer of %d bytes for %d", len(recv), len(send))
 	}
-	if m == collStart && sameBuf(send, recv) {
-		// In place: MPI may read send after blocks land in recv.
+	if m != collCheck && sameBuf(send, recv) {
+		// In place (the engine's reading): a copy taken now, since MPI
+		// may read send after blocks land in recv, and Open MPI's
+		// blocking alltoall does.
 		send = append([]byte(nil), send...)
 	}
 	return m.issue(what, [][]byte{send, recv}, nil, func(nb C.int) C.hy_rq {
@@ -293,7 +300,7 @@ func (c *Comm) alltoallvOp(m collMode, what string, send []byte, scounts, sdispl
 	if scounts[c.rank] != rcounts[c.rank] {
 		return nil, newErr(ErrCount, what, "rank %d sends itself %d bytes but expects %d", c.rank, scounts[c.rank], rcounts[c.rank])
 	}
-	if m == collStart && sameBuf(send, recv) {
+	if m != collCheck && sameBuf(send, recv) {
 		send = append([]byte(nil), send...)
 	}
 	return m.issue(what, [][]byte{send, recv}, [][]C.int{sc, sd, rc, rd}, func(nb C.int) C.hy_rq {
@@ -306,6 +313,9 @@ func (c *Comm) alltoallvOp(m collMode, what string, send []byte, scounts, sdispl
 // Reduce combines every rank's send element-wise with op into root's recv.
 // send and recv may be the same slice (in place).
 func (c *Comm) Reduce(send, recv []byte, dt Datatype, op Op, root int) error {
+	if c.IsInter() {
+		return c.InterColl(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	_, err := c.reduceOp(collBlock, "Reduce", send, recv, dt, op, root)
 	return err
 }
@@ -326,6 +336,9 @@ func (c *Comm) Exscan(send, recv []byte, dt Datatype, op Op) error {
 // rank i. send and recv may be the same slice (in place: recv holds the
 // whole input and gets block i at its start).
 func (c *Comm) ReduceScatterBlock(send, recv []byte, dt Datatype, op Op) error {
+	if c.IsInter() {
+		return c.InterColl(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	_, err := c.reduceScatterBlockOp(collBlock, "ReduceScatterBlock", send, recv, dt, op)
 	return err
 }
@@ -334,6 +347,9 @@ func (c *Comm) ReduceScatterBlock(send, recv []byte, dt Datatype, op Op) error {
 // (starting after the blocks of lower ranks) on rank i. Counts are bytes.
 // send and recv may be the same slice (in place).
 func (c *Comm) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op) error {
+	if c.IsInter() {
+		return c.InterColl(InterArgs{Kind: InterReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
+	}
 	_, err := c.reduceScatterOp(collBlock, "ReduceScatter", send, recv, counts, dt, op)
 	return err
 }
@@ -341,6 +357,9 @@ func (c *Comm) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op
 // Gather collects len(send) bytes from each rank into root's recv, in rank
 // order.
 func (c *Comm) Gather(send, recv []byte, root int) error {
+	if c.IsInter() {
+		return c.InterColl(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
+	}
 	_, err := c.gatherOp(collBlock, "Gather", send, recv, root)
 	return err
 }
@@ -348,12 +367,18 @@ func (c *Comm) Gather(send, recv []byte, root int) error {
 // Gatherv: rank i's send lands at recv[displs[i]:displs[i]+counts[i]] on
 // root (bytes).
 func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int) error {
+	if c.IsInter() {
+		return c.InterColl(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+	}
 	_, err := c.gathervOp(collBlock, "Gatherv", send, recv, counts, displs, root)
 	return err
 }
 
 // Scatter sends block i of root's send (len(recv) bytes each) to rank i.
 func (c *Comm) Scatter(send, recv []byte, root int) error {
+	if c.IsInter() {
+		return c.InterColl(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
+	}
 	_, err := c.scatterOp(collBlock, "Scatter", send, recv, root)
 	return err
 }
@@ -361,18 +386,27 @@ func (c *Comm) Scatter(send, recv []byte, root int) error {
 // Scatterv: rank i receives send[displs[i]:displs[i]+counts[i]] from root
 // (bytes).
 func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int) error {
+	if c.IsInter() {
+		return c.InterColl(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
+	}
 	_, err := c.scattervOp(collBlock, "Scatterv", send, counts, displs, recv, root)
 	return err
 }
 
 // Allgather is Gather with the result on every rank.
 func (c *Comm) Allgather(send, recv []byte) error {
+	if c.IsInter() {
+		return c.InterColl(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
+	}
 	_, err := c.allgatherOp(collBlock, "Allgather", send, recv)
 	return err
 }
 
 // Allgatherv is Gatherv with the result on every rank.
 func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int) error {
+	if c.IsInter() {
+		return c.InterColl(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+	}
 	_, err := c.allgathervOp(collBlock, "Allgatherv", send, recv, counts, displs)
 	return err
 }
@@ -380,12 +414,18 @@ func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int) error {
 // Alltoall sends block j of send to rank j; block i of recv comes from rank
 // i.
 func (c *Comm) Alltoall(send, recv []byte) error {
+	if c.IsInter() {
+		return c.InterColl(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
+	}
 	_, err := c.alltoallOp(collBlock, "Alltoall", send, recv)
 	return err
 }
 
 // Alltoallv is Alltoall with per-peer byte counts and displacements.
 func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
+	if c.IsInter() {
+		return c.InterColl(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
+	}
 	_, err := c.alltoallvOp(collBlock, "Alltoallv", send, scounts, sdispls, recv, rcounts, rdispls)
 	return err
 }
@@ -395,6 +435,9 @@ func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcoun
 
 // Ireduce starts a reduction to root.
 func (c *Comm) Ireduce(send, recv []byte, dt Datatype, op Op, root int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	return c.reduceOp(collStart, "Ireduce", send, recv, dt, op, root)
 }
 
@@ -410,51 +453,81 @@ func (c *Comm) Iexscan(send, recv []byte, dt Datatype, op Op) (*Request, error) 
 
 // IreduceScatterBlock starts a ReduceScatterBlock.
 func (c *Comm) IreduceScatterBlock(send, recv []byte, dt Datatype, op Op) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	return c.reduceScatterBlockOp(collStart, "IreduceScatterBlock", send, recv, dt, op)
 }
 
 // IreduceScatter starts a ReduceScatter.
 func (c *Comm) IreduceScatter(send, recv []byte, counts []int, dt Datatype, op Op) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
+	}
 	return c.reduceScatterOp(collStart, "IreduceScatter", send, recv, counts, dt, op)
 }
 
 // Igather starts a Gather.
 func (c *Comm) Igather(send, recv []byte, root int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
+	}
 	return c.gatherOp(collStart, "Igather", send, recv, root)
 }
 
 // Igatherv starts a Gatherv.
 func (c *Comm) Igatherv(send, recv []byte, counts, displs []int, root int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+	}
 	return c.gathervOp(collStart, "Igatherv", send, recv, counts, displs, root)
 }
 
 // Iscatter starts a Scatter.
 func (c *Comm) Iscatter(send, recv []byte, root int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
+	}
 	return c.scatterOp(collStart, "Iscatter", send, recv, root)
 }
 
 // Iscatterv starts a Scatterv.
 func (c *Comm) Iscatterv(send []byte, counts, displs []int, recv []byte, root int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
+	}
 	return c.scattervOp(collStart, "Iscatterv", send, counts, displs, recv, root)
 }
 
 // Iallgather starts an Allgather.
 func (c *Comm) Iallgather(send, recv []byte) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
+	}
 	return c.allgatherOp(collStart, "Iallgather", send, recv)
 }
 
 // Iallgatherv starts an Allgatherv.
 func (c *Comm) Iallgatherv(send, recv []byte, counts, displs []int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+	}
 	return c.allgathervOp(collStart, "Iallgatherv", send, recv, counts, displs)
 }
 
 // Ialltoall starts an Alltoall.
 func (c *Comm) Ialltoall(send, recv []byte) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
+	}
 	return c.alltoallOp(collStart, "Ialltoall", send, recv)
 }
 
 // Ialltoallv starts an Alltoallv.
 func (c *Comm) Ialltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
+	}
 	return c.alltoallvOp(collStart, "Ialltoallv", send, scounts, sdispls, recv, rcounts, rdispls)
 }
 

@@ -36,32 +36,32 @@ static inline hy_rq hy_c_reduce_scatter(int nb, void *s, void *r, int *counts, h
 	HY_NBC(MPI_Reduce_scatter(HY_IP(s, ip), r, counts, HY_DT(dt), HY_OP(op), HY_COMM(c)),
 	       MPI_Ireduce_scatter(HY_IP(s, ip), r, counts, HY_DT(dt), HY_OP(op), HY_COMM(c), &r_));
 }
-static inline hy_rq hy_c_gather(int nb, void *s, long long sn, void *r, long long rn, int root, hy_h c) {
+static inline hy_rq hy_c_gather(int nb, void *s, long long sn, void *r, long long rn, int root, int ip, hy_h c) {
 	if (HY_BIG(sn) || HY_BIG(rn)) return hy_rq_big;
-	HY_NBC(MPI_Gather(s, sn, MPI_BYTE, r, rn, MPI_BYTE, root, HY_COMM(c)),
-	       MPI_Igather(s, sn, MPI_BYTE, r, rn, MPI_BYTE, root, HY_COMM(c), &r_));
+	HY_NBC(MPI_Gather(HY_IP(s, ip), sn, MPI_BYTE, r, rn, MPI_BYTE, root, HY_COMM(c)),
+	       MPI_Igather(HY_IP(s, ip), sn, MPI_BYTE, r, rn, MPI_BYTE, root, HY_COMM(c), &r_));
 }
-static inline hy_rq hy_c_gatherv(int nb, void *s, int sn, void *r, int *counts, int *displs, int root, hy_h c) {
-	HY_NBC(MPI_Gatherv(s, sn, MPI_BYTE, r, counts, displs, MPI_BYTE, root, HY_COMM(c)),
-	       MPI_Igatherv(s, sn, MPI_BYTE, r, counts, displs, MPI_BYTE, root, HY_COMM(c), &r_));
+static inline hy_rq hy_c_gatherv(int nb, void *s, int sn, void *r, int *counts, int *displs, int root, int ip, hy_h c) {
+	HY_NBC(MPI_Gatherv(HY_IP(s, ip), sn, MPI_BYTE, r, counts, displs, MPI_BYTE, root, HY_COMM(c)),
+	       MPI_Igatherv(HY_IP(s, ip), sn, MPI_BYTE, r, counts, displs, MPI_BYTE, root, HY_COMM(c), &r_));
 }
-static inline hy_rq hy_c_scatter(int nb, void *s, long long sn, void *r, long long rn, int root, hy_h c) {
+static inline hy_rq hy_c_scatter(int nb, void *s, long long sn, void *r, long long rn, int root, int ip, hy_h c) {
 	if (HY_BIG(sn) || HY_BIG(rn)) return hy_rq_big;
-	HY_NBC(MPI_Scatter(s, sn, MPI_BYTE, r, rn, MPI_BYTE, root, HY_COMM(c)),
-	       MPI_Iscatter(s, sn, MPI_BYTE, r, rn, MPI_BYTE, root, HY_COMM(c), &r_));
+	HY_NBC(MPI_Scatter(s, sn, MPI_BYTE, HY_IP(r, ip), rn, MPI_BYTE, root, HY_COMM(c)),
+	       MPI_Iscatter(s, sn, MPI_BYTE, HY_IP(r, ip), rn, MPI_BYTE, root, HY_COMM(c), &r_));
 }
-static inline hy_rq hy_c_scatterv(int nb, void *s, int *counts, int *displs, void *r, int rn, int root, hy_h c) {
-	HY_NBC(MPI_Scatterv(s, counts, displs, MPI_BYTE, r, rn, MPI_BYTE, root, HY_COMM(c)),
-	       MPI_Iscatterv(s, counts, displs, MPI_BYTE, r, rn, MPI_BYTE, root, HY_COMM(c), &r_));
+static inline hy_rq hy_c_scatterv(int nb, void *s, int *counts, int *displs, void *r, int rn, int root, int ip, hy_h c) {
+	HY_NBC(MPI_Scatterv(s, counts, displs, MPI_BYTE, HY_IP(r, ip), rn, MPI_BYTE, root, HY_COMM(c)),
+	       MPI_Iscatterv(s, counts, displs, MPI_BYTE, HY_IP(r, ip), rn, MPI_BYTE, root, HY_COMM(c), &r_));
 }
 static inline hy_rq hy_c_allgather(int nb, void *s, long long sn, void *r, long long rn, int ip, hy_h c) {
 	if (HY_BIG(sn) || HY_BIG(rn)) return hy_rq_big;
 	HY_NBC(MPI_Allgather(HY_IP(s, ip), sn, MPI_BYTE, r, rn, MPI_BYTE, HY_COMM(c)),
 	       MPI_Iallgather(HY_IP(s, ip), sn, MPI_BYTE, r, rn, MPI_BYTE, HY_COMM(c), &r_));
 }
-static inline hy_rq hy_c_allgatherv(int nb, void *s, int sn, void *r, int *counts, int *displs, hy_h c) {
-	HY_NBC(MPI_Allgatherv(s, sn, MPI_BYTE, r, counts, displs, MPI_BYTE, HY_COMM(c)),
-	       MPI_Iallgatherv(s, sn, MPI_BYTE, r, counts, displs, MPI_BYTE, HY_COMM(c), &r_));
+static inline hy_rq hy_c_allgatherv(int nb, void *s, int sn, void *r, int *counts, int *displs, int ip, hy_h c) {
+	HY_NBC(MPI_Allgatherv(HY_IP(s, ip), sn, MPI_BYTE, r, counts, displs, MPI_BYTE, HY_COMM(c)),
+	       MPI_Iallgatherv(HY_IP(s, ip), sn, MPI_BYTE, r, counts, displs, MPI_BYTE, HY_COMM(c), &r_));
 }
 static inline hy_rq hy_c_alltoall(int nb, void *s, long long m, void *r, hy_h c) {
 	if (HY_BIG(m)) return hy_rq_big;

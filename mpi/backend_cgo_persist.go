@@ -99,18 +99,27 @@ func clone(v []int) []int {
 
 // BarrierInit binds a persistent barrier.
 func (c *Comm) BarrierInit() (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterBarrier})
+	}
 	return persistent("BarrierInit", func() error { return c.check("BarrierInit") },
 		func() (*Request, error) { return c.Ibarrier() })
 }
 
 // BcastInit binds a persistent broadcast.
 func (c *Comm) BcastInit(buf []byte, root int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
+	}
 	return persistent("BcastInit", func() error { return c.checkRoot("BcastInit", root) },
 		func() (*Request, error) { return c.Ibcast(buf, root) })
 }
 
 // ReduceInit binds a persistent reduction to root.
 func (c *Comm) ReduceInit(send, recv []byte, dt Datatype, op Op, root int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	return bind("ReduceInit", func(m collMode) (*Request, error) {
 		return c.reduceOp(m, "ReduceInit", send, recv, dt, op, root)
 	})
@@ -118,6 +127,9 @@ func (c *Comm) ReduceInit(send, recv []byte, dt Datatype, op Op, root int) (*Per
 
 // AllreduceInit binds a persistent allreduce.
 func (c *Comm) AllreduceInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	return persistent("AllreduceInit", func() error {
 		if err := c.check("AllreduceInit"); err != nil {
 			return err
@@ -143,6 +155,9 @@ func (c *Comm) ExscanInit(send, recv []byte, dt Datatype, op Op) (*Persistent, e
 
 // ReduceScatterBlockInit binds a persistent ReduceScatterBlock.
 func (c *Comm) ReduceScatterBlockInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	return bind("ReduceScatterBlockInit", func(m collMode) (*Request, error) {
 		return c.reduceScatterBlockOp(m, "ReduceScatterBlockInit", send, recv, dt, op)
 	})
@@ -150,6 +165,9 @@ func (c *Comm) ReduceScatterBlockInit(send, recv []byte, dt Datatype, op Op) (*P
 
 // ReduceScatterInit binds a persistent ReduceScatter.
 func (c *Comm) ReduceScatterInit(send, recv []byte, counts []int, dt Datatype, op Op) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
+	}
 	counts = clone(counts)
 	return bind("ReduceScatterInit", func(m collMode) (*Request, error) {
 		return c.reduceScatterOp(m, "ReduceScatterInit", send, recv, counts, dt, op)
@@ -158,6 +176,9 @@ func (c *Comm) ReduceScatterInit(send, recv []byte, counts []int, dt Datatype, o
 
 // GatherInit binds a persistent Gather.
 func (c *Comm) GatherInit(send, recv []byte, root int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
+	}
 	return bind("GatherInit", func(m collMode) (*Request, error) {
 		return c.gatherOp(m, "GatherInit", send, recv, root)
 	})
@@ -165,6 +186,9 @@ func (c *Comm) GatherInit(send, recv []byte, root int) (*Persistent, error) {
 
 // GathervInit binds a persistent Gatherv.
 func (c *Comm) GathervInit(send, recv []byte, counts, displs []int, root int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+	}
 	counts, displs = clone(counts), clone(displs)
 	return bind("GathervInit", func(m collMode) (*Request, error) {
 		return c.gathervOp(m, "GathervInit", send, recv, counts, displs, root)
@@ -173,6 +197,9 @@ func (c *Comm) GathervInit(send, recv []byte, counts, displs []int, root int) (*
 
 // ScatterInit binds a persistent Scatter.
 func (c *Comm) ScatterInit(send, recv []byte, root int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
+	}
 	return bind("ScatterInit", func(m collMode) (*Request, error) {
 		return c.scatterOp(m, "ScatterInit", send, recv, root)
 	})
@@ -180,6 +207,9 @@ func (c *Comm) ScatterInit(send, recv []byte, root int) (*Persistent, error) {
 
 // ScattervInit binds a persistent Scatterv.
 func (c *Comm) ScattervInit(send []byte, counts, displs []int, recv []byte, root int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
+	}
 	counts, displs = clone(counts), clone(displs)
 	return bind("ScattervInit", func(m collMode) (*Request, error) {
 		return c.scattervOp(m, "ScattervInit", send, counts, displs, recv, root)
@@ -188,6 +218,9 @@ func (c *Comm) ScattervInit(send []byte, counts, displs []int, recv []byte, root
 
 // AllgatherInit binds a persistent Allgather.
 func (c *Comm) AllgatherInit(send, recv []byte) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
+	}
 	return bind("AllgatherInit", func(m collMode) (*Request, error) {
 		return c.allgatherOp(m, "AllgatherInit", send, recv)
 	})
@@ -195,6 +228,9 @@ func (c *Comm) AllgatherInit(send, recv []byte) (*Persistent, error) {
 
 // AllgathervInit binds a persistent Allgatherv.
 func (c *Comm) AllgathervInit(send, recv []byte, counts, displs []int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+	}
 	counts, displs = clone(counts), clone(displs)
 	return bind("AllgathervInit", func(m collMode) (*Request, error) {
 		return c.allgathervOp(m, "AllgathervInit", send, recv, counts, displs)
@@ -203,6 +239,9 @@ func (c *Comm) AllgathervInit(send, recv []byte, counts, displs []int) (*Persist
 
 // AlltoallInit binds a persistent Alltoall.
 func (c *Comm) AlltoallInit(send, recv []byte) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
+	}
 	return bind("AlltoallInit", func(m collMode) (*Request, error) {
 		return c.alltoallOp(m, "AlltoallInit", send, recv)
 	})
@@ -210,6 +249,9 @@ func (c *Comm) AlltoallInit(send, recv []byte) (*Persistent, error) {
 
 // AlltoallvInit binds a persistent Alltoallv.
 func (c *Comm) AlltoallvInit(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
+	}
 	scounts, sdispls, rcounts, rdispls = clone(scounts), clone(sdispls), clone(rcounts), clone(rdispls)
 	return bind("AlltoallvInit", func(m collMode) (*Request, error) {
 		return c.alltoallvOp(m, "AlltoallvInit", send, scounts, sdispls, recv, rcounts, rdispls)

@@ -111,7 +111,9 @@ func TestallInto(reqs []*Request, sts []Status) (bool, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.progress()
+	if !e.progress() && !allDone(reqs) {
+		e.pollIdle()
+	}
 	if !allDone(reqs) {
 		return false, nil
 	}

@@ -57,12 +57,22 @@ type collOp struct {
 	// persistent: owned by a Persistent, which starts it again and
 	// again; never recycled through its request.
 	persistent bool
+	// fixedTag: tag was drawn when the persistent collective was bound,
+	// and every Start reuses it. MPI 4.0 matches persistent collectives
+	// by the order of their *_init calls, not of their Starts, so ranks
+	// may start two of them in different orders; each run of one op is
+	// complete on a rank before its next Start, and a pair's messages
+	// stay in order, so runs of one op never mix.
+	fixedTag bool
 	// pooled: taken from a communicator's free list (getOp), and so
 	// returned there; an entry made elsewhere is its maker's.
 	pooled bool
-	// finish, if set, runs once after the last round, before the request
-	// completes: for an entry made outside the free list whose steps
-	// extend its own schedule as it runs (a multi-attempt agreement).
+	// more and finish serve an entry made outside the free list whose
+	// schedule is open-ended (a multi-attempt agreement, ctxagree.go):
+	// when its rounds have run, more may append rounds to it, reporting
+	// whether it did; finish runs once after the last round, before the
+	// request completes.
+	more     func() bool
 	finish   func()
 	reqStore Request
 	pendBuf  [4]*Request
@@ -93,7 +103,7 @@ func (c *Comm) putOp(op *collOp) {
 	// reqStore stays as it is: a user still holding the request of a
 	// recycled nonblocking collective sees it spent until the entry is
 	// launched again.
-	op.c, op.err, op.req = nil, nil, nil
+	op.c, op.err, op.req, op.fixedTag = nil, nil, nil, false
 	if op.pooled && len(c.collFree) < collFreeMax {
 		c.collFree = append(c.collFree, op)
 	}
@@ -124,7 +134,10 @@ func (c *Comm) nextTag() int {
 // the lock) did, posts the first round and files op with the live
 // collectives unless it finished at once. Called with e.mu held.
 func (e *engine) launch(c *Comm, op *collOp, ownDone bool) {
-	op.c, op.tag, op.small = c, c.nextTag(), op.s.small && e.region != nil
+	if !op.fixedTag {
+		op.tag = c.nextTag()
+	}
+	op.c, op.small = c, op.s.small && e.region != nil
 	op.cur, op.issued, op.err = 0, false, nil
 	op.reqStore = Request{e: e, kind: reqColl, comm: c}
 	op.req = &op.reqStore
@@ -161,7 +174,7 @@ func (e *engine) advanceColls() bool {
 // advance runs op's rounds until one has a message still in flight.
 func (e *engine) advance(op *collOp) bool {
 	did := false
-	for op.cur < len(op.s.rounds) {
+	for op.cur < len(op.s.rounds) || (op.more != nil && op.err == nil && !op.req.done && op.more()) {
 		rd := &op.s.rounds[op.cur]
 		if !op.issued {
 			e.issue(op, rd)

@@ -18,21 +18,33 @@ package mpi
 
 // Ibarrier starts a barrier.
 func (c *Comm) Ibarrier() (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterBarrier})
+	}
 	return c.nonblocking("Ibarrier", c.barrierBuild)
 }
 
 // Ibcast starts a broadcast; buf must not be touched until it completes.
 func (c *Comm) Ibcast(buf []byte, root int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
+	}
 	return c.nonblocking("Ibcast", func(s *schedule) error { return c.bcastBuild(s, "Ibcast", buf, root) })
 }
 
 // Iallreduce starts an Allreduce.
 func (c *Comm) Iallreduce(send, recv []byte, dt Datatype, op Op) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	return c.nonblocking("Iallreduce", func(s *schedule) error { return c.allreduceBuild(s, "Iallreduce", send, recv, dt, op) })
 }
 
 // Ireduce starts a reduction to root.
 func (c *Comm) Ireduce(send, recv []byte, dt Datatype, op Op, root int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	return c.nonblocking("Ireduce", func(s *schedule) error { return c.reduceBuild(s, "Ireduce", send, recv, dt, op, root) })
 }
 
@@ -48,6 +60,9 @@ func (c *Comm) Iexscan(send, recv []byte, dt Datatype, op Op) (*Request, error) 
 
 // IreduceScatterBlock starts a ReduceScatterBlock.
 func (c *Comm) IreduceScatterBlock(send, recv []byte, dt Datatype, op Op) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	return c.nonblocking("IreduceScatterBlock", func(s *schedule) error {
 		return c.reduceScatterBlockBuild(s, "IreduceScatterBlock", send, recv, dt, op)
 	})
@@ -55,47 +70,74 @@ func (c *Comm) IreduceScatterBlock(send, recv []byte, dt Datatype, op Op) (*Requ
 
 // IreduceScatter starts a ReduceScatter.
 func (c *Comm) IreduceScatter(send, recv []byte, counts []int, dt Datatype, op Op) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
+	}
 	return c.nonblocking("IreduceScatter", func(s *schedule) error { return c.reduceScatterBuild(s, "IreduceScatter", send, recv, counts, dt, op) })
 }
 
 // Igather starts a Gather.
 func (c *Comm) Igather(send, recv []byte, root int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
+	}
 	return c.nonblocking("Igather", func(s *schedule) error { return c.gatherBuild(s, "Igather", send, recv, root) })
 }
 
 // Igatherv starts a Gatherv.
 func (c *Comm) Igatherv(send, recv []byte, counts, displs []int, root int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+	}
 	return c.nonblocking("Igatherv", func(s *schedule) error { return c.gathervBuild(s, "Igatherv", send, recv, counts, displs, root) })
 }
 
 // Iscatter starts a Scatter.
 func (c *Comm) Iscatter(send, recv []byte, root int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
+	}
 	return c.nonblocking("Iscatter", func(s *schedule) error { return c.scatterBuild(s, "Iscatter", send, recv, root) })
 }
 
 // Iscatterv starts a Scatterv.
 func (c *Comm) Iscatterv(send []byte, counts, displs []int, recv []byte, root int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
+	}
 	return c.nonblocking("Iscatterv", func(s *schedule) error { return c.scattervBuild(s, "Iscatterv", send, counts, displs, recv, root) })
 }
 
 // Iallgather starts an Allgather. send may be recv's own block (in place).
 func (c *Comm) Iallgather(send, recv []byte) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
+	}
 	return c.nonblocking("Iallgather", func(s *schedule) error { return c.allgatherBuild(s, "Iallgather", send, recv) })
 }
 
 // Iallgatherv starts an Allgatherv.
 func (c *Comm) Iallgatherv(send, recv []byte, counts, displs []int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+	}
 	return c.nonblocking("Iallgatherv", func(s *schedule) error { return c.allgathervBuild(s, "Iallgatherv", send, recv, counts, displs) })
 }
 
 // Ialltoall starts an Alltoall. send and recv may be the same slice (in
 // place).
 func (c *Comm) Ialltoall(send, recv []byte) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
+	}
 	return c.nonblocking("Ialltoall", func(s *schedule) error { return c.alltoallBuild(s, "Ialltoall", send, recv) })
 }
 
 // Ialltoallv starts an Alltoallv.
 func (c *Comm) Ialltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Request, error) {
+	if c.IsInter() {
+		return c.IinterColl(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
+	}
 	return c.nonblocking("Ialltoallv", func(s *schedule) error {
 		return c.alltoallvBuild(s, "Ialltoallv", send, scounts, sdispls, recv, rcounts, rdispls)
 	})
@@ -104,17 +146,15 @@ func (c *Comm) Ialltoallv(send []byte, scounts, sdispls []int, recv []byte, rcou
 // Persistent is a persistent collective (MPI 4.0's MPI_Barrier_init,
 // MPI_Bcast_init, ...): its arguments are bound and its schedule built
 // once, and each Start runs the collective again over the same buffers,
-// reading them afresh. Every rank must start its persistent collectives of
-// a communicator in the same order, as with any collective.
+// reading them afresh. As MPI 4.0 has it, persistent collectives match by
+// the order of their binding (which is collective), so ranks may start
+// them in different orders.
 type Persistent struct {
 	c     *Comm
 	what  string
 	op    *collOp
 	req   *Request // the run in progress, nil when inactive
 	freed bool
-	// rebuild, for a schedule built with closures (coll_legacy.go),
-	// builds it afresh for each Start.
-	rebuild func(string) (*schedule, error)
 }
 
 // persist checks the arguments and builds the schedule (which moves no
@@ -131,7 +171,7 @@ func (c *Comm) persist(what string, build func(s *schedule) error) (*Persistent,
 		c.putOp(op)
 		return nil, err
 	}
-	op.persistent = true
+	op.persistent, op.fixedTag, op.tag = true, true, c.nextTag()
 	return &Persistent{c: c, what: what, op: op}, nil
 }
 
@@ -146,21 +186,11 @@ func (p *Persistent) Start() (*Request, error) {
 	if err := p.c.checkLive(p.what); err != nil {
 		return nil, err
 	}
-	var fresh *schedule
-	if p.rebuild != nil {
-		var err error
-		if fresh, err = p.rebuild(p.what); err != nil {
-			return nil, err
-		}
-	}
 	e := p.c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.fatal != nil {
 		return nil, e.fatal
-	}
-	if fresh != nil {
-		p.op.s = *fresh
 	}
 	e.launch(p.c, p.op, false)
 	p.req = p.op.req
@@ -207,27 +237,39 @@ func (p *Persistent) Free() error {
 	p.op.persistent = false
 	p.c.putOp(p.op)
 	e.mu.Unlock()
-	p.freed, p.req, p.op, p.rebuild = true, nil, nil, nil
+	p.freed, p.req, p.op = true, nil, nil
 	return nil
 }
 
 // BarrierInit binds a persistent barrier.
 func (c *Comm) BarrierInit() (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterBarrier})
+	}
 	return c.persist("BarrierInit", c.barrierBuild)
 }
 
 // BcastInit binds a persistent broadcast.
 func (c *Comm) BcastInit(buf []byte, root int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
+	}
 	return c.persist("BcastInit", func(s *schedule) error { return c.bcastBuild(s, "BcastInit", buf, root) })
 }
 
 // AllreduceInit binds a persistent Allreduce.
 func (c *Comm) AllreduceInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	return c.persist("AllreduceInit", func(s *schedule) error { return c.allreduceBuild(s, "AllreduceInit", send, recv, dt, op) })
 }
 
 // ReduceInit binds a persistent Reduce.
 func (c *Comm) ReduceInit(send, recv []byte, dt Datatype, op Op, root int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	return c.persist("ReduceInit", func(s *schedule) error { return c.reduceBuild(s, "ReduceInit", send, recv, dt, op, root) })
 }
 
@@ -243,6 +285,9 @@ func (c *Comm) ExscanInit(send, recv []byte, dt Datatype, op Op) (*Persistent, e
 
 // ReduceScatterBlockInit binds a persistent ReduceScatterBlock.
 func (c *Comm) ReduceScatterBlockInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
 	return c.persist("ReduceScatterBlockInit", func(s *schedule) error {
 		return c.reduceScatterBlockBuild(s, "ReduceScatterBlockInit", send, recv, dt, op)
 	})
@@ -250,6 +295,9 @@ func (c *Comm) ReduceScatterBlockInit(send, recv []byte, dt Datatype, op Op) (*P
 
 // ReduceScatterInit binds a persistent ReduceScatter.
 func (c *Comm) ReduceScatterInit(send, recv []byte, counts []int, dt Datatype, op Op) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
+	}
 	return c.persist("ReduceScatterInit", func(s *schedule) error {
 		return c.reduceScatterBuild(s, "ReduceScatterInit", send, recv, counts, dt, op)
 	})
@@ -257,41 +305,65 @@ func (c *Comm) ReduceScatterInit(send, recv []byte, counts []int, dt Datatype, o
 
 // GatherInit binds a persistent Gather.
 func (c *Comm) GatherInit(send, recv []byte, root int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
+	}
 	return c.persist("GatherInit", func(s *schedule) error { return c.gatherBuild(s, "GatherInit", send, recv, root) })
 }
 
 // GathervInit binds a persistent Gatherv.
 func (c *Comm) GathervInit(send, recv []byte, counts, displs []int, root int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+	}
 	return c.persist("GathervInit", func(s *schedule) error { return c.gathervBuild(s, "GathervInit", send, recv, counts, displs, root) })
 }
 
 // ScatterInit binds a persistent Scatter.
 func (c *Comm) ScatterInit(send, recv []byte, root int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
+	}
 	return c.persist("ScatterInit", func(s *schedule) error { return c.scatterBuild(s, "ScatterInit", send, recv, root) })
 }
 
 // ScattervInit binds a persistent Scatterv.
 func (c *Comm) ScattervInit(send []byte, counts, displs []int, recv []byte, root int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
+	}
 	return c.persist("ScattervInit", func(s *schedule) error { return c.scattervBuild(s, "ScattervInit", send, counts, displs, recv, root) })
 }
 
 // AllgatherInit binds a persistent Allgather.
 func (c *Comm) AllgatherInit(send, recv []byte) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
+	}
 	return c.persist("AllgatherInit", func(s *schedule) error { return c.allgatherBuild(s, "AllgatherInit", send, recv) })
 }
 
 // AllgathervInit binds a persistent Allgatherv.
 func (c *Comm) AllgathervInit(send, recv []byte, counts, displs []int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+	}
 	return c.persist("AllgathervInit", func(s *schedule) error { return c.allgathervBuild(s, "AllgathervInit", send, recv, counts, displs) })
 }
 
 // AlltoallInit binds a persistent Alltoall.
 func (c *Comm) AlltoallInit(send, recv []byte) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
+	}
 	return c.persist("AlltoallInit", func(s *schedule) error { return c.alltoallBuild(s, "AlltoallInit", send, recv) })
 }
 
 // AlltoallvInit binds a persistent Alltoallv.
 func (c *Comm) AlltoallvInit(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Persistent, error) {
+	if c.IsInter() {
+		return c.InterCollInit(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
+	}
 	return c.persist("AlltoallvInit", func(s *schedule) error {
 		return c.alltoallvBuild(s, "AlltoallvInit", send, scounts, sdispls, recv, rcounts, rdispls)
 	})

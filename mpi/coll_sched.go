@@ -30,14 +30,12 @@ type stepKind uint8
 const (
 	stepReduce stepKind = iota // dst = src op dst
 	stepCopy                   // dst = src
-	stepFunc                   // fn(): schedules built with closures (coll_legacy.go)
 )
 
 // collStep is local work, as data.
 type collStep struct {
 	kind     stepKind
 	src, dst []byte
-	fn       func()
 }
 
 // schedRound is one step of a schedule: the transfers xfers[x0:x1] and,
@@ -145,24 +143,6 @@ func (s *schedule) copyStep(dst, src []byte) {
 	s.last().s1++
 }
 
-// extend appends the rounds of src (built on its own) to s, which may be
-// running: a step of s may extend it, and the engine runs the new rounds
-// next. The first schedule appended to an empty one decides the ring.
-func (s *schedule) extend(src *schedule) {
-	if len(s.rounds) == 0 {
-		s.small = src.small
-	}
-	if s.red.elem == 0 {
-		s.red = src.red
-	}
-	dx, ds := int32(len(s.xfers)), int32(len(s.steps))
-	s.xfers = append(s.xfers, src.xfers...)
-	s.steps = append(s.steps, src.steps...)
-	for _, rd := range src.rounds {
-		s.rounds = append(s.rounds, schedRound{x0: rd.x0 + dx, x1: rd.x1 + dx, s0: rd.s0 + ds, s1: rd.s1 + ds})
-	}
-}
-
 // nextLocal opens a round without messages for the steps added after it.
 func (s *schedule) nextLocal() { s.next() }
 
@@ -205,10 +185,8 @@ func (s *schedule) runSteps(rd *schedRound) {
 		switch st.kind {
 		case stepReduce:
 			s.red.apply(st.src, st.dst)
-		case stepCopy:
-			copy(st.dst, st.src)
 		default:
-			st.fn()
+			copy(st.dst, st.src)
 		}
 	}
 }

@@ -570,41 +570,12 @@ func modelAll(t *testing.T, n int, oversub bool, ops []modelOp) {
 	}
 }
 
-// TestScheduleLegacyRounds replays a schedule built with the closure
-// interface (coll_legacy.go): a ring shift whose after closure and local
-// round run in order, after their round's messages.
-func TestScheduleLegacyRounds(t *testing.T) {
-	for n := 1; n <= 5; n++ {
-		got := make([][]byte, n)
-		err := replay(n, false, func(c *Comm, s *schedule) error {
-			r := c.rank
-			in, tmp := []byte{byte(r)}, make([]byte, 1)
-			got[r] = make([]byte, 2)
-			s.round(collRound{
-				sends: []collXfer{{peer: (r + 1) % n, buf: in}},
-				recvs: []collXfer{{peer: (r - 1 + n) % n, buf: tmp}},
-				after: func() { got[r][0] = tmp[0] + 1 },
-			})
-			s.local(func() { got[r][1] = got[r][0] * 2 })
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for r := range n {
-			left := byte((r - 1 + n) % n)
-			if want := []byte{left + 1, 2 * (left + 1)}; !bytes.Equal(got[r], want) {
-				t.Fatalf("n=%d rank %d: %v, want %v", n, r, got[r], want)
-			}
-		}
-	}
-}
-
-// TestScheduleExtend replays a schedule whose step appends another
-// allreduce to it while it runs, as a multi-attempt agreement does: the
-// appended rounds run next, with their own reducer steps.
-func TestScheduleExtend(t *testing.T) {
-	red, err := resolveOp("extend", Int64, Sum)
+// TestScheduleAppend replays a schedule holding two allreduces built one
+// after the other into it, the second reducing the first's result, as the
+// context agreement's open-ended schedule grows (ctxagree.go): the second
+// build's rounds run after the first's, with its scratch and reducer.
+func TestScheduleAppend(t *testing.T) {
+	red, err := resolveOp("append", Int64, Sum)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -614,14 +585,8 @@ func TestScheduleExtend(t *testing.T) {
 			r := c.rank
 			in, mid := putInt64s([]int64{int64(r + 1)}), make([]byte, 8)
 			outs[r] = make([]byte, 8)
-			var first schedule
-			allreduceSched(&first, r, n, in, mid, red)
-			s.extend(&first)
-			s.local(func() {
-				var again schedule
-				allreduceSched(&again, r, n, mid, outs[r], red)
-				s.extend(&again)
-			})
+			allreduceSched(s, r, n, in, mid, red)
+			allreduceSched(s, r, n, mid, outs[r], red)
 			return nil
 		})
 		if err != nil {

@@ -27,8 +27,17 @@ import (
 // conflicted attempt starts over with fresh, higher proposals. Holds are
 // dropped when no agreement is in flight at the process: then nextCtx is
 // above all of them. The attempts run as rounds the progress engine
-// advances (rounds appended to the live collective), so an Idup completes
-// through progress, with any number of them in flight.
+// advances: the agreement's control entry is open-ended (collOp.more), and
+// each time its rounds have run, the next step appends the following
+// allreduce to it, so an Idup completes through progress, with any number
+// of them in flight.
+
+type agreePhase uint8
+
+const (
+	agreeCheck agreePhase = iota
+	agreeDecide
+)
 
 type ctxAgree struct {
 	c    *Comm
@@ -38,6 +47,9 @@ type ctxAgree struct {
 	m    uint64 // the attempt's maximum
 	in   [8]byte
 	out  [8]byte
+	// phase: what the allreduce now in the schedule decides — agreeCheck
+	// after a proposal, agreeDecide after a conflict vote.
+	phase agreePhase
 	// done runs under e.mu with the agreed id, before the request
 	// completes; not on error.
 	done func(ctx uint32)
@@ -46,7 +58,7 @@ type ctxAgree struct {
 // startAgree launches an agreement over c. Called with e.mu held.
 func (e *engine) startAgree(c *Comm, red reducer, done func(uint32)) *ctxAgree {
 	a := &ctxAgree{c: c, red: red, done: done}
-	a.op = &collOp{finish: a.finish}
+	a.op = &collOp{more: a.more, finish: a.finish}
 	e.agreeing++
 	a.propose()
 	e.launch(c, a.op, true)
@@ -65,13 +77,24 @@ func (e *engine) ctxTaken(id uint64) bool {
 	return e.ctxHeld[id] || e.ctxHeld[id+1] || (id > 0 && e.ctxHeld[id-1])
 }
 
-// allreduce appends a Max-allreduce of a.in into a.out, then next.
-func (a *ctxAgree) allreduce(v uint64, next func()) {
+// allreduce appends a Max-allreduce of v into a.out to the schedule; phase
+// is what its result decides.
+func (a *ctxAgree) allreduce(v uint64, phase agreePhase) {
 	binary.LittleEndian.PutUint64(a.in[:], v)
-	var s schedule
-	allreduceSched(&s, a.c.rank, a.c.size, a.in[:], a.out[:], a.red)
-	s.local(next)
-	a.op.s.extend(&s)
+	a.phase = phase
+	allreduceSched(&a.op.s, a.c.rank, a.c.size, a.in[:], a.out[:], a.red)
+}
+
+// more runs when the appended allreduce has completed: it acts on its
+// result and reports whether it appended another.
+func (a *ctxAgree) more() bool {
+	n := len(a.op.s.rounds)
+	if a.phase == agreeCheck {
+		a.check()
+	} else {
+		a.decide()
+	}
+	return len(a.op.s.rounds) > n
 }
 
 func (a *ctxAgree) propose() {
@@ -79,13 +102,10 @@ func (a *ctxAgree) propose() {
 	a.prop = e.nextCtx
 	e.nextCtx += 2
 	e.holdCtx(a.prop)
-	a.allreduce(a.prop, a.check)
+	a.allreduce(a.prop, agreeCheck)
 }
 
 func (a *ctxAgree) check() {
-	if a.op.err != nil {
-		return
-	}
 	e := a.c.e
 	a.m = binary.LittleEndian.Uint64(a.out[:])
 	conflict := uint64(0)
@@ -100,13 +120,10 @@ func (a *ctxAgree) check() {
 			e.holdCtx(a.m)
 		}
 	}
-	a.allreduce(conflict, a.decide)
+	a.allreduce(conflict, agreeDecide)
 }
 
 func (a *ctxAgree) decide() {
-	if a.op.err != nil {
-		return
-	}
 	if binary.LittleEndian.Uint64(a.out[:]) != 0 {
 		a.propose()
 	}

@@ -107,6 +107,8 @@ func TestScenarios(t *testing.T) {
 		{"mprobe", []int{1, 2, 3}},
 		{"intercomm", []int{2, 3, 5}},
 		{"intercoll", []int{2, 3, 5}},
+		{"testpoll", []int{2, 4}},
+		{"porder", []int{2, 3, 5}},
 		{"graphnbr", []int{1, 2, 3, 5}},
 	}
 	for _, tc := range tests {

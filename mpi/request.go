@@ -2,7 +2,10 @@
 
 package mpi
 
-import "github.com/hympi/hympi/directcopy"
+import (
+	"github.com/hympi/hympi/directcopy"
+	"github.com/hympi/hympi/shm"
+)
 
 // reqKind says what a request is waiting for.
 type reqKind uint8
@@ -145,14 +148,32 @@ func (r *Request) Test() (Status, bool, error) {
 	if r.spent {
 		return Status{}, false, newErr(ErrRequest, "Test", "request already completed and freed")
 	}
-	if !r.done {
-		e.progress()
+	if !r.done && !e.progress() && !r.done {
+		e.pollIdle()
 	}
 	if !r.done {
 		return Status{}, false, nil
 	}
 	st, err := r.collect()
 	return st, true, err
+}
+
+// pollIdle is what a test (Test, Testall) does when a pass found nothing
+// to do. In a job with more ranks than CPUs the peers it waits for are
+// often runnable but off the CPU, and the caller, computing between tests,
+// would keep them off it for a whole time slice: then nothing a
+// nonblocking collective needs from them happens until the caller waits,
+// and overlap is lost. So an oversubscribed test yields the CPU once and
+// makes another pass; with a CPU per rank it returns at once. Called with
+// e.mu held.
+func (e *engine) pollIdle() {
+	if !e.oversub || e.region == nil {
+		return
+	}
+	e.mu.Unlock()
+	shm.Yield()
+	e.mu.Lock()
+	e.progress()
 }
 
 // reqsEngine finds the engine behind a list of requests (nil entries are

@@ -10,7 +10,9 @@ func init() {
 	// Collectives on an intercommunicator between world ranks [0, k) and
 	// the rest (k is 1, or 2 from 5 ranks on): every kind, blocking,
 	// nonblocking and persistent, against a serial reference built from
-	// world ranks. Engine only: the backends do not have InterColl yet.
+	// world ranks; and each again through the ordinary methods (Barrier,
+	// Ibcast, GatherInit, ...), which on an intercommunicator run the same
+	// collective.
 	register("intercoll", func(w *mpi.Comm) {
 		r, n := w.Rank(), w.Size()
 		if n < 2 {
@@ -48,18 +50,76 @@ func init() {
 			return b
 		}
 		at := func(b []byte, i int) int32 { return int32(binary.LittleEndian.Uint32(b[4*i:])) }
-		// run runs a in each form, resetting with fill before each run.
+		// methods is a's collective through the ordinary methods: its
+		// blocking, nonblocking and persistent forms.
+		methods := func(a mpi.InterArgs) (func() error, func() (*mpi.Request, error), func() (*mpi.Persistent, error)) {
+			switch a.Kind {
+			case mpi.InterBarrier:
+				return ic.Barrier, ic.Ibarrier, ic.BarrierInit
+			case mpi.InterBcast:
+				return func() error { return ic.Bcast(a.Send, a.Root) },
+					func() (*mpi.Request, error) { return ic.Ibcast(a.Send, a.Root) },
+					func() (*mpi.Persistent, error) { return ic.BcastInit(a.Send, a.Root) }
+			case mpi.InterGather:
+				return func() error { return ic.Gather(a.Send, a.Recv, a.Root) },
+					func() (*mpi.Request, error) { return ic.Igather(a.Send, a.Recv, a.Root) },
+					func() (*mpi.Persistent, error) { return ic.GatherInit(a.Send, a.Recv, a.Root) }
+			case mpi.InterAllreduce:
+				return func() error { return ic.Allreduce(a.Send, a.Recv, a.Datatype, a.Op) },
+					func() (*mpi.Request, error) { return ic.Iallreduce(a.Send, a.Recv, a.Datatype, a.Op) },
+					func() (*mpi.Persistent, error) { return ic.AllreduceInit(a.Send, a.Recv, a.Datatype, a.Op) }
+			case mpi.InterReduceScatter:
+				return func() error { return ic.ReduceScatter(a.Send, a.Recv, a.RecvCounts, a.Datatype, a.Op) },
+					func() (*mpi.Request, error) {
+						return ic.IreduceScatter(a.Send, a.Recv, a.RecvCounts, a.Datatype, a.Op)
+					},
+					func() (*mpi.Persistent, error) {
+						return ic.ReduceScatterInit(a.Send, a.Recv, a.RecvCounts, a.Datatype, a.Op)
+					}
+			case mpi.InterAlltoallv:
+				return func() error {
+						return ic.Alltoallv(a.Send, a.SendCounts, a.SendDispls, a.Recv, a.RecvCounts, a.RecvDispls)
+					}, func() (*mpi.Request, error) {
+						return ic.Ialltoallv(a.Send, a.SendCounts, a.SendDispls, a.Recv, a.RecvCounts, a.RecvDispls)
+					}, func() (*mpi.Persistent, error) {
+						return ic.AlltoallvInit(a.Send, a.SendCounts, a.SendDispls, a.Recv, a.RecvCounts, a.RecvDispls)
+					}
+			}
+			fail("no ordinary method for kind %d", a.Kind)
+			return nil, nil, nil
+		}
+		// run runs a in each form, resetting with fill before each run:
+		// through InterColl and its twins, then through the methods.
 		run := func(a mpi.InterArgs, fill func(), check func(form string)) {
+			block, start, bind := methods(a)
+			fill()
+			must(block(), "method kind %d", a.Kind)
+			check("method blocking")
+			fill()
+			rq, err := start()
+			must(err, "I-method kind %d", a.Kind)
+			_, err = rq.Wait()
+			must(err, "I-method kind %d: Wait", a.Kind)
+			check("method nonblocking")
+			p, err := bind()
+			must(err, "Init method kind %d", a.Kind)
+			fill()
+			_, err = p.Start()
+			must(err, "Start kind %d", a.Kind)
+			_, err = p.Wait()
+			must(err, "Wait kind %d", a.Kind)
+			check("method persistent")
+			must(p.Free(), "Free")
 			fill()
 			must(ic.InterColl(a), "InterColl kind %d", a.Kind)
 			check("blocking")
 			fill()
-			rq, err := ic.IinterColl(a)
+			rq, err = ic.IinterColl(a)
 			must(err, "IinterColl kind %d", a.Kind)
 			_, err = rq.Wait()
 			must(err, "IinterColl kind %d: Wait", a.Kind)
 			check("nonblocking")
-			p, err := ic.InterCollInit(a)
+			p, err = ic.InterCollInit(a)
 			must(err, "InterCollInit kind %d", a.Kind)
 			for range 2 {
 				fill()
@@ -198,6 +258,15 @@ func init() {
 		}
 		if err := ic.Scan(send, sum, mpi.Int32, mpi.Sum); mpi.ClassOf(err) != mpi.ErrComm {
 			fail("Scan on an intercommunicator: %v", err)
+		}
+		if _, err := ic.Iexscan(send, sum, mpi.Int32, mpi.Sum); mpi.ClassOf(err) != mpi.ErrComm {
+			fail("Iexscan on an intercommunicator: %v", err)
+		}
+		if _, err := ic.ScanInit(send, sum, mpi.Int32, mpi.Sum); mpi.ClassOf(err) != mpi.ErrComm {
+			fail("ScanInit on an intercommunicator: %v", err)
+		}
+		if err := ic.Bcast(buf, nr); mpi.ClassOf(err) != mpi.ErrRoot {
+			fail("Bcast method with root %d: %v", nr, err)
 		}
 		must(ic.Free(), "Free")
 		must(local.Free(), "Free local")
