@@ -2,6 +2,8 @@
 
 package mpi
 
+import "github.com/hympi/hympi/shm"
+
 // Allreduce, prefix reductions and reduce-scatter.
 
 // Above allreduceRingMin bytes (and for a commutative operator) Allreduce
@@ -34,7 +36,7 @@ var noRecursiveDoubling = false
 // allreduceSched chooses Allreduce's algorithm by job and message size:
 // two-rank halves, recursive halving, the ring, recursive doubling, or
 // reduce to rank 0 and broadcast.
-func allreduceSched(s *schedule, rank, n int, in, out []byte, red reducer) {
+func allreduceSched(s *schedule, rank, n int, in, out []byte, red reducer, flat bool) {
 	s.red = red
 	s.fitsSlot(len(in))
 	elems := len(in) / red.elem
@@ -50,6 +52,8 @@ func allreduceSched(s *schedule, rank, n int, in, out []byte, red reducer) {
 		halvingAllreduce(s, rank, n, in, out)
 	case red.commutative && len(in) >= allreduceRingMin && elems >= n:
 		ringAllreduce(s, rank, n, in, out)
+	case flat && n > 2 && len(in) <= shm.CollInlineMax:
+		flatAllreduce(s, rank, n, in, out, red)
 	case n&(n-1) == 0 && !noRecursiveDoubling:
 		doublingAllreduce(s, rank, n, in, out)
 	default:
@@ -298,4 +302,37 @@ func reduceScatterSched(s *schedule, rank, n int, in, out []byte, counts []int, 
 	}
 	scattervSched(s, rank, 0, n, full, counts, displs, out[:counts[rank]])
 	s.fitsSlot(total)
+}
+
+// flatAllreduce is a small Allreduce of an oversubscribed job: every rank
+// sends its input to rank 0, which combines them in rank order and sends
+// the result back. Each rank other than 0 runs twice (send, then take the
+// result), where recursive doubling needs every rank scheduled in each of
+// its log2 n rounds: with more ranks than CPUs each of those rounds waits
+// for the scheduler to get round to every rank.
+func flatAllreduce(s *schedule, rank, n int, in, out []byte, red reducer) {
+	s.next()
+	if rank != 0 {
+		s.send(0, in)
+		s.next()
+		s.recv(0, out)
+		return
+	}
+	tmps := s.scratch(len(in) * (n - 1))
+	for p := 1; p < n; p++ {
+		s.recv(p, tmps[(p-1)*len(in):p*len(in)])
+	}
+	acc := s.scratch(len(in))
+	s.nextLocal()
+	s.copyStep(acc, in)
+	for p := 1; p < n; p++ {
+		tmp := tmps[(p-1)*len(in) : p*len(in)]
+		s.reduce(acc, tmp)
+		s.copyStep(acc, tmp)
+	}
+	s.copyStep(out, acc)
+	s.next()
+	for p := 1; p < n; p++ {
+		s.send(p, out)
+	}
 }

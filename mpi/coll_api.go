@@ -71,7 +71,7 @@ func (c *Comm) allreduceBuild(s *schedule, what string, send, recv []byte, dt Da
 	if err != nil {
 		return err
 	}
-	allreduceSched(s, c.rank, c.size, send, recv[:len(send)], red)
+	allreduceSched(s, c.rank, c.size, send, recv[:len(send)], red, c.e.oversub)
 	return nil
 }
 

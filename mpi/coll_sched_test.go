@@ -585,8 +585,8 @@ func TestScheduleAppend(t *testing.T) {
 			r := c.rank
 			in, mid := putInt64s([]int64{int64(r + 1)}), make([]byte, 8)
 			outs[r] = make([]byte, 8)
-			allreduceSched(s, r, n, in, mid, red)
-			allreduceSched(s, r, n, mid, outs[r], red)
+			allreduceSched(s, r, n, in, mid, red, false)
+			allreduceSched(s, r, n, mid, outs[r], red, false)
 			return nil
 		})
 		if err != nil {

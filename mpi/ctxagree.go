@@ -82,7 +82,7 @@ func (e *engine) ctxTaken(id uint64) bool {
 func (a *ctxAgree) allreduce(v uint64, phase agreePhase) {
 	binary.LittleEndian.PutUint64(a.in[:], v)
 	a.phase = phase
-	allreduceSched(&a.op.s, a.c.rank, a.c.size, a.in[:], a.out[:], a.red)
+	allreduceSched(&a.op.s, a.c.rank, a.c.size, a.in[:], a.out[:], a.red, a.c.e.oversub)
 }
 
 // more runs when the appended allreduce has completed: it acts on its
