@@ -34,8 +34,9 @@ var allreduceHalving = true
 var noRecursiveDoubling = false
 
 // allreduceSched chooses Allreduce's algorithm by job and message size:
-// two-rank halves, recursive halving, the ring, recursive doubling, or
-// reduce to rank 0 and broadcast.
+// two-rank halves, recursive halving, the ring, a flat gather and release
+// through rank 0 (small messages, flat: more ranks than CPUs), recursive
+// doubling, or reduce to rank 0 and broadcast.
 func allreduceSched(s *schedule, rank, n int, in, out []byte, red reducer, flat bool) {
 	s.red = red
 	s.fitsSlot(len(in))
