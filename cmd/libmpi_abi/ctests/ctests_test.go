@@ -185,6 +185,7 @@ func TestCPrograms(t *testing.T) {
 		{"finalized", []int{1, 2}, true},
 		{"idup", []int{1, 2, 4}, true},
 		{"intercomm_create", []int{1, 2, 5}, true},
+		{"pairloc", []int{1, 2, 3}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
