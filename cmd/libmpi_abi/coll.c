@@ -14,6 +14,7 @@ HC_HIDDEN int hc_comm_reserve(void);
 HC_HIDDEN void hc_comm_release(int i);
 HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh);
 HC_HIDDEN int hc_comm_copy_attrs(int from, int to);
+HC_HIDDEN void hc_comm_discard(int ni);
 HC_HIDDEN int hc_comm_delete_attrs(int ci);
 HC_HIDDEN int hc_comm_copy_topo(int from, int to);
 
@@ -526,7 +527,26 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	rc = hc_comm_copy_attrs(ci, ni);
 	if (!rc) rc = hc_comm_copy_topo(ci, ni);
 	if (!rc) rc = hc_comm_info_copy(ci, ni);
-	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	if (rc) {
+		/* A copy callback failed: the duplicate never reaches the
+		 * caller (MPICH and Open MPI free it and return
+		 * MPI_COMM_NULL). Freeing is local, so ranks whose callbacks
+		 * succeeded keep their duplicate without waiting for ours. */
+		hc_comm_discard(ni);
+		*newcomm = MPI_COMM_NULL;
+		return hc_error(ci, rc, fn);
+	}
+	return MPI_SUCCESS;
+}
+
+/* hc_comm_discard frees the half-made communicator ni: the attributes
+ * copied so far get their delete callbacks (their results cannot change
+ * the outcome), then the engine's side and the slot go. */
+HC_HIDDEN void hc_comm_discard(int ni)
+{
+	(void)hc_comm_delete_attrs(ni);
+	(void)hympi_go_comm_free(ni);
+	hc_comm_release(ni);
 }
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)

@@ -186,6 +186,7 @@ func TestCPrograms(t *testing.T) {
 		{"idup", []int{1, 2, 4}, true},
 		{"intercomm_create", []int{1, 2, 5}, true},
 		{"pairloc", []int{1, 2, 3}, true},
+		{"attr_fail", []int{1, 2}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
