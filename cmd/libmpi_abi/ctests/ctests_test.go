@@ -187,6 +187,7 @@ func TestCPrograms(t *testing.T) {
 		{"intercomm_create", []int{1, 2, 5}, true},
 		{"pairloc", []int{1, 2, 3}, true},
 		{"attr_fail", []int{1, 2}, true},
+		{"dims", []int{1}, false},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
