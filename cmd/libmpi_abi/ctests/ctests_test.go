@@ -188,6 +188,7 @@ func TestCPrograms(t *testing.T) {
 		{"pairloc", []int{1, 2, 3}, true},
 		{"attr_fail", []int{1, 2}, true},
 		{"dims", []int{1}, false},
+		{"nbc_types", []int{1, 2, 3}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
