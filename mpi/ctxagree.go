@@ -152,17 +152,12 @@ func (c *Comm) agreeContext(op string) (uint32, error) {
 
 // Idup starts a Dup that completes through progress (MPI_Comm_idup). The
 // returned communicator has c's group; it may be used only once the
-// request has completed. On an intercommunicator the duplicate is made at
-// once and the request is complete.
+// request has completed. On an intercommunicator the group's agreement
+// starts here and the leaders' exchange completes the request
+// (inter_idup.go).
 func (c *Comm) Idup() (*Comm, *Request, error) {
 	if c != nil && c.inter != nil {
-		d, err := c.InterDup()
-		if err != nil {
-			return nil, nil, err
-		}
-		r := NewJoin()
-		r.Release()
-		return d, r, nil
+		return c.interIdup()
 	}
 	if err := c.check("Idup"); err != nil {
 		return nil, nil, err
