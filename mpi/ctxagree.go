@@ -36,8 +36,12 @@ type ctxAgree struct {
 	red  reducer
 	prop uint64 // this attempt's proposal
 	m    uint64 // the attempt's maximum
-	in   [8]byte
-	out  [8]byte
+	// width is how many consecutive ids the agreement is for: 2 (a
+	// communicator and its collectives), or 4 for an intercommunicator
+	// (inter_idup.go), held as two pairs.
+	width uint64
+	in    [8]byte
+	out   [8]byte
 	// done runs under e.mu with the agreed id, before the request
 	// completes; not on error.
 	done func(ctx uint32)
@@ -45,7 +49,13 @@ type ctxAgree struct {
 
 // startAgree launches an agreement over c. Called with e.mu held.
 func (e *engine) startAgree(c *Comm, red reducer, done func(uint32)) *ctxAgree {
-	a := &ctxAgree{c: c, red: red, done: done}
+	return e.startAgreeWidth(c, red, 2, done)
+}
+
+// startAgreeWidth launches an agreement on width ids (2 or 4). Called with
+// e.mu held.
+func (e *engine) startAgreeWidth(c *Comm, red reducer, width uint64, done func(uint32)) *ctxAgree {
+	a := &ctxAgree{c: c, red: red, done: done, width: width}
 	a.op = &collOp{finish: a.finish}
 	e.agreeing++
 	a.propose()
@@ -77,9 +87,30 @@ func (a *ctxAgree) allreduce(v uint64, next func()) {
 func (a *ctxAgree) propose() {
 	e := a.c.e
 	a.prop = e.nextCtx
-	e.nextCtx += 2
-	e.holdCtx(a.prop)
+	e.nextCtx += a.width
+	for k := uint64(0); k < a.width; k += 2 {
+		e.holdCtx(a.prop + k)
+	}
 	a.allreduce(a.prop, a.check)
+}
+
+// taken: one of the pairs an agreement on id would use is held by another
+// agreement. This attempt's own proposal does not count: four ids wide, a
+// maximum two above it overlaps its second pair, and would conflict on
+// every attempt.
+func (a *ctxAgree) taken(id uint64) bool {
+	e := a.c.e
+	for k := uint64(0); k < a.width; k += 2 {
+		delete(e.ctxHeld, a.prop+k)
+	}
+	t := false
+	for k := uint64(0); k < a.width && !t; k += 2 {
+		t = e.ctxTaken(id + k)
+	}
+	for k := uint64(0); k < a.width; k += 2 {
+		e.holdCtx(a.prop + k)
+	}
+	return t
 }
 
 func (a *ctxAgree) check() {
@@ -89,15 +120,17 @@ func (a *ctxAgree) check() {
 	e := a.c.e
 	a.m = binary.LittleEndian.Uint64(a.out[:])
 	conflict := uint64(0)
-	if a.m > math.MaxUint32-1 {
+	if a.m > math.MaxUint32-a.width {
 		a.op.err = newErr(ErrIntern, "context agreement", "context ids exhausted")
 		return
 	}
 	if a.m != a.prop {
-		if e.ctxTaken(a.m) {
+		if a.taken(a.m) {
 			conflict = 1
 		} else {
-			e.holdCtx(a.m)
+			for k := uint64(0); k < a.width; k += 2 {
+				e.holdCtx(a.m + k)
+			}
 		}
 	}
 	a.allreduce(conflict, a.decide)
@@ -121,7 +154,7 @@ func (a *ctxAgree) finish() {
 	if a.op.err != nil {
 		return
 	}
-	e.nextCtx = max(e.nextCtx, a.m+2)
+	e.nextCtx = max(e.nextCtx, a.m+a.width)
 	if a.done != nil {
 		a.done(uint32(a.m))
 	}

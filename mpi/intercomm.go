@@ -41,9 +41,6 @@ type interPart struct {
 	unionOnce    sync.Once
 	unionComm    *Comm
 	lbase, rbase int
-	// idups counts the Idups started on the intercommunicator (guarded by
-	// e.mu): each gets its own bridge tag (inter_idup.go).
-	idups uint32
 }
 
 // Internal tags of the leaders' exchanges on the bridge context.
