@@ -45,8 +45,12 @@ type ctxAgree struct {
 	red  reducer
 	prop uint64 // this attempt's proposal
 	m    uint64 // the attempt's maximum
-	in   [8]byte
-	out  [8]byte
+	// width is how many consecutive ids the agreement is for: 2 (a
+	// communicator and its collectives), or 4 for an intercommunicator
+	// (inter_idup.go), held as two pairs.
+	width uint64
+	in    [8]byte
+	out   [8]byte
 	// phase: what the allreduce now in the schedule decides — agreeCheck
 	// after a proposal, agreeDecide after a conflict vote.
 	phase agreePhase
@@ -57,7 +61,13 @@ type ctxAgree struct {
 
 // startAgree launches an agreement over c. Called with e.mu held.
 func (e *engine) startAgree(c *Comm, red reducer, done func(uint32)) *ctxAgree {
-	a := &ctxAgree{c: c, red: red, done: done}
+	return e.startAgreeWidth(c, red, 2, done)
+}
+
+// startAgreeWidth launches an agreement on width ids (2 or 4). Called with
+// e.mu held.
+func (e *engine) startAgreeWidth(c *Comm, red reducer, width uint64, done func(uint32)) *ctxAgree {
+	a := &ctxAgree{c: c, red: red, done: done, width: width}
 	a.op = &collOp{more: a.more, finish: a.finish}
 	e.agreeing++
 	a.propose()
@@ -100,24 +110,47 @@ func (a *ctxAgree) more() bool {
 func (a *ctxAgree) propose() {
 	e := a.c.e
 	a.prop = e.nextCtx
-	e.nextCtx += 2
-	e.holdCtx(a.prop)
+	e.nextCtx += a.width
+	for k := uint64(0); k < a.width; k += 2 {
+		e.holdCtx(a.prop + k)
+	}
 	a.allreduce(a.prop, agreeCheck)
+}
+
+// taken: one of the pairs an agreement on id would use is held by another
+// agreement. This attempt's own proposal does not count: four ids wide, a
+// maximum two above it overlaps its second pair, and would conflict on
+// every attempt.
+func (a *ctxAgree) taken(id uint64) bool {
+	e := a.c.e
+	for k := uint64(0); k < a.width; k += 2 {
+		delete(e.ctxHeld, a.prop+k)
+	}
+	t := false
+	for k := uint64(0); k < a.width && !t; k += 2 {
+		t = e.ctxTaken(id + k)
+	}
+	for k := uint64(0); k < a.width; k += 2 {
+		e.holdCtx(a.prop + k)
+	}
+	return t
 }
 
 func (a *ctxAgree) check() {
 	e := a.c.e
 	a.m = binary.LittleEndian.Uint64(a.out[:])
 	conflict := uint64(0)
-	if a.m > math.MaxUint32-1 {
+	if a.m > math.MaxUint32-a.width {
 		a.op.err = newErr(ErrIntern, "context agreement", "context ids exhausted")
 		return
 	}
 	if a.m != a.prop {
-		if e.ctxTaken(a.m) {
+		if a.taken(a.m) {
 			conflict = 1
 		} else {
-			e.holdCtx(a.m)
+			for k := uint64(0); k < a.width; k += 2 {
+				e.holdCtx(a.m + k)
+			}
 		}
 	}
 	a.allreduce(conflict, agreeDecide)
@@ -138,7 +171,7 @@ func (a *ctxAgree) finish() {
 	if a.op.err != nil {
 		return
 	}
-	e.nextCtx = max(e.nextCtx, a.m+2)
+	e.nextCtx = max(e.nextCtx, a.m+a.width)
 	if a.done != nil {
 		a.done(uint32(a.m))
 	}
@@ -169,17 +202,12 @@ func (c *Comm) agreeContext(op string) (uint32, error) {
 
 // Idup starts a Dup that completes through progress (MPI_Comm_idup). The
 // returned communicator has c's group; it may be used only once the
-// request has completed. On an intercommunicator the duplicate is made at
-// once and the request is complete.
+// request has completed. On an intercommunicator the group's agreement
+// starts here and the leaders' exchange completes the request
+// (inter_idup.go).
 func (c *Comm) Idup() (*Comm, *Request, error) {
 	if c != nil && c.inter != nil {
-		d, err := c.InterDup()
-		if err != nil {
-			return nil, nil, err
-		}
-		r := NewJoin()
-		r.Release()
-		return d, r, nil
+		return c.interIdup()
 	}
 	if err := c.check("Idup"); err != nil {
 		return nil, nil, err

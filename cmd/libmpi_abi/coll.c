@@ -14,6 +14,7 @@ HC_HIDDEN int hc_comm_reserve(void);
 HC_HIDDEN void hc_comm_release(int i);
 HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh);
 HC_HIDDEN int hc_comm_copy_attrs(int from, int to);
+HC_HIDDEN void hc_comm_discard(int ni);
 HC_HIDDEN int hc_comm_delete_attrs(int ci);
 HC_HIDDEN int hc_comm_copy_topo(int from, int to);
 
@@ -526,7 +527,26 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	rc = hc_comm_copy_attrs(ci, ni);
 	if (!rc) rc = hc_comm_copy_topo(ci, ni);
 	if (!rc) rc = hc_comm_info_copy(ci, ni);
-	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	if (rc) {
+		/* A copy callback failed: the duplicate never reaches the
+		 * caller (MPICH and Open MPI free it and return
+		 * MPI_COMM_NULL). Freeing is local, so ranks whose callbacks
+		 * succeeded keep their duplicate without waiting for ours. */
+		hc_comm_discard(ni);
+		*newcomm = MPI_COMM_NULL;
+		return hc_error(ci, rc, fn);
+	}
+	return MPI_SUCCESS;
+}
+
+/* hc_comm_discard frees the half-made communicator ni: the attributes
+ * copied so far get their delete callbacks (their results cannot change
+ * the outcome), then the engine's side and the slot go. */
+HC_HIDDEN void hc_comm_discard(int ni)
+{
+	(void)hc_comm_delete_attrs(ni);
+	(void)hympi_go_comm_free(ni);
+	hc_comm_release(ni);
 }
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -715,6 +735,77 @@ int PMPI_Group_free(MPI_Group *group)
 
 /* ---- topology helpers ------------------------------------------------ */
 
+/* A search for MPI_Dims_create's factorisation: dims in non-increasing
+ * order whose largest minus smallest is least; among equals, the one that
+ * is largest compared from the last dimension backwards. That is the rule
+ * MPICH 4 follows (its topo/dims5 lists 75,000 cases and this matches every
+ * one); "as close to each other as possible" alone leaves ties open. */
+typedef struct {
+	const int *divs; /* the divisors of the number, ascending */
+	int ndivs, k;
+	int cur[32], best[32], range; /* range < 0: none found yet */
+} hc_dims_search;
+
+/* hc_pow_le tells whether b^e <= n, without overflow. */
+static int hc_pow_le(int64_t b, int e, int64_t n)
+{
+	int64_t p = 1;
+	for (int i = 0; i < e; i++) {
+		if (p > n / b) return 0;
+		p *= b;
+	}
+	return p <= n;
+}
+
+/* hc_iroot is the largest x with x^e <= n. */
+static int64_t hc_iroot(int64_t n, int e)
+{
+	int64_t lo = 1, hi = n; /* lo^e <= n < (hi+1)^e */
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo + 1) / 2;
+		if (hc_pow_le(mid, e, n)) lo = mid;
+		else hi = mid - 1;
+	}
+	return lo;
+}
+
+static int hc_dims_better(const hc_dims_search *s)
+{
+	for (int j = s->k - 1; j >= 0; j--)
+		if (s->cur[j] != s->best[j]) return s->cur[j] > s->best[j];
+	return 0;
+}
+
+static void hc_dims_walk(hc_dims_search *s, int i, int64_t rem, int64_t maxd)
+{
+	int left = s->k - i;
+	if (left == 1) {
+		if (rem > maxd) return;
+		s->cur[i] = (int)rem;
+		int range = s->cur[0] - s->cur[i];
+		if (s->range < 0 || range < s->range || (range == s->range && hc_dims_better(s))) {
+			s->range = range;
+			memcpy(s->best, s->cur, sizeof s->best);
+		}
+		return;
+	}
+	for (int j = 0; j < s->ndivs; j++) {
+		int64_t d = s->divs[j];
+		if (d > maxd || d > rem) break;
+		/* d is the largest of what is left, so d^left >= rem. */
+		if (rem % d || hc_pow_le(d, left, rem - 1)) continue;
+		int64_t top = i == 0 ? d : s->cur[0];
+		/* The smallest dimension is at most (rem/d)^(1/(left-1)): no
+		 * range below top minus that. */
+		if (s->range >= 0 && top - hc_iroot(rem / d, left - 1) > s->range) {
+			if (i == 0) break; /* grows with d */
+			continue;
+		}
+		s->cur[i] = (int)d;
+		hc_dims_walk(s, i + 1, rem / d, d);
+	}
+}
+
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
 	if (nnodes < 1 || ndims < 0) return hc_error(-1, MPI_ERR_ARG, "MPI_Dims_create");
@@ -730,41 +821,50 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 		}
 	}
 	if (free_dims == 0) return rest == 1 ? MPI_SUCCESS : hc_error(-1, MPI_ERR_DIMS, "MPI_Dims_create");
-	/* Factor rest and deal the prime factors, largest first, to the
-	 * currently smallest free dimension: as balanced as MPI asks. */
-	int f[64], nf = 0;
-	for (int p = 2; rest > 1 && nf < 64;) {
-		if ((int64_t)p * p > rest) {
-			f[nf++] = rest; /* what is left is prime */
+	/* At most one dimension per prime factor exceeds 1 (31 for an int):
+	 * the rest are 1 whatever the search finds. */
+	int nprimes = 0;
+	for (int64_t p = 2, r = rest; r > 1; ) {
+		if (p * p > r) {
+			nprimes++;
 			break;
 		}
-		if (rest % p == 0) {
-			f[nf++] = p;
-			rest /= p;
+		if (r % p == 0) {
+			nprimes++;
+			r /= p;
 		} else {
 			p++;
 		}
 	}
-	int *vals = malloc((size_t)free_dims * sizeof *vals);
-	if (!vals) return hc_error(-1, MPI_ERR_NO_MEM, "MPI_Dims_create");
-	for (int i = 0; i < free_dims; i++) vals[i] = 1;
-	for (int k = nf - 1; k >= 0; k--) {
-		int m = 0;
-		for (int i = 1; i < free_dims; i++)
-			if (vals[i] < vals[m]) m = i;
-		vals[m] *= f[k];
+	/* Divisors of rest, ascending: at most 1,600 for an int. */
+	int small[1600], large[1600], ns = 0, nl = 0;
+	for (int64_t d = 1; d * d <= rest; d++)
+		if (rest % d == 0) {
+			small[ns++] = (int)d;
+			if (d * d != rest) large[nl++] = (int)(rest / d);
+		}
+	int *divs = malloc((size_t)(ns + nl) * sizeof *divs);
+	hc_dims_search *s = calloc(1, sizeof *s);
+	if (!divs || !s) {
+		free(divs);
+		free(s);
+		return hc_error(-1, MPI_ERR_NO_MEM, "MPI_Dims_create");
 	}
-	/* Non-increasing order. */
-	for (int i = 0; i < free_dims; i++)
-		for (int j = i + 1; j < free_dims; j++)
-			if (vals[j] > vals[i]) {
-				int t = vals[i];
-				vals[i] = vals[j];
-				vals[j] = t;
-			}
+	memcpy(divs, small, (size_t)ns * sizeof *divs);
+	for (int i = 0; i < nl; i++) divs[ns + i] = large[nl - 1 - i];
+	s->divs = divs;
+	s->ndivs = ns + nl;
+	s->k = free_dims < nprimes ? free_dims : nprimes;
+	s->range = -1;
+	if (s->k == 0) s->best[0] = 1; /* rest is 1 */
+	else hc_dims_walk(s, 0, rest, rest);
 	for (int i = 0, k = 0; i < ndims; i++)
-		if (dims[i] == 0) dims[i] = vals[k++];
-	free(vals);
+		if (dims[i] == 0) {
+			dims[i] = k < s->k ? s->best[k] : 1;
+			k++;
+		}
+	free(divs);
+	free(s);
 	return MPI_SUCCESS;
 }
 

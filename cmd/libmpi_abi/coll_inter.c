@@ -291,7 +291,7 @@ HC_HIDDEN int hc_inter_icoll(int kind, const hc_raw *a, int ci, int run, MPI_Req
 	} else if (!rc) {
 		rc = hympi_go_iinter(ci, &g, run == RUN_PERSISTENT, (intptr_t *)req);
 	}
-	if (rc) free(g.pk); /* on success the request owns it */
+	if (rc) hc_pk_free(g.pk); /* on success the request owns it */
 	free(arr);
 	if (rc) return hc_error(ci, rc, fn);
 	if (run == RUN_BLOCKING) return PMPI_Wait(req, MPI_STATUS_IGNORE);

@@ -49,6 +49,7 @@ func hympi_go_iinter(ci C.int, g *C.hc_inter, persistent C.int, req *C.intptr_t)
 		b.pre = func() { C.hc_pk_run(pk, 0) }
 		b.post = func() { C.hc_pk_run(pk, 1) }
 		b.owned = pk
+		C.hc_pk_hold(pk)
 	}
 	start := func() (*mpi.Request, error) { return c.IinterColl(a) }
 	bind := func() (*mpi.Persistent, error) { return c.InterCollInit(a) }

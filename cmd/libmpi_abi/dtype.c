@@ -398,7 +398,11 @@ void hc_red_apply(uintptr_t ufn, int big, intptr_t op, intptr_t dt, void *in, vo
 	}
 	int64_t e = hc_dt_extent(lay);
 	int64_t lo = hc_min(lay->tlb, (m - 1) * e + lay->tlb), hi = hc_max(lay->tub, (m - 1) * e + lay->tub);
-	int64_t span = hi - lo > 0 ? hi - lo : 1;
+	/* The pair kernels copy whole C structs, padding included, and a
+	 * user function may do the same: the last element gets a full
+	 * extent past its true upper bound (DOUBLE_INT: 12 bytes of data in
+	 * 16). */
+	int64_t span = (hi - lo > 0 ? hi - lo : 1) + (e > 0 ? e : 0);
 	char *a = calloc(1, span), *b = calloc(1, span);
 	if (a && b) {
 		int64_t bytes = m * lay->size;

@@ -61,6 +61,22 @@ HC_HIDDEN void hc_pk_run(void *p, int unpack)
 	}
 }
 
+HC_HIDDEN void hc_pk_hold(void *p)
+{
+	hc_pk *pk = p;
+	for (int i = 0; i < pk->nops; i++) pk->ops[i].dt = (MPI_Datatype)hc_type_hold(pk->ops[i].dt);
+}
+
+/* Releasing a handle that is not a hold does nothing, so state that was
+ * never held frees the same way. */
+HC_HIDDEN void hc_pk_free(void *p)
+{
+	hc_pk *pk = p;
+	if (!pk) return;
+	for (int i = 0; i < pk->nops; i++) hc_type_release((intptr_t)pk->ops[i].dt);
+	free(pk);
+}
+
 /* hc_pk_simple packs sn elements of dt from sfrom and unpacks rn into rto:
  * the reduce-scatters, whose input is one run of elements (in place too). */
 static hc_pk *hc_pk_simple(MPI_Datatype dt, int64_t sn, const void *sfrom, int64_t rn, void *rto)
@@ -556,7 +572,7 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 	if (kind >= HC_NBC_GATHER && (code = hc_pk_build(kind, a, &g, size, me)) != MPI_SUCCESS) goto out;
 	code = hympi_go_icoll(ci, &g, run == RUN_PERSISTENT, (intptr_t *)req);
 out:
-	if (code) free(g.pk); /* on success the request owns it */
+	if (code) hc_pk_free(g.pk); /* on success the request owns it */
 	free(arr);
 #undef FAIL
 	if (code) return hc_error(ci, code, fn);

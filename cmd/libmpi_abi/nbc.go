@@ -23,6 +23,9 @@ type collBinding struct {
 	pre, post func()
 	// owned is C memory the request frees when it goes (packing state).
 	owned unsafe.Pointer
+	// held is the hold on a packed bcast or reduction's datatype
+	// (hc_type_hold), released with the request.
+	held C.intptr_t
 }
 
 func int64s(p *C.int64_t, n int) []int {
@@ -61,7 +64,10 @@ func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t) C.
 		if a.inplace == 0 && a.kind != C.HC_NBC_BCAST {
 			r = make([]byte, a.sn)
 		}
-		dt, cnt, from, to := a.pdt, a.pcount, a.pack_from, a.unpack_to
+		// The request holds the type: the caller may free it while
+		// the collective is pending (MPICH's coll/nonblocking2).
+		b.held = C.hc_type_hold_h(a.pdt)
+		dt, cnt, from, to := b.held, a.pcount, a.pack_from, a.unpack_to
 		if from != nil {
 			b.pre = func() { C.hc_pack_h(dt, cnt, from, unsafe.Pointer(unsafe.SliceData(s))) }
 		}
@@ -76,6 +82,7 @@ func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t) C.
 		b.pre = func() { C.hc_pk_run(pk, 0) }
 		b.post = func() { C.hc_pk_run(pk, 1) }
 		b.owned = pk
+		C.hc_pk_hold(pk)
 	}
 	sc, sd := int64s(a.sc, n), int64s(a.sd, n)
 	rcs, rd := int64s(a.rc, n), int64s(a.rd, n)
@@ -186,6 +193,7 @@ func collRequest(ci C.int, persistent bool, b *collBinding, start func() (*mpi.R
 	if persistent {
 		p, err := bind()
 		if err != nil {
+			b.drop()
 			return errCode(err)
 		}
 		b.p = p
@@ -201,6 +209,7 @@ func collRequest(ci C.int, persistent bool, b *collBinding, start func() (*mpi.R
 	}
 	x, err := start()
 	if err != nil {
+		b.drop()
 		return errCode(err)
 	}
 	q := newReq(req, nil)
@@ -208,10 +217,19 @@ func collRequest(ci C.int, persistent bool, b *collBinding, start func() (*mpi.R
 		return C.MPI_ERR_NO_MEM
 	}
 	q.r, q.ci, q.active, q.tmp = x, ci, true, b.owned
-	if b.post != nil {
+	if b.post != nil || b.held != 0 {
 		q.coll = b
 	}
 	return 0
+}
+
+// drop releases the datatype hold of a binding no request took (the C
+// caller frees the packing state itself, hc_pk_free).
+func (b *collBinding) drop() {
+	if b.held != 0 {
+		C.hc_type_release(b.held)
+		b.held = 0
+	}
 }
 
 // blockOf is rank i's block of a v-form buffer (nil when empty: an empty

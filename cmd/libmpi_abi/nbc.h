@@ -108,6 +108,12 @@ typedef struct {
 } hc_pk;
 
 HC_HIDDEN void hc_pk_run(void *pk, int unpack);
+/* hc_pk_hold makes each op hold its datatype (hc_type_hold), so a type the
+ * caller frees while the collective is pending keeps its layout;
+ * hc_pk_free releases the holds and the state. */
+HC_HIDDEN void hc_pk_hold(void *pk);
+static inline intptr_t hc_type_hold_h(intptr_t dt) { return hc_type_hold((MPI_Datatype)dt); }
+HC_HIDDEN void hc_pk_free(void *pk);
 
 /* How a call runs: nonblocking, persistent, or blocking (nonblocking then
  * MPI_Wait: the blocking forms whose engine path is the general schedule

@@ -212,7 +212,7 @@ static int hc_ineighbor(int kind, hc_nraw *a, MPI_Comm comm, int run, MPI_Reques
 	if (!rc) rc = hc_nside(kind, 1, a, nb.indeg, g.rc, g.rd);
 	if (!rc) rc = hc_npack(kind, a, &nb, &g);
 	if (!rc) rc = hympi_go_ineighbor(ci, &g, &nb, run == RUN_PERSISTENT, (intptr_t *)req);
-	if (rc) free(g.pk); /* on success the request owns it */
+	if (rc) hc_pk_free(g.pk); /* on success the request owns it */
 	free(arr);
 	if (rc) return hc_error(ci, rc, fn);
 	if (run == RUN_BLOCKING) return PMPI_Wait(req, MPI_STATUS_IGNORE);

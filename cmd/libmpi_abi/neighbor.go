@@ -56,6 +56,7 @@ func hympi_go_ineighbor(ci C.int, a *C.hc_nbc, nb *C.hc_nbrs, persistent C.int, 
 		b.pre = func() { C.hc_pk_run(pk, 0) }
 		b.post = func() { C.hc_pk_run(pk, 1) }
 		b.owned = pk
+		C.hc_pk_hold(pk)
 	}
 	return collRequest(ci, persistent != 0, &b, start, bind, req)
 }

@@ -3,6 +3,7 @@ package main
 /*
 #include <stdlib.h>
 #include "cabi.h"
+#include "nbc.h"
 */
 import "C"
 
@@ -61,10 +62,18 @@ type creq struct {
 // release frees what the request owns once the engine is done with it.
 func (q *creq) release() {
 	if q.tmp != nil {
-		C.free(q.tmp)
+		if q.coll != nil && q.coll.owned == q.tmp {
+			C.hc_pk_free(q.tmp) // a collective's packing state, with its holds
+		} else {
+			C.free(q.tmp)
+		}
 		q.tmp = nil
 		C.hc_type_release(q.dt)
 		q.dt = 0
+	}
+	if q.coll != nil && q.coll.held != 0 {
+		C.hc_type_release(q.coll.held)
+		q.coll.held = 0
 	}
 	if q.stmp != nil {
 		C.free(q.stmp)

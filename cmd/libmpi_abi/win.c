@@ -63,8 +63,14 @@ static struct {
 } hc_win_errh[HC_MAX_WIN_ERRH];
 static int hc_nwin_errh;
 
+/* A keyval is held by its handle (used) and by each attribute set with it
+ * (refs counts both, __atomic): a freed keyval still held by attributes
+ * keeps its callbacks, and freeing it again succeeds without releasing
+ * anything, as for communicator and datatype keyvals. Slots are never
+ * reused, so a keyval that no one holds stays invalid. */
 static struct {
 	int used;
+	int refs;
 	MPI_Win_copy_attr_function *copy;
 	MPI_Win_delete_attr_function *del;
 	void *extra;
@@ -890,6 +896,7 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_a
 	}
 	int i = hc_nwin_keyvals++;
 	hc_win_keyvals[i].used = 1;
+	hc_win_keyvals[i].refs = 1;
 	hc_win_keyvals[i].copy = copy_fn;
 	hc_win_keyvals[i].del = delete_fn;
 	hc_win_keyvals[i].extra = extra_state;
@@ -909,10 +916,21 @@ int PMPI_Win_free_keyval(int *keyval)
 {
 	HC_CHECK_PTR(-1, keyval, "MPI_Win_free_keyval");
 	int i = hc_win_keyval_index(*keyval);
-	if (i < 0 || !hc_win_keyvals[i].used) return hc_error(-1, MPI_ERR_KEYVAL, "MPI_Win_free_keyval");
-	hc_win_keyvals[i].used = 0; /* attributes already set keep their callbacks */
+	if (i < 0 || __atomic_load_n(&hc_win_keyvals[i].refs, __ATOMIC_ACQUIRE) <= 0)
+		return hc_error(-1, MPI_ERR_KEYVAL, "MPI_Win_free_keyval");
+	/* Only the first free drops the handle's hold (MPICH's
+	 * attr/keyval_double_free_win frees it again from a delete callback
+	 * and through a copy of the handle). */
+	if (__atomic_exchange_n(&hc_win_keyvals[i].used, 0, __ATOMIC_ACQ_REL))
+		__atomic_sub_fetch(&hc_win_keyvals[i].refs, 1, __ATOMIC_ACQ_REL);
 	*keyval = MPI_KEYVAL_INVALID;
 	return MPI_SUCCESS;
+}
+
+static void hc_win_keyval_unref(int keyval)
+{
+	int i = hc_win_keyval_index(keyval);
+	if (i >= 0) __atomic_sub_fetch(&hc_win_keyvals[i].refs, 1, __ATOMIC_ACQ_REL);
 }
 
 static hc_attr *hc_win_attr_find(int wi, int keyval)
@@ -952,6 +970,7 @@ int PMPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
 	w->attrs[w->nattrs].keyval = keyval;
 	w->attrs[w->nattrs].value = attribute_val;
 	w->nattrs++;
+	__atomic_add_fetch(&hc_win_keyvals[i].refs, 1, __ATOMIC_ACQ_REL);
 	return MPI_SUCCESS;
 }
 
@@ -987,7 +1006,9 @@ int PMPI_Win_delete_attr(MPI_Win win, int keyval)
 	if (!a) return hc_win_error(wi, MPI_ERR_KEYVAL, "MPI_Win_delete_attr");
 	int rc = hc_win_attr_delete(wi, a);
 	if (rc) return hc_win_error(wi, rc, "MPI_Win_delete_attr");
+	int keyval_ = a->keyval;
 	*a = hc_wins[wi].attrs[--hc_wins[wi].nattrs];
+	hc_win_keyval_unref(keyval_);
 	return MPI_SUCCESS;
 }
 
@@ -999,6 +1020,7 @@ static int hc_win_delete_attrs(int wi)
 		int r = hc_win_attr_delete(wi, &a);
 		if (r && !rc) rc = r;
 		hc_wins[wi].nattrs--;
+		hc_win_keyval_unref(a.keyval);
 	}
 	return rc;
 }

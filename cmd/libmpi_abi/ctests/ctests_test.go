@@ -186,6 +186,11 @@ func TestCPrograms(t *testing.T) {
 		{"idup", []int{1, 2, 4}, true},
 		{"intercomm_create", []int{1, 2, 5}, true},
 		{"p_order", []int{1, 2, 3, 5}, true},
+		{"pairloc", []int{1, 2, 3}, true},
+		{"attr_fail", []int{1, 2}, true},
+		{"dims", []int{1}, false},
+		{"nbc_types", []int{1, 2, 3}, true},
+		{"idup_inter", []int{2, 4, 5}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
