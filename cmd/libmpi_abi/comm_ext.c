@@ -317,3 +317,13 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
 
 #define HC_ALIASES_comm_ext
 #include "aliases_gen.h"
+
+/* Dynamic processes are not supported (MPI_Comm_spawn reports so), so no
+ * process has a parent: MPI_COMM_NULL is the standard's answer for a
+ * process not started by a spawn, and programs ask it unconditionally. */
+int PMPI_Comm_get_parent(MPI_Comm *parent)
+{
+	HC_CHECK_PTR(-1, parent, "MPI_Comm_get_parent");
+	*parent = MPI_COMM_NULL;
+	return MPI_SUCCESS;
+}

@@ -565,6 +565,13 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 }
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 
+int PMPI_Comm_get_parent(MPI_Comm *parent)
+{
+	if (__builtin_expect(hc_finalized, 0) && hc_after_finalize("MPI_Comm_get_parent")) return MPI_ERR_OTHER;
+	return hc_impl_Comm_get_parent(parent);
+}
+#pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
+
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
 	if (__builtin_expect(hc_finalized, 0) && hc_after_finalize("MPI_Comm_group")) return MPI_ERR_OTHER;

@@ -86,6 +86,7 @@ HC_HIDDEN int hc_impl_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attrib
 HC_HIDDEN int hc_impl_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *erhandler);
 HC_HIDDEN int hc_impl_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 HC_HIDDEN int hc_impl_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+HC_HIDDEN int hc_impl_Comm_get_parent(MPI_Comm *parent);
 HC_HIDDEN int hc_impl_Comm_group(MPI_Comm comm, MPI_Group *group);
 HC_HIDDEN int hc_impl_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 HC_HIDDEN int hc_impl_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
@@ -530,6 +531,7 @@ HC_HIDDEN int hc_impl_Win_wait(MPI_Win win);
 #define PMPI_Comm_get_errhandler hc_impl_Comm_get_errhandler
 #define PMPI_Comm_get_info hc_impl_Comm_get_info
 #define PMPI_Comm_get_name hc_impl_Comm_get_name
+#define PMPI_Comm_get_parent hc_impl_Comm_get_parent
 #define PMPI_Comm_group hc_impl_Comm_group
 #define PMPI_Comm_idup hc_impl_Comm_idup
 #define PMPI_Comm_idup_with_info hc_impl_Comm_idup_with_info

@@ -7,7 +7,6 @@
 int PMPI_Close_port(const char *port_name) { return hc_unsupported("MPI_Close_port"); }
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return hc_unsupported("MPI_Comm_accept"); }
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) { return hc_unsupported("MPI_Comm_connect"); }
-int PMPI_Comm_get_parent(MPI_Comm *parent) { return hc_unsupported("MPI_Comm_get_parent"); }
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) { return hc_unsupported("MPI_Comm_join"); }
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn"); }
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) { return hc_unsupported("MPI_Comm_spawn_multiple"); }
@@ -107,7 +106,6 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
 #pragma weak MPI_Close_port = PMPI_Close_port
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept
 #pragma weak MPI_Comm_connect = PMPI_Comm_connect
-#pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
 #pragma weak MPI_Comm_join = PMPI_Comm_join
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
 #pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple

@@ -371,6 +371,14 @@ int main(int argc, char **argv)
 		CHECK_RC(MPI_Type_free(&td));
 		CHECK(deletes == 2);
 	}
+	/* A process the launcher started (not MPI_Comm_spawn) has no parent:
+	 * MPI_COMM_NULL, as in MPICH and Open MPI, not an error. */
+	{
+		MPI_Comm parent = MPI_COMM_WORLD;
+		CHECK_RC(MPI_Comm_get_parent(&parent));
+		CHECK(parent == MPI_COMM_NULL);
+		CHECK(MPI_Comm_get_parent(NULL) == MPI_ERR_ARG);
+	}
 	report_ok();
 	MPI_Finalize();
 	return 0;
