@@ -18,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/hympi/hympi/internal/calib"
 )
 
 // The system-MPI backend: package mpi's API over Open MPI (-tags ompi) or
@@ -95,7 +97,7 @@ type Request struct {
 	err   error
 	op    string
 	n     int   // buffer length, which bounds a receive's count
-	join  *join // set on a join request (NewJoin), which has no MPI handle
+	join  *join // set on a join request (newJoin), which has no MPI handle
 }
 
 // PeerCounters is what the transport did toward one peer since Init.
@@ -243,7 +245,7 @@ func Counters(peer int) PeerCounters {
 
 // Calibrate measures hympi's own protocols, which a system MPI does not
 // have: it is unsupported on this backend.
-func Calibrate(cpuA, cpuB int, sizes []int) ([]CalibrationPoint, error) {
+func calibrate(cpuA, cpuB int, sizes []int) ([]calib.Point, error) {
 	return nil, newErr(ErrOther, "Calibrate", "unsupported on the system-MPI backend")
 }
 

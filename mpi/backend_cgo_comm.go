@@ -38,8 +38,8 @@ func (c *Comm) Idup() (*Comm, *Request, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	r := NewJoin()
-	r.Release()
+	r := newJoin()
+	r.release()
 	return d, r, nil
 }
 

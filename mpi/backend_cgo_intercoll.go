@@ -52,20 +52,20 @@ import "C"
 // engine's argument checks (coll_inter.go), so a bad call gives the same
 // class on every build.
 
-// InterColl runs the collective a describes on the intercommunicator c.
-func (c *Comm) InterColl(a InterArgs) error {
+// interColl runs the collective a describes on the intercommunicator c.
+func (c *Comm) interColl(a InterArgs) error {
 	_, err := c.interOp(collBlock, interName(a.Kind, ""), &a)
 	return err
 }
 
-// IinterColl starts the collective a describes on the intercommunicator c.
-func (c *Comm) IinterColl(a InterArgs) (*Request, error) {
+// iinterColl starts the collective a describes on the intercommunicator c.
+func (c *Comm) iinterColl(a InterArgs) (*Request, error) {
 	return c.interOp(collStart, interName(a.Kind, "I"), &a)
 }
 
-// InterCollInit binds a persistent collective on the intercommunicator c;
+// interCollInit binds a persistent collective on the intercommunicator c;
 // each Start runs it again over the same buffers.
-func (c *Comm) InterCollInit(a InterArgs) (*Persistent, error) {
+func (c *Comm) interCollInit(a InterArgs) (*Persistent, error) {
 	what := interName(a.Kind, "") + "Init"
 	a.SendCounts, a.SendDispls = clone(a.SendCounts), clone(a.SendDispls)
 	a.RecvCounts, a.RecvDispls = clone(a.RecvCounts), clone(a.RecvDispls)

@@ -23,18 +23,18 @@ type join struct {
 	held     bool
 }
 
-// NewJoin returns a join request, held: it cannot complete before
-// Release. nil when MPI is not initialized.
-func NewJoin() *Request {
+// newJoin returns a join request, held: it cannot complete before
+// release. nil when MPI is not initialized.
+func newJoin() *Request {
 	if world == nil || finalized.Load() {
 		return nil
 	}
 	return &Request{h: hReqNull, op: "Join", join: &join{released: make(chan struct{}), held: true}}
 }
 
-// Follow makes r wait for child as well. child must be a request that
+// follow makes r wait for child as well. child must be a request that
 // nothing else follows.
-func (r *Request) Follow(child *Request) {
+func (r *Request) follow(child *Request) {
 	if r == nil || r.join == nil || child == nil {
 		return
 	}
@@ -43,9 +43,9 @@ func (r *Request) Follow(child *Request) {
 	r.join.mu.Unlock()
 }
 
-// Release drops the hold NewJoin placed; r completes when what it follows
+// release drops the hold NewJoin placed; r completes when what it follows
 // has.
-func (r *Request) Release() {
+func (r *Request) release() {
 	if r == nil || r.join == nil {
 		return
 	}
@@ -132,15 +132,15 @@ func (c *Comm) Isendrecv(sendbuf []byte, dest, sendtag int, recvbuf []byte, sour
 	}
 	sr, err := c.Isend(sendbuf, dest, sendtag)
 	if err != nil {
-		if !rr.CancelRecv() {
+		if !rr.cancelRecv() {
 			rr.Wait()
 		}
 		return nil, err
 	}
-	j := NewJoin()
-	j.Follow(rr)
-	j.Follow(sr)
-	j.Release()
+	j := newJoin()
+	j.follow(rr)
+	j.follow(sr)
+	j.release()
 	return j, nil
 }
 

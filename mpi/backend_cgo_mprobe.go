@@ -94,11 +94,11 @@ func (m *Message) Recv(buf []byte) (Status, error) {
 
 // Irecv starts the receive of m into buf (MPI_Imrecv).
 func (m *Message) Irecv(buf []byte) (*Request, error) {
-	return m.IrecvIn(nil, buf)
+	return m.irecvIn(nil, buf)
 }
 
-// IrecvIn is Irecv recycling old when it is a spent request.
-func (m *Message) IrecvIn(old *Request, buf []byte) (*Request, error) {
+// irecvIn is Irecv recycling old when it is a spent request.
+func (m *Message) irecvIn(old *Request, buf []byte) (*Request, error) {
 	if err := m.take(); err != nil {
 		return nil, err
 	}
@@ -111,11 +111,11 @@ func (m *Message) IrecvIn(old *Request, buf []byte) (*Request, error) {
 	return r.started(C.hy_imrecv(ptr(buf), C.longlong(len(buf)), &m.h))
 }
 
-// CancelSend asks to cancel the send r (MPI_Cancel). It reports whether r
+// cancelSend asks to cancel the send r (MPI_Cancel). It reports whether r
 // is cancelled at once; otherwise r completes later, with Status.Cancelled
 // set if the cancel won. Many MPIs cannot take back a send that has left
 // (Open MPI never does): the send then completes normally.
-func (r *Request) CancelSend() bool {
+func (r *Request) cancelSend() bool {
 	if r == nil || r.spent || r.done || r.join != nil || (r.op != "Isend" && r.op != "Issend") {
 		return false
 	}

@@ -36,11 +36,11 @@ func (c *Comm) neighborOp(m collMode, what string, nb *Neighbors, send []byte, s
 		}
 		c.nbr = d
 	}
-	j := NewJoin()
+	j := newJoin()
 	fail := func(err error) (*Request, error) {
 		// What was posted is matched by the peers' half of the exchange;
 		// wait for it rather than leave MPI writing into recv.
-		j.Release()
+		j.release()
 		j.Wait()
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func (c *Comm) neighborOp(m collMode, what string, nb *Neighbors, send []byte, s
 		if err != nil {
 			return fail(err)
 		}
-		j.Follow(r)
+		j.follow(r)
 	}
 	for i := range nb.Destinations {
 		k := i
@@ -67,9 +67,9 @@ func (c *Comm) neighborOp(m collMode, what string, nb *Neighbors, send []byte, s
 		if err != nil {
 			return fail(err)
 		}
-		j.Follow(r)
+		j.follow(r)
 	}
-	j.Release()
+	j.release()
 	if m == collBlock {
 		_, err := j.Wait()
 		return nil, err

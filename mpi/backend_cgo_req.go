@@ -82,27 +82,27 @@ func checkReq(op string, r *Request) error {
 // Isend starts a send and returns at once; buf must not be modified until
 // the request completes.
 func (c *Comm) Isend(buf []byte, dest, tag int) (*Request, error) {
-	return c.IsendIn(nil, buf, dest, tag)
+	return c.isendIn(nil, buf, dest, tag)
 }
 
 // Issend starts a synchronous send: the request completes once the receiver
 // has matched it.
 func (c *Comm) Issend(buf []byte, dest, tag int) (*Request, error) {
-	return c.IssendIn(nil, buf, dest, tag)
+	return c.issendIn(nil, buf, dest, tag)
 }
 
 // Irecv starts a receive and returns at once.
 func (c *Comm) Irecv(buf []byte, source, tag int) (*Request, error) {
-	return c.IrecvIn(nil, buf, source, tag)
+	return c.irecvIn(nil, buf, source, tag)
 }
 
-// IsendIn, IssendIn and IrecvIn are Isend, Issend and Irecv recycling old
+// isendIn, issendIn and irecvIn are Isend, Issend and Irecv recycling old
 // when it is a spent request, so a stream of messages allocates nothing.
-func (c *Comm) IsendIn(old *Request, buf []byte, dest, tag int) (*Request, error) {
+func (c *Comm) isendIn(old *Request, buf []byte, dest, tag int) (*Request, error) {
 	return c.isend(old, "Isend", 0, buf, dest, tag)
 }
 
-func (c *Comm) IssendIn(old *Request, buf []byte, dest, tag int) (*Request, error) {
+func (c *Comm) issendIn(old *Request, buf []byte, dest, tag int) (*Request, error) {
 	return c.isend(old, "Issend", 1, buf, dest, tag)
 }
 
@@ -114,7 +114,7 @@ func (c *Comm) isend(old *Request, op string, kind C.int, buf []byte, dest, tag 
 	return r.started(C.hy_isend(kind, ptr(buf), C.longlong(len(buf)), C.int(dest), C.int(tag), c.h))
 }
 
-func (c *Comm) IrecvIn(old *Request, buf []byte, source, tag int) (*Request, error) {
+func (c *Comm) irecvIn(old *Request, buf []byte, source, tag int) (*Request, error) {
 	if err := c.checkRecv("Irecv", source, tag); err != nil {
 		return nil, err
 	}
@@ -167,9 +167,9 @@ func (r *Request) poll() bool {
 	return true
 }
 
-// Peek reports whether r has completed, and its status, without spending
+// peek reports whether r has completed, and its status, without spending
 // it (MPI_Request_get_status).
-func (r *Request) Peek() (Status, bool, error) {
+func (r *Request) peek() (Status, bool, error) {
 	if err := checkReq("Peek", r); err != nil {
 		return Status{}, false, err
 	}
@@ -179,10 +179,10 @@ func (r *Request) Peek() (Status, bool, error) {
 	return r.st, true, r.err
 }
 
-// CancelRecv cancels a receive that has not been matched yet (MPI_Cancel
+// cancelRecv cancels a receive that has not been matched yet (MPI_Cancel
 // and MPI_Wait). It reports whether it did; a receive that matched first
 // is complete, its status kept for Wait.
-func (r *Request) CancelRecv() bool {
+func (r *Request) cancelRecv() bool {
 	if r == nil || r.spent || r.done || r.op != "Irecv" {
 		return false
 	}
@@ -210,7 +210,7 @@ func checkReqs(op string, reqs []*Request) error {
 func Waitall(reqs []*Request) ([]Status, error) {
 	sts := make([]Status, len(reqs))
 	errs := make([]error, len(reqs))
-	if err := WaitallInto(reqs, sts, errs); err != nil {
+	if err := waitallInto(reqs, sts, errs); err != nil {
 		return sts, err
 	}
 	for _, e := range errs {
@@ -221,10 +221,10 @@ func Waitall(reqs []*Request) ([]Status, error) {
 	return sts, nil
 }
 
-// WaitallInto is Waitall writing into sts and errs (at least len(reqs)
+// waitallInto is Waitall writing into sts and errs (at least len(reqs)
 // long) instead of new slices. A non-nil result is a failure of the wait
 // itself (a spent request), and then no request has been collected.
-func WaitallInto(reqs []*Request, sts []Status, errs []error) error {
+func waitallInto(reqs []*Request, sts []Status, errs []error) error {
 	if err := checkReqs("Waitall", reqs); err != nil {
 		return err
 	}
@@ -308,16 +308,16 @@ func Waitany(reqs []*Request) (int, Status, error) {
 // statuses returned and the requests spent.
 func Testall(reqs []*Request) ([]Status, bool, error) {
 	sts := make([]Status, len(reqs))
-	ok, err := TestallInto(reqs, sts)
+	ok, err := testallInto(reqs, sts)
 	if !ok {
 		return nil, false, err
 	}
 	return sts, true, err
 }
 
-// TestallInto is Testall writing the statuses into sts (at least len(reqs)
+// testallInto is Testall writing the statuses into sts (at least len(reqs)
 // long) instead of a new slice.
-func TestallInto(reqs []*Request, sts []Status) (bool, error) {
+func testallInto(reqs []*Request, sts []Status) (bool, error) {
 	if err := checkReqs("Testall", reqs); err != nil {
 		return false, err
 	}

@@ -167,7 +167,7 @@ func bufferIflush(c *Comm, key int) (*Request, error) {
 		}
 	}
 	e.mu.Unlock()
-	j.Release()
+	j.release()
 	return j, nil
 }
 

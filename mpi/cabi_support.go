@@ -3,11 +3,12 @@
 package mpi
 
 // Engine support for the C ABI (cmd/libmpi_abi): the request operations MPI
-// has and the Go API does not need.
+// has and the Go API does not need. They are unexported; enginehook.go hands
+// them to internal/cabi, which is what the C library calls.
 
-// Peek reports whether r has completed, and its status, without spending it
+// peek reports whether r has completed, and its status, without spending it
 // (MPI_Request_get_status). It makes one progress pass when r is pending.
-func (r *Request) Peek() (Status, bool, error) {
+func (r *Request) peek() (Status, bool, error) {
 	if err := checkReq("Peek", r); err != nil {
 		return Status{}, false, err
 	}
@@ -23,11 +24,11 @@ func (r *Request) Peek() (Status, bool, error) {
 	return r.status, true, r.err
 }
 
-// CancelRecv cancels a receive that has not been matched yet (MPI_Cancel on
+// cancelRecv cancels a receive that has not been matched yet (MPI_Cancel on
 // a receive). It reports whether it did; a cancelled request is complete
 // with an empty status, and Wait returns at once. Sends and receives already
 // matched are not cancelled.
-func (r *Request) CancelRecv() bool {
+func (r *Request) cancelRecv() bool {
 	if r == nil || r.spent || r.kind != reqRecv {
 		return false
 	}
@@ -43,13 +44,13 @@ func (r *Request) CancelRecv() bool {
 	return true
 }
 
-// WaitallInto is Waitall for the C ABI's MPI_Waitall: one lock and one wait
+// waitallInto is Waitall for the C ABI's MPI_Waitall: one lock and one wait
 // for the whole batch instead of a Wait per request, and no allocation (the
 // caller passes sts and errs, at least len(reqs) long). Nil entries are
 // skipped. Each completed request's status and error go to sts[i] and
 // errs[i]; a non-nil result is a failure of the wait itself (a spent
 // request, a dead engine), and then no request has been collected.
-func WaitallInto(reqs []*Request, sts []Status, errs []error) error {
+func waitallInto(reqs []*Request, sts []Status, errs []error) error {
 	e, err := reqsEngine("Waitall", reqs)
 	if err != nil || e == nil {
 		return err
@@ -68,20 +69,20 @@ func WaitallInto(reqs []*Request, sts []Status, errs []error) error {
 	return nil
 }
 
-// IsendIn, IssendIn and IrecvIn are Isend, Issend and Irecv for the C ABI,
+// isendIn, issendIn and irecvIn are Isend, Issend and Irecv for the C ABI,
 // which keeps the engine request of a completed operation and passes it
 // back as old for the next one: the steady state of a C program streaming
 // messages then allocates nothing. old may be nil or any request: only one
 // that reuseReq finds safe to reuse is reused.
-func (c *Comm) IsendIn(old *Request, buf []byte, dest, tag int) (*Request, error) {
+func (c *Comm) isendIn(old *Request, buf []byte, dest, tag int) (*Request, error) {
 	return c.isend(old, "Isend", buf, dest, tag, false)
 }
 
-func (c *Comm) IssendIn(old *Request, buf []byte, dest, tag int) (*Request, error) {
+func (c *Comm) issendIn(old *Request, buf []byte, dest, tag int) (*Request, error) {
 	return c.isend(old, "Issend", buf, dest, tag, true)
 }
 
-func (c *Comm) IrecvIn(old *Request, buf []byte, source, tag int) (*Request, error) {
+func (c *Comm) irecvIn(old *Request, buf []byte, source, tag int) (*Request, error) {
 	return c.irecv(old, buf, source, tag)
 }
 
@@ -99,9 +100,9 @@ func (e *engine) reuseReq(old *Request, kind reqKind) *Request {
 	return old
 }
 
-// TestallInto is Testall writing the statuses into sts (at least len(reqs)
+// testallInto is Testall writing the statuses into sts (at least len(reqs)
 // long) instead of a new slice: MPI_Testall is often polled in a loop.
-func TestallInto(reqs []*Request, sts []Status) (bool, error) {
+func testallInto(reqs []*Request, sts []Status) (bool, error) {
 	e, err := reqsEngine("Testall", reqs)
 	if err != nil {
 		return false, err

@@ -11,17 +11,18 @@ import (
 	"time"
 
 	"github.com/hympi/hympi/directcopy"
+	"github.com/hympi/hympi/internal/calib"
 	"github.com/hympi/hympi/internal/config"
 	"github.com/hympi/hympi/shm"
 	"golang.org/x/sys/unix"
 )
 
-// Calibrate measures, for each size, the median one-way ping-pong latency of
+// calibrate measures, for each size, the median one-way ping-pong latency of
 // the eager and the direct protocol between two ranks pinned to cpuA and
 // cpuB. The ranks are two engines in this process over a private region:
 // the same code paths a job runs, minus the launcher. It is what
 // hympi-info --tune runs; it needs no Init and leaves nothing behind.
-func Calibrate(cpuA, cpuB int, sizes []int) ([]CalibrationPoint, error) {
+func calibrate(cpuA, cpuB int, sizes []int) ([]calib.Point, error) {
 	if err := directcopy.Available(); err != nil {
 		return nil, fmt.Errorf("calibrate: direct copy is unavailable here: %w", err)
 	}
@@ -46,7 +47,7 @@ func Calibrate(cpuA, cpuB int, sizes []int) ([]CalibrationPoint, error) {
 	for _, c := range comms {
 		c.e.ep(1 - c.rank).directOK = true
 	}
-	points := make([]CalibrationPoint, len(sizes))
+	points := make([]calib.Point, len(sizes))
 	for i, sz := range sizes {
 		points[i].Size = sz
 		for _, mode := range []directMode{directOff, directAlways} {

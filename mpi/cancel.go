@@ -19,10 +19,10 @@ import "github.com/hympi/hympi/shm"
 // taken back: the cancel fails and the message is delivered, which the
 // standard allows (Test_cancelled is false).
 
-// CancelSend asks to cancel the send r. It reports whether r is cancelled
+// cancelSend asks to cancel the send r. It reports whether r is cancelled
 // at once; when the receiver must confirm, r completes later, with
 // Status.Cancelled set if the cancel won.
-func (r *Request) CancelSend() bool {
+func (r *Request) cancelSend() bool {
 	if r == nil || r.spent || r.kind != reqSend {
 		return false
 	}

@@ -19,7 +19,7 @@ func (c *Comm) barrierBuild(s *schedule) error {
 // Barrier blocks until every rank of c has called it.
 func (c *Comm) Barrier() error {
 	if c.IsInter() {
-		return c.InterColl(InterArgs{Kind: InterBarrier})
+		return c.interColl(InterArgs{Kind: InterBarrier})
 	}
 	return c.blocking("Barrier", c.barrierBuild)
 }
@@ -35,7 +35,7 @@ func (c *Comm) bcastBuild(s *schedule, what string, buf []byte, root int) error 
 // Bcast sends root's buf to every rank.
 func (c *Comm) Bcast(buf []byte, root int) error {
 	if c.IsInter() {
-		return c.InterColl(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
+		return c.interColl(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
 	}
 	return c.blocking("Bcast", func(s *schedule) error { return c.bcastBuild(s, "Bcast", buf, root) })
 }
@@ -61,7 +61,7 @@ func (c *Comm) reduceBuild(s *schedule, what string, send, recv []byte, dt Datat
 // send and recv may be the same slice (in place).
 func (c *Comm) Reduce(send, recv []byte, dt Datatype, op Op, root int) error {
 	if c.IsInter() {
-		return c.InterColl(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interColl(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return c.blocking("Reduce", func(s *schedule) error { return c.reduceBuild(s, "Reduce", send, recv, dt, op, root) })
 }
@@ -79,7 +79,7 @@ func (c *Comm) allreduceBuild(s *schedule, what string, send, recv []byte, dt Da
 // the same slice (in place).
 func (c *Comm) Allreduce(send, recv []byte, dt Datatype, op Op) error {
 	if c.IsInter() {
-		return c.InterColl(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interColl(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return c.blocking("Allreduce", func(s *schedule) error { return c.allreduceBuild(s, "Allreduce", send, recv, dt, op) })
 }
@@ -131,7 +131,7 @@ func (c *Comm) reduceScatterBlockBuild(s *schedule, what string, send, recv []by
 // whole input and gets block i at its start).
 func (c *Comm) ReduceScatterBlock(send, recv []byte, dt Datatype, op Op) error {
 	if c.IsInter() {
-		return c.InterColl(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interColl(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return c.blocking("ReduceScatterBlock", func(s *schedule) error {
 		return c.reduceScatterBlockBuild(s, "ReduceScatterBlock", send, recv, dt, op)
@@ -166,7 +166,7 @@ func (c *Comm) reduceScatterBuild(s *schedule, what string, send, recv []byte, c
 // send and recv may be the same slice (in place).
 func (c *Comm) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op) error {
 	if c.IsInter() {
-		return c.InterColl(InterArgs{Kind: InterReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
+		return c.interColl(InterArgs{Kind: InterReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
 	}
 	return c.blocking("ReduceScatter", func(s *schedule) error {
 		return c.reduceScatterBuild(s, "ReduceScatter", send, recv, counts, dt, op)
@@ -211,7 +211,7 @@ func (c *Comm) gatherBuild(s *schedule, what string, send, recv []byte, root int
 // Gather collects len(send) bytes from each rank into root's recv, in rank order.
 func (c *Comm) Gather(send, recv []byte, root int) error {
 	if c.IsInter() {
-		return c.InterColl(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
+		return c.interColl(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
 	}
 	return c.blocking("Gather", func(s *schedule) error { return c.gatherBuild(s, "Gather", send, recv, root) })
 }
@@ -235,7 +235,7 @@ func (c *Comm) gathervBuild(s *schedule, what string, send, recv []byte, counts,
 // Gatherv: rank i's send lands at recv[displs[i]:displs[i]+counts[i]] on root (bytes).
 func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int) error {
 	if c.IsInter() {
-		return c.InterColl(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+		return c.interColl(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
 	return c.blocking("Gatherv", func(s *schedule) error { return c.gathervBuild(s, "Gatherv", send, recv, counts, displs, root) })
 }
@@ -256,7 +256,7 @@ func (c *Comm) scatterBuild(s *schedule, what string, send, recv []byte, root in
 // Scatter sends block i of root's send (len(recv) bytes each) to rank i.
 func (c *Comm) Scatter(send, recv []byte, root int) error {
 	if c.IsInter() {
-		return c.InterColl(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
+		return c.interColl(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
 	}
 	return c.blocking("Scatter", func(s *schedule) error { return c.scatterBuild(s, "Scatter", send, recv, root) })
 }
@@ -281,7 +281,7 @@ func (c *Comm) scattervBuild(s *schedule, what string, send []byte, counts, disp
 // Scatterv: rank i receives send[displs[i]:displs[i]+counts[i]] from root (bytes).
 func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int) error {
 	if c.IsInter() {
-		return c.InterColl(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
+		return c.interColl(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
 	return c.blocking("Scatterv", func(s *schedule) error { return c.scattervBuild(s, "Scatterv", send, counts, displs, recv, root) })
 }
@@ -302,7 +302,7 @@ func (c *Comm) allgatherBuild(s *schedule, what string, send, recv []byte) error
 // own block (in place).
 func (c *Comm) Allgather(send, recv []byte) error {
 	if c.IsInter() {
-		return c.InterColl(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
+		return c.interColl(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
 	}
 	return c.blocking("Allgather", func(s *schedule) error { return c.allgatherBuild(s, "Allgather", send, recv) })
 }
@@ -328,7 +328,7 @@ func (c *Comm) allgathervBuild(s *schedule, what string, send, recv []byte, coun
 // Allgatherv is Gatherv with the result on every rank.
 func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int) error {
 	if c.IsInter() {
-		return c.InterColl(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+		return c.interColl(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
 	return c.blocking("Allgatherv", func(s *schedule) error { return c.allgathervBuild(s, "Allgatherv", send, recv, counts, displs) })
 }
@@ -371,7 +371,7 @@ func (c *Comm) alltoallBuild(s *schedule, what string, send, recv []byte) error 
 // send and recv may be the same slice (in place).
 func (c *Comm) Alltoall(send, recv []byte) error {
 	if c.IsInter() {
-		return c.InterColl(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
+		return c.interColl(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
 	}
 	return c.blocking("Alltoall", func(s *schedule) error { return c.alltoallBuild(s, "Alltoall", send, recv) })
 }
@@ -403,7 +403,7 @@ func (c *Comm) alltoallvBuild(s *schedule, what string, send []byte, scounts, sd
 // Alltoallv is Alltoall with per-peer byte counts and displacements.
 func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
 	if c.IsInter() {
-		return c.InterColl(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
+		return c.interColl(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
 	}
 	return c.blocking("Alltoallv", func(s *schedule) error {
 		return c.alltoallvBuild(s, "Alltoallv", send, scounts, sdispls, recv, rcounts, rdispls)

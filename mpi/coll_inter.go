@@ -37,8 +37,8 @@ func (c *Comm) union() *Comm {
 	return in.unionComm
 }
 
-// InterColl runs the collective a describes on the intercommunicator c.
-func (c *Comm) InterColl(a InterArgs) error {
+// interColl runs the collective a describes on the intercommunicator c.
+func (c *Comm) interColl(a InterArgs) error {
 	what := interName(a.Kind, "")
 	if err := c.checkInter(what); err != nil {
 		return err
@@ -46,8 +46,8 @@ func (c *Comm) InterColl(a InterArgs) error {
 	return c.union().blocking(what, func(s *schedule) error { return c.interBuild(s, what, &a) })
 }
 
-// IinterColl starts the collective a describes on the intercommunicator c.
-func (c *Comm) IinterColl(a InterArgs) (*Request, error) {
+// iinterColl starts the collective a describes on the intercommunicator c.
+func (c *Comm) iinterColl(a InterArgs) (*Request, error) {
 	what := interName(a.Kind, "I")
 	if err := c.checkInter(what); err != nil {
 		return nil, err
@@ -55,10 +55,10 @@ func (c *Comm) IinterColl(a InterArgs) (*Request, error) {
 	return c.union().nonblocking(what, func(s *schedule) error { return c.interBuild(s, what, &a) })
 }
 
-// InterCollInit binds a persistent collective on the intercommunicator c;
+// interCollInit binds a persistent collective on the intercommunicator c;
 // each Start runs it again over the same buffers. The schedule is built
 // here, so a's count lists are read only now.
-func (c *Comm) InterCollInit(a InterArgs) (*Persistent, error) {
+func (c *Comm) interCollInit(a InterArgs) (*Persistent, error) {
 	what := interName(a.Kind, "") + "Init"
 	if err := c.checkInter(what); err != nil {
 		return nil, err

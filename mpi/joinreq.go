@@ -14,18 +14,18 @@ package mpi
 // reqJoin is the kind of a join request.
 const reqJoin reqKind = 10
 
-// NewJoin returns a join request on the world's engine, held: it cannot
-// complete before Release. nil when MPI is not initialized.
-func NewJoin() *Request {
+// newJoin returns a join request on the world's engine, held: it cannot
+// complete before Release. nil before Init.
+func newJoin() *Request {
 	if world == nil {
 		return nil
 	}
 	return &Request{e: world.e, kind: reqJoin, pending: 1}
 }
 
-// Follow makes r wait for child as well. child must be a request of the
+// follow makes r wait for child as well. child must be a request of the
 // same engine that nothing else follows.
-func (r *Request) Follow(child *Request) {
+func (r *Request) follow(child *Request) {
 	if child == nil {
 		return
 	}
@@ -40,9 +40,9 @@ func (r *Request) Follow(child *Request) {
 	child.parent = r
 }
 
-// Release drops the hold NewJoin placed; r completes when what it follows
+// release drops the hold NewJoin placed; r completes when what it follows
 // has. A generalized request (MPI_Grequest_complete) is just a Release.
-func (r *Request) Release() {
+func (r *Request) release() {
 	e := r.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -100,8 +100,8 @@ func (c *Comm) Isendrecv(sendbuf []byte, dest, sendtag int, recvbuf []byte, sour
 		return nil, err
 	}
 	j := &Request{e: c.e, kind: reqJoin, pending: 1}
-	j.Follow(rr)
-	j.Follow(sr)
-	j.Release()
+	j.follow(rr)
+	j.follow(sr)
+	j.release()
 	return j, nil
 }

@@ -91,11 +91,11 @@ func (m *Message) Recv(buf []byte) (Status, error) {
 
 // Irecv starts the receive of m into buf (MPI_Imrecv).
 func (m *Message) Irecv(buf []byte) (*Request, error) {
-	return m.IrecvIn(nil, buf)
+	return m.irecvIn(nil, buf)
 }
 
-// IrecvIn is Irecv in old when the C ABI recycles a request (reuseReq).
-func (m *Message) IrecvIn(old *Request, buf []byte) (*Request, error) {
+// irecvIn is Irecv in old when the C ABI recycles a request (reuseReq).
+func (m *Message) irecvIn(old *Request, buf []byte) (*Request, error) {
 	if m == nil || m.used {
 		return nil, newErr(ErrRequest, "Mrecv", "message is null or already received")
 	}

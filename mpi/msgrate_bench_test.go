@@ -31,9 +31,9 @@ func BenchmarkMessageRate(b *testing.B) {
 				sts, errs := make([]Status, window), make([]error, window)
 				for i := 0; i < b.N; i++ {
 					for w := range reqs {
-						reqs[w], _ = comms[1].IrecvIn(reqs[w], rbuf, 0, 1)
+						reqs[w], _ = comms[1].irecvIn(reqs[w], rbuf, 0, 1)
 					}
-					WaitallInto(reqs, sts, errs)
+					waitallInto(reqs, sts, errs)
 					comms[1].Send(ack, 0, 2)
 				}
 			}()
@@ -42,9 +42,9 @@ func BenchmarkMessageRate(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				for w := range reqs {
-					reqs[w], _ = comms[0].IsendIn(reqs[w], sbuf, 1, 1)
+					reqs[w], _ = comms[0].isendIn(reqs[w], sbuf, 1, 1)
 				}
-				WaitallInto(reqs, sts, errs)
+				waitallInto(reqs, sts, errs)
 				comms[0].Recv(ack, 1, 2)
 			}
 			wg.Wait()

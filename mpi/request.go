@@ -288,7 +288,7 @@ func Waitany(reqs []*Request) (int, Status, error) {
 // statuses returned and the requests spent.
 func Testall(reqs []*Request) ([]Status, bool, error) {
 	sts := make([]Status, len(reqs))
-	done, err := TestallInto(reqs, sts)
+	done, err := testallInto(reqs, sts)
 	if !done {
 		return nil, false, err
 	}

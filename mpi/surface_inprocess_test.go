@@ -107,7 +107,7 @@ func TestInProcessCancelSend(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if r.CancelSend() {
+		if r.cancelSend() {
 			return fmt.Errorf("a published synchronous send cancelled without asking the receiver")
 		}
 		if err := c.Barrier(); err != nil { // both ranks progress here
@@ -115,7 +115,7 @@ func TestInProcessCancelSend(t *testing.T) {
 		}
 		st, err := r.Wait()
 		if err != nil || !st.Cancelled {
-			return fmt.Errorf("Wait after CancelSend: %+v, %v", st, err)
+			return fmt.Errorf("Wait after cancelSend: %+v, %v", st, err)
 		}
 		if err := c.Barrier(); err != nil {
 			return err
@@ -131,7 +131,7 @@ func TestInProcessCancelSend(t *testing.T) {
 		if err := c.Barrier(); err != nil {
 			return err
 		}
-		r.CancelSend()
+		r.cancelSend()
 		st, err = r.Wait()
 		if err != nil || st.Cancelled {
 			return fmt.Errorf("delivered eager send: %+v, %v", st, err)

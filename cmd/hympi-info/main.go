@@ -24,7 +24,7 @@
 //
 // With --tune it measures, for each relation present among the CPUs it may
 // run on, the one-way latency of the eager and the direct protocol over a
-// range of message sizes (mpi.Calibrate), takes the crossover of each as that
+// range of message sizes (cabi.Calibrate), takes the crossover of each as that
 // relation's threshold, and saves them as the profile every later job on
 // this machine loads ($HYMPI_PROFILE, else ~/.cache/hympi/profile.json).
 // Measurements must be real, so --tune refuses to run when HYMPI_SYSFS points

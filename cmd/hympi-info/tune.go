@@ -10,14 +10,15 @@ import (
 	"time"
 
 	"github.com/hympi/hympi/directcopy"
-	"github.com/hympi/hympi/mpi"
+	"github.com/hympi/hympi/internal/cabi"
+	"github.com/hympi/hympi/internal/calib"
 	"github.com/hympi/hympi/topology"
 )
 
 // tune is hympi-info --tune: for each relation present among the CPUs this
 // process may run on, measure eager against direct between one pair of CPUs
-// with that relation (mpi.Calibrate), take the crossover as the relation's
-// threshold (mpi.Crossover), and save the profile mpi.Init loads.
+// with that relation (cabi.Calibrate), take the crossover as the relation's
+// threshold (calib.Crossover), and save the profile mpi.Init loads.
 //
 // Relations not measured this time (say, inter-socket when run under a
 // one-socket taskset) keep their value from the previous profile, if that
@@ -61,12 +62,12 @@ func tune(o *options, stdout, stderr io.Writer) int {
 		a, b := pairs[r][0], pairs[r][1]
 		fmt.Fprintf(stdout, "\n%s (cpu %d ↔ cpu %d), one-way latency, median:\n", r, a, b)
 		start := time.Now()
-		points, err := mpi.Calibrate(a, b, o.sizes)
+		points, err := cabi.Calibrate(a, b, o.sizes)
 		if err != nil {
 			return fail("measuring %s between cpus %d and %d: %v; no profile saved", r, a, b, err)
 		}
 		writePoints(stdout, points)
-		measured[r] = mpi.Crossover(points)
+		measured[r] = calib.Crossover(points)
 		fmt.Fprintf(stdout, "  crossover: %s (default %s), measured in %.1fs\n",
 			fmtBytes(int64(measured[r])), fmtBytes(int64(topology.BaseThreshold(r))), time.Since(start).Seconds())
 	}
@@ -110,9 +111,9 @@ func tune(o *options, stdout, stderr io.Writer) int {
 }
 
 // writePoints prints one relation's measurements.
-func writePoints(w io.Writer, points []mpi.CalibrationPoint) {
+func writePoints(w io.Writer, points []calib.Point) {
 	points = slices.Clone(points)
-	slices.SortFunc(points, func(a, b mpi.CalibrationPoint) int { return a.Size - b.Size })
+	slices.SortFunc(points, func(a, b calib.Point) int { return a.Size - b.Size })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  size\teager µs\tdirect µs\tfaster\t")
 	for _, p := range points {

@@ -63,7 +63,7 @@ func TestTune(t *testing.T) {
 		t.Errorf("profile thresholds %v, want %v measured and self kept", p.Thresholds, rels)
 	}
 	for _, r := range rels {
-		// What mpi.Crossover makes of noisy timings is its business; the
+		// What calib.Crossover makes of noisy timings is its business; the
 		// profile must hold its answer, and the output must say it.
 		n, ok := p.Thresholds[r]
 		if !ok || n < 0 || !strings.Contains(out, "  crossover: "+fmtBytes(int64(n))+" (default") {

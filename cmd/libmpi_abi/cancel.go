@@ -1,5 +1,7 @@
 package main
 
+import "github.com/hympi/hympi/internal/cabi"
+
 // cancelOp asks the engine to cancel q's operation: a receive not matched
 // yet, or a send the receiver has not matched yet (mpi.Request.CancelSend).
 // It reports whether the request is known to be cancelled now; a send whose
@@ -9,7 +11,7 @@ func cancelOp(q *creq) bool {
 		return false
 	}
 	if q.recv {
-		return q.r.CancelRecv()
+		return cabi.CancelRecv(q.r)
 	}
-	return q.r.CancelSend()
+	return cabi.CancelSend(q.r)
 }

@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -51,8 +52,8 @@ func hympi_go_iinter(ci C.int, g *C.hc_inter, persistent C.int, req *C.intptr_t)
 		b.owned = pk
 		C.hc_pk_hold(pk)
 	}
-	start := func() (*mpi.Request, error) { return c.IinterColl(a) }
-	bind := func() (*mpi.Persistent, error) { return c.InterCollInit(a) }
+	start := func() (*mpi.Request, error) { return cabi.IinterColl(c, a) }
+	bind := func() (*mpi.Persistent, error) { return cabi.InterCollInit(c, a) }
 	return collRequest(ci, persistent != 0, &b, start, bind, req)
 }
 

@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -19,11 +20,11 @@ func hympi_go_done_request(req *C.intptr_t) C.int {
 	if req == nil {
 		return C.MPI_ERR_ARG
 	}
-	j := mpi.NewJoin()
+	j := cabi.NewJoin()
 	if j == nil {
 		return C.MPI_ERR_OTHER
 	}
-	j.Release()
+	cabi.Release(j)
 	q := newReq(req, nil)
 	if q == nil {
 		return C.MPI_ERR_NO_MEM

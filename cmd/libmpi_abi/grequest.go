@@ -11,7 +11,7 @@ import "C"
 import (
 	"unsafe"
 
-	"github.com/hympi/hympi/mpi"
+	"github.com/hympi/hympi/internal/cabi"
 )
 
 // greqState is what a generalized request carries besides its engine join
@@ -31,7 +31,7 @@ func hympi_go_grequest_start(query, free, cancel C.uintptr_t, extra unsafe.Point
 	if req == nil {
 		return C.MPI_ERR_ARG
 	}
-	j := mpi.NewJoin()
+	j := cabi.NewJoin()
 	if j == nil {
 		return C.MPI_ERR_OTHER
 	}
@@ -52,7 +52,7 @@ func hympi_go_grequest_complete(h C.intptr_t) C.int {
 	}
 	g := q.greq
 	g.completed = true
-	q.r.Release()
+	cabi.Release(q.r)
 	if g.freed {
 		// MPI_Request_free came first: the handle is gone, free now.
 		rc := C.hc_greq_free(g.free, g.extra)
@@ -78,7 +78,7 @@ func greqFinish(q *creq, idx int, h *uintptr, st *C.MPI_Status, cache *C.hc_reqc
 
 // greqPeek is MPI_Request_get_status of a generalized request.
 func greqPeek(q *creq, st *C.MPI_Status) (bool, C.int, bool) {
-	if _, done, _ := q.r.Peek(); !done {
+	if _, done, _ := cabi.Peek(q.r); !done {
 		return false, 0, true
 	}
 	return true, C.hc_greq_query(q.greq.query, q.greq.extra, st), true
@@ -99,7 +99,7 @@ func greqFree(q *creq, idx int, h *uintptr) C.int {
 
 // greqCancel is MPI_Cancel of a generalized request.
 func greqCancel(q *creq) C.int {
-	_, done, _ := q.r.Peek()
+	_, done, _ := cabi.Peek(q.r)
 	c := C.int(0)
 	if done {
 		c = 1

@@ -33,7 +33,7 @@
 // (mpi.Comm.IsendIn); each thread keeps a cache of free slots (hc_reqcache,
 // C thread-local), so creating and completing a request takes no lock or
 // atomic instruction; MPI_Waitall waits for up to 64 requests under one
-// engine lock (mpi.WaitallInto).
+// engine lock (cabi.WaitallInto).
 //
 // Fork. The library records at MPI_Init (pthread_atfork) that a child was
 // forked; every entry point that could reach Go checks that flag first and

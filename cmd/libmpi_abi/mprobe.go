@@ -8,6 +8,7 @@ import "C"
 import (
 	"unsafe"
 
+	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -100,7 +101,7 @@ func hympi_go_imrecv(msg *C.intptr_t, buf unsafe.Pointer, n C.int64_t, tmp, ubuf
 	if q == nil {
 		return C.MPI_ERR_NO_MEM
 	}
-	r, err := m.IrecvIn(q.spare, bytesAt(buf, n))
+	r, err := cabi.MrecvIn(m, q.spare, bytesAt(buf, n))
 	if err != nil {
 		reqs.del(i, cache)
 		return errCode(err)

@@ -8,6 +8,7 @@ import "C"
 import (
 	"unsafe"
 
+	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -86,7 +87,7 @@ func hympi_go_isend(ci C.int, buf unsafe.Pointer, n C.int64_t, dest, tag, mode C
 func startSend(c *mpi.Comm, old *mpi.Request, b []byte, dest, tag, mode int) (*mpi.Request, error) {
 	switch mode {
 	case modeSync:
-		return c.IssendIn(old, b, dest, tag)
+		return cabi.IssendIn(c, old, b, dest, tag)
 	case modeBuffered:
 		// The engine has no nonblocking buffered send; a buffered send
 		// completes locally, so doing it now and handing back a completed
@@ -94,9 +95,9 @@ func startSend(c *mpi.Comm, old *mpi.Request, b []byte, dest, tag, mode int) (*m
 		if err := c.Bsend(b, dest, tag); err != nil {
 			return nil, err
 		}
-		return c.IsendIn(old, nil, mpi.ProcNull, 0)
+		return cabi.IsendIn(c, old, nil, mpi.ProcNull, 0)
 	}
-	return c.IsendIn(old, b, dest, tag)
+	return cabi.IsendIn(c, old, b, dest, tag)
 }
 
 //export hympi_go_irecv
@@ -110,7 +111,7 @@ func hympi_go_irecv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int,
 	if q == nil {
 		return C.MPI_ERR_NO_MEM
 	}
-	r, err := c.IrecvIn(q.spare, bytesAt(buf, n), rankIn(src), tagIn(tag))
+	r, err := cabi.IrecvIn(c, q.spare, bytesAt(buf, n), rankIn(src), tagIn(tag))
 	if err != nil {
 		reqs.del(i, cache)
 		return errCode(err)

@@ -8,6 +8,7 @@ import "C"
 import (
 	"unsafe"
 
+	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -54,7 +55,7 @@ func peekStatus(h uintptr, st *C.MPI_Status) (done bool, code C.int, ok bool) {
 	if q.greq != nil {
 		return greqPeek(q, st)
 	}
-	s, done, err := q.r.Peek()
+	s, done, err := cabi.Peek(q.r)
 	if !done && err == nil {
 		return false, 0, true
 	}

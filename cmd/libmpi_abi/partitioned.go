@@ -8,6 +8,7 @@ import "C"
 import (
 	"unsafe"
 
+	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -43,7 +44,7 @@ func startPart(q *creq, c *mpi.Comm) error {
 	p := q.part
 	clear(p.ready)
 	p.nready = 0
-	j := mpi.NewJoin()
+	j := cabi.NewJoin()
 	if j == nil {
 		return &mpi.Error{Class: mpi.ErrOther, Op: "Start", Msg: "MPI is not initialized"}
 	}
@@ -52,8 +53,8 @@ func startPart(q *creq, c *mpi.Comm) error {
 		if err != nil {
 			return err
 		}
-		j.Follow(r)
-		j.Release()
+		cabi.Follow(j, r)
+		cabi.Release(j)
 	}
 	q.r, q.active, q.cancelled = j, true, false
 	return nil
@@ -103,8 +104,8 @@ func hympi_go_pready(h C.intptr_t, lo, hi C.int, list *C.int, nlist C.int) C.int
 	if err != nil {
 		return packErr(q.ci, errCode(err))
 	}
-	q.r.Follow(r)
-	q.r.Release()
+	cabi.Follow(q.r, r)
+	cabi.Release(q.r)
 	return 0
 }
 
@@ -125,7 +126,7 @@ func hympi_go_parrived(h C.intptr_t, part C.int, flag *C.int) C.int {
 		*flag = 1
 		return 0
 	}
-	if _, done, _ := q.r.Peek(); done {
+	if _, done, _ := cabi.Peek(q.r); done {
 		*flag = 1
 	}
 	return 0

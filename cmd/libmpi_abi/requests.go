@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -406,7 +407,7 @@ func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status, cache *C.hc_
 				emptyStatus(statusAt(sts, base+j))
 			}
 		}
-		werr := mpi.WaitallInto(rs[:len(batch)], ss[:], es[:])
+		werr := cabi.WaitallInto(rs[:len(batch)], ss[:], es[:])
 		for j := range batch {
 			if rs[j] == nil {
 				continue
@@ -458,7 +459,7 @@ func hympi_go_testall(p unsafe.Pointer, n C.int, flag *C.int, sts *C.MPI_Status)
 	}
 	m.ss = resize(m.ss, len(m.qs))
 	ss := m.ss
-	done, err := mpi.TestallInto(m.engineReqs(), ss)
+	done, err := cabi.TestallInto(m.engineReqs(), ss)
 	if !done && err == nil {
 		*flag = 0
 		return 0
@@ -663,7 +664,7 @@ func hympi_go_request_get_status(h C.intptr_t, flag *C.int, st *C.MPI_Status) C.
 		}
 		return code
 	}
-	s, done, err := q.r.Peek()
+	s, done, err := cabi.Peek(q.r)
 	if !done && err == nil {
 		*flag = 0
 		return 0
@@ -737,7 +738,7 @@ func hympi_go_start(p unsafe.Pointer, n C.int) C.int {
 		case q.coll != nil:
 			r, err = startColl(q)
 		case q.recv:
-			r, err = c.IrecvIn(q.spare, bytesAt(q.buf, q.n), q.peer, q.tag)
+			r, err = cabi.IrecvIn(c, q.spare, bytesAt(q.buf, q.n), q.peer, q.tag)
 		default:
 			if q.tmp != nil {
 				pack(q)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -21,7 +22,7 @@ func init() {
 		if pc := mpi.Counters((r + 1) % n); pc.Relation != "unknown" || pc.EagerMsgs != 0 {
 			fail("Counters: %+v, want zeros and relation unknown", pc)
 		}
-		if _, err := mpi.Calibrate(0, 1, []int{8}); !errors.Is(err, mpi.ErrOther) {
+		if _, err := cabi.Calibrate(0, 1, []int{8}); !errors.Is(err, mpi.ErrOther) {
 			fail("Calibrate: %v, want ErrOther", err)
 		}
 		if a := mpi.AppNum(); a != 0 {

@@ -5,6 +5,7 @@ package main
 import (
 	"time"
 
+	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -22,15 +23,15 @@ func init() {
 		must(err, "Irecv")
 		sq, err := c.Isend(make([]byte, 40), right, 20)
 		must(err, "Isend")
-		j := mpi.NewJoin()
-		j.Follow(rq)
-		j.Follow(sq)
+		j := cabi.NewJoin()
+		cabi.Follow(j, rq)
+		cabi.Follow(j, sq)
 		for range 20 {
 			if _, done, err := j.Test(); done || err != nil {
 				fail("held join: done %v, %v", done, err)
 			}
 		}
-		j.Release()
+		cabi.Release(j)
 		i, st, err := mpi.Waitany([]*mpi.Request{nil, j})
 		must(err, "Waitany on a join")
 		if i != 1 || st.Source != left || st.Tag != 20 || st.Count != 40 {
@@ -42,10 +43,10 @@ func init() {
 
 		// Released by another goroutine while Wait blocks; Waitall mixes
 		// it with a plain request.
-		held := mpi.NewJoin()
+		held := cabi.NewJoin()
 		go func() {
 			time.Sleep(20 * time.Millisecond)
-			held.Release()
+			cabi.Release(held)
 		}()
 		rq, err = c.Irecv(in, mpi.AnySource, 21)
 		must(err, "Irecv")
@@ -65,7 +66,7 @@ func init() {
 		// completes, and a cancelled send is never received.
 		sq, err = c.Issend(make([]byte, 8), right, 30)
 		must(err, "Issend")
-		now := sq.CancelSend()
+		now := cabi.CancelSend(sq)
 		must(c.Send(nil, right, 31), "Send marker")
 		_, err = c.Recv(nil, left, 31)
 		must(err, "Recv marker")
@@ -84,13 +85,13 @@ func init() {
 		_, err = c.Recv(flag, left, 32)
 		must(err, "Recv flag")
 		if flag[0] == 1 {
-			if !rq.CancelRecv() {
+			if !cabi.CancelRecv(rq) {
 				fail("a cancelled send was received")
 			}
 		} else if st, err := rq.Wait(); err != nil || st.Count != 8 || st.Cancelled {
 			fail("send not cancelled, receive: %+v %v", st, err)
 		}
-		if sq.CancelSend() {
+		if cabi.CancelSend(sq) {
 			fail("CancelSend of a spent request")
 		}
 
@@ -114,7 +115,7 @@ func init() {
 		if c.IsInter() || c.RemoteSize() != 0 || c.RemoteGroup() != nil {
 			fail("World looks like an intercommunicator")
 		}
-		j.Follow(nil)
+		cabi.Follow(j, nil)
 		must(c.Barrier(), "Barrier")
 	})
 }

@@ -1,13 +1,15 @@
-package mpi
+// Package calib turns the latencies hympi-info --tune measures into a
+// threshold. It is apart from package mpi because only the tuner needs it.
+package calib
 
 import (
 	"slices"
 	"time"
 )
 
-// CalibrationPoint is the one-way latency of each protocol for one message
+// Point is the one-way latency of each protocol for one message
 // size between two CPUs.
-type CalibrationPoint struct {
+type Point struct {
 	Size   int
 	Eager  time.Duration // through shared memory (two copies)
 	Direct time.Duration // read from the sender's memory (one copy)
@@ -18,12 +20,12 @@ type CalibrationPoint struct {
 // better protocol at each measured size (relative loss, summed), so one
 // noisy point cannot drag the threshold to the far end. A cut below the
 // smallest size is half that size; above the largest, the largest size.
-func Crossover(points []CalibrationPoint) int {
+func Crossover(points []Point) int {
 	if len(points) == 0 {
 		return 0
 	}
 	p := slices.Clone(points)
-	slices.SortFunc(p, func(a, b CalibrationPoint) int { return a.Size - b.Size })
+	slices.SortFunc(p, func(a, b Point) int { return a.Size - b.Size })
 	loss := func(got, other time.Duration) float64 {
 		best := min(got, other)
 		if best <= 0 {

@@ -1,0 +1,39 @@
+// Package enginehook carries the operations the C ABI (cmd/libmpi_abi) and
+// the tuner (hympi-info --tune) need from package mpi's engine but a Go
+// program should not see: request peeking and cancelling, allocation-free
+// request batches, join requests, the intercommunicator collective entry
+// and calibration.
+//
+// Package mpi (the engine, or a cgo backend under the ompi/mpich tags)
+// stores its functions here from an init function; package internal/cabi
+// gives them their real types. The variables are typed any because their
+// signatures name package mpi's types, and this package cannot import mpi
+// (mpi imports it). Nothing but those two packages should touch them.
+package enginehook
+
+import "github.com/hympi/hympi/internal/calib"
+
+// Each variable holds a function whose signature internal/cabi states; a
+// mismatch panics when internal/cabi initialises, so every test that
+// imports it catches it.
+var (
+	Peek          any // func(*mpi.Request) (mpi.Status, bool, error)
+	CancelRecv    any // func(*mpi.Request) bool
+	CancelSend    any // func(*mpi.Request) bool
+	WaitallInto   any // func([]*mpi.Request, []mpi.Status, []error) error
+	TestallInto   any // func([]*mpi.Request, []mpi.Status) (bool, error)
+	IsendIn       any // func(*mpi.Comm, *mpi.Request, []byte, int, int) (*mpi.Request, error)
+	IssendIn      any // same as IsendIn
+	IrecvIn       any // same as IsendIn
+	MrecvIn       any // func(*mpi.Message, *mpi.Request, []byte) (*mpi.Request, error)
+	NewJoin       any // func() *mpi.Request
+	Follow        any // func(join, child *mpi.Request)
+	Release       any // func(join *mpi.Request)
+	InterColl     any // func(*mpi.Comm, mpi.InterArgs) error
+	IinterColl    any // func(*mpi.Comm, mpi.InterArgs) (*mpi.Request, error)
+	InterCollInit any // func(*mpi.Comm, mpi.InterArgs) (*mpi.Persistent, error)
+)
+
+// Calibrate measures both protocols between two CPUs (hympi-info --tune).
+// Its signature names no mpi type, so it needs no assertion.
+var Calibrate func(cpuA, cpuB int, sizes []int) ([]calib.Point, error)

@@ -1,0 +1,25 @@
+package mpi
+
+import "github.com/hympi/hympi/internal/enginehook"
+
+// The C ABI's and the tuner's entry points reach the engine (or a cgo
+// backend: the methods are unexported under the same names in both builds)
+// through internal/enginehook, so that they stay out of this package's API.
+func init() {
+	enginehook.Peek = (*Request).peek
+	enginehook.CancelRecv = (*Request).cancelRecv
+	enginehook.CancelSend = (*Request).cancelSend
+	enginehook.WaitallInto = waitallInto
+	enginehook.TestallInto = testallInto
+	enginehook.IsendIn = (*Comm).isendIn
+	enginehook.IssendIn = (*Comm).issendIn
+	enginehook.IrecvIn = (*Comm).irecvIn
+	enginehook.MrecvIn = (*Message).irecvIn
+	enginehook.NewJoin = newJoin
+	enginehook.Follow = (*Request).follow
+	enginehook.Release = (*Request).release
+	enginehook.InterColl = (*Comm).interColl
+	enginehook.IinterColl = (*Comm).iinterColl
+	enginehook.InterCollInit = (*Comm).interCollInit
+	enginehook.Calibrate = calibrate
+}
