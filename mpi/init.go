@@ -130,6 +130,7 @@ func (e *engine) meetPeers(w *Comm, th *thresholdSource) error {
 		}
 		e.region.WaitAttached(100 * time.Millisecond)
 	}
+	e.placeChannels(th)
 	e.probePeers()
 	if err := w.barrierOn(ctxWorld+1, "Init"); err != nil {
 		return err

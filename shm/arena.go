@@ -30,8 +30,9 @@ import (
 //	        another pair's channel.
 //
 // The sender creates the channel, so the ring pages are reserved
-// (fallocate) and first touched by it: on a NUMA machine they come from the
-// sender's node. The cells, which only the sender writes, are reserved one
+// (fallocate) and first touched by it: on a NUMA machine they would come
+// from the sender's node, unless the engine knows the receiver's node and
+// the channel is placed there first (numa.go). The cells, which only the sender writes, are reserved one
 // by one as the pool first hands each out (CellPool.Get). Nothing a channel
 // holds is ever freed before the job ends.
 //
@@ -76,6 +77,8 @@ func (r *Region) OpenChannel(src, dst int) (Channel, error) {
 			ErrArenaFull, r.L.ArenaChannels, src, dst)
 	}
 	base := r.L.channelBase(int(k))
+	// Before anything reserves or touches a page of it (numa.go).
+	r.placeChannel(base, r.L.ChannelStride, dst)
 	if err := r.reserveRange(base, r.L.RingBytes()); err != nil {
 		return Channel{}, fmt.Errorf("channel %d→%d: %w", src, dst, err)
 	}

@@ -47,6 +47,9 @@ type Region struct {
 	// (arena.go); nil for an anonymous region, whose pages are reserved by
 	// being touched.
 	f *os.File
+	// nodes[d] is the NUMA node for the pages of channels toward rank d
+	// (-1: first touch decides); nil when placement is off (numa.go).
+	nodes []int
 }
 
 // Create makes the job's region in dir (normally /dev/shm) for nranks under
