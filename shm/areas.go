@@ -18,7 +18,7 @@ func (r *Region) Areas() []Area {
 	for r := 0; r < l.Ranks; r++ {
 		b := l.RankBlockOff + int64(r)*l.RankBlockSize
 		add("rank state", b, rbBellSeq)
-		add("doorbell", b+rbBellSeq, 8)
+		add("doorbell", b+rbBellSeq, rbDoorbellLen)
 		add("summary", b+rbSummary, 8*int64(l.SummaryWords))
 		add("direct bits", b+l.DirectOff, 8*int64(l.SummaryWords))
 		add("channel table", b+l.TableOff, 4*int64(l.Ranks))
@@ -26,7 +26,7 @@ func (r *Region) Areas() []Area {
 	for i := 0; i < r.ChannelsUsed(); i++ {
 		c := l.channelBase(i)
 		add("return tail", c+l.RetTailOff, 8)
-		add("feedback", c+l.FeedbackOff, 12)
+		add("feedback", c+l.FeedbackOff, chFeedbackLen)
 		add("channel ident", c+l.IdentOff, 8)
 		add("return ring", c+l.RetRingOff, 4*int64(l.CellsPerChannel))
 		add("ring", c+l.SlotsOff, int64(l.Slots)*SlotSize)

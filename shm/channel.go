@@ -136,9 +136,6 @@ func (p *CellPool) Collect() error {
 // Free is the number of cells Get can hand out without new returns.
 func (p *CellPool) Free() int { return p.qlen + int(p.limit-p.unused) }
 
-// Outstanding is the number of cells the receiver still holds.
-func (p *CellPool) Outstanding() int { return int(p.limit) - p.Free() - int(p.tail.Load()-p.head) }
-
 // Size is the pool's cell count.
 func (p *CellPool) Size() int { return int(p.limit) }
 
@@ -210,7 +207,7 @@ type Feedback struct{ streak, waited, onTime *atomic.Uint32 }
 // Feedback returns the channel's feedback words.
 func (c Channel) Feedback() Feedback {
 	b := c.base + c.r.L.FeedbackOff
-	return Feedback{c.r.u32At(b), c.r.u32At(b + 4), c.r.u32At(b + 8)}
+	return Feedback{c.r.u32At(b), c.r.u32At(b + chWaited - chFeedback), c.r.u32At(b + chOnTime - chFeedback)}
 }
 
 // SetStreak publishes the current streak of messages that waited.

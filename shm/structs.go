@@ -79,9 +79,14 @@ const (
 	rbSleepers     = int64(unsafe.Offsetof(rankHead{}.Sleepers))
 	rankBlockFixed = int64(unsafe.Sizeof(rankHead{}))
 	rbSummary      = rankBlockFixed // uint64 words: bit s set by sender s
+	rbDoorbellLen  = rbSleepers + 4 - rbBellSeq
 
 	chRetTail  = int64(unsafe.Offsetof(chanHead{}.RetTail))
 	chFeedback = int64(unsafe.Offsetof(chanHead{}.Streak))
-	chIdent    = int64(unsafe.Offsetof(chanHead{}.Ident))
-	chHeadSize = int64(unsafe.Sizeof(chanHead{}))
+	chWaited   = int64(unsafe.Offsetof(chanHead{}.Waited))
+	chOnTime   = int64(unsafe.Offsetof(chanHead{}.OnTime))
+	// The feedback words, Streak to OnTime, as one area (areas.go).
+	chFeedbackLen = chOnTime + 4 - chFeedback
+	chIdent       = int64(unsafe.Offsetof(chanHead{}.Ident))
+	chHeadSize    = int64(unsafe.Sizeof(chanHead{}))
 )

@@ -35,9 +35,6 @@ func sumOffset(slot []byte) int {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// PayloadSum is the checksum of a payload alone (CRC-32C).
-func PayloadSum(p []byte) uint32 { return crc32.Checksum(p, castagnoli) }
-
 // MessageSum is the checksum a descriptor carries: its payload (nil for
 // the kinds without one) and every envelope field, so that a stray write
 // that re-addresses a message (another tag, context, length, cell, address

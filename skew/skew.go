@@ -153,9 +153,6 @@ func (c *Controller) Config() Config { return c.cfg }
 // Threshold returns the current threshold.
 func (c *Controller) Threshold() int { return c.thr }
 
-// Reset puts the controller back at Base with no quiet streak, as New left it.
-func (c *Controller) Reset() { c.thr, c.calm = c.cfg.Base, 0 }
-
 // Observe takes one report of the receiver's unexpected-queue length
 // (messages from this sender; a negative value counts as 0) and returns the
 // new threshold and how it moved. At or above RaiseAt it raises at once to

@@ -172,24 +172,6 @@ func TestZeroController(t *testing.T) {
 	}
 }
 
-func TestReset(t *testing.T) {
-	c := New(DefaultConfig(1*KiB, MiB))
-	c.Observe(10)
-	for range 7 {
-		c.Observe(0)
-	}
-	c.Reset()
-	if c.Threshold() != KiB {
-		t.Fatalf("after Reset: %d", c.Threshold())
-	}
-	c.Observe(10)
-	for range 7 { // the old streak is gone: 7 quiet observations are not enough
-		if _, m := c.Observe(0); m != Held {
-			t.Fatal("Reset kept the quiet streak")
-		}
-	}
-}
-
 // TestNoisyQueue: a queue hovering around the band makes few moves. The
 // controller starts at Base, or at Ceiling when raised is set; the noise is
 // drawn uniformly from [lo, hi]; the moves of 10000 observations are
