@@ -35,18 +35,18 @@ func (c *Comm) DetachBuffer() ([]byte, bool, error) {
 // IflushBuffer would flush c's own buffer (MPI 4.1).
 func (c *Comm) IflushBuffer() (*Request, error) { return nil, notInThisMPI("Comm.IflushBuffer") }
 
-// SessionBufferAttach serves hympi's C library only.
-func SessionBufferAttach(key int, buf []byte, auto bool) error {
+// sessionBufferAttach serves hympi's C library only.
+func sessionBufferAttach(key int, buf []byte, auto bool) error {
 	return notInThisMPI("SessionBufferAttach")
 }
 
-// SessionBufferDetach serves hympi's C library only.
-func SessionBufferDetach(key int) ([]byte, bool, error) {
+// sessionBufferDetach serves hympi's C library only.
+func sessionBufferDetach(key int) ([]byte, bool, error) {
 	return nil, false, notInThisMPI("SessionBufferDetach")
 }
 
-// SessionBufferIflush serves hympi's C library only.
-func SessionBufferIflush(key int) (*Request, error) { return nil, notInThisMPI("SessionBufferIflush") }
+// sessionBufferIflush serves hympi's C library only.
+func sessionBufferIflush(key int) (*Request, error) { return nil, notInThisMPI("SessionBufferIflush") }
 
-// SessionBufferForget serves hympi's C library only; there is nothing to forget.
-func SessionBufferForget(key int) {}
+// sessionBufferForget serves hympi's C library only; there is nothing to forget.
+func sessionBufferForget(key int) {}

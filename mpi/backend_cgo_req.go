@@ -224,6 +224,9 @@ func Waitall(reqs []*Request) ([]Status, error) {
 // waitallInto is Waitall writing into sts and errs (at least len(reqs)
 // long) instead of new slices. A non-nil result is a failure of the wait
 // itself (a spent request), and then no request has been collected.
+// internal/cabi binds to it by name.
+//
+//go:linkname waitallInto
 func waitallInto(reqs []*Request, sts []Status, errs []error) error {
 	if err := checkReqs("Waitall", reqs); err != nil {
 		return err

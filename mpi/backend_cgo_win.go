@@ -274,19 +274,19 @@ func (w *Win) Detach(mem []byte) error {
 	return nil
 }
 
-// DetachAddr serves hympi's C library only: not supported on this backend.
-func (w *Win) DetachAddr(addr uintptr) error {
+// detachAddr serves hympi's C library only: not supported on this backend.
+func (w *Win) detachAddr(addr uintptr) error {
 	return newErr(ErrOther, "Win.DetachAddr", "not supported on this backend")
 }
 
 // Separate says whether MPI keeps the window in the separate memory model.
 func (w *Win) Separate() bool { return w.sep }
 
-// SharedBase serves hympi's C library only: nil on this backend.
-func (w *Win) SharedBase(r int) unsafe.Pointer { return nil }
+// sharedBase serves hympi's C library only: nil on this backend.
+func (w *Win) sharedBase(r int) unsafe.Pointer { return nil }
 
-// AccWordAddr serves hympi's C library only: nil on this backend.
-func (w *Win) AccWordAddr(t int) unsafe.Pointer { return nil }
+// accWordAddr serves hympi's C library only: nil on this backend.
+func (w *Win) accWordAddr(t int) unsafe.Pointer { return nil }
 
-// Ring serves hympi's C library only: nothing to do on this backend.
-func (w *Win) Ring() {}
+// ring serves hympi's C library only: nothing to do on this backend.
+func (w *Win) ring() {}

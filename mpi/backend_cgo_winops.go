@@ -62,7 +62,7 @@ func (w *Win) prep(op string, t, disp, n int, req *Request, bufs ...[]byte) (flu
 func (w *Win) rma(op string, kind C.int, o, r, x []byte, nbytes, n int, dth, oph C.hy_h, t, disp int, req bool) (*Request, error) {
 	if t == ProcNull {
 		if req {
-			return w.DoneRequest(), nil
+			return w.doneRequest(), nil
 		}
 		return nil, nil
 	}
@@ -108,23 +108,23 @@ func (w *Win) Rget(result []byte, t, disp int) (*Request, error) {
 
 // contiguous says whether segs describe n contiguous bytes from the
 // displacement, the only target layout this backend takes.
-func contiguous(op string, segs []Seg, n int) error {
-	if segs == nil || (len(segs) == 1 && segs[0] == Seg{0, int64(n)}) {
+func contiguous(op string, segs []winSeg, n int) error {
+	if segs == nil || (len(segs) == 1 && segs[0] == winSeg{Off: 0, Len: int64(n)}) {
 		return nil
 	}
 	return newErr(ErrOther, op, "non-contiguous targets are not supported on this backend")
 }
 
-// PutSegs is Put; only a contiguous target (segs nil) is supported here.
-func (w *Win) PutSegs(origin []byte, t, disp int, segs []Seg) error {
+// putSegs is Put; only a contiguous target (segs nil) is supported here.
+func (w *Win) putSegs(origin []byte, t, disp int, segs []winSeg) error {
 	if err := contiguous("Win.Put", segs, len(origin)); err != nil {
 		return err
 	}
 	return w.Put(origin, t, disp)
 }
 
-// GetSegs is Get; only a contiguous target (segs nil) is supported here.
-func (w *Win) GetSegs(result []byte, t, disp int, segs []Seg) error {
+// getSegs is Get; only a contiguous target (segs nil) is supported here.
+func (w *Win) getSegs(result []byte, t, disp int, segs []winSeg) error {
 	if err := contiguous("Win.Get", segs, len(result)); err != nil {
 		return err
 	}
@@ -198,9 +198,9 @@ func (w *Win) RgetAccumulate(origin, result []byte, dt Datatype, op Op, t, disp 
 	return w.acc("Win.RgetAccumulate", 3, origin, result, dt, op, t, disp, true)
 }
 
-// GetAccumulateSegs is GetAccumulate; only a contiguous target (segs nil)
+// getAccumulateSegs is GetAccumulate; only a contiguous target (segs nil)
 // is supported here.
-func (w *Win) GetAccumulateSegs(origin, result []byte, dt Datatype, op Op, t, disp int, segs []Seg) error {
+func (w *Win) getAccumulateSegs(origin, result []byte, dt Datatype, op Op, t, disp int, segs []winSeg) error {
 	n := len(origin)
 	if op == NoOp {
 		n = len(result)
@@ -272,8 +272,8 @@ func (w *Win) CompareAndSwap(origin, compare, result []byte, t, disp int) error 
 	return err
 }
 
-// DoneRequest is a request that is complete already.
-func (w *Win) DoneRequest() *Request { return &Request{h: hReqNull, done: true} }
+// doneRequest is a request that is complete already.
+func (w *Win) doneRequest() *Request { return &Request{h: hReqNull, done: true} }
 
 // valueNow says whether an operation toward t returns its result before
 // the call does: on MPI only in a passive-target epoch.

@@ -315,17 +315,17 @@ func (w *Win) Sync() error {
 	return w.sync("Win.Sync", C.HY_SYNC, 0, 0, 0, 0)
 }
 
-// AccessMask writes, per target, which epochs are open toward it.
-func (w *Win) AccessMask(dst []byte) {
+// accessMask writes, per target, which epochs are open toward it.
+func (w *Win) accessMask(dst []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for t := 0; t < w.n && t < len(dst); t++ {
 		var b byte
 		open, passive := w.inEpoch(t)
 		if open && !w.freed {
-			b |= AccessOpen
+			b |= accessOpen
 			if passive {
-				b |= AccessPassive
+				b |= accessPassive
 			}
 		}
 		dst[t] = b

@@ -61,19 +61,19 @@ func (c *Comm) DetachBuffer() ([]byte, bool, error) { return bufferDetach(c, -1)
 // IflushBuffer is BufferIflush for c's buffer.
 func (c *Comm) IflushBuffer() (*Request, error) { return bufferIflush(c, -1) }
 
-// SessionBufferAttach attaches a buffer to the session numbered key; the
+// sessionBufferAttach attaches a buffer to the session numbered key; the
 // functions below are the session forms of the ones above. hympi does not
 // track which communicators come from which session, so a Bsend whose
 // communicator and process have no buffer uses a session's.
-func SessionBufferAttach(key int, buf []byte, auto bool) error {
+func sessionBufferAttach(key int, buf []byte, auto bool) error {
 	return bufferAttach(nil, key, buf, auto)
 }
 
-// SessionBufferDetach detaches the session's buffer.
-func SessionBufferDetach(key int) ([]byte, bool, error) { return bufferDetach(nil, key) }
+// sessionBufferDetach detaches the session's buffer.
+func sessionBufferDetach(key int) ([]byte, bool, error) { return bufferDetach(nil, key) }
 
-// SessionBufferIflush flushes the session's buffer.
-func SessionBufferIflush(key int) (*Request, error) { return bufferIflush(nil, key) }
+// sessionBufferIflush flushes the session's buffer.
+func sessionBufferIflush(key int) (*Request, error) { return bufferIflush(nil, key) }
 
 // bufState is the buffer slot of c, of session key (>= 0) or of the
 // process. Called with e.mu held; create adds a missing session slot.
@@ -263,8 +263,8 @@ func (e *engine) bsendRelease(blk *bsendBlock) {
 	blk.flush, blk.data = nil, nil
 }
 
-// SessionBufferForget drops the buffer slot of a finalized session.
-func SessionBufferForget(key int) {
+// sessionBufferForget drops the buffer slot of a finalized session.
+func sessionBufferForget(key int) {
 	if e := theEngine; e != nil {
 		e.mu.Lock()
 		delete(e.sessBsend, key)

@@ -2,6 +2,8 @@
 
 package mpi
 
+import _ "unsafe" // for go:linkname
+
 // Engine support for the C ABI (cmd/libmpi_abi): the request operations MPI
 // has and the Go API does not need. They are unexported; enginehook.go hands
 // them to internal/cabi, which is what the C library calls.
@@ -50,6 +52,9 @@ func (r *Request) cancelRecv() bool {
 // skipped. Each completed request's status and error go to sts[i] and
 // errs[i]; a non-nil result is a failure of the wait itself (a spent
 // request, a dead engine), and then no request has been collected.
+// internal/cabi binds to it by name (no hook: see there).
+//
+//go:linkname waitallInto
 func waitallInto(reqs []*Request, sts []Status, errs []error) error {
 	e, err := reqsEngine("Waitall", reqs)
 	if err != nil || e == nil {

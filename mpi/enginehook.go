@@ -9,7 +9,6 @@ func init() {
 	enginehook.Peek = (*Request).peek
 	enginehook.CancelRecv = (*Request).cancelRecv
 	enginehook.CancelSend = (*Request).cancelSend
-	enginehook.WaitallInto = waitallInto
 	enginehook.TestallInto = testallInto
 	enginehook.IsendIn = (*Comm).isendIn
 	enginehook.IssendIn = (*Comm).issendIn
@@ -22,4 +21,23 @@ func init() {
 	enginehook.IinterColl = (*Comm).iinterColl
 	enginehook.InterCollInit = (*Comm).interCollInit
 	enginehook.Calibrate = calibrate
+
+	enginehook.WinDetachAddr = (*Win).detachAddr
+	enginehook.WinSharedBase = (*Win).sharedBase
+	enginehook.WinAccWordAddr = (*Win).accWordAddr
+	enginehook.WinAccessMask = (*Win).accessMask
+	enginehook.WinDoneRequest = (*Win).doneRequest
+	enginehook.WinRing = (*Win).ring
+	enginehook.WinPutSegs = (*Win).putSegs
+	enginehook.WinGetSegs = (*Win).getSegs
+	enginehook.WinGetAccumulateSegs = (*Win).getAccumulateSegs
+
+	enginehook.SessionBufferAttach = sessionBufferAttach
+	enginehook.SessionBufferDetach = sessionBufferDetach
+	enginehook.SessionBufferIflush = sessionBufferIflush
+	enginehook.SessionBufferForget = sessionBufferForget
 }
+
+// winSeg is a block of a non-contiguous target (enginehook.Seg): the type
+// the C library builds, kept out of this package's API.
+type winSeg = enginehook.Seg

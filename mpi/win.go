@@ -69,7 +69,7 @@ type Win struct {
 	// mine is this rank's attached regions, kept privately: its own
 	// accesses are checked against this, not against the table in the
 	// segment, which any peer could overwrite.
-	mine  []Seg // Off = address
+	mine  []winSeg // Off = address
 	freed bool
 }
 
@@ -420,7 +420,7 @@ func (w *Win) Attach(mem []byte) error {
 		if s.Load() == 0 {
 			a.Store(uint64(addrOf(mem)))
 			s.Store(uint64(len(mem)))
-			w.mine = append(w.mine, Seg{int64(addrOf(mem)), int64(len(mem))})
+			w.mine = append(w.mine, winSeg{Off: int64(addrOf(mem)), Len: int64(len(mem))})
 			return nil
 		}
 	}
@@ -438,11 +438,11 @@ func (w *Win) Detach(mem []byte) error {
 	if len(mem) == 0 {
 		return nil
 	}
-	return w.DetachAddr(addrOf(mem))
+	return w.detachAddr(addrOf(mem))
 }
 
-// DetachAddr is Detach by the region's start address.
-func (w *Win) DetachAddr(addr uintptr) error {
+// detachAddr is Detach by the region's start address.
+func (w *Win) detachAddr(addr uintptr) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for k := 0; k < dynSlots; k++ {
@@ -450,7 +450,7 @@ func (w *Win) DetachAddr(addr uintptr) error {
 		if s.Load() != 0 && a.Load() == uint64(addr) {
 			s.Store(0)
 			a.Store(0)
-			w.mine = slices.DeleteFunc(w.mine, func(g Seg) bool { return g.Off == int64(addr) })
+			w.mine = slices.DeleteFunc(w.mine, func(g winSeg) bool { return g.Off == int64(addr) })
 			return nil
 		}
 	}

@@ -60,13 +60,8 @@ const (
 	NoOp                      // the target keeps its value (Get_accumulate as an atomic read)
 )
 
-// Seg is one block of a target datatype: Len bytes at Off from the
-// target displacement. Operations on a non-contiguous target take the
-// blocks in type-map order; the origin bytes fill them in that order.
-type Seg struct{ Off, Len int64 }
-
-// Access bits of AccessMask.
+// Access bits of accessMask.
 const (
-	AccessOpen    = 1 // an access epoch toward the target is open
-	AccessPassive = 2 // and it is a passive-target one (Lock or LockAll)
+	accessOpen    = 1 // an access epoch toward the target is open
+	accessPassive = 2 // and it is a passive-target one (Lock or LockAll)
 )

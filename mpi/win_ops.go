@@ -28,7 +28,7 @@ type winLoc struct {
 // checking the access epoch and the bounds.
 func (w *Win) locate(op string, t int, disp int64, n int) (winLoc, error) {
 	var one [1]winLoc
-	locs, err := w.locateSegs(op, t, disp, []Seg{{0, int64(n)}}, one[:0])
+	locs, err := w.locateSegs(op, t, disp, []winSeg{{Off: 0, Len: int64(n)}}, one[:0])
 	if err != nil {
 		return winLoc{}, err
 	}
@@ -37,7 +37,7 @@ func (w *Win) locate(op string, t int, disp int64, n int) (winLoc, error) {
 
 // locateSegs finds every block of segs, appended to locs; it fails, before
 // anything is touched, if any block is outside the target's memory.
-func (w *Win) locateSegs(op string, t int, disp int64, segs []Seg, locs []winLoc) ([]winLoc, error) {
+func (w *Win) locateSegs(op string, t int, disp int64, segs []winSeg, locs []winLoc) ([]winLoc, error) {
 	if err := w.check(op); err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (w *Win) locateSegs(op string, t int, disp int64, segs []Seg, locs []winLoc
 
 // locateAt finds one block at byte offset base+sg.Off (an address, for a
 // dynamic window).
-func (w *Win) locateAt(op string, t int, base int64, sg Seg) (winLoc, error) {
+func (w *Win) locateAt(op string, t int, base int64, sg winSeg) (winLoc, error) {
 	n := sg.Len
 	if n < 0 || sg.Off < -(1<<62) || sg.Off > 1<<62 {
 		return winLoc{}, newErr(ErrArg, op, "block of %d bytes at %d", n, sg.Off)
@@ -134,24 +134,24 @@ func (l winLoc) write(op string, src []byte) error {
 
 // Put copies origin to rank t's window memory at displacement disp.
 func (w *Win) Put(origin []byte, t, disp int) error {
-	return w.PutSegs(origin, t, disp, nil)
+	return w.putSegs(origin, t, disp, nil)
 }
 
 // Get copies rank t's window memory at disp into result.
 func (w *Win) Get(result []byte, t, disp int) error {
-	return w.GetSegs(result, t, disp, nil)
+	return w.getSegs(result, t, disp, nil)
 }
 
 // whole is the one block of a contiguous target of n bytes.
-func whole(segs []Seg, n int) []Seg {
+func whole(segs []winSeg, n int) []winSeg {
 	if segs == nil {
-		return []Seg{{0, int64(n)}}
+		return []winSeg{{Off: 0, Len: int64(n)}}
 	}
 	return segs
 }
 
 // segsBytes checks that segs hold n bytes.
-func segsBytes(op string, segs []Seg, n int) error {
+func segsBytes(op string, segs []winSeg, n int) error {
 	total := int64(0)
 	for _, sg := range segs {
 		total += sg.Len
@@ -162,8 +162,8 @@ func segsBytes(op string, segs []Seg, n int) error {
 	return nil
 }
 
-// PutSegs is Put into the blocks segs (nil: contiguous) of the target.
-func (w *Win) PutSegs(origin []byte, t, disp int, segs []Seg) error {
+// putSegs is Put into the blocks segs (nil: contiguous) of the target.
+func (w *Win) putSegs(origin []byte, t, disp int, segs []winSeg) error {
 	const what = "Win.Put"
 	if t == ProcNull {
 		return nil
@@ -187,8 +187,8 @@ func (w *Win) PutSegs(origin []byte, t, disp int, segs []Seg) error {
 	return nil
 }
 
-// GetSegs is Get from the blocks segs (nil: contiguous) of the target.
-func (w *Win) GetSegs(result []byte, t, disp int, segs []Seg) error {
+// getSegs is Get from the blocks segs (nil: contiguous) of the target.
+func (w *Win) getSegs(result []byte, t, disp int, segs []winSeg) error {
 	const what = "Win.Get"
 	if t == ProcNull {
 		return nil
@@ -242,12 +242,12 @@ func (w *Win) Accumulate(origin []byte, dt Datatype, op Op, t, disp int) error {
 // contents to result (nil: not wanted). With NoOp, origin is ignored and
 // result says how many bytes.
 func (w *Win) GetAccumulate(origin, result []byte, dt Datatype, op Op, t, disp int) error {
-	return w.GetAccumulateSegs(origin, result, dt, op, t, disp, nil)
+	return w.getAccumulateSegs(origin, result, dt, op, t, disp, nil)
 }
 
-// GetAccumulateSegs is GetAccumulate on the blocks segs (nil: contiguous)
+// getAccumulateSegs is GetAccumulate on the blocks segs (nil: contiguous)
 // of the target; each block holds whole elements.
-func (w *Win) GetAccumulateSegs(origin, result []byte, dt Datatype, op Op, t, disp int, segs []Seg) error {
+func (w *Win) getAccumulateSegs(origin, result []byte, dt Datatype, op Op, t, disp int, segs []winSeg) error {
 	const what = "Win.GetAccumulate"
 	if t == ProcNull {
 		return nil
@@ -402,9 +402,9 @@ func (w *Win) inEpoch(t int) bool {
 	return w.fenced || w.lockAll || w.locks[t] != 0 || slices.Contains(w.startGroup, t)
 }
 
-// DoneRequest is a request that is complete already, for the C ABI's
+// doneRequest is a request that is complete already, for the C ABI's
 // request-based operations, whose work is done before the request exists.
-func (w *Win) DoneRequest() *Request {
+func (w *Win) doneRequest() *Request {
 	r, _ := w.doneReq(nil)
 	return r
 }

@@ -72,10 +72,6 @@ func (w *Win) accUnlock(t int) {
 	}
 }
 
-// Ring wakes the window's ranks that sleep in a wait (the C library calls
-// it after releasing an accumulate mutex someone waits for).
-func (w *Win) Ring() { w.ring() }
-
 // Fence ends the current fence epoch and starts the next (unless assert
 // has ModeNoSucceed). Collective.
 func (w *Win) Fence(assert int) error {
@@ -458,18 +454,18 @@ func (w *Win) Sync() error {
 	return w.merge()
 }
 
-// AccessMask writes, per target, which epochs are open toward it (the C
+// accessMask writes, per target, which epochs are open toward it (the C
 // library mirrors this to decide operations without calling in).
-func (w *Win) AccessMask(dst []byte) {
+func (w *Win) accessMask(dst []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for t := 0; t < w.n && t < len(dst); t++ {
 		var b byte
 		if w.fenced || w.lockAll || w.locks[t] != 0 || slices.Contains(w.startGroup, t) {
-			b |= AccessOpen
+			b |= accessOpen
 		}
 		if w.lockAll || w.locks[t] != 0 {
-			b |= AccessPassive
+			b |= accessPassive
 		}
 		if w.freed {
 			b = 0

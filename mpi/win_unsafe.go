@@ -31,21 +31,21 @@ func memAt(addr uintptr, n int) []byte {
 	return unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&addr))), n)
 }
 
-// SharedBase is the address of rank r's window memory in this process, for
+// sharedBase is the address of rank r's window memory in this process, for
 // windows whose memory hympi allocated (nil otherwise); unlike Shared it
 // is meaningful for a rank with no memory (its position in the segment).
-func (w *Win) SharedBase(r int) unsafe.Pointer {
+func (w *Win) sharedBase(r int) unsafe.Pointer {
 	if w.freed || r < 0 || r >= w.n || w.data[r] < 0 || w.separate {
 		return nil
 	}
 	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.seg.Bytes())), w.data[r])
 }
 
-// AccWordAddr is the address of target t's accumulate mutex in this
+// accWordAddr is the address of target t's accumulate mutex in this
 // process's mapping (nil once freed): the C library takes it itself for
 // one-element atomics on allocated windows. The word after it counts the
 // ranks sleeping for it (accWaiters), whom the releaser must wake.
-func (w *Win) AccWordAddr(t int) unsafe.Pointer {
+func (w *Win) accWordAddr(t int) unsafe.Pointer {
 	if w.freed || t < 0 || t >= w.n {
 		return nil
 	}

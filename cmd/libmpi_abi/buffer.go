@@ -8,6 +8,7 @@ import "C"
 import (
 	"unsafe"
 
+	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -29,7 +30,7 @@ func hympi_go_bufx_attach(ci, si C.int, buf unsafe.Pointer, n C.int64_t, automat
 		}
 		return errCode(c.AttachBuffer(b, automatic != 0))
 	case si >= 0:
-		return errCode(mpi.SessionBufferAttach(int(si), b, automatic != 0))
+		return errCode(cabi.SessionBufferAttach(int(si), b, automatic != 0))
 	case automatic != 0:
 		return errCode(mpi.BufferAttachAutomatic())
 	}
@@ -49,7 +50,7 @@ func hympi_go_bufx_detach(ci, si C.int, buf *unsafe.Pointer, n *C.int64_t, autom
 		}
 		b, a, err = c.DetachBuffer()
 	case si >= 0:
-		b, a, err = mpi.SessionBufferDetach(int(si))
+		b, a, err = cabi.SessionBufferDetach(int(si))
 	default:
 		b, a, err = mpi.BufferDetachAuto()
 	}
@@ -77,7 +78,7 @@ func hympi_go_bufx_iflush(ci, si C.int, req *C.intptr_t) C.int {
 		}
 		r, err = c.IflushBuffer()
 	case si >= 0:
-		r, err = mpi.SessionBufferIflush(int(si))
+		r, err = cabi.SessionBufferIflush(int(si))
 	default:
 		r, err = mpi.BufferIflush()
 	}
@@ -97,5 +98,5 @@ func hympi_go_bufx_iflush(ci, si C.int, req *C.intptr_t) C.int {
 //
 //export hympi_go_bufx_session_end
 func hympi_go_bufx_session_end(si C.int) {
-	mpi.SessionBufferForget(int(si))
+	cabi.SessionBufferForget(int(si))
 }

@@ -8,6 +8,7 @@ import "C"
 import (
 	"unsafe"
 
+	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -44,7 +45,7 @@ func winCode(err error) C.int {
 }
 
 // winAccess is, per window, the C array (one byte per rank) that mirrors
-// which access epochs are open (mpi.Win.AccessMask): win.c reads it to do
+// which access epochs are open (cabi.WinAccessMask): win.c reads it to do
 // operations on allocated windows without calling into Go.
 var winAccess [maxWins]struct {
 	p unsafe.Pointer
@@ -54,7 +55,7 @@ var winAccess [maxWins]struct {
 func refreshAccess(wi C.int, w *mpi.Win) {
 	a := winAccess[wi]
 	if a.p != nil {
-		w.AccessMask(unsafe.Slice((*byte)(a.p), a.n))
+		cabi.WinAccessMask(w, unsafe.Slice((*byte)(a.p), a.n))
 	}
 }
 
@@ -121,8 +122,8 @@ func hympi_go_win_create(ci, flavor C.int, base unsafe.Pointer, size, unit C.int
 		units := unsafe.Slice(tunit, n)
 		accs := unsafe.Slice(tacc, n)
 		for r := 0; r < n; r++ {
-			accs[r] = w.AccWordAddr(r)
-			bases[r] = w.SharedBase(r)
+			accs[r] = cabi.WinAccWordAddr(w, r)
+			bases[r] = cabi.WinSharedBase(w, r)
 			sizes[r] = C.int64_t(w.Size(r))
 			units[r] = C.int64_t(w.DispUnit(r))
 		}
@@ -146,14 +147,14 @@ func hympi_go_win_free(wi C.int) C.int {
 
 // segsAt views the (offset, length) pairs C listed for a non-contiguous
 // target (nil for a contiguous one).
-func segsAt(p *C.int64_t, n C.int64_t) []mpi.Seg {
+func segsAt(p *C.int64_t, n C.int64_t) []cabi.Seg {
 	if p == nil {
 		return nil
 	}
 	if n <= 0 {
-		return []mpi.Seg{}
+		return []cabi.Seg{}
 	}
-	return unsafe.Slice((*mpi.Seg)(unsafe.Pointer(p)), int(n))
+	return unsafe.Slice((*cabi.Seg)(unsafe.Pointer(p)), int(n))
 }
 
 //export hympi_go_win_put
@@ -163,9 +164,9 @@ func hympi_go_win_put(wi C.int, buf unsafe.Pointer, n C.int64_t, target C.int, d
 		return rc
 	}
 	if get != 0 {
-		return winCode(w.GetSegs(bytesAt(buf, n), rankIn(target), int(disp), segsAt(segs, nsegs)))
+		return winCode(cabi.WinGetSegs(w, bytesAt(buf, n), rankIn(target), int(disp), segsAt(segs, nsegs)))
 	}
-	return winCode(w.PutSegs(bytesAt(buf, n), rankIn(target), int(disp), segsAt(segs, nsegs)))
+	return winCode(cabi.WinPutSegs(w, bytesAt(buf, n), rankIn(target), int(disp), segsAt(segs, nsegs)))
 }
 
 // Accumulate kinds: an operator through red, MPI_REPLACE, MPI_NO_OP.
@@ -197,7 +198,7 @@ func hympi_go_win_acc(wi C.int, origin, result unsafe.Pointer, n C.int64_t, targ
 			res = []byte{}
 		}
 	}
-	return winCode(w.GetAccumulateSegs(bytesAt(origin, n), res, dt, op, rankIn(target), int(disp), segsAt(segs, nsegs)))
+	return winCode(cabi.WinGetAccumulateSegs(w, bytesAt(origin, n), res, dt, op, rankIn(target), int(disp), segsAt(segs, nsegs)))
 }
 
 //export hympi_go_win_cas
@@ -225,7 +226,7 @@ func hympi_go_win_req(wi C.int, req *C.intptr_t) C.int {
 	if q == nil {
 		return C.MPI_ERR_NO_MEM
 	}
-	q.r, q.spare, q.ci, q.active = w.DoneRequest(), nil, 0, true
+	q.r, q.spare, q.ci, q.active = cabi.WinDoneRequest(w), nil, 0, true
 	*req = C.intptr_t(makeHandle(kindReq, i))
 	return 0
 }
@@ -367,7 +368,7 @@ func hympi_go_win_shared_query(wi, rank C.int, size *C.int64_t, unit *C.int64_t,
 	*size, *unit, *base = 0, 1, nil
 	if b != nil {
 		*size, *unit = C.int64_t(len(b)), C.int64_t(w.DispUnit(r))
-		*base = w.SharedBase(r)
+		*base = cabi.WinSharedBase(w, r)
 	}
 	return 0
 }
@@ -392,7 +393,7 @@ func hympi_go_win_attach(wi C.int, base unsafe.Pointer, size C.int64_t, detach C
 		return rc
 	}
 	if detach != 0 {
-		return winCode(w.DetachAddr(uintptr(base)))
+		return winCode(cabi.WinDetachAddr(w, uintptr(base)))
 	}
 	if size > 0 && base == nil {
 		return C.MPI_ERR_BASE
@@ -406,7 +407,7 @@ func hympi_go_win_attach(wi C.int, base unsafe.Pointer, size C.int64_t, detach C
 //export hympi_go_win_ring
 func hympi_go_win_ring(wi C.int) {
 	if w, rc := winAt(wi); rc == 0 {
-		w.Ring()
+		cabi.WinRing(w)
 	}
 }
 

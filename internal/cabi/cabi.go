@@ -6,6 +6,7 @@ package cabi
 
 import (
 	"fmt"
+	"unsafe" // also for go:linkname
 
 	"github.com/hympi/hympi/internal/calib"
 	"github.com/hympi/hympi/internal/enginehook"
@@ -29,7 +30,6 @@ var (
 	peek          = typed[func(*mpi.Request) (mpi.Status, bool, error)]("Peek", enginehook.Peek)
 	cancelRecv    = typed[func(*mpi.Request) bool]("CancelRecv", enginehook.CancelRecv)
 	cancelSend    = typed[func(*mpi.Request) bool]("CancelSend", enginehook.CancelSend)
-	waitallInto   = typed[func([]*mpi.Request, []mpi.Status, []error) error]("WaitallInto", enginehook.WaitallInto)
 	testallInto   = typed[func([]*mpi.Request, []mpi.Status) (bool, error)]("TestallInto", enginehook.TestallInto)
 	isendIn       = typed[xfer]("IsendIn", enginehook.IsendIn)
 	issendIn      = typed[xfer]("IssendIn", enginehook.IssendIn)
@@ -41,7 +41,25 @@ var (
 	interColl     = typed[func(*mpi.Comm, mpi.InterArgs) error]("InterColl", enginehook.InterColl)
 	iinterColl    = typed[func(*mpi.Comm, mpi.InterArgs) (*mpi.Request, error)]("IinterColl", enginehook.IinterColl)
 	interCollInit = typed[func(*mpi.Comm, mpi.InterArgs) (*mpi.Persistent, error)]("InterCollInit", enginehook.InterCollInit)
+
+	winDetachAddr        = typed[func(*mpi.Win, uintptr) error]("WinDetachAddr", enginehook.WinDetachAddr)
+	winSharedBase        = typed[func(*mpi.Win, int) unsafe.Pointer]("WinSharedBase", enginehook.WinSharedBase)
+	winAccWordAddr       = typed[func(*mpi.Win, int) unsafe.Pointer]("WinAccWordAddr", enginehook.WinAccWordAddr)
+	winAccessMask        = typed[func(*mpi.Win, []byte)]("WinAccessMask", enginehook.WinAccessMask)
+	winDoneRequest       = typed[func(*mpi.Win) *mpi.Request]("WinDoneRequest", enginehook.WinDoneRequest)
+	winRing              = typed[func(*mpi.Win)]("WinRing", enginehook.WinRing)
+	winPutSegs           = typed[segXfer]("WinPutSegs", enginehook.WinPutSegs)
+	winGetSegs           = typed[segXfer]("WinGetSegs", enginehook.WinGetSegs)
+	winGetAccumulateSegs = typed[func(*mpi.Win, []byte, []byte, mpi.Datatype, mpi.Op, int, int, []Seg) error]("WinGetAccumulateSegs", enginehook.WinGetAccumulateSegs)
+
+	sessionBufferIflush = typed[func(int) (*mpi.Request, error)]("SessionBufferIflush", enginehook.SessionBufferIflush)
 )
+
+type segXfer = func(*mpi.Win, []byte, int, int, []Seg) error
+
+// Seg is one block of a non-contiguous target: Len bytes at Off from the
+// target displacement.
+type Seg = enginehook.Seg
 
 // Peek reports whether r has completed, and its status, without spending it
 // (MPI_Request_get_status). It makes one progress pass when r is pending.
@@ -63,6 +81,17 @@ func CancelSend(r *mpi.Request) bool { return cancelSend(r) }
 func WaitallInto(reqs []*mpi.Request, sts []mpi.Status, errs []error) error {
 	return waitallInto(reqs, sts, errs)
 }
+
+// waitallInto is bound to the engine's (or backend's) function directly,
+// not through a hook: a call through a function value makes its arguments
+// escape, and MPI_Waitall passes scratch arrays on its stack, which would
+// then cost an allocation per call. The engine keeps none of the three
+// slices past the call, which is what noescape promises (and what the
+// compiler proved of the direct call before).
+//
+//go:linkname waitallInto github.com/hympi/hympi/mpi.waitallInto
+//go:noescape
+func waitallInto(reqs []*mpi.Request, sts []mpi.Status, errs []error) error
 
 // TestallInto is Testall writing the statuses into sts (at least len(reqs)
 // long): MPI_Testall is often polled in a loop.
@@ -119,3 +148,55 @@ func InterCollInit(c *mpi.Comm, a mpi.InterArgs) (*mpi.Persistent, error) {
 func Calibrate(cpuA, cpuB int, sizes []int) ([]calib.Point, error) {
 	return enginehook.Calibrate(cpuA, cpuB, sizes)
 }
+
+// WinDetachAddr detaches the memory attached at addr from a dynamic window
+// (MPI_Win_detach gets an address, not a slice).
+func WinDetachAddr(w *mpi.Win, addr uintptr) error { return winDetachAddr(w, addr) }
+
+// WinSharedBase is where rank r's part of an allocated window is mapped in
+// this process (nil when it is not), for C to load and store directly.
+func WinSharedBase(w *mpi.Win, r int) unsafe.Pointer { return winSharedBase(w, r) }
+
+// WinAccWordAddr is the address of target t's accumulate mutex word, which
+// the C library takes and releases itself.
+func WinAccWordAddr(w *mpi.Win, t int) unsafe.Pointer { return winAccWordAddr(w, t) }
+
+// WinAccessMask writes into dst, one byte per rank, which access epochs are
+// open toward each target (bit 1) and whether passive (bit 2): C's mirror.
+func WinAccessMask(w *mpi.Win, dst []byte) { winAccessMask(w, dst) }
+
+// WinDoneRequest is an already completed request, for an Rput or Rget the
+// C library finished itself.
+func WinDoneRequest(w *mpi.Win) *mpi.Request { return winDoneRequest(w) }
+
+// WinRing wakes the window's ranks sleeping in a wait, after the C library
+// released an accumulate mutex someone waits for.
+func WinRing(w *mpi.Win) { winRing(w) }
+
+// WinPutSegs, WinGetSegs and WinGetAccumulateSegs are Put, Get and
+// GetAccumulate toward a non-contiguous target: the blocks segs, in order.
+func WinPutSegs(w *mpi.Win, origin []byte, t, disp int, segs []Seg) error {
+	return winPutSegs(w, origin, t, disp, segs)
+}
+
+func WinGetSegs(w *mpi.Win, result []byte, t, disp int, segs []Seg) error {
+	return winGetSegs(w, result, t, disp, segs)
+}
+
+func WinGetAccumulateSegs(w *mpi.Win, origin, result []byte, dt mpi.Datatype, op mpi.Op, t, disp int, segs []Seg) error {
+	return winGetAccumulateSegs(w, origin, result, dt, op, t, disp, segs)
+}
+
+// SessionBufferAttach, SessionBufferDetach, SessionBufferIflush and
+// SessionBufferForget manage the Bsend buffer of the session key
+// (MPI_Session_attach_buffer and friends); Forget drops it when the
+// session ends.
+func SessionBufferAttach(key int, buf []byte, auto bool) error {
+	return enginehook.SessionBufferAttach(key, buf, auto)
+}
+
+func SessionBufferDetach(key int) ([]byte, bool, error) { return enginehook.SessionBufferDetach(key) }
+
+func SessionBufferIflush(key int) (*mpi.Request, error) { return sessionBufferIflush(key) }
+
+func SessionBufferForget(key int) { enginehook.SessionBufferForget(key) }

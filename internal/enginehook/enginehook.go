@@ -20,7 +20,6 @@ var (
 	Peek          any // func(*mpi.Request) (mpi.Status, bool, error)
 	CancelRecv    any // func(*mpi.Request) bool
 	CancelSend    any // func(*mpi.Request) bool
-	WaitallInto   any // func([]*mpi.Request, []mpi.Status, []error) error
 	TestallInto   any // func([]*mpi.Request, []mpi.Status) (bool, error)
 	IsendIn       any // func(*mpi.Comm, *mpi.Request, []byte, int, int) (*mpi.Request, error)
 	IssendIn      any // same as IsendIn
@@ -32,7 +31,34 @@ var (
 	InterColl     any // func(*mpi.Comm, mpi.InterArgs) error
 	IinterColl    any // func(*mpi.Comm, mpi.InterArgs) (*mpi.Request, error)
 	InterCollInit any // func(*mpi.Comm, mpi.InterArgs) (*mpi.Persistent, error)
+
+	// One-sided support: the C library keeps epochs and allocated
+	// windows' memory mirrored in C arrays and does some operations there.
+	WinDetachAddr        any // func(*mpi.Win, uintptr) error
+	WinSharedBase        any // func(*mpi.Win, int) unsafe.Pointer
+	WinAccWordAddr       any // func(*mpi.Win, int) unsafe.Pointer
+	WinAccessMask        any // func(*mpi.Win, []byte)
+	WinDoneRequest       any // func(*mpi.Win) *mpi.Request
+	WinRing              any // func(*mpi.Win)
+	WinPutSegs           any // func(*mpi.Win, []byte, int, int, []Seg) error
+	WinGetSegs           any // same as WinPutSegs
+	WinGetAccumulateSegs any // func(*mpi.Win, []byte, []byte, mpi.Datatype, mpi.Op, int, int, []Seg) error
+
+	// Buffered sends attached to a session (MPI_Session_attach_buffer).
+	SessionBufferIflush any // func(key int) (*mpi.Request, error)
 )
+
+// Functions whose signatures name no mpi type need no assertion.
+var (
+	SessionBufferAttach func(key int, buf []byte, auto bool) error
+	SessionBufferDetach func(key int) ([]byte, bool, error)
+	SessionBufferForget func(key int)
+)
+
+// Seg is one block of a target datatype: Len bytes at Off from the target
+// displacement. Operations on a non-contiguous target take the blocks in
+// type-map order; the origin bytes fill them in that order.
+type Seg struct{ Off, Len int64 }
 
 // Calibrate measures both protocols between two CPUs (hympi-info --tune).
 // Its signature names no mpi type, so it needs no assertion.
