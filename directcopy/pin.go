@@ -58,6 +58,3 @@ func (p *Pins) Unpin() {
 	pinned.Add(-int64(p.n))
 	p.n = 0
 }
-
-// Len reports how many buffers this Pins holds.
-func (p *Pins) Len() int { return p.n }
