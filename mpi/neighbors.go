@@ -72,7 +72,13 @@ func (nb *Neighbors) check(what string, size int) error {
 		}
 	}
 	if nb.SendOrder != nil {
-		seen := make([]bool, len(nb.Destinations))
+		// A stack array for the usual handful of neighbours keeps a
+		// steady-state neighbourhood collective allocation-free.
+		var small [64]bool
+		seen := small[:min(len(nb.Destinations), len(small))]
+		if len(nb.Destinations) > len(small) {
+			seen = make([]bool, len(nb.Destinations))
+		}
 		if len(nb.SendOrder) != len(seen) {
 			return newErr(ErrArg, what, "send order of %d entries for %d destinations", len(nb.SendOrder), len(seen))
 		}
