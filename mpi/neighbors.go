@@ -72,13 +72,7 @@ func (nb *Neighbors) check(what string, size int) error {
 		}
 	}
 	if nb.SendOrder != nil {
-		// A stack array for the usual handful of neighbours keeps a
-		// steady-state neighbourhood collective allocation-free.
-		var small [64]bool
-		seen := small[:min(len(nb.Destinations), len(small))]
-		if len(nb.Destinations) > len(small) {
-			seen = make([]bool, len(nb.Destinations))
-		}
+		seen := make([]bool, len(nb.Destinations))
 		if len(nb.SendOrder) != len(seen) {
 			return newErr(ErrArg, what, "send order of %d entries for %d destinations", len(nb.SendOrder), len(seen))
 		}
