@@ -117,45 +117,66 @@ static void run(MPI_Comm cart, int seed)
 	}
 }
 
-/* Non-contiguous blocks travel packed: alltoall into every other int
- * (a strided type of 2 ints over 4), allgather from a strided send. */
+/* Non-contiguous blocks travel packed: alltoall(v,w) into every other int
+ * (a strided type of 2 ints over 4), allgather(v) from a strided send. */
 static void strided_run(MPI_Comm cart, int seed)
 {
 	MPI_Datatype v, st;
 	CHECK_RC(MPI_Type_vector(2, 1, 2, MPI_INT, &v));
 	CHECK_RC(MPI_Type_create_resized(v, 0, 4 * sizeof(int), &st));
 	CHECK_RC(MPI_Type_commit(&st));
-	int sb[MAXD * 2], rs[MAXD * 4], one4[4], ag[MAXD * 2];
+	int sb[MAXD * 2], rs[MAXD * 4], rv[MAXD * 4], rw[MAXD * 4], one4[4], ag[MAXD * 2], agv[MAXD * 2];
+	int cnt[MAXD], dsp[MAXD], ones[MAXD], rdsp[MAXD];
+	MPI_Aint bdsp[MAXD], rbdsp[MAXD];
+	MPI_Datatype ti[MAXD], tst[MAXD];
+	for (int k = 0; k < nn; k++) {
+		cnt[k] = 2, dsp[k] = 2 * k, bdsp[k] = 2 * k * (MPI_Aint)sizeof(int), ti[k] = MPI_INT;
+		ones[k] = 1, rdsp[k] = k, rbdsp[k] = 4 * k * (MPI_Aint)sizeof(int), tst[k] = st;
+	}
 	for (int form = 0; form < 3; form++) {
 		for (int k = 0; k < nn; k++) sb[2 * k] = sent(seed, rank, k), sb[2 * k + 1] = sent(seed, rank, k) + 100;
 		one4[0] = sent(seed, rank, -1), one4[1] = -5, one4[2] = one4[0] + 100, one4[3] = -5;
-		for (int i = 0; i < MAXD * 4; i++) rs[i] = -7;
-		for (int i = 0; i < MAXD * 2; i++) ag[i] = -7;
-		MPI_Request q[2];
+		for (int i = 0; i < MAXD * 4; i++) rs[i] = rv[i] = rw[i] = -7;
+		for (int i = 0; i < MAXD * 2; i++) ag[i] = agv[i] = -7;
+		MPI_Request q[5];
 		if (form == 0) {
 			CHECK_RC(MPI_Neighbor_alltoall(sb, 2, MPI_INT, rs, 1, st, cart));
 			CHECK_RC(MPI_Neighbor_allgather(one4, 1, st, ag, 2, MPI_INT, cart));
+			CHECK_RC(MPI_Neighbor_alltoallv(sb, cnt, dsp, MPI_INT, rv, ones, rdsp, st, cart));
+			CHECK_RC(MPI_Neighbor_alltoallw(sb, cnt, bdsp, ti, rw, ones, rbdsp, tst, cart));
+			CHECK_RC(MPI_Neighbor_allgatherv(one4, 1, st, agv, cnt, dsp, MPI_INT, cart));
 		} else {
 			if (form == 1) {
 				CHECK_RC(MPI_Ineighbor_alltoall(sb, 2, MPI_INT, rs, 1, st, cart, &q[0]));
 				CHECK_RC(MPI_Ineighbor_allgather(one4, 1, st, ag, 2, MPI_INT, cart, &q[1]));
+				CHECK_RC(MPI_Ineighbor_alltoallv(sb, cnt, dsp, MPI_INT, rv, ones, rdsp, st, cart, &q[2]));
+				CHECK_RC(MPI_Ineighbor_alltoallw(sb, cnt, bdsp, ti, rw, ones, rbdsp, tst, cart, &q[3]));
+				CHECK_RC(MPI_Ineighbor_allgatherv(one4, 1, st, agv, cnt, dsp, MPI_INT, cart, &q[4]));
 			} else {
-				CHECK_RC(MPI_Neighbor_alltoall_init(sb, 2, MPI_INT, rs, 1, st, cart, MPI_INFO_NULL, &q[0]));
-				CHECK_RC(MPI_Neighbor_allgather_init(one4, 1, st, ag, 2, MPI_INT, cart, MPI_INFO_NULL, &q[1]));
-				CHECK_RC(MPI_Startall(2, q));
+				MPI_Info in = MPI_INFO_NULL;
+				CHECK_RC(MPI_Neighbor_alltoall_init(sb, 2, MPI_INT, rs, 1, st, cart, in, &q[0]));
+				CHECK_RC(MPI_Neighbor_allgather_init(one4, 1, st, ag, 2, MPI_INT, cart, in, &q[1]));
+				CHECK_RC(MPI_Neighbor_alltoallv_init(sb, cnt, dsp, MPI_INT, rv, ones, rdsp, st, cart, in, &q[2]));
+				CHECK_RC(MPI_Neighbor_alltoallw_init(sb, cnt, bdsp, ti, rw, ones, rbdsp, tst, cart, in, &q[3]));
+				CHECK_RC(MPI_Neighbor_allgatherv_init(one4, 1, st, agv, cnt, dsp, MPI_INT, cart, in, &q[4]));
+				CHECK_RC(MPI_Startall(5, q));
 			}
-			CHECK_RC(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
-			if (form == 2) {
-				CHECK_RC(MPI_Request_free(&q[0]));
-				CHECK_RC(MPI_Request_free(&q[1]));
-			}
+			CHECK_RC(MPI_Waitall(5, q, MPI_STATUSES_IGNORE));
+			if (form == 2)
+				for (int i = 0; i < 5; i++) CHECK_RC(MPI_Request_free(&q[i]));
 		}
 		for (int k = 0; k < nn; k++) {
 			int base = src[k] == MPI_PROC_NULL ? -7 : sent(seed, src[k], k ^ 1);
-			CHECK(rs[4 * k] == base && rs[4 * k + 1] == -7);
-			CHECK(rs[4 * k + 2] == (src[k] == MPI_PROC_NULL ? -7 : base + 100) && rs[4 * k + 3] == -7);
+			int hi = src[k] == MPI_PROC_NULL ? -7 : base + 100;
+			const int *bufs[3] = {rs, rv, rw};
+			for (int b = 0; b < 3; b++) {
+				const int *r = bufs[b];
+				CHECK(r[4 * k] == base && r[4 * k + 1] == -7);
+				CHECK(r[4 * k + 2] == hi && r[4 * k + 3] == -7);
+			}
 		}
 		expect(ag, seed, 1, 2, "allgather from a strided send");
+		expect(agv, seed, 1, 2, "allgatherv from a strided send");
 	}
 	CHECK_RC(MPI_Type_free(&v));
 	CHECK_RC(MPI_Type_free(&st));
