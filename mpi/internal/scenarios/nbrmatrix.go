@@ -8,8 +8,8 @@ import (
 )
 
 // The correctness matrix of package mpi's neighbourhood collectives:
-// NeighborAllgather(v) and NeighborAlltoall(v,w), each blocking, I* and
-// *Init started twice with fresh data, on a periodic ring, a non-periodic
+// NeighborAllgather(v) and NeighborAlltoall(v,w), each blocking, I*,
+// *Init started twice with fresh data and (but the w-variant) typed, on a periodic ring, a non-periodic
 // line and (on an even number of ranks from 4) a 2-D Cartesian grid, and on
 // a distributed graph with a repeated edge, against references every rank
 // works out alone; point-to-point messages pending on the same communicator
@@ -224,19 +224,38 @@ var nmCount1 int
 
 func (k *nmCase) issue() error {
 	c, nb := k.c, k.t.nb
-	s, r := raw(k.send[:len(k.send)-1]), raw(k.recv[:len(k.recv)-1])
+	s32, r32 := k.send[:len(k.send)-1], k.recv[:len(k.recv)-1]
 	var err error
 	switch k.coll {
 	case nmAllgather, nmAlltoall:
-		s = raw(k.send[:2*len(nb.Destinations)])
+		s32 = k.send[:2*len(nb.Destinations)]
 		if k.coll == nmAllgather {
-			s = raw(k.send[:2])
+			s32 = k.send[:2]
 		}
-		r = raw(k.recv[:2*len(nb.Sources)])
+		r32 = k.recv[:2*len(nb.Sources)]
 	case nmAllgatherv:
-		s = raw(k.send[:nmCount(c.Rank())])
+		s32 = k.send[:nmCount(c.Rank())]
+	}
+	s, r := raw(s32), raw(r32)
+	elems := func(v []int) []int {
+		out := make([]int, len(v))
+		for i, x := range v {
+			out[i] = x / 4
+		}
+		return out
 	}
 	switch k.form {
+	case cmTyped:
+		switch k.coll {
+		case nmAllgather:
+			err = mpi.NeighborAllgatherSlice(c, nb, s32, r32)
+		case nmAllgatherv:
+			err = mpi.NeighborAllgathervSlice(c, nb, s32, r32, elems(k.rc), elems(k.rd))
+		case nmAlltoall:
+			err = mpi.NeighborAlltoallSlice(c, nb, s32, r32)
+		case nmAlltoallv:
+			err = mpi.NeighborAlltoallvSlice(c, nb, s32, elems(k.sc), elems(k.sd), r32, elems(k.rc), elems(k.rd))
+		}
 	case cmBlocking:
 		switch k.coll {
 		case nmAllgather:
@@ -338,7 +357,10 @@ func init() {
 		for coll := range nmColls {
 			before := nmCount1
 			for _, t := range topos {
-				for _, form := range []cmForm{cmBlocking, cmNonblocking, cmPersistent} {
+				for _, form := range []cmForm{cmBlocking, cmNonblocking, cmPersistent, cmTyped} {
+					if form == cmTyped && coll == nmAlltoallw {
+						continue // no typed form: a datatype per neighbour
+					}
 					nmRun1(newNmCase(w, t, coll, form))
 				}
 			}
