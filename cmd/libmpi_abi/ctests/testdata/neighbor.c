@@ -118,7 +118,8 @@ static void run(MPI_Comm cart, int seed)
 }
 
 /* Non-contiguous blocks travel packed: alltoall(v,w) into every other int
- * (a strided type of 2 ints over 4), allgather(v) from a strided send. */
+ * (a strided type of 2 ints over 4), allgather(v) from a strided send; in
+ * the int and the _c forms, blocking, nonblocking and persistent. */
 static void strided_run(MPI_Comm cart, int seed)
 {
 	MPI_Datatype v, st;
@@ -129,17 +130,46 @@ static void strided_run(MPI_Comm cart, int seed)
 	int cnt[MAXD], dsp[MAXD], ones[MAXD], rdsp[MAXD];
 	MPI_Aint bdsp[MAXD], rbdsp[MAXD];
 	MPI_Datatype ti[MAXD], tst[MAXD];
+	MPI_Count ccnt[MAXD], cones[MAXD];
+	MPI_Aint cdsp[MAXD], crdsp[MAXD];
 	for (int k = 0; k < nn; k++) {
 		cnt[k] = 2, dsp[k] = 2 * k, bdsp[k] = 2 * k * (MPI_Aint)sizeof(int), ti[k] = MPI_INT;
 		ones[k] = 1, rdsp[k] = k, rbdsp[k] = 4 * k * (MPI_Aint)sizeof(int), tst[k] = st;
+		ccnt[k] = 2, cdsp[k] = 2 * k, cones[k] = 1, crdsp[k] = k;
 	}
-	for (int form = 0; form < 3; form++) {
+	/* 0 blocking, 1 nonblocking, 2 persistent; 3-5 the same in _c. */
+	for (int form = 0; form < 6; form++) {
 		for (int k = 0; k < nn; k++) sb[2 * k] = sent(seed, rank, k), sb[2 * k + 1] = sent(seed, rank, k) + 100;
 		one4[0] = sent(seed, rank, -1), one4[1] = -5, one4[2] = one4[0] + 100, one4[3] = -5;
 		for (int i = 0; i < MAXD * 4; i++) rs[i] = rv[i] = rw[i] = -7;
 		for (int i = 0; i < MAXD * 2; i++) ag[i] = agv[i] = -7;
 		MPI_Request q[5];
-		if (form == 0) {
+		MPI_Info in = MPI_INFO_NULL;
+		if (form == 3) {
+			CHECK_RC(MPI_Neighbor_alltoall_c(sb, 2, MPI_INT, rs, 1, st, cart));
+			CHECK_RC(MPI_Neighbor_allgather_c(one4, 1, st, ag, 2, MPI_INT, cart));
+			CHECK_RC(MPI_Neighbor_alltoallv_c(sb, ccnt, cdsp, MPI_INT, rv, cones, crdsp, st, cart));
+			CHECK_RC(MPI_Neighbor_alltoallw_c(sb, ccnt, bdsp, ti, rw, cones, rbdsp, tst, cart));
+			CHECK_RC(MPI_Neighbor_allgatherv_c(one4, 1, st, agv, ccnt, cdsp, MPI_INT, cart));
+		} else if (form == 4 || form == 5) {
+			if (form == 4) {
+				CHECK_RC(MPI_Ineighbor_alltoall_c(sb, 2, MPI_INT, rs, 1, st, cart, &q[0]));
+				CHECK_RC(MPI_Ineighbor_allgather_c(one4, 1, st, ag, 2, MPI_INT, cart, &q[1]));
+				CHECK_RC(MPI_Ineighbor_alltoallv_c(sb, ccnt, cdsp, MPI_INT, rv, cones, crdsp, st, cart, &q[2]));
+				CHECK_RC(MPI_Ineighbor_alltoallw_c(sb, ccnt, bdsp, ti, rw, cones, rbdsp, tst, cart, &q[3]));
+				CHECK_RC(MPI_Ineighbor_allgatherv_c(one4, 1, st, agv, ccnt, cdsp, MPI_INT, cart, &q[4]));
+			} else {
+				CHECK_RC(MPI_Neighbor_alltoall_init_c(sb, 2, MPI_INT, rs, 1, st, cart, in, &q[0]));
+				CHECK_RC(MPI_Neighbor_allgather_init_c(one4, 1, st, ag, 2, MPI_INT, cart, in, &q[1]));
+				CHECK_RC(MPI_Neighbor_alltoallv_init_c(sb, ccnt, cdsp, MPI_INT, rv, cones, crdsp, st, cart, in, &q[2]));
+				CHECK_RC(MPI_Neighbor_alltoallw_init_c(sb, ccnt, bdsp, ti, rw, cones, rbdsp, tst, cart, in, &q[3]));
+				CHECK_RC(MPI_Neighbor_allgatherv_init_c(one4, 1, st, agv, ccnt, cdsp, MPI_INT, cart, in, &q[4]));
+				CHECK_RC(MPI_Startall(5, q));
+			}
+			CHECK_RC(MPI_Waitall(5, q, MPI_STATUSES_IGNORE));
+			if (form == 5)
+				for (int i = 0; i < 5; i++) CHECK_RC(MPI_Request_free(&q[i]));
+		} else if (form == 0) {
 			CHECK_RC(MPI_Neighbor_alltoall(sb, 2, MPI_INT, rs, 1, st, cart));
 			CHECK_RC(MPI_Neighbor_allgather(one4, 1, st, ag, 2, MPI_INT, cart));
 			CHECK_RC(MPI_Neighbor_alltoallv(sb, cnt, dsp, MPI_INT, rv, ones, rdsp, st, cart));
@@ -153,7 +183,6 @@ static void strided_run(MPI_Comm cart, int seed)
 				CHECK_RC(MPI_Ineighbor_alltoallw(sb, cnt, bdsp, ti, rw, ones, rbdsp, tst, cart, &q[3]));
 				CHECK_RC(MPI_Ineighbor_allgatherv(one4, 1, st, agv, cnt, dsp, MPI_INT, cart, &q[4]));
 			} else {
-				MPI_Info in = MPI_INFO_NULL;
 				CHECK_RC(MPI_Neighbor_alltoall_init(sb, 2, MPI_INT, rs, 1, st, cart, in, &q[0]));
 				CHECK_RC(MPI_Neighbor_allgather_init(one4, 1, st, ag, 2, MPI_INT, cart, in, &q[1]));
 				CHECK_RC(MPI_Neighbor_alltoallv_init(sb, cnt, dsp, MPI_INT, rv, ones, rdsp, st, cart, in, &q[2]));
