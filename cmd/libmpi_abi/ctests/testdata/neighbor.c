@@ -3,7 +3,8 @@
  * both neighbours are one rank, so the pairing of the two messages shows),
  * and a 2-D grid periodic in one dimension only (MPI_PROC_NULL edges leave
  * their blocks untouched). Every form: blocking, nonblocking, persistent
- * (restarted), int and _c. */
+ * (restarted), int and _c, with point-to-point messages pending on the same
+ * communicator and a neighbourhood collective on a duplicate in flight. */
 #include "check.h"
 
 #define MAXD 4 /* neighbours: 2 per dimension, at most 2 dimensions */
@@ -29,8 +30,40 @@ static void expect(const int *got, int seed, int all, int per, const char *what)
 	}
 }
 
+/* A ring exchange pending on a communicator across its collectives: the
+ * receive takes any tag, so a collective message matching it shows. */
+typedef struct {
+	int in[2], out[2], seed, left;
+	MPI_Request q[2];
+} ringx;
+
+static void ring_post(ringx *g, MPI_Comm c, int seed)
+{
+	int size, me;
+	MPI_Comm_size(c, &size);
+	MPI_Comm_rank(c, &me);
+	g->seed = seed, g->left = (me + size - 1) % size;
+	g->out[0] = seed * 1000 + me, g->out[1] = -seed;
+	CHECK_RC(MPI_Irecv(g->in, 2, MPI_INT, g->left, MPI_ANY_TAG, c, &g->q[0]));
+	CHECK_RC(MPI_Isend(g->out, 2, MPI_INT, (me + 1) % size, seed % 100, c, &g->q[1]));
+}
+
+static void ring_check(ringx *g)
+{
+	MPI_Status st[2];
+	CHECK_RC(MPI_Waitall(2, g->q, st));
+	CHECK(st[0].MPI_SOURCE == g->left && st[0].MPI_TAG == g->seed % 100);
+	CHECK(g->in[0] == g->seed * 1000 + g->left && g->in[1] == -g->seed);
+}
+
 static void run(MPI_Comm cart, int seed)
 {
+	/* Point-to-point traffic pending on cart across its collectives, and
+	 * a duplicate (it keeps the topology) running a neighbourhood
+	 * collective of its own at the same time. */
+	MPI_Comm dup;
+	CHECK_RC(MPI_Comm_dup(cart, &dup));
+	int dsb[MAXD * 2], dag[MAXD * 2];
 	int sb[MAXD * 2], rb[MAXD * 2], one[2];
 	int cnt[MAXD], dsp[MAXD];
 	MPI_Count ccnt[MAXD];
@@ -50,8 +83,13 @@ static void run(MPI_Comm cart, int seed)
 			int s = seed + st;
 			one[0] = sent(s, rank, -1), one[1] = one[0] + 100;
 			for (int k = 0; k < nn; k++) sb[2 * k] = sent(s, rank, k), sb[2 * k + 1] = sent(s, rank, k) + 100;
-			for (int i = 0; i < MAXD * 2; i++) ag[i] = aa[i] = av[i] = aw[i] = agv[i] = -7;
+			for (int i = 0; i < MAXD * 2; i++) ag[i] = aa[i] = av[i] = aw[i] = agv[i] = dag[i] = -7;
 			(void)rb;
+			ringx g;
+			ring_post(&g, cart, s);
+			MPI_Request dq;
+			for (int k = 0; k < nn; k++) dsb[2 * k] = sent(s + 50, rank, k), dsb[2 * k + 1] = dsb[2 * k] + 100;
+			CHECK_RC(MPI_Ineighbor_alltoall(dsb, 2, MPI_INT, dag, 2, MPI_INT, dup, &dq));
 			switch (form) {
 			case 0:
 				CHECK_RC(MPI_Neighbor_allgather(one, 2, MPI_INT, ag, 2, MPI_INT, cart));
@@ -104,8 +142,11 @@ static void run(MPI_Comm cart, int seed)
 				for (int i = 0; i < 5; i++) CHECK_RC(MPI_Start(&q[i]));
 				break;
 			}
-			/* Completed in reverse order. */
+			/* Completed in reverse order, the duplicate's last. */
 			for (int i = 4; i >= 0; i--) CHECK_RC(MPI_Wait(&q[i], MPI_STATUS_IGNORE));
+			CHECK_RC(MPI_Wait(&dq, MPI_STATUS_IGNORE));
+			ring_check(&g);
+			expect(dag, s + 50, 0, 2, "alltoall on the duplicate");
 			expect(ag, s, 1, 2, "allgather");
 			expect(agv, s, 1, 2, "allgatherv");
 			expect(aa, s, 0, 2, "alltoall");
@@ -115,6 +156,7 @@ static void run(MPI_Comm cart, int seed)
 		if (form >= 4)
 			for (int i = 0; i < 5; i++) CHECK_RC(MPI_Request_free(&q[i]));
 	}
+	CHECK_RC(MPI_Comm_free(&dup));
 }
 
 /* Non-contiguous blocks travel packed: alltoall(v,w) into every other int
