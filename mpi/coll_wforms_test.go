@@ -133,3 +133,31 @@ func TestWFormsBadArgs(t *testing.T) {
 		}
 	}
 }
+
+// neighborBlock: the block size from the send side, or from the receive
+// side at a rank that sends to no one; uneven or short buffers refused.
+func TestNeighborBlock(t *testing.T) {
+	two := []int{0, 1}
+	cases := []struct {
+		name       string
+		nb         *Neighbors
+		send, recv int
+		want       int
+		class      ErrorClass
+	}{
+		{"even", &Neighbors{Sources: two, Destinations: two}, 16, 16, 8, Success},
+		{"more sources than destinations", &Neighbors{Sources: []int{0, 1, 1}, Destinations: two}, 8, 12, 4, Success},
+		{"receive only", &Neighbors{Sources: two}, 0, 10, 5, Success},
+		{"send only", &Neighbors{Destinations: two}, 6, 0, 3, Success},
+		{"no neighbours", &Neighbors{}, 0, 0, 0, Success},
+		{"uneven send", &Neighbors{Sources: two, Destinations: two}, 15, 16, 0, ErrCount},
+		{"short receive", &Neighbors{Sources: two, Destinations: two}, 16, 15, 0, ErrBuffer},
+		{"nil", nil, 8, 8, 0, ErrArg},
+	}
+	for _, tc := range cases {
+		m, err := neighborBlock("test", tc.nb, make([]byte, tc.send), make([]byte, tc.recv))
+		if ClassOf(err) != tc.class || (err == nil && m != tc.want) {
+			t.Errorf("%s: %d, %v; want %d, class %v", tc.name, m, err, tc.want, tc.class)
+		}
+	}
+}
