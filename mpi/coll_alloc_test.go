@@ -4,6 +4,8 @@ package mpi
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -14,6 +16,12 @@ type allocBufs struct {
 	counts, displs []int
 	rsCounts       []int // ReduceScatter's: m bytes in all
 	m              int
+	types          []Datatype // Alltoallw's: a byte type per rank
+	wcounts        []int      // Alltoallw's counts, in elements of types
+	nb             *Neighbors // a periodic ring, two neighbours each way
+	nbCounts       []int      // m bytes per neighbour
+	nbDispls       []int
+	nbTypes        []Datatype
 }
 
 // allocCase is one collective in its three forms. root is the root of a
@@ -152,6 +160,65 @@ var allocCases = []allocCase{
 		func(c *Comm, b *allocBufs, _ int) (*Persistent, error) {
 			return c.AlltoallvInit(b.in, b.counts, b.displs, b.out, b.counts, b.displs)
 		}},
+	{"Alltoallw",
+		func(c *Comm, b *allocBufs, _ int) error {
+			return c.Alltoallw(b.in, b.wcounts, b.displs, b.types, b.out, b.wcounts, b.displs, b.types)
+		},
+		func(c *Comm, b *allocBufs, _ int) (*Request, error) {
+			return c.Ialltoallw(b.in, b.wcounts, b.displs, b.types, b.out, b.wcounts, b.displs, b.types)
+		},
+		func(c *Comm, b *allocBufs, _ int) (*Persistent, error) {
+			return c.AlltoallwInit(b.in, b.wcounts, b.displs, b.types, b.out, b.wcounts, b.displs, b.types)
+		}},
+	{"ReduceLocal",
+		func(_ *Comm, b *allocBufs, _ int) error { return ReduceLocal(b.in[:b.m], b.out[:b.m], Int64, Sum) },
+		nil, nil},
+	{"NeighborAllgather",
+		func(c *Comm, b *allocBufs, _ int) error { return c.NeighborAllgather(b.nb, b.in[:b.m], b.out[:2*b.m]) },
+		func(c *Comm, b *allocBufs, _ int) (*Request, error) {
+			return c.IneighborAllgather(b.nb, b.in[:b.m], b.out[:2*b.m])
+		},
+		func(c *Comm, b *allocBufs, _ int) (*Persistent, error) {
+			return c.NeighborAllgatherInit(b.nb, b.in[:b.m], b.out[:2*b.m])
+		}},
+	{"NeighborAllgatherv",
+		func(c *Comm, b *allocBufs, _ int) error {
+			return c.NeighborAllgatherv(b.nb, b.in[:b.m], b.out, b.nbCounts, b.nbDispls)
+		},
+		func(c *Comm, b *allocBufs, _ int) (*Request, error) {
+			return c.IneighborAllgatherv(b.nb, b.in[:b.m], b.out, b.nbCounts, b.nbDispls)
+		},
+		func(c *Comm, b *allocBufs, _ int) (*Persistent, error) {
+			return c.NeighborAllgathervInit(b.nb, b.in[:b.m], b.out, b.nbCounts, b.nbDispls)
+		}},
+	{"NeighborAlltoall",
+		func(c *Comm, b *allocBufs, _ int) error { return c.NeighborAlltoall(b.nb, b.in[:2*b.m], b.out[:2*b.m]) },
+		func(c *Comm, b *allocBufs, _ int) (*Request, error) {
+			return c.IneighborAlltoall(b.nb, b.in[:2*b.m], b.out[:2*b.m])
+		},
+		func(c *Comm, b *allocBufs, _ int) (*Persistent, error) {
+			return c.NeighborAlltoallInit(b.nb, b.in[:2*b.m], b.out[:2*b.m])
+		}},
+	{"NeighborAlltoallv",
+		func(c *Comm, b *allocBufs, _ int) error {
+			return c.NeighborAlltoallv(b.nb, b.in, b.nbCounts, b.nbDispls, b.out, b.nbCounts, b.nbDispls)
+		},
+		func(c *Comm, b *allocBufs, _ int) (*Request, error) {
+			return c.IneighborAlltoallv(b.nb, b.in, b.nbCounts, b.nbDispls, b.out, b.nbCounts, b.nbDispls)
+		},
+		func(c *Comm, b *allocBufs, _ int) (*Persistent, error) {
+			return c.NeighborAlltoallvInit(b.nb, b.in, b.nbCounts, b.nbDispls, b.out, b.nbCounts, b.nbDispls)
+		}},
+	{"NeighborAlltoallw",
+		func(c *Comm, b *allocBufs, _ int) error {
+			return c.NeighborAlltoallw(b.nb, b.in, b.nbCounts, b.nbDispls, b.nbTypes, b.out, b.nbCounts, b.nbDispls, b.nbTypes)
+		},
+		func(c *Comm, b *allocBufs, _ int) (*Request, error) {
+			return c.IneighborAlltoallw(b.nb, b.in, b.nbCounts, b.nbDispls, b.nbTypes, b.out, b.nbCounts, b.nbDispls, b.nbTypes)
+		},
+		func(c *Comm, b *allocBufs, _ int) (*Persistent, error) {
+			return c.NeighborAlltoallwInit(b.nb, b.in, b.nbCounts, b.nbDispls, b.nbTypes, b.out, b.nbCounts, b.nbDispls, b.nbTypes)
+		}},
 }
 
 // TestCollAllocs fails when a steady-state collective allocates, in any of
@@ -166,6 +233,8 @@ var allocCases = []allocCase{
 func TestCollAllocs(t *testing.T) {
 	const runs = 20
 	forms := []string{"blocking", "nonblocking", "persistent"}
+	figures := map[string]float64{}
+	defer func() { logAllocTable(t, figures, forms) }()
 	for _, n := range []int{2, 4} {
 		comms := inProcessJob(t, n)
 		for _, m := range allocSizes {
@@ -174,8 +243,12 @@ func TestCollAllocs(t *testing.T) {
 			}
 			for _, tc := range allocCases {
 				for _, form := range forms {
+					if (form == "nonblocking" && tc.start == nil) || (form == "persistent" && tc.init == nil) {
+						continue // ReduceLocal: blocking only
+					}
 					t.Run(fmt.Sprintf("n=%d/m=%d/%s/%s", n, m, tc.name, form), func(t *testing.T) {
 						allocs := measureAllocs(t, comms, m, runs, tc, form)
+						figures[fmt.Sprintf("%d/%d/%s/%s", n, m, tc.name, form)] = allocs
 						if allocs != 0 {
 							t.Errorf("%v allocations per call, want 0", allocs)
 						}
@@ -194,9 +267,13 @@ func measureAllocs(t *testing.T, comms []*Comm, m, runs int, tc allocCase, form 
 		n := c.Size()
 		b := &allocBufs{in: make([]byte, n*m), out: make([]byte, n*m), m: m,
 			counts: make([]int, n), displs: make([]int, n), rsCounts: make([]int, n)}
+		b.types, b.wcounts = make([]Datatype, n), make([]int, n)
 		for i := range n {
 			b.counts[i], b.displs[i], b.rsCounts[i] = m, i*m, m/n
+			b.types[i], b.wcounts[i] = Uint8, m
 		}
+		b.nb = CartNeighbors([]int{n}, []bool{true}, c.Rank())
+		b.nbCounts, b.nbDispls, b.nbTypes = []int{m, m}, []int{0, m}, []Datatype{Uint8, Uint8}
 		var ps []*Persistent
 		if form == "persistent" {
 			for root := range n {
@@ -275,3 +352,39 @@ func measureAllocs(t *testing.T, comms []*Comm, m, runs int, tc allocCase, form 
 // 2 KiB, costs the receiving engine an inflight record per message:
 // point-to-point's cost, not the collectives'.)
 var allocSizes = []int{8, 1 << 10}
+
+// logAllocTable prints (with -v) TestCollAllocs' figures as a table: one
+// row per rank count, block size and collective, a column per form.
+func logAllocTable(t *testing.T, figures map[string]float64, forms []string) {
+	if len(figures) == 0 {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "allocations per call in steady state:\n%-34s", "ranks/bytes/collective")
+	for _, f := range forms {
+		fmt.Fprintf(&b, " %12s", f)
+	}
+	b.WriteByte('\n')
+	var rows []string
+	seen := map[string]bool{}
+	for k := range figures {
+		row := k[:strings.LastIndexByte(k, '/')]
+		if !seen[row] {
+			seen[row] = true
+			rows = append(rows, row)
+		}
+	}
+	slices.Sort(rows)
+	for _, row := range rows {
+		fmt.Fprintf(&b, "%-34s", row)
+		for _, f := range forms {
+			if v, ok := figures[row+"/"+f]; ok {
+				fmt.Fprintf(&b, " %12g", v)
+			} else {
+				fmt.Fprintf(&b, " %12s", "-")
+			}
+		}
+		b.WriteByte('\n')
+	}
+	t.Log(b.String())
+}

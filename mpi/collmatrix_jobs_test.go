@@ -14,7 +14,8 @@ import (
 // goCollMatrixCounts is how many checked calls the collmatrix scenario
 // makes, worked out from its loops here, so a section that silently stops
 // running fails the test. Forms: blocking, I*, *Init (checked after each of
-// two starts), the typed generic one (none for Barrier and ReduceLocal),
+// two starts), the typed generic one (none for Barrier, Alltoallw and
+// ReduceLocal),
 // and for Bcast, Reduce and Allreduce the typed nonblocking one.
 func goCollMatrixCounts(n int) map[string]int {
 	const forms, ops = 1 + 1 + 2 + 1, 3
@@ -22,7 +23,7 @@ func goCollMatrixCounts(n int) map[string]int {
 		return map[string]int{
 			"Barrier": forms - 1, "Bcast": (forms + 1) * n,
 			"Gather": forms * n * 2, "Gatherv": forms * n * 2, "Scatter": forms * n * 2, "Scatterv": forms * n * 2,
-			"Allgather": forms * 2, "Allgatherv": forms * 2, "Alltoall": forms * 2, "Alltoallv": forms * 2,
+			"Allgather": forms * 2, "Allgatherv": forms * 2, "Alltoall": forms * 2, "Alltoallv": forms * 2, "Alltoallw": (forms - 1) * 2,
 			"Reduce": (forms + 1) * n * 2 * ops, "Allreduce": (forms + 1) * 2 * ops, "ReduceScatterBlock": forms * 2 * ops,
 			"ReduceScatter": forms * 2 * ops, "Scan": forms * 2 * ops, "Exscan": forms * 2 * ops,
 			"ReduceLocal": ops,
@@ -37,8 +38,8 @@ func goCollMatrixCounts(n int) map[string]int {
 	out := map[string]int{
 		"world": sum(per(n)),
 		"split": sum(per((n + 1) / 2)), // rank 0's half
-		// 16 collectives x (I*, *Init twice) x in place or not x 3 communicators
-		"crosscomm": 16 * 3 * 2 * 3,
+		// 17 collectives x (I*, *Init twice) x in place or not x 3 communicators
+		"crosscomm": 17 * 3 * 2 * 3,
 		"large":     goLargeCount(n),
 	}
 	for k, v := range per(n) {
@@ -56,7 +57,7 @@ func goLargeCount(n int) int {
 		roots = 2
 	}
 	const forms = 1 + 1 + 2
-	return forms + forms*roots + 4*forms*roots*2 + 4*forms*2 + forms*roots*2*2 + 5*forms*2*2 + 2
+	return forms + forms*roots + 4*forms*roots*2 + 5*forms*2 + forms*roots*2*2 + 5*forms*2*2 + 2
 }
 
 var goCountLine = regexp.MustCompile(`(?m)^(coll \w+|world|split|crosscomm|large) (\d+)$`)
@@ -118,6 +119,44 @@ func TestCollProgress(t *testing.T) {
 				t.Fatalf("%v\n%s", err, out)
 			case !tc.pass && (ok || !strings.Contains(out, "nothing progressed")):
 				t.Fatalf("without async progress the others should wait for the computing rank; got %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+var nbrCountLine = regexp.MustCompile(`(?m)^nbr (\w+) (\d+)$`)
+
+// TestNeighborMatrix runs the neighbourhood collectives' matrix (every one
+// x blocking, I*, *Init started twice, typed x Cartesian ring, line, 2-D grid and
+// a graph with a repeated edge, point-to-point pending, two communicators
+// in flight), once per rank count, and checks its case counts.
+func TestNeighborMatrix(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4, 5, 8} {
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			out, err := runJob(t, n, 60*time.Second, "nbrmatrix")
+			if err != nil || !strings.Contains(out, "scenario nbrmatrix passed") {
+				t.Fatalf("hympirun -n %d scenarios nbrmatrix: %v\n%s", n, err, out)
+			}
+			topos := 3 // ring, line, graph
+			if n >= 4 && n%2 == 0 {
+				topos++ // the 2-D grid
+			}
+			const forms = 1 + 1 + 2 + 1 // blocking, I*, *Init checked after two starts, typed
+			want := map[string]int{"crosscomm": 5 * topos * 2, "NeighborAlltoallw": topos * (forms - 1)}
+			for _, name := range []string{"NeighborAllgather", "NeighborAllgatherv", "NeighborAlltoall", "NeighborAlltoallv"} {
+				want[name] = topos * forms
+			}
+			got := map[string]int{}
+			for _, m := range nbrCountLine.FindAllStringSubmatch(out, -1) {
+				got[m[1]], _ = strconv.Atoi(m[2])
+			}
+			for k, w := range want {
+				if got[k] != w {
+					t.Errorf("%s: %d cases checked, want %d", k, got[k], w)
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("%d count lines, want %d:\n%s", len(got), len(want), out)
 			}
 		})
 	}

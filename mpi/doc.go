@@ -24,8 +24,11 @@
 // IrecvSlice, SendrecvSlice, BcastSlice, ReduceSlice, AllreduceSlice,
 // ScanSlice, ExscanSlice, GatherSlice, ScatterSlice, AllgatherSlice,
 // AlltoallSlice, their v-variants (GathervSlice, ... with counts and
-// displacements in elements), ReduceScatterSlice and
-// ReduceScatterBlockSlice. A Status counts bytes; ElemCount[T] turns that
+// displacements in elements), ReduceScatterSlice,
+// ReduceScatterBlockSlice and the neighbourhood NeighborAllgatherSlice and
+// NeighborAlltoallSlice (and their v-variants). Alltoallw and
+// NeighborAlltoallw keep []byte and take a Datatype per peer, counting
+// elements of it at byte displacements. A Status counts bytes; ElemCount[T] turns that
 // into elements. Reductions take an Op: Sum, Prod, Max, Min, the logical
 // and bitwise operators, or your own from NewOp. Complex numbers support Sum
 // and Prod, as MPI defines.

@@ -8,8 +8,10 @@
  *                               [-t TESTS]
  *   -c      collectives, comma-separated, or "all" (default): barrier bcast
  *           gather gatherv scatter scatterv allgather allgatherv alltoall
- *           alltoallv reduce allreduce reduce_scatter reduce_scatter_block
- *           scan exscan
+ *           alltoallv alltoallw reduce allreduce reduce_scatter
+ *           reduce_scatter_block scan exscan reduce_local
+ *           neighbor_allgather neighbor_allgatherv neighbor_alltoall
+ *           neighbor_alltoallv neighbor_alltoallw
  *   -forms  of b (blocking), nb (MPI_I* waited at once), p (persistent:
  *           MPI_*_init once, then MPI_Start + MPI_Wait), ov (OSU's overlap
  *           measurement; only iallreduce, ibcast, ialltoall); default b,nb,p,ov
@@ -21,7 +23,11 @@
  *
  * The size is the bytes each rank contributes per peer: a Bcast or Reduce
  * buffer, one rank's block of a Gather, Allgather or Alltoall (as in OSU),
- * the whole send buffer of a reduction. Reduce_scatter_block and
+ * the whole send buffer of a reduction (and of Reduce_local, which has
+ * only the blocking form and no communicator), one block per neighbour of
+ * the neighbourhood collectives, which run on a periodic ring
+ * (MPI_Cart_create of all ranks in one dimension: two neighbours each).
+ * Alltoallw and Neighbor_alltoallw count MPI_CHARs. Reduce_scatter_block and
  * Reduce_scatter give each rank size/N bytes (at least one float), the
  * v-variants put the remainder on the last rank. Reductions sum MPI_FLOATs
  * (as OSU's do), roots are rank 0.
@@ -78,14 +84,16 @@ enum {
 
 enum coll {
 	C_BARRIER, C_BCAST, C_GATHER, C_GATHERV, C_SCATTER, C_SCATTERV, C_ALLGATHER,
-	C_ALLGATHERV, C_ALLTOALL, C_ALLTOALLV, C_REDUCE, C_ALLREDUCE, C_REDUCE_SCATTER,
-	C_REDUCE_SCATTER_BLOCK, C_SCAN, C_EXSCAN, NCOLL
+	C_ALLGATHERV, C_ALLTOALL, C_ALLTOALLV, C_ALLTOALLW, C_REDUCE, C_ALLREDUCE, C_REDUCE_SCATTER,
+	C_REDUCE_SCATTER_BLOCK, C_SCAN, C_EXSCAN, C_REDUCE_LOCAL, C_NBR_ALLGATHER, C_NBR_ALLGATHERV,
+	C_NBR_ALLTOALL, C_NBR_ALLTOALLV, C_NBR_ALLTOALLW, NCOLL
 };
 
 static const char *coll_names[NCOLL] = {
 	"barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "allgather",
-	"allgatherv", "alltoall", "alltoallv", "reduce", "allreduce", "reduce_scatter",
-	"reduce_scatter_block", "scan", "exscan",
+	"allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce", "allreduce", "reduce_scatter",
+	"reduce_scatter_block", "scan", "exscan", "reduce_local", "neighbor_allgather", "neighbor_allgatherv",
+	"neighbor_alltoall", "neighbor_alltoallv", "neighbor_alltoallw",
 };
 
 enum form { F_B, F_NB, F_P, F_OV, NFORM };
@@ -102,6 +110,10 @@ struct options {
 };
 
 static int rank, nranks;
+/* The neighbourhood collectives' communicator, a periodic ring, and each
+ * rank's two neighbours on it (below, above), as MPI_Cart_shift has them. */
+static MPI_Comm ring;
+static int nbr[2];
 
 #define CHECK(call)                                                                   \
 	do {                                                                          \
@@ -113,7 +125,7 @@ static int rank, nranks;
 		}                                                                     \
 	} while (0)
 
-static int is_reduction(enum coll c) { return c >= C_REDUCE; }
+static int is_reduction(enum coll c) { return c >= C_REDUCE && c <= C_REDUCE_LOCAL; }
 
 /* has_overlap says whether OSU has an overlap benchmark of c we reproduce. */
 static int has_overlap(enum coll c) { return c == C_ALLREDUCE || c == C_BCAST || c == C_ALLTOALL; }
@@ -279,6 +291,11 @@ struct call {
 	int rem;
 	char *send, *recv;
 	int *counts, *displs; /* per rank, in the call's unit */
+	int *wdispls;         /* Alltoallw's: bytes */
+	MPI_Datatype *types;  /* Alltoallw's: MPI_CHAR per rank */
+	int ncounts[2], ndispls[2];       /* per neighbour */
+	MPI_Aint nwdispls[2];             /* Neighbor_alltoallw's */
+	MPI_Datatype ntypes[2];
 };
 
 /* blocks returns the byte size of the buffers: the largest need of any
@@ -299,7 +316,12 @@ static void shape(struct call *c, long size)
 	} else {
 		c->count = (int)size;
 	}
+	for (int k = 0; k < 2; k++) {
+		c->ncounts[k] = c->count, c->ndispls[k] = k * c->count;
+		c->nwdispls[k] = (MPI_Aint)k * c->count, c->ntypes[k] = MPI_CHAR;
+	}
 	for (int i = 0; i < nranks; i++) {
+		c->wdispls[i] = i * c->count, c->types[i] = MPI_CHAR;
 		if (c->coll == C_REDUCE_SCATTER) {
 			c->counts[i] = c->block + (i == nranks - 1 ? c->rem : 0);
 			c->displs[i] = i * c->block;
@@ -342,13 +364,26 @@ static void fill(struct call *c)
 	case C_GATHERV:
 	case C_ALLGATHER:
 	case C_ALLGATHERV:
+	case C_NBR_ALLGATHER:
+	case C_NBR_ALLGATHERV:
 		for (long j = 0; j < n; j++)
 			c->send[j] = (char)pat(rank, 0, j);
+		break;
+	case C_NBR_ALLTOALL:
+	case C_NBR_ALLTOALLV:
+	case C_NBR_ALLTOALLW:
+		/* The pattern names the destination rank, not the block: on a
+		 * ring of two both blocks go to one rank, and any pairing of
+		 * them is then read alike. */
+		for (int k = 0; k < 2; k++)
+			for (long j = 0; j < n; j++)
+				c->send[k * n + j] = (char)pat(rank, nbr[k], j);
 		break;
 	case C_SCATTER:
 	case C_SCATTERV:
 	case C_ALLTOALL:
 	case C_ALLTOALLV:
+	case C_ALLTOALLW:
 		for (int d = 0; d < nranks; d++)
 			for (long j = 0; j < n; j++)
 				c->send[d * n + j] = (char)pat(rank, d, j);
@@ -405,8 +440,28 @@ static int verify(const struct call *c, const char *form)
 			if (rb[j] != pat(0, rank, j))
 				bad = j, got = rb[j], want = pat(0, rank, j);
 		break;
+	case C_NBR_ALLGATHER:
+	case C_NBR_ALLGATHERV:
+	case C_NBR_ALLTOALL:
+	case C_NBR_ALLTOALLV:
+	case C_NBR_ALLTOALLW: {
+		int all = c->coll == C_NBR_ALLGATHER || c->coll == C_NBR_ALLGATHERV;
+		for (int k = 0; k < 2 && bad < 0; k++)
+			for (long j = 0; j < n && bad < 0; j++) {
+				unsigned char w = pat(nbr[k], all ? 0 : rank, j);
+				if (rb[k * n + j] != w)
+					bad = k * n + j, got = rb[k * n + j], want = w;
+			}
+		break;
+	}
+	case C_REDUCE_LOCAL: /* recv was zero: it is now send */
+		for (long i = 0; i < n && bad < 0; i++)
+			if (rf[i] != fpat(rank, i))
+				bad = i, got = rf[i], want = fpat(rank, i);
+		break;
 	case C_ALLTOALL:
 	case C_ALLTOALLV:
+	case C_ALLTOALLW:
 		for (int s = 0; s < nranks && bad < 0; s++)
 			for (long j = 0; j < n && bad < 0; j++)
 				if (rb[s * n + j] != pat(s, rank, j))
@@ -477,6 +532,22 @@ static int blocking(struct call *c)
 		return MPI_Alltoall(c->send, c->count, MPI_CHAR, c->recv, c->count, MPI_CHAR, w);
 	case C_ALLTOALLV:
 		return MPI_Alltoallv(c->send, c->counts, c->displs, MPI_CHAR, c->recv, c->counts, c->displs, MPI_CHAR, w);
+	case C_ALLTOALLW:
+		return MPI_Alltoallw(c->send, c->counts, c->wdispls, c->types, c->recv, c->counts, c->wdispls, c->types, w);
+	case C_REDUCE_LOCAL:
+		return MPI_Reduce_local(c->send, c->recv, c->count, MPI_FLOAT, MPI_SUM);
+	case C_NBR_ALLGATHER:
+		return MPI_Neighbor_allgather(c->send, c->count, MPI_CHAR, c->recv, c->count, MPI_CHAR, ring);
+	case C_NBR_ALLGATHERV:
+		return MPI_Neighbor_allgatherv(c->send, c->count, MPI_CHAR, c->recv, c->ncounts, c->ndispls, MPI_CHAR, ring);
+	case C_NBR_ALLTOALL:
+		return MPI_Neighbor_alltoall(c->send, c->count, MPI_CHAR, c->recv, c->count, MPI_CHAR, ring);
+	case C_NBR_ALLTOALLV:
+		return MPI_Neighbor_alltoallv(c->send, c->ncounts, c->ndispls, MPI_CHAR, c->recv, c->ncounts, c->ndispls,
+		                              MPI_CHAR, ring);
+	case C_NBR_ALLTOALLW:
+		return MPI_Neighbor_alltoallw(c->send, c->ncounts, c->nwdispls, c->ntypes, c->recv, c->ncounts, c->nwdispls,
+		                              c->ntypes, ring);
 	case C_REDUCE:
 		return MPI_Reduce(c->send, c->recv, c->count, MPI_FLOAT, MPI_SUM, 0, w);
 	case C_ALLREDUCE:
@@ -519,6 +590,20 @@ static int start_nb(struct call *c, MPI_Request *r)
 		return MPI_Ialltoall(c->send, c->count, MPI_CHAR, c->recv, c->count, MPI_CHAR, w, r);
 	case C_ALLTOALLV:
 		return MPI_Ialltoallv(c->send, c->counts, c->displs, MPI_CHAR, c->recv, c->counts, c->displs, MPI_CHAR, w, r);
+	case C_ALLTOALLW:
+		return MPI_Ialltoallw(c->send, c->counts, c->wdispls, c->types, c->recv, c->counts, c->wdispls, c->types, w, r);
+	case C_NBR_ALLGATHER:
+		return MPI_Ineighbor_allgather(c->send, c->count, MPI_CHAR, c->recv, c->count, MPI_CHAR, ring, r);
+	case C_NBR_ALLGATHERV:
+		return MPI_Ineighbor_allgatherv(c->send, c->count, MPI_CHAR, c->recv, c->ncounts, c->ndispls, MPI_CHAR, ring, r);
+	case C_NBR_ALLTOALL:
+		return MPI_Ineighbor_alltoall(c->send, c->count, MPI_CHAR, c->recv, c->count, MPI_CHAR, ring, r);
+	case C_NBR_ALLTOALLV:
+		return MPI_Ineighbor_alltoallv(c->send, c->ncounts, c->ndispls, MPI_CHAR, c->recv, c->ncounts, c->ndispls,
+		                               MPI_CHAR, ring, r);
+	case C_NBR_ALLTOALLW:
+		return MPI_Ineighbor_alltoallw(c->send, c->ncounts, c->nwdispls, c->ntypes, c->recv, c->ncounts, c->nwdispls,
+		                               c->ntypes, ring, r);
 	case C_REDUCE:
 		return MPI_Ireduce(c->send, c->recv, c->count, MPI_FLOAT, MPI_SUM, 0, w, r);
 	case C_ALLREDUCE:
@@ -563,6 +648,22 @@ static int init_p(struct call *c, MPI_Request *r)
 		return PINIT(Alltoall)(c->send, c->count, MPI_CHAR, c->recv, c->count, MPI_CHAR, w, i, r);
 	case C_ALLTOALLV:
 		return PINIT(Alltoallv)(c->send, c->counts, c->displs, MPI_CHAR, c->recv, c->counts, c->displs, MPI_CHAR, w, i, r);
+	case C_ALLTOALLW:
+		return PINIT(Alltoallw)(c->send, c->counts, c->wdispls, c->types, c->recv, c->counts, c->wdispls, c->types, w,
+		                        i, r);
+	case C_NBR_ALLGATHER:
+		return PINIT(Neighbor_allgather)(c->send, c->count, MPI_CHAR, c->recv, c->count, MPI_CHAR, ring, i, r);
+	case C_NBR_ALLGATHERV:
+		return PINIT(Neighbor_allgatherv)(c->send, c->count, MPI_CHAR, c->recv, c->ncounts, c->ndispls, MPI_CHAR,
+		                                  ring, i, r);
+	case C_NBR_ALLTOALL:
+		return PINIT(Neighbor_alltoall)(c->send, c->count, MPI_CHAR, c->recv, c->count, MPI_CHAR, ring, i, r);
+	case C_NBR_ALLTOALLV:
+		return PINIT(Neighbor_alltoallv)(c->send, c->ncounts, c->ndispls, MPI_CHAR, c->recv, c->ncounts, c->ndispls,
+		                                 MPI_CHAR, ring, i, r);
+	case C_NBR_ALLTOALLW:
+		return PINIT(Neighbor_alltoallw)(c->send, c->ncounts, c->nwdispls, c->ntypes, c->recv, c->ncounts,
+		                                 c->nwdispls, c->ntypes, ring, i, r);
 	case C_REDUCE:
 		return PINIT(Reduce)(c->send, c->recv, c->count, MPI_FLOAT, MPI_SUM, 0, w, i, r);
 	case C_ALLREDUCE:
@@ -856,7 +957,12 @@ int main(int argc, char **argv)
 		.recv = xmalloc(cap),
 		.counts = xmalloc(sizeof(int) * (size_t)nranks),
 		.displs = xmalloc(sizeof(int) * (size_t)nranks),
+		.wdispls = xmalloc(sizeof(int) * (size_t)nranks),
+		.types = xmalloc(sizeof(MPI_Datatype) * (size_t)nranks),
 	};
+	int dims[1] = {nranks}, periods[1] = {1};
+	CHECK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+	CHECK(MPI_Cart_shift(ring, 0, 1, &nbr[0], &nbr[1]));
 	if (rank == 0) {
 		char lib[128];
 		library_name(lib, sizeof lib);
@@ -873,6 +979,8 @@ int main(int argc, char **argv)
 		for (int f = 0; f < NFORM; f++) {
 			if (!o.forms[f] || (f == F_OV && !has_overlap(c.coll)))
 				continue;
+			if (c.coll == C_REDUCE_LOCAL && f != F_B)
+				continue; /* no nonblocking or persistent form in MPI */
 			if (f == F_P && !HAVE_PERSISTENT) {
 				if (rank == 0)
 					printf("skip %s p this MPI has no persistent collectives\n", coll_names[k]);
@@ -893,6 +1001,9 @@ int main(int argc, char **argv)
 	free(c.recv);
 	free(c.counts);
 	free(c.displs);
+	free(c.wdispls);
+	free(c.types);
+	MPI_Comm_free(&ring);
 	MPI_Finalize();
 	return 0;
 }

@@ -73,6 +73,20 @@ func bind(c *mpi.Comm, s Shape, send, recv []byte) calls {
 			func() (*mpi.Request, error) { return c.Ialltoallv(sb, k, d, rb, k, d) },
 			func() (*mpi.Persistent, error) { return c.AlltoallvInit(sb, k, d, rb, k, d) },
 		}
+	case Alltoallw:
+		k, d, t := s.Counts, s.Displs, make([]mpi.Datatype, s.N)
+		for i := range t {
+			t[i] = mpi.Byte
+		}
+		return calls{
+			func() error { return c.Alltoallw(sb, k, d, t, rb, k, d, t) },
+			func() (*mpi.Request, error) { return c.Ialltoallw(sb, k, d, t, rb, k, d, t) },
+			func() (*mpi.Persistent, error) { return c.AlltoallwInit(sb, k, d, t, rb, k, d, t) },
+		}
+	case ReduceLocal:
+		return calls{blocking: func() error { return mpi.ReduceLocal(sb, rb, dt, op) }}
+	case NeighborAllgather, NeighborAllgatherv, NeighborAlltoall, NeighborAlltoallv, NeighborAlltoallw:
+		return bindNeighbor(c, s, sb, rb)
 	case Reduce:
 		return calls{
 			func() error { return c.Reduce(sb, rb, dt, op, 0) },
@@ -111,4 +125,42 @@ func bind(c *mpi.Comm, s Shape, send, recv []byte) calls {
 		}
 	}
 	panic("colls: no calls for " + s.Coll.String())
+}
+
+// bindNeighbor binds the neighbourhood collectives, on the periodic ring
+// osu_colls.c makes with MPI_Cart_create.
+func bindNeighbor(c *mpi.Comm, s Shape, sb, rb []byte) calls {
+	nb := mpi.CartNeighbors([]int{s.N}, []bool{true}, c.Rank())
+	k, d, t := []int{s.Count, s.Count}, []int{0, s.Count}, []mpi.Datatype{mpi.Byte, mpi.Byte}
+	switch s.Coll {
+	case NeighborAllgather:
+		return calls{
+			func() error { return c.NeighborAllgather(nb, sb, rb) },
+			func() (*mpi.Request, error) { return c.IneighborAllgather(nb, sb, rb) },
+			func() (*mpi.Persistent, error) { return c.NeighborAllgatherInit(nb, sb, rb) },
+		}
+	case NeighborAllgatherv:
+		return calls{
+			func() error { return c.NeighborAllgatherv(nb, sb, rb, k, d) },
+			func() (*mpi.Request, error) { return c.IneighborAllgatherv(nb, sb, rb, k, d) },
+			func() (*mpi.Persistent, error) { return c.NeighborAllgathervInit(nb, sb, rb, k, d) },
+		}
+	case NeighborAlltoall:
+		return calls{
+			func() error { return c.NeighborAlltoall(nb, sb, rb) },
+			func() (*mpi.Request, error) { return c.IneighborAlltoall(nb, sb, rb) },
+			func() (*mpi.Persistent, error) { return c.NeighborAlltoallInit(nb, sb, rb) },
+		}
+	case NeighborAlltoallv:
+		return calls{
+			func() error { return c.NeighborAlltoallv(nb, sb, k, d, rb, k, d) },
+			func() (*mpi.Request, error) { return c.IneighborAlltoallv(nb, sb, k, d, rb, k, d) },
+			func() (*mpi.Persistent, error) { return c.NeighborAlltoallvInit(nb, sb, k, d, rb, k, d) },
+		}
+	}
+	return calls{
+		func() error { return c.NeighborAlltoallw(nb, sb, k, d, t, rb, k, d, t) },
+		func() (*mpi.Request, error) { return c.IneighborAlltoallw(nb, sb, k, d, t, rb, k, d, t) },
+		func() (*mpi.Persistent, error) { return c.NeighborAlltoallwInit(nb, sb, k, d, t, rb, k, d, t) },
+	}
 }

@@ -58,8 +58,10 @@ func (s Shape) SendLen(rank int) int {
 			return s.N * s.Count
 		}
 		return s.Count
-	case Alltoall, Alltoallv:
+	case Alltoall, Alltoallv, Alltoallw:
 		return s.N * s.Count
+	case NeighborAlltoall, NeighborAlltoallv, NeighborAlltoallw:
+		return 2 * s.Count
 	case ReduceScatterBlock:
 		return 4 * s.Block * s.N
 	case ReduceScatter:
@@ -81,8 +83,10 @@ func (s Shape) RecvLen(rank int) int {
 			return s.N * s.Count
 		}
 		return s.Count
-	case Allgather, Allgatherv, Alltoall, Alltoallv:
+	case Allgather, Allgatherv, Alltoall, Alltoallv, Alltoallw:
 		return s.N * s.Count
+	case NeighborAllgather, NeighborAllgatherv, NeighborAlltoall, NeighborAlltoallv, NeighborAlltoallw:
+		return 2 * s.Count
 	case Scatter, Scatterv:
 		return s.Count
 	case ReduceScatterBlock:
@@ -92,6 +96,10 @@ func (s Shape) RecvLen(rank int) int {
 	}
 	return 4 * s.Count
 }
+
+// ringNeighbors are rank's neighbours on the periodic ring of n ranks the
+// neighbourhood collectives run on: below, then above (MPI_Cart_shift's).
+func ringNeighbors(rank, n int) [2]int { return [2]int{(rank + n - 1) % n, (rank + 1) % n} }
 
 // pat is byte j of the block rank from sends to rank to.
 func pat(from, to, j int) byte { return byte(from*31 + to*7 + j*13 + 1) }
@@ -125,11 +133,20 @@ func (s Shape) Fill(rank int, send, recv []byte) {
 				send[j] = pat(0, 0, j)
 			}
 		}
-	case Gather, Gatherv, Allgather, Allgatherv:
+	case Gather, Gatherv, Allgather, Allgatherv, NeighborAllgather, NeighborAllgatherv:
 		for j := range n {
 			send[j] = pat(rank, 0, j)
 		}
-	case Scatter, Scatterv, Alltoall, Alltoallv:
+	case NeighborAlltoall, NeighborAlltoallv, NeighborAlltoallw:
+		// The pattern names the destination rank, not the block: on a
+		// ring of two both blocks go to one rank, and any pairing of
+		// them is then read alike.
+		for k, d := range ringNeighbors(rank, s.N) {
+			for j := range n {
+				send[k*n+j] = pat(rank, d, j)
+			}
+		}
+	case Scatter, Scatterv, Alltoall, Alltoallv, Alltoallw:
 		if rank != 0 && (s.Coll == Scatter || s.Coll == Scatterv) {
 			break // only the root's send is read
 		}
@@ -187,12 +204,30 @@ func (s Shape) Verify(rank int, send, recv []byte) error {
 				return err
 			}
 		}
-	case Alltoall, Alltoallv:
+	case Alltoall, Alltoallv, Alltoallw:
 		for src := range s.N {
 			for j := range n {
 				if err := byteAt(recv, src*n+j, pat(src, rank, j)); err != nil {
 					return err
 				}
+			}
+		}
+	case NeighborAllgather, NeighborAllgatherv, NeighborAlltoall, NeighborAlltoallv, NeighborAlltoallw:
+		to := rank
+		if s.Coll == NeighborAllgather || s.Coll == NeighborAllgatherv {
+			to = 0
+		}
+		for k, src := range ringNeighbors(rank, s.N) {
+			for j := range n {
+				if err := byteAt(recv, k*n+j, pat(src, to, j)); err != nil {
+					return err
+				}
+			}
+		}
+	case ReduceLocal: // recv was zero: it is now send
+		for i := range n {
+			if err := floatAt(i, 0, fpat(rank, i)); err != nil {
+				return err
 			}
 		}
 	case Reduce, Allreduce, Scan, Exscan:

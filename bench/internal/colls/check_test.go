@@ -38,10 +38,22 @@ func reference(s Shape, sends [][]byte) (outSend, outRecv [][]byte) {
 			}
 		case Scatter, Scatterv:
 			copy(outRecv[r], sends[0][s.Displs[r]:s.Displs[r]+s.Counts[r]])
-		case Alltoall, Alltoallv:
+		case Alltoall, Alltoallv, Alltoallw:
 			for src := range n {
 				copy(outRecv[r][s.Displs[src]:], sends[src][s.Displs[r]:s.Displs[r]+s.Counts[r]])
 			}
+		case NeighborAllgather, NeighborAllgatherv:
+			for k, src := range [2]int{(r + n - 1) % n, (r + 1) % n} {
+				copy(outRecv[r][k*s.Count:], sends[src][:s.Count])
+			}
+		case NeighborAlltoall, NeighborAlltoallv, NeighborAlltoallw:
+			// MPI's Cartesian pairing: block k (0 from below) is the
+			// source's block 1-k (sent up, or down).
+			for k, src := range [2]int{(r + n - 1) % n, (r + 1) % n} {
+				copy(outRecv[r][k*s.Count:], sends[src][(1-k)*s.Count:(2-k)*s.Count])
+			}
+		case ReduceLocal:
+			copy(outRecv[r], sends[r][:4*s.Count])
 		case Reduce, Allreduce:
 			if r == 0 || s.Coll == Allreduce {
 				copy(outRecv[r], sum(0, n))

@@ -34,19 +34,27 @@ const (
 	Allgatherv
 	Alltoall
 	Alltoallv
+	Alltoallw
 	Reduce
 	Allreduce
 	ReduceScatter
 	ReduceScatterBlock
 	Scan
 	Exscan
+	ReduceLocal
+	NeighborAllgather
+	NeighborAllgatherv
+	NeighborAlltoall
+	NeighborAlltoallv
+	NeighborAlltoallw
 	NumColls
 )
 
 var collNames = [NumColls]string{
 	"barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "allgather",
-	"allgatherv", "alltoall", "alltoallv", "reduce", "allreduce", "reduce_scatter",
-	"reduce_scatter_block", "scan", "exscan",
+	"allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce", "allreduce", "reduce_scatter",
+	"reduce_scatter_block", "scan", "exscan", "reduce_local", "neighbor_allgather", "neighbor_allgatherv",
+	"neighbor_alltoall", "neighbor_alltoallv", "neighbor_alltoallw",
 }
 
 func (c Coll) String() string {
@@ -67,7 +75,17 @@ func ParseColl(s string) (Coll, bool) {
 }
 
 // Reduction says whether c reduces float32 sums (the others move bytes).
-func (c Coll) Reduction() bool { return c >= Reduce }
+func (c Coll) Reduction() bool { return c >= Reduce && c <= ReduceLocal }
+
+// Neighbor says whether c is a neighbourhood collective, run on a periodic
+// ring: each rank's neighbours are the ranks below and above it.
+func (c Coll) Neighbor() bool { return c >= NeighborAllgather }
+
+// HasForm says whether c has form f: ReduceLocal, local and blocking in
+// MPI, has no other.
+func (c Coll) HasForm(f Form) bool {
+	return c != ReduceLocal || f == Blocking
+}
 
 // HasOverlap says whether OSU has an overlap benchmark of c's nonblocking
 // form that this suite reproduces (osu_iallreduce, osu_ibcast, osu_ialltoall).

@@ -79,7 +79,7 @@ func (r *runner) run() {
 			sizes = []int{0}
 		}
 		for _, f := range r.o.Forms {
-			if f == Overlap && !coll.HasOverlap() {
+			if (f == Overlap && !coll.HasOverlap()) || !coll.HasForm(f) {
 				continue
 			}
 			for _, size := range sizes {

@@ -119,6 +119,12 @@ func checkSmoke(t *testing.T, lang string, n int, stdout, stderr string) {
 			sizes = []int{0}
 		}
 		for _, f := range []Form{Blocking, NonBlocking, Persistent} {
+			if !c.HasForm(f) {
+				if seen[fmt.Sprint(c, f, sizes[0])] {
+					t.Errorf("a row for %s %s, which has no such form", c, f)
+				}
+				continue
+			}
 			for _, s := range sizes {
 				if !seen[fmt.Sprint(c, f, s)] {
 					t.Errorf("no row for %s %s %d", c, f, s)

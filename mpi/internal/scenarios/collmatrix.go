@@ -30,6 +30,7 @@ const (
 	cmAllgatherv
 	cmAlltoall
 	cmAlltoallv
+	cmAlltoallw
 	cmReduce
 	cmAllreduce
 	cmRSB
@@ -41,7 +42,7 @@ const (
 )
 
 var cmNames = [cmColls]string{"Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather",
-	"Allgatherv", "Alltoall", "Alltoallv", "Reduce", "Allreduce", "ReduceScatterBlock", "ReduceScatter", "Scan",
+	"Allgatherv", "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "ReduceScatterBlock", "ReduceScatter", "Scan",
 	"Exscan", "ReduceLocal"}
 
 type cmForm int
@@ -81,7 +82,7 @@ func (c cmColl) rooted() bool {
 }
 func (c cmColl) red() bool      { return c >= cmReduce }
 func (c cmColl) inPlace() bool  { return c != cmBarrier && c != cmBcast && c != cmReduceLocal }
-func (c cmColl) hasTyped() bool { return c != cmBarrier && c != cmReduceLocal }
+func (c cmColl) hasTyped() bool { return c != cmBarrier && c != cmReduceLocal && c != cmAlltoallw }
 func (c cmColl) hasForm(f cmForm) bool {
 	switch {
 	case c == cmReduceLocal:
@@ -175,6 +176,8 @@ type cmCase struct {
 	xsend, xrecv       []int32
 	sc, sd, rc, rd     []int // in int32s
 	bsc, bsd, brc, brd []int // in bytes
+	wsc, wrc           []int // Alltoallw's: in elements of st and rt
+	st, rt             []mpi.Datatype
 	req                *mpi.Request
 	per                *mpi.Persistent
 }
@@ -198,6 +201,10 @@ func cmLayout(n int, cnt func(i int) int) (c, d []int) {
 	return c, d
 }
 
+// cmWTypes are Alltoallw's per-peer datatypes (int32 blocks are whole
+// numbers of each).
+var cmWTypes = [3]mpi.Datatype{mpi.Int32, mpi.Int16, mpi.Byte}
+
 func bytesOf(v []int) []int {
 	b := make([]int, len(v))
 	for i, x := range v {
@@ -216,7 +223,7 @@ func newCmCase(c *mpi.Comm, coll cmColl, form cmForm, root int, ip bool, op int)
 		k.rc, k.rd = cmLayout(n, cmVC)
 	case cmScatterv:
 		k.sc, k.sd = cmLayout(n, cmVC)
-	case cmAlltoallv:
+	case cmAlltoallv, cmAlltoallw:
 		k.sc, k.sd = cmLayout(n, func(j int) int { return k.amt(r, j) })
 		k.rc, k.rd = cmLayout(n, func(i int) int { return k.amt(i, r) })
 		if ip {
@@ -224,6 +231,19 @@ func newCmCase(c *mpi.Comm, coll cmColl, form cmForm, root int, ip bool, op int)
 		}
 	}
 	k.bsc, k.bsd, k.brc, k.brd = bytesOf(k.sc), bytesOf(k.sd), bytesOf(k.rc), bytesOf(k.rd)
+	if coll == cmAlltoallw {
+		// A datatype per peer, different on the two sides of each
+		// block, so that counts taken in the wrong unit misplace bytes.
+		k.st, k.rt = make([]mpi.Datatype, n), make([]mpi.Datatype, n)
+		k.wsc, k.wrc = make([]int, n), make([]int, n)
+		for i := range n {
+			k.st[i], k.rt[i] = cmWTypes[(r+2*i)%3], cmWTypes[(i+2*r+1)%3]
+			k.wsc[i], k.wrc[i] = k.bsc[i]/k.st[i].Size(), k.brc[i]/k.rt[i].Size()
+		}
+		if ip {
+			k.st, k.wsc = k.rt, k.wrc
+		}
+	}
 	return k
 }
 
@@ -273,7 +293,7 @@ func (k *cmCase) fill(seed int) {
 		for i := range n {
 			put(b, i*cmNel, cmNel, r, i)
 		}
-	case cmAlltoallv:
+	case cmAlltoallv, cmAlltoallw:
 		b, d := k.send, k.sd
 		if ip {
 			b, d = k.recv, k.rd
@@ -339,7 +359,7 @@ func (k *cmCase) fill(seed int) {
 		for i := range n {
 			put(x, i*cmNel, cmNel, i, r)
 		}
-	case cmAlltoallv:
+	case cmAlltoallv, cmAlltoallw:
 		for i := range n {
 			put(x, k.rd[i], k.amt(i, r), i, r)
 		}
@@ -445,7 +465,7 @@ func (k *cmCase) args() (s, r []int32) {
 			return k.recv[:n*cmNel], k.recv[:n*cmNel]
 		}
 		return k.send[:n*cmNel], k.recv[:n*cmNel]
-	case cmAlltoallv:
+	case cmAlltoallv, cmAlltoallw:
 		if k.ip {
 			return k.recv, k.recv
 		}
@@ -504,6 +524,8 @@ func (k *cmCase) issue() error {
 			err = c.Alltoall(s, r)
 		case cmAlltoallv:
 			err = c.Alltoallv(s, k.bsc, k.bsd, r, k.brc, k.brd)
+		case cmAlltoallw:
+			err = c.Alltoallw(s, k.wsc, k.bsd, k.st, r, k.wrc, k.brd, k.rt)
 		case cmReduce:
 			err = c.Reduce(s, r, dt, op, root)
 		case cmAllreduce:
@@ -583,6 +605,8 @@ func (k *cmCase) issue() error {
 			k.req, err = c.Ialltoall(s, r)
 		case cmAlltoallv:
 			k.req, err = c.Ialltoallv(s, k.bsc, k.bsd, r, k.brc, k.brd)
+		case cmAlltoallw:
+			k.req, err = c.Ialltoallw(s, k.wsc, k.bsd, k.st, r, k.wrc, k.brd, k.rt)
 		case cmReduce:
 			k.req, err = c.Ireduce(s, r, dt, op, root)
 		case cmAllreduce:
@@ -618,6 +642,8 @@ func (k *cmCase) issue() error {
 			k.per, err = c.AlltoallInit(s, r)
 		case cmAlltoallv:
 			k.per, err = c.AlltoallvInit(s, k.bsc, k.bsd, r, k.brc, k.brd)
+		case cmAlltoallw:
+			k.per, err = c.AlltoallwInit(s, k.wsc, k.bsd, k.st, r, k.wrc, k.brd, k.rt)
 		case cmReduce:
 			k.per, err = c.ReduceInit(s, r, dt, op, root)
 		case cmAllreduce:

@@ -250,6 +250,44 @@ func init() {
 			}
 		})
 
+		// Alltoallw: the same exchange counted in int16s sent and bytes
+		// received, through its three forms.
+		wsc, wrc := make([]int, nr), make([]int, nr)
+		st, rt := make([]mpi.Datatype, nr), make([]mpi.Datatype, nr)
+		for j := range nr {
+			wsc[j], st[j], wrc[j], rt[j] = sc[j]/2, mpi.Int16, rc[j], mpi.Byte
+		}
+		wsend := ints(out...)
+		checkW := func(form string) {
+			for j := range nr {
+				for i := range rc[j] / 4 {
+					if got := at(in, rd[j]/4+i); got != word(remote(j), 3*me+i) {
+						fail("%s Alltoallw: from %d int %d is %d", form, j, i, got)
+					}
+				}
+			}
+		}
+		clear(in)
+		must(ic.Alltoallw(wsend, wsc, sd, st, in, wrc, rd, rt), "Alltoallw")
+		checkW("blocking")
+		clear(in)
+		wq, err := ic.Ialltoallw(wsend, wsc, sd, st, in, wrc, rd, rt)
+		must(err, "Ialltoallw")
+		_, err = wq.Wait()
+		must(err, "Ialltoallw: Wait")
+		checkW("nonblocking")
+		wp, err := ic.AlltoallwInit(wsend, wsc, sd, st, in, wrc, rd, rt)
+		must(err, "AlltoallwInit")
+		for range 2 {
+			clear(in)
+			_, err = wp.Start()
+			must(err, "AlltoallwInit: Start")
+			_, err = wp.Wait()
+			must(err, "AlltoallwInit: Wait")
+			checkW("persistent")
+		}
+		must(wp.Free(), "Free")
+
 		// Bad arguments: nothing sent, the right class.
 		if err := cabi.InterColl(ic, mpi.InterArgs{Kind: mpi.InterBcast, Root: nr, Send: buf, Recv: buf}); mpi.ClassOf(err) != mpi.ErrRoot {
 			fail("Bcast with root %d: %v", nr, err)

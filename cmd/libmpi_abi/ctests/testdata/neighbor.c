@@ -3,7 +3,8 @@
  * both neighbours are one rank, so the pairing of the two messages shows),
  * and a 2-D grid periodic in one dimension only (MPI_PROC_NULL edges leave
  * their blocks untouched). Every form: blocking, nonblocking, persistent
- * (restarted), int and _c. */
+ * (restarted), int and _c, with point-to-point messages pending on the same
+ * communicator and a neighbourhood collective on a duplicate in flight. */
 #include "check.h"
 
 #define MAXD 4 /* neighbours: 2 per dimension, at most 2 dimensions */
@@ -29,8 +30,40 @@ static void expect(const int *got, int seed, int all, int per, const char *what)
 	}
 }
 
+/* A ring exchange pending on a communicator across its collectives: the
+ * receive takes any tag, so a collective message matching it shows. */
+typedef struct {
+	int in[2], out[2], seed, left;
+	MPI_Request q[2];
+} ringx;
+
+static void ring_post(ringx *g, MPI_Comm c, int seed)
+{
+	int size, me;
+	MPI_Comm_size(c, &size);
+	MPI_Comm_rank(c, &me);
+	g->seed = seed, g->left = (me + size - 1) % size;
+	g->out[0] = seed * 1000 + me, g->out[1] = -seed;
+	CHECK_RC(MPI_Irecv(g->in, 2, MPI_INT, g->left, MPI_ANY_TAG, c, &g->q[0]));
+	CHECK_RC(MPI_Isend(g->out, 2, MPI_INT, (me + 1) % size, seed % 100, c, &g->q[1]));
+}
+
+static void ring_check(ringx *g)
+{
+	MPI_Status st[2];
+	CHECK_RC(MPI_Waitall(2, g->q, st));
+	CHECK(st[0].MPI_SOURCE == g->left && st[0].MPI_TAG == g->seed % 100);
+	CHECK(g->in[0] == g->seed * 1000 + g->left && g->in[1] == -g->seed);
+}
+
 static void run(MPI_Comm cart, int seed)
 {
+	/* Point-to-point traffic pending on cart across its collectives, and
+	 * a duplicate (it keeps the topology) running a neighbourhood
+	 * collective of its own at the same time. */
+	MPI_Comm dup;
+	CHECK_RC(MPI_Comm_dup(cart, &dup));
+	int dsb[MAXD * 2], dag[MAXD * 2];
 	int sb[MAXD * 2], rb[MAXD * 2], one[2];
 	int cnt[MAXD], dsp[MAXD];
 	MPI_Count ccnt[MAXD];
@@ -50,8 +83,13 @@ static void run(MPI_Comm cart, int seed)
 			int s = seed + st;
 			one[0] = sent(s, rank, -1), one[1] = one[0] + 100;
 			for (int k = 0; k < nn; k++) sb[2 * k] = sent(s, rank, k), sb[2 * k + 1] = sent(s, rank, k) + 100;
-			for (int i = 0; i < MAXD * 2; i++) ag[i] = aa[i] = av[i] = aw[i] = agv[i] = -7;
+			for (int i = 0; i < MAXD * 2; i++) ag[i] = aa[i] = av[i] = aw[i] = agv[i] = dag[i] = -7;
 			(void)rb;
+			ringx g;
+			ring_post(&g, cart, s);
+			MPI_Request dq;
+			for (int k = 0; k < nn; k++) dsb[2 * k] = sent(s + 50, rank, k), dsb[2 * k + 1] = dsb[2 * k] + 100;
+			CHECK_RC(MPI_Ineighbor_alltoall(dsb, 2, MPI_INT, dag, 2, MPI_INT, dup, &dq));
 			switch (form) {
 			case 0:
 				CHECK_RC(MPI_Neighbor_allgather(one, 2, MPI_INT, ag, 2, MPI_INT, cart));
@@ -104,8 +142,11 @@ static void run(MPI_Comm cart, int seed)
 				for (int i = 0; i < 5; i++) CHECK_RC(MPI_Start(&q[i]));
 				break;
 			}
-			/* Completed in reverse order. */
+			/* Completed in reverse order, the duplicate's last. */
 			for (int i = 4; i >= 0; i--) CHECK_RC(MPI_Wait(&q[i], MPI_STATUS_IGNORE));
+			CHECK_RC(MPI_Wait(&dq, MPI_STATUS_IGNORE));
+			ring_check(&g);
+			expect(dag, s + 50, 0, 2, "alltoall on the duplicate");
 			expect(ag, s, 1, 2, "allgather");
 			expect(agv, s, 1, 2, "allgatherv");
 			expect(aa, s, 0, 2, "alltoall");
@@ -115,47 +156,98 @@ static void run(MPI_Comm cart, int seed)
 		if (form >= 4)
 			for (int i = 0; i < 5; i++) CHECK_RC(MPI_Request_free(&q[i]));
 	}
+	CHECK_RC(MPI_Comm_free(&dup));
 }
 
-/* Non-contiguous blocks travel packed: alltoall into every other int
- * (a strided type of 2 ints over 4), allgather from a strided send. */
+/* Non-contiguous blocks travel packed: alltoall(v,w) into every other int
+ * (a strided type of 2 ints over 4), allgather(v) from a strided send; in
+ * the int and the _c forms, blocking, nonblocking and persistent. */
 static void strided_run(MPI_Comm cart, int seed)
 {
 	MPI_Datatype v, st;
 	CHECK_RC(MPI_Type_vector(2, 1, 2, MPI_INT, &v));
 	CHECK_RC(MPI_Type_create_resized(v, 0, 4 * sizeof(int), &st));
 	CHECK_RC(MPI_Type_commit(&st));
-	int sb[MAXD * 2], rs[MAXD * 4], one4[4], ag[MAXD * 2];
-	for (int form = 0; form < 3; form++) {
+	int sb[MAXD * 2], rs[MAXD * 4], rv[MAXD * 4], rw[MAXD * 4], one4[4], ag[MAXD * 2], agv[MAXD * 2];
+	int cnt[MAXD], dsp[MAXD], ones[MAXD], rdsp[MAXD];
+	MPI_Aint bdsp[MAXD], rbdsp[MAXD];
+	MPI_Datatype ti[MAXD], tst[MAXD];
+	MPI_Count ccnt[MAXD], cones[MAXD];
+	MPI_Aint cdsp[MAXD], crdsp[MAXD];
+	for (int k = 0; k < nn; k++) {
+		cnt[k] = 2, dsp[k] = 2 * k, bdsp[k] = 2 * k * (MPI_Aint)sizeof(int), ti[k] = MPI_INT;
+		ones[k] = 1, rdsp[k] = k, rbdsp[k] = 4 * k * (MPI_Aint)sizeof(int), tst[k] = st;
+		ccnt[k] = 2, cdsp[k] = 2 * k, cones[k] = 1, crdsp[k] = k;
+	}
+	/* 0 blocking, 1 nonblocking, 2 persistent; 3-5 the same in _c. */
+	for (int form = 0; form < 6; form++) {
 		for (int k = 0; k < nn; k++) sb[2 * k] = sent(seed, rank, k), sb[2 * k + 1] = sent(seed, rank, k) + 100;
 		one4[0] = sent(seed, rank, -1), one4[1] = -5, one4[2] = one4[0] + 100, one4[3] = -5;
-		for (int i = 0; i < MAXD * 4; i++) rs[i] = -7;
-		for (int i = 0; i < MAXD * 2; i++) ag[i] = -7;
-		MPI_Request q[2];
-		if (form == 0) {
+		for (int i = 0; i < MAXD * 4; i++) rs[i] = rv[i] = rw[i] = -7;
+		for (int i = 0; i < MAXD * 2; i++) ag[i] = agv[i] = -7;
+		MPI_Request q[5];
+		MPI_Info in = MPI_INFO_NULL;
+		if (form == 3) {
+			CHECK_RC(MPI_Neighbor_alltoall_c(sb, 2, MPI_INT, rs, 1, st, cart));
+			CHECK_RC(MPI_Neighbor_allgather_c(one4, 1, st, ag, 2, MPI_INT, cart));
+			CHECK_RC(MPI_Neighbor_alltoallv_c(sb, ccnt, cdsp, MPI_INT, rv, cones, crdsp, st, cart));
+			CHECK_RC(MPI_Neighbor_alltoallw_c(sb, ccnt, bdsp, ti, rw, cones, rbdsp, tst, cart));
+			CHECK_RC(MPI_Neighbor_allgatherv_c(one4, 1, st, agv, ccnt, cdsp, MPI_INT, cart));
+		} else if (form == 4 || form == 5) {
+			if (form == 4) {
+				CHECK_RC(MPI_Ineighbor_alltoall_c(sb, 2, MPI_INT, rs, 1, st, cart, &q[0]));
+				CHECK_RC(MPI_Ineighbor_allgather_c(one4, 1, st, ag, 2, MPI_INT, cart, &q[1]));
+				CHECK_RC(MPI_Ineighbor_alltoallv_c(sb, ccnt, cdsp, MPI_INT, rv, cones, crdsp, st, cart, &q[2]));
+				CHECK_RC(MPI_Ineighbor_alltoallw_c(sb, ccnt, bdsp, ti, rw, cones, rbdsp, tst, cart, &q[3]));
+				CHECK_RC(MPI_Ineighbor_allgatherv_c(one4, 1, st, agv, ccnt, cdsp, MPI_INT, cart, &q[4]));
+			} else {
+				CHECK_RC(MPI_Neighbor_alltoall_init_c(sb, 2, MPI_INT, rs, 1, st, cart, in, &q[0]));
+				CHECK_RC(MPI_Neighbor_allgather_init_c(one4, 1, st, ag, 2, MPI_INT, cart, in, &q[1]));
+				CHECK_RC(MPI_Neighbor_alltoallv_init_c(sb, ccnt, cdsp, MPI_INT, rv, cones, crdsp, st, cart, in, &q[2]));
+				CHECK_RC(MPI_Neighbor_alltoallw_init_c(sb, ccnt, bdsp, ti, rw, cones, rbdsp, tst, cart, in, &q[3]));
+				CHECK_RC(MPI_Neighbor_allgatherv_init_c(one4, 1, st, agv, ccnt, cdsp, MPI_INT, cart, in, &q[4]));
+				CHECK_RC(MPI_Startall(5, q));
+			}
+			CHECK_RC(MPI_Waitall(5, q, MPI_STATUSES_IGNORE));
+			if (form == 5)
+				for (int i = 0; i < 5; i++) CHECK_RC(MPI_Request_free(&q[i]));
+		} else if (form == 0) {
 			CHECK_RC(MPI_Neighbor_alltoall(sb, 2, MPI_INT, rs, 1, st, cart));
 			CHECK_RC(MPI_Neighbor_allgather(one4, 1, st, ag, 2, MPI_INT, cart));
+			CHECK_RC(MPI_Neighbor_alltoallv(sb, cnt, dsp, MPI_INT, rv, ones, rdsp, st, cart));
+			CHECK_RC(MPI_Neighbor_alltoallw(sb, cnt, bdsp, ti, rw, ones, rbdsp, tst, cart));
+			CHECK_RC(MPI_Neighbor_allgatherv(one4, 1, st, agv, cnt, dsp, MPI_INT, cart));
 		} else {
 			if (form == 1) {
 				CHECK_RC(MPI_Ineighbor_alltoall(sb, 2, MPI_INT, rs, 1, st, cart, &q[0]));
 				CHECK_RC(MPI_Ineighbor_allgather(one4, 1, st, ag, 2, MPI_INT, cart, &q[1]));
+				CHECK_RC(MPI_Ineighbor_alltoallv(sb, cnt, dsp, MPI_INT, rv, ones, rdsp, st, cart, &q[2]));
+				CHECK_RC(MPI_Ineighbor_alltoallw(sb, cnt, bdsp, ti, rw, ones, rbdsp, tst, cart, &q[3]));
+				CHECK_RC(MPI_Ineighbor_allgatherv(one4, 1, st, agv, cnt, dsp, MPI_INT, cart, &q[4]));
 			} else {
-				CHECK_RC(MPI_Neighbor_alltoall_init(sb, 2, MPI_INT, rs, 1, st, cart, MPI_INFO_NULL, &q[0]));
-				CHECK_RC(MPI_Neighbor_allgather_init(one4, 1, st, ag, 2, MPI_INT, cart, MPI_INFO_NULL, &q[1]));
-				CHECK_RC(MPI_Startall(2, q));
+				CHECK_RC(MPI_Neighbor_alltoall_init(sb, 2, MPI_INT, rs, 1, st, cart, in, &q[0]));
+				CHECK_RC(MPI_Neighbor_allgather_init(one4, 1, st, ag, 2, MPI_INT, cart, in, &q[1]));
+				CHECK_RC(MPI_Neighbor_alltoallv_init(sb, cnt, dsp, MPI_INT, rv, ones, rdsp, st, cart, in, &q[2]));
+				CHECK_RC(MPI_Neighbor_alltoallw_init(sb, cnt, bdsp, ti, rw, ones, rbdsp, tst, cart, in, &q[3]));
+				CHECK_RC(MPI_Neighbor_allgatherv_init(one4, 1, st, agv, cnt, dsp, MPI_INT, cart, in, &q[4]));
+				CHECK_RC(MPI_Startall(5, q));
 			}
-			CHECK_RC(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
-			if (form == 2) {
-				CHECK_RC(MPI_Request_free(&q[0]));
-				CHECK_RC(MPI_Request_free(&q[1]));
-			}
+			CHECK_RC(MPI_Waitall(5, q, MPI_STATUSES_IGNORE));
+			if (form == 2)
+				for (int i = 0; i < 5; i++) CHECK_RC(MPI_Request_free(&q[i]));
 		}
 		for (int k = 0; k < nn; k++) {
 			int base = src[k] == MPI_PROC_NULL ? -7 : sent(seed, src[k], k ^ 1);
-			CHECK(rs[4 * k] == base && rs[4 * k + 1] == -7);
-			CHECK(rs[4 * k + 2] == (src[k] == MPI_PROC_NULL ? -7 : base + 100) && rs[4 * k + 3] == -7);
+			int hi = src[k] == MPI_PROC_NULL ? -7 : base + 100;
+			const int *bufs[3] = {rs, rv, rw};
+			for (int b = 0; b < 3; b++) {
+				const int *r = bufs[b];
+				CHECK(r[4 * k] == base && r[4 * k + 1] == -7);
+				CHECK(r[4 * k + 2] == hi && r[4 * k + 3] == -7);
+			}
 		}
 		expect(ag, seed, 1, 2, "allgather from a strided send");
+		expect(agv, seed, 1, 2, "allgatherv from a strided send");
 	}
 	CHECK_RC(MPI_Type_free(&v));
 	CHECK_RC(MPI_Type_free(&st));

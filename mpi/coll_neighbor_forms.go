@@ -1,0 +1,147 @@
+//go:build !ompi && !mpich
+
+package mpi
+
+// The neighbourhood collectives other than NeighborAlltoallv, each that
+// one exchange (coll_neighbor.go) with its block lists written into the
+// schedule's scratch: an allgather sends its one buffer to every
+// destination, an alltoall splits the buffers into equal blocks, an
+// alltoallw counts elements of a datatype per neighbour and places blocks
+// at byte displacements.
+
+func (c *Comm) neighborAllgathervBuild(s *schedule, what string, nb *Neighbors, send, recv []byte, rcounts, rdispls []int) error {
+	if nb == nil {
+		return newErr(ErrArg, what, "no neighbourhood")
+	}
+	sc, sd := s.ints(len(nb.Destinations)), s.ints(len(nb.Destinations))
+	fillBlocks(sc, sd, len(send), 0)
+	return c.neighborBuild(s, what, nb, send, sc, sd, recv, rcounts, rdispls)
+}
+
+func (c *Comm) neighborAllgatherBuild(s *schedule, what string, nb *Neighbors, send, recv []byte) error {
+	if nb == nil {
+		return newErr(ErrArg, what, "no neighbourhood")
+	}
+	m := len(send)
+	if len(recv) < len(nb.Sources)*m {
+		return newErr(ErrBuffer, what, "receive buffer of %d bytes for %d sources × %d", len(recv), len(nb.Sources), m)
+	}
+	rc, rd := s.ints(len(nb.Sources)), s.ints(len(nb.Sources))
+	fillBlocks(rc, rd, m, m)
+	return c.neighborAllgathervBuild(s, what, nb, send, recv, rc, rd)
+}
+
+func (c *Comm) neighborAlltoallBuild(s *schedule, what string, nb *Neighbors, send, recv []byte) error {
+	m, err := neighborBlock(what, nb, send, recv)
+	if err != nil {
+		return err
+	}
+	sc, sd := s.ints(len(nb.Destinations)), s.ints(len(nb.Destinations))
+	rc, rd := s.ints(len(nb.Sources)), s.ints(len(nb.Sources))
+	fillBlocks(sc, sd, m, m)
+	fillBlocks(rc, rd, m, m)
+	return c.neighborBuild(s, what, nb, send, sc, sd, recv, rc, rd)
+}
+
+func (c *Comm) neighborAlltoallwBuild(s *schedule, what string, nb *Neighbors, send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype) error {
+	if nb == nil {
+		return newErr(ErrArg, what, "no neighbourhood")
+	}
+	sb, rb := s.ints(len(nb.Destinations)), s.ints(len(nb.Sources))
+	if err := typedBytes(what, "send", scounts, stypes, sb); err != nil {
+		return err
+	}
+	if err := typedBytes(what, "receive", rcounts, rtypes, rb); err != nil {
+		return err
+	}
+	return c.neighborBuild(s, what, nb, send, sb, sdispls, recv, rb, rdispls)
+}
+
+// NeighborAllgather sends send to every destination of nb and receives
+// block k of recv (len(send) bytes each) from nb.Sources[k].
+func (c *Comm) NeighborAllgather(nb *Neighbors, send, recv []byte) error {
+	return c.blocking("NeighborAllgather", func(s *schedule) error {
+		return c.neighborAllgatherBuild(s, "NeighborAllgather", nb, send, recv)
+	})
+}
+
+// IneighborAllgather starts a NeighborAllgather.
+func (c *Comm) IneighborAllgather(nb *Neighbors, send, recv []byte) (*Request, error) {
+	return c.nonblocking("IneighborAllgather", func(s *schedule) error {
+		return c.neighborAllgatherBuild(s, "IneighborAllgather", nb, send, recv)
+	})
+}
+
+// NeighborAllgatherInit binds a persistent NeighborAllgather.
+func (c *Comm) NeighborAllgatherInit(nb *Neighbors, send, recv []byte) (*Persistent, error) {
+	return c.persist("NeighborAllgatherInit", func(s *schedule) error {
+		return c.neighborAllgatherBuild(s, "NeighborAllgatherInit", nb, send, recv)
+	})
+}
+
+// NeighborAllgatherv sends send to every destination of nb and receives
+// block k of recv (rcounts[k] bytes at rdispls[k]) from nb.Sources[k].
+func (c *Comm) NeighborAllgatherv(nb *Neighbors, send, recv []byte, rcounts, rdispls []int) error {
+	return c.blocking("NeighborAllgatherv", func(s *schedule) error {
+		return c.neighborAllgathervBuild(s, "NeighborAllgatherv", nb, send, recv, rcounts, rdispls)
+	})
+}
+
+// IneighborAllgatherv starts a NeighborAllgatherv.
+func (c *Comm) IneighborAllgatherv(nb *Neighbors, send, recv []byte, rcounts, rdispls []int) (*Request, error) {
+	return c.nonblocking("IneighborAllgatherv", func(s *schedule) error {
+		return c.neighborAllgathervBuild(s, "IneighborAllgatherv", nb, send, recv, rcounts, rdispls)
+	})
+}
+
+// NeighborAllgathervInit binds a persistent NeighborAllgatherv.
+func (c *Comm) NeighborAllgathervInit(nb *Neighbors, send, recv []byte, rcounts, rdispls []int) (*Persistent, error) {
+	return c.persist("NeighborAllgathervInit", func(s *schedule) error {
+		return c.neighborAllgathervBuild(s, "NeighborAllgathervInit", nb, send, recv, rcounts, rdispls)
+	})
+}
+
+// NeighborAlltoall sends block k of send to nb.Destinations[k] and
+// receives block k of recv from nb.Sources[k]; the blocks are
+// len(send)/len(nb.Destinations) bytes.
+func (c *Comm) NeighborAlltoall(nb *Neighbors, send, recv []byte) error {
+	return c.blocking("NeighborAlltoall", func(s *schedule) error {
+		return c.neighborAlltoallBuild(s, "NeighborAlltoall", nb, send, recv)
+	})
+}
+
+// IneighborAlltoall starts a NeighborAlltoall.
+func (c *Comm) IneighborAlltoall(nb *Neighbors, send, recv []byte) (*Request, error) {
+	return c.nonblocking("IneighborAlltoall", func(s *schedule) error {
+		return c.neighborAlltoallBuild(s, "IneighborAlltoall", nb, send, recv)
+	})
+}
+
+// NeighborAlltoallInit binds a persistent NeighborAlltoall.
+func (c *Comm) NeighborAlltoallInit(nb *Neighbors, send, recv []byte) (*Persistent, error) {
+	return c.persist("NeighborAlltoallInit", func(s *schedule) error {
+		return c.neighborAlltoallBuild(s, "NeighborAlltoallInit", nb, send, recv)
+	})
+}
+
+// NeighborAlltoallw is NeighborAlltoallv with counts in elements of a
+// datatype per neighbour (displacements stay in bytes).
+func (c *Comm) NeighborAlltoallw(nb *Neighbors, send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype) error {
+	return c.blocking("NeighborAlltoallw", func(s *schedule) error {
+		return c.neighborAlltoallwBuild(s, "NeighborAlltoallw", nb, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+	})
+}
+
+// IneighborAlltoallw starts a NeighborAlltoallw.
+func (c *Comm) IneighborAlltoallw(nb *Neighbors, send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype) (*Request, error) {
+	return c.nonblocking("IneighborAlltoallw", func(s *schedule) error {
+		return c.neighborAlltoallwBuild(s, "IneighborAlltoallw", nb, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+	})
+}
+
+// NeighborAlltoallwInit binds a persistent NeighborAlltoallw.
+func (c *Comm) NeighborAlltoallwInit(nb *Neighbors, send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype) (*Persistent, error) {
+	return c.persist("NeighborAlltoallwInit", func(s *schedule) error {
+		return c.neighborAlltoallwBuild(s, "NeighborAlltoallwInit", nb, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+	})
+}
