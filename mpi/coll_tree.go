@@ -201,21 +201,35 @@ func reduceSched(s *schedule, rank, root, n int, in, out []byte, red reducer) {
 	}
 	t := makeTreeInto(binomialTree, rank, treeRoot, n, s.ints(bitsOf(n)))
 	acc := in
-	if len(t.children) > 0 {
-		acc = s.scratch(len(in))
-		s.nextLocal()
-		s.copyStep(acc, in)
-		s.next()
-		tmps := s.scratch(len(in) * len(t.children))
-		for i, ch := range t.children {
-			s.recv(ch, tmps[i*len(in):(i+1)*len(in)])
+	if k := len(t.children); k > 0 {
+		// Each child's contribution is combined into the buffer it
+		// arrived in (acc op tmp into tmp), which then holds the
+		// accumulator: no copies between children. At the root the last
+		// child arrives straight in out, so the result lands in place.
+		// Children in increasing relative rank: acc covers the ranks just
+		// below each child's subtree, so it is the lower operand.
+		toOut := rank == root && treeRoot == root && !sameBuf(in, out)
+		intoOut := rank == root && sameBuf(in, out) && red.commutative
+		nt := k
+		if toOut {
+			nt--
 		}
-		// Children in increasing relative rank: acc covers the ranks
-		// just below each child's subtree, so it is the lower operand.
-		for i := range t.children {
-			tmp := tmps[i*len(in) : (i+1)*len(in)]
-			s.reduce(acc, tmp)
-			s.copyStep(acc, tmp)
+		tmps := s.scratch(len(in) * nt)
+		s.next()
+		for i, ch := range t.children {
+			buf := out
+			if i < nt {
+				buf = tmps[i*len(in) : (i+1)*len(in)]
+			}
+			s.recv(ch, buf)
+			if intoOut {
+				// In place, any order: accumulate in out itself.
+				s.reduce(buf, out)
+				acc = out
+				continue
+			}
+			s.reduce(acc, buf)
+			acc = buf
 		}
 	}
 	switch {
