@@ -7,25 +7,41 @@ import (
 	"testing"
 )
 
-// BenchmarkCollLargeAlgo: Scan and Exscan as a chain against recursive
-// doubling, Reduce_scatter_block straight to the owners against the ring,
-// in one run.
+// BenchmarkCollLargeAlgo runs, in one run, the algorithms a size
+// threshold chooses between: Reduce at 2 ranks as halves or the tree,
+// Scan and Exscan as a chain or by recursive doubling (at 2 ranks they
+// are always a chain), Reduce_scatter_block straight to the owners or
+// round the ring. "large" is the large-message algorithm, "small" the one
+// below the threshold.
 func BenchmarkCollLargeAlgo(b *testing.B) {
 	type variant struct {
-		name   string
-		chain  int
-		rsPair int
+		name string
+		min  int
 	}
-	variants := []variant{{"large", 0, 0}, {"small", 1 << 40, 1 << 40}}
-	for _, lc := range largeColls[2:] {
-		for _, n := range []int{3, 4} {
+	variants := []variant{{"large", 0}, {"small", 1 << 40}}
+	byName := map[string]largeColl{}
+	for _, lc := range largeColls {
+		byName[lc.name] = lc
+	}
+	cases := []struct {
+		coll      string
+		ns        []int
+		threshold *int
+	}{
+		{"Reduce", []int{2}, &reduceHalvesMin},
+		{"Scan", []int{3, 4}, &scanChainMin},
+		{"Exscan", []int{3, 4}, &scanChainMin},
+		{"ReduceScatterBlock", []int{2, 4}, &reduceScatterPairMin},
+	}
+	for _, tc := range cases {
+		for _, n := range tc.ns {
 			for _, size := range []int{64 << 10, 1 << 20} {
 				for _, v := range variants {
-					b.Run(fmt.Sprintf("%s/n=%d/size=%d/%s", lc.name, n, size, v.name), func(b *testing.B) {
-						oldChain, oldPair := scanChainMin, reduceScatterPairMin
-						scanChainMin, reduceScatterPairMin = v.chain, v.rsPair
-						defer func() { scanChainMin, reduceScatterPairMin = oldChain, oldPair }()
-						benchLarge(b, n, size, lc)
+					b.Run(fmt.Sprintf("%s/n=%d/size=%d/%s", tc.coll, n, size, v.name), func(b *testing.B) {
+						old := *tc.threshold
+						*tc.threshold = v.min
+						defer func() { *tc.threshold = old }()
+						benchLarge(b, n, size, byName[tc.coll])
 					})
 				}
 			}

@@ -195,6 +195,10 @@ func reduceSched(s *schedule, rank, root, n int, in, out []byte, red reducer) {
 		}
 		return
 	}
+	if n == 2 && len(in) >= reduceHalvesMin && len(in)/red.elem >= 2 {
+		halvesReduce(s, rank, root, in, out)
+		return
+	}
 	treeRoot := root
 	if !red.commutative {
 		treeRoot = 0
