@@ -15,12 +15,16 @@ import (
 // time is mostly these passes over memory, so the counts show an extra
 // staging copy or a repeated reduction whatever the machine's load.
 
+// busiest is the most bytes any one rank receives, copies and combines
+// (its passes over memory), which bounds the collective's time from below
+// when every rank has a CPU.
 type schedCost struct {
-	recvd, copied, reduced, calls, rounds int
+	recvd, copied, reduced, calls, rounds, busiest int
 }
 
 func (a schedCost) add(b schedCost) schedCost {
-	return schedCost{a.recvd + b.recvd, a.copied + b.copied, a.reduced + b.reduced, a.calls + b.calls, max(a.rounds, b.rounds)}
+	return schedCost{a.recvd + b.recvd, a.copied + b.copied, a.reduced + b.reduced, a.calls + b.calls,
+		max(a.rounds, b.rounds), max(a.busiest, b.recvd+b.copied+b.reduced)}
 }
 
 func costOf(s *schedule) schedCost {
@@ -83,8 +87,8 @@ var costCases = []costCase{
 	}},
 }
 
-// costTotals is the sum over ranks of one collective's costs (rounds: the
-// most of any rank).
+// costTotals is the sum over ranks of one collective's costs (rounds and
+// busiest: the most of any rank).
 func costTotals(t testing.TB, cc costCase, n, size int) schedCost {
 	var tot schedCost
 	for r := range n {
@@ -125,12 +129,12 @@ func TestCollCosts(t *testing.T) {
 		"ReduceScatterBlock": func(n float64) want { return want{n - 1, 1, n - 1} },
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-20s %3s %8s %8s %8s %6s %6s\n", "collective", "n", "recvd", "copied", "reduced", "calls", "rounds")
+	fmt.Fprintf(&b, "%-20s %3s %8s %8s %8s %6s %6s %8s\n", "collective", "n", "recvd", "copied", "reduced", "calls", "rounds", "busiest")
 	for _, n := range []int{2, 4, 8} {
 		for _, cc := range costCases {
 			c := costTotals(t, cc, n, size)
 			u := func(v int) float64 { return float64(v) / size }
-			fmt.Fprintf(&b, "%-20s %3d %8.2f %8.2f %8.2f %6d %6d\n", cc.name, n, u(c.recvd), u(c.copied), u(c.reduced), c.calls, c.rounds)
+			fmt.Fprintf(&b, "%-20s %3d %8.2f %8.2f %8.2f %6d %6d %8.2f\n", cc.name, n, u(c.recvd), u(c.copied), u(c.reduced), c.calls, c.rounds, u(c.busiest))
 			if f, ok := wants[cc.name]; ok {
 				w := f(float64(n))
 				if got := (want{u(c.recvd), u(c.copied), u(c.reduced)}); got != w {
