@@ -85,13 +85,6 @@ func copyIn(s *schedule, in, out []byte) {
 // reduces all of it on both ranks, and the ring does the same exchange in
 // the same two steps but with a copy of the whole input first.
 func halvesAllreduce(s *schedule, rank int, in, out []byte) {
-	mine, other := halvesReduceScatter(s, rank, in, out)
-	s.exchange(1-rank, mine, 1-rank, other)
-}
-
-// halvesReduceScatter is the first step of halves: this rank's half of
-// out ends reduced (mine); other is where the peer's half goes in out.
-func halvesReduceScatter(s *schedule, rank int, in, out []byte) (mine, other []byte) {
 	red := &s.red
 	h := red.elem * (len(in) / red.elem / 2)
 	lo, hi := 0, h // this rank's half
@@ -99,7 +92,7 @@ func halvesReduceScatter(s *schedule, rank int, in, out []byte) (mine, other []b
 	if rank == 1 {
 		lo, hi, olo, ohi = h, len(in), 0, h
 	}
-	mine = out[lo:hi]
+	mine := out[lo:hi]
 	// Rank 0's contribution is the lower operand: apply(in, inout)
 	// computes inout = in op inout.
 	switch {
@@ -124,7 +117,7 @@ func halvesReduceScatter(s *schedule, rank int, in, out []byte) (mine, other []b
 		s.reduce(in[lo:hi], tmp)
 		s.copyStep(mine, tmp)
 	}
-	return mine, out[olo:ohi]
+	s.exchange(1-rank, mine, 1-rank, out[olo:ohi])
 }
 
 // halving is Rabenseifner's Allreduce for a power-of-two n and a

@@ -108,8 +108,7 @@ func costTotals(t testing.TB, cc costCase, n, size int) schedCost {
 // once and combines it once per rank after 0, copying only rank 0's own
 // result; Exscan combines on the middle ranks only; Reduce combines each
 // contribution once and copies nothing (the last child lands in the
-// root's receive buffer; at 2 ranks each rank combines one half and the
-// root also receives the other's finished half); Allreduce (two-rank halves, recursive halving)
+// root's receive buffer); Allreduce (two-rank halves, recursive halving)
 // receives twice and combines once, copying nothing; Reduce_scatter receives and combines (n-1)/n of
 // the input per rank and copies only the own block. Run with -v for the
 // table of every collective.
@@ -117,14 +116,9 @@ func TestCollCosts(t *testing.T) {
 	const size = 1 << 20
 	type want struct{ recvd, copied, reduced float64 }
 	wants := map[string]func(n float64) want{
-		"Scan":   func(n float64) want { return want{n - 1, 1, n - 1} },
-		"Exscan": func(n float64) want { return want{n - 1, n - 2, n - 2} },
-		"Reduce": func(n float64) want {
-			if n == 2 {
-				return want{1.5, 0, 1} // halves: each combines half, root receives both
-			}
-			return want{n - 1, 0, n - 1}
-		},
+		"Scan":               func(n float64) want { return want{n - 1, 1, n - 1} },
+		"Exscan":             func(n float64) want { return want{n - 1, n - 2, n - 2} },
+		"Reduce":             func(n float64) want { return want{n - 1, 0, n - 1} },
 		"Allreduce":          func(n float64) want { return want{2 * (n - 1), 0, n - 1} },
 		"ReduceScatterBlock": func(n float64) want { return want{n - 1, 1, n - 1} },
 	}

@@ -34,31 +34,6 @@ var scanChainMin = 64 << 10
 // it.
 var reduceScatterPairMin = 64 << 10
 
-// reduceHalvesMin: from this size a two-rank Reduce is halves
-// (halvesReduce) rather than the tree's single transfer: the root then
-// receives and combines half the message, the other rank the other half,
-// at the same time, and the root receives the finished half last. On the
-// root that is 1.5 passes over the data in turn against the tree's 2
-// (receive all, combine all). A variable so tests and benchmarks can move
-// it.
-var reduceHalvesMin = 64 << 10
-
-// halvesReduce: two ranks, each reduces one half as halvesAllreduce does
-// (rank 0's contribution the lower operand), then the non-root sends its
-// finished half to root. The non-root's half is built in scratch.
-func halvesReduce(s *schedule, rank, root int, in, out []byte) {
-	if rank != root {
-		out = s.scratch(len(in))
-	}
-	mine, other := halvesReduceScatter(s, rank, in, out)
-	s.next()
-	if rank == root {
-		s.recv(1-rank, other)
-	} else {
-		s.send(root, mine)
-	}
-}
-
 // chainScan is the chain prefix reduction: incl gets the inclusive
 // result (Scan), excl the exclusive one (Exscan; untouched on rank 0);
 // the other is nil. in is not changed unless it is the result buffer (in

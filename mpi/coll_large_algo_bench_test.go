@@ -8,8 +8,7 @@ import (
 )
 
 // BenchmarkCollLargeAlgo runs, in one run, the algorithms a size
-// threshold chooses between: Reduce at 2 ranks as halves or the tree,
-// Scan and Exscan as a chain or by recursive doubling (at 2 ranks they
+// threshold chooses between: Scan and Exscan as a chain or by recursive doubling (at 2 ranks they
 // are always a chain), Reduce_scatter_block straight to the owners or
 // round the ring. "large" is the large-message algorithm, "small" the one
 // below the threshold.
@@ -28,7 +27,6 @@ func BenchmarkCollLargeAlgo(b *testing.B) {
 		ns        []int
 		threshold *int
 	}{
-		{"Reduce", []int{2}, &reduceHalvesMin},
 		{"Scan", []int{3, 4}, &scanChainMin},
 		{"Exscan", []int{3, 4}, &scanChainMin},
 		{"ReduceScatterBlock", []int{2, 4}, &reduceScatterPairMin},

@@ -219,25 +219,25 @@ type tuning struct {
 	ringMin, halvesMin, flatBcast int
 	agDirect                      int
 	halving, noDoubling, oversub  bool
-	scanChain, rsPair, redHalves  int
+	scanChain, rsPair             int
 }
 
 var modelTunings = []tuning{
-	{name: "default", ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: true, scanChain: scanChainMin, rsPair: reduceScatterPairMin, redHalves: reduceHalvesMin},
+	{name: "default", ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: true, scanChain: scanChainMin, rsPair: reduceScatterPairMin},
 	{name: "large", ringMin: 0, halvesMin: 0, flatBcast: 0, agDirect: -1, halving: true, oversub: true},
 	{name: "ring", ringMin: 0, halvesMin: 1 << 30, flatBcast: 0, agDirect: -1, halving: false, rsPair: 1 << 30},
-	{name: "tree", ringMin: 1 << 30, halvesMin: 1 << 30, flatBcast: 1 << 30, agDirect: 1 << 30, noDoubling: true, scanChain: 1 << 30, rsPair: 1 << 30, redHalves: 1 << 30},
+	{name: "tree", ringMin: 1 << 30, halvesMin: 1 << 30, flatBcast: 1 << 30, agDirect: 1 << 30, noDoubling: true, scanChain: 1 << 30, rsPair: 1 << 30},
 }
 
 func (tu tuning) apply(t *testing.T) {
-	old := tuning{ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: allreduceHalving, noDoubling: noRecursiveDoubling, scanChain: scanChainMin, rsPair: reduceScatterPairMin, redHalves: reduceHalvesMin}
+	old := tuning{ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: allreduceHalving, noDoubling: noRecursiveDoubling, scanChain: scanChainMin, rsPair: reduceScatterPairMin}
 	allreduceRingMin, allreduceHalvesMin, bcastFlatMin, allgatherDirectMax = tu.ringMin, tu.halvesMin, tu.flatBcast, tu.agDirect
 	allreduceHalving, noRecursiveDoubling = tu.halving, tu.noDoubling
-	scanChainMin, reduceScatterPairMin, reduceHalvesMin = tu.scanChain, tu.rsPair, tu.redHalves
+	scanChainMin, reduceScatterPairMin = tu.scanChain, tu.rsPair
 	t.Cleanup(func() {
 		allreduceRingMin, allreduceHalvesMin, bcastFlatMin, allgatherDirectMax = old.ringMin, old.halvesMin, old.flatBcast, old.agDirect
 		allreduceHalving, noRecursiveDoubling = old.halving, old.noDoubling
-		scanChainMin, reduceScatterPairMin, reduceHalvesMin = old.scanChain, old.rsPair, old.redHalves
+		scanChainMin, reduceScatterPairMin = old.scanChain, old.rsPair
 	})
 }
 

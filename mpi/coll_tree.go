@@ -185,7 +185,13 @@ var (
 // measured for large commutative reductions and not kept: at 2 ranks it
 // tied with the tree (1 MiB: 0.79-0.83 ms against 0.62-0.90 ms), at 4 ranks
 // on 2 cores it lost by 2× (1 MiB: 2.3-2.8 ms against 1.2-1.3 ms), its
-// 2(n-1) synchronised steps costing a context switch each.
+// 2(n-1) synchronised steps costing a context switch each. Nor was the
+// two-rank form of it (each rank combines one half, the root then receives
+// the other's finished half: 1.5 passes over the data on the root against
+// the tree's 2): at 2 ranks (osu_colls from Go, 4 alternating runs) the
+// tree took 10 µs against 48-500 at 64 KiB and 140-1070 against 360-1180
+// at 1 MiB; the extra round's synchronisation costs more than the half pass
+// it saves.
 func reduceSched(s *schedule, rank, root, n int, in, out []byte, red reducer) {
 	s.red = red
 	if n == 1 {
@@ -193,10 +199,6 @@ func reduceSched(s *schedule, rank, root, n int, in, out []byte, red reducer) {
 			s.nextLocal()
 			s.copyStep(out, in)
 		}
-		return
-	}
-	if n == 2 && len(in) >= reduceHalvesMin && len(in)/red.elem >= 2 {
-		halvesReduce(s, rank, root, in, out)
 		return
 	}
 	treeRoot := root
