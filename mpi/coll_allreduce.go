@@ -93,17 +93,26 @@ func halvesAllreduce(s *schedule, rank int, in, out []byte) {
 		lo, hi, olo, ohi = h, len(in), 0, h
 	}
 	mine := out[lo:hi]
-	tmp := s.scratch(hi - lo)
 	// Rank 0's contribution is the lower operand: apply(in, inout)
 	// computes inout = in op inout.
-	if rank == 1 || red.commutative {
+	switch {
+	case !sameBuf(in, out) && (rank == 0 || red.commutative):
+		// The peer's copy of this half lands in place and this rank's
+		// half is the lower operand (rank 0) or commutes (rank 1):
+		// neither a copy nor scratch.
+		s.exchange(1-rank, in[olo:ohi], 1-rank, mine)
+		s.reduce(in[lo:hi], mine)
+	case rank == 1 || red.commutative:
 		// mine = tmp op mine (rank 1), or mine op tmp (rank 0, equal
 		// for a commutative operator) without a copy back.
+		tmp := s.scratch(hi - lo)
 		copyIn(s, in[lo:hi], mine)
 		s.exchange(1-rank, in[olo:ohi], 1-rank, tmp)
 		s.reduce(tmp, mine)
-	} else {
-		// Rank 0, non-commutative: tmp = in op tmp, then into place.
+	default:
+		// Rank 0 in place, non-commutative: tmp = in op tmp, then into
+		// place.
+		tmp := s.scratch(hi - lo)
 		s.exchange(1-rank, in[olo:ohi], 1-rank, tmp)
 		s.reduce(in[lo:hi], tmp)
 		s.copyStep(mine, tmp)
@@ -121,12 +130,20 @@ func halvesAllreduce(s *schedule, rank int, in, out []byte) {
 // ends with the same bits.
 func halvingAllreduce(s *schedule, rank, n int, in, out []byte) {
 	red := &s.red
-	copyIn(s, in, out)
+	// Not in place, the first step sends from in and receives the
+	// partner's half straight into out, instead of copying in to out
+	// first: the rest of out is filled by later steps.
+	direct := !sameBuf(in, out)
 	// bounds: the partner's range (lo, hi in elements) of each step.
 	bounds := s.ints(2 * bitsOf(n))[:0]
 	elems := len(in) / red.elem
 	lo, hi := 0, elems
-	tmp := s.scratch(red.elem * (elems - elems/2))
+	// Each step keeps at most the upper, larger half of its range.
+	most := elems - elems/2
+	if direct {
+		most = (most + 1) / 2 // the first step needs none
+	}
+	tmp := s.scratch(red.elem * most)
 	for mask := n / 2; mask >= 1; mask >>= 1 {
 		partner := rank ^ mask
 		mid := lo + (hi-lo)/2
@@ -135,6 +152,13 @@ func halvingAllreduce(s *schedule, rank, n int, in, out []byte) {
 			klo, khi, slo, shi = mid, hi, lo, mid
 		}
 		kept := out[red.elem*klo : red.elem*khi]
+		if mask == n/2 && direct {
+			s.exchange(partner, in[red.elem*slo:red.elem*shi], partner, kept)
+			s.reduce(in[red.elem*klo:red.elem*khi], kept)
+			bounds = append(bounds, slo, shi)
+			lo, hi = klo, khi
+			continue
+		}
 		t := tmp[:len(kept)]
 		s.exchange(partner, out[red.elem*slo:red.elem*shi], partner, t)
 		s.reduce(t, kept)
@@ -226,10 +250,15 @@ func ringReduceScatter(s *schedule, rank, n int, work []byte, b []int, shift int
 // window of ranks ending at this one; in round k it goes to rank+k and the
 // window of rank-k (just below ours) comes in and is combined as the lower
 // operand. incl gets the inclusive result (Scan), excl the exclusive one
-// (Exscan; untouched on rank 0).
-func scanSched(s *schedule, rank, n int, in, incl, excl []byte, red reducer) {
+// (Exscan; untouched on rank 0). Large ones, and every one at 2 ranks, are
+// a chain instead (chainScan). flat: more ranks than CPUs.
+func scanSched(s *schedule, rank, n int, in, incl, excl []byte, red reducer, flat bool) {
 	s.red = red
 	s.fitsSlot(len(in))
+	if n == 2 || len(in) >= scanChainMin {
+		chainScan(s, rank, n, in, incl, excl, flat)
+		return
+	}
 	// partial covers the window of ranks ending here; in is not touched.
 	partial := s.scratch(len(in))
 	s.nextLocal()
@@ -268,8 +297,9 @@ func scanSched(s *schedule, rank, n int, in, incl, excl []byte, red reducer) {
 }
 
 // reduceScatterSched leaves on each rank its block (counts, in bytes,
-// in rank order) of the reduction. Large inputs with a commutative operator
-// go round the ring (each rank sends and receives (n-1)/n of the data);
+// in rank order) of the reduction. Large inputs go straight to their
+// owners (pairReduceScatter); smaller ones with a commutative operator go
+// round the ring (each rank sends and receives (n-1)/n of the data);
 // otherwise the whole input is reduced to rank 0 (in rank order) and the
 // blocks scattered.
 func reduceScatterSched(s *schedule, rank, n int, in, out []byte, counts []int, red reducer) {
@@ -279,10 +309,14 @@ func reduceScatterSched(s *schedule, rank, n int, in, out []byte, counts []int, 
 		total += k
 	}
 	s.fitsSlot(total) // MPI requires the same counts on every rank
-	if n > 1 && red.commutative && len(in) >= allreduceRingMin {
+	if n > 1 && (len(in) >= reduceScatterPairMin || red.commutative && len(in) >= allreduceRingMin) {
 		b := s.ints(n + 1)
 		for j, k := range counts {
 			b[j+1] = b[j] + k
+		}
+		if len(in) >= reduceScatterPairMin {
+			pairReduceScatter(s, rank, n, in, out, b)
+			return
 		}
 		work := s.scratch(len(in))
 		s.nextLocal()

@@ -90,9 +90,9 @@ func (c *Comm) scanBuild(s *schedule, what string, send, recv []byte, dt Datatyp
 		return err
 	}
 	if exclusive {
-		scanSched(s, c.rank, c.size, send, nil, recv[:len(send)], red)
+		scanSched(s, c.rank, c.size, send, nil, recv[:len(send)], red, c.e.oversub)
 	} else {
-		scanSched(s, c.rank, c.size, send, recv[:len(send)], nil, red)
+		scanSched(s, c.rank, c.size, send, recv[:len(send)], nil, red, c.e.oversub)
 	}
 	return nil
 }

@@ -219,22 +219,25 @@ type tuning struct {
 	ringMin, halvesMin, flatBcast int
 	agDirect                      int
 	halving, noDoubling, oversub  bool
+	scanChain, rsPair             int
 }
 
 var modelTunings = []tuning{
-	{name: "default", ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: true},
+	{name: "default", ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: true, scanChain: scanChainMin, rsPair: reduceScatterPairMin},
 	{name: "large", ringMin: 0, halvesMin: 0, flatBcast: 0, agDirect: -1, halving: true, oversub: true},
-	{name: "ring", ringMin: 0, halvesMin: 1 << 30, flatBcast: 0, agDirect: -1, halving: false},
-	{name: "tree", ringMin: 1 << 30, halvesMin: 1 << 30, flatBcast: 1 << 30, agDirect: 1 << 30, noDoubling: true},
+	{name: "ring", ringMin: 0, halvesMin: 1 << 30, flatBcast: 0, agDirect: -1, halving: false, rsPair: 1 << 30},
+	{name: "tree", ringMin: 1 << 30, halvesMin: 1 << 30, flatBcast: 1 << 30, agDirect: 1 << 30, noDoubling: true, scanChain: 1 << 30, rsPair: 1 << 30},
 }
 
 func (tu tuning) apply(t *testing.T) {
-	old := tuning{ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: allreduceHalving, noDoubling: noRecursiveDoubling}
+	old := tuning{ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: allreduceHalving, noDoubling: noRecursiveDoubling, scanChain: scanChainMin, rsPair: reduceScatterPairMin}
 	allreduceRingMin, allreduceHalvesMin, bcastFlatMin, allgatherDirectMax = tu.ringMin, tu.halvesMin, tu.flatBcast, tu.agDirect
 	allreduceHalving, noRecursiveDoubling = tu.halving, tu.noDoubling
+	scanChainMin, reduceScatterPairMin = tu.scanChain, tu.rsPair
 	t.Cleanup(func() {
 		allreduceRingMin, allreduceHalvesMin, bcastFlatMin, allgatherDirectMax = old.ringMin, old.halvesMin, old.flatBcast, old.agDirect
 		allreduceHalving, noRecursiveDoubling = old.halving, old.noDoubling
+		scanChainMin, reduceScatterPairMin = old.scanChain, old.rsPair
 	})
 }
 
@@ -353,16 +356,27 @@ func modelAll(t *testing.T, n int, oversub bool, ops []modelOp) {
 				in[r] = input(r, 3, elem)
 			}
 			want := fold(op.red, in, 0, n)
-			out := make([]byte, len(want))
-			fail(fmt.Sprintf("Reduce %s root %d", op.name, root), replay(n, oversub, func(c *Comm, s *schedule) error {
-				var recv []byte
-				if c.rank == root {
-					recv = out
+			for _, inPlace := range []bool{false, true} {
+				out := make([]byte, len(want))
+				rootIn := in[root]
+				if inPlace {
+					copy(out, in[root])
+					rootIn = out
 				}
-				return c.reduceBuild(s, "Reduce", in[c.rank], recv, op.dt, op.op, root)
-			}))
-			if !bytes.Equal(out, want) {
-				t.Fatalf("Reduce %s root %d: %v, want %v", op.name, root, int64s(out), int64s(want))
+				fail(fmt.Sprintf("Reduce %s root %d inplace %v", op.name, root, inPlace), replay(n, oversub, func(c *Comm, s *schedule) error {
+					if c.rank == root {
+						return c.reduceBuild(s, "Reduce", rootIn, out, op.dt, op.op, root)
+					}
+					return c.reduceBuild(s, "Reduce", in[c.rank], nil, op.dt, op.op, root)
+				}))
+				if !bytes.Equal(out, want) {
+					t.Fatalf("Reduce %s root %d inplace %v: %v, want %v", op.name, root, inPlace, int64s(out), int64s(want))
+				}
+			}
+			for r := range in {
+				if !bytes.Equal(in[r], input(r, 3, elem)) {
+					t.Fatalf("Reduce %s root %d: rank %d's input changed", op.name, root, r)
+				}
 			}
 		}
 	}
@@ -398,68 +412,101 @@ func modelAll(t *testing.T, n int, oversub bool, ops []modelOp) {
 		for r := range in {
 			in[r] = input(r, 3, elem)
 		}
-		for _, excl := range []bool{false, true} {
+		for _, sc := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+			excl, inPlace := sc[0], sc[1]
 			out := make([][]byte, n)
+			src := make([][]byte, n)
 			for r := range out {
 				out[r] = make([]byte, len(in[r]))
+				src[r] = in[r]
+				if inPlace {
+					copy(out[r], in[r])
+					src[r] = out[r]
+				}
 			}
-			fail(fmt.Sprintf("Scan %s excl %v", op.name, excl), replay(n, oversub, func(c *Comm, s *schedule) error {
-				return c.scanBuild(s, "Scan", in[c.rank], out[c.rank], op.dt, op.op, excl)
+			fail(fmt.Sprintf("Scan %s excl %v inplace %v", op.name, excl, inPlace), replay(n, oversub, func(c *Comm, s *schedule) error {
+				return c.scanBuild(s, "Scan", src[c.rank], out[c.rank], op.dt, op.op, excl)
 			}))
 			for r := range n {
 				var want []byte
 				switch {
 				case !excl:
 					want = fold(op.red, in, 0, r+1)
+				case r == 0 && inPlace:
+					want = in[r] // untouched
 				case r == 0:
 					want = make([]byte, len(in[r])) // untouched
 				default:
 					want = fold(op.red, in, 0, r)
 				}
 				if !bytes.Equal(out[r], want) {
-					t.Fatalf("Scan %s excl %v: rank %d wrong", op.name, excl, r)
+					t.Fatalf("Scan %s excl %v inplace %v: rank %d wrong", op.name, excl, inPlace, r)
 				}
 			}
 		}
 
-		// ReduceScatter with uneven counts, and ReduceScatterBlock.
-		counts := make([]int, n)
-		total := 0
-		for i := range counts {
-			counts[i] = elem * (1 + i%3)
-			total += counts[i]
-		}
-		for r := range in {
-			in[r] = input(r, total/elem, elem)
-		}
-		full := fold(op.red, in, 0, n)
-		outs := make([][]byte, n)
-		for r := range outs {
-			outs[r] = make([]byte, counts[r])
-		}
-		fail("ReduceScatter "+op.name, replaySync(n, oversub, func(c *Comm, s *schedule) error {
-			return c.reduceScatterBuild(s, "ReduceScatter", in[c.rank], outs[c.rank], counts, op.dt, op.op)
-		}))
-		off := 0
-		for r := range n {
-			if !bytes.Equal(outs[r], full[off:off+counts[r]]) {
-				t.Fatalf("ReduceScatter %s: rank %d wrong", op.name, r)
+		// ReduceScatter with uneven counts (some empty), and
+		// ReduceScatterBlock, in place too.
+		for _, zeros := range []bool{false, true} {
+			for _, inPlace := range []bool{false, true} {
+				name := fmt.Sprintf("ReduceScatter %s zeros %v inplace %v", op.name, zeros, inPlace)
+				counts := make([]int, n)
+				total := 0
+				for i := range counts {
+					counts[i] = elem * (1 + i%3)
+					if zeros {
+						counts[i] = elem * (i % 3)
+					}
+					total += counts[i]
+				}
+				if total == 0 {
+					continue
+				}
+				for r := range in {
+					in[r] = input(r, total/elem, elem)
+				}
+				full := fold(op.red, in, 0, n)
+				src, outs := make([][]byte, n), make([][]byte, n)
+				for r := range outs {
+					src[r], outs[r] = in[r], make([]byte, counts[r])
+					if inPlace {
+						outs[r] = bytes.Clone(in[r])
+						src[r] = outs[r]
+					}
+				}
+				fail(name, replaySync(n, oversub, func(c *Comm, s *schedule) error {
+					return c.reduceScatterBuild(s, "ReduceScatter", src[c.rank], outs[c.rank], counts, op.dt, op.op)
+				}))
+				off := 0
+				for r := range n {
+					if !bytes.Equal(outs[r][:counts[r]], full[off:off+counts[r]]) {
+						t.Fatalf("%s: rank %d wrong", name, r)
+					}
+					off += counts[r]
+				}
 			}
-			off += counts[r]
 		}
-		for r := range in {
-			in[r] = input(r, 2*n, elem)
-		}
-		full = fold(op.red, in, 0, n)
-		for r := range outs {
-			outs[r] = make([]byte, 2*elem)
-		}
-		fail("ReduceScatterBlock "+op.name, replay(n, oversub, func(c *Comm, s *schedule) error {
-			return c.reduceScatterBlockBuild(s, "ReduceScatterBlock", in[c.rank], outs[c.rank], op.dt, op.op)
-		}))
-		for r := range n {
-			if !bytes.Equal(outs[r], full[r*2*elem:(r+1)*2*elem]) {
-				t.Fatalf("ReduceScatterBlock %s: rank %d wrong", op.name, r)
+		for _, inPlace := range []bool{false, true} {
+			name := fmt.Sprintf("ReduceScatterBlock %s inplace %v", op.name, inPlace)
+			for r := range in {
+				in[r] = input(r, 2*n, elem)
+			}
+			full := fold(op.red, in, 0, n)
+			src, outs := make([][]byte, n), make([][]byte, n)
+			for r := range outs {
+				src[r], outs[r] = in[r], make([]byte, 2*elem)
+				if inPlace {
+					outs[r] = bytes.Clone(in[r])
+					src[r] = outs[r]
+				}
+			}
+			fail(name, replay(n, oversub, func(c *Comm, s *schedule) error {
+				return c.reduceScatterBlockBuild(s, "ReduceScatterBlock", src[c.rank], outs[c.rank], op.dt, op.op)
+			}))
+			for r := range n {
+				if !bytes.Equal(outs[r][:2*elem], full[r*2*elem:(r+1)*2*elem]) {
+					t.Fatalf("%s: rank %d wrong", name, r)
+				}
 			}
 		}
 	}

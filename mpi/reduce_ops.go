@@ -231,17 +231,9 @@ func complexKernel[T ~complex64 | ~complex128](op Op) func(in, inout []byte) {
 	var f func(a, b []T)
 	switch op {
 	case Sum:
-		f = func(a, b []T) {
-			for i := range b {
-				b[i] = a[i] + b[i]
-			}
-		}
+		f = sumKernel[T]
 	case Prod:
-		f = func(a, b []T) {
-			for i := range b {
-				b[i] = a[i] * b[i]
-			}
-		}
+		f = prodKernel[T]
 	default:
 		return nil
 	}
@@ -267,29 +259,13 @@ func intKernel[T integer](op Op) func(in, inout []byte) {
 	var f func(a, b []T)
 	switch op {
 	case Sum:
-		f = func(a, b []T) {
-			for i := range b {
-				b[i] = a[i] + b[i]
-			}
-		}
+		f = sumKernel[T]
 	case Prod:
-		f = func(a, b []T) {
-			for i := range b {
-				b[i] = a[i] * b[i]
-			}
-		}
+		f = prodKernel[T]
 	case Max:
-		f = func(a, b []T) {
-			for i := range b {
-				b[i] = max(a[i], b[i])
-			}
-		}
+		f = maxKernel[T]
 	case Min:
-		f = func(a, b []T) {
-			for i := range b {
-				b[i] = min(a[i], b[i])
-			}
-		}
+		f = minKernel[T]
 	case Land:
 		f = func(a, b []T) {
 			for i := range b {
@@ -309,23 +285,11 @@ func intKernel[T integer](op Op) func(in, inout []byte) {
 			}
 		}
 	case Band:
-		f = func(a, b []T) {
-			for i := range b {
-				b[i] = a[i] & b[i]
-			}
-		}
+		f = bandKernel[T]
 	case Bor:
-		f = func(a, b []T) {
-			for i := range b {
-				b[i] = a[i] | b[i]
-			}
-		}
+		f = borKernel[T]
 	case Bxor:
-		f = func(a, b []T) {
-			for i := range b {
-				b[i] = a[i] ^ b[i]
-			}
-		}
+		f = bxorKernel[T]
 	default:
 		return nil
 	}
@@ -340,33 +304,13 @@ func floatKernel[T float](op Op) func(in, inout []byte) {
 	var f func(a, b []T)
 	switch op {
 	case Sum:
-		f = func(a, b []T) {
-			for i := range b {
-				b[i] = a[i] + b[i]
-			}
-		}
+		f = sumKernel[T]
 	case Prod:
-		f = func(a, b []T) {
-			for i := range b {
-				b[i] = a[i] * b[i]
-			}
-		}
+		f = prodKernel[T]
 	case Max:
-		f = func(a, b []T) {
-			for i := range b {
-				if a[i] > b[i] {
-					b[i] = a[i]
-				}
-			}
-		}
+		f = fmaxKernel[T]
 	case Min:
-		f = func(a, b []T) {
-			for i := range b {
-				if a[i] < b[i] {
-					b[i] = a[i]
-				}
-			}
-		}
+		f = fminKernel[T]
 	default:
 		return nil
 	}

@@ -154,3 +154,40 @@ func TestRingBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelsUnrolled checks every predefined kernel's unrolled loop
+// (reduce_kernels.go) against the same kernel applied one element at a
+// time (its tail loop), on lengths around the unrolling factor and on data
+// with NaNs, infinities and signed zeros where the type has them.
+func TestKernelsUnrolled(t *testing.T) {
+	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 0, 1e300}
+	for dt := Datatype(0); dt < datatypeCount; dt++ {
+		for op := Op(0); op < opCount; op++ {
+			k := kernels[dt][op]
+			if k == nil {
+				continue
+			}
+			size := dt.Size()
+			for _, n := range []int{1, 7, 8, 9, 16, 23, 67} {
+				in, inout := make([]byte, n*size), make([]byte, n*size)
+				for i := range in {
+					in[i], inout[i] = byte(i*37+n), byte(i*91+3*n)
+				}
+				if dt == Float64 {
+					for i := 0; i < n; i += 3 {
+						binary.LittleEndian.PutUint64(in[8*i:], math.Float64bits(specials[i%len(specials)]))
+						binary.LittleEndian.PutUint64(inout[8*((i+1)%n):], math.Float64bits(specials[(i/3)%len(specials)]))
+					}
+				}
+				want := bytes.Clone(inout)
+				for i := 0; i < n; i++ {
+					k(in[i*size:(i+1)*size], want[i*size:(i+1)*size])
+				}
+				k(in, inout)
+				if !bytes.Equal(inout, want) {
+					t.Errorf("%v %v on %d elements: unrolled %v, one at a time %v", dt, op, n, inout, want)
+				}
+			}
+		}
+	}
+}
