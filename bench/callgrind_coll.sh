@@ -13,7 +13,8 @@
 # once (MPI_I* + MPI_Wait), from Go and from C:
 #   Go: inclusive instructions of main.cg<Name>, every thread's file;
 #   C:  the calling thread's instructions over the collective's loop
-#       (zeroed after its warm-up, dumped after it) less await_peers.
+#       (zeroed after its warm-up, dumped after it) less await_peers
+#       (inclusive: its clock reads too).
 #
 # Usage: bench/callgrind_coll.sh          (make bench-callgrind-coll)
 # Environment: ITERS (default 200), SIZE (default 8, a multiple of 4),
@@ -111,8 +112,7 @@ for m in $MEASURED; do
 		for k in $((i + 1)) $((i + 2)); do
 			f="$cpid.$k-01"
 			total=$(sed -n 's/^summary: *//p' "$f" | head -1)
-			wait=$(callgrind_annotate --auto=no --threshold=100 "$f" 2>/dev/null |
-				awk '/await_peers/ { gsub(",", "", $1); s += $1 } END { print s + 0 }')
+			wait=$(inclusive "$f" await_peers)
 			cells+=("$(awk -v t="$total" -v w="$wait" -v n="$ITERS" 'BEGIN { printf "%.0f", (t - w) / n }')")
 		done
 		echo "| ${COLLS[i]} | $m | ${cells[0]} | ${cells[1]} | ${cells[2]} | ${cells[3]} |"
