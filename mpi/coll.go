@@ -256,16 +256,27 @@ func (e *engine) issue(op *collOp, rd *schedRound) {
 // checks the arguments; an error leaves nothing started), then it runs to
 // completion.
 func (c *Comm) blocking(what string, build func(s *schedule) error) error {
+	return c.blockingKeyed(what, collKey{}, build)
+}
+
+// blockingKeyed is blocking for a call with a memo key (coll_memo.go): a
+// call with the key of c's memoised schedule runs that schedule again
+// without building it.
+func (c *Comm) blockingKeyed(what string, key collKey, build func(s *schedule) error) error {
 	if err := c.check(what); err != nil {
 		return err
 	}
 	e := c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	op := c.getOp()
-	if err := build(&op.s); err != nil {
-		c.putOp(op)
-		return err
+	key.oversub = e.oversub
+	op := c.takeMemo(&key)
+	if op == nil {
+		op = c.getOp()
+		if err := build(&op.s); err != nil {
+			c.putOp(op)
+			return err
+		}
 	}
 	if e.fatal != nil {
 		c.putOp(op)
@@ -283,9 +294,12 @@ func (c *Comm) blocking(what string, build func(s *schedule) error) error {
 		// op may still be live in e.colls: never reuse it.
 		return &Error{Class: ClassOf(err), Op: what, Msg: err.Error()}
 	}
-	err := op.req.err
-	c.putOp(op)
-	return wrapCollErr(what, err)
+	if err := op.req.err; err != nil {
+		c.putOp(op)
+		return wrapCollErr(what, err)
+	}
+	c.keepMemo(&key, op)
+	return nil
 }
 
 // copyOwn makes a schedule's own copy with e.mu released when it is large,
