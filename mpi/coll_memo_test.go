@@ -124,6 +124,55 @@ func memoSequence(c *Comm, n int) error {
 		{"Reduce root 0", false, red(0), func(int) []byte { return sum(7, k) }},
 		{"Barrier", false, func(c *Comm) ([]byte, error) { return nil, c.Barrier() }, nil},
 		{"Barrier again", true, func(c *Comm) ([]byte, error) { return nil, c.Barrier() }, nil},
+		{"Ibarrier takes the Barrier's", true, func(c *Comm) ([]byte, error) { return nil, wait(c.Ibarrier()) }, nil},
+		{"Allreduce after it", false, allreduce(send, recv, Sum), func(int) []byte { return sum(7, k) }},
+		{"Iallreduce of its shape", true, func(c *Comm) ([]byte, error) {
+			clear(recv)
+			return recv, wait(c.Iallreduce(send, recv, Int64, Sum))
+		}, func(int) []byte { return sum(7, k) }},
+		{"Iallreduce memoised when collected", true, func(c *Comm) ([]byte, error) {
+			clear(recv)
+			return recv, wait(c.Iallreduce(send, recv, Int64, Sum))
+		}, func(int) []byte { return sum(7, k) }},
+		{"two outstanding: one from the memo", true, func(c *Comm) ([]byte, error) {
+			clear(recv)
+			clear(other)
+			a, err := c.Iallreduce(send, recv, Int64, Sum)
+			if err != nil {
+				return nil, err
+			}
+			// The same shape again but other buffers (pending
+			// collectives must not share a receive buffer): built.
+			b, err := c.Iallreduce(send2, other, Int64, Sum)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := a.Wait(); err != nil {
+				return nil, err
+			}
+			if err := wait(b, nil); err != nil {
+				return nil, err
+			}
+			if want := sum(9, k); !slices.Equal(other, want) {
+				return nil, fmt.Errorf("second: got %v, want %v", int64s(other), int64s(want))
+			}
+			return recv, nil
+		}, func(int) []byte { return sum(7, k) }},
+		{"Ibcast root 0", false, func(c *Comm) ([]byte, error) {
+			clear(bcast)
+			if me == 0 {
+				copy(bcast, rootData(0))
+			}
+			return bcast, wait(c.Ibcast(bcast, 0))
+		}, func(int) []byte { return rootData(0) }},
+		{"Ibcast root 1", false, func(c *Comm) ([]byte, error) {
+			clear(bcast)
+			if me == 1 {
+				copy(bcast, rootData(1))
+			}
+			return bcast, wait(c.Ibcast(bcast, 1))
+		}, func(int) []byte { return rootData(1) }},
+		{"Bcast root 1 takes the Ibcast's", true, bc(1), func(int) []byte { return rootData(1) }},
 	}
 	for _, st := range steps {
 		before := c.memoHits
@@ -141,4 +190,12 @@ func memoSequence(c *Comm, n int) error {
 		}
 	}
 	return nil
+}
+
+func wait(r *Request, err error) error {
+	if err != nil {
+		return err
+	}
+	_, err = r.Wait()
+	return err
 }
