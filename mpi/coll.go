@@ -72,8 +72,11 @@ type collOp struct {
 	// when its rounds have run, more may append rounds to it, reporting
 	// whether it did; finish runs once after the last round, before the
 	// request completes.
-	more     func() bool
-	finish   func()
+	more   func() bool
+	finish func()
+	// key is the memo key of a nonblocking collective's call
+	// (coll_memo.go), under which its entry is memoised once collected.
+	key      collKey
 	reqStore Request
 	pendBuf  [4]*Request
 }
@@ -94,6 +97,7 @@ func (c *Comm) getOp() *collOp {
 		op.pending = op.pendBuf[:0]
 	}
 	op.s.reset()
+	op.key = collKey{} // a caller that memoises sets its own
 	return op
 }
 
@@ -256,16 +260,27 @@ func (e *engine) issue(op *collOp, rd *schedRound) {
 // checks the arguments; an error leaves nothing started), then it runs to
 // completion.
 func (c *Comm) blocking(what string, build func(s *schedule) error) error {
+	return c.blockingKeyed(what, collKey{}, build)
+}
+
+// blockingKeyed is blocking for a call with a memo key (coll_memo.go): a
+// call with the key of c's memoised schedule runs that schedule again
+// without building it.
+func (c *Comm) blockingKeyed(what string, key collKey, build func(s *schedule) error) error {
 	if err := c.check(what); err != nil {
 		return err
 	}
 	e := c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	op := c.getOp()
-	if err := build(&op.s); err != nil {
-		c.putOp(op)
-		return err
+	key.oversub = e.oversub
+	op := c.takeMemo(&key)
+	if op == nil {
+		op = c.getOp()
+		if err := build(&op.s); err != nil {
+			c.putOp(op)
+			return err
+		}
 	}
 	if e.fatal != nil {
 		c.putOp(op)
@@ -283,9 +298,12 @@ func (c *Comm) blocking(what string, build func(s *schedule) error) error {
 		// op may still be live in e.colls: never reuse it.
 		return &Error{Class: ClassOf(err), Op: what, Msg: err.Error()}
 	}
-	err := op.req.err
-	c.putOp(op)
-	return wrapCollErr(what, err)
+	if err := op.req.err; err != nil {
+		c.putOp(op)
+		return wrapCollErr(what, err)
+	}
+	c.keepMemo(&key, op)
+	return nil
 }
 
 // copyOwn makes a schedule's own copy with e.mu released when it is large,
@@ -305,17 +323,29 @@ func (e *engine) copyOwn(s *schedule) {
 // The control entry goes back to c's free list when the request's
 // completion is collected (Request.collect).
 func (c *Comm) nonblocking(what string, build func(s *schedule) error) (*Request, error) {
+	return c.nonblockingKeyed(what, collKey{}, build)
+}
+
+// nonblockingKeyed is nonblocking for a call with a memo key
+// (coll_memo.go): it runs the memoised schedule when the key is its, and
+// its entry becomes the memo when the request is collected.
+func (c *Comm) nonblockingKeyed(what string, key collKey, build func(s *schedule) error) (*Request, error) {
 	if err := c.check(what); err != nil {
 		return nil, err
 	}
 	e := c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	op := c.getOp()
-	if err := build(&op.s); err != nil {
-		c.putOp(op)
-		return nil, err
+	key.oversub = e.oversub
+	op := c.takeMemo(&key)
+	if op == nil {
+		op = c.getOp()
+		if err := build(&op.s); err != nil {
+			c.putOp(op)
+			return nil, err
+		}
 	}
+	op.key = key
 	if e.fatal != nil {
 		c.putOp(op)
 		return nil, e.fatal
@@ -330,7 +360,11 @@ func (c *Comm) nonblocking(what string, build func(s *schedule) error) (*Request
 func (r *Request) recycleColl() {
 	op := r.coll
 	r.coll = nil
-	if op.c != nil {
+	switch {
+	case op.c == nil:
+	case op.err == nil:
+		op.c.keepMemo(&op.key, op)
+	default:
 		op.c.putOp(op)
 	}
 }

@@ -21,7 +21,7 @@ func (c *Comm) Barrier() error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterBarrier})
 	}
-	return c.blocking("Barrier", c.barrierBuild)
+	return c.blockingKeyed("Barrier", collKey{kind: memoBarrier}, c.barrierBuild)
 }
 
 func (c *Comm) bcastBuild(s *schedule, what string, buf []byte, root int) error {
@@ -37,7 +37,7 @@ func (c *Comm) Bcast(buf []byte, root int) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
 	}
-	return c.blocking("Bcast", func(s *schedule) error { return c.bcastBuild(s, "Bcast", buf, root) })
+	return c.blockingKeyed("Bcast", keyOf(memoBcast, buf, nil, 0, 0, root), func(s *schedule) error { return c.bcastBuild(s, "Bcast", buf, root) })
 }
 
 func (c *Comm) reduceBuild(s *schedule, what string, send, recv []byte, dt Datatype, op Op, root int) error {
@@ -63,7 +63,7 @@ func (c *Comm) Reduce(send, recv []byte, dt Datatype, op Op, root int) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
-	return c.blocking("Reduce", func(s *schedule) error { return c.reduceBuild(s, "Reduce", send, recv, dt, op, root) })
+	return c.blockingKeyed("Reduce", keyOf(memoReduce, send, recv, dt, op, root), func(s *schedule) error { return c.reduceBuild(s, "Reduce", send, recv, dt, op, root) })
 }
 
 func (c *Comm) allreduceBuild(s *schedule, what string, send, recv []byte, dt Datatype, op Op) error {
@@ -81,7 +81,7 @@ func (c *Comm) Allreduce(send, recv []byte, dt Datatype, op Op) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
-	return c.blocking("Allreduce", func(s *schedule) error { return c.allreduceBuild(s, "Allreduce", send, recv, dt, op) })
+	return c.blockingKeyed("Allreduce", keyOf(memoAllreduce, send, recv, dt, op, 0), func(s *schedule) error { return c.allreduceBuild(s, "Allreduce", send, recv, dt, op) })
 }
 
 func (c *Comm) scanBuild(s *schedule, what string, send, recv []byte, dt Datatype, op Op, exclusive bool) error {
@@ -99,12 +99,12 @@ func (c *Comm) scanBuild(s *schedule, what string, send, recv []byte, dt Datatyp
 
 // Scan is the inclusive prefix reduction over ranks 0..Rank().
 func (c *Comm) Scan(send, recv []byte, dt Datatype, op Op) error {
-	return c.blocking("Scan", func(s *schedule) error { return c.scanBuild(s, "Scan", send, recv, dt, op, false) })
+	return c.blockingKeyed("Scan", keyOf(memoScan, send, recv, dt, op, 0), func(s *schedule) error { return c.scanBuild(s, "Scan", send, recv, dt, op, false) })
 }
 
 // Exscan is the exclusive prefix reduction; rank 0's recv is unchanged.
 func (c *Comm) Exscan(send, recv []byte, dt Datatype, op Op) error {
-	return c.blocking("Exscan", func(s *schedule) error { return c.scanBuild(s, "Exscan", send, recv, dt, op, true) })
+	return c.blockingKeyed("Exscan", keyOf(memoExscan, send, recv, dt, op, 0), func(s *schedule) error { return c.scanBuild(s, "Exscan", send, recv, dt, op, true) })
 }
 
 func (c *Comm) reduceScatterBlockBuild(s *schedule, what string, send, recv []byte, dt Datatype, op Op) error {
@@ -133,7 +133,7 @@ func (c *Comm) ReduceScatterBlock(send, recv []byte, dt Datatype, op Op) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
-	return c.blocking("ReduceScatterBlock", func(s *schedule) error {
+	return c.blockingKeyed("ReduceScatterBlock", keyOf(memoReduceScatterBlock, send, recv, dt, op, 0), func(s *schedule) error {
 		return c.reduceScatterBlockBuild(s, "ReduceScatterBlock", send, recv, dt, op)
 	})
 }
@@ -213,7 +213,7 @@ func (c *Comm) Gather(send, recv []byte, root int) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
 	}
-	return c.blocking("Gather", func(s *schedule) error { return c.gatherBuild(s, "Gather", send, recv, root) })
+	return c.blockingKeyed("Gather", keyOf(memoGather, send, recv, 0, 0, root), func(s *schedule) error { return c.gatherBuild(s, "Gather", send, recv, root) })
 }
 
 func (c *Comm) gathervBuild(s *schedule, what string, send, recv []byte, counts, displs []int, root int) error {
@@ -258,7 +258,7 @@ func (c *Comm) Scatter(send, recv []byte, root int) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
 	}
-	return c.blocking("Scatter", func(s *schedule) error { return c.scatterBuild(s, "Scatter", send, recv, root) })
+	return c.blockingKeyed("Scatter", keyOf(memoScatter, send, recv, 0, 0, root), func(s *schedule) error { return c.scatterBuild(s, "Scatter", send, recv, root) })
 }
 
 func (c *Comm) scattervBuild(s *schedule, what string, send []byte, counts, displs []int, recv []byte, root int) error {
@@ -304,7 +304,7 @@ func (c *Comm) Allgather(send, recv []byte) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
 	}
-	return c.blocking("Allgather", func(s *schedule) error { return c.allgatherBuild(s, "Allgather", send, recv) })
+	return c.blockingKeyed("Allgather", keyOf(memoAllgather, send, recv, 0, 0, 0), func(s *schedule) error { return c.allgatherBuild(s, "Allgather", send, recv) })
 }
 
 func (c *Comm) allgathervBuild(s *schedule, what string, send, recv []byte, counts, displs []int) error {
@@ -373,7 +373,7 @@ func (c *Comm) Alltoall(send, recv []byte) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
 	}
-	return c.blocking("Alltoall", func(s *schedule) error { return c.alltoallBuild(s, "Alltoall", send, recv) })
+	return c.blockingKeyed("Alltoall", keyOf(memoAlltoall, send, recv, 0, 0, 0), func(s *schedule) error { return c.alltoallBuild(s, "Alltoall", send, recv) })
 }
 
 func (c *Comm) alltoallvBuild(s *schedule, what string, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {

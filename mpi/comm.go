@@ -41,6 +41,12 @@ type Comm struct {
 	// collFree holds finished collective control entries for reuse
 	// (coll.go); guarded by e.mu.
 	collFree []*collOp
+	// memo is the control entry of the last blocking collective, its
+	// schedule built, under memoKey (coll_memo.go); memoHits counts the
+	// calls that ran it again. Guarded by e.mu.
+	memo     *collOp
+	memoKey  collKey
+	memoHits uint64
 	// private communicators belong to engines outside Init/Finalize
 	// (calibration) and are usable regardless of the process's MPI state.
 	private bool

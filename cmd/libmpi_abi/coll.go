@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/hympi/hympi/mpi"
@@ -107,12 +108,39 @@ func intsAt(p *C.int, n int) []C.int {
 	return unsafe.Slice(p, n)
 }
 
-func scaled(v []C.int, esize C.int64_t) []int {
-	out := make([]int, len(v))
+// scaled writes v[i]*esize into dst (as long as v) and returns it.
+func scaled(dst []int, v []C.int, esize C.int64_t) []int {
+	dst = dst[:len(v):len(v)]
 	for i, x := range v {
-		out[i] = int(C.int64_t(x) * esize)
+		dst[i] = int(C.int64_t(x) * esize)
 	}
-	return out
+	return dst
+}
+
+// countScratch lends a collective call the memory of its count and
+// displacement arrays in bytes. The engine reads them only while it
+// builds the call's schedule, before the call returns, so one array
+// serves every call; a call that finds it lent (another thread is in a
+// collective) allocates its own. Without it a v-collective from C made
+// two to four allocations per call.
+var countScratch struct {
+	lent atomic.Bool
+	v    [4 * 256]int
+}
+
+// borrowInts returns n ints, lent reporting whether they are the scratch
+// (then returnInts(true) must follow once the engine has built).
+func borrowInts(n int) (v []int, lent bool) {
+	if n <= len(countScratch.v) && countScratch.lent.CompareAndSwap(false, true) {
+		return countScratch.v[:n:n], true
+	}
+	return make([]int, n), false
+}
+
+func returnInts(lent bool) {
+	if lent {
+		countScratch.lent.Store(false)
+	}
 }
 
 // extentOf is the bytes a vector collective's buffer spans. Empty blocks
@@ -137,7 +165,9 @@ func hympi_go_reduce_scatter(ci C.int, send, recv unsafe.Pointer, counts *C.int,
 	if rc != 0 {
 		return rc
 	}
-	bc := scaled(intsAt(counts, c.Size()), red.esize)
+	ints, lent := borrowInts(c.Size())
+	defer returnInts(lent)
+	bc := scaled(ints, intsAt(counts, c.Size()), red.esize)
 	var total int
 	for _, x := range bc {
 		total += x
@@ -193,8 +223,11 @@ func hympi_go_gatherv(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv un
 	me := c.Rank()
 	var bc, bd []int
 	if counts != nil {
-		bc = scaled(intsAt(counts, c.Size()), esize)
-		bd = scaled(intsAt(displs, c.Size()), esize)
+		n := c.Size()
+		ints, lent := borrowInts(2 * n)
+		defer returnInts(lent)
+		bc = scaled(ints[:n], intsAt(counts, n), esize)
+		bd = scaled(ints[n:], intsAt(displs, n), esize)
 	}
 	var err error
 	switch kind {
@@ -234,14 +267,16 @@ func hympi_go_alltoallv(ci C.int, send unsafe.Pointer, scounts, sdispls *C.int, 
 		return rc
 	}
 	n := c.Size()
-	rc2, rd := scaled(intsAt(rcounts, n), resize), scaled(intsAt(rdispls, n), resize)
+	ints, lent := borrowInts(4 * n)
+	defer returnInts(lent)
+	rc2, rd := scaled(ints[:n], intsAt(rcounts, n), resize), scaled(ints[n:2*n], intsAt(rdispls, n), resize)
 	r := bytesAt(recv, extentOf(rc2, rd))
 	var s []byte
 	sc, sd := rc2, rd
 	if inplace != 0 {
 		s = append([]byte(nil), r...)
 	} else {
-		sc, sd = scaled(intsAt(scounts, n), sesize), scaled(intsAt(sdispls, n), sesize)
+		sc, sd = scaled(ints[2*n:3*n], intsAt(scounts, n), sesize), scaled(ints[3*n:], intsAt(sdispls, n), sesize)
 		s = bytesAt(send, extentOf(sc, sd))
 	}
 	return errCode(c.Alltoallv(s, sc, sd, r, rc2, rd))

@@ -570,7 +570,7 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 		FAIL(MPI_ERR_INTERN);
 	}
 	if (kind >= HC_NBC_GATHER && (code = hc_pk_build(kind, a, &g, size, me)) != MPI_SUCCESS) goto out;
-	code = hympi_go_icoll(ci, &g, run == RUN_PERSISTENT, (intptr_t *)req);
+	code = hympi_go_icoll(ci, &g, run == RUN_PERSISTENT, (intptr_t *)req, hc_thread_reqcache());
 out:
 	if (code) hc_pk_free(g.pk); /* on success the request owns it */
 	free(arr);

@@ -40,30 +40,134 @@ func int64s(p *C.int64_t, n int) []int {
 	return out
 }
 
+// collCall is a collective's arguments in the engine's terms. Its start
+// and bind methods stand where closures over the arguments stood: those
+// put the arguments on the heap on every call, ~600 instructions of a
+// small nonblocking collective from C.
+type collCall struct {
+	kind            C.int
+	s, r            []byte
+	t               mpi.Datatype
+	o               mpi.Op
+	root            int
+	sc, sd, rcs, rd []int
+}
+
+func (k *collCall) start(c *mpi.Comm) (*mpi.Request, error) {
+	s, r, t, o, root := k.s, k.r, k.t, k.o, k.root
+	switch k.kind {
+	case C.HC_NBC_BARRIER:
+		return c.Ibarrier()
+	case C.HC_NBC_BCAST:
+		return c.Ibcast(s, root)
+	case C.HC_NBC_REDUCE:
+		return c.Ireduce(s, r, t, o, root)
+	case C.HC_NBC_ALLREDUCE:
+		return c.Iallreduce(s, r, t, o)
+	case C.HC_NBC_SCAN:
+		return c.Iscan(s, r, t, o)
+	case C.HC_NBC_EXSCAN:
+		return c.Iexscan(s, r, t, o)
+	case C.HC_NBC_RSB:
+		return c.IreduceScatterBlock(s, r, t, o)
+	case C.HC_NBC_RS:
+		return c.IreduceScatter(s, r, k.rcs, t, o)
+	case C.HC_NBC_GATHER:
+		return c.Igather(s, r, root)
+	case C.HC_NBC_SCATTER:
+		return c.Iscatter(s, r, root)
+	case C.HC_NBC_ALLGATHER:
+		return c.Iallgather(s, r)
+	case C.HC_NBC_ALLTOALL:
+		return c.Ialltoall(s, r)
+	case C.HC_NBC_GATHERV:
+		return c.Igatherv(s, r, k.rcs, k.rd, root)
+	case C.HC_NBC_ALLGATHERV:
+		return c.Iallgatherv(s, r, k.rcs, k.rd)
+	case C.HC_NBC_SCATTERV:
+		return c.Iscatterv(s, k.sc, k.sd, r, root)
+	default: // C.HC_NBC_ALLTOALLV, checked by hympi_go_icoll
+		return c.Ialltoallv(s, k.sc, k.sd, r, k.rcs, k.rd)
+	}
+}
+
+func (k *collCall) bind(c *mpi.Comm) (*mpi.Persistent, error) {
+	s, r, t, o, root := k.s, k.r, k.t, k.o, k.root
+	switch k.kind {
+	case C.HC_NBC_BARRIER:
+		return c.BarrierInit()
+	case C.HC_NBC_BCAST:
+		return c.BcastInit(s, root)
+	case C.HC_NBC_REDUCE:
+		return c.ReduceInit(s, r, t, o, root)
+	case C.HC_NBC_ALLREDUCE:
+		return c.AllreduceInit(s, r, t, o)
+	case C.HC_NBC_SCAN:
+		return c.ScanInit(s, r, t, o)
+	case C.HC_NBC_EXSCAN:
+		return c.ExscanInit(s, r, t, o)
+	case C.HC_NBC_RSB:
+		return c.ReduceScatterBlockInit(s, r, t, o)
+	case C.HC_NBC_RS:
+		return c.ReduceScatterInit(s, r, k.rcs, t, o)
+	case C.HC_NBC_GATHER:
+		return c.GatherInit(s, r, root)
+	case C.HC_NBC_SCATTER:
+		return c.ScatterInit(s, r, root)
+	case C.HC_NBC_ALLGATHER:
+		return c.AllgatherInit(s, r)
+	case C.HC_NBC_ALLTOALL:
+		return c.AlltoallInit(s, r)
+	case C.HC_NBC_GATHERV:
+		return c.GathervInit(s, r, k.rcs, k.rd, root)
+	case C.HC_NBC_ALLGATHERV:
+		return c.AllgathervInit(s, r, k.rcs, k.rd)
+	case C.HC_NBC_SCATTERV:
+		return c.ScattervInit(s, k.sc, k.sd, r, root)
+	default:
+		return c.AlltoallvInit(s, k.sc, k.sd, r, k.rcs, k.rd)
+	}
+}
+
+// countsInto converts n C byte counts at p into dst (nil when p is).
+func countsInto(dst []int, p *C.int64_t) []int {
+	if p == nil {
+		return nil
+	}
+	for i, x := range unsafe.Slice(p, len(dst)) {
+		dst[i] = int(x)
+	}
+	return dst
+}
+
 //export hympi_go_icoll
-func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t) C.int {
+func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
 	}
-	n, root := c.Size(), int(a.root)
-	var t mpi.Datatype
-	var o mpi.Op
+	if a.kind < C.HC_NBC_BARRIER || a.kind > C.HC_NBC_ALLTOALLV {
+		return C.MPI_ERR_INTERN
+	}
+	n := c.Size()
+	k := collCall{kind: a.kind, root: int(a.root)}
 	switch a.kind {
 	case C.HC_NBC_REDUCE, C.HC_NBC_ALLREDUCE, C.HC_NBC_SCAN, C.HC_NBC_EXSCAN, C.HC_NBC_RSB, C.HC_NBC_RS:
-		if t, o, rc = redOf(&a.red); rc != 0 {
+		if k.t, k.o, rc = redOf(&a.red); rc != 0 {
 			return rc
 		}
 	}
-	s, r := bytesAt(a.sbuf, a.sn), bytesAt(a.rbuf, a.rn)
-	var b collBinding
+	k.s, k.r = bytesAt(a.sbuf, a.sn), bytesAt(a.rbuf, a.rn)
+	var b *collBinding
 	if a.pdt != 0 {
 		// Packed: the engine works on scratch buffers of ours.
-		s = make([]byte, a.sn)
-		r = s
+		b = new(collBinding)
+		s := make([]byte, a.sn)
+		r := s
 		if a.inplace == 0 && a.kind != C.HC_NBC_BCAST {
 			r = make([]byte, a.sn)
 		}
+		k.s, k.r = s, r
 		// The request holds the type: the caller may free it while
 		// the collective is pending (MPICH's coll/nonblocking2).
 		b.held = C.hc_type_hold_h(a.pdt)
@@ -75,115 +179,97 @@ func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t) C.
 			b.post = func() { C.hc_unpack_h(dt, cnt, unsafe.Pointer(unsafe.SliceData(r)), C.int64_t(len(r)), to) }
 		}
 	} else if a.inplace != 0 {
-		s = r
+		k.s = k.r
 	}
 	if pk := a.pk; pk != nil {
 		// C scratch, already in a.sbuf and a.rbuf.
+		if b == nil {
+			b = new(collBinding)
+		}
 		b.pre = func() { C.hc_pk_run(pk, 0) }
 		b.post = func() { C.hc_pk_run(pk, 1) }
 		b.owned = pk
 		C.hc_pk_hold(pk)
 	}
-	sc, sd := int64s(a.sc, n), int64s(a.sd, n)
-	rcs, rd := int64s(a.rc, n), int64s(a.rd, n)
-	var bind func() (*mpi.Persistent, error)
-	var start func() (*mpi.Request, error)
+	// The byte counts in the engine's int: lent scratch, which the
+	// engine reads only while it builds the schedule, inside this call.
+	var ints []int
+	lent := false
+	if a.sc != nil || a.sd != nil || a.rc != nil || a.rd != nil {
+		ints, lent = borrowInts(4 * n)
+		defer returnInts(lent)
+		k.sc, k.sd = countsInto(ints[:n:n], a.sc), countsInto(ints[n:2*n:2*n], a.sd)
+		k.rcs, k.rd = countsInto(ints[2*n:3*n:3*n], a.rc), countsInto(ints[3*n:], a.rd)
+	}
 	switch a.kind {
-	case C.HC_NBC_BARRIER:
-		start, bind = c.Ibarrier, c.BarrierInit
-	case C.HC_NBC_BCAST:
-		start = func() (*mpi.Request, error) { return c.Ibcast(s, root) }
-		bind = func() (*mpi.Persistent, error) { return c.BcastInit(s, root) }
 	case C.HC_NBC_REDUCE:
-		if root != c.Rank() && a.pdt == 0 && a.rbuf == nil {
-			r = nil
+		if k.root != c.Rank() && a.pdt == 0 && a.rbuf == nil {
+			k.r = nil
 		}
-		start = func() (*mpi.Request, error) { return c.Ireduce(s, r, t, o, root) }
-		bind = func() (*mpi.Persistent, error) { return c.ReduceInit(s, r, t, o, root) }
-	case C.HC_NBC_ALLREDUCE:
-		start = func() (*mpi.Request, error) { return c.Iallreduce(s, r, t, o) }
-		bind = func() (*mpi.Persistent, error) { return c.AllreduceInit(s, r, t, o) }
-	case C.HC_NBC_SCAN:
-		start = func() (*mpi.Request, error) { return c.Iscan(s, r, t, o) }
-		bind = func() (*mpi.Persistent, error) { return c.ScanInit(s, r, t, o) }
-	case C.HC_NBC_EXSCAN:
-		start = func() (*mpi.Request, error) { return c.Iexscan(s, r, t, o) }
-		bind = func() (*mpi.Persistent, error) { return c.ExscanInit(s, r, t, o) }
 	case C.HC_NBC_RSB:
 		// In place, the buffer holds every block on the way in.
 		if a.inplace != 0 {
-			s = bytesAt(a.rbuf, a.sn*C.int64_t(n))
-			r = s
+			k.s = bytesAt(a.rbuf, a.sn*C.int64_t(n))
+			k.r = k.s
 		} else {
-			s = bytesAt(a.sbuf, a.sn*C.int64_t(n))
+			k.s = bytesAt(a.sbuf, a.sn*C.int64_t(n))
 		}
-		start = func() (*mpi.Request, error) { return c.IreduceScatterBlock(s, r, t, o) }
-		bind = func() (*mpi.Persistent, error) { return c.ReduceScatterBlockInit(s, r, t, o) }
 	case C.HC_NBC_RS:
 		total := 0
-		for _, k := range rcs {
-			total += k
+		for _, x := range k.rcs {
+			total += x
 		}
 		if a.inplace != 0 {
-			s = bytesAt(a.rbuf, C.int64_t(total))
-			r = s
+			k.s = bytesAt(a.rbuf, C.int64_t(total))
+			k.r = k.s
 		} else {
-			s = bytesAt(a.sbuf, C.int64_t(total))
-			r = bytesAt(a.rbuf, C.int64_t(rcs[c.Rank()]))
+			k.s = bytesAt(a.sbuf, C.int64_t(total))
+			k.r = bytesAt(a.rbuf, C.int64_t(k.rcs[c.Rank()]))
 		}
-		start = func() (*mpi.Request, error) { return c.IreduceScatter(s, r, rcs, t, o) }
-		bind = func() (*mpi.Persistent, error) { return c.ReduceScatterInit(s, r, rcs, t, o) }
-	case C.HC_NBC_GATHER:
-		start = func() (*mpi.Request, error) { return c.Igather(s, r, root) }
-		bind = func() (*mpi.Persistent, error) { return c.GatherInit(s, r, root) }
-	case C.HC_NBC_SCATTER:
-		start = func() (*mpi.Request, error) { return c.Iscatter(s, r, root) }
-		bind = func() (*mpi.Persistent, error) { return c.ScatterInit(s, r, root) }
-	case C.HC_NBC_ALLGATHER:
-		start = func() (*mpi.Request, error) { return c.Iallgather(s, r) }
-		bind = func() (*mpi.Persistent, error) { return c.AllgatherInit(s, r) }
-	case C.HC_NBC_ALLTOALL:
-		start = func() (*mpi.Request, error) { return c.Ialltoall(s, r) }
-		bind = func() (*mpi.Persistent, error) { return c.AlltoallInit(s, r) }
 	case C.HC_NBC_GATHERV, C.HC_NBC_ALLGATHERV:
 		// The receive side spans the blocks; the own block in place.
-		if rcs != nil {
-			r = bytesAt(a.rbuf, extentOf(rcs, rd))
+		if k.rcs != nil {
+			k.r = bytesAt(a.rbuf, extentOf(k.rcs, k.rd))
 		}
 		if a.inplace != 0 {
-			me := c.Rank()
-			s = blockOf(r, rcs, rd, me)
-		}
-		if a.kind == C.HC_NBC_GATHERV {
-			start = func() (*mpi.Request, error) { return c.Igatherv(s, r, rcs, rd, root) }
-			bind = func() (*mpi.Persistent, error) { return c.GathervInit(s, r, rcs, rd, root) }
-		} else {
-			start = func() (*mpi.Request, error) { return c.Iallgatherv(s, r, rcs, rd) }
-			bind = func() (*mpi.Persistent, error) { return c.AllgathervInit(s, r, rcs, rd) }
+			k.s = blockOf(k.r, k.rcs, k.rd, c.Rank())
 		}
 	case C.HC_NBC_SCATTERV:
-		if sc != nil {
-			s = bytesAt(a.sbuf, extentOf(sc, sd))
+		if k.sc != nil {
+			k.s = bytesAt(a.sbuf, extentOf(k.sc, k.sd))
 		}
 		if a.inplace != 0 {
-			me := c.Rank()
-			r = blockOf(s, sc, sd, me)
+			k.r = blockOf(k.s, k.sc, k.sd, c.Rank())
 		}
-		start = func() (*mpi.Request, error) { return c.Iscatterv(s, sc, sd, r, root) }
-		bind = func() (*mpi.Persistent, error) { return c.ScattervInit(s, sc, sd, r, root) }
 	case C.HC_NBC_ALLTOALLV:
-		r = bytesAt(a.rbuf, extentOf(rcs, rd))
+		k.r = bytesAt(a.rbuf, extentOf(k.rcs, k.rd))
 		if a.inplace != 0 {
-			s, sc, sd = r, rcs, rd
+			k.s, k.sc, k.sd = k.r, k.rcs, k.rd
 		} else {
-			s = bytesAt(a.sbuf, extentOf(sc, sd))
+			k.s = bytesAt(a.sbuf, extentOf(k.sc, k.sd))
 		}
-		start = func() (*mpi.Request, error) { return c.Ialltoallv(s, sc, sd, r, rcs, rd) }
-		bind = func() (*mpi.Persistent, error) { return c.AlltoallvInit(s, sc, sd, r, rcs, rd) }
-	default:
-		return C.MPI_ERR_INTERN
 	}
-	return collRequest(ci, persistent != 0, &b, start, bind, req)
+	if persistent != 0 || b != nil {
+		if b == nil {
+			b = new(collBinding)
+		}
+		kk := new(collCall)
+		*kk = k
+		return collRequest(ci, persistent != 0, b, func() (*mpi.Request, error) { return kk.start(c) },
+			func() (*mpi.Persistent, error) { return kk.bind(c) }, req)
+	}
+	// The common case: plain data, started now, nothing kept past the
+	// call but the request.
+	x, err := k.start(c)
+	if err != nil {
+		return errCode(err)
+	}
+	q := newReq(req, cache)
+	if q == nil {
+		return C.MPI_ERR_NO_MEM
+	}
+	q.r, q.ci, q.active = x, ci, true
+	return 0
 }
 
 // collRequest makes the C request of a collective: a persistent one bound

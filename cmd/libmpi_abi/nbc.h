@@ -28,6 +28,9 @@ enum {
 	HC_NBC_ALLTOALLV, /* and Alltoallw: byte counts and displacements either way */
 };
 
+/* This thread's request cache (p2p.c), for the requests a collective makes. */
+HC_HIDDEN hc_reqcache *hc_thread_reqcache(void);
+
 /* The kinds of the blocking paths hc_reduce and hc_move (coll.c). */
 enum { RED_REDUCE, RED_ALLREDUCE, RED_SCAN, RED_EXSCAN, RED_SCATTER_BLOCK };
 enum { MOV_GATHER, MOV_SCATTER, MOV_ALLGATHER, MOV_ALLTOALL };

@@ -15,6 +15,10 @@ enum { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
  * runtime in this library already needs static TLS). */
 static __thread hc_reqcache hc_rcache __attribute__((tls_model("initial-exec")));
 
+/* hc_thread_reqcache is this thread's request cache, for the requests
+ * other files make (nbc.c). */
+HC_HIDDEN hc_reqcache *hc_thread_reqcache(void) { return &hc_rcache; }
+
 #define COMM(ci, comm, fn)                                                     \
 	int ci = hc_comm_index(comm);                                          \
 	if (__builtin_expect(ci < 0, 0)) return hc_error(-1, MPI_ERR_COMM, fn)

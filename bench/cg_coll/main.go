@@ -1,0 +1,242 @@
+// Command cg_coll counts the instructions of small collectives, not their
+// time: bench/callgrind_coll.sh runs one rank (the measured one) under
+// valgrind --tool=callgrind and the others natively. A collective's wait
+// polls for peers, and how many empty polls it makes depends on
+// scheduling; so before each call the measured rank waits outside hympi,
+// in awaitPeers, until every other rank has entered that call (a counter
+// per rank in a shared file), then lets them publish their first messages
+// (settle), and calls last: the messages it needs are there on its first
+// look. Each collective and form is a function of its own (cgBarrier,
+// cgIbarrier, ...) whose inclusive instructions the script reads.
+//
+// Usage:
+//
+//	hympirun -n N cg_coll -flags FILE -measured R [-i ITERS] [-m SIZE] [-only NAME]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hympi/hympi/mpi"
+)
+
+// bufs is every collective's arguments, sized once: size bytes per rank
+// and block.
+type bufs struct {
+	c                *mpi.Comm
+	send, recv, big  []byte
+	bigRecv          []byte
+	counts, displs   []int
+	rcounts, rdispls []int
+}
+
+// One function per collective and form, kept out of line so that its
+// inclusive count is the call's (the script reads main.cg<Name>).
+
+//go:noinline
+func cgBarrier(b *bufs) error { return b.c.Barrier() }
+
+//go:noinline
+func cgIbarrier(b *bufs) error { return wait(b.c.Ibarrier()) }
+
+//go:noinline
+func cgBcast(b *bufs) error { return b.c.Bcast(b.send, 0) }
+
+//go:noinline
+func cgIbcast(b *bufs) error { return wait(b.c.Ibcast(b.send, 0)) }
+
+//go:noinline
+func cgAllreduce(b *bufs) error { return b.c.Allreduce(b.send, b.recv, mpi.Float32, mpi.Sum) }
+
+//go:noinline
+func cgIallreduce(b *bufs) error { return wait(b.c.Iallreduce(b.send, b.recv, mpi.Float32, mpi.Sum)) }
+
+//go:noinline
+func cgReduce(b *bufs) error { return b.c.Reduce(b.send, b.recv, mpi.Float32, mpi.Sum, 0) }
+
+//go:noinline
+func cgIreduce(b *bufs) error { return wait(b.c.Ireduce(b.send, b.recv, mpi.Float32, mpi.Sum, 0)) }
+
+//go:noinline
+func cgScan(b *bufs) error { return b.c.Scan(b.send, b.recv, mpi.Float32, mpi.Sum) }
+
+//go:noinline
+func cgIscan(b *bufs) error { return wait(b.c.Iscan(b.send, b.recv, mpi.Float32, mpi.Sum)) }
+
+//go:noinline
+func cgReduceScatterBlock(b *bufs) error {
+	return b.c.ReduceScatterBlock(b.big, b.recv, mpi.Float32, mpi.Sum)
+}
+
+//go:noinline
+func cgIreduceScatterBlock(b *bufs) error {
+	return wait(b.c.IreduceScatterBlock(b.big, b.recv, mpi.Float32, mpi.Sum))
+}
+
+//go:noinline
+func cgScatterv(b *bufs) error { return b.c.Scatterv(b.big, b.counts, b.displs, b.recv, 0) }
+
+//go:noinline
+func cgIscatterv(b *bufs) error { return wait(b.c.Iscatterv(b.big, b.counts, b.displs, b.recv, 0)) }
+
+//go:noinline
+func cgAllgather(b *bufs) error { return b.c.Allgather(b.send, b.bigRecv) }
+
+//go:noinline
+func cgIallgather(b *bufs) error { return wait(b.c.Iallgather(b.send, b.bigRecv)) }
+
+//go:noinline
+func cgAlltoallv(b *bufs) error {
+	return b.c.Alltoallv(b.big, b.counts, b.displs, b.bigRecv, b.rcounts, b.rdispls)
+}
+
+//go:noinline
+func cgIalltoallv(b *bufs) error {
+	return wait(b.c.Ialltoallv(b.big, b.counts, b.displs, b.bigRecv, b.rcounts, b.rdispls))
+}
+
+func wait(r *mpi.Request, err error) error {
+	if err != nil {
+		return err
+	}
+	_, err = r.Wait()
+	return err
+}
+
+var colls = []struct {
+	name string
+	fn   func(*bufs) error
+}{
+	{"Barrier", cgBarrier}, {"Ibarrier", cgIbarrier},
+	{"Bcast", cgBcast}, {"Ibcast", cgIbcast},
+	{"Allreduce", cgAllreduce}, {"Iallreduce", cgIallreduce},
+	{"Reduce", cgReduce}, {"Ireduce", cgIreduce},
+	{"Scan", cgScan}, {"Iscan", cgIscan},
+	{"ReduceScatterBlock", cgReduceScatterBlock}, {"IreduceScatterBlock", cgIreduceScatterBlock},
+	{"Scatterv", cgScatterv}, {"Iscatterv", cgIscatterv},
+	{"Allgather", cgAllgather}, {"Iallgather", cgIallgather},
+	{"Alltoallv", cgAlltoallv}, {"Ialltoallv", cgIalltoallv},
+}
+
+func main() {
+	iters := flag.Int("i", 100, "calls of each collective")
+	size := flag.Int("m", 8, "bytes per rank and block (a multiple of 4)")
+	path := flag.String("flags", "", "file shared by the ranks for the side channel")
+	measured := flag.Int("measured", 0, "the rank that calls last (the one under valgrind)")
+	only := flag.String("only", "", "comma-separated collectives to run (default all)")
+	flag.Parse()
+	if err := run(*iters, *size, *path, *measured, *only); err != nil {
+		fmt.Fprintln(os.Stderr, "cg_coll:", err)
+		os.Exit(1)
+	}
+}
+
+// entered maps the side channel: per rank, on its own cache line, how many
+// collective calls it has entered.
+func entered(path string, n int) ([]*atomic.Uint64, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sz := 64 * n
+	if err := f.Truncate(int64(sz)); err != nil {
+		return nil, err
+	}
+	m, err := unix.Mmap(int(f.Fd()), 0, sz, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, err
+	}
+	c := make([]*atomic.Uint64, n)
+	for i := range c {
+		c[i] = (*atomic.Uint64)(unsafe.Pointer(&m[64*i]))
+	}
+	return c, nil
+}
+
+// awaitPeers spins until every other rank has entered call k, then a
+// little longer so that they have published their first messages. It is
+// outside every cg function, so none of its instructions is counted.
+//
+//go:noinline
+func awaitPeers(cs []*atomic.Uint64, me int, k uint64) {
+	for i, c := range cs {
+		for i != me && c.Load() < k {
+			spins++
+		}
+	}
+	for t := time.Now(); time.Since(t) < settle; {
+		spins++
+	}
+}
+
+var spins uint64
+
+// settle is the time the others get to publish: natively that takes a
+// microsecond or two.
+const settle = 100 * time.Microsecond
+
+func run(iters, size int, path string, measured int, only string) error {
+	if path == "" {
+		return fmt.Errorf("-flags FILE is required")
+	}
+	if size < 4 || size%4 != 0 {
+		return fmt.Errorf("-m takes a positive multiple of 4, got %d", size)
+	}
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	c := mpi.World()
+	n, me := c.Size(), c.Rank()
+	if measured < 0 || measured >= n {
+		return fmt.Errorf("-measured %d: no such rank among %d", measured, n)
+	}
+	cs, err := entered(path, n)
+	if err != nil {
+		return err
+	}
+	// Every rank has the file before any counter moves.
+	if err := c.Barrier(); err != nil {
+		return err
+	}
+	b := &bufs{c: c, send: make([]byte, size), recv: make([]byte, size),
+		big: make([]byte, n*size), bigRecv: make([]byte, n*size)}
+	for i := range n {
+		b.counts = append(b.counts, size)
+		b.displs = append(b.displs, i*size)
+	}
+	b.rcounts, b.rdispls = b.counts, b.displs
+	want := map[string]bool{}
+	for _, s := range strings.Split(only, ",") {
+		if s != "" {
+			want[s] = true
+		}
+	}
+	var k uint64
+	const warm = 10
+	for _, cl := range colls {
+		if len(want) > 0 && !want[cl.name] {
+			continue
+		}
+		for range warm + iters {
+			k++
+			if me == measured {
+				awaitPeers(cs, me, k)
+			} else {
+				cs[me].Store(k)
+			}
+			if err := cl.fn(b); err != nil {
+				return fmt.Errorf("%s: %w", cl.name, err)
+			}
+		}
+	}
+	return mpi.Finalize()
+}

@@ -1,0 +1,98 @@
+//go:build !ompi && !mpich
+
+package mpi
+
+import "unsafe"
+
+// The blocking collectives' schedule memo. Programs call the same
+// collective with the same arguments over and over (a solver's Allreduce
+// of its residual, a benchmark's loop); a schedule depends on nothing
+// else (the builders are pure functions of rank, size, buffers, datatype,
+// operator, root and whether the job is oversubscribed), and it can run
+// any number of times, as a persistent collective's does. So each
+// communicator keeps the control entry of its last blocking collective,
+// schedule built, under a key of every argument its builder read; the next
+// blocking call whose key is the same skips the argument checks (they
+// passed for exactly these arguments) and the build, and launches it
+// again. A call with any other key builds as always and takes the memo's
+// place. Only fixed-shape collectives over predefined datatypes and
+// operators are memoised: a user operator or an opaque type may be freed
+// between two calls, and a v-collective's counts are caller memory that
+// may change under the same slice.
+//
+// The memo holds the last call's buffers (as a persistent collective
+// does; at most memoMax bytes each) until the communicator's next blocking
+// collective of another shape.
+
+// collKind names a memoisable collective; memoNone keeps a call out of
+// the memo.
+type collKind uint8
+
+const (
+	memoNone collKind = iota
+	memoBarrier
+	memoBcast
+	memoReduce
+	memoAllreduce
+	memoScan
+	memoExscan
+	memoReduceScatterBlock
+	memoGather
+	memoScatter
+	memoAllgather
+	memoAlltoall
+)
+
+// collKey is every argument a memoisable collective's builder reads.
+type collKey struct {
+	kind    collKind
+	oversub bool
+	root    int
+	dt      Datatype
+	op      Op
+	sp, rp  *byte // the buffers, by address and length
+	sn, rn  int
+	sNil    bool // a nil buffer is not an empty one (Reduce off the root)
+	rNil    bool
+}
+
+// memoMax bounds the buffers of a memoised call: the memo saves a build,
+// which only a small collective notices, and it should not keep a large
+// buffer or scratch alive.
+const memoMax = 64 << 10
+
+// keyOf is the key of a call; memoNone when the call must not be memoised.
+func keyOf(kind collKind, send, recv []byte, dt Datatype, op Op, root int) collKey {
+	if dt < 0 || dt >= opaqueTypeBase || op < 0 || op >= userOpBase || len(send) > memoMax || len(recv) > memoMax {
+		return collKey{}
+	}
+	return collKey{kind: kind, root: root, dt: dt, op: op,
+		sp: unsafe.SliceData(send), sn: len(send), sNil: send == nil,
+		rp: unsafe.SliceData(recv), rn: len(recv), rNil: recv == nil}
+}
+
+// takeMemo returns c's memoised entry when its key is k, taking it out of
+// the memo while it runs. Called with e.mu held.
+func (c *Comm) takeMemo(k *collKey) *collOp {
+	if k.kind == memoNone || c.memo == nil || c.memoKey != *k {
+		return nil
+	}
+	op := c.memo
+	c.memo = nil
+	c.memoHits++
+	return op
+}
+
+// keepMemo makes op, which ran its collective without error, c's memo
+// under k, returning the entry it replaces to the free list. Called with
+// e.mu held.
+func (c *Comm) keepMemo(k *collKey, op *collOp) {
+	if k.kind == memoNone {
+		c.putOp(op)
+		return
+	}
+	if c.memo != nil {
+		c.putOp(c.memo)
+	}
+	c.memo, c.memoKey = op, *k
+}

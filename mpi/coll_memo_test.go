@@ -1,0 +1,201 @@
+//go:build !ompi && !mpich
+
+package mpi
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// TestCollMemo runs a sequence of blocking collectives in which each call
+// repeats the last or changes one argument, and checks every result
+// against a serial reference and whether the call ran the memoised
+// schedule: a repeat must (the memo is used), a change must not (a stale
+// schedule would move the wrong bytes or hang).
+func TestCollMemo(t *testing.T) {
+	for _, n := range []int{2, 3, 4} {
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			comms := inProcessJob(t, n)
+			runRanks(t, comms, func(c *Comm) error { return memoSequence(c, n) })
+			for _, c := range comms {
+				if c.memo == nil {
+					t.Errorf("rank %d: no memo after the sequence", c.rank)
+				}
+			}
+		})
+	}
+}
+
+// memoStep is one call of the sequence: run makes it on rank me and
+// returns the bytes to compare with want (nil: nothing to compare), hit
+// says whether the call must use the memo.
+type memoStep struct {
+	name string
+	hit  bool
+	run  func(c *Comm) ([]byte, error)
+	want func(me int) []byte
+}
+
+func memoSequence(c *Comm, n int) error {
+	me := c.rank
+	const k = 16 // elements
+	// contribution of rank r in round g: element i is r*100+i+g.
+	contrib := func(r, g, m int) []int64 {
+		v := make([]int64, m)
+		for i := range v {
+			v[i] = int64(r*100 + i + g)
+		}
+		return v
+	}
+	sum := func(g, m int) []byte {
+		tot := make([]int64, m)
+		for r := range n {
+			for i, x := range contrib(r, g, m) {
+				tot[i] += x
+			}
+		}
+		return putInt64s(tot)
+	}
+	maxOf := func(g, m int) []byte { return putInt64s(contrib(n-1, g, m)) }
+	send, recv, other := putInt64s(contrib(me, 0, k)), make([]byte, 8*k), make([]byte, 8*k)
+	inplace, send2 := make([]byte, 8*k), putInt64s(contrib(me, 9, k))
+	bcast := make([]byte, 24)
+	rootData := func(root int) []byte { b := make([]byte, 24); fill(b, root); return b }
+	user, err := NewOp(func(in, inout []byte, _ Datatype) {
+		a, b := int64s(in), int64s(inout)
+		for i := range b {
+			b[i] += a[i]
+		}
+		copy(inout, putInt64s(b))
+	}, true)
+	if err != nil {
+		return err
+	}
+	allreduce := func(s, r []byte, op Op) func(c *Comm) ([]byte, error) {
+		return func(c *Comm) ([]byte, error) { return r, c.Allreduce(s, r, Int64, op) }
+	}
+	bc := func(root int) func(c *Comm) ([]byte, error) {
+		return func(c *Comm) ([]byte, error) {
+			clear(bcast)
+			if me == root {
+				copy(bcast, rootData(root))
+			}
+			return bcast, c.Bcast(bcast, root)
+		}
+	}
+	red := func(root int) func(c *Comm) ([]byte, error) {
+		return func(c *Comm) ([]byte, error) {
+			clear(recv)
+			if err := c.Reduce(send, recv, Int64, Sum, root); err != nil || me != root {
+				return nil, err
+			}
+			return recv, nil
+		}
+	}
+	s1 := func(int) []byte { return sum(0, k) }
+	shortU := func(c *Comm) ([]byte, error) {
+		return recv[:8*5], c.Allreduce(send[:8*5], recv[:8*5], Uint64, Sum)
+	}
+	steps := []memoStep{
+		{"first Allreduce", false, allreduce(send, recv, Sum), s1},
+		{"same again", true, allreduce(send, recv, Sum), s1},
+		{"new send contents", true, func(c *Comm) ([]byte, error) {
+			copy(send, putInt64s(contrib(me, 7, k)))
+			return recv, c.Allreduce(send, recv, Int64, Sum)
+		}, func(int) []byte { return sum(7, k) }},
+		{"other recv buffer", false, allreduce(send, other, Sum), func(int) []byte { return sum(7, k) }},
+		{"other send buffer", false, allreduce(send2, other, Sum), func(int) []byte { return sum(9, k) }},
+		{"in place", false, func(c *Comm) ([]byte, error) {
+			copy(inplace, putInt64s(contrib(me, 3, k)))
+			return inplace, c.Allreduce(inplace, inplace, Int64, Sum)
+		}, func(int) []byte { return sum(3, k) }},
+		{"not in place again", false, allreduce(send, recv, Sum), func(int) []byte { return sum(7, k) }},
+		{"other op", false, allreduce(send, recv, Max), func(int) []byte { return maxOf(7, k) }},
+		{"shorter", false, allreduce(send[:8*5], recv[:8*5], Sum), func(int) []byte { return sum(7, 5) }},
+		{"other datatype", false, shortU, func(int) []byte { return sum(7, 5) }},
+		{"user op (never memoised)", false, allreduce(send, recv, user), func(int) []byte { return sum(7, k) }},
+		{"the memo outlives it", true, shortU, func(int) []byte { return sum(7, 5) }},
+		{"Bcast root 0", false, bc(0), func(int) []byte { return rootData(0) }},
+		{"Bcast root 0 again", true, bc(0), func(int) []byte { return rootData(0) }},
+		{"Bcast root 1", false, bc(1), func(int) []byte { return rootData(1) }},
+		{"Reduce root 1", false, red(1), func(int) []byte { return sum(7, k) }},
+		{"Reduce root 1 again", true, red(1), func(int) []byte { return sum(7, k) }},
+		{"Reduce root 0", false, red(0), func(int) []byte { return sum(7, k) }},
+		{"Barrier", false, func(c *Comm) ([]byte, error) { return nil, c.Barrier() }, nil},
+		{"Barrier again", true, func(c *Comm) ([]byte, error) { return nil, c.Barrier() }, nil},
+		{"Ibarrier takes the Barrier's", true, func(c *Comm) ([]byte, error) { return nil, wait(c.Ibarrier()) }, nil},
+		{"Allreduce after it", false, allreduce(send, recv, Sum), func(int) []byte { return sum(7, k) }},
+		{"Iallreduce of its shape", true, func(c *Comm) ([]byte, error) {
+			clear(recv)
+			return recv, wait(c.Iallreduce(send, recv, Int64, Sum))
+		}, func(int) []byte { return sum(7, k) }},
+		{"Iallreduce memoised when collected", true, func(c *Comm) ([]byte, error) {
+			clear(recv)
+			return recv, wait(c.Iallreduce(send, recv, Int64, Sum))
+		}, func(int) []byte { return sum(7, k) }},
+		{"two outstanding: one from the memo", true, func(c *Comm) ([]byte, error) {
+			clear(recv)
+			clear(other)
+			a, err := c.Iallreduce(send, recv, Int64, Sum)
+			if err != nil {
+				return nil, err
+			}
+			// The same shape again but other buffers (pending
+			// collectives must not share a receive buffer): built.
+			b, err := c.Iallreduce(send2, other, Int64, Sum)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := a.Wait(); err != nil {
+				return nil, err
+			}
+			if err := wait(b, nil); err != nil {
+				return nil, err
+			}
+			if want := sum(9, k); !slices.Equal(other, want) {
+				return nil, fmt.Errorf("second: got %v, want %v", int64s(other), int64s(want))
+			}
+			return recv, nil
+		}, func(int) []byte { return sum(7, k) }},
+		{"Ibcast root 0", false, func(c *Comm) ([]byte, error) {
+			clear(bcast)
+			if me == 0 {
+				copy(bcast, rootData(0))
+			}
+			return bcast, wait(c.Ibcast(bcast, 0))
+		}, func(int) []byte { return rootData(0) }},
+		{"Ibcast root 1", false, func(c *Comm) ([]byte, error) {
+			clear(bcast)
+			if me == 1 {
+				copy(bcast, rootData(1))
+			}
+			return bcast, wait(c.Ibcast(bcast, 1))
+		}, func(int) []byte { return rootData(1) }},
+		{"Bcast root 1 takes the Ibcast's", true, bc(1), func(int) []byte { return rootData(1) }},
+	}
+	for _, st := range steps {
+		before := c.memoHits
+		got, err := st.run(c)
+		if err != nil {
+			return fmt.Errorf("%s: %w", st.name, err)
+		}
+		if hit := c.memoHits != before; hit != st.hit {
+			return fmt.Errorf("%s: memo used %v, want %v", st.name, hit, st.hit)
+		}
+		if st.want != nil && got != nil {
+			if want := st.want(me); !slices.Equal(got, want) {
+				return fmt.Errorf("%s: got %v, want %v", st.name, int64s(got), int64s(want))
+			}
+		}
+	}
+	return nil
+}
+
+func wait(r *Request, err error) error {
+	if err != nil {
+		return err
+	}
+	_, err = r.Wait()
+	return err
+}
