@@ -24,6 +24,12 @@
 #   PLOT_S       size of skew.svg (default: the last of SIZES); skew-<S>.svg is
 #                written for every size
 #   RUN_TIMEOUT  seconds per run before it counts as hung (default 300)
+#   FRESH        1: every size in a process of its own, as a job that streams
+#                one size meets it (default 0: one process sweeps the sizes,
+#                and each size starts from the threshold the last one left)
+#   BEFORE       a directory holding another build of osu_skew (e.g. of the
+#                commit before a change): adds the column "before", that
+#                build under HYMPI_DIRECT=auto, for a same-run A/B of auto
 #   HYMPI_*      passed to every rank (HYMPI_DIRECT excepted: this script sets it)
 #
 # Writes OUT/<mode>.<rep>.txt, OUT/table.md (the table, then per-mode details:
@@ -42,7 +48,13 @@ ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-2}
 PLOT_S=${PLOT_S:-${SIZES##*,}}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
+FRESH=${FRESH:-0}
 MODES=(off auto always)
+BEFORE=${BEFORE:-}
+if [[ -n $BEFORE ]]; then
+	[[ -x $BEFORE/osu_skew ]] || { echo "skew: no $BEFORE/osu_skew" >&2; exit 2; }
+	MODES+=(before)
+fi
 
 if ! [[ $REPS =~ ^[1-9][0-9]*$ ]]; then
 	echo "skew: REPS must be a positive integer, got '$REPS'" >&2
@@ -56,7 +68,7 @@ hympi_args=(-n 2 --bind-to core --timeout "${RUN_TIMEOUT}s")
 for v in $(compgen -e | grep '^HYMPI_' || true); do
 	[[ $v == HYMPI_DIRECT ]] || hympi_args+=(-x "$v")
 done
-skew_args=(-S "$SIZES" -c2 "$C2" -n "$WINDOW" -c1 "$C1" -i "$ITERS" -x "$WARMUP")
+skew_args=(-c2 "$C2" -n "$WINDOW" -c1 "$C1" -i "$ITERS" -x "$WARMUP")
 
 # bench/results/ is git-ignored: runs accumulate there for later reading.
 OUT=${OUT:-bench/results/skew-$(date -u +%Y%m%dT%H%M%SZ)}
@@ -69,19 +81,24 @@ if compgen -G "$OUT/*.txt" >/dev/null; then
 fi
 
 run_mode() { # mode rep
-	local out="$OUT/$1.$2.txt"
-	# hympirun's own --timeout stops the ranks; timeout(1) is the backstop
-	# should the launcher itself hang.
-	if ! timeout $((RUN_TIMEOUT + 30)) bin/hympirun "${hympi_args[@]}" -x "HYMPI_DIRECT=$1" \
-		bin/osu_skew "${skew_args[@]}" >"$out" 2>&1; then
-		echo "skew: HYMPI_DIRECT=$1 run $2 failed; its output ($out):" >&2
-		cat "$out" >&2
-		exit 1
-	fi
+	local out="$OUT/$1.$2.txt" runs=("$SIZES") s mode=$1 prog=bin/osu_skew
+	[[ $1 == before ]] && mode=auto prog=$BEFORE/osu_skew
+	[[ $FRESH == 1 ]] && IFS=, read -ra runs <<<"$SIZES"
+	: >"$out"
+	for s in "${runs[@]}"; do
+		# hympirun's own --timeout stops the ranks; timeout(1) is the
+		# backstop should the launcher itself hang.
+		if ! timeout $((RUN_TIMEOUT + 30)) bin/hympirun "${hympi_args[@]}" -x "HYMPI_DIRECT=$mode" \
+			"$prog" -S "$s" "${skew_args[@]}" >>"$out" 2>&1; then
+			echo "skew: HYMPI_DIRECT=$1 run $2 failed; its output ($out):" >&2
+			cat "$out" >&2
+			exit 1
+		fi
+	done
 }
 
 echo "skew: $REPS repetitions, raw outputs in $OUT" >&2
-echo "skew: bin/hympirun ${hympi_args[*]} -x HYMPI_DIRECT=<mode> bin/osu_skew ${skew_args[*]}" >&2
+echo "skew: bin/hympirun ${hympi_args[*]} -x HYMPI_DIRECT=<mode> bin/osu_skew -S ${SIZES} ${skew_args[*]} (FRESH=$FRESH)" >&2
 for ((r = 1; r <= REPS; r++)); do
 	echo "skew: repetition $r/$REPS" >&2
 	for ((k = 0; k < ${#MODES[@]}; k++)); do

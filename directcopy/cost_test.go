@@ -3,6 +3,7 @@ package directcopy
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // ReadCost is a ratio of two measured times: positive and finite whatever
@@ -23,3 +24,39 @@ func TestReadCost(t *testing.T) {
 	}
 	t.Logf("read/copy cost ratio here: %.2f", ReadCost())
 }
+
+// A burst of interference as long as one side's rounds, wherever it falls
+// in the measurement, must not change the ratio: some rounds of both sides
+// stay clean. (All reads then all copies, as before, let such a burst over
+// the copies alone cut the ratio by its factor.)
+func TestLeastOfAlternatingBurst(t *testing.T) {
+	const rounds, burst = costRounds, costRounds + 1
+	const read, cp = 100 * time.Microsecond, 40 * time.Microsecond
+	total := 2 * (rounds + 1)
+	for start := -burst; start < total; start++ {
+		at := 0
+		clock := func(d time.Duration) func() (time.Duration, bool) {
+			return func() (time.Duration, bool) {
+				i := at
+				at++
+				if i >= start && i < start+burst {
+					return 10 * d, true
+				}
+				return d, true
+			}
+		}
+		ta, tb, ok := leastOfAlternating(rounds, clock(read), clock(cp))
+		if !ok || ta != read || tb != cp {
+			t.Errorf("burst at timing %d: got read %v, copy %v (ok %v), want %v and %v", start, ta, tb, ok, read, cp)
+		}
+		if at != total {
+			t.Errorf("burst at timing %d: %d timings, want %d", start, at, total)
+		}
+	}
+	fail := func() (time.Duration, bool) { return time.Microsecond, false }
+	if _, _, ok := leastOfAlternating(rounds, clock0, fail); ok {
+		t.Error("a failing side still gave a result")
+	}
+}
+
+func clock0() (time.Duration, bool) { return time.Microsecond, true }

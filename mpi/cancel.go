@@ -80,6 +80,7 @@ func (e *engine) dropDirect(r *Request) {
 	r.direct = false
 	e.pendingDirect--
 	e.pendingDirectBytes -= len(r.sbuf)
+	e.ep(r.peer).sk.unread--
 }
 
 func (e *engine) cancelled(r *Request) {

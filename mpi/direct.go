@@ -101,7 +101,7 @@ func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 			return false
 		}
 		if e.skew.on {
-			return n > e.skewThreshold(peer, n)
+			return n > e.skewThreshold(peer, n) && !e.backlogEager(peer, n)
 		}
 		return true
 	}
@@ -117,7 +117,9 @@ func (e *engine) startDirectSend(r *Request) {
 	e.registerSync(r)
 	e.pendingDirect++
 	e.pendingDirectBytes += len(r.sbuf)
-	c := &e.ep(r.peer).counters
+	x := e.ep(r.peer)
+	x.sk.unread++
+	c := &x.counters
 	c.DirectMsgs++
 	c.DirectBytes += uint64(len(r.sbuf))
 }
@@ -128,6 +130,7 @@ func (e *engine) finishDirectSend(r *Request) {
 	r.direct = false
 	e.pendingDirect--
 	e.pendingDirectBytes -= len(r.sbuf)
+	e.ep(r.peer).sk.unread--
 	r.pushed, r.acked = true, true
 	r.checkSendDone()
 }

@@ -39,6 +39,7 @@ type peerSkew struct {
 	blockDone time.Duration   // engine.blocked at lastDone
 	lastPost  time.Duration   // when the application last posted a receive for a large message from it
 	burstAway bool            // the verdict of the first post since lastDone, shared by the posts after it
+	unread    int             // our rendezvous sends to the peer not yet finished (backlogEager)
 }
 
 // ep returns the endpoint of world rank p, making it on first use.
