@@ -177,10 +177,13 @@ func (t *reqTable) get(i int) *creq {
 // puts it in the thread cache c if there is one with room, else on the free
 // list, with half of a full cache.
 func (t *reqTable) del(i int, c *C.hc_reqcache) {
-	q := t.get(i)
-	if q == nil {
-		return
+	if q := t.get(i); q != nil {
+		t.delSlot(q, i, c)
 	}
+}
+
+// delSlot is del for a caller that has looked slot i up already (q).
+func (t *reqTable) delSlot(q *creq, i int, c *C.hc_reqcache) {
 	*q = creq{spare: q.spare}
 	if c != nil && c.n < C.HC_REQCACHE {
 		c.idx[c.n] = C.int(i)
@@ -265,14 +268,20 @@ func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Sta
 		if q.tmp != nil && q.recv {
 			unpack(q, s.Count)
 		}
-		if err == nil {
+		if err == nil && q.coll != nil {
 			collDone(q)
 		}
 	}
 	if !q.persistent {
-		q.release()
-		reqs.del(idx, cache)
+		// The common request owns nothing: skip release's checks.
+		if q.tmp != nil || q.coll != nil || q.stmp != nil {
+			q.release()
+		}
+		reqs.delSlot(q, idx, cache)
 		*h = hRequestNull
+	}
+	if err == nil { // errCode is too big to inline
+		return 0
 	}
 	return errCode(err)
 }
@@ -385,10 +394,19 @@ const waitBatch = 64
 //export hympi_go_waitall
 func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status, cache *C.hc_reqcache) C.int {
 	hs := reqView(p, n)
-	// Validate every handle before completing any.
-	for _, h := range hs {
-		if _, _, ok := lookup(h); !ok {
+	// Validate every handle before completing any. The slots of the first
+	// batch are kept: an array of up to waitBatch requests (osu_bw's
+	// window of 64) is then looked up once, not three times (the lookups
+	// were ~100 instructions per request of a window).
+	var qs [waitBatch]*creq
+	var ids [waitBatch]int
+	for i, h := range hs {
+		q, idx, ok := lookup(h)
+		if !ok {
 			return C.MPI_ERR_REQUEST
+		}
+		if i < waitBatch {
+			qs[i], ids[i] = q, idx
 		}
 	}
 	var codes []C.int // allocated only when something failed
@@ -399,30 +417,37 @@ func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status, cache *C.hc_
 	for base := 0; base < len(hs); base += waitBatch {
 		batch := hs[base:min(base+waitBatch, len(hs))]
 		for j, h := range batch {
+			if base > 0 {
+				// Later batches are looked up when their turn comes:
+				// a handle repeated from an earlier batch (an erroneous
+				// program) finds its slot freed, as inactive.
+				qs[j], ids[j], _ = lookup(h)
+			}
 			rs[j] = nil
-			if q, _, _ := lookup(h); q != nil && q.active {
+			if q := qs[j]; q != nil && q.active {
 				rs[j] = q.r
 			} else {
+				qs[j] = nil
 				emptyStatus(statusAt(sts, base+j))
 			}
 		}
 		werr := mpi.WaitallInto(rs[:len(batch)], ss[:], es[:])
 		for j := range batch {
-			if rs[j] == nil {
-				continue
-			}
-			// Looked up again: the same handle twice in the array (an
-			// erroneous program) finds the slot already freed.
-			q, idx, _ := lookup(batch[j])
-			if q == nil || !q.active {
+			// The same handle twice in one batch finds the slot freed
+			// (or, persistent, inactive) by its first finish: slots
+			// never move, and nothing here allocates one.
+			q := qs[j]
+			if rs[j] == nil || !q.used || !q.active || q.r != rs[j] {
 				continue
 			}
 			s, err := ss[j], es[j]
 			if werr != nil {
 				s, err = mpi.Status{}, werr
 			}
-			es[j] = nil // drop the reference for the collector
-			if code := finish(q, idx, &batch[j], s, err, statusAt(sts, base+j), cache); code != 0 {
+			if err != nil {
+				es[j] = nil // drop the reference for the collector
+			}
+			if code := finish(q, ids[j], &batch[j], s, err, statusAt(sts, base+j), cache); code != 0 {
 				if codes == nil {
 					codes = make([]C.int, len(hs))
 					firstComm = q.ci
