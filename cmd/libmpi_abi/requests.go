@@ -25,6 +25,7 @@ type creq struct {
 	recv      bool
 	cancelled bool
 	used      bool  // the slot holds a live request
+	doneSend  bool  // stands for an hReqDone handle (materialize)
 	nextFree  int32 // free list link while unused
 
 	persistent bool
@@ -142,7 +143,7 @@ func (t *reqTable) take() int {
 		return int(i)
 	}
 	i := t.n.Load()
-	if int(i) >= reqMaxChunks*reqChunk {
+	if int(i) >= reqMaxChunks*reqChunk-2 { // the last two: hReqDone, and one always bad
 		return -1
 	}
 	if i%reqChunk == 0 {
@@ -234,6 +235,39 @@ func reqView(p unsafe.Pointer, n C.int) []uintptr {
 	return unsafe.Slice((*uintptr)(p), int(n))
 }
 
+// liveView is reqView for the calls that complete requests of an array
+// (Testall, Waitany, Testany, Waitsome, Testsome): each hReqDone
+// handle in it is first given a slot of its own holding a completed send,
+// so what follows needs no case for it. Only arrays that mix such handles
+// with others get here (the C side completes arrays of hReqDone and
+// MPI_REQUEST_NULL alone, and Waitall handles them itself); the new handles are as good as the old ones
+// for the caller, should the call then fail.
+func liveView(p unsafe.Pointer, n C.int) ([]uintptr, C.int) {
+	hs := reqView(p, n)
+	for i, h := range hs {
+		if h != hReqDone {
+			continue
+		}
+		q, idx := reqs.alloc(nil)
+		if q == nil {
+			return nil, C.MPI_ERR_NO_MEM
+		}
+		c, rc := commAt(0)
+		if rc != 0 {
+			reqs.del(idx, nil)
+			return nil, rc
+		}
+		r, err := c.IsendIn(q.spare, nil, mpi.ProcNull, 0)
+		if err != nil {
+			reqs.del(idx, nil)
+			return nil, errCode(err)
+		}
+		q.r, q.spare, q.active, q.doneSend = r, nil, true, true
+		hs[i] = makeHandle(kindReq, idx)
+	}
+	return hs, 0
+}
+
 func statusAt(p *C.MPI_Status, i int) *C.MPI_Status {
 	if p == nil {
 		return nil
@@ -263,6 +297,9 @@ func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Sta
 	}
 	q.active = false
 	q.spare, q.r = q.r, nil // reused only if the engine says it is safe
+	if q.doneSend {
+		s = mpi.Status{} // what a send's status says (not ProcNull's)
+	}
 	if err == nil || mpi.ClassOf(err) == mpi.ErrTruncate {
 		fillStatus(st, s, q.cancelled)
 		if q.tmp != nil && q.recv {
@@ -338,8 +375,12 @@ var multiPool = sync.Pool{New: func() any { return new(multi) }}
 
 // newMulti looks up the n handles at p; the caller releases m when done.
 func newMulti(p unsafe.Pointer, n C.int) (*multi, C.int) {
+	hs, rc := liveView(p, n)
+	if rc != 0 {
+		return nil, rc
+	}
 	m := multiPool.Get().(*multi)
-	m.hs = reqView(p, n)
+	m.hs = hs
 	m.qs = resize(m.qs, len(m.hs))
 	m.ids = resize(m.ids, len(m.hs))
 	m.n = 0
@@ -393,6 +434,9 @@ const waitBatch = 64
 
 //export hympi_go_waitall
 func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status, cache *C.hc_reqcache) C.int {
+	// Not liveView: a send completed at once (hReqDone) is completed in
+	// the loop below, so osu_bibw's windows, which mix such sends with
+	// receives, cost no slot per send.
 	hs := reqView(p, n)
 	// Validate every handle before completing any. The slots of the first
 	// batch are kept: an array of up to waitBatch requests (osu_bw's
@@ -402,7 +446,7 @@ func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status, cache *C.hc_
 	var ids [waitBatch]int
 	for i, h := range hs {
 		q, idx, ok := lookup(h)
-		if !ok {
+		if !ok && h != hReqDone {
 			return C.MPI_ERR_REQUEST
 		}
 		if i < waitBatch {
@@ -428,7 +472,12 @@ func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status, cache *C.hc_
 				rs[j] = q.r
 			} else {
 				qs[j] = nil
-				emptyStatus(statusAt(sts, base+j))
+				if h == hReqDone {
+					fillStatus(statusAt(sts, base+j), mpi.Status{}, false)
+					batch[j] = hRequestNull
+				} else {
+					emptyStatus(statusAt(sts, base+j))
+				}
 			}
 		}
 		werr := mpi.WaitallInto(rs[:len(batch)], ss[:], es[:])
