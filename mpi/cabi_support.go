@@ -2,7 +2,11 @@
 
 package mpi
 
-import _ "unsafe" // for go:linkname
+import (
+	_ "unsafe" // for go:linkname
+
+	"github.com/hympi/hympi/shm"
+)
 
 // Engine support for the C ABI (cmd/libmpi_abi): the request operations MPI
 // has and the Go API does not need. They are unexported; enginehook.go hands
@@ -89,6 +93,31 @@ func (c *Comm) issendIn(old *Request, buf []byte, dest, tag int) (*Request, erro
 
 func (c *Comm) irecvIn(old *Request, buf []byte, source, tag int) (*Request, error) {
 	return c.irecv(old, buf, source, tag)
+}
+
+// sendNow is MPI_Isend's shortcut in the C ABI. A standard-mode message
+// that can be published at once (nothing queued toward dest, it fits one
+// descriptor, a slot is free) is sent as Send would send it, and SendNow
+// reports true: the send is complete and needs no request at all. Else it
+// does nothing and reports false, and the caller starts a request
+// (IsendIn), which keeps the order of messages to dest. Errors are
+// Isend's argument errors.
+func (c *Comm) sendNow(buf []byte, dest, tag int) (bool, error) {
+	if err := c.checkDest("Isend", dest, tag); err != nil {
+		return false, err
+	}
+	if dest == ProcNull || len(buf) > shm.InlineMax {
+		return false, nil
+	}
+	e := c.e
+	w := c.peerWorld(dest)
+	if w == e.rank {
+		return false, nil
+	}
+	e.mu.Lock()
+	ok := e.fatal == nil && e.trySendInline(e.outTo(w), c.ctx, tag, buf)
+	e.mu.Unlock()
+	return ok, nil
 }
 
 // reuseReq is newReq, recycling old when that is safe: a point-to-point

@@ -10,6 +10,7 @@ func init() {
 	enginehook.CancelRecv = (*Request).cancelRecv
 	enginehook.CancelSend = (*Request).cancelSend
 	enginehook.TestallInto = testallInto
+	enginehook.SendNow = (*Comm).sendNow
 	enginehook.IsendIn = (*Comm).isendIn
 	enginehook.IssendIn = (*Comm).issendIn
 	enginehook.IrecvIn = (*Comm).irecvIn

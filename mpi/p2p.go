@@ -86,16 +86,19 @@ func (c *Comm) isend(old *Request, op string, buf []byte, dest, tag int, sync bo
 		return r, nil
 	}
 	w := c.peerWorld(dest)
+	// Unlocked by hand, not deferred: osu_bw's window makes this call per
+	// message, and nothing below panics short of a bug.
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.fatal != nil {
-		return nil, e.fatal
+	if err := e.fatal; err != nil {
+		e.mu.Unlock()
+		return nil, err
 	}
 	if !sync && w != e.rank && e.trySendInline(e.outTo(w), c.ctx, tag, buf) {
 		r.done = true
-		return r, nil
+	} else {
+		e.startSend(r, c, c.ctx, w, buf, tag, sync)
 	}
-	e.startSend(r, c, c.ctx, w, buf, tag, sync)
+	e.mu.Unlock()
 	return r, nil
 }
 
@@ -166,13 +169,14 @@ func (c *Comm) irecv(old *Request, buf []byte, source, tag int) (*Request, error
 		r.complete(Status{Source: ProcNull, Tag: AnyTag}, nil)
 		return r, nil
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.fatal != nil {
-		return nil, e.fatal
+	e.mu.Lock() // unlocked by hand, as in isend
+	if err := e.fatal; err != nil {
+		e.mu.Unlock()
+		return nil, err
 	}
 	c.initRecv(r, c.ctx, buf, source, tag)
 	e.postRecv(r)
+	e.mu.Unlock()
 	return r, nil
 }
 

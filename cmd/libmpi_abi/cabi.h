@@ -177,6 +177,14 @@ typedef struct {
 	int idx[HC_REQCACHE];
 } hc_reqcache;
 
+/* HC_REQ_DONE is the request handle of every send MPI_Isend completed at
+ * once (handles.go hReqDone: the last request index but one, never a
+ * slot's; the last stays free, a handle that is always bad).
+ * MPI_Wait, MPI_Test, MPI_Waitall, MPI_Testall, MPI_Request_free and
+ * MPI_Request_get_status answer it here without entering Go; the other
+ * calls on arrays give it a slot of its own first (requests.go liveView). */
+#define HC_REQ_DONE ((MPI_Request)(((intptr_t)HK_REQ << HC_KIND_SHIFT) | (HC_INDEX_MASK - 1)))
+
 /* Status fill: count in bytes. */
 static inline void hc_status_set(MPI_Status *st, int source, int tag, int64_t bytes, int cancelled) {
 	if (!st) return;
@@ -185,6 +193,10 @@ static inline void hc_status_set(MPI_Status *st, int source, int tag, int64_t by
 	__builtin_memcpy(&st->MPI_internal[0], &bytes, sizeof bytes);
 	st->MPI_internal[2] = cancelled;
 }
+
+/* The status of a completed send, as the Go side fills it (fillStatus of
+ * an empty mpi.Status). */
+static inline void hc_done_status(MPI_Status *st) { hc_status_set(st, 0, 0, 0, 0); }
 
 #include "guards_gen.h"
 

@@ -27,9 +27,14 @@ const (
 // Predefined handle values of the standard ABI used on the Go side.
 const (
 	hRequestNull = 0x180
-	hGroupNull   = 0x108
-	hGroupEmpty  = 0x109
-	hOpNull      = 0x20
+	// hReqDone is the handle of every send that MPI_Isend completed at
+	// once (cabi.SendNow); it owns no slot (reqTable never hands out
+	// its index, nor the last one, which stays a bad handle) and completes
+	// to MPI_REQUEST_NULL (cabi.h HC_REQ_DONE).
+	hReqDone    = kindReq<<kindShift | (indexMask - 1)
+	hGroupNull  = 0x108
+	hGroupEmpty = 0x109
+	hOpNull     = 0x20
 )
 
 func makeHandle(kind, idx int) uintptr { return uintptr(kind)<<kindShift | uintptr(idx) }

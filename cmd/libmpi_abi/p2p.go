@@ -67,6 +67,20 @@ func hympi_go_isend(ci C.int, buf unsafe.Pointer, n C.int64_t, dest, tag, mode C
 	if rc != 0 {
 		return rc
 	}
+	if tmp == nil && (mode == modeStd || mode == modeReady) {
+		// A message published at once is a complete send: no slot, no
+		// engine request, and MPI_Wait/Waitall answer its handle in C
+		// (osu_bw's window: ~300 instructions per message less here and
+		// no Go call at all in the sender's MPI_Waitall).
+		ok, err := cabi.SendNow(c, bytesAt(buf, n), rankIn(dest), int(tag))
+		if err != nil {
+			return errCode(err)
+		}
+		if ok {
+			*req = hReqDone
+			return 0
+		}
+	}
 	// The slot first: its spare engine request carries the operation.
 	q, i := reqs.alloc(cache)
 	if q == nil {

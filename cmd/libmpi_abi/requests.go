@@ -26,6 +26,7 @@ type creq struct {
 	recv      bool
 	cancelled bool
 	used      bool  // the slot holds a live request
+	doneSend  bool  // stands for an hReqDone handle (materialize)
 	nextFree  int32 // free list link while unused
 
 	persistent bool
@@ -143,7 +144,7 @@ func (t *reqTable) take() int {
 		return int(i)
 	}
 	i := t.n.Load()
-	if int(i) >= reqMaxChunks*reqChunk {
+	if int(i) >= reqMaxChunks*reqChunk-2 { // the last two: hReqDone, and one always bad
 		return -1
 	}
 	if i%reqChunk == 0 {
@@ -178,10 +179,13 @@ func (t *reqTable) get(i int) *creq {
 // puts it in the thread cache c if there is one with room, else on the free
 // list, with half of a full cache.
 func (t *reqTable) del(i int, c *C.hc_reqcache) {
-	q := t.get(i)
-	if q == nil {
-		return
+	if q := t.get(i); q != nil {
+		t.delSlot(q, i, c)
 	}
+}
+
+// delSlot is del for a caller that has looked slot i up already (q).
+func (t *reqTable) delSlot(q *creq, i int, c *C.hc_reqcache) {
 	*q = creq{spare: q.spare}
 	if c != nil && c.n < C.HC_REQCACHE {
 		c.idx[c.n] = C.int(i)
@@ -232,6 +236,39 @@ func reqView(p unsafe.Pointer, n C.int) []uintptr {
 	return unsafe.Slice((*uintptr)(p), int(n))
 }
 
+// liveView is reqView for the calls that complete requests of an array
+// (Testall, Waitany, Testany, Waitsome, Testsome): each hReqDone
+// handle in it is first given a slot of its own holding a completed send,
+// so what follows needs no case for it. Only arrays that mix such handles
+// with others get here (the C side completes arrays of hReqDone and
+// MPI_REQUEST_NULL alone, and Waitall handles them itself); the new handles are as good as the old ones
+// for the caller, should the call then fail.
+func liveView(p unsafe.Pointer, n C.int) ([]uintptr, C.int) {
+	hs := reqView(p, n)
+	for i, h := range hs {
+		if h != hReqDone {
+			continue
+		}
+		q, idx := reqs.alloc(nil)
+		if q == nil {
+			return nil, C.MPI_ERR_NO_MEM
+		}
+		c, rc := commAt(0)
+		if rc != 0 {
+			reqs.del(idx, nil)
+			return nil, rc
+		}
+		r, err := cabi.IsendIn(c, q.spare, nil, mpi.ProcNull, 0)
+		if err != nil {
+			reqs.del(idx, nil)
+			return nil, errCode(err)
+		}
+		q.r, q.spare, q.active, q.doneSend = r, nil, true, true
+		hs[i] = makeHandle(kindReq, idx)
+	}
+	return hs, 0
+}
+
 func statusAt(p *C.MPI_Status, i int) *C.MPI_Status {
 	if p == nil {
 		return nil
@@ -261,19 +298,28 @@ func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Sta
 	}
 	q.active = false
 	q.spare, q.r = q.r, nil // reused only if the engine says it is safe
+	if q.doneSend {
+		s = mpi.Status{} // what a send's status says (not ProcNull's)
+	}
 	if err == nil || mpi.ClassOf(err) == mpi.ErrTruncate {
 		fillStatus(st, s, q.cancelled)
 		if q.tmp != nil && q.recv {
 			unpack(q, s.Count)
 		}
-		if err == nil {
+		if err == nil && q.coll != nil {
 			collDone(q)
 		}
 	}
 	if !q.persistent {
-		q.release()
-		reqs.del(idx, cache)
+		// The common request owns nothing: skip release's checks.
+		if q.tmp != nil || q.coll != nil || q.stmp != nil {
+			q.release()
+		}
+		reqs.delSlot(q, idx, cache)
 		*h = hRequestNull
+	}
+	if err == nil { // errCode is too big to inline
+		return 0
 	}
 	return errCode(err)
 }
@@ -330,8 +376,12 @@ var multiPool = sync.Pool{New: func() any { return new(multi) }}
 
 // newMulti looks up the n handles at p; the caller releases m when done.
 func newMulti(p unsafe.Pointer, n C.int) (*multi, C.int) {
+	hs, rc := liveView(p, n)
+	if rc != 0 {
+		return nil, rc
+	}
 	m := multiPool.Get().(*multi)
-	m.hs = reqView(p, n)
+	m.hs = hs
 	m.qs = resize(m.qs, len(m.hs))
 	m.ids = resize(m.ids, len(m.hs))
 	m.n = 0
@@ -385,11 +435,23 @@ const waitBatch = 64
 
 //export hympi_go_waitall
 func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status, cache *C.hc_reqcache) C.int {
+	// Not liveView: a send completed at once (hReqDone) is completed in
+	// the loop below, so osu_bibw's windows, which mix such sends with
+	// receives, cost no slot per send.
 	hs := reqView(p, n)
-	// Validate every handle before completing any.
-	for _, h := range hs {
-		if _, _, ok := lookup(h); !ok {
+	// Validate every handle before completing any. The slots of the first
+	// batch are kept: an array of up to waitBatch requests (osu_bw's
+	// window of 64) is then looked up once, not three times (the lookups
+	// were ~100 instructions per request of a window).
+	var qs [waitBatch]*creq
+	var ids [waitBatch]int
+	for i, h := range hs {
+		q, idx, ok := lookup(h)
+		if !ok && h != hReqDone {
 			return C.MPI_ERR_REQUEST
+		}
+		if i < waitBatch {
+			qs[i], ids[i] = q, idx
 		}
 	}
 	var codes []C.int // allocated only when something failed
@@ -400,30 +462,42 @@ func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status, cache *C.hc_
 	for base := 0; base < len(hs); base += waitBatch {
 		batch := hs[base:min(base+waitBatch, len(hs))]
 		for j, h := range batch {
+			if base > 0 {
+				// Later batches are looked up when their turn comes:
+				// a handle repeated from an earlier batch (an erroneous
+				// program) finds its slot freed, as inactive.
+				qs[j], ids[j], _ = lookup(h)
+			}
 			rs[j] = nil
-			if q, _, _ := lookup(h); q != nil && q.active {
+			if q := qs[j]; q != nil && q.active {
 				rs[j] = q.r
 			} else {
-				emptyStatus(statusAt(sts, base+j))
+				qs[j] = nil
+				if h == hReqDone {
+					fillStatus(statusAt(sts, base+j), mpi.Status{}, false)
+					batch[j] = hRequestNull
+				} else {
+					emptyStatus(statusAt(sts, base+j))
+				}
 			}
 		}
 		werr := cabi.WaitallInto(rs[:len(batch)], ss[:], es[:])
 		for j := range batch {
-			if rs[j] == nil {
-				continue
-			}
-			// Looked up again: the same handle twice in the array (an
-			// erroneous program) finds the slot already freed.
-			q, idx, _ := lookup(batch[j])
-			if q == nil || !q.active {
+			// The same handle twice in one batch finds the slot freed
+			// (or, persistent, inactive) by its first finish: slots
+			// never move, and nothing here allocates one.
+			q := qs[j]
+			if rs[j] == nil || !q.used || !q.active || q.r != rs[j] {
 				continue
 			}
 			s, err := ss[j], es[j]
 			if werr != nil {
 				s, err = mpi.Status{}, werr
 			}
-			es[j] = nil // drop the reference for the collector
-			if code := finish(q, idx, &batch[j], s, err, statusAt(sts, base+j), cache); code != 0 {
+			if err != nil {
+				es[j] = nil // drop the reference for the collector
+			}
+			if code := finish(q, ids[j], &batch[j], s, err, statusAt(sts, base+j), cache); code != 0 {
 				if codes == nil {
 					codes = make([]C.int, len(hs))
 					firstComm = q.ci

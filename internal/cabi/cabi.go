@@ -31,6 +31,7 @@ var (
 	cancelRecv    = typed[func(*mpi.Request) bool]("CancelRecv", enginehook.CancelRecv)
 	cancelSend    = typed[func(*mpi.Request) bool]("CancelSend", enginehook.CancelSend)
 	testallInto   = typed[func([]*mpi.Request, []mpi.Status) (bool, error)]("TestallInto", enginehook.TestallInto)
+	sendNow       = typed[func(*mpi.Comm, []byte, int, int) (bool, error)]("SendNow", enginehook.SendNow)
 	isendIn       = typed[xfer]("IsendIn", enginehook.IsendIn)
 	issendIn      = typed[xfer]("IssendIn", enginehook.IssendIn)
 	irecvIn       = typed[xfer]("IrecvIn", enginehook.IrecvIn)
@@ -97,6 +98,14 @@ func waitallInto(reqs []*mpi.Request, sts []mpi.Status, errs []error) error
 // long): MPI_Testall is often polled in a loop.
 func TestallInto(reqs []*mpi.Request, sts []mpi.Status) (bool, error) {
 	return testallInto(reqs, sts)
+}
+
+// SendNow is MPI_Isend's shortcut: a standard-mode message that can be
+// published at once is sent, and SendNow reports true (no request needed);
+// else it does nothing and reports false, and the caller starts a request
+// with IsendIn, which keeps the order of messages to dest.
+func SendNow(c *mpi.Comm, buf []byte, dest, tag int) (bool, error) {
+	return sendNow(c, buf, dest, tag)
 }
 
 // IsendIn, IssendIn and IrecvIn are Isend, Issend and Irecv that may reuse

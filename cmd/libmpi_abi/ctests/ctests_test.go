@@ -157,6 +157,7 @@ func TestCPrograms(t *testing.T) {
 	}{
 		{"p2p", []int{1, 2, 4}, false},
 		{"requests", []int{1, 2, 4}, false},
+		{"isend_done", []int{1, 2, 3}, false},
 		{"allocs", []int{1, 2}, false},
 		{"errors", []int{1, 3}, false},
 		{"fork", []int{1, 2}, false},

@@ -152,6 +152,42 @@ int main(int argc, char **argv)
 	rc = MPI_Wait(&bogus, MPI_STATUS_IGNORE);
 	CHECK(rc == MPI_ERR_REQUEST);
 
+	/* MPI_Waitall over more requests than one engine batch (64), with
+	 * MPI_REQUEST_NULL entries in every batch: each status belongs to its
+	 * own request. A bad handle anywhere fails the call before any request
+	 * completes, so the same array can then be waited for. */
+	enum { NW = 150 };
+	static MPI_Request wr[NW];
+	static MPI_Status wst[NW];
+	static int win[NW], wout[NW];
+	for (int i = 0; i < NW; i++) {
+		wout[i] = rank * 1000 + i;
+		win[i] = -1;
+		wr[i] = MPI_REQUEST_NULL;
+		if ((i / 2) % 7 == 3)
+			continue; /* a pair left out: two MPI_REQUEST_NULLs */
+		if (i % 2 == 0)
+			CHECK_RC(MPI_Irecv(&win[i], 1, MPI_INT, prev, 200 + i, MPI_COMM_WORLD, &wr[i]));
+		else
+			CHECK_RC(MPI_Isend(&wout[i], 1, MPI_INT, next, 199 + i, MPI_COMM_WORLD, &wr[i]));
+	}
+	MPI_Request keep = wr[NW - 2];
+	wr[NW - 2] = bogus;
+	rc = MPI_Waitall(NW, wr, wst);
+	CHECK(rc == MPI_ERR_REQUEST);
+	CHECK(wr[0] != MPI_REQUEST_NULL && wr[1] != MPI_REQUEST_NULL && wr[NW - 1] != MPI_REQUEST_NULL);
+	wr[NW - 2] = keep;
+	CHECK_RC(MPI_Waitall(NW, wr, wst));
+	for (int i = 0; i < NW; i++) {
+		CHECK(wr[i] == MPI_REQUEST_NULL);
+		if ((i / 2) % 7 != 3 && i % 2 == 0) {
+			CHECK(win[i] == prev * 1000 + i + 1);
+			CHECK(wst[i].MPI_SOURCE == prev && wst[i].MPI_TAG == 200 + i);
+		} else if ((i / 2) % 7 == 3) {
+			CHECK(wst[i].MPI_SOURCE == MPI_ANY_SOURCE && wst[i].MPI_TAG == MPI_ANY_TAG);
+		}
+	}
+
 	CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
 	report_ok();
 	MPI_Finalize();
