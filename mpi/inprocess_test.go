@@ -524,6 +524,64 @@ func TestInProcessBacklogFirstWindow(t *testing.T) {
 	}
 }
 
+// Cancelled rendezvous sends leave the backlog: were they still counted
+// unread, every later send to the peer would go eager where reads are slow.
+func TestInProcessBacklogCancel(t *testing.T) {
+	const size, n = 256 << 10, skew.DefaultRaiseAt
+	comms := skewJob(t)
+	for _, c := range comms {
+		c.e.skew.readsSlow = 1
+		c.e.setupSkew()
+		c.e.skew.on = true
+	}
+	unreadAfterCancel := -1
+	var cancelled int
+	var lastDirect uint64
+	runRanks(t, comms, func(c *Comm) error {
+		buf := make([]byte, size)
+		if c.Rank() == 0 {
+			reqs := make([]*Request, n)
+			for i := range reqs {
+				var err error
+				if reqs[i], err = c.Isend(buf, 1, 7); err != nil {
+					return err
+				}
+				reqs[i].CancelSend()
+			}
+			for _, r := range reqs {
+				st, err := r.Wait()
+				if err != nil {
+					return err
+				}
+				if st.Cancelled {
+					cancelled++
+				}
+			}
+			unreadAfterCancel = c.e.ep(1).sk.unread
+			if err := c.Barrier(); err != nil {
+				return err
+			}
+			before := c.e.ep(1).counters.DirectMsgs
+			if err := c.Send(buf, 1, 8); err != nil {
+				return err
+			}
+			lastDirect = c.e.ep(1).counters.DirectMsgs - before
+			return nil
+		}
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		_, err := c.Recv(buf, 0, 8)
+		return err
+	})
+	if cancelled != n || unreadAfterCancel != 0 {
+		t.Errorf("%d of %d sends cancelled, %d still counted unread after", cancelled, n, unreadAfterCancel)
+	}
+	if lastDirect != 1 {
+		t.Errorf("the send after the cancelled ones did not go direct (%d direct)", lastDirect)
+	}
+}
+
 // fillBacklog fills message i of a window with bytes of its own.
 func fillBacklog(b []byte, i int) {
 	for j := range b {
