@@ -196,5 +196,19 @@ func (f *FastLane) CSent(peer int) (msgs, bytes uint64) {
 	return *f.u64(e + feCMsgs), *f.u64(e + feCBytes)
 }
 
-// Layout reports the constants C checks (version, header and entry sizes).
-func FastLaneLayout() (version, header, entry int) { return flVersion, flHeader, flEntrySize }
+// FastLaneLayout names every offset of the layout above, for the test that
+// holds cmd/libmpi_abi/fastlane.h to it.
+func FastLaneLayout() map[string]int {
+	return map[string]int{
+		"VERSION": flVersion, "HEADER": flHeader, "ENTRY": flEntrySize,
+		"RUN": flRun, "OVERSUB": flOversub, "RANK": flRank, "SIZE": flSize,
+		"POSTED": flPosted, "UNEXP": flPosted + 8, "SMALL": flSmall,
+		"OUT_SLOTS": feOutSlots, "OUT_N": feOutN, "OUT_POS": feOutPos, "SUM_WORD": feSumWord,
+		"BELL_SEQ": feBellSeq, "BELL_SLEEP": feBellSleep, "OUT_OPEN": feOutOpen, "C_MSGS": feCMsgs,
+		"IN_SLOTS": feInSlots, "IN_N": feInN, "IN_POS": feInPos, "SND_SEQ": feSndSeq,
+		"SND_SLEEP": feSndSleep, "IN_KNOWN": feInKnown, "IN_STREAM": feInStream, "C_BYTES": feCBytes,
+		"SLOT_SIZE": SlotSize, "DESC_KIND": descKind, "DESC_FLAGS": descFlags, "DESC_CTX": descCtx,
+		"DESC_TAG": descTag, "DESC_FRAGLEN": descFragLen, "DESC_HEADER": DescHeaderSize,
+		"INLINE_MAX": InlineMax, "KIND_INLINE": int(KindInline),
+	}
+}
