@@ -105,6 +105,10 @@ func (e *engine) flStream(ic *inChan) {
 	}
 }
 
+// flSpins bounds the looks fastRecv takes at an empty channel head
+// (a few microseconds).
+const flSpins = 512
+
 // fastRecv serves a blocking receive from source (a rank of c, not
 // AnySource) off the head of its channel, if the rule above allows; ok
 // false means nothing was touched. Called under e.mu.
@@ -121,6 +125,15 @@ func (e *engine) fastRecv(c *Comm, buf []byte, source, tag int) (st Status, ok b
 		return Status{}, false
 	}
 	slot, err := ic.cons.Peek()
+	// A message not there yet may be on its way: a short spin here saves
+	// the whole matching path when it lands. Not when ranks outnumber
+	// CPUs (the sender may need this CPU), nor for a buffer the skew
+	// controller watches (its verdict reads when the receive was posted).
+	if slot == nil && err == nil && !e.oversub && len(buf) <= e.skew.small {
+		for i := 0; i < flSpins && slot == nil && err == nil; i++ {
+			slot, err = ic.cons.Peek()
+		}
+	}
 	if slot == nil || err != nil {
 		return Status{}, false // empty, or corrupt: progress reports it
 	}

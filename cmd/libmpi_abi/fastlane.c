@@ -39,7 +39,7 @@ void hc_fl_report(int rank)
 }
 
 /* Spins a receive makes for a message not there yet before it enters Go
- * (whose wait spins, yields and sleeps): about a microsecond, which covers a
+ * (whose wait spins, yields and sleeps): a few microseconds, which covers a
  * peer that is just sending; none when ranks outnumber CPUs. */
 enum { HC_FL_SPIN = 256 };
 
@@ -171,7 +171,10 @@ int hc_fl_recv(int ci, void *buf, int64_t cap, int source, int tag, MPI_Status *
 	uint64_t nslots = U64(e, HC_FE_IN_N), pos = U64(e, HC_FE_IN_POS);
 	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_IN_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
 	uint64_t lap = 2 * (pos / nslots);
-	int spins = U32(st, HC_FL_OVERSUB) ? 0 : HC_FL_SPIN;
+	/* No spin for a buffer the skew controller watches: its verdict
+	 * reads when Go posted the receive. */
+	int64_t small = (int64_t)U64(st, HC_FL_SMALL);
+	int spins = U32(st, HC_FL_OVERSUB) || cap > small ? 0 : HC_FL_SPIN;
 	for (;;) {
 		/* Acquire: pairs with the producer's publish. */
 		uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
@@ -180,7 +183,7 @@ int hc_fl_recv(int ci, void *buf, int64_t cap, int source, int tag, MPI_Status *
 		__builtin_ia32_pause();
 	}
 	uint32_t n;
-	if (!hc_fl_check_slot(slot, f->ctx, tag, cap, (int64_t)U64(st, HC_FL_SMALL), &n)) return 0;
+	if (!hc_fl_check_slot(slot, f->ctx, tag, cap, small, &n)) return 0;
 	int32_t got_tag = (int32_t)ld32(slot + HC_DESC_TAG);
 	if (n) memcpy(buf, slot + HC_DESC_HEADER, n);
 	/* Hand the slot back (after our reads) for the producer's next lap. */
