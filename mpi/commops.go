@@ -225,6 +225,7 @@ func (c *Comm) Free() error {
 	defer e.mu.Unlock()
 	for _, ctx := range []uint32{c.ctx, c.ctx + 1} {
 		if q := e.ctxs[ctx]; q != nil && !q.hasPosted() {
+			e.live[1] -= int64(q.nunexp) // dropped with the queues
 			delete(e.ctxs, ctx)
 		}
 	}

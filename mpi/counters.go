@@ -21,5 +21,11 @@ func Counters(peer int) PeerCounters {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.ep(peer).counters
+	c := e.ep(peer).counters
+	if e.fl != nil {
+		m, b := e.fl.CSent(peer)
+		c.EagerMsgs += m
+		c.EagerBytes += b
+	}
+	return c
 }

@@ -232,6 +232,7 @@ func (e *engine) resendArrived(ic *inChan, d *shm.Desc, payload []byte) error {
 	}
 	delete(e.resendWait, d.ReqID)
 	ic.cur = r.flight
+	e.flStream(ic)
 	e.fragment(ic, d, payload)
 	return nil
 }

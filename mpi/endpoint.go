@@ -82,9 +82,11 @@ func (e *engine) openOut(oc *outChan) bool {
 	ch, err := e.region.OpenChannel(e.rank, oc.peer)
 	if err != nil {
 		e.fatal = &Error{Class: ErrIntern, Op: "send", Msg: "shared region: " + err.Error()}
+		e.flStop()
 		return false
 	}
 	oc.ch, oc.prod, oc.pool, oc.collProd = ch, ch.Producer(), ch.Pool(), ch.CollProducer()
+	e.flBindOut(oc)
 	if x := e.eps[oc.peer]; x.sk.ready {
 		x.sk.fbIn = ch.Feedback()
 	}
@@ -115,6 +117,7 @@ func (e *engine) inFrom(p int) *inChan {
 	if x.sk.ready {
 		x.sk.fbOut = ch.Feedback()
 	}
+	e.flBindIn(x.in)
 	return x.in
 }
 
@@ -136,6 +139,7 @@ func (e *engine) initSkew(x *endpoint) {
 	s.ready = true
 	s.base = x.counters.Threshold
 	e.skew.small = min(e.skew.small, s.base)
+	e.flRefresh()
 	cfg := skew.DefaultConfig(s.base, max(s.base, ceiling))
 	if e.skew.slowReads() {
 		cfg.Patience *= slowReadsPatience

@@ -83,6 +83,13 @@ type engine struct {
 
 	fatal error // the shared region was found corrupt: every call fails
 
+	// The fast lane (fastlane.go): the state shared with the C ABI, the
+	// matching counts (posted, unexpected) the queues keep in it, and
+	// whether it was stopped for good.
+	fl       *shm.FastLane
+	live     *[2]int64
+	flClosed bool
+
 	checksum bool   // HYMPI_CHECKSUM: descriptors carry a CRC (checksum.go)
 	sumBuf   []byte // the checked private copy of a payload (checksum.go)
 
@@ -189,6 +196,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 	}
 	e.setCPUs(cpus)
 	e.nextCtx = ctxSelf + 2
+	e.flInit()
 	if region == nil {
 		return e
 	}
@@ -202,6 +210,9 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 func (e *engine) setCPUs(cpus int) {
 	e.oversub = e.size > cpus
 	e.wait = newWaitPolicy(e.size, cpus)
+	if e.fl != nil {
+		e.fl.SetOversub(e.oversub)
+	}
 }
 
 // queues returns the matching queues of context ctx, creating them.
@@ -211,7 +222,7 @@ func (e *engine) queues(ctx uint32) *matchQueues {
 	}
 	q := e.ctxs[ctx]
 	if q == nil {
-		q = newMatchQueues(e.size)
+		q = newMatchQueues(e.size, e.live)
 		e.ctxs[ctx] = q
 	}
 	e.lastCtx, e.lastQ = ctx, q

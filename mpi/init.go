@@ -227,6 +227,9 @@ func Finalize() error {
 		err = ferr
 	}
 	e.stopAsync()
+	e.mu.Lock()
+	e.flStop()
+	e.mu.Unlock()
 	ended = true
 	active.Store(false)
 	if e.region != nil {

@@ -110,6 +110,7 @@ func TestScenarios(t *testing.T) {
 		{"testpoll", []int{2, 4}},
 		{"porder", []int{2, 3, 5}},
 		{"graphnbr", []int{1, 2, 3, 5}},
+		{"fastlane", []int{1, 2, 4}},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {

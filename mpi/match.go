@@ -24,10 +24,13 @@ type matchQueues struct {
 	unexp     []unexList // by source world rank
 	unexpAll  unexList   // arrival order
 	nunexp    int
+	// live counts posted receives and unexpected messages over all of
+	// the engine's contexts, for the fast lane's rule (fastlane.go).
+	live *[2]int64
 }
 
-func newMatchQueues(worldSize int) *matchQueues {
-	return &matchQueues{posted: make([]reqList, worldSize), unexp: make([]unexList, worldSize)}
+func newMatchQueues(worldSize int, live *[2]int64) *matchQueues {
+	return &matchQueues{posted: make([]reqList, worldSize), unexp: make([]unexList, worldSize), live: live}
 }
 
 func tagMatches(want int, got int32) bool { return want == AnyTag || int32(want) == got }
@@ -54,9 +57,11 @@ func (q *matchQueues) takePosted(src int, tag int32) *Request {
 	switch {
 	case b != nil && (a == nil || b.postSeq < a.postSeq):
 		q.postedAny.remove(b)
+		q.live[0]--
 		return b
 	case a != nil:
 		q.posted[src].remove(a)
+		q.live[0]--
 		return a
 	}
 	return nil
@@ -64,6 +69,7 @@ func (q *matchQueues) takePosted(src int, tag int32) *Request {
 
 // post appends a receive that matched nothing unexpected.
 func (q *matchQueues) post(r *Request) {
+	q.live[0]++
 	if r.src == AnySource {
 		q.postedAny.pushBack(r)
 	} else {
@@ -86,11 +92,15 @@ func (q *matchQueues) hasPosted() bool {
 
 // unpost removes a posted receive (cancellation on error paths).
 func (q *matchQueues) unpost(r *Request) {
-	if r.src == AnySource {
-		q.postedAny.remove(r)
-	} else {
-		q.posted[r.src].remove(r)
+	l := &q.postedAny
+	if r.src != AnySource {
+		l = &q.posted[r.src]
 	}
+	if r.prev == nil && l.head != r {
+		return // not posted (matched already): nothing to take off
+	}
+	l.remove(r)
+	q.live[0]--
 }
 
 // findUnexpected returns the oldest unexpected message a receive for
@@ -119,12 +129,14 @@ func (q *matchQueues) addUnexpected(u *unexpected) {
 	q.unexp[u.src].pushBack(u)
 	q.unexpAll.pushBackAll(u)
 	q.nunexp++
+	q.live[1]++
 }
 
 func (q *matchQueues) removeUnexpected(u *unexpected) {
 	q.unexp[u.src].remove(u)
 	q.unexpAll.removeAll(u)
 	q.nunexp--
+	q.live[1]--
 }
 
 // unexpected is a message that arrived before its receive. Its payload is

@@ -117,6 +117,11 @@ func (c *Comm) Recv(buf []byte, source, tag int) (Status, error) {
 	if e.fatal != nil {
 		return Status{}, e.fatal
 	}
+	if source != AnySource {
+		if st, ok := e.fastRecv(c, buf, source, tag); ok {
+			return st, nil
+		}
+	}
 	r := e.newInternalReq(reqRecv)
 	c.initRecv(r, c.ctx, buf, source, tag)
 	e.postRecv(r)

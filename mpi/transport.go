@@ -127,6 +127,7 @@ func (e *engine) enqueueSend(oc *outChan, r *Request) {
 func (e *engine) enqueue(oc *outChan, r *Request) {
 	if oc.tail == nil {
 		oc.head = r
+		e.flOut(oc)
 	} else {
 		oc.tail.sendNext = r
 	}
@@ -192,6 +193,7 @@ func (e *engine) push(oc *outChan) bool {
 		oc.head = r.sendNext
 		if oc.head == nil {
 			oc.tail = nil
+			e.flOut(oc)
 		}
 		r.sendNext = nil
 		switch {
@@ -362,6 +364,7 @@ func (e *engine) deliver(ic *inChan, d *shm.Desc, payload []byte) error {
 		}
 		f := &inflight{total: d.MsgLen, ctx: d.Ctx, tag: d.Tag}
 		ic.cur = f
+		e.flStream(ic)
 		e.arrive(ic.peer, d, nil, f)
 		e.fragment(ic, d, payload)
 	case shm.KindNext:
@@ -404,6 +407,7 @@ func (e *engine) fragment(ic *inChan, d *shm.Desc, src []byte) {
 		return
 	}
 	ic.cur = nil
+	e.flStream(ic)
 	switch {
 	case f.req != nil:
 		e.finishRecv(f.req, ic.peer, f.tag, int(f.total))
@@ -468,5 +472,6 @@ func (e *engine) queueCtl(peer int, d shm.Desc) {
 func (e *engine) corrupt(err error) {
 	if e.fatal == nil {
 		e.fatal = &Error{Class: ErrIntern, Op: "progress", Msg: "shared region: " + err.Error()}
+		e.flStop()
 	}
 }

@@ -36,13 +36,13 @@ func (c Channel) slots() []byte {
 // job (in the sender's process).
 func (c Channel) Producer() *Producer {
 	n := uint64(c.r.L.Slots)
-	return &Producer{slots: c.slots(), mask: n - 1, n: n, size: SlotSize}
+	return newProducer(c.slots(), n, SlotSize)
 }
 
 // Consumer returns the receiving end. Exactly one per channel may exist.
 func (c Channel) Consumer() *Consumer {
 	n := uint64(c.r.L.Slots)
-	return &Consumer{slots: c.slots(), mask: n - 1, n: n, size: SlotSize}
+	return newConsumer(c.slots(), n, SlotSize)
 }
 
 // Cell is the payload area of cell i. Callers pass indices that came from

@@ -51,12 +51,12 @@ func (c Channel) collSlots() []byte {
 // CollProducer returns the sending end of the collective microchannel.
 // Exactly one per channel may exist in the job (in the sender's process).
 func (c Channel) CollProducer() *Producer {
-	return &Producer{slots: c.collSlots(), mask: CollSlots - 1, n: CollSlots, size: CollSlotSize}
+	return newProducer(c.collSlots(), CollSlots, CollSlotSize)
 }
 
 // CollConsumer returns the receiving end of the collective microchannel.
 func (c Channel) CollConsumer() *Consumer {
-	return &Consumer{slots: c.collSlots(), mask: CollSlots - 1, n: CollSlots, size: CollSlotSize}
+	return newConsumer(c.collSlots(), CollSlots, CollSlotSize)
 }
 
 // EncodeColl writes d and payload into a reserved collective slot. The

@@ -23,7 +23,11 @@ type Producer struct {
 	mask  uint64
 	n     uint64
 	size  uint64 // bytes per slot: SlotSize, or CollSlotSize for the collective ring
-	pos   uint64 // next position to fill
+	// pos is the next position to fill. It points at own until the
+	// engine moves it into its fast-lane page (FastLane.BindOut), where
+	// the C ABI's hot path advances the same index.
+	pos *uint64
+	own uint64
 }
 
 // Consumer is the receiving end of one channel.
@@ -32,7 +36,20 @@ type Consumer struct {
 	mask  uint64
 	n     uint64
 	size  uint64
-	pos   uint64 // next position to read
+	pos   *uint64 // next position to read; see Producer.pos
+	own   uint64
+}
+
+func newProducer(slots []byte, n, size uint64) *Producer {
+	p := &Producer{slots: slots, mask: n - 1, n: n, size: size}
+	p.pos = &p.own
+	return p
+}
+
+func newConsumer(slots []byte, n, size uint64) *Consumer {
+	c := &Consumer{slots: slots, mask: n - 1, n: n, size: size}
+	c.pos = &c.own
+	return c
 }
 
 func (p *Producer) slot(pos uint64) []byte {
@@ -44,10 +61,11 @@ func (p *Producer) slot(pos uint64) []byte {
 // ring is full. The caller fills it (EncodeDesc, inline payload) and then
 // calls Publish; nothing is visible to the consumer before that.
 func (p *Producer) Reserve() []byte {
-	s := p.slot(p.pos)
+	pos := *p.pos
+	s := p.slot(pos)
 	// Pairs with the consumer's release in Release: the consumer is done
 	// reading the slot's previous contents before we overwrite them.
-	if seqOf(s).Load() != 2*(p.pos/p.n) {
+	if seqOf(s).Load() != 2*(pos/p.n) {
 		return nil
 	}
 	return s
@@ -57,8 +75,9 @@ func (p *Producer) Reserve() []byte {
 func (p *Producer) Publish(slot []byte) {
 	// Release: the envelope and payload stores above happen before the
 	// consumer's acquire load sees 2L+1.
-	seqOf(slot).Store(2*(p.pos/p.n) + 1)
-	p.pos++
+	pos := *p.pos
+	seqOf(slot).Store(2*(pos/p.n) + 1)
+	*p.pos = pos + 1
 }
 
 func (c *Consumer) slot(pos uint64) []byte {
@@ -71,27 +90,30 @@ func (c *Consumer) slot(pos uint64) []byte {
 // word that is neither "free" nor "published" for this lap means a peer
 // corrupted the ring.
 func (c *Consumer) Peek() ([]byte, error) {
-	s := c.slot(c.pos)
-	lap := 2 * (c.pos / c.n)
+	pos := *c.pos
+	s := c.slot(pos)
+	lap := 2 * (pos / c.n)
 	switch seqOf(s).Load() { // acquire: pairs with Publish
 	case lap + 1:
 		return s, nil
 	case lap:
 		return nil, nil
 	}
-	return nil, fmt.Errorf("%w: descriptor ring position %d", ErrCorrupt, c.pos)
+	return nil, fmt.Errorf("%w: descriptor ring position %d", ErrCorrupt, pos)
 }
 
 // Ready reports, with one load, whether Peek would return a slot.
 func (c *Consumer) Ready() bool {
-	return seqOf(c.slot(c.pos)).Load() == 2*(c.pos/c.n)+1
+	pos := *c.pos
+	return seqOf(c.slot(pos)).Load() == 2*(pos/c.n)+1
 }
 
 // Release hands the slot returned by Peek back to the producer.
 func (c *Consumer) Release() {
-	s := c.slot(c.pos)
-	next := 2 * (c.pos/c.n + 1) // "free" for the producer's next lap
-	c.pos++
+	pos := *c.pos
+	s := c.slot(pos)
+	next := 2 * (pos/c.n + 1) // "free" for the producer's next lap
+	*c.pos = pos + 1
 	// Release store: our reads of the slot happen before the producer's
 	// Reserve sees it free.
 	seqOf(s).Store(next)

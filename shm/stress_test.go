@@ -302,7 +302,7 @@ func (s *stressSender) state() string {
 		words = append(words, seqOf(s.prod.slot(i)).Load())
 	}
 	return fmt.Sprintf("message %d, ring position %d, slot words %v; pool: free %v, out %v, return tail %d head %d",
-		s.sent, s.prod.pos, words, poolFree(s.pool), s.pool.out, s.pool.tail.Load(), s.pool.head)
+		s.sent, *s.prod.pos, words, poolFree(s.pool), s.pool.out, s.pool.tail.Load(), s.pool.head)
 }
 
 func (s *stressSender) reserve() []byte {

@@ -70,6 +70,10 @@ typedef struct {
 	/* The remote group's size for an intercommunicator, 0 for an
 	 * intracommunicator, -1 until coll_inter.c has asked (HC_IS_INTER). */
 	int inter;
+	/* The fast lane's view of the communicator (fastlane.c): made on the
+	 * first small send or receive; fl_state -1 when Go said no. */
+	struct hc_flcomm *fl;
+	int fl_state;
 } hc_comm;
 
 HC_HIDDEN extern hc_comm *hc_comms;

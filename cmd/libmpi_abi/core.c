@@ -15,6 +15,7 @@
 
 #include "cabi.h"
 #include "argcheck.h"
+#include "fastlane.h"
 #include "htab.h"
 #include "_cgo_export.h"
 
@@ -338,6 +339,7 @@ HC_HIDDEN void hc_comm_release(int i)
 	free(hc_comms[i].cart);
 	hc_graph_free(hc_comms[i].graph);
 	hc_comm_info_free(i);
+	hc_fl_release(i);
 	memset(&hc_comms[i], 0, sizeof hc_comms[i]);
 	if (hc_comm_nfree == hc_comm_capfree) {
 		int cap = hc_comm_capfree ? 2 * hc_comm_capfree : 256;
@@ -390,6 +392,8 @@ static int hc_init(int required, int *provided, const char *fn)
 	}
 	if (required < MPI_THREAD_SINGLE) required = MPI_THREAD_SINGLE;
 	hc_thread_level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+	/* fastlane.c runs without the engine's lock: only one thread in MPI. */
+	hc_fl_threads_ok = hc_thread_level < MPI_THREAD_MULTIPLE;
 	if (provided) *provided = hc_thread_level;
 	hc_initialized = 1;
 	return MPI_SUCCESS;
@@ -416,6 +420,7 @@ int PMPI_Finalize(void)
 	if (!hc_initialized || hc_finalized) return hc_error(0, MPI_ERR_OTHER, "MPI_Finalize");
 	/* MPI_COMM_SELF's attributes are deleted first, as if it were freed. */
 	hc_comm_delete_attrs(1);
+	if (hc_debug) hc_fl_report(hc_world_rank);
 	int rc = hympi_go_finalize();
 	hc_finalized = 1;
 	return rc ? hc_error(0, rc, "MPI_Finalize") : MPI_SUCCESS;

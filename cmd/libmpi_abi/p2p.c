@@ -7,6 +7,7 @@
 #include "cabi.h"
 #include "argcheck.h"
 #include "dtype.h"
+#include "fastlane.h"
 #include "_cgo_export.h"
 
 enum { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
@@ -75,6 +76,8 @@ static int hc_send(const void *buf, int64_t count, MPI_Datatype dt, int dest, in
 		if (!(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
 		hc_type_pack(dt, count, buf, tmp);
 		buf = tmp;
+	} else if ((mode == MODE_STD || mode == MODE_READY) && hc_fl_send(ci, buf, n, dest, tag)) {
+		return MPI_SUCCESS;
 	}
 	int rc = hympi_go_send(ci, (void *)buf, n, dest, tag, mode);
 	free(tmp);
@@ -132,6 +135,7 @@ static int hc_recv(void *buf, int64_t count, MPI_Datatype dt, int source, int ta
 	MSG(n, contig, count, dt, ci, fn);
 	HC_CHECK_BUF(ci, buf, count, dt, fn);
 	if (__builtin_expect(!contig, 0)) return hc_recv_packed(ci, buf, count, n, dt, source, tag, st, fn);
+	if (hc_fl_recv(ci, buf, n, source, tag, st)) return MPI_SUCCESS;
 	int rc = hympi_go_recv(ci, buf, n, source, tag, st);
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
 }

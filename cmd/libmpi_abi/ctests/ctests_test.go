@@ -192,6 +192,7 @@ func TestCPrograms(t *testing.T) {
 		{"dims", []int{1}, false},
 		{"nbc_types", []int{1, 2, 3}, true},
 		{"idup_inter", []int{2, 4, 5}, true},
+		{"fastlane", []int{1, 4}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {

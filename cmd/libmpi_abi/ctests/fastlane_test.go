@@ -1,0 +1,48 @@
+package ctests
+
+import (
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+var fastLaneLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): fast lane: (\d+) sends, (\d+) receives without Go$`)
+
+// TestCFastLane runs testdata/fastlane.c, whose small sends and receives
+// interleave with ones the C hot path must leave to Go, in the modes where
+// that path runs and where it must not: the program's checks of order,
+// content and status must pass either way, and the library's debug report
+// says whether the hot path served any call.
+func TestCFastLane(t *testing.T) {
+	exe := compile(t, "fastlane")
+	cases := []struct {
+		name string
+		env  []string
+		fast bool // the hot path must have served sends and receives
+	}{
+		{"default", nil, true},
+		{"thread multiple", []string{"FL_MULTIPLE=1"}, false},
+		{"async progress", []string{"HYMPI_ASYNC_PROGRESS=1"}, false},
+		{"checksums", []string{"HYMPI_CHECKSUM=1"}, false},
+	}
+	const n = 2
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := runJob(t, n, exe, append([]string{"HYMPI_CABI_DEBUG=1"}, tc.env...)...)
+			if got := okLine.FindAllString(out, -1); err != nil || len(got) != n {
+				t.Fatalf("hympirun -n %d fastlane: %v (%d of %d ranks OK)\n%s", n, err, len(got), n, out)
+			}
+			reports := fastLaneLine.FindAllStringSubmatch(out, -1)
+			if len(reports) != n {
+				t.Fatalf("%d fast-lane reports, want %d:\n%s", len(reports), n, out)
+			}
+			for _, m := range reports {
+				sends, _ := strconv.Atoi(m[2])
+				recvs, _ := strconv.Atoi(m[3])
+				if tc.fast && (sends == 0 || recvs == 0) || !tc.fast && (sends != 0 || recvs != 0) {
+					t.Errorf("rank %s: %d sends and %d receives in C, want some: %v", m[1], sends, recvs, tc.fast)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,91 @@
+/*
+ * fastlane.h — the C ABI's hot path for small blocking sends and receives
+ * (fastlane.c). It reads and advances the state the Go engine shares with it
+ * (shm/fastlane.go documents every word: who writes it, who reads it), so a
+ * small MPI_Send or an MPI_Recv whose message is already at the head of its
+ * channel makes no call into Go.
+ */
+#ifndef HYMPI_FASTLANE_H
+#define HYMPI_FASTLANE_H
+
+#include <stdint.h>
+#include "cabi.h"
+
+/* Layout of shm.FastLane; hc_fl_load checks the version word. */
+enum {
+	HC_FL_VERSION = 1,
+	HC_FL_HEADER = 64,
+	HC_FL_ENTRY = 128,
+
+	HC_FL_RUN = 4,
+	HC_FL_OVERSUB = 12,
+	HC_FL_RANK = 16,
+	HC_FL_SIZE = 20,
+	HC_FL_POSTED = 24,
+	HC_FL_UNEXP = 32,
+	HC_FL_SMALL = 40,
+
+	HC_FE_OUT_SLOTS = 0,
+	HC_FE_OUT_N = 8,
+	HC_FE_OUT_POS = 16,
+	HC_FE_SUM_WORD = 24,
+	HC_FE_BELL_SEQ = 32,
+	HC_FE_BELL_SLEEP = 40,
+	HC_FE_OUT_OPEN = 48,
+	HC_FE_C_MSGS = 56,
+	HC_FE_IN_SLOTS = 64,
+	HC_FE_IN_N = 72,
+	HC_FE_IN_POS = 80,
+	HC_FE_SND_SEQ = 88,
+	HC_FE_SND_SLEEP = 96,
+	HC_FE_IN_KNOWN = 104,
+	HC_FE_IN_STREAM = 108,
+	HC_FE_C_BYTES = 112,
+};
+
+/* The descriptor slot (shm/desc.go, shm/layout.go). */
+enum {
+	HC_SLOT_SIZE = 1024 + 64,
+	HC_DESC_KIND = 8,
+	HC_DESC_FLAGS = 9,
+	HC_DESC_CTX = 12,
+	HC_DESC_TAG = 16,
+	HC_DESC_FRAGLEN = 20,
+	HC_DESC_HEADER = 24,
+	HC_INLINE_MAX = HC_SLOT_SIZE - HC_DESC_HEADER - 24,
+	HC_KIND_INLINE = 1,
+};
+
+/* What C knows of one communicator for the fast lane: the process's state,
+ * the point-to-point context and rank → world rank. Made on first use (one
+ * Go call) and freed with the communicator. */
+typedef struct hc_flcomm {
+	unsigned char *st;
+	uint32_t ctx;
+	int size;
+	int32_t world[];
+} hc_flcomm;
+
+/* 1 once MPI_Init chose a thread level below MPI_THREAD_MULTIPLE. */
+HC_HIDDEN extern int hc_fl_threads_ok;
+
+/* hc_fl_send and hc_fl_recv return 1 when they did the whole call, 0 when
+ * the caller must take the Go path (nothing was changed then). The caller
+ * has checked the communicator, datatype, count and buffer; n is the byte
+ * count of a contiguous buffer. */
+HC_HIDDEN int hc_fl_send(int ci, const void *buf, int64_t n, int dest, int tag);
+HC_HIDDEN int hc_fl_recv(int ci, void *buf, int64_t n, int source, int tag, MPI_Status *st);
+/* hc_fl_release frees communicator ci's fast-lane data (with hc_lock held
+ * by hc_comm_release). */
+HC_HIDDEN void hc_fl_release(int ci);
+/* hc_fl_report prints how many calls the fast lane served (HYMPI_DEBUG). */
+HC_HIDDEN void hc_fl_report(int rank);
+
+/* hc_fl_check_slot is the receive rule's look at a published slot, exposed
+ * for the validation test: 1 if the fast lane may take it for a receive on
+ * context ctx with tag (or MPI_ANY_TAG) into cap bytes, with small the
+ * largest length allowed; *len is then the payload length. */
+HC_HIDDEN int hc_fl_check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small,
+			       uint32_t *len);
+
+#endif
