@@ -469,8 +469,8 @@ func (c *Comm) Iprobe(source, tag int) (Status, bool, error) {
 	return st(s), s.flag != 0, mpiErr("Iprobe", s.err)
 }
 
-// FastLaneState is the engine's hook for hympi's own C ABI; a backend has
+// fastLaneState is the engine's hook for hympi's own C ABI; a backend has
 // no fast lane.
-func (c *Comm) FastLaneState() (state uintptr, ctx uint32, world []int, ok bool) {
+func (c *Comm) fastLaneState() (state uintptr, ctx uint32, world []int, ok bool) {
 	return 0, 0, nil, false
 }

@@ -10,6 +10,7 @@ func init() {
 	enginehook.CancelRecv = (*Request).cancelRecv
 	enginehook.CancelSend = (*Request).cancelSend
 	enginehook.TestallInto = testallInto
+	enginehook.FastLaneState = (*Comm).fastLaneState
 	enginehook.SendNow = (*Comm).sendNow
 	enginehook.IsendIn = (*Comm).isendIn
 	enginehook.IssendIn = (*Comm).issendIn

@@ -150,11 +150,11 @@ func (e *engine) fastRecv(c *Comm, buf []byte, source, tag int) (st Status, ok b
 	return Status{Source: source, Tag: int(d.Tag), Count: n}, true
 }
 
-// FastLaneState is for the C ABI (cmd/libmpi_abi/fastlane.c): the address of
+// fastLaneState is for the C ABI (cmd/libmpi_abi/fastlane.c): the address of
 // the process's fast-lane state, c's point-to-point context and its
 // rank-to-world-rank table (nil: the identity). ok is false when C must not
 // take the fast lane on c (an intercommunicator, no shared region).
-func (c *Comm) FastLaneState() (state uintptr, ctx uint32, world []int, ok bool) {
+func (c *Comm) fastLaneState() (state uintptr, ctx uint32, world []int, ok bool) {
 	if c == nil || c.inter != nil || c.freed || c.private {
 		return 0, 0, nil, false
 	}

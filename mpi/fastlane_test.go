@@ -159,7 +159,7 @@ func TestFastRecvCounts(t *testing.T) {
 	r1, _ := c1.Irecv(make([]byte, 8), 0, 1)
 	r2, _ := c1.Irecv(make([]byte, 8), AnySource, 2)
 	check("two posted", 2, 0)
-	if !r2.CancelRecv() {
+	if !r2.cancelRecv() {
 		t.Fatal("cancel failed")
 	}
 	check("one cancelled", 1, 0)

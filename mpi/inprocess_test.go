@@ -546,7 +546,7 @@ func TestInProcessBacklogCancel(t *testing.T) {
 				if reqs[i], err = c.Isend(buf, 1, 7); err != nil {
 					return err
 				}
-				reqs[i].CancelSend()
+				reqs[i].cancelSend()
 			}
 			for _, r := range reqs {
 				st, err := r.Wait()

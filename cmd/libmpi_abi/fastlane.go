@@ -5,7 +5,11 @@ package main
 */
 import "C"
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/hympi/hympi/internal/cabi"
+)
 
 // hympi_go_fl_comm tells fastlane.c, once per communicator, where the
 // process's fast-lane state is, the communicator's context and its ranks'
@@ -18,7 +22,7 @@ func hympi_go_fl_comm(ci C.int, st *C.uintptr_t, ctx *C.uint32_t, world *C.int32
 	if rc != 0 {
 		return 0
 	}
-	addr, cx, w, ok := c.FastLaneState()
+	addr, cx, w, ok := cabi.FastLaneState(c)
 	if !ok || int(n) != c.Size() || (w != nil && len(w) != int(n)) {
 		return 0
 	}

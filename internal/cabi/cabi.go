@@ -31,6 +31,7 @@ var (
 	cancelRecv    = typed[func(*mpi.Request) bool]("CancelRecv", enginehook.CancelRecv)
 	cancelSend    = typed[func(*mpi.Request) bool]("CancelSend", enginehook.CancelSend)
 	testallInto   = typed[func([]*mpi.Request, []mpi.Status) (bool, error)]("TestallInto", enginehook.TestallInto)
+	fastLaneState = typed[func(*mpi.Comm) (uintptr, uint32, []int, bool)]("FastLaneState", enginehook.FastLaneState)
 	sendNow       = typed[func(*mpi.Comm, []byte, int, int) (bool, error)]("SendNow", enginehook.SendNow)
 	isendIn       = typed[xfer]("IsendIn", enginehook.IsendIn)
 	issendIn      = typed[xfer]("IssendIn", enginehook.IssendIn)
@@ -98,6 +99,13 @@ func waitallInto(reqs []*mpi.Request, sts []mpi.Status, errs []error) error
 // long): MPI_Testall is often polled in a loop.
 func TestallInto(reqs []*mpi.Request, sts []mpi.Status) (bool, error) {
 	return testallInto(reqs, sts)
+}
+
+// FastLaneState gives the C hot path (cmd/libmpi_abi/fastlane.c) what it
+// needs about c: the address of the process's fast-lane page, c's context
+// and its rank-to-world table; ok is false when the fast lane cannot serve c.
+func FastLaneState(c *mpi.Comm) (state uintptr, ctx uint32, world []int, ok bool) {
+	return fastLaneState(c)
 }
 
 // SendNow is MPI_Isend's shortcut: a standard-mode message that can be

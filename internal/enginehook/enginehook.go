@@ -21,6 +21,7 @@ var (
 	CancelRecv    any // func(*mpi.Request) bool
 	CancelSend    any // func(*mpi.Request) bool
 	TestallInto   any // func([]*mpi.Request, []mpi.Status) (bool, error)
+	FastLaneState any // func(*mpi.Comm) (uintptr, uint32, []int, bool)
 	SendNow       any // func(*mpi.Comm, []byte, int, int) (bool, error)
 	IsendIn       any // func(*mpi.Comm, *mpi.Request, []byte, int, int) (*mpi.Request, error)
 	IssendIn      any // same as IsendIn
