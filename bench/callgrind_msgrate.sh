@@ -11,8 +11,8 @@
 # Prints, per message: the sender's Isend and Waitall, the receiver's Irecv
 # and Waitall (Go: inclusive instructions of the program's window
 # functions; C: the calling thread's instructions over the counted windows
-# less the side-channel wait; both include 1/WINDOW of the acknowledgement
-# only in C).
+# less the side-channel wait, which includes 1/WINDOW of the
+# acknowledgement's MPI_Send and MPI_Recv; the Go figures leave it out).
 #
 # Usage: bench/callgrind_msgrate.sh          (make bench-callgrind-msgrate)
 # Environment: ITERS (default 40), SIZE (default 8), WINDOW (default 64),

@@ -181,6 +181,16 @@ typedef struct {
 	int idx[HC_REQCACHE];
 } hc_reqcache;
 
+/* A receive into a non-contiguous datatype: the packed buffer tmp it
+ * receives into, and count elements of the held datatype dt at ubuf to
+ * unpack them to (MPI_Irecv passes NULL for a contiguous one, and so
+ * four arguments less through cgo). */
+typedef struct {
+	void *tmp, *ubuf;
+	intptr_t dt;
+	int64_t count;
+} hc_recv_unpack;
+
 /* HC_REQ_DONE is the request handle of every send MPI_Isend completed at
  * once (handles.go hReqDone: the last request index but one, never a
  * slot's; the last stays free, a handle that is always bad).

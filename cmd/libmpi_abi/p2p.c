@@ -205,11 +205,16 @@ static int hc_irecv(void *buf, int64_t count, MPI_Datatype dt, int source, int t
 	void *tmp = NULL;
 	if (__builtin_expect(!contig, 0) && !(tmp = malloc(n ? n : 1)))
 		return hc_error(ci, MPI_ERR_NO_MEM, fn);
-	intptr_t held = tmp ? hc_type_hold(dt) : (intptr_t)dt;
-	int rc = hympi_go_irecv(ci, tmp ? tmp : buf, n, source, tag, tmp, buf, held, count, (intptr_t *)req, &hc_rcache);
-	if (rc) {
-		free(tmp);
-		if (tmp) hc_type_release(held);
+	int rc;
+	if (__builtin_expect(!tmp, 1)) {
+		rc = hympi_go_irecv(ci, buf, n, source, tag, NULL, (intptr_t *)req, &hc_rcache);
+	} else {
+		hc_recv_unpack up = {tmp, buf, hc_type_hold(dt), count};
+		rc = hympi_go_irecv(ci, tmp, n, source, tag, &up, (intptr_t *)req, &hc_rcache);
+		if (rc) {
+			free(tmp);
+			hc_type_release(up.dt);
+		}
 	}
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_error(ci, rc, fn);
 }

@@ -116,7 +116,7 @@ func startSend(c *mpi.Comm, old *mpi.Request, b []byte, dest, tag, mode int) (*m
 
 //export hympi_go_irecv
 func hympi_go_irecv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int,
-	tmp, ubuf unsafe.Pointer, dt C.intptr_t, count C.int64_t, req *C.intptr_t, cache *C.hc_reqcache) C.int {
+	up *C.hc_recv_unpack, req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -131,7 +131,9 @@ func hympi_go_irecv(ci C.int, buf unsafe.Pointer, n C.int64_t, src, tag C.int,
 		return errCode(err)
 	}
 	q.r, q.spare, q.ci, q.active, q.recv = r, nil, ci, true, true
-	q.tmp, q.ubuf, q.dt, q.count = tmp, ubuf, dt, count
+	if up != nil {
+		q.tmp, q.ubuf, q.dt, q.count = up.tmp, up.ubuf, up.dt, up.count
+	}
 	*req = C.intptr_t(makeHandle(kindReq, i))
 	return 0
 }
