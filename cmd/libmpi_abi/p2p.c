@@ -163,6 +163,10 @@ static int hc_isend(const void *buf, int64_t count, MPI_Datatype dt, int dest, i
 		if (!(tmp = malloc(n ? n : 1))) return hc_error(ci, MPI_ERR_NO_MEM, fn);
 		hc_type_pack(dt, count, buf, tmp);
 		buf = tmp;
+	} else if ((mode == MODE_STD || mode == MODE_READY) && hc_fl_send(ci, buf, n, dest, tag)) {
+		/* Published at once by the fast lane: complete, no request. */
+		*req = HC_REQ_DONE;
+		return MPI_SUCCESS;
 	}
 	int rc = hympi_go_isend(ci, (void *)buf, n, dest, tag, mode, tmp, (intptr_t *)req, &hc_rcache);
 	if (rc) free(tmp);
