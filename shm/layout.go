@@ -116,7 +116,7 @@ type Layout struct {
 
 	ChannelOff    int64 // the arena: first channel slot, also the size of the fixed part
 	ChannelStride int64
-	ArenaChannels int // channels the arena can hold
+	ArenaChannels int   // channels the arena can hold
 	GateOff       int64 // first gate block (gate.go), after the channel arena
 	GateStride    int64 // size of one gate block
 	GateBlocks    int   // gate blocks the region can hold
