@@ -100,7 +100,7 @@ func TestGateRounds(t *testing.T) {
 				}
 				for g.Gen() == gen {
 					if (k+rank)%3 == 0 {
-						g.Sleep(gen, time.Second)
+						g.Sleep(gen, time.Second, rank%2 == 0)
 					}
 				}
 				want := uint64(k*n*n + n*(n-1)/2)
