@@ -169,21 +169,25 @@ func (e *engine) ringMembers(c *Comm) {
 // 105 against 31 µs, 64 ranks 1143 against 502, 256 ranks 3957 against
 // 2291): a rank that yields sees the gate open on its next turn, where a
 // sleeper pays a wake-up.
+//
+// Only a process whose one goroutine is the caller sleeps here (the C
+// library's ranks, most Go ones): it sleeps without the Go scheduler,
+// whose bookkeeping wakes sysmon (shm's futexWaitRaw), and e.gateOp is
+// surely its own. With other goroutines (asynchronous progress, an
+// application's threads in MPI at once) the wait sleeps on the doorbell,
+// which the last arriver rings (ringMembers).
 func (e *engine) gateSleep() bool {
 	op := e.gateOp
-	if op == nil || op.req.done || op.cur >= len(op.s.rounds) || !op.s.rounds[op.cur].gate || !op.issued {
+	if op == nil || op.req.done || op.cur >= len(op.s.rounds) || !op.s.rounds[op.cur].gate || !op.issued ||
+		runtime.NumGoroutine() != 1 {
 		return false
 	}
 	g, gen := op.c.gate.g, op.gateGen
 	if e.progress() || g.Gen() != gen {
 		return true
 	}
-	// The only goroutine (the C library's ranks, most Go ones): sleep
-	// without the scheduler, whose bookkeeping wakes sysmon (shm's
-	// futexWaitRaw). Otherwise let the P run the others.
-	raw := runtime.NumGoroutine() == 1
 	e.mu.Unlock()
-	g.Sleep(gen, gateSleepMax, raw)
+	g.Sleep(gen, gateSleepMax)
 	e.mu.Lock()
 	return true
 }

@@ -177,18 +177,15 @@ func (g Gate) Open() {
 }
 
 // Sleep waits, up to timeout, for the gate to move past gen. Spurious
-// returns are allowed. raw keeps the Go scheduler out of it (see
-// futexWaitRaw): for a caller that is the process's only goroutine.
-func (g Gate) Sleep(gen uint32, timeout time.Duration, raw bool) {
+// returns are allowed. It keeps the Go scheduler out (futexWaitRaw), so
+// no other goroutine runs on the caller's P meanwhile: for a caller that
+// is its process's only goroutine.
+func (g Gate) Sleep(gen uint32, timeout time.Duration) {
 	g.sleepers.Add(1)
 	// The sleeper count is visible before the re-check, and Open bumps gen
 	// before it reads the count: one of the two sees the other.
 	if g.gen.Load() == gen {
-		if raw {
-			futexWaitRaw(g.gen, gen, timeout)
-		} else {
-			futexWait(g.gen, gen, timeout)
-		}
+		futexWaitRaw(g.gen, gen, timeout)
 	}
 	g.sleepers.Add(^uint32(0))
 }
