@@ -65,7 +65,7 @@ type commGate struct {
 // bytes runs through the gate, attaching it on first use.
 func (c *Comm) useGate(s *schedule, size int) bool {
 	e := c.e
-	if s.noGate || !e.oversub || c.size <= gateMinRanks || size > shm.GateSlotSize {
+	if s.noGate || !e.oversub || c.size <= gateMinRanks || size > shm.GatePayloadMax {
 		return false
 	}
 	switch c.gate.state {
@@ -124,8 +124,11 @@ func (e *engine) advanceGate(op *collOp) bool {
 			return false // an earlier gate collective of c is still open
 		}
 		op.gateGen = g.Gen()
-		copy(g.Slot(op.gateGen, c.rank), s.gateIn)
+		g.Put(op.gateGen, c.rank, s.gateIn)
 		last, err := g.Arrive()
+		if err == nil && last {
+			err = e.closeGate(c, s, op.gateGen)
+		}
 		if err != nil {
 			e.corrupt(err)
 			op.err = e.fatal
@@ -133,21 +136,46 @@ func (e *engine) advanceGate(op *collOp) bool {
 			return true
 		}
 		op.issued = true
-		if last {
-			gen := op.gateGen
-			if m := len(s.gateIn); m > 0 {
-				gateCombine(&s.red, c.size, m, func(p int) []byte { return g.Slot(gen, p) }, g.Result(gen))
-			}
-			g.Open()
-			e.ringMembers(c)
-		}
 	}
 	if g.Gen() == op.gateGen {
 		return false
 	}
-	copy(s.gateOut, g.Result(op.gateGen))
 	cg.done++
+	bad, m, err := g.Outcome(op.gateGen)
+	switch {
+	case err != nil:
+		e.corrupt(err)
+		op.err = e.fatal
+	case bad >= 0:
+		op.err = newErr(ErrCount, "collective", "the ranks gave different counts: rank %d %d bytes, this rank %d", bad, m, len(s.gateIn))
+	default:
+		copy(s.gateOut, g.Result(op.gateGen))
+	}
 	return true
+}
+
+// closeGate is the last arriver's part: check that the contributions agree
+// in length, combine them, record the outcome and open the gate.
+func (e *engine) closeGate(c *Comm, s *schedule, gen uint32) error {
+	g, m := c.gate.g, len(s.gateIn)
+	bad, badLen := -1, 0
+	for p := range c.size {
+		in, err := g.Contribution(gen, p)
+		if err != nil {
+			return err
+		}
+		if len(in) != m && bad < 0 {
+			bad, badLen = p, len(in)
+		}
+	}
+	if bad < 0 && m > 0 {
+		// Lengths checked above: every contribution has m bytes.
+		gateCombine(&s.red, c.size, m, func(p int) []byte { in, _ := g.Contribution(gen, p); return in }, g.Result(gen))
+	}
+	g.SetOutcome(gen, bad, badLen)
+	g.Open()
+	e.ringMembers(c)
+	return nil
 }
 
 // ringMembers wakes the members of c asleep on their doorbells (waiting on

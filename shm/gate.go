@@ -1,6 +1,7 @@
 package shm
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -46,8 +47,15 @@ import (
 //	        ident uint64 — ctx | (leader+1)<<32 | n<<48 (both below 2^16
 //	        since maxRanks is), written once by the claimer before the
 //	        table entry and checked by every member that opens the gate.
-//	line 2..3: results, one GateSlotSize slot per parity of gen.
-//	then contributions: 2 parities × n slots of GateSlotSize.
+//	line 2..3: results, one GateSlotSize slot per parity of gen: the
+//	        payload, and in the last 8 bytes the outcome (0, or a count
+//	        mismatch: 1 + the first rank whose length differs from the
+//	        last arriver's | that length << 32). Written by the last
+//	        arriver before gen; read by every member after.
+//	then contributions: 2 parities × n slots of GateSlotSize: the
+//	        payload, and in the last 8 bytes its length, at most
+//	        GatePayloadMax (checked by the reader). Written by the member
+//	        before its arrival; read by the last arriver.
 //
 // Double buffering by the parity of gen makes reuse safe: a member writes
 // its contribution for collective g+2 only after finishing g+1, which
@@ -58,8 +66,11 @@ import (
 const (
 	// GateEntries is the size of each rank's gate table.
 	GateEntries = 16
-	// GateSlotSize is the largest contribution a gate carries.
-	GateSlotSize = CacheLine
+	// GateSlotSize is the size of a contribution or result slot, and
+	// GatePayloadMax the largest payload one carries.
+	GateSlotSize   = CacheLine
+	GatePayloadMax = GateSlotSize - 8
+	gateWordOff    = GatePayloadMax
 	gatePoison   = 0xffffffff
 
 	gArrivals = 0
@@ -143,16 +154,61 @@ func (g Gate) Valid() bool { return g.gen != nil }
 // Arrive, and the collective is done when it moves on.
 func (g Gate) Gen() uint32 { return g.gen.Load() }
 
-// Slot is rank's contribution slot for the collective that opened at gen.
-func (g Gate) Slot(gen uint32, rank int) []byte {
+func (g Gate) slot(gen uint32, rank int) []byte {
 	o := (int(gen&1)*g.n + rank) * GateSlotSize
 	return g.slots[o : o+GateSlotSize : o+GateSlotSize]
 }
 
-// Result is the result slot of the collective that opened at gen.
-func (g Gate) Result(gen uint32) []byte {
+func (g Gate) result(gen uint32) []byte {
 	o := int(gen&1) * GateSlotSize
 	return g.results[o : o+GateSlotSize : o+GateSlotSize]
+}
+
+// Put writes rank's contribution to the collective that opened at gen;
+// len(payload) is at most GatePayloadMax.
+func (g Gate) Put(gen uint32, rank int, payload []byte) {
+	sl := g.slot(gen, rank)
+	copy(sl[:GatePayloadMax], payload)
+	binary.LittleEndian.PutUint64(sl[gateWordOff:], uint64(len(payload)))
+}
+
+// Contribution is rank's contribution to the collective that opened at
+// gen; its length comes from the region, and is checked.
+func (g Gate) Contribution(gen uint32, rank int) ([]byte, error) {
+	sl := g.slot(gen, rank)
+	m := binary.LittleEndian.Uint64(sl[gateWordOff:])
+	if m > GatePayloadMax {
+		return nil, fmt.Errorf("%w: rank %d's gate contribution of %d bytes (max %d)", ErrCorrupt, rank, m, GatePayloadMax)
+	}
+	return sl[:m:m], nil
+}
+
+// Result is the result payload of the collective that opened at gen (all
+// GatePayloadMax bytes of it).
+func (g Gate) Result(gen uint32) []byte { return g.result(gen)[:GatePayloadMax:GatePayloadMax] }
+
+// SetOutcome records, before Open, whether the contributions agreed in
+// length: bad is -1, or the first rank whose length, m, differs.
+func (g Gate) SetOutcome(gen uint32, bad, m int) {
+	var w uint64
+	if bad >= 0 {
+		w = uint64(bad+1) | uint64(m)<<32
+	}
+	binary.LittleEndian.PutUint64(g.result(gen)[gateWordOff:], w)
+}
+
+// Outcome reads what SetOutcome recorded; a rank outside the gate is
+// corruption.
+func (g Gate) Outcome(gen uint32) (bad, m int, err error) {
+	w := binary.LittleEndian.Uint64(g.result(gen)[gateWordOff:])
+	if w == 0 {
+		return -1, 0, nil
+	}
+	r := int64(w&0xffffffff) - 1
+	if r < 0 || r >= int64(g.n) {
+		return -1, 0, fmt.Errorf("%w: gate outcome names rank %d of %d", ErrCorrupt, r, g.n)
+	}
+	return int(r), int(w >> 32), nil
 }
 
 // Arrive adds the caller, whose contribution (if any) is in its Slot, and

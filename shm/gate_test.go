@@ -85,7 +85,14 @@ func TestGateRounds(t *testing.T) {
 			defer wg.Done()
 			for k := range rounds {
 				gen := g.Gen()
-				binary.LittleEndian.PutUint64(g.Slot(gen, rank), uint64(k*n+rank))
+				var mine [8]byte
+				binary.LittleEndian.PutUint64(mine[:], uint64(k*n+rank))
+				// Round 7 has rank 3 give a shorter contribution.
+				size := 8
+				if k == 7 && rank == 3 {
+					size = 4
+				}
+				g.Put(gen, rank, mine[:size])
 				last, err := g.Arrive()
 				if err != nil {
 					errs <- err
@@ -93,10 +100,21 @@ func TestGateRounds(t *testing.T) {
 				}
 				if last {
 					var sum uint64
+					bad, badLen := -1, 0
 					for p := range n {
-						sum += binary.LittleEndian.Uint64(g.Slot(gen, p))
+						in, err := g.Contribution(gen, p)
+						if err != nil {
+							errs <- err
+							return
+						}
+						if len(in) != size && bad < 0 {
+							bad, badLen = p, len(in)
+						} else if len(in) == 8 {
+							sum += binary.LittleEndian.Uint64(in)
+						}
 					}
 					binary.LittleEndian.PutUint64(g.Result(gen), sum)
+					g.SetOutcome(gen, bad, badLen)
 					g.Open()
 				}
 				for g.Gen() == gen {
@@ -105,6 +123,21 @@ func TestGateRounds(t *testing.T) {
 					} else {
 						runtime.Gosched()
 					}
+				}
+				bad, badLen, err := g.Outcome(gen)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if k == 7 {
+					// The last arriver compares with its own length.
+					if bad < 0 || (bad == 3) != (badLen == 4) {
+						t.Errorf("rank %d round 7: outcome rank %d length %d, want the mismatch", rank, bad, badLen)
+					}
+					continue
+				}
+				if bad >= 0 {
+					t.Errorf("rank %d round %d: outcome rank %d length %d, want none", rank, k, bad, badLen)
 				}
 				want := uint64(k*n*n + n*(n-1)/2)
 				if got := binary.LittleEndian.Uint64(g.Result(gen)); got != want {
@@ -119,9 +152,19 @@ func TestGateRounds(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+	// Values from the region that would lead out of bounds are errors.
 	g, _, _ := r.OpenGate(8, 0, n)
 	g.arrivals.Store(n)
 	if _, err := g.Arrive(); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("arrival past n: err = %v, want ErrCorrupt", err)
+	}
+	gen := g.Gen()
+	binary.LittleEndian.PutUint64(g.slot(gen, 1)[gateWordOff:], GatePayloadMax+1)
+	if _, err := g.Contribution(gen, 1); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("contribution too long: err = %v, want ErrCorrupt", err)
+	}
+	binary.LittleEndian.PutUint64(g.result(gen)[gateWordOff:], n+1)
+	if _, _, err := g.Outcome(gen); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("outcome naming rank %d of %d: err = %v, want ErrCorrupt", n, n, err)
 	}
 }

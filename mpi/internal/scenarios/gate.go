@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"errors"
 	"time"
 
 	"github.com/hympi/hympi/mpi"
@@ -30,6 +31,7 @@ func init() {
 		gateNonblocking(c, dup)
 		gatePersistent(c)
 		gateLate(c)
+		gateMismatch(c)
 		must(half.Free(), "Free")
 		must(dup.Free(), "Free")
 	})
@@ -188,4 +190,19 @@ func gateLate(c *mpi.Comm) {
 			fail("late Allreduce %d: %d, want %d", i, got, want)
 		}
 	}
+}
+
+// gateMismatch: ranks that disagree on an Allreduce's count (erroneous)
+// all get ErrCount, and the communicator's next collectives still work.
+func gateMismatch(c *mpi.Comm) {
+	r, n := c.Rank(), c.Size()
+	count := 1
+	if r == n/2 {
+		count = 2
+	}
+	in, out := make([]byte, 8*count), make([]byte, 8*count)
+	if err := c.Allreduce(in, out, mpi.Int64, mpi.Sum); !errors.Is(err, mpi.ErrCount) {
+		fail("Allreduce with rank %d giving 2 elements, the others 1: %v (class %d), want ErrCount", n/2, err, mpi.ClassOf(err))
+	}
+	gateSums(c, 1)
 }
