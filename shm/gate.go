@@ -71,7 +71,7 @@ const (
 	GateSlotSize   = CacheLine
 	GatePayloadMax = GateSlotSize - 8
 	gateWordOff    = GatePayloadMax
-	gatePoison   = 0xffffffff
+	gatePoison     = 0xffffffff
 
 	gArrivals = 0
 	gGen      = CacheLine
