@@ -79,6 +79,10 @@ type collOp struct {
 	key      collKey
 	reqStore Request
 	pendBuf  [4]*Request
+	// gateTicket orders the op's gate round among c's (coll_gate.go);
+	// gateGen is the gate's generation when it arrived.
+	gateTicket uint64
+	gateGen    uint32
 }
 
 // collFreeMax bounds a communicator's free list of control entries.
@@ -142,6 +146,10 @@ func (e *engine) launch(c *Comm, op *collOp, ownDone bool) {
 		op.tag = c.nextTag()
 	}
 	op.c, op.small = c, op.s.small && e.region != nil
+	if len(op.s.rounds) > 0 && op.s.rounds[0].gate {
+		op.gateTicket = c.gate.next
+		c.gate.next++
+	}
 	op.cur, op.issued, op.err = 0, false, nil
 	op.reqStore = Request{e: e, kind: reqColl, comm: c}
 	op.req = &op.reqStore
@@ -180,6 +188,15 @@ func (e *engine) advance(op *collOp) bool {
 	did := false
 	for op.cur < len(op.s.rounds) || (op.more != nil && op.err == nil && !op.req.done && op.more()) {
 		rd := &op.s.rounds[op.cur]
+		if rd.gate {
+			if !e.advanceGate(op) {
+				return did
+			}
+			op.cur++
+			op.issued = false
+			did = true
+			continue
+		}
 		if !op.issued {
 			e.issue(op, rd)
 			op.issued = true
@@ -294,7 +311,10 @@ func (c *Comm) blockingKeyed(what string, key collKey, build func(s *schedule) e
 	if own && op.s.ownAfter {
 		e.copyOwn(&op.s)
 	}
-	if err := e.waitUntil(func() bool { return op.req.done }); err != nil {
+	e.gateOp = op
+	err := e.waitUntil(func() bool { return op.req.done })
+	e.gateOp = nil
+	if err != nil {
 		// op may still be live in e.colls: never reuse it.
 		return &Error{Class: ClassOf(err), Op: what, Msg: err.Error()}
 	}

@@ -12,6 +12,10 @@ package mpi
 // ErrComm.
 
 func (c *Comm) barrierBuild(s *schedule) error {
+	if c.useGate(s, 0) {
+		s.gateRound(nil, nil)
+		return nil
+	}
 	barrierSched(s, c.rank, c.size, c.e.oversub)
 	return nil
 }
@@ -70,6 +74,11 @@ func (c *Comm) allreduceBuild(s *schedule, what string, send, recv []byte, dt Da
 	red, err := checkReduceArgs(what, send, recv, dt, op, true)
 	if err != nil {
 		return err
+	}
+	if c.useGate(s, len(send)) {
+		s.red = red
+		s.gateRound(send, recv[:len(send)])
+		return nil
 	}
 	allreduceSched(s, c.rank, c.size, send, recv[:len(send)], red, c.e.oversub)
 	return nil

@@ -167,6 +167,7 @@ func (c *Comm) persist(what string, build func(s *schedule) error) (*Persistent,
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	op := c.getOp()
+	op.s.noGate = true // ranks may start persistent collectives in different orders
 	if err := build(&op.s); err != nil {
 		c.putOp(op)
 		return nil, err

@@ -43,6 +43,7 @@ type collStep struct {
 // rather than slices, so the arrays may grow while later rounds are built.
 type schedRound struct {
 	x0, x1, s0, s1 int32
+	gate           bool // a gate round (coll_gate.go): no transfers
 }
 
 // schedule is one rank's part of one collective.
@@ -61,6 +62,10 @@ type schedule struct {
 	// the peers' reads) and before them otherwise.
 	own      [2][]byte
 	ownAfter bool
+	// gateIn and gateOut are a gate round's contribution and result;
+	// noGate keeps a build off the gate (persistent collectives).
+	gateIn, gateOut []byte
+	noGate          bool
 	// Scratch memory: arena for bytes, ints for peer lists and block
 	// bounds. A build that outgrows one draws fresh memory and records
 	// how much it needed, and the next reset grows the arena to that.
@@ -80,6 +85,7 @@ const scheduleScratchMax = 8 << 20
 func (s *schedule) reset() {
 	s.rounds, s.xfers, s.steps = s.rounds[:0], s.xfers[:0], s.steps[:0]
 	s.red, s.small, s.own, s.ownAfter = reducer{}, false, [2][]byte{}, false
+	s.gateIn, s.gateOut, s.noGate = nil, nil, false
 	if s.arenaUsed > len(s.arena) && s.arenaUsed <= scheduleScratchMax {
 		s.arena = make([]byte, s.arenaUsed)
 	}
@@ -94,6 +100,7 @@ func (s *schedule) release() {
 	clear(s.xfers)
 	clear(s.steps)
 	s.red, s.own = reducer{}, [2][]byte{}
+	s.gateIn, s.gateOut = nil, nil
 	if len(s.arena) > scheduleScratchMax {
 		s.arena = nil
 	}

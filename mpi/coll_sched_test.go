@@ -21,8 +21,16 @@ import (
 
 // modelComm is a communicator for building schedules without an engine.
 func modelComm(rank, n int, oversub bool) *Comm {
-	return &Comm{e: &engine{oversub: oversub}, rank: rank, size: n, private: true}
+	c := &Comm{e: &engine{oversub: oversub}, rank: rank, size: n, private: true}
+	if modelGate {
+		c.gate.state = gateOn
+	}
+	return c
 }
+
+// modelGate gives the model's communicators a gate (coll_gate.go), which
+// the model plays: the round completes when every rank has arrived.
+var modelGate bool
 
 // overlaps reports whether a and b share a byte.
 func overlaps(a, b []byte) bool {
@@ -94,6 +102,14 @@ func replayModel(n int, oversub, sync bool, build func(c *Comm, s *schedule) err
 		for r, s := range scheds {
 			for cur[r] < len(s.rounds) {
 				rd := &s.rounds[cur[r]]
+				if rd.gate {
+					if rd.x0 != rd.x1 {
+						return fmt.Errorf("rank %d round %d: a gate round with transfers", r, cur[r])
+					}
+					moved = moved || !issued[r]
+					issued[r] = true
+					break
+				}
 				xs := s.xfers[rd.x0:rd.x1]
 				if !issued[r] {
 					for _, x := range xs {
@@ -146,6 +162,18 @@ func replayModel(n int, oversub, sync bool, build func(c *Comm, s *schedule) err
 				}
 			}
 		}
+		if err := openGate(scheds, cur, issued); err != nil {
+			return err
+		} else if allAtGate(scheds, cur, issued) {
+			for r := range heard {
+				for i := range heard[r] {
+					heard[r][i] = true
+				}
+				cur[r]++
+				issued[r] = false
+			}
+			continue
+		}
 		if done == n {
 			break
 		}
@@ -157,6 +185,40 @@ func replayModel(n int, oversub, sync bool, build func(c *Comm, s *schedule) err
 		if len(q) > 0 {
 			return fmt.Errorf("%d messages from rank %d to %d never received", len(q), k.from, k.to)
 		}
+	}
+	return nil
+}
+
+// allAtGate reports whether every rank has arrived at a gate round.
+func allAtGate(scheds []*schedule, cur []int, issued []bool) bool {
+	for r, s := range scheds {
+		if cur[r] >= len(s.rounds) || !s.rounds[cur[r]].gate || !issued[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// openGate plays the last arriver when every rank is at a gate round: the
+// contributions combined in rank order into every rank's result. It
+// reports contributions that disagree in size.
+func openGate(scheds []*schedule, cur []int, issued []bool) error {
+	if !allAtGate(scheds, cur, issued) {
+		return nil
+	}
+	n, m := len(scheds), len(scheds[0].gateIn)
+	for r, s := range scheds {
+		if len(s.gateIn) != m || len(s.gateOut) != m {
+			return fmt.Errorf("rank %d: gate contribution %d and result %d bytes, rank 0's %d", r, len(s.gateIn), len(s.gateOut), m)
+		}
+	}
+	if m == 0 {
+		return nil
+	}
+	res := make([]byte, m)
+	gateCombine(&scheds[0].red, n, m, func(p int) []byte { return scheds[p].gateIn }, res)
+	for _, s := range scheds {
+		copy(s.gateOut, res)
 	}
 	return nil
 }
@@ -220,6 +282,7 @@ type tuning struct {
 	agDirect                      int
 	halving, noDoubling, oversub  bool
 	scanChain, rsPair             int
+	gate                          bool
 }
 
 var modelTunings = []tuning{
@@ -227,6 +290,7 @@ var modelTunings = []tuning{
 	{name: "large", ringMin: 0, halvesMin: 0, flatBcast: 0, agDirect: -1, halving: true, oversub: true},
 	{name: "ring", ringMin: 0, halvesMin: 1 << 30, flatBcast: 0, agDirect: -1, halving: false, rsPair: 1 << 30},
 	{name: "tree", ringMin: 1 << 30, halvesMin: 1 << 30, flatBcast: 1 << 30, agDirect: 1 << 30, noDoubling: true, scanChain: 1 << 30, rsPair: 1 << 30},
+	{name: "gate", ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: true, oversub: true, gate: true, scanChain: scanChainMin, rsPair: reduceScatterPairMin},
 }
 
 func (tu tuning) apply(t *testing.T) {
@@ -234,7 +298,9 @@ func (tu tuning) apply(t *testing.T) {
 	allreduceRingMin, allreduceHalvesMin, bcastFlatMin, allgatherDirectMax = tu.ringMin, tu.halvesMin, tu.flatBcast, tu.agDirect
 	allreduceHalving, noRecursiveDoubling = tu.halving, tu.noDoubling
 	scanChainMin, reduceScatterPairMin = tu.scanChain, tu.rsPair
+	modelGate = tu.gate
 	t.Cleanup(func() {
+		modelGate = false
 		allreduceRingMin, allreduceHalvesMin, bcastFlatMin, allgatherDirectMax = old.ringMin, old.halvesMin, old.flatBcast, old.agDirect
 		allreduceHalving, noRecursiveDoubling = old.halving, old.noDoubling
 		scanChainMin, reduceScatterPairMin = old.scanChain, old.rsPair

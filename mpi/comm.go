@@ -55,6 +55,9 @@ type Comm struct {
 	// bsend is the buffer MPI_Comm_attach_buffer gave c (bsend.go);
 	// guarded by e.mu.
 	bsend *bsendState
+	// gate is c's gate for small collectives (coll_gate.go); guarded by
+	// e.mu.
+	gate commGate
 }
 
 // Rank is this process's rank in c (-1 for a nil communicator).

@@ -35,6 +35,7 @@ type engine struct {
 	syncGen    uint64
 	wait       waitPolicy
 	oversub    bool       // more ranks than CPUs (setCPUs)
+	gateOp     *collOp    // the blocking collective being waited for (coll_gate.go)
 	internalRq []*Request // recycled requests of blocking calls
 	bufs       bufPool
 	freeUnexp  []*unexpected
@@ -328,6 +329,10 @@ func (e *engine) waitUntil(cond func() bool) error {
 			e.mu.Unlock()
 			shm.Yield()
 			e.mu.Lock()
+			continue
+		}
+		if e.gateOp != nil && e.gateSleep() {
+			idle, yields = e.wait.spins/2, 0
 			continue
 		}
 		seq := e.bell.Arm()

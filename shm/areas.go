@@ -22,6 +22,7 @@ func (r *Region) Areas() []Area {
 		add("summary", b+rbSummary, 8*int64(l.SummaryWords))
 		add("direct bits", b+l.DirectOff, 8*int64(l.SummaryWords))
 		add("channel table", b+l.TableOff, 4*int64(l.Ranks))
+		add("gate table", b+l.GateTableOff, 8*GateEntries)
 	}
 	for i := 0; i < r.ChannelsUsed(); i++ {
 		c := l.channelBase(i)
@@ -32,6 +33,9 @@ func (r *Region) Areas() []Area {
 		add("ring", c+l.SlotsOff, int64(l.Slots)*SlotSize)
 		add("coll ring", c+l.CollOff, CollSlots*CollSlotSize)
 		add("cells", c+l.CellsOff, int64(l.CellsPerChannel)*int64(l.CellSize))
+	}
+	for i := 0; i < r.GatesUsed(); i++ {
+		add("gate", l.GateOff+int64(i)*l.GateStride, gateSize(l.Ranks))
 	}
 	return out
 }

@@ -74,9 +74,9 @@ func TestAreas(t *testing.T) {
 				}
 			}
 		}
-		want := 6
+		want := 7
 		if n > 1 {
-			want = 13
+			want = 14
 		}
 		if len(kinds) != want {
 			t.Errorf("%d ranks: %d kinds of area %v, want %d", n, len(kinds), kinds, want)

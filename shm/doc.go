@@ -4,8 +4,10 @@
 //
 // The region holds a self-validating header, one block per rank (pid, life
 // state, doorbell, summary of non-empty incoming channels, incoming-channel
-// table) and an arena from which each ordered pair of ranks gets a channel
-// when it first talks (arena.go). A channel is the DECK design on shared memory: a
+// table, gate table), an arena from which each ordered pair of ranks gets a
+// channel when it first talks (arena.go), and gate blocks, each a
+// communicator's arrival counter and generation word for small collectives
+// (gate.go). A channel is the DECK design on shared memory: a
 // single-producer/single-consumer ring of fixed-size descriptor slots (small
 // messages travel inline in the slot), a pool of fixed-size cells owned by the
 // sender for larger payloads, and a return ring through which the receiver

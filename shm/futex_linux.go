@@ -38,3 +38,17 @@ func futexWake(addr *atomic.Uint32) {
 // Yield gives the CPU to another runnable thread (sched_yield). It does not
 // block, so it bypasses the scheduler's syscall bookkeeping.
 func Yield() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
+
+// futexWaitRaw is futexWait without the Go scheduler's system-call
+// bookkeeping: the thread keeps its P while it sleeps, so no other
+// goroutine runs on that P meanwhile (the caller makes sure there is none),
+// and the runtime's monitor thread, sysmon, has no P to take back. Taking
+// one back sets sysmon to poll every 20 µs again (1 ms with the timer
+// slack of an oversubscribed job, hympirun's bind.go), and with a hundred
+// ranks per CPU asleep in a barrier those polls were about as many context
+// switches as the ranks' own wake-ups.
+func futexWaitRaw(addr *atomic.Uint32, val uint32, timeout time.Duration) {
+	ts := unix.NsecToTimespec(int64(timeout))
+	unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitOp, uintptr(val),
+		uintptr(unsafe.Pointer(&ts)), 0, 0)
+}

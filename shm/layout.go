@@ -11,7 +11,7 @@ import (
 // Fixed geometry. These are part of the layout version: changing one changes
 // what a region means, so LayoutVersion must move with it.
 const (
-	LayoutVersion = 5
+	LayoutVersion = 6
 	magic         = 0x31677270_6d796811 // arbitrary, checked on attach
 
 	CacheLine = 64
@@ -112,10 +112,14 @@ type Layout struct {
 	SummaryWords  int   // uint64 words of the non-empty-channel summary
 	DirectOff     int64 // direct-copy bitmap inside a rank block (SummaryWords words)
 	TableOff      int64 // incoming-channel table inside a rank block (Ranks uint32 entries, arena.go)
+	GateTableOff  int64 // gate table inside a rank block (GateEntries uint64 entries, gate.go)
 
 	ChannelOff    int64 // the arena: first channel slot, also the size of the fixed part
 	ChannelStride int64
-	ArenaChannels int // channels the arena can hold
+	ArenaChannels int   // channels the arena can hold
+	GateOff       int64 // first gate block (gate.go), after the channel arena
+	GateStride    int64 // size of one gate block
+	GateBlocks    int   // gate blocks the region can hold
 	// Offsets inside one channel.
 	RetTailOff  int64 // return-ring tail (own cache line, shared with the feedback word)
 	FeedbackOff int64 // receiver's skew verdicts for the sender (Feedback)
@@ -196,7 +200,8 @@ func layoutFor(nranks, slots, cellSize, cells int) (Layout, error) {
 	// The table is written once per sender and read when a channel is
 	// first found: it may share lines with nothing busier than itself.
 	l.TableOff = l.DirectOff + alignUp(int64(8*l.SummaryWords), CacheLine)
-	l.RankBlockSize = l.TableOff + alignUp(int64(4*nranks), CacheLine)
+	l.GateTableOff = l.TableOff + alignUp(int64(4*nranks), CacheLine)
+	l.RankBlockSize = l.GateTableOff + 8*GateEntries
 	l.ChannelOff = alignUp(l.RankBlockOff+int64(nranks)*l.RankBlockSize, pageSize)
 
 	l.RetTailOff = chRetTail
@@ -218,7 +223,10 @@ func layoutFor(nranks, slots, cellSize, cells int) (Layout, error) {
 	if l.ChannelStride > (math.MaxInt64-l.ChannelOff)/int64(max(l.ArenaChannels, 1)) {
 		return Layout{}, ErrLayout
 	}
-	l.Size = l.ChannelOff + int64(l.ArenaChannels)*l.ChannelStride
+	l.GateOff = l.ChannelOff + int64(l.ArenaChannels)*l.ChannelStride
+	l.GateStride = alignUp(gateSize(nranks), pageSize)
+	l.GateBlocks = gateBlocksFor(nranks)
+	l.Size = l.GateOff + int64(l.GateBlocks)*l.GateStride
 	return l, nil
 }
 

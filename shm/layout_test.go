@@ -164,7 +164,24 @@ func layoutProblems(l Layout) []string {
 			bad("channel [%d,%d) runs past the region (%d)", s.lo, s.hi, l.Size)
 		}
 	}
-	if want := l.ChannelOff + int64(l.ArenaChannels)*l.ChannelStride; l.Size != want || l.Size < l.ChannelOff {
+	// The gate table, after the channel table and inside the block; the
+	// gate blocks, after the last channel.
+	aligned("gate table", l.GateTableOff, 8)
+	if l.GateTableOff < l.TableOff+4*int64(l.Ranks) || l.GateTableOff+8*GateEntries > l.RankBlockSize {
+		bad("gate table [%d,+%d) overlaps the channel table or leaves the block (%d)", l.GateTableOff, 8*GateEntries, l.RankBlockSize)
+	}
+	aligned("gate blocks", l.GateOff, pageSize)
+	aligned("gate stride", l.GateStride, pageSize)
+	if l.GateOff != l.ChannelOff+int64(l.ArenaChannels)*l.ChannelStride || l.GateStride < gateSize(l.Ranks) || l.GateBlocks < 1 {
+		bad("gate blocks at %d, stride %d for %d ranks, %d blocks", l.GateOff, l.GateStride, l.Ranks, l.GateBlocks)
+	}
+	for _, w := range []int64{gArrivals, gGen, gSleepers, gIdent, gResults, gSlots} {
+		aligned("gate word", w, 4)
+	}
+	if line(gArrivals) == line(gGen) || gIdent+8 > gResults || gResults+2*GateSlotSize > gSlots {
+		bad("gate words overlap or share the arrival counter's line")
+	}
+	if want := l.GateOff + int64(l.GateBlocks)*l.GateStride; l.Size != want || l.Size < l.ChannelOff {
 		bad("Size = %d, want %d", l.Size, want)
 	}
 	if l.RingBytes() != l.CellsOff || l.RingBytes() > l.ChannelStride {

@@ -25,7 +25,8 @@ type header struct {
 	Attached uint32 // atomic: ranks that attached so far; futex word of WaitAttached
 	_        uint32
 	Arena    uint64 // atomic: arena channel slots handed out so far (arena.go)
-	_        [CacheLine - 16]byte
+	Gates    uint64 // atomic: gate blocks handed out so far (gate.go)
+	_        [CacheLine - 24]byte
 }
 
 // rankHead is the fixed start of a rank block: the state line and the
@@ -68,6 +69,7 @@ const (
 	hdrChecksum = int64(unsafe.Offsetof(header{}.Checksum))
 	hdrAttached = int64(unsafe.Offsetof(header{}.Attached))
 	hdrArena    = int64(unsafe.Offsetof(header{}.Arena))
+	hdrGates    = int64(unsafe.Offsetof(header{}.Gates))
 	headerSize  = int64(unsafe.Sizeof(header{}))
 
 	rbPID          = int64(unsafe.Offsetof(rankHead{}.PID))

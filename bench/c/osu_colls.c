@@ -45,6 +45,10 @@
  *   row COLL FORM SIZE AVG_US MIN_US MAX_US ITERS CHECK
  *   ovl COLL SIZE TESTS OVERALL_US COMPUTE_US PURE_US OVERLAP_PCT ITERS CHECK
  *   skip COLL FORM REASON...
+ *   csw COLL FORM SIZE VOLUNTARY INVOLUNTARY  (only with OSU_COLLS_CSW=1 in
+ *       the environment: context switches of all ranks' processes, every
+ *       thread, per call of the timed loop and its warm-up, the barrier
+ *       after each call included; from getrusage)
  * with '#' lines for the header. Overlap is OSU's
  * max(0, 100 - 100*(overall - compute)/pure).
  *
@@ -59,6 +63,7 @@
 #endif
 
 #include <errno.h>
+#include <sys/resource.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -789,7 +794,9 @@ static void measure(const struct options *o, struct call *c, enum form f)
 	}
 	int wrong = verify(c, form_names[f]);
 	double timer = 0;
+	struct rusage ru0, ru1;
 	CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	getrusage(RUSAGE_SELF, &ru0);
 	for (int i = 0; i < iters + skip; i++) {
 		double t0 = MPI_Wtime();
 		CHECK(run_form(c, f, &preq));
@@ -799,16 +806,27 @@ static void measure(const struct options *o, struct call *c, enum form f)
 		if (c->coll != C_BARRIER)
 			CHECK(MPI_Barrier(MPI_COMM_WORLD));
 	}
+	getrusage(RUSAGE_SELF, &ru1);
 	if (preq != MPI_REQUEST_NULL)
 		CHECK(MPI_Request_free(&preq));
-	double mine[2] = {timer * 1e6 / iters, wrong}, *all = xmalloc(sizeof(double) * 2 * (size_t)nranks);
-	gather_stats(mine, 2, all);
+	double calls = iters + skip;
+	double mine[4] = {timer * 1e6 / iters, wrong, (double)(ru1.ru_nvcsw - ru0.ru_nvcsw) / calls,
+			  (double)(ru1.ru_nivcsw - ru0.ru_nivcsw) / calls};
+	double *all = xmalloc(sizeof(double) * 4 * (size_t)nranks);
+	gather_stats(mine, 4, all);
 	if (rank == 0) {
-		double avg, lo, hi, w0, w1, anywrong;
-		summarize(all, 2, 0, &avg, &lo, &hi);
-		summarize(all, 2, 1, &w0, &w1, &anywrong);
+		double avg, lo, hi, w0, w1, anywrong, vol = 0, invol = 0;
+		summarize(all, 4, 0, &avg, &lo, &hi);
+		summarize(all, 4, 1, &w0, &w1, &anywrong);
+		for (int r = 0; r < nranks; r++) {
+			vol += all[4 * r + 2];
+			invol += all[4 * r + 3];
+		}
 		printf("row %s %s %ld %.3f %.3f %.3f %d %s\n", coll_names[c->coll], form_names[f], c->size, avg, lo, hi,
 		       iters, anywrong > 0 ? "WRONG" : "ok");
+		const char *csw = getenv("OSU_COLLS_CSW");
+		if (csw && strcmp(csw, "1") == 0)
+			printf("csw %s %s %ld %.1f %.1f\n", coll_names[c->coll], form_names[f], c->size, vol, invol);
 		fflush(stdout);
 	}
 	free(all);

@@ -1,0 +1,221 @@
+//go:build !ompi && !mpich
+
+package mpi
+
+import (
+	"runtime"
+	"time"
+
+	"github.com/hympi/hympi/shm"
+)
+
+// Gate collectives: Barrier and small Allreduce of an oversubscribed job
+// through the communicator's gate in the region (shm/gate.go). Each rank
+// writes its contribution to its slot and adds itself to the arrival
+// counter; the last one to arrive combines the slots in rank order into
+// the result slot and opens the gate, waking every sleeper with one
+// FUTEX_WAKE; the others copy the result out once the generation moves.
+//
+// Why: with many ranks per CPU every message of a collective waits for
+// the scheduler to get round to its receiver. The flat gather and release
+// through rank 0 needs rank 0 to run once per member (each wake-up a trip
+// through a run queue of a hundred ranks) and every other rank twice; the
+// gate needs each rank once, and the only futex wake is the last
+// arriver's one. Context switches per barrier: docs/bench/scale.md.
+//
+// In a schedule the gate is one round of its own (schedule.gateRound),
+// polled like any other: issuing it arrives, and it completes when the
+// generation moves, so the nonblocking form is the same code. The gate
+// holds one collective at a time, so a communicator's gate rounds run in
+// the order they were started (the ticket), which is the same on every
+// rank. Persistent collectives never use it: MPI lets ranks start them in
+// different orders.
+
+const (
+	// gateMinRanks: communicators of at most this many ranks keep the
+	// message-based algorithms, which measured as fast or faster there
+	// (flat barrier and allreduce at 4 and 8 ranks, coll_tree.go).
+	gateMinRanks = 8
+	// gateSleepMax bounds one sleep at a gate: a rank asleep there does
+	// not hear its doorbell, so it looks for point-to-point work (a
+	// sender waiting on a full ring toward us) at least this often.
+	gateSleepMax = 20 * time.Millisecond
+)
+
+// gateState is whether a communicator uses a gate.
+type gateState uint8
+
+const (
+	gateUnknown gateState = iota
+	gateOn
+	gateOff
+)
+
+// commGate is a communicator's gate and its order of use; guarded by e.mu.
+type commGate struct {
+	state gateState
+	g     shm.Gate
+	// next is the ticket the next gate collective started takes; done is
+	// the number completed. A gate round arrives only when done reaches
+	// its ticket.
+	next, done uint64
+}
+
+// useGate reports whether a collective of c whose contribution is size
+// bytes runs through the gate, attaching it on first use.
+func (c *Comm) useGate(s *schedule, size int) bool {
+	e := c.e
+	if s.noGate || !e.oversub || c.size <= gateMinRanks || size > shm.GatePayloadMax {
+		return false
+	}
+	switch c.gate.state {
+	case gateOn:
+		return true
+	case gateOff:
+		return false
+	}
+	c.gate.state = gateOff
+	if e.region == nil || c.private || c.inter != nil || c.tagBase != 0 {
+		// Scratch communicators share their parent's context, and so
+		// would its table entry.
+		return false
+	}
+	leader := c.worldOf(0)
+	for r := 1; r < c.size; r++ {
+		leader = min(leader, c.worldOf(r))
+	}
+	g, ok, err := e.region.OpenGate(c.ctx, leader, c.size)
+	if err != nil {
+		e.corrupt(err)
+		return false
+	}
+	if ok {
+		c.gate.state, c.gate.g = gateOn, g
+	}
+	return ok
+}
+
+// gateRound makes s one gate round: in is this rank's contribution
+// (nil for a barrier), out receives the result, combined with s.red.
+func (s *schedule) gateRound(in, out []byte) {
+	s.next()
+	s.last().gate = true
+	s.gateIn, s.gateOut = in, out
+}
+
+// gateCombine writes into res the contributions slot(0..n-1), each of m
+// bytes, combined in rank order: res = c0 op (c1 op (... op c(n-1))).
+func gateCombine(red *reducer, n, m int, slot func(int) []byte, res []byte) {
+	res = res[:m]
+	copy(res, slot(n - 1)[:m])
+	for p := n - 2; p >= 0; p-- {
+		red.apply(slot(p)[:m], res)
+	}
+}
+
+// advanceGate moves op's gate round, reporting whether the round is over.
+// Called with e.mu held.
+func (e *engine) advanceGate(op *collOp) bool {
+	c, s := op.c, &op.s
+	cg := &c.gate
+	g := cg.g
+	if !op.issued {
+		if cg.done != op.gateTicket {
+			return false // an earlier gate collective of c is still open
+		}
+		op.gateGen = g.Gen()
+		g.Put(op.gateGen, c.rank, s.gateIn)
+		last, err := g.Arrive()
+		if err == nil && last {
+			err = e.closeGate(c, s, op.gateGen)
+		}
+		if err != nil {
+			e.corrupt(err)
+			op.err = e.fatal
+			cg.done++
+			return true
+		}
+		op.issued = true
+	}
+	if g.Gen() == op.gateGen {
+		return false
+	}
+	cg.done++
+	bad, m, err := g.Outcome(op.gateGen)
+	switch {
+	case err != nil:
+		e.corrupt(err)
+		op.err = e.fatal
+	case bad >= 0:
+		op.err = newErr(ErrCount, "collective", "the ranks gave different counts: rank %d %d bytes, this rank %d", bad, m, len(s.gateIn))
+	default:
+		copy(s.gateOut, g.Result(op.gateGen))
+	}
+	return true
+}
+
+// closeGate is the last arriver's part: check that the contributions agree
+// in length, combine them, record the outcome and open the gate.
+func (e *engine) closeGate(c *Comm, s *schedule, gen uint32) error {
+	g, m := c.gate.g, len(s.gateIn)
+	bad, badLen := -1, 0
+	for p := range c.size {
+		in, err := g.Contribution(gen, p)
+		if err != nil {
+			return err
+		}
+		if len(in) != m && bad < 0 {
+			bad, badLen = p, len(in)
+		}
+	}
+	if bad < 0 && m > 0 {
+		// Lengths checked above: every contribution has m bytes.
+		gateCombine(&s.red, c.size, m, func(p int) []byte { in, _ := g.Contribution(gen, p); return in }, g.Result(gen))
+	}
+	g.SetOutcome(gen, bad, badLen)
+	g.Open()
+	e.ringMembers(c)
+	return nil
+}
+
+// ringMembers wakes the members of c asleep on their doorbells (waiting on
+// a nonblocking gate collective, or on anything else): those asleep on the
+// gate itself woke with Open, and an awake one costs a load.
+func (e *engine) ringMembers(c *Comm) {
+	for r := range c.size {
+		if w := c.worldOf(r); w != e.rank {
+			e.region.Doorbell(w).Ring()
+		}
+	}
+}
+
+// gateSleep sleeps at the gate of the blocking collective in progress, if
+// it is waiting there, reporting whether it slept. waitUntil calls it, with
+// e.mu held, where it would sleep on the doorbell: after the spins and the
+// yield phase of the wait policy. Sleeping at once instead of yielding
+// first measured worse at every size (osu_colls, 2 CPUs, barrier: 16 ranks
+// 105 against 31 µs, 64 ranks 1143 against 502, 256 ranks 3957 against
+// 2291): a rank that yields sees the gate open on its next turn, where a
+// sleeper pays a wake-up.
+//
+// Only a process whose one goroutine is the caller sleeps here (the C
+// library's ranks, most Go ones): it sleeps without the Go scheduler,
+// whose bookkeeping wakes sysmon (shm's futexWaitRaw), and e.gateOp is
+// surely its own. With other goroutines (asynchronous progress, an
+// application's threads in MPI at once) the wait sleeps on the doorbell,
+// which the last arriver rings (ringMembers).
+func (e *engine) gateSleep() bool {
+	op := e.gateOp
+	if op == nil || op.req.done || op.cur >= len(op.s.rounds) || !op.s.rounds[op.cur].gate || !op.issued ||
+		runtime.NumGoroutine() != 1 {
+		return false
+	}
+	g, gen := op.c.gate.g, op.gateGen
+	if e.progress() || g.Gen() != gen {
+		return true
+	}
+	e.mu.Unlock()
+	g.Sleep(gen, gateSleepMax)
+	e.mu.Lock()
+	return true
+}

@@ -1,0 +1,170 @@
+package shm
+
+import (
+	"encoding/binary"
+	"errors"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestOpenGate(t *testing.T) {
+	r, err := CreateAnonymous(4, tinyConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// Every member of one communicator gets the same block; a second
+	// communicator of the same leader at the same table index gets none;
+	// another leader's communicator of the same context gets its own.
+	g1, ok, err := r.OpenGate(2, 0, 4)
+	if !ok || err != nil {
+		t.Fatalf("first open: ok=%v err=%v", ok, err)
+	}
+	g2, ok, err := r.OpenGate(2, 0, 4)
+	if !ok || err != nil || g2.gen != g1.gen {
+		t.Fatalf("second open: ok=%v err=%v, same block %v", ok, err, g2.gen == g1.gen)
+	}
+	if _, ok, err := r.OpenGate(2+2*GateEntries, 0, 4); ok || err != nil {
+		t.Errorf("colliding context: ok=%v err=%v, want no gate", ok, err)
+	}
+	g3, ok, err := r.OpenGate(2, 1, 3)
+	if !ok || err != nil || g3.gen == g1.gen {
+		t.Errorf("other leader: ok=%v err=%v, distinct %v", ok, err, g3.gen != g1.gen)
+	}
+	if _, _, err := r.OpenGate(2, 4, 4); err == nil {
+		t.Error("leader outside the region: no error")
+	}
+	if _, _, err := r.OpenGate(2, 0, 5); err == nil {
+		t.Error("more members than ranks: no error")
+	}
+	// A gate opened with another size than the claimer's is corruption.
+	if _, _, err := r.OpenGate(2, 0, 3); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("size mismatch: err = %v, want ErrCorrupt", err)
+	}
+	// A table entry naming a block never handed out is corruption.
+	r.u64At(r.rankBlock(3) + r.L.GateTableOff + 8*int64(6/2%GateEntries)).Store(6<<32 | 1000)
+	if _, _, err := r.OpenGate(6, 3, 2); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("bad entry: err = %v, want ErrCorrupt", err)
+	}
+}
+
+func TestGateExhausted(t *testing.T) {
+	r, err := CreateAnonymous(2, tinyConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.u64At(hdrGates).Store(uint64(r.L.GateBlocks))
+	for range 2 { // the first call poisons the entry, the second reads it
+		if _, ok, err := r.OpenGate(4, 0, 2); ok || err != nil {
+			t.Errorf("no block left: ok=%v err=%v, want no gate", ok, err)
+		}
+	}
+}
+
+// TestGateRounds runs n goroutines through many sum reductions at one gate,
+// the last arriver combining, one rank a round sleeping, the others polling.
+func TestGateRounds(t *testing.T) {
+	const n, rounds = 5, 200
+	r, err := CreateAnonymous(n, tinyConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for rank := range n {
+		g, ok, err := r.OpenGate(8, 0, n)
+		if !ok || err != nil {
+			t.Fatalf("open: %v %v", ok, err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range rounds {
+				gen := g.Gen()
+				var mine [8]byte
+				binary.LittleEndian.PutUint64(mine[:], uint64(k*n+rank))
+				// Round 7 has rank 3 give a shorter contribution.
+				size := 8
+				if k == 7 && rank == 3 {
+					size = 4
+				}
+				g.Put(gen, rank, mine[:size])
+				last, err := g.Arrive()
+				if err != nil {
+					errs <- err
+					return
+				}
+				if last {
+					var sum uint64
+					bad, badLen := -1, 0
+					for p := range n {
+						in, err := g.Contribution(gen, p)
+						if err != nil {
+							errs <- err
+							return
+						}
+						if len(in) != size && bad < 0 {
+							bad, badLen = p, len(in)
+						} else if len(in) == 8 {
+							sum += binary.LittleEndian.Uint64(in)
+						}
+					}
+					binary.LittleEndian.PutUint64(g.Result(gen), sum)
+					g.SetOutcome(gen, bad, badLen)
+					g.Open()
+				}
+				for g.Gen() == gen {
+					if rank == k%n {
+						g.Sleep(gen, time.Millisecond) // short: a sleeper holds its P
+					} else {
+						runtime.Gosched()
+					}
+				}
+				bad, badLen, err := g.Outcome(gen)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if k == 7 {
+					// The last arriver compares with its own length.
+					if bad < 0 || (bad == 3) != (badLen == 4) {
+						t.Errorf("rank %d round 7: outcome rank %d length %d, want the mismatch", rank, bad, badLen)
+					}
+					continue
+				}
+				if bad >= 0 {
+					t.Errorf("rank %d round %d: outcome rank %d length %d, want none", rank, k, bad, badLen)
+				}
+				want := uint64(k*n*n + n*(n-1)/2)
+				if got := binary.LittleEndian.Uint64(g.Result(gen)); got != want {
+					t.Errorf("rank %d round %d: sum %d, want %d", rank, k, got, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	// Values from the region that would lead out of bounds are errors.
+	g, _, _ := r.OpenGate(8, 0, n)
+	g.arrivals.Store(n)
+	if _, err := g.Arrive(); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("arrival past n: err = %v, want ErrCorrupt", err)
+	}
+	gen := g.Gen()
+	binary.LittleEndian.PutUint64(g.slot(gen, 1)[gateWordOff:], GatePayloadMax+1)
+	if _, err := g.Contribution(gen, 1); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("contribution too long: err = %v, want ErrCorrupt", err)
+	}
+	binary.LittleEndian.PutUint64(g.result(gen)[gateWordOff:], n+1)
+	if _, _, err := g.Outcome(gen); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("outcome naming rank %d of %d: err = %v, want ErrCorrupt", n, n, err)
+	}
+}
