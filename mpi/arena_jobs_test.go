@@ -13,6 +13,7 @@ import (
 
 	"github.com/hympi/hympi/internal/config"
 	"github.com/hympi/hympi/shm"
+	"golang.org/x/sys/unix"
 )
 
 // TestAllPairsBeyondTheBudget: HYMPI_SHM_BUDGET sizes the channels' cell
@@ -48,7 +49,16 @@ func TestAllPairsBeyondTheBudget(t *testing.T) {
 		{"fits in /dev/shm", "exec " + job, 0},
 		{"/dev/shm too small", fmt.Sprintf("mount -t tmpfs -o size=%d tmpfs /dev/shm || exit 77; exec %s", small, job), 1},
 	}
+	// Every pair's rings and a cell each, with room to spare: a /dev/shm
+	// smaller than that (Docker's default is 64 MiB) cannot show delivery.
+	need := 2 * (l.ChannelOff + int64(n*(n-1))*(l.RingBytes()+int64(l.CellSize)))
+	var st unix.Statfs_t
+	roomy := unix.Statfs("/dev/shm", &st) == nil && int64(st.Bavail)*st.Bsize >= need
 	for _, tc := range tests {
+		if tc.wantExit == 0 && !roomy {
+			t.Logf("%s: skipped, /dev/shm has less than %d MiB free", tc.name, need>>20)
+			continue
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		var cmd *exec.Cmd
 		if tc.wantExit == 0 {

@@ -55,8 +55,8 @@ type Status struct {
 	Source int // rank in the communicator the message was received on
 	Tag    int
 	Count  int // bytes received (or, from Probe, bytes of the pending message)
-	// Cancelled is set when the operation was cancelled (Request.CancelSend,
-	// CancelRecv) instead of completing (MPI_Test_cancelled).
+	// Cancelled is set when the operation was cancelled (MPI_Cancel, through
+	// the C ABI) instead of completing (MPI_Test_cancelled).
 	Cancelled bool
 }
 

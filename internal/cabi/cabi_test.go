@@ -46,3 +46,66 @@ func TestHooksReachTheEngine(t *testing.T) {
 		t.Error("NewJoin before Init returned a request")
 	}
 }
+
+// TestHooksOnASingleton: each entry does its own job, not a neighbour's,
+// on a singleton (Init without hympirun): a receive posted with IrecvIn is
+// pending to Peek, matched by a send from IsendIn, collected by
+// WaitallInto; a join follows a receive and completes with it; a receive
+// nobody sends to is cancelled by CancelRecv, and CancelSend refuses it.
+func TestHooksOnASingleton(t *testing.T) {
+	if err := mpi.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer mpi.Finalize()
+	w := mpi.World()
+	buf := make([]byte, 5)
+	rr, err := IrecvIn(w, nil, buf, 0, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, done, err := Peek(rr); done || err != nil {
+		t.Fatalf("Peek of an unmatched receive: done %v, %v", done, err)
+	}
+	sr, err := IsendIn(w, nil, []byte("hello"), 0, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sts, errs := make([]mpi.Status, 2), make([]error, 2)
+	if err := WaitallInto([]*mpi.Request{rr, sr}, sts, errs); err != nil || errs[0] != nil || errs[1] != nil {
+		t.Fatalf("WaitallInto: %v %v", err, errs)
+	}
+	if string(buf) != "hello" || sts[0].Tag != 7 || sts[0].Count != 5 {
+		t.Fatalf("received %q, status %+v", buf, sts[0])
+	}
+
+	j := NewJoin()
+	jr, err := IrecvIn(w, nil, buf, 0, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Follow(j, jr)
+	Release(j)
+	if _, done, _ := Peek(j); done {
+		t.Fatal("join done before what it follows")
+	}
+	if _, err := IssendIn(w, nil, []byte("again"), 0, 8); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Wait(); err != nil || string(buf) != "again" {
+		t.Fatalf("join: %v, buf %q", err, buf)
+	}
+
+	cr, err := IrecvIn(w, nil, buf, 0, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if CancelSend(cr) {
+		t.Fatal("CancelSend cancelled a receive")
+	}
+	if !CancelRecv(cr) {
+		t.Fatal("CancelRecv did not cancel a pending receive")
+	}
+	if st, err := cr.Wait(); err != nil || !st.Cancelled {
+		t.Fatalf("cancelled receive: %+v, %v", st, err)
+	}
+}
