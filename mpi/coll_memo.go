@@ -4,25 +4,26 @@ package mpi
 
 import "unsafe"
 
-// The blocking collectives' schedule memo. Programs call the same
-// collective with the same arguments over and over (a solver's Allreduce
-// of its residual, a benchmark's loop); a schedule depends on nothing
-// else (the builders are pure functions of rank, size, buffers, datatype,
-// operator, root and whether the job is oversubscribed), and it can run
-// any number of times, as a persistent collective's does. So each
-// communicator keeps the control entry of its last blocking collective,
-// schedule built, under a key of every argument its builder read; the next
-// blocking call whose key is the same skips the argument checks (they
-// passed for exactly these arguments) and the build, and launches it
-// again. A call with any other key builds as always and takes the memo's
-// place. Only fixed-shape collectives over predefined datatypes and
-// operators are memoised: a user operator or an opaque type may be freed
-// between two calls. A v-collective's counts and displacements are caller
-// memory that may change under the same slice, so its memo keeps a copy of
-// them (countsKey) and a call must match that too.
+// The collectives' schedule memo. Programs call the same collective with
+// the same arguments over and over (a solver's Allreduce of its residual,
+// a benchmark's loop); a schedule depends on nothing else (the builders
+// are pure functions of rank, size, buffers, counts, datatype, operator,
+// root and whether the job is oversubscribed), and it can run any number
+// of times, as a persistent collective's does. So each communicator keeps
+// the control entry of its last collective, schedule built, under a key
+// of every argument its builder read: a blocking call's entry when it
+// returns, a nonblocking one's when its request is collected. The next
+// blocking or nonblocking call whose key is the same skips the argument
+// checks (they passed for exactly these arguments) and the build, and
+// launches it again; a call with any other key builds as always and takes
+// the memo's place. Only predefined datatypes and operators are memoised:
+// a user operator or an opaque type may be freed between two calls. A
+// v-collective's counts and displacements are caller memory that may
+// change under the same slice, so its memo keeps a copy of them
+// (countsKey) and a call must match that too.
 //
 // The memo holds the last call's buffers (as a persistent collective
-// does; at most memoMax bytes each) until the communicator's next blocking
+// does; at most memoMax bytes each) until the communicator's next
 // collective of another shape.
 
 // collKind names a memoisable collective; memoNone keeps a call out of
