@@ -76,7 +76,9 @@ type collOp struct {
 	finish func()
 	// key is the memo key of a nonblocking collective's call
 	// (coll_memo.go), under which its entry is memoised once collected.
-	key      collKey
+	key collKey
+	// vcounts is a v-collective's arrays as its key (saveCounts).
+	vcounts  []int
 	reqStore Request
 	pendBuf  [4]*Request
 	// gateTicket orders the op's gate round among c's (coll_gate.go);
@@ -277,13 +279,13 @@ func (e *engine) issue(op *collOp, rd *schedRound) {
 // checks the arguments; an error leaves nothing started), then it runs to
 // completion.
 func (c *Comm) blocking(what string, build func(s *schedule) error) error {
-	return c.blockingKeyed(what, collKey{}, build)
+	return c.blockingKeyed(what, collKey{}, nil, build)
 }
 
 // blockingKeyed is blocking for a call with a memo key (coll_memo.go): a
 // call with the key of c's memoised schedule runs that schedule again
 // without building it.
-func (c *Comm) blockingKeyed(what string, key collKey, build func(s *schedule) error) error {
+func (c *Comm) blockingKeyed(what string, key collKey, v *countsKey, build func(s *schedule) error) error {
 	if err := c.check(what); err != nil {
 		return err
 	}
@@ -291,12 +293,15 @@ func (c *Comm) blockingKeyed(what string, key collKey, build func(s *schedule) e
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	key.oversub = e.oversub
-	op := c.takeMemo(&key)
+	op := c.takeMemo(&key, v)
 	if op == nil {
 		op = c.getOp()
 		if err := build(&op.s); err != nil {
 			c.putOp(op)
 			return err
+		}
+		if v != nil && key.kind != memoNone {
+			saveCounts(op, v)
 		}
 	}
 	if e.fatal != nil {
@@ -343,13 +348,13 @@ func (e *engine) copyOwn(s *schedule) {
 // The control entry goes back to c's free list when the request's
 // completion is collected (Request.collect).
 func (c *Comm) nonblocking(what string, build func(s *schedule) error) (*Request, error) {
-	return c.nonblockingKeyed(what, collKey{}, build)
+	return c.nonblockingKeyed(what, collKey{}, nil, build)
 }
 
 // nonblockingKeyed is nonblocking for a call with a memo key
 // (coll_memo.go): it runs the memoised schedule when the key is its, and
 // its entry becomes the memo when the request is collected.
-func (c *Comm) nonblockingKeyed(what string, key collKey, build func(s *schedule) error) (*Request, error) {
+func (c *Comm) nonblockingKeyed(what string, key collKey, v *countsKey, build func(s *schedule) error) (*Request, error) {
 	if err := c.check(what); err != nil {
 		return nil, err
 	}
@@ -357,12 +362,15 @@ func (c *Comm) nonblockingKeyed(what string, key collKey, build func(s *schedule
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	key.oversub = e.oversub
-	op := c.takeMemo(&key)
+	op := c.takeMemo(&key, v)
 	if op == nil {
 		op = c.getOp()
 		if err := build(&op.s); err != nil {
 			c.putOp(op)
 			return nil, err
+		}
+		if v != nil && key.kind != memoNone {
+			saveCounts(op, v)
 		}
 	}
 	op.key = key

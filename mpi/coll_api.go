@@ -25,7 +25,7 @@ func (c *Comm) Barrier() error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterBarrier})
 	}
-	return c.blockingKeyed("Barrier", collKey{kind: memoBarrier}, c.barrierBuild)
+	return c.blockingKeyed("Barrier", collKey{kind: memoBarrier}, nil, c.barrierBuild)
 }
 
 func (c *Comm) bcastBuild(s *schedule, what string, buf []byte, root int) error {
@@ -41,7 +41,7 @@ func (c *Comm) Bcast(buf []byte, root int) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
 	}
-	return c.blockingKeyed("Bcast", keyOf(memoBcast, buf, nil, 0, 0, root), func(s *schedule) error { return c.bcastBuild(s, "Bcast", buf, root) })
+	return c.blockingKeyed("Bcast", keyOf(memoBcast, buf, nil, 0, 0, root), nil, func(s *schedule) error { return c.bcastBuild(s, "Bcast", buf, root) })
 }
 
 func (c *Comm) reduceBuild(s *schedule, what string, send, recv []byte, dt Datatype, op Op, root int) error {
@@ -67,7 +67,7 @@ func (c *Comm) Reduce(send, recv []byte, dt Datatype, op Op, root int) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
-	return c.blockingKeyed("Reduce", keyOf(memoReduce, send, recv, dt, op, root), func(s *schedule) error { return c.reduceBuild(s, "Reduce", send, recv, dt, op, root) })
+	return c.blockingKeyed("Reduce", keyOf(memoReduce, send, recv, dt, op, root), nil, func(s *schedule) error { return c.reduceBuild(s, "Reduce", send, recv, dt, op, root) })
 }
 
 func (c *Comm) allreduceBuild(s *schedule, what string, send, recv []byte, dt Datatype, op Op) error {
@@ -90,7 +90,7 @@ func (c *Comm) Allreduce(send, recv []byte, dt Datatype, op Op) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
-	return c.blockingKeyed("Allreduce", keyOf(memoAllreduce, send, recv, dt, op, 0), func(s *schedule) error { return c.allreduceBuild(s, "Allreduce", send, recv, dt, op) })
+	return c.blockingKeyed("Allreduce", keyOf(memoAllreduce, send, recv, dt, op, 0), nil, func(s *schedule) error { return c.allreduceBuild(s, "Allreduce", send, recv, dt, op) })
 }
 
 func (c *Comm) scanBuild(s *schedule, what string, send, recv []byte, dt Datatype, op Op, exclusive bool) error {
@@ -108,12 +108,12 @@ func (c *Comm) scanBuild(s *schedule, what string, send, recv []byte, dt Datatyp
 
 // Scan is the inclusive prefix reduction over ranks 0..Rank().
 func (c *Comm) Scan(send, recv []byte, dt Datatype, op Op) error {
-	return c.blockingKeyed("Scan", keyOf(memoScan, send, recv, dt, op, 0), func(s *schedule) error { return c.scanBuild(s, "Scan", send, recv, dt, op, false) })
+	return c.blockingKeyed("Scan", keyOf(memoScan, send, recv, dt, op, 0), nil, func(s *schedule) error { return c.scanBuild(s, "Scan", send, recv, dt, op, false) })
 }
 
 // Exscan is the exclusive prefix reduction; rank 0's recv is unchanged.
 func (c *Comm) Exscan(send, recv []byte, dt Datatype, op Op) error {
-	return c.blockingKeyed("Exscan", keyOf(memoExscan, send, recv, dt, op, 0), func(s *schedule) error { return c.scanBuild(s, "Exscan", send, recv, dt, op, true) })
+	return c.blockingKeyed("Exscan", keyOf(memoExscan, send, recv, dt, op, 0), nil, func(s *schedule) error { return c.scanBuild(s, "Exscan", send, recv, dt, op, true) })
 }
 
 func (c *Comm) reduceScatterBlockBuild(s *schedule, what string, send, recv []byte, dt Datatype, op Op) error {
@@ -142,7 +142,7 @@ func (c *Comm) ReduceScatterBlock(send, recv []byte, dt Datatype, op Op) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
-	return c.blockingKeyed("ReduceScatterBlock", keyOf(memoReduceScatterBlock, send, recv, dt, op, 0), func(s *schedule) error {
+	return c.blockingKeyed("ReduceScatterBlock", keyOf(memoReduceScatterBlock, send, recv, dt, op, 0), nil, func(s *schedule) error {
 		return c.reduceScatterBlockBuild(s, "ReduceScatterBlock", send, recv, dt, op)
 	})
 }
@@ -222,7 +222,7 @@ func (c *Comm) Gather(send, recv []byte, root int) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
 	}
-	return c.blockingKeyed("Gather", keyOf(memoGather, send, recv, 0, 0, root), func(s *schedule) error { return c.gatherBuild(s, "Gather", send, recv, root) })
+	return c.blockingKeyed("Gather", keyOf(memoGather, send, recv, 0, 0, root), nil, func(s *schedule) error { return c.gatherBuild(s, "Gather", send, recv, root) })
 }
 
 func (c *Comm) gathervBuild(s *schedule, what string, send, recv []byte, counts, displs []int, root int) error {
@@ -246,7 +246,7 @@ func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int) error 
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
-	return c.blocking("Gatherv", func(s *schedule) error { return c.gathervBuild(s, "Gatherv", send, recv, counts, displs, root) })
+	return c.blockingKeyed("Gatherv", vkey(keyOf(memoGatherv, send, recv, 0, 0, root), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.gathervBuild(s, "Gatherv", send, recv, counts, displs, root) })
 }
 
 func (c *Comm) scatterBuild(s *schedule, what string, send, recv []byte, root int) error {
@@ -267,7 +267,7 @@ func (c *Comm) Scatter(send, recv []byte, root int) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
 	}
-	return c.blockingKeyed("Scatter", keyOf(memoScatter, send, recv, 0, 0, root), func(s *schedule) error { return c.scatterBuild(s, "Scatter", send, recv, root) })
+	return c.blockingKeyed("Scatter", keyOf(memoScatter, send, recv, 0, 0, root), nil, func(s *schedule) error { return c.scatterBuild(s, "Scatter", send, recv, root) })
 }
 
 func (c *Comm) scattervBuild(s *schedule, what string, send []byte, counts, displs []int, recv []byte, root int) error {
@@ -292,7 +292,7 @@ func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
-	return c.blocking("Scatterv", func(s *schedule) error { return c.scattervBuild(s, "Scatterv", send, counts, displs, recv, root) })
+	return c.blockingKeyed("Scatterv", vkey(keyOf(memoScatterv, send, recv, 0, 0, root), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.scattervBuild(s, "Scatterv", send, counts, displs, recv, root) })
 }
 
 func (c *Comm) allgatherBuild(s *schedule, what string, send, recv []byte) error {
@@ -313,7 +313,7 @@ func (c *Comm) Allgather(send, recv []byte) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
 	}
-	return c.blockingKeyed("Allgather", keyOf(memoAllgather, send, recv, 0, 0, 0), func(s *schedule) error { return c.allgatherBuild(s, "Allgather", send, recv) })
+	return c.blockingKeyed("Allgather", keyOf(memoAllgather, send, recv, 0, 0, 0), nil, func(s *schedule) error { return c.allgatherBuild(s, "Allgather", send, recv) })
 }
 
 func (c *Comm) allgathervBuild(s *schedule, what string, send, recv []byte, counts, displs []int) error {
@@ -339,7 +339,7 @@ func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
-	return c.blocking("Allgatherv", func(s *schedule) error { return c.allgathervBuild(s, "Allgatherv", send, recv, counts, displs) })
+	return c.blockingKeyed("Allgatherv", vkey(keyOf(memoAllgatherv, send, recv, 0, 0, 0), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.allgathervBuild(s, "Allgatherv", send, recv, counts, displs) })
 }
 
 // inPlaceCopy is send for an in-place all-to-all: a copy of the buffer,
@@ -382,7 +382,7 @@ func (c *Comm) Alltoall(send, recv []byte) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
 	}
-	return c.blockingKeyed("Alltoall", keyOf(memoAlltoall, send, recv, 0, 0, 0), func(s *schedule) error { return c.alltoallBuild(s, "Alltoall", send, recv) })
+	return c.blockingKeyed("Alltoall", keyOf(memoAlltoall, send, recv, 0, 0, 0), nil, func(s *schedule) error { return c.alltoallBuild(s, "Alltoall", send, recv) })
 }
 
 func (c *Comm) alltoallvBuild(s *schedule, what string, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
@@ -414,7 +414,7 @@ func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcoun
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
 	}
-	return c.blocking("Alltoallv", func(s *schedule) error {
+	return c.blockingKeyed("Alltoallv", vkey(keyOf(memoAlltoallv, send, recv, 0, 0, 0), &countsKey{scounts, sdispls, rcounts, rdispls}), &countsKey{scounts, sdispls, rcounts, rdispls}, func(s *schedule) error {
 		return c.alltoallvBuild(s, "Alltoallv", send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }

@@ -4,24 +4,26 @@ package mpi
 
 import "unsafe"
 
-// The blocking collectives' schedule memo. Programs call the same
-// collective with the same arguments over and over (a solver's Allreduce
-// of its residual, a benchmark's loop); a schedule depends on nothing
-// else (the builders are pure functions of rank, size, buffers, datatype,
-// operator, root and whether the job is oversubscribed), and it can run
-// any number of times, as a persistent collective's does. So each
-// communicator keeps the control entry of its last blocking collective,
-// schedule built, under a key of every argument its builder read; the next
-// blocking call whose key is the same skips the argument checks (they
-// passed for exactly these arguments) and the build, and launches it
-// again. A call with any other key builds as always and takes the memo's
-// place. Only fixed-shape collectives over predefined datatypes and
-// operators are memoised: a user operator or an opaque type may be freed
-// between two calls, and a v-collective's counts are caller memory that
-// may change under the same slice.
+// The collectives' schedule memo. Programs call the same collective with
+// the same arguments over and over (a solver's Allreduce of its residual,
+// a benchmark's loop); a schedule depends on nothing else (the builders
+// are pure functions of rank, size, buffers, counts, datatype, operator,
+// root and whether the job is oversubscribed), and it can run any number
+// of times, as a persistent collective's does. So each communicator keeps
+// the control entry of its last collective, schedule built, under a key
+// of every argument its builder read: a blocking call's entry when it
+// returns, a nonblocking one's when its request is collected. The next
+// blocking or nonblocking call whose key is the same skips the argument
+// checks (they passed for exactly these arguments) and the build, and
+// launches it again; a call with any other key builds as always and takes
+// the memo's place. Only predefined datatypes and operators are memoised:
+// a user operator or an opaque type may be freed between two calls. A
+// v-collective's counts and displacements are caller memory that may
+// change under the same slice, so its memo keeps a copy of them
+// (countsKey) and a call must match that too.
 //
 // The memo holds the last call's buffers (as a persistent collective
-// does; at most memoMax bytes each) until the communicator's next blocking
+// does; at most memoMax bytes each) until the communicator's next
 // collective of another shape.
 
 // collKind names a memoisable collective; memoNone keeps a call out of
@@ -41,6 +43,10 @@ const (
 	memoScatter
 	memoAllgather
 	memoAlltoall
+	memoGatherv
+	memoScatterv
+	memoAllgatherv
+	memoAlltoallv
 )
 
 // collKey is every argument a memoisable collective's builder reads.
@@ -71,10 +77,75 @@ func keyOf(kind collKind, send, recv []byte, dt Datatype, op Op, root int) collK
 		rp: unsafe.SliceData(recv), rn: len(recv), rNil: recv == nil}
 }
 
-// takeMemo returns c's memoised entry when its key is k, taking it out of
-// the memo while it runs. Called with e.mu held.
-func (c *Comm) takeMemo(k *collKey) *collOp {
+// countsKey is a v-collective's count and displacement arrays, nil where
+// the call has none.
+type countsKey [4][]int
+
+// memoCountsMax bounds the entries of a memoised v-collective's arrays.
+const memoCountsMax = 4 * 64
+
+// vkey is k for a v-collective with arrays v, or no key when the arrays
+// are too long to copy cheaply.
+func vkey(k collKey, v *countsKey) collKey {
+	n := 0
+	for _, a := range v {
+		n += len(a)
+	}
+	if n > memoCountsMax {
+		return collKey{}
+	}
+	return k
+}
+
+// saveCounts copies v into op, each array behind its length (-1: nil).
+func saveCounts(op *collOp, v *countsKey) {
+	op.vcounts = op.vcounts[:0]
+	for _, a := range v {
+		if a == nil {
+			op.vcounts = append(op.vcounts, -1)
+			continue
+		}
+		op.vcounts = append(op.vcounts, len(a))
+		op.vcounts = append(op.vcounts, a...)
+	}
+}
+
+// sameCounts reports whether saved, written by saveCounts, holds v.
+func sameCounts(saved []int, v *countsKey) bool {
+	i := 0
+	for _, a := range v {
+		if i >= len(saved) {
+			return false
+		}
+		n := saved[i]
+		i++
+		if a == nil {
+			if n != -1 {
+				return false
+			}
+			continue
+		}
+		if n != len(a) || i+n > len(saved) {
+			return false
+		}
+		for j, x := range a {
+			if saved[i+j] != x {
+				return false
+			}
+		}
+		i += n
+	}
+	return i == len(saved)
+}
+
+// takeMemo returns c's memoised entry when its key is k (and, for a
+// v-collective, its arrays are v), taking it out of the memo while it
+// runs. Called with e.mu held.
+func (c *Comm) takeMemo(k *collKey, v *countsKey) *collOp {
 	if k.kind == memoNone || c.memo == nil || c.memoKey != *k {
+		return nil
+	}
+	if v != nil && !sameCounts(c.memo.vcounts, v) {
 		return nil
 	}
 	op := c.memo

@@ -93,6 +93,38 @@ func memoSequence(c *Comm, n int) error {
 			return recv, nil
 		}
 	}
+	// Alltoallv and Scatterv: one int64 per block; block j of rank r's
+	// send buffer (at sd[j]) is r*10+j, and rank r's block from rank j
+	// lands at rd[j].
+	sc, sd, rd := make([]int, n), make([]int, n), make([]int, n)
+	for i := range n {
+		sc[i], sd[i], rd[i] = 8, 8*i, 8*i
+	}
+	a2aSend, a2aRecv := make([]byte, 8*n), make([]byte, 8*n)
+	block := func(r, j int) []byte { return putInt64s([]int64{int64(r*10 + j)}) }
+	a2av := func(c *Comm) ([]byte, error) {
+		for j := range n {
+			copy(a2aSend[sd[j]:], block(me, j))
+		}
+		clear(a2aRecv)
+		return a2aRecv, c.Alltoallv(a2aSend, sc, sd, a2aRecv, sc, rd)
+	}
+	a2avWant := func(int) []byte {
+		w := make([]byte, 8*n)
+		for j := range n {
+			copy(w[rd[j]:], block(j, me))
+		}
+		return w
+	}
+	scvRecv := make([]byte, 8)
+	scv := func(c *Comm) ([]byte, error) {
+		for j := range n {
+			copy(a2aSend[sd[j]:], block(me, j))
+		}
+		clear(scvRecv)
+		return scvRecv, c.Scatterv(a2aSend, sc, sd, scvRecv, 0)
+	}
+	scvWant := func(int) []byte { return block(0, me) }
 	s1 := func(int) []byte { return sum(0, k) }
 	shortU := func(c *Comm) ([]byte, error) {
 		return recv[:8*5], c.Allreduce(send[:8*5], recv[:8*5], Uint64, Sum)
@@ -173,6 +205,26 @@ func memoSequence(c *Comm, n int) error {
 			return bcast, wait(c.Ibcast(bcast, 1))
 		}, func(int) []byte { return rootData(1) }},
 		{"Bcast root 1 takes the Ibcast's", true, bc(1), func(int) []byte { return rootData(1) }},
+		{"Alltoallv", false, a2av, a2avWant},
+		{"Alltoallv again", true, a2av, a2avWant},
+		{"receive displacements changed in place", false, func(c *Comm) ([]byte, error) {
+			for i := range rd {
+				rd[i] = (n - 1 - i) * 8
+			}
+			return a2av(c)
+		}, a2avWant},
+		{"Ialltoallv of its shape", true, func(c *Comm) ([]byte, error) {
+			clear(a2aRecv)
+			return a2aRecv, wait(c.Ialltoallv(a2aSend, sc, sd, a2aRecv, sc, rd))
+		}, a2avWant},
+		{"Scatterv", false, scv, scvWant},
+		{"Scatterv again", true, scv, scvWant},
+		{"send displacements changed in place", false, func(c *Comm) ([]byte, error) {
+			for i := range sd {
+				sd[i] = (n - 1 - i) * 8
+			}
+			return scv(c)
+		}, scvWant},
 	}
 	for _, st := range steps {
 		before := c.memoHits

@@ -21,7 +21,7 @@ func (c *Comm) Ibarrier() (*Request, error) {
 	if c.IsInter() {
 		return c.iinterColl(InterArgs{Kind: InterBarrier})
 	}
-	return c.nonblockingKeyed("Ibarrier", collKey{kind: memoBarrier}, c.barrierBuild)
+	return c.nonblockingKeyed("Ibarrier", collKey{kind: memoBarrier}, nil, c.barrierBuild)
 }
 
 // Ibcast starts a broadcast; buf must not be touched until it completes.
@@ -29,7 +29,7 @@ func (c *Comm) Ibcast(buf []byte, root int) (*Request, error) {
 	if c.IsInter() {
 		return c.iinterColl(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
 	}
-	return c.nonblockingKeyed("Ibcast", keyOf(memoBcast, buf, nil, 0, 0, root), func(s *schedule) error { return c.bcastBuild(s, "Ibcast", buf, root) })
+	return c.nonblockingKeyed("Ibcast", keyOf(memoBcast, buf, nil, 0, 0, root), nil, func(s *schedule) error { return c.bcastBuild(s, "Ibcast", buf, root) })
 }
 
 // Iallreduce starts an Allreduce.
@@ -37,7 +37,7 @@ func (c *Comm) Iallreduce(send, recv []byte, dt Datatype, op Op) (*Request, erro
 	if c.IsInter() {
 		return c.iinterColl(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
-	return c.nonblockingKeyed("Iallreduce", keyOf(memoAllreduce, send, recv, dt, op, 0), func(s *schedule) error { return c.allreduceBuild(s, "Iallreduce", send, recv, dt, op) })
+	return c.nonblockingKeyed("Iallreduce", keyOf(memoAllreduce, send, recv, dt, op, 0), nil, func(s *schedule) error { return c.allreduceBuild(s, "Iallreduce", send, recv, dt, op) })
 }
 
 // Ireduce starts a reduction to root.
@@ -45,17 +45,17 @@ func (c *Comm) Ireduce(send, recv []byte, dt Datatype, op Op, root int) (*Reques
 	if c.IsInter() {
 		return c.iinterColl(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
-	return c.nonblockingKeyed("Ireduce", keyOf(memoReduce, send, recv, dt, op, root), func(s *schedule) error { return c.reduceBuild(s, "Ireduce", send, recv, dt, op, root) })
+	return c.nonblockingKeyed("Ireduce", keyOf(memoReduce, send, recv, dt, op, root), nil, func(s *schedule) error { return c.reduceBuild(s, "Ireduce", send, recv, dt, op, root) })
 }
 
 // Iscan starts an inclusive prefix reduction.
 func (c *Comm) Iscan(send, recv []byte, dt Datatype, op Op) (*Request, error) {
-	return c.nonblockingKeyed("Iscan", keyOf(memoScan, send, recv, dt, op, 0), func(s *schedule) error { return c.scanBuild(s, "Iscan", send, recv, dt, op, false) })
+	return c.nonblockingKeyed("Iscan", keyOf(memoScan, send, recv, dt, op, 0), nil, func(s *schedule) error { return c.scanBuild(s, "Iscan", send, recv, dt, op, false) })
 }
 
 // Iexscan starts an exclusive prefix reduction.
 func (c *Comm) Iexscan(send, recv []byte, dt Datatype, op Op) (*Request, error) {
-	return c.nonblockingKeyed("Iexscan", keyOf(memoExscan, send, recv, dt, op, 0), func(s *schedule) error { return c.scanBuild(s, "Iexscan", send, recv, dt, op, true) })
+	return c.nonblockingKeyed("Iexscan", keyOf(memoExscan, send, recv, dt, op, 0), nil, func(s *schedule) error { return c.scanBuild(s, "Iexscan", send, recv, dt, op, true) })
 }
 
 // IreduceScatterBlock starts a ReduceScatterBlock.
@@ -63,7 +63,7 @@ func (c *Comm) IreduceScatterBlock(send, recv []byte, dt Datatype, op Op) (*Requ
 	if c.IsInter() {
 		return c.iinterColl(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
-	return c.nonblockingKeyed("IreduceScatterBlock", keyOf(memoReduceScatterBlock, send, recv, dt, op, 0), func(s *schedule) error {
+	return c.nonblockingKeyed("IreduceScatterBlock", keyOf(memoReduceScatterBlock, send, recv, dt, op, 0), nil, func(s *schedule) error {
 		return c.reduceScatterBlockBuild(s, "IreduceScatterBlock", send, recv, dt, op)
 	})
 }
@@ -81,7 +81,7 @@ func (c *Comm) Igather(send, recv []byte, root int) (*Request, error) {
 	if c.IsInter() {
 		return c.iinterColl(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
 	}
-	return c.nonblockingKeyed("Igather", keyOf(memoGather, send, recv, 0, 0, root), func(s *schedule) error { return c.gatherBuild(s, "Igather", send, recv, root) })
+	return c.nonblockingKeyed("Igather", keyOf(memoGather, send, recv, 0, 0, root), nil, func(s *schedule) error { return c.gatherBuild(s, "Igather", send, recv, root) })
 }
 
 // Igatherv starts a Gatherv.
@@ -89,7 +89,7 @@ func (c *Comm) Igatherv(send, recv []byte, counts, displs []int, root int) (*Req
 	if c.IsInter() {
 		return c.iinterColl(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
-	return c.nonblocking("Igatherv", func(s *schedule) error { return c.gathervBuild(s, "Igatherv", send, recv, counts, displs, root) })
+	return c.nonblockingKeyed("Igatherv", vkey(keyOf(memoGatherv, send, recv, 0, 0, root), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.gathervBuild(s, "Igatherv", send, recv, counts, displs, root) })
 }
 
 // Iscatter starts a Scatter.
@@ -97,7 +97,7 @@ func (c *Comm) Iscatter(send, recv []byte, root int) (*Request, error) {
 	if c.IsInter() {
 		return c.iinterColl(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
 	}
-	return c.nonblockingKeyed("Iscatter", keyOf(memoScatter, send, recv, 0, 0, root), func(s *schedule) error { return c.scatterBuild(s, "Iscatter", send, recv, root) })
+	return c.nonblockingKeyed("Iscatter", keyOf(memoScatter, send, recv, 0, 0, root), nil, func(s *schedule) error { return c.scatterBuild(s, "Iscatter", send, recv, root) })
 }
 
 // Iscatterv starts a Scatterv.
@@ -105,7 +105,7 @@ func (c *Comm) Iscatterv(send []byte, counts, displs []int, recv []byte, root in
 	if c.IsInter() {
 		return c.iinterColl(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
-	return c.nonblocking("Iscatterv", func(s *schedule) error { return c.scattervBuild(s, "Iscatterv", send, counts, displs, recv, root) })
+	return c.nonblockingKeyed("Iscatterv", vkey(keyOf(memoScatterv, send, recv, 0, 0, root), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.scattervBuild(s, "Iscatterv", send, counts, displs, recv, root) })
 }
 
 // Iallgather starts an Allgather. send may be recv's own block (in place).
@@ -113,7 +113,7 @@ func (c *Comm) Iallgather(send, recv []byte) (*Request, error) {
 	if c.IsInter() {
 		return c.iinterColl(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
 	}
-	return c.nonblockingKeyed("Iallgather", keyOf(memoAllgather, send, recv, 0, 0, 0), func(s *schedule) error { return c.allgatherBuild(s, "Iallgather", send, recv) })
+	return c.nonblockingKeyed("Iallgather", keyOf(memoAllgather, send, recv, 0, 0, 0), nil, func(s *schedule) error { return c.allgatherBuild(s, "Iallgather", send, recv) })
 }
 
 // Iallgatherv starts an Allgatherv.
@@ -121,7 +121,7 @@ func (c *Comm) Iallgatherv(send, recv []byte, counts, displs []int) (*Request, e
 	if c.IsInter() {
 		return c.iinterColl(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
-	return c.nonblocking("Iallgatherv", func(s *schedule) error { return c.allgathervBuild(s, "Iallgatherv", send, recv, counts, displs) })
+	return c.nonblockingKeyed("Iallgatherv", vkey(keyOf(memoAllgatherv, send, recv, 0, 0, 0), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.allgathervBuild(s, "Iallgatherv", send, recv, counts, displs) })
 }
 
 // Ialltoall starts an Alltoall. send and recv may be the same slice (in
@@ -130,7 +130,7 @@ func (c *Comm) Ialltoall(send, recv []byte) (*Request, error) {
 	if c.IsInter() {
 		return c.iinterColl(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
 	}
-	return c.nonblockingKeyed("Ialltoall", keyOf(memoAlltoall, send, recv, 0, 0, 0), func(s *schedule) error { return c.alltoallBuild(s, "Ialltoall", send, recv) })
+	return c.nonblockingKeyed("Ialltoall", keyOf(memoAlltoall, send, recv, 0, 0, 0), nil, func(s *schedule) error { return c.alltoallBuild(s, "Ialltoall", send, recv) })
 }
 
 // Ialltoallv starts an Alltoallv.
@@ -138,7 +138,7 @@ func (c *Comm) Ialltoallv(send []byte, scounts, sdispls []int, recv []byte, rcou
 	if c.IsInter() {
 		return c.iinterColl(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
 	}
-	return c.nonblocking("Ialltoallv", func(s *schedule) error {
+	return c.nonblockingKeyed("Ialltoallv", vkey(keyOf(memoAlltoallv, send, recv, 0, 0, 0), &countsKey{scounts, sdispls, rcounts, rdispls}), &countsKey{scounts, sdispls, rcounts, rdispls}, func(s *schedule) error {
 		return c.alltoallvBuild(s, "Ialltoallv", send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }
