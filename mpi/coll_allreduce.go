@@ -259,14 +259,20 @@ func scanSched(s *schedule, rank, n int, in, incl, excl []byte, red reducer, fla
 		chainScan(s, rank, n, in, incl, excl, flat)
 		return
 	}
-	// partial covers the window of ranks ending here; in is not touched.
-	partial := s.scratch(len(in))
-	s.nextLocal()
-	s.copyStep(partial, in)
-	var ex []byte // reduction of the ranks below, once anything came in
-	if excl != nil {
-		ex = s.scratch(len(in))
+	// partial covers the window of ranks ending here. For Scan it is the
+	// result buffer itself, and for Exscan the prefix is gathered straight
+	// in the result buffer: the input is read once, by the own copy made
+	// before any message, so either may be the input (in place).
+	partial := incl
+	if partial == nil {
+		partial = s.scratch(len(in))
 	}
+	if !sameBuf(partial, in) {
+		s.own = [2][]byte{partial, in}
+	}
+	// One receive buffer does for every round: a round's steps finish
+	// before the next round's receive is posted.
+	var tmp []byte
 	haveEx := false
 	for k := 1; k < n; k <<= 1 {
 		s.next()
@@ -274,25 +280,20 @@ func scanSched(s *schedule, rank, n int, in, incl, excl []byte, red reducer, fla
 			s.send(rank+k, partial)
 		}
 		if rank-k >= 0 {
-			tmp := s.scratch(len(in))
+			if tmp == nil {
+				tmp = s.scratch(len(in))
+			}
 			s.recv(rank-k, tmp)
-			if ex != nil {
+			if excl != nil {
 				if haveEx {
-					s.reduce(tmp, ex)
+					s.reduce(tmp, excl)
 				} else {
-					s.copyStep(ex, tmp)
+					s.copyStep(excl, tmp)
 					haveEx = true
 				}
 			}
 			s.reduce(tmp, partial)
 		}
-	}
-	s.nextLocal()
-	if incl != nil {
-		s.copyStep(incl, partial)
-	}
-	if excl != nil && haveEx {
-		s.copyStep(excl, ex)
 	}
 }
 

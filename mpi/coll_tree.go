@@ -188,10 +188,10 @@ var (
 // 2(n-1) synchronised steps costing a context switch each. Nor was the
 // two-rank form of it (each rank combines one half, the root then receives
 // the other's finished half: 1.5 passes over the data on the root against
-// the tree's 2): at 2 ranks (osu_colls from Go, 4 alternating runs) the
-// tree took 10 µs against 48-500 at 64 KiB and 140-1070 against 360-1180
-// at 1 MiB; the extra round's synchronisation costs more than the half pass
-// it saves.
+// the tree's 2): at 2 ranks (osu_colls from Go, the fastest of 4
+// alternating runs on a loaded machine) the tree took 10 µs against 48 at
+// 64 KiB and 140 against 359 at 1 MiB; the extra round's synchronisation
+// costs more than the half pass it saves.
 func reduceSched(s *schedule, rank, root, n int, in, out []byte, red reducer) {
 	s.red = red
 	if n == 1 {
