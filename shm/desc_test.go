@@ -431,8 +431,15 @@ func FuzzDecodeHeader(f *testing.F) {
 		}
 		// The true size, in exact arithmetic, first: a wrapped Size would
 		// make the checks below walk an astronomically large layout.
-		size := new(big.Int).Mul(big.NewInt(l.ChannelStride), big.NewInt(int64(l.ArenaChannels)))
-		size.Add(size, big.NewInt(l.ChannelOff))
+		// The channels come first, then the gate blocks, which end the
+		// region.
+		chanEnd := new(big.Int).Mul(big.NewInt(l.ChannelStride), big.NewInt(int64(l.ArenaChannels)))
+		chanEnd.Add(chanEnd, big.NewInt(l.ChannelOff))
+		size := new(big.Int).Mul(big.NewInt(l.GateStride), big.NewInt(int64(l.GateBlocks)))
+		size.Add(size, big.NewInt(l.GateOff))
+		if chanEnd.Cmp(big.NewInt(l.GateOff)) > 0 {
+			t.Fatalf("accepted %+v: channels end at %v, past the gates at %d", l, chanEnd, l.GateOff)
+		}
 		if l.Size <= 0 || size.Cmp(big.NewInt(l.Size)) != 0 || size.Cmp(big.NewInt(int64(len(mem)))) > 0 {
 			t.Fatalf("accepted %+v: true size %v, Size %d, input %d bytes", l, size, l.Size, len(mem))
 		}
@@ -453,7 +460,12 @@ func FuzzDecodeHeader(f *testing.F) {
 			t.Fatalf("summary bit of rank %d did not stick", last)
 		}
 		if l.Ranks > 1 {
-			ch := r.Channel(last, last-1)
+			// The fuzzed bytes past the header may claim the arena full
+			// or its table taken: an error then, never a panic.
+			ch, err := r.OpenChannel(last, last-1)
+			if err != nil {
+				return
+			}
 			ch.Cell(uint32(l.CellsPerChannel - 1))[l.CellSize-1] = 1
 			_ = ch.Producer().Reserve()
 			_ = ch.Consumer().Ready()
