@@ -91,18 +91,18 @@ done
 for f in "$OUT"/c.*.1-01; do
 	pid=${f##*/c.}
 	pid=${pid%.1-01}
-	total=$(sed -n 's/^summary: *//p' "$f" | head -1)
+	total=$(sed -n 's/^summary: *//p' "$f" | awk 'NR == 1')
 	wait=$(callgrind_annotate --auto=no --threshold=100 "$f" 2>/dev/null | awk '/await_peer/ { gsub(",", "", $1); s += $1 } END { print s + 0 }')
 	awk -v t="$total" -v w="$wait" -v n="$ITERS" -v who="pid $pid" 'BEGIN {
 		printf "| hympi-C (MPI_Send + MPI_Recv, calling thread) | %s | | | %.0f |\n", who, (t - w) / n }'
 done
 echo
-f=$(ls "$OUT"/c.*.1-01 | head -1)
+f=$(ls "$OUT"/c.*.1-01 | awk 'NR == 1')
 echo "Top functions of the C ABI loop ($(basename "$f")), self instructions per round trip:"
 echo
 echo '```'
 callgrind_annotate --auto=no --threshold=100 "$f" 2>/dev/null |
 	awk -v n="$ITERS" '/^ *[0-9,]+ \(/ && !/PROGRAM TOTALS/ && !/await_peer/ {
 		v = $1; gsub(",", "", v); fn = $0; sub(/^ *[0-9,]+ +\([^)]*\) +/, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
-		printf "%8.1f  %s\n", v / n, fn }' | head -n "$TOP"
+		printf "%8.1f  %s\n", v / n, fn }' | awk -v top="$TOP" 'NR <= top'
 echo '```'

@@ -93,11 +93,11 @@ echo
 echo "| Collective | Rank | Go blocking | Go nb+wait | C blocking | C nb+wait |"
 echo "|---|---:|---:|---:|---:|---:|"
 for m in $MEASURED; do
-	gopid=$(ls "$OUT"/go"$m".*-01 | head -1)
+	gopid=$(ls "$OUT"/go"$m".*-01 | awk 'NR == 1')
 	gopid=${gopid%-01}
 	# The main goroutine may run on any thread: add up every thread's file.
 	gofiles=("$gopid"-*)
-	cpid=$(ls "$OUT"/c"$m".*.1-01 | head -1)
+	cpid=$(ls "$OUT"/c"$m".*.1-01 | awk 'NR == 1')
 	cpid=${cpid%.1-01}
 	for ((i = 0; i < ${#COLLS[@]}; i += 2)); do
 		row=("${COLLS[i]}" "${COLLS[i + 1]}")
@@ -111,7 +111,7 @@ for m in $MEASURED; do
 		done
 		for k in $((i + 1)) $((i + 2)); do
 			f="$cpid.$k-01"
-			total=$(sed -n 's/^summary: *//p' "$f" | head -1)
+			total=$(sed -n 's/^summary: *//p' "$f" | awk 'NR == 1')
 			wait=$(inclusive "$f" await_peers)
 			cells+=("$(awk -v t="$total" -v w="$wait" -v n="$ITERS" 'BEGIN { printf "%.0f", (t - w) / n }')")
 		done

@@ -92,7 +92,7 @@ done
 for f in "$OUT"/c.*.1-01; do
 	pid=${f##*/c.}
 	pid=${pid%.1-01}
-	total=$(sed -n 's/^summary: *//p' "$f" | head -1)
+	total=$(sed -n 's/^summary: *//p' "$f" | awk 'NR == 1')
 	wait=$(callgrind_annotate --auto=no --threshold=100 "$f" 2>/dev/null | awk '/await_peer/ { gsub(",", "", $1); s += $1 } END { print s + 0 }')
 	awk -v t="$total" -v w="$wait" -v n="$n" -v who="pid $pid" 'BEGIN {
 		printf "| hympi-C (calling thread, incl. 1/W of the ack) | %s | | | %.0f |\n", who, (t - w) / n }'
@@ -105,6 +105,6 @@ for f in "$OUT"/c.*.1-01; do
 	callgrind_annotate --auto=no --threshold=100 "$f" 2>/dev/null |
 		awk -v n="$n" '/^ *[0-9,]+ \(/ && !/PROGRAM TOTALS/ && !/await_peer/ {
 			v = $1; gsub(",", "", v); fn = $0; sub(/^ *[0-9,]+ +\([^)]*\) +/, "", fn); sub(/ \[.*$/, "", fn); sub(/^.*:/, "", fn)
-			printf "%8.1f  %s\n", v / n, fn }' | head -n "$TOP"
+			printf "%8.1f  %s\n", v / n, fn }' | awk -v top="$TOP" 'NR <= top'
 	echo '```'
 done
