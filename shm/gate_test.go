@@ -168,3 +168,73 @@ func TestGateRounds(t *testing.T) {
 		t.Errorf("outcome naming rank %d of %d: err = %v, want ErrCorrupt", n, n, err)
 	}
 }
+
+// FuzzGate writes fuzzed words wherever a gate reads the region — the
+// leader's table entry, the block's ident, arrival count and generation,
+// each contribution's length word and each result's outcome word — and
+// drives the gate: every call must work or report ErrCorrupt (or, for
+// OpenGate, an argument error), never panic or index outside the block.
+func FuzzGate(f *testing.F) {
+	f.Add(uint32(2), uint8(0), uint8(4), uint64(0), uint64(0), uint32(0), uint32(0), uint64(8), uint64(0))
+	f.Add(uint32(2), uint8(0), uint8(4), uint64(2<<32|1), gateIdent(2, 0, 4), uint32(3), uint32(7), uint64(9), uint64(3|8<<32))
+	f.Add(uint32(6), uint8(3), uint8(2), uint64(6<<32|1000), uint64(0), uint32(0), uint32(0), uint64(1<<40), uint64(1<<31))
+	f.Add(uint32(4), uint8(1), uint8(3), uint64(4<<32|gatePoison), uint64(0), uint32(^uint32(0)), uint32(1), uint64(0), uint64(5))
+	f.Fuzz(func(t *testing.T, ctx uint32, leader, n uint8, entry, ident uint64, arrivals, gen uint32, length, outcome uint64) {
+		const ranks = 4
+		r, err := CreateAnonymous(ranks, tinyConfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if int(leader) < ranks {
+			r.u64At(r.rankBlock(int(leader)) + r.L.GateTableOff + 8*int64(ctx/2%GateEntries)).Store(entry)
+		}
+		// Block 0 may be the one the entry names: fill it whether or
+		// not the entry names it.
+		r.u64At(hdrGates).Store(1)
+		base := r.L.GateOff
+		r.u64At(base + gIdent).Store(ident)
+		r.u32At(base + gArrivals).Store(arrivals)
+		r.u32At(base + gGen).Store(gen)
+		for i := int64(0); i < 2*ranks; i++ {
+			binary.LittleEndian.PutUint64(r.bytesAt(base+gSlots+i*GateSlotSize+gateWordOff, 8), length+uint64(i))
+		}
+		for p := int64(0); p < 2; p++ {
+			binary.LittleEndian.PutUint64(r.bytesAt(base+gResults+p*GateSlotSize+gateWordOff, 8), outcome+uint64(p))
+		}
+		g, ok, err := r.OpenGate(ctx, int(leader), int(n))
+		if err != nil || !ok {
+			if ok || g.Valid() {
+				t.Fatalf("OpenGate failed (ok=%v, err=%v) but returned a gate", ok, err)
+			}
+			return
+		}
+		wantCorrupt := func(what string, err error) {
+			if err != nil && !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("%s: %v does not wrap ErrCorrupt", what, err)
+			}
+		}
+		for _, gn := range []uint32{g.Gen(), g.Gen() + 1} {
+			for rank := range int(n) {
+				c, err := g.Contribution(gn, rank)
+				wantCorrupt("Contribution", err)
+				if err == nil && len(c) > GatePayloadMax {
+					t.Fatalf("contribution of %d bytes", len(c))
+				}
+			}
+			bad, m, err := g.Outcome(gn)
+			wantCorrupt("Outcome", err)
+			if err == nil && (bad < -1 || bad >= int(n) || (bad == -1 && m != 0)) {
+				t.Fatalf("outcome %d, %d for %d ranks", bad, m, n)
+			}
+			_ = g.Result(gn)
+		}
+		last, err := g.Arrive()
+		wantCorrupt("Arrive", err)
+		if err == nil && last {
+			g.Put(g.Gen(), int(n)-1, []byte{1, 2, 3})
+			g.SetOutcome(g.Gen(), -1, 0)
+			g.Open()
+		}
+	})
+}
