@@ -139,7 +139,7 @@ func (e *engine) fastRecv(c *Comm, buf []byte, source, tag int) (st Status, ok b
 	}
 	d, err := shm.DecodeDesc(slot, ic.lim)
 	if err != nil || d.Kind != shm.KindInline || d.Flags != 0 || d.Ctx != c.ctx ||
-		!tagMatches(tag, d.Tag) || int(d.FragLen) > len(buf) || e.skewCounts(w, int(d.FragLen)) {
+		!tagMatches(tag, d.Tag) || int(d.FragLen) > len(buf) || (int(d.FragLen) > e.skew.small && e.skewCounts(w, int(d.FragLen))) {
 		return Status{}, false
 	}
 	n := copy(buf, shm.InlinePayload(slot, &d))

@@ -21,10 +21,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/hympi/hympi/bench/internal/sidechan"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -139,29 +137,6 @@ func main() {
 	}
 }
 
-// entered maps the side channel: per rank, on its own cache line, how many
-// collective calls it has entered.
-func entered(path string, n int) ([]*atomic.Uint64, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sz := 64 * n
-	if err := f.Truncate(int64(sz)); err != nil {
-		return nil, err
-	}
-	m, err := unix.Mmap(int(f.Fd()), 0, sz, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	if err != nil {
-		return nil, err
-	}
-	c := make([]*atomic.Uint64, n)
-	for i := range c {
-		c[i] = (*atomic.Uint64)(unsafe.Pointer(&m[64*i]))
-	}
-	return c, nil
-}
-
 // awaitPeers spins until every other rank has entered call k, then a
 // little longer so that they have published their first messages. It is
 // outside every cg function, so none of its instructions is counted.
@@ -199,7 +174,7 @@ func run(iters, size int, path string, measured int, only string) error {
 	if measured < 0 || measured >= n {
 		return fmt.Errorf("-measured %d: no such rank among %d", measured, n)
 	}
-	cs, err := entered(path, n)
+	cs, err := sidechan.Counters(path, n)
 	if err != nil {
 		return err
 	}

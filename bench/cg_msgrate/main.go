@@ -21,10 +21,8 @@ import (
 	"fmt"
 	"os"
 	"sync/atomic"
-	"unsafe"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/hympi/hympi/bench/internal/sidechan"
 	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
@@ -40,28 +38,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cg_msgrate:", err)
 		os.Exit(1)
 	}
-}
-
-// counters maps the side channel: one counter per rank, on its own cache
-// line, of the windows (rank 0) or acknowledgements (rank 1) it has
-// published.
-func counters(path string) ([2]*atomic.Uint64, error) {
-	var c [2]*atomic.Uint64
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return c, err
-	}
-	defer f.Close()
-	if err := f.Truncate(4096); err != nil {
-		return c, err
-	}
-	m, err := unix.Mmap(int(f.Fd()), 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	if err != nil {
-		return c, err
-	}
-	c[0] = (*atomic.Uint64)(unsafe.Pointer(&m[0]))
-	c[1] = (*atomic.Uint64)(unsafe.Pointer(&m[64]))
-	return c, nil
 }
 
 // awaitPeer spins until the peer's counter reaches n; the script leaves it
@@ -147,7 +123,7 @@ func run(iters, size, window int, in bool, path string) error {
 	if c.Size() != 2 {
 		return fmt.Errorf("needs 2 ranks, got %d", c.Size())
 	}
-	cnt, err := counters(path)
+	cnt, err := sidechan.Counters(path, 2)
 	if err != nil {
 		return err
 	}

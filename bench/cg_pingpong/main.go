@@ -20,10 +20,8 @@ import (
 	"fmt"
 	"os"
 	"sync/atomic"
-	"unsafe"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/hympi/hympi/bench/internal/sidechan"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -36,27 +34,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cg_pingpong:", err)
 		os.Exit(1)
 	}
-}
-
-// sent maps the side channel: one counter per rank, on its own cache line,
-// of the messages that rank has sent.
-func sent(path string) ([2]*atomic.Uint64, error) {
-	var c [2]*atomic.Uint64
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return c, err
-	}
-	defer f.Close()
-	if err := f.Truncate(4096); err != nil {
-		return c, err
-	}
-	m, err := unix.Mmap(int(f.Fd()), 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	if err != nil {
-		return c, err
-	}
-	c[0] = (*atomic.Uint64)(unsafe.Pointer(&m[0]))
-	c[1] = (*atomic.Uint64)(unsafe.Pointer(&m[64]))
-	return c, nil
 }
 
 // awaitPeer spins until the peer has sent n messages. callgrind.sh leaves
@@ -89,7 +66,7 @@ func run(iters, size int, path string) error {
 	if c.Size() != 2 {
 		return fmt.Errorf("needs 2 ranks, got %d", c.Size())
 	}
-	counts, err := sent(path)
+	counts, err := sidechan.Counters(path, 2)
 	if err != nil {
 		return err
 	}
