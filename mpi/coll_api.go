@@ -25,6 +25,9 @@ func (c *Comm) Barrier() error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterBarrier})
 	}
+	if err := c.settleGate("Barrier", 0); err != nil {
+		return err
+	}
 	return c.blockingKeyed("Barrier", collKey{kind: memoBarrier}, nil, c.barrierBuild)
 }
 
@@ -89,6 +92,9 @@ func (c *Comm) allreduceBuild(s *schedule, what string, send, recv []byte, dt Da
 func (c *Comm) Allreduce(send, recv []byte, dt Datatype, op Op) error {
 	if c.IsInter() {
 		return c.interColl(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
+	}
+	if err := c.settleGate("Allreduce", len(send)); err != nil {
+		return err
 	}
 	return c.blockingKeyed("Allreduce", keyOf(memoAllreduce, send, recv, dt, op, 0), nil, func(s *schedule) error { return c.allreduceBuild(s, "Allreduce", send, recv, dt, op) })
 }

@@ -4,7 +4,8 @@ package mpi
 
 import (
 	"runtime"
-	"time"
+
+	"github.com/hympi/hympi/internal/enginehook"
 
 	"github.com/hympi/hympi/shm"
 )
@@ -13,15 +14,20 @@ import (
 // through the communicator's gate in the region (shm/gate.go). Each rank
 // writes its contribution to its slot and adds itself to the arrival
 // counter; the last one to arrive combines the slots in rank order into
-// the result slot and opens the gate, waking every sleeper with one
-// FUTEX_WAKE; the others copy the result out once the generation moves.
+// the result slot, opens the gate and rings the doorbells of the members
+// asleep; the others copy the result out once the generation moves.
 //
 // Why: with many ranks per CPU every message of a collective waits for
 // the scheduler to get round to its receiver. The flat gather and release
 // through rank 0 needs rank 0 to run once per member (each wake-up a trip
 // through a run queue of a hundred ranks) and every other rank twice; the
-// gate needs each rank once, and the only futex wake is the last
-// arriver's one. Context switches per barrier: docs/bench/scale.md.
+// gate needs each rank once, and the only futex wakes are the last
+// arriver's. Context switches per barrier: docs/bench/scale.md.
+//
+// A communicator's members agree on whether it has a gate at its first
+// blocking Barrier or small Allreduce (settleGate), and close it when they
+// free it (dropGate), which gives its block back for later communicators
+// (shm/gate.go).
 //
 // In a schedule the gate is one round of its own (schedule.gateRound),
 // polled like any other: issuing it arrives, and it completes when the
@@ -36,10 +42,6 @@ const (
 	// message-based algorithms, which measured as fast or faster there
 	// (flat barrier and allreduce at 4 and 8 ranks, coll_tree.go).
 	gateMinRanks = 8
-	// gateSleepMax bounds one sleep at a gate: a rank asleep there does
-	// not hear its doorbell, so it looks for point-to-point work (a
-	// sender waiting on a full ring toward us) at least this often.
-	gateSleepMax = 20 * time.Millisecond
 )
 
 // gateState is whether a communicator uses a gate.
@@ -61,24 +63,39 @@ type commGate struct {
 	next, done uint64
 }
 
-// useGate reports whether a collective of c whose contribution is size
-// bytes runs through the gate, attaching it on first use.
-func (c *Comm) useGate(s *schedule, size int) bool {
+// gateFits reports whether a collective of c whose contribution is size
+// bytes may run through a gate. Called with e.mu held.
+func (c *Comm) gateFits(size int) bool {
 	e := c.e
-	if s.noGate || !e.oversub || c.size <= gateMinRanks || size > shm.GatePayloadMax {
-		return false
+	return e.oversub && c.size > gateMinRanks && size <= shm.GatePayloadMax && e.region != nil &&
+		!c.private && c.inter == nil && c.tagBase == 0 // scratch communicators share their parent's context
+}
+
+// useGate reports whether a collective of c whose contribution is size
+// bytes runs through the gate. Only a communicator whose members agreed on
+// one (settleGate) has it: until then, a nonblocking collective keeps the
+// message-based algorithm, on every member alike, since all start c's
+// collectives in the same order.
+func (c *Comm) useGate(s *schedule, size int) bool {
+	return !s.noGate && c.gate.state == gateOn && c.gateFits(size)
+}
+
+// settleGate is called by a blocking Barrier or Allreduce (what) of size bytes
+// before it builds: the first such call on c opens c's gate and has the
+// members agree, with a message-based Allreduce, on whether every one of
+// them got it (shm.OpenGate may answer differently on different members
+// while gate blocks are being freed and reused). Without agreement each
+// member that got it closes it again. A blocking call may wait for its
+// peers, which is why a nonblocking one never settles.
+func (c *Comm) settleGate(what string, size int) error {
+	if c.check(what) != nil {
+		return nil // the collective reports it
 	}
-	switch c.gate.state {
-	case gateOn:
-		return true
-	case gateOff:
-		return false
-	}
-	c.gate.state = gateOff
-	if e.region == nil || c.private || c.inter != nil || c.tagBase != 0 {
-		// Scratch communicators share their parent's context, and so
-		// would its table entry.
-		return false
+	e := c.e
+	e.mu.Lock()
+	if c.gate.state != gateUnknown || !c.gateFits(size) {
+		e.mu.Unlock()
+		return nil
 	}
 	leader := c.worldOf(0)
 	for r := 1; r < c.size; r++ {
@@ -87,12 +104,59 @@ func (c *Comm) useGate(s *schedule, size int) bool {
 	g, ok, err := e.region.OpenGate(c.ctx, leader, c.size)
 	if err != nil {
 		e.corrupt(err)
-		return false
 	}
+	e.mu.Unlock()
+	mine, all := []byte{0}, []byte{0}
 	if ok {
-		c.gate.state, c.gate.g = gateOn, g
+		mine[0] = 1
 	}
-	return ok
+	err = c.blocking(what, func(s *schedule) error {
+		s.noGate = true
+		return c.allreduceBuild(s, what, mine, all, Uint8, Min)
+	})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err == nil && all[0] == 1 {
+		c.gate.state, c.gate.g = gateOn, g
+		e.gated++
+	} else {
+		c.gate.state = gateOff
+		if cerr := e.region.CloseGate(g); cerr != nil {
+			e.corrupt(cerr)
+		}
+	}
+	// A memoised Barrier or Allreduce schedule, built before, would not
+	// take the gate.
+	if c.memo != nil {
+		c.putOp(c.memo)
+		c.memo = nil
+	}
+	return err
+}
+
+func init() { enginehook.GateStats = gateStats }
+
+func gateStats() (gated, reused uint64, handedOut int) {
+	e := theEngine
+	if e == nil || e.region == nil {
+		return 0, 0, 0
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.gated, e.region.GateReuses(), e.region.GatesUsed()
+}
+
+// dropGate closes c's gate when c is freed, once its collectives have all
+// completed: the last member to do so frees the gate block for another
+// communicator. Called with e.mu held.
+func (c *Comm) dropGate() {
+	if c.gate.state != gateOn {
+		return
+	}
+	if err := c.e.region.CloseGate(c.gate.g); err != nil {
+		c.e.corrupt(err)
+	}
+	c.gate.state, c.gate.g = gateOff, shm.Gate{}
 }
 
 // gateRound makes s one gate round: in is this rank's contribution
@@ -178,9 +242,8 @@ func (e *engine) closeGate(c *Comm, s *schedule, gen uint32) error {
 	return nil
 }
 
-// ringMembers wakes the members of c asleep on their doorbells (waiting on
-// a nonblocking gate collective, or on anything else): those asleep on the
-// gate itself woke with Open, and an awake one costs a load.
+// ringMembers wakes the members of c asleep on their doorbells, at the gate
+// (gateSleep) or waiting on anything else; an awake one costs a load.
 func (e *engine) ringMembers(c *Comm) {
 	for r := range c.size {
 		if w := c.worldOf(r); w != e.rank {
@@ -189,8 +252,8 @@ func (e *engine) ringMembers(c *Comm) {
 	}
 }
 
-// gateSleep sleeps at the gate of the blocking collective in progress, if
-// it is waiting there, reporting whether it slept. waitUntil calls it, with
+// gateSleep sleeps while the blocking collective in progress waits at its
+// gate, if it does, reporting whether it slept. waitUntil calls it, with
 // e.mu held, where it would sleep on the doorbell: after the spins and the
 // yield phase of the wait policy. Sleeping at once instead of yielding
 // first measured worse at every size (osu_colls, 2 CPUs, barrier: 16 ranks
@@ -198,12 +261,15 @@ func (e *engine) ringMembers(c *Comm) {
 // 2291): a rank that yields sees the gate open on its next turn, where a
 // sleeper pays a wake-up.
 //
-// Only a process whose one goroutine is the caller sleeps here (the C
-// library's ranks, most Go ones): it sleeps without the Go scheduler,
-// whose bookkeeping wakes sysmon (shm's futexWaitRaw), and e.gateOp is
-// surely its own. With other goroutines (asynchronous progress, an
-// application's threads in MPI at once) the wait sleeps on the doorbell,
-// which the last arriver rings (ringMembers).
+// The sleep is on the rank's own doorbell, as any other wait's, so that a
+// peer's message wakes it as promptly as the gate's opening does (the last
+// arriver rings every member's doorbell, ringMembers). What differs from
+// waitUntil's sleep: only a process whose one goroutine is the caller
+// sleeps here (the C library's ranks, most Go ones), and it sleeps without
+// the Go scheduler, whose bookkeeping wakes sysmon (shm's futexWaitRaw);
+// e.gateOp is then surely its own. With other goroutines (asynchronous
+// progress, an application's threads in MPI at once) the wait takes
+// waitUntil's ordinary sleep.
 func (e *engine) gateSleep() bool {
 	op := e.gateOp
 	if op == nil || op.req.done || op.cur >= len(op.s.rounds) || !op.s.rounds[op.cur].gate || !op.issued ||
@@ -211,11 +277,16 @@ func (e *engine) gateSleep() bool {
 		return false
 	}
 	g, gen := op.c.gate.g, op.gateGen
+	seq := e.bell.Arm()
+	// Armed before the last look: either it sees the gate open (or
+	// other work), or the opener or sender sees the arm and rings.
 	if e.progress() || g.Gen() != gen {
+		e.bell.Disarm()
 		return true
 	}
 	e.mu.Unlock()
-	g.Sleep(gen, gateSleepMax)
+	g.Sleep(e.bell, seq, e.wait.sleep)
 	e.mu.Lock()
+	e.bell.Disarm()
 	return true
 }

@@ -230,6 +230,7 @@ func (c *Comm) Free() error {
 		}
 	}
 	e.lastQ, e.lastCtx = nil, 0
+	c.dropGate()
 	c.freed = true
 	return nil
 }

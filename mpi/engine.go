@@ -36,6 +36,7 @@ type engine struct {
 	wait       waitPolicy
 	oversub    bool       // more ranks than CPUs (setCPUs)
 	gateOp     *collOp    // the blocking collective being waited for (coll_gate.go)
+	gated      uint64     // communicators given a gate (coll_gate.go)
 	internalRq []*Request // recycled requests of blocking calls
 	bufs       bufPool
 	freeUnexp  []*unexpected

@@ -14,10 +14,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestGateJobs runs the gate scenario (mpi/internal/scenarios/gate.go) with
-// more than 8 ranks on two CPUs, where Barrier and small Allreduce go
-// through the communicators' gates (coll_gate.go). The launcher runs under
-// an affinity mask of two CPUs, so the job is oversubscribed on any machine.
+// TestGateJobs runs the gate scenarios (mpi/internal/scenarios/gate.go)
+// with more than 8 ranks on two CPUs, where Barrier and small Allreduce go
+// through the communicators' gates (coll_gate.go): results at 12 and 64
+// ranks, a thousand communicators reusing gate blocks, and a rank asleep at
+// a gate woken by point-to-point messages. The launcher runs under an
+// affinity mask of two CPUs, so the job is oversubscribed on any machine.
 func TestGateJobs(t *testing.T) {
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil {
@@ -30,17 +32,21 @@ func TestGateJobs(t *testing.T) {
 			k++
 		}
 	}
-	for _, n := range []int{12, 64} {
-		t.Run(fmt.Sprint("n=", n), func(t *testing.T) {
+	for _, tc := range []struct {
+		scenario string
+		n        int
+	}{{"gate", 12}, {"gate", 64}, {"gatereuse", 16}, {"gatewake", 16}} {
+		scenario, n := tc.scenario, tc.n
+		t.Run(fmt.Sprintf("%s/n=%d", scenario, n), func(t *testing.T) {
 			limit := 2 * time.Minute
 			ctx, cancel := context.WithTimeout(context.Background(), limit+10*time.Second)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, bins.hympirun, "-n", fmt.Sprint(n), "--timeout", limit.String(), bins.scenarios, "gate")
+			cmd := exec.CommandContext(ctx, bins.hympirun, "-n", fmt.Sprint(n), "--timeout", limit.String(), bins.scenarios, scenario)
 			cmd.Env = os.Environ()
 			// The child inherits the mask of the thread that starts it.
 			out, err := withAffinity(&two, cmd.CombinedOutput)
 			if err != nil {
-				t.Fatalf("gate, %d ranks: %v\n%s", n, err, out)
+				t.Fatalf("%s, %d ranks: %v\n%s", scenario, n, err, out)
 			}
 		})
 	}

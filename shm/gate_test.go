@@ -75,11 +75,13 @@ func TestGateRounds(t *testing.T) {
 	defer r.Close()
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
+	gates := make([]Gate, n)
 	for rank := range n {
 		g, ok, err := r.OpenGate(8, 0, n)
 		if !ok || err != nil {
 			t.Fatalf("open: %v %v", ok, err)
 		}
+		gates[rank] = g
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -116,10 +118,19 @@ func TestGateRounds(t *testing.T) {
 					binary.LittleEndian.PutUint64(g.Result(gen), sum)
 					g.SetOutcome(gen, bad, badLen)
 					g.Open()
+					for p := range n {
+						r.Doorbell(p).Ring()
+					}
 				}
 				for g.Gen() == gen {
 					if rank == k%n {
-						g.Sleep(gen, time.Millisecond) // short: a sleeper holds its P
+						// Short: a sleeper holds its P. The last
+						// arriver rings the doorbells after Open.
+						seq := r.Doorbell(rank).Arm()
+						if g.Gen() == gen {
+							g.Sleep(r.Doorbell(rank), seq, time.Millisecond)
+						}
+						r.Doorbell(rank).Disarm()
 					} else {
 						runtime.Gosched()
 					}
@@ -152,8 +163,12 @@ func TestGateRounds(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+	// A member past n is corruption.
+	if _, _, err := r.OpenGate(8, 0, n); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("open by member %d of %d: err = %v, want ErrCorrupt", n+1, n, err)
+	}
 	// Values from the region that would lead out of bounds are errors.
-	g, _, _ := r.OpenGate(8, 0, n)
+	g := gates[0]
 	g.arrivals.Store(n)
 	if _, err := g.Arrive(); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("arrival past n: err = %v, want ErrCorrupt", err)
@@ -178,7 +193,7 @@ func FuzzGate(f *testing.F) {
 	f.Add(uint32(2), uint8(0), uint8(4), uint64(0), uint64(0), uint32(0), uint32(0), uint64(8), uint64(0))
 	f.Add(uint32(2), uint8(0), uint8(4), uint64(2<<32|1), gateIdent(2, 0, 4), uint32(3), uint32(7), uint64(9), uint64(3|8<<32))
 	f.Add(uint32(6), uint8(3), uint8(2), uint64(6<<32|1000), uint64(0), uint32(0), uint32(0), uint64(1<<40), uint64(1<<31))
-	f.Add(uint32(4), uint8(1), uint8(3), uint64(4<<32|gatePoison), uint64(0), uint32(^uint32(0)), uint32(1), uint64(0), uint64(5))
+	f.Add(uint32(4), uint8(1), uint8(3), uint64(4<<32|0xffffffff), uint64(0), uint32(^uint32(0)), uint32(1), uint64(0), uint64(5))
 	f.Fuzz(func(t *testing.T, ctx uint32, leader, n uint8, entry, ident uint64, arrivals, gen uint32, length, outcome uint64) {
 		const ranks = 4
 		r, err := CreateAnonymous(ranks, tinyConfig)
@@ -237,4 +252,74 @@ func FuzzGate(f *testing.F) {
 			g.Open()
 		}
 	})
+}
+
+// TestGateReuse: blocks and table entries come back when every member has
+// closed the gate, so far more communicators than the arena holds get one
+// in turn; a full arena means no gate until one is closed; counts the
+// region changed are corruption, and then nothing is freed.
+func TestGateReuse(t *testing.T) {
+	const n = 3
+	r, err := CreateAnonymous(n, tinyConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	blocks := r.L.GateBlocks
+	for i := range 5 * blocks {
+		ctx := uint32(2 + 2*i)
+		var gs [n]Gate
+		for m := range n {
+			g, ok, err := r.OpenGate(ctx, 0, n)
+			if !ok || err != nil {
+				t.Fatalf("communicator %d, member %d: ok=%v err=%v", i, m, ok, err)
+			}
+			gs[m] = g
+		}
+		for m := range n {
+			if err := r.CloseGate(gs[m]); err != nil {
+				t.Fatalf("communicator %d, close %d: %v", i, m, err)
+			}
+		}
+	}
+	if used, free := r.GatesUsed(), r.GatesFree(); used != 1 || free != 1 {
+		t.Errorf("after one communicator at a time: %d blocks handed out, %d free; want 1, 1", used, free)
+	}
+	if got := r.GateReuses(); got != uint64(5*blocks-1) {
+		t.Errorf("GateReuses = %d, want %d", got, 5*blocks-1)
+	}
+	// Fill the arena (each communicator its own leader's table, so the
+	// entries do not collide), then one more gets none until one closes.
+	var live []Gate
+	for i := range blocks {
+		g, ok, err := r.OpenGate(uint32(1000+2*(i/n)), i%n, 1)
+		if !ok || err != nil {
+			t.Fatalf("filling, gate %d: ok=%v err=%v", i, ok, err)
+		}
+		live = append(live, g)
+	}
+	if _, ok, err := r.OpenGate(4, 1, 1); ok || err != nil {
+		t.Fatalf("full arena: ok=%v err=%v, want no gate", ok, err)
+	}
+	if err := r.CloseGate(live[0]); err != nil {
+		t.Fatal(err)
+	}
+	g, ok, err := r.OpenGate(4, 1, 1)
+	if !ok || err != nil {
+		t.Fatalf("after a close: ok=%v err=%v", ok, err)
+	}
+	// A reference count the region raised past n, or an ident it
+	// changed, is reported at close.
+	g.refs.Store(5)
+	if err := r.CloseGate(g); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("close with 4 references left of 1: err = %v, want ErrCorrupt", err)
+	}
+	g.refs.Store(1)
+	g.ident.Store(gateFree)
+	if err := r.CloseGate(g); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("close of a freed block: err = %v, want ErrCorrupt", err)
+	}
+	if r.CloseGate(Gate{}) != nil {
+		t.Error("closing no gate: error")
+	}
 }

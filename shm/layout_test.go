@@ -175,7 +175,7 @@ func layoutProblems(l Layout) []string {
 	if l.GateOff != l.ChannelOff+int64(l.ArenaChannels)*l.ChannelStride || l.GateStride < gateSize(l.Ranks) || l.GateBlocks < 1 {
 		bad("gate blocks at %d, stride %d for %d ranks, %d blocks", l.GateOff, l.GateStride, l.Ranks, l.GateBlocks)
 	}
-	for _, w := range []int64{gArrivals, gGen, gSleepers, gIdent, gResults, gSlots} {
+	for _, w := range []int64{gArrivals, gGen, gRefs, gIdent, gResults, gSlots} {
 		aligned("gate word", w, 4)
 	}
 	if line(gArrivals) == line(gGen) || gIdent+8 > gResults || gResults+2*GateSlotSize > gSlots {

@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -50,6 +51,8 @@ type Region struct {
 	// nodes[d] is the NUMA node for the pages of channels toward rank d
 	// (-1: first touch decides); nil when placement is off (numa.go).
 	nodes []int
+	// gateReuses counts the freed gate blocks this process took (gate.go).
+	gateReuses atomic.Uint64
 }
 
 // Create makes the job's region in dir (normally /dev/shm) for nranks under

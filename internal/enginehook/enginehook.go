@@ -62,6 +62,13 @@ var (
 // type-map order; the origin bytes fill them in that order.
 type Seg struct{ Off, Len int64 }
 
+// GateStats reports, for the engine only (nil under a cgo backend), how
+// many communicators this process has agreed to give a gate, how many
+// freed gate blocks it took again, and how many blocks the region has
+// handed out (mpi/coll_gate.go, shm/gate.go): tests read it to see gates
+// being reused.
+var GateStats func() (gated, reused uint64, handedOut int)
+
 // Calibrate measures both protocols between two CPUs (hympi-info --tune).
 // Its signature names no mpi type, so it needs no assertion.
 var Calibrate func(cpuA, cpuB int, sizes []int) ([]calib.Point, error)

@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/hympi/hympi/internal/enginehook"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -205,4 +207,121 @@ func gateMismatch(c *mpi.Comm) {
 		fail("Allreduce with rank %d giving 2 elements, the others 1: %v (class %d), want ErrCount", n/2, err, mpi.ClassOf(err))
 	}
 	gateSums(c, 1)
+}
+
+func init() {
+	// Communicators created and freed over and over, each with a gate:
+	// the gate blocks come back when every member has freed a
+	// communicator, so a thousand of them fit in an arena of 2n+16. Two
+	// are alive at a time (the next is made before the last is freed).
+	// Run with more than 12 ranks on fewer CPUs.
+	register("gatereuse", func(c *mpi.Comm) {
+		r, n := c.Rank(), c.Size()
+		const rounds = 1000
+		gated0, _, _ := gateStats()
+		var prev *mpi.Comm
+		mine := 0 // communicators of this rank that should have a gate
+		for i := range rounds {
+			var x *mpi.Comm
+			var err error
+			if i%2 == 0 {
+				x, err = c.Dup()
+				must(err, "Dup %d", i)
+			} else {
+				// Ranks 0..n-4 in one part, reversed; the other three
+				// (no gate: too few) in another.
+				x, err = c.Split(min(r/(n-3), 1), -r)
+				must(err, "Split %d", i)
+			}
+			if x.Size() > 8 {
+				mine++
+			}
+			must(x.Barrier(), "Barrier %d", i)
+			in, out := make([]byte, 8), make([]byte, 8)
+			binary.LittleEndian.PutUint64(in, uint64(x.Rank()+i))
+			must(x.Allreduce(in, out, mpi.Int64, mpi.Sum), "Allreduce %d", i)
+			m := x.Size()
+			if got, want := binary.LittleEndian.Uint64(out), uint64(m*(m-1)/2+m*i); got != want {
+				fail("Allreduce on communicator %d: %d, want %d", i, got, want)
+			}
+			if prev != nil {
+				must(prev.Free(), "Free %d", i-1)
+			}
+			prev = x
+		}
+		must(prev.Free(), "Free last")
+		gated, reused, handedOut := gateStats()
+		if gateStatsFn == nil {
+			return // a system MPI: nothing to count
+		}
+		if got := int(gated - gated0); got != mine {
+			fail("%d of the %d communicators with more than 8 ranks got a gate", got, mine)
+		}
+		// Every gated communicator took a block, and few were new.
+		sums := make([]byte, 8)
+		binary.LittleEndian.PutUint64(sums, reused)
+		must(c.Allreduce(sums, sums, mpi.Uint64, mpi.Sum), "Allreduce reuses")
+		total := binary.LittleEndian.Uint64(sums)
+		if r == 0 {
+			fmt.Printf("gatereuse: %d gated communicators, %d blocks handed out, %d reuses\n", rounds, handedOut, total)
+		}
+		if total+uint64(handedOut) < rounds || handedOut > 2*n+16 {
+			fail("%d reuses and %d blocks handed out for %d gated communicators", total, handedOut, rounds)
+		}
+	})
+
+	// A rank asleep at a gate wakes for a point-to-point message at once,
+	// not when its sleep times out: ranks 1..n-1 wait in a Barrier that
+	// rank 0 joins only after a synchronous send to rank 1 has been
+	// matched, which needs rank 1's progress (it posted the receive before
+	// the Barrier). Rank 0 gives rank 1 time to fall asleep first (2 ms
+	// each time). Asleep until the 20 ms timeout of the sleep at the gate,
+	// as rank 1 once was, the 450 messages take 8 s or more; woken at
+	// once, about 1 s (2 s on a busy machine). The bound is between.
+	register("gatewake", func(c *mpi.Comm) {
+		r := c.Rank()
+		const rounds, sends, limit = 150, 3, 6 * time.Second
+		buf := make([]byte, 8)
+		start := time.Now()
+		for i := range rounds {
+			var reqs []*mpi.Request
+			if r == 1 {
+				for k := range sends {
+					q, err := c.Irecv(buf[k:k+1], 0, k)
+					must(err, "Irecv")
+					reqs = append(reqs, q)
+				}
+			}
+			if r == 0 {
+				for k := range sends {
+					time.Sleep(2 * time.Millisecond)
+					must(c.Ssend([]byte{byte(i + k)}, 1, k), "Ssend %d.%d", i, k)
+				}
+			}
+			must(c.Barrier(), "Barrier %d", i)
+			for k, q := range reqs {
+				_, err := q.Wait()
+				must(err, "Wait")
+				if buf[k] != byte(i+k) {
+					fail("round %d message %d: %d", i, k, buf[k])
+				}
+			}
+		}
+		if r == 0 {
+			took := time.Since(start).Round(time.Millisecond)
+			fmt.Printf("gatewake: %d rounds of %d messages in %v\n", rounds, sends, took)
+			if took > limit {
+				fail("%d messages to a rank asleep at a gate took %v (bound %v): it does not wake for them", rounds*sends, took, limit)
+			}
+		}
+	})
+}
+
+var gateStatsFn = enginehook.GateStats
+
+func gateStats() (gated, reused uint64, handedOut int) {
+	if gateStatsFn == nil {
+		return 0, 0, 0
+	}
+	return gateStatsFn()
 }
