@@ -90,7 +90,7 @@ func cints(cs []C.int) *C.int {
 // Barrier blocks until every rank of c has called it.
 func (c *Comm) Barrier() error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterBarrier})
+		return c.interColl(interArgs{Kind: interBarrier})
 	}
 	if err := c.check("Barrier"); err != nil {
 		return err
@@ -101,7 +101,7 @@ func (c *Comm) Barrier() error {
 // Ibarrier starts a barrier.
 func (c *Comm) Ibarrier() (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterBarrier})
+		return c.iinterColl(interArgs{Kind: interBarrier})
 	}
 	if err := c.check("Ibarrier"); err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func (c *Comm) Ibarrier() (*Request, error) {
 // Bcast sends root's buf to every rank.
 func (c *Comm) Bcast(buf []byte, root int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
+		return c.interColl(interArgs{Kind: interBcast, Root: root, Send: buf, Recv: buf})
 	}
 	if err := c.checkRoot("Bcast", root); err != nil {
 		return err
@@ -123,7 +123,7 @@ func (c *Comm) Bcast(buf []byte, root int) error {
 // Ibcast starts a broadcast; buf must not be touched until it completes.
 func (c *Comm) Ibcast(buf []byte, root int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
+		return c.iinterColl(interArgs{Kind: interBcast, Root: root, Send: buf, Recv: buf})
 	}
 	if err := c.checkRoot("Ibcast", root); err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func (c *Comm) Ibcast(buf []byte, root int) (*Request, error) {
 // the same slice (in place).
 func (c *Comm) Allreduce(send, recv []byte, dt Datatype, op Op) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interColl(interArgs{Kind: interAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	if err := c.check("Allreduce"); err != nil {
 		return err
@@ -151,7 +151,7 @@ func (c *Comm) Allreduce(send, recv []byte, dt Datatype, op Op) error {
 // Iallreduce starts an allreduce.
 func (c *Comm) Iallreduce(send, recv []byte, dt Datatype, op Op) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.iinterColl(interArgs{Kind: interAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	if err := c.check("Iallreduce"); err != nil {
 		return nil, err

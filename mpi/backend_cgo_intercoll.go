@@ -53,19 +53,19 @@ import "C"
 // class on every build.
 
 // interColl runs the collective a describes on the intercommunicator c.
-func (c *Comm) interColl(a InterArgs) error {
+func (c *Comm) interColl(a interArgs) error {
 	_, err := c.interOp(collBlock, interName(a.Kind, ""), &a)
 	return err
 }
 
 // iinterColl starts the collective a describes on the intercommunicator c.
-func (c *Comm) iinterColl(a InterArgs) (*Request, error) {
+func (c *Comm) iinterColl(a interArgs) (*Request, error) {
 	return c.interOp(collStart, interName(a.Kind, "I"), &a)
 }
 
 // interCollInit binds a persistent collective on the intercommunicator c;
 // each Start runs it again over the same buffers.
-func (c *Comm) interCollInit(a InterArgs) (*Persistent, error) {
+func (c *Comm) interCollInit(a interArgs) (*Persistent, error) {
 	what := interName(a.Kind, "") + "Init"
 	a.SendCounts, a.SendDispls = clone(a.SendCounts), clone(a.SendDispls)
 	a.RecvCounts, a.RecvDispls = clone(a.RecvCounts), clone(a.RecvDispls)
@@ -79,7 +79,7 @@ func (c *Comm) interCollInit(a InterArgs) (*Persistent, error) {
 // room for one element of any predefined type.
 var idleBuf [64]byte
 
-func (c *Comm) interOp(m collMode, what string, a *InterArgs) (*Request, error) {
+func (c *Comm) interOp(m collMode, what string, a *interArgs) (*Request, error) {
 	if err := c.checkLive(what); err != nil {
 		return nil, err
 	}
@@ -87,8 +87,8 @@ func (c *Comm) interOp(m collMode, what string, a *InterArgs) (*Request, error) 
 		return nil, newErr(ErrComm, what, "not an intercommunicator")
 	}
 	nl, nr := c.size, c.remote
-	rooted := a.Kind == InterBcast || a.Kind == InterGather || a.Kind == InterGatherv ||
-		a.Kind == InterScatter || a.Kind == InterScatterv || a.Kind == InterReduce
+	rooted := a.Kind == interBcast || a.Kind == interGather || a.Kind == interGatherv ||
+		a.Kind == interScatter || a.Kind == interScatterv || a.Kind == interReduce
 	root := C.int(0)
 	if rooted {
 		switch {
@@ -115,9 +115,9 @@ func (c *Comm) interOp(m collMode, what string, a *InterArgs) (*Request, error) 
 	}
 	var err error
 	switch a.Kind {
-	case InterBarrier:
+	case interBarrier:
 		send, recv, sn, rn = nil, nil, 0, 0
-	case InterBcast, InterGather, InterScatter, InterGatherv, InterScatterv:
+	case interBcast, interGather, interScatter, interGatherv, interScatterv:
 		if idle {
 			// Open MPI 4.1 skips a zero-count nonblocking collective
 			// without drawing its tag, so the next one on the
@@ -126,38 +126,38 @@ func (c *Comm) interOp(m collMode, what string, a *InterArgs) (*Request, error) 
 			send, recv, sn, rn = idleBuf[:], idleBuf[:], 1, 1
 			break
 		}
-		gather := a.Kind == InterGather || a.Kind == InterGatherv
+		gather := a.Kind == interGather || a.Kind == interGatherv
 		switch {
-		case a.Kind == InterBcast:
-		case isRoot && a.Kind == InterGather:
+		case a.Kind == interBcast:
+		case isRoot && a.Kind == interGather:
 			rn, err = equal("receive", rn)
-		case isRoot && a.Kind == InterScatter:
+		case isRoot && a.Kind == interScatter:
 			sn, err = equal("send", sn)
-		case isRoot && a.Kind == InterGatherv:
+		case isRoot && a.Kind == interGatherv:
 			rc, rd, err = checkBlocks(what, "receive", a.RecvCounts, a.RecvDispls, nr, rn)
-		case isRoot && a.Kind == InterScatterv:
+		case isRoot && a.Kind == interScatterv:
 			sc, sd, err = checkBlocks(what, "send", a.SendCounts, a.SendDispls, nr, sn)
 		case gather:
 			recv, rn = nil, 0
 		default:
 			send, sn = nil, 0
 		}
-	case InterAllgather:
+	case interAllgather:
 		rn, err = equal("receive", rn)
-	case InterAllgatherv:
+	case interAllgatherv:
 		rc, rd, err = checkBlocks(what, "receive", a.RecvCounts, a.RecvDispls, nr, rn)
-	case InterAlltoall:
+	case interAlltoall:
 		if sn, err = equal("send", sn); err == nil {
 			rn, err = equal("receive", rn)
 		}
 		if err == nil && sn != rn {
 			err = newErr(ErrCount, what, "blocks of %d bytes sent, %d received", sn, rn)
 		}
-	case InterAlltoallv:
+	case interAlltoallv:
 		if sc, sd, err = checkBlocks(what, "send", a.SendCounts, a.SendDispls, nr, sn); err == nil {
 			rc, rd, err = checkBlocks(what, "receive", a.RecvCounts, a.RecvDispls, nr, rn)
 		}
-	case InterReduce, InterAllreduce, InterReduceScatterBlock, InterReduceScatter:
+	case interReduce, interAllreduce, interReduceScatterBlock, interReduceScatter:
 		if idle {
 			// As above: one element, of the caller's type if it is one.
 			if dth, oph, _, err = resolve(what, a.Datatype, a.Op); err != nil {
@@ -177,7 +177,7 @@ func (c *Comm) interOp(m collMode, what string, a *InterArgs) (*Request, error) 
 			return nil
 		}
 		switch a.Kind {
-		case InterReduce:
+		case interReduce:
 			if isRoot {
 				send, sn, rn = nil, rn/elem, 0
 				err = whole(len(recv))
@@ -185,12 +185,12 @@ func (c *Comm) interOp(m collMode, what string, a *InterArgs) (*Request, error) 
 				recv, sn = nil, sn/elem
 				err = whole(len(send))
 			}
-		case InterAllreduce:
+		case interAllreduce:
 			if err = whole(sn); err == nil && rn < sn {
 				err = newErr(ErrBuffer, what, "receive buffer of %d bytes for %d to reduce", rn, sn)
 			}
 			sn, rn = sn/elem, 0
-		case InterReduceScatterBlock:
+		case interReduceScatterBlock:
 			if err = whole(rn); err == nil && sn != nl*rn {
 				err = newErr(ErrCount, what, "send has %d bytes, want %d ranks × %d", sn, nl, rn)
 			}

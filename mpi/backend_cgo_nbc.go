@@ -314,7 +314,7 @@ func (c *Comm) alltoallvOp(m collMode, what string, send []byte, scounts, sdispl
 // send and recv may be the same slice (in place).
 func (c *Comm) Reduce(send, recv []byte, dt Datatype, op Op, root int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interColl(interArgs{Kind: interReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	_, err := c.reduceOp(collBlock, "Reduce", send, recv, dt, op, root)
 	return err
@@ -337,7 +337,7 @@ func (c *Comm) Exscan(send, recv []byte, dt Datatype, op Op) error {
 // whole input and gets block i at its start).
 func (c *Comm) ReduceScatterBlock(send, recv []byte, dt Datatype, op Op) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interColl(interArgs{Kind: interReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	_, err := c.reduceScatterBlockOp(collBlock, "ReduceScatterBlock", send, recv, dt, op)
 	return err
@@ -348,7 +348,7 @@ func (c *Comm) ReduceScatterBlock(send, recv []byte, dt Datatype, op Op) error {
 // send and recv may be the same slice (in place).
 func (c *Comm) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
+		return c.interColl(interArgs{Kind: interReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
 	}
 	_, err := c.reduceScatterOp(collBlock, "ReduceScatter", send, recv, counts, dt, op)
 	return err
@@ -358,7 +358,7 @@ func (c *Comm) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op
 // order.
 func (c *Comm) Gather(send, recv []byte, root int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
+		return c.interColl(interArgs{Kind: interGather, Root: root, Send: send, Recv: recv})
 	}
 	_, err := c.gatherOp(collBlock, "Gather", send, recv, root)
 	return err
@@ -368,7 +368,7 @@ func (c *Comm) Gather(send, recv []byte, root int) error {
 // root (bytes).
 func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+		return c.interColl(interArgs{Kind: interGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
 	_, err := c.gathervOp(collBlock, "Gatherv", send, recv, counts, displs, root)
 	return err
@@ -377,7 +377,7 @@ func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int) error 
 // Scatter sends block i of root's send (len(recv) bytes each) to rank i.
 func (c *Comm) Scatter(send, recv []byte, root int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
+		return c.interColl(interArgs{Kind: interScatter, Root: root, Send: send, Recv: recv})
 	}
 	_, err := c.scatterOp(collBlock, "Scatter", send, recv, root)
 	return err
@@ -387,7 +387,7 @@ func (c *Comm) Scatter(send, recv []byte, root int) error {
 // (bytes).
 func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
+		return c.interColl(interArgs{Kind: interScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
 	_, err := c.scattervOp(collBlock, "Scatterv", send, counts, displs, recv, root)
 	return err
@@ -396,7 +396,7 @@ func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int
 // Allgather is Gather with the result on every rank.
 func (c *Comm) Allgather(send, recv []byte) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
+		return c.interColl(interArgs{Kind: interAllgather, Send: send, Recv: recv})
 	}
 	_, err := c.allgatherOp(collBlock, "Allgather", send, recv)
 	return err
@@ -405,7 +405,7 @@ func (c *Comm) Allgather(send, recv []byte) error {
 // Allgatherv is Gatherv with the result on every rank.
 func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+		return c.interColl(interArgs{Kind: interAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
 	_, err := c.allgathervOp(collBlock, "Allgatherv", send, recv, counts, displs)
 	return err
@@ -415,7 +415,7 @@ func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int) error {
 // i.
 func (c *Comm) Alltoall(send, recv []byte) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
+		return c.interColl(interArgs{Kind: interAlltoall, Send: send, Recv: recv})
 	}
 	_, err := c.alltoallOp(collBlock, "Alltoall", send, recv)
 	return err
@@ -424,7 +424,7 @@ func (c *Comm) Alltoall(send, recv []byte) error {
 // Alltoallv is Alltoall with per-peer byte counts and displacements.
 func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
+		return c.interColl(interArgs{Kind: interAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
 	}
 	_, err := c.alltoallvOp(collBlock, "Alltoallv", send, scounts, sdispls, recv, rcounts, rdispls)
 	return err
@@ -436,7 +436,7 @@ func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcoun
 // Ireduce starts a reduction to root.
 func (c *Comm) Ireduce(send, recv []byte, dt Datatype, op Op, root int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.iinterColl(interArgs{Kind: interReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return c.reduceOp(collStart, "Ireduce", send, recv, dt, op, root)
 }
@@ -454,7 +454,7 @@ func (c *Comm) Iexscan(send, recv []byte, dt Datatype, op Op) (*Request, error) 
 // IreduceScatterBlock starts a ReduceScatterBlock.
 func (c *Comm) IreduceScatterBlock(send, recv []byte, dt Datatype, op Op) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.iinterColl(interArgs{Kind: interReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return c.reduceScatterBlockOp(collStart, "IreduceScatterBlock", send, recv, dt, op)
 }
@@ -462,7 +462,7 @@ func (c *Comm) IreduceScatterBlock(send, recv []byte, dt Datatype, op Op) (*Requ
 // IreduceScatter starts a ReduceScatter.
 func (c *Comm) IreduceScatter(send, recv []byte, counts []int, dt Datatype, op Op) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
+		return c.iinterColl(interArgs{Kind: interReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
 	}
 	return c.reduceScatterOp(collStart, "IreduceScatter", send, recv, counts, dt, op)
 }
@@ -470,7 +470,7 @@ func (c *Comm) IreduceScatter(send, recv []byte, counts []int, dt Datatype, op O
 // Igather starts a Gather.
 func (c *Comm) Igather(send, recv []byte, root int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
+		return c.iinterColl(interArgs{Kind: interGather, Root: root, Send: send, Recv: recv})
 	}
 	return c.gatherOp(collStart, "Igather", send, recv, root)
 }
@@ -478,7 +478,7 @@ func (c *Comm) Igather(send, recv []byte, root int) (*Request, error) {
 // Igatherv starts a Gatherv.
 func (c *Comm) Igatherv(send, recv []byte, counts, displs []int, root int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+		return c.iinterColl(interArgs{Kind: interGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
 	return c.gathervOp(collStart, "Igatherv", send, recv, counts, displs, root)
 }
@@ -486,7 +486,7 @@ func (c *Comm) Igatherv(send, recv []byte, counts, displs []int, root int) (*Req
 // Iscatter starts a Scatter.
 func (c *Comm) Iscatter(send, recv []byte, root int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
+		return c.iinterColl(interArgs{Kind: interScatter, Root: root, Send: send, Recv: recv})
 	}
 	return c.scatterOp(collStart, "Iscatter", send, recv, root)
 }
@@ -494,7 +494,7 @@ func (c *Comm) Iscatter(send, recv []byte, root int) (*Request, error) {
 // Iscatterv starts a Scatterv.
 func (c *Comm) Iscatterv(send []byte, counts, displs []int, recv []byte, root int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
+		return c.iinterColl(interArgs{Kind: interScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
 	return c.scattervOp(collStart, "Iscatterv", send, counts, displs, recv, root)
 }
@@ -502,7 +502,7 @@ func (c *Comm) Iscatterv(send []byte, counts, displs []int, recv []byte, root in
 // Iallgather starts an Allgather.
 func (c *Comm) Iallgather(send, recv []byte) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
+		return c.iinterColl(interArgs{Kind: interAllgather, Send: send, Recv: recv})
 	}
 	return c.allgatherOp(collStart, "Iallgather", send, recv)
 }
@@ -510,7 +510,7 @@ func (c *Comm) Iallgather(send, recv []byte) (*Request, error) {
 // Iallgatherv starts an Allgatherv.
 func (c *Comm) Iallgatherv(send, recv []byte, counts, displs []int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+		return c.iinterColl(interArgs{Kind: interAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
 	return c.allgathervOp(collStart, "Iallgatherv", send, recv, counts, displs)
 }
@@ -518,7 +518,7 @@ func (c *Comm) Iallgatherv(send, recv []byte, counts, displs []int) (*Request, e
 // Ialltoall starts an Alltoall.
 func (c *Comm) Ialltoall(send, recv []byte) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
+		return c.iinterColl(interArgs{Kind: interAlltoall, Send: send, Recv: recv})
 	}
 	return c.alltoallOp(collStart, "Ialltoall", send, recv)
 }
@@ -526,7 +526,7 @@ func (c *Comm) Ialltoall(send, recv []byte) (*Request, error) {
 // Ialltoallv starts an Alltoallv.
 func (c *Comm) Ialltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
+		return c.iinterColl(interArgs{Kind: interAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
 	}
 	return c.alltoallvOp(collStart, "Ialltoallv", send, scounts, sdispls, recv, rcounts, rdispls)
 }

@@ -100,7 +100,7 @@ func clone(v []int) []int {
 // BarrierInit binds a persistent barrier.
 func (c *Comm) BarrierInit() (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterBarrier})
+		return c.interCollInit(interArgs{Kind: interBarrier})
 	}
 	return persistent("BarrierInit", func() error { return c.check("BarrierInit") },
 		func() (*Request, error) { return c.Ibarrier() })
@@ -109,7 +109,7 @@ func (c *Comm) BarrierInit() (*Persistent, error) {
 // BcastInit binds a persistent broadcast.
 func (c *Comm) BcastInit(buf []byte, root int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
+		return c.interCollInit(interArgs{Kind: interBcast, Root: root, Send: buf, Recv: buf})
 	}
 	return persistent("BcastInit", func() error { return c.checkRoot("BcastInit", root) },
 		func() (*Request, error) { return c.Ibcast(buf, root) })
@@ -118,7 +118,7 @@ func (c *Comm) BcastInit(buf []byte, root int) (*Persistent, error) {
 // ReduceInit binds a persistent reduction to root.
 func (c *Comm) ReduceInit(send, recv []byte, dt Datatype, op Op, root int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interCollInit(interArgs{Kind: interReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return bind("ReduceInit", func(m collMode) (*Request, error) {
 		return c.reduceOp(m, "ReduceInit", send, recv, dt, op, root)
@@ -128,7 +128,7 @@ func (c *Comm) ReduceInit(send, recv []byte, dt Datatype, op Op, root int) (*Per
 // AllreduceInit binds a persistent allreduce.
 func (c *Comm) AllreduceInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interCollInit(interArgs{Kind: interAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return persistent("AllreduceInit", func() error {
 		if err := c.check("AllreduceInit"); err != nil {
@@ -156,7 +156,7 @@ func (c *Comm) ExscanInit(send, recv []byte, dt Datatype, op Op) (*Persistent, e
 // ReduceScatterBlockInit binds a persistent ReduceScatterBlock.
 func (c *Comm) ReduceScatterBlockInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interCollInit(interArgs{Kind: interReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return bind("ReduceScatterBlockInit", func(m collMode) (*Request, error) {
 		return c.reduceScatterBlockOp(m, "ReduceScatterBlockInit", send, recv, dt, op)
@@ -166,7 +166,7 @@ func (c *Comm) ReduceScatterBlockInit(send, recv []byte, dt Datatype, op Op) (*P
 // ReduceScatterInit binds a persistent ReduceScatter.
 func (c *Comm) ReduceScatterInit(send, recv []byte, counts []int, dt Datatype, op Op) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
+		return c.interCollInit(interArgs{Kind: interReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
 	}
 	counts = clone(counts)
 	return bind("ReduceScatterInit", func(m collMode) (*Request, error) {
@@ -177,7 +177,7 @@ func (c *Comm) ReduceScatterInit(send, recv []byte, counts []int, dt Datatype, o
 // GatherInit binds a persistent Gather.
 func (c *Comm) GatherInit(send, recv []byte, root int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
+		return c.interCollInit(interArgs{Kind: interGather, Root: root, Send: send, Recv: recv})
 	}
 	return bind("GatherInit", func(m collMode) (*Request, error) {
 		return c.gatherOp(m, "GatherInit", send, recv, root)
@@ -187,7 +187,7 @@ func (c *Comm) GatherInit(send, recv []byte, root int) (*Persistent, error) {
 // GathervInit binds a persistent Gatherv.
 func (c *Comm) GathervInit(send, recv []byte, counts, displs []int, root int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+		return c.interCollInit(interArgs{Kind: interGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
 	counts, displs = clone(counts), clone(displs)
 	return bind("GathervInit", func(m collMode) (*Request, error) {
@@ -198,7 +198,7 @@ func (c *Comm) GathervInit(send, recv []byte, counts, displs []int, root int) (*
 // ScatterInit binds a persistent Scatter.
 func (c *Comm) ScatterInit(send, recv []byte, root int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
+		return c.interCollInit(interArgs{Kind: interScatter, Root: root, Send: send, Recv: recv})
 	}
 	return bind("ScatterInit", func(m collMode) (*Request, error) {
 		return c.scatterOp(m, "ScatterInit", send, recv, root)
@@ -208,7 +208,7 @@ func (c *Comm) ScatterInit(send, recv []byte, root int) (*Persistent, error) {
 // ScattervInit binds a persistent Scatterv.
 func (c *Comm) ScattervInit(send []byte, counts, displs []int, recv []byte, root int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
+		return c.interCollInit(interArgs{Kind: interScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
 	counts, displs = clone(counts), clone(displs)
 	return bind("ScattervInit", func(m collMode) (*Request, error) {
@@ -219,7 +219,7 @@ func (c *Comm) ScattervInit(send []byte, counts, displs []int, recv []byte, root
 // AllgatherInit binds a persistent Allgather.
 func (c *Comm) AllgatherInit(send, recv []byte) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
+		return c.interCollInit(interArgs{Kind: interAllgather, Send: send, Recv: recv})
 	}
 	return bind("AllgatherInit", func(m collMode) (*Request, error) {
 		return c.allgatherOp(m, "AllgatherInit", send, recv)
@@ -229,7 +229,7 @@ func (c *Comm) AllgatherInit(send, recv []byte) (*Persistent, error) {
 // AllgathervInit binds a persistent Allgatherv.
 func (c *Comm) AllgathervInit(send, recv []byte, counts, displs []int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+		return c.interCollInit(interArgs{Kind: interAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
 	counts, displs = clone(counts), clone(displs)
 	return bind("AllgathervInit", func(m collMode) (*Request, error) {
@@ -240,7 +240,7 @@ func (c *Comm) AllgathervInit(send, recv []byte, counts, displs []int) (*Persist
 // AlltoallInit binds a persistent Alltoall.
 func (c *Comm) AlltoallInit(send, recv []byte) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
+		return c.interCollInit(interArgs{Kind: interAlltoall, Send: send, Recv: recv})
 	}
 	return bind("AlltoallInit", func(m collMode) (*Request, error) {
 		return c.alltoallOp(m, "AlltoallInit", send, recv)
@@ -250,7 +250,7 @@ func (c *Comm) AlltoallInit(send, recv []byte) (*Persistent, error) {
 // AlltoallvInit binds a persistent Alltoallv.
 func (c *Comm) AlltoallvInit(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
+		return c.interCollInit(interArgs{Kind: interAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
 	}
 	scounts, sdispls, rcounts, rdispls = clone(scounts), clone(sdispls), clone(rcounts), clone(rdispls)
 	return bind("AlltoallvInit", func(m collMode) (*Request, error) {

@@ -23,7 +23,7 @@ func (c *Comm) barrierBuild(s *schedule) error {
 // Barrier blocks until every rank of c has called it.
 func (c *Comm) Barrier() error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterBarrier})
+		return c.interColl(interArgs{Kind: interBarrier})
 	}
 	if err := c.settleGate("Barrier", 0); err != nil {
 		return err
@@ -42,7 +42,7 @@ func (c *Comm) bcastBuild(s *schedule, what string, buf []byte, root int) error 
 // Bcast sends root's buf to every rank.
 func (c *Comm) Bcast(buf []byte, root int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
+		return c.interColl(interArgs{Kind: interBcast, Root: root, Send: buf, Recv: buf})
 	}
 	return c.blockingKeyed("Bcast", keyOf(memoBcast, buf, nil, 0, 0, root), nil, func(s *schedule) error { return c.bcastBuild(s, "Bcast", buf, root) })
 }
@@ -68,7 +68,7 @@ func (c *Comm) reduceBuild(s *schedule, what string, send, recv []byte, dt Datat
 // send and recv may be the same slice (in place).
 func (c *Comm) Reduce(send, recv []byte, dt Datatype, op Op, root int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interColl(interArgs{Kind: interReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return c.blockingKeyed("Reduce", keyOf(memoReduce, send, recv, dt, op, root), nil, func(s *schedule) error { return c.reduceBuild(s, "Reduce", send, recv, dt, op, root) })
 }
@@ -91,7 +91,7 @@ func (c *Comm) allreduceBuild(s *schedule, what string, send, recv []byte, dt Da
 // the same slice (in place).
 func (c *Comm) Allreduce(send, recv []byte, dt Datatype, op Op) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interColl(interArgs{Kind: interAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	if err := c.settleGate("Allreduce", len(send)); err != nil {
 		return err
@@ -146,7 +146,7 @@ func (c *Comm) reduceScatterBlockBuild(s *schedule, what string, send, recv []by
 // whole input and gets block i at its start).
 func (c *Comm) ReduceScatterBlock(send, recv []byte, dt Datatype, op Op) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interColl(interArgs{Kind: interReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return c.blockingKeyed("ReduceScatterBlock", keyOf(memoReduceScatterBlock, send, recv, dt, op, 0), nil, func(s *schedule) error {
 		return c.reduceScatterBlockBuild(s, "ReduceScatterBlock", send, recv, dt, op)
@@ -181,7 +181,7 @@ func (c *Comm) reduceScatterBuild(s *schedule, what string, send, recv []byte, c
 // send and recv may be the same slice (in place).
 func (c *Comm) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
+		return c.interColl(interArgs{Kind: interReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
 	}
 	return c.blocking("ReduceScatter", func(s *schedule) error {
 		return c.reduceScatterBuild(s, "ReduceScatter", send, recv, counts, dt, op)
@@ -226,7 +226,7 @@ func (c *Comm) gatherBuild(s *schedule, what string, send, recv []byte, root int
 // Gather collects len(send) bytes from each rank into root's recv, in rank order.
 func (c *Comm) Gather(send, recv []byte, root int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
+		return c.interColl(interArgs{Kind: interGather, Root: root, Send: send, Recv: recv})
 	}
 	return c.blockingKeyed("Gather", keyOf(memoGather, send, recv, 0, 0, root), nil, func(s *schedule) error { return c.gatherBuild(s, "Gather", send, recv, root) })
 }
@@ -250,7 +250,7 @@ func (c *Comm) gathervBuild(s *schedule, what string, send, recv []byte, counts,
 // Gatherv: rank i's send lands at recv[displs[i]:displs[i]+counts[i]] on root (bytes).
 func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+		return c.interColl(interArgs{Kind: interGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
 	return c.blockingKeyed("Gatherv", vkey(keyOf(memoGatherv, send, recv, 0, 0, root), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.gathervBuild(s, "Gatherv", send, recv, counts, displs, root) })
 }
@@ -271,7 +271,7 @@ func (c *Comm) scatterBuild(s *schedule, what string, send, recv []byte, root in
 // Scatter sends block i of root's send (len(recv) bytes each) to rank i.
 func (c *Comm) Scatter(send, recv []byte, root int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
+		return c.interColl(interArgs{Kind: interScatter, Root: root, Send: send, Recv: recv})
 	}
 	return c.blockingKeyed("Scatter", keyOf(memoScatter, send, recv, 0, 0, root), nil, func(s *schedule) error { return c.scatterBuild(s, "Scatter", send, recv, root) })
 }
@@ -296,7 +296,7 @@ func (c *Comm) scattervBuild(s *schedule, what string, send []byte, counts, disp
 // Scatterv: rank i receives send[displs[i]:displs[i]+counts[i]] from root (bytes).
 func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
+		return c.interColl(interArgs{Kind: interScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
 	return c.blockingKeyed("Scatterv", vkey(keyOf(memoScatterv, send, recv, 0, 0, root), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.scattervBuild(s, "Scatterv", send, counts, displs, recv, root) })
 }
@@ -317,7 +317,7 @@ func (c *Comm) allgatherBuild(s *schedule, what string, send, recv []byte) error
 // own block (in place).
 func (c *Comm) Allgather(send, recv []byte) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
+		return c.interColl(interArgs{Kind: interAllgather, Send: send, Recv: recv})
 	}
 	return c.blockingKeyed("Allgather", keyOf(memoAllgather, send, recv, 0, 0, 0), nil, func(s *schedule) error { return c.allgatherBuild(s, "Allgather", send, recv) })
 }
@@ -343,7 +343,7 @@ func (c *Comm) allgathervBuild(s *schedule, what string, send, recv []byte, coun
 // Allgatherv is Gatherv with the result on every rank.
 func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+		return c.interColl(interArgs{Kind: interAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
 	return c.blockingKeyed("Allgatherv", vkey(keyOf(memoAllgatherv, send, recv, 0, 0, 0), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.allgathervBuild(s, "Allgatherv", send, recv, counts, displs) })
 }
@@ -386,7 +386,7 @@ func (c *Comm) alltoallBuild(s *schedule, what string, send, recv []byte) error 
 // send and recv may be the same slice (in place).
 func (c *Comm) Alltoall(send, recv []byte) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
+		return c.interColl(interArgs{Kind: interAlltoall, Send: send, Recv: recv})
 	}
 	return c.blockingKeyed("Alltoall", keyOf(memoAlltoall, send, recv, 0, 0, 0), nil, func(s *schedule) error { return c.alltoallBuild(s, "Alltoall", send, recv) })
 }
@@ -418,7 +418,7 @@ func (c *Comm) alltoallvBuild(s *schedule, what string, send []byte, scounts, sd
 // Alltoallv is Alltoall with per-peer byte counts and displacements.
 func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
 	if c.IsInter() {
-		return c.interColl(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
+		return c.interColl(interArgs{Kind: interAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
 	}
 	return c.blockingKeyed("Alltoallv", vkey(keyOf(memoAlltoallv, send, recv, 0, 0, 0), &countsKey{scounts, sdispls, rcounts, rdispls}), &countsKey{scounts, sdispls, rcounts, rdispls}, func(s *schedule) error {
 		return c.alltoallvBuild(s, "Alltoallv", send, scounts, sdispls, recv, rcounts, rdispls)

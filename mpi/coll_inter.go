@@ -38,7 +38,7 @@ func (c *Comm) union() *Comm {
 }
 
 // interColl runs the collective a describes on the intercommunicator c.
-func (c *Comm) interColl(a InterArgs) error {
+func (c *Comm) interColl(a interArgs) error {
 	what := interName(a.Kind, "")
 	if err := c.checkInter(what); err != nil {
 		return err
@@ -47,7 +47,7 @@ func (c *Comm) interColl(a InterArgs) error {
 }
 
 // iinterColl starts the collective a describes on the intercommunicator c.
-func (c *Comm) iinterColl(a InterArgs) (*Request, error) {
+func (c *Comm) iinterColl(a interArgs) (*Request, error) {
 	what := interName(a.Kind, "I")
 	if err := c.checkInter(what); err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func (c *Comm) iinterColl(a InterArgs) (*Request, error) {
 // interCollInit binds a persistent collective on the intercommunicator c;
 // each Start runs it again over the same buffers. The schedule is built
 // here, so a's count lists are read only now.
-func (c *Comm) interCollInit(a InterArgs) (*Persistent, error) {
+func (c *Comm) interCollInit(a interArgs) (*Persistent, error) {
 	what := interName(a.Kind, "") + "Init"
 	if err := c.checkInter(what); err != nil {
 		return nil, err
@@ -78,13 +78,13 @@ func (c *Comm) checkInter(what string) error {
 
 // interBuild checks a and writes this rank's schedule of it into s. Peers
 // in the schedule are union ranks.
-func (c *Comm) interBuild(s *schedule, what string, a *InterArgs) error {
+func (c *Comm) interBuild(s *schedule, what string, a *interArgs) error {
 	in := c.inter
 	nl, nr, me := c.size, len(in.remote), c.rank
 	lu := func(i int) int { return in.lbase + i }
 	ru := func(j int) int { return in.rbase + j }
-	rooted := a.Kind == InterBcast || a.Kind == InterGather || a.Kind == InterGatherv ||
-		a.Kind == InterScatter || a.Kind == InterScatterv || a.Kind == InterReduce
+	rooted := a.Kind == interBcast || a.Kind == interGather || a.Kind == interGatherv ||
+		a.Kind == interScatter || a.Kind == interScatterv || a.Kind == interReduce
 	if rooted && a.Root != Root && a.Root != ProcNull && (a.Root < 0 || a.Root >= nr) {
 		return newErr(ErrRoot, what, "root %d: not Root, ProcNull or a rank of the remote group of %d", a.Root, nr)
 	}
@@ -100,7 +100,7 @@ func (c *Comm) interBuild(s *schedule, what string, a *InterArgs) error {
 		return c, d, nil
 	}
 	switch a.Kind {
-	case InterBarrier:
+	case interBarrier:
 		// Through the leaders: a group's leader hears from its members,
 		// meets the other leader, then releases its members.
 		if me == 0 {
@@ -119,7 +119,7 @@ func (c *Comm) interBuild(s *schedule, what string, a *InterArgs) error {
 			s.next()
 			s.recv(lu(0), nil)
 		}
-	case InterBcast:
+	case interBcast:
 		s.next()
 		if a.Root == Root {
 			for j := range nr {
@@ -128,8 +128,8 @@ func (c *Comm) interBuild(s *schedule, what string, a *InterArgs) error {
 		} else {
 			s.recv(ru(a.Root), a.Recv)
 		}
-	case InterGather, InterGatherv, InterScatter, InterScatterv:
-		gather := a.Kind == InterGather || a.Kind == InterGatherv
+	case interGather, interGatherv, interScatter, interScatterv:
+		gather := a.Kind == interGather || a.Kind == interGatherv
 		if a.Root != Root {
 			s.next()
 			if gather {
@@ -144,7 +144,7 @@ func (c *Comm) interBuild(s *schedule, what string, a *InterArgs) error {
 			buf, counts, displs, side = a.Send, a.SendCounts, a.SendDispls, "send"
 		}
 		var err error
-		if a.Kind == InterGather || a.Kind == InterScatter {
+		if a.Kind == interGather || a.Kind == interScatter {
 			counts, displs, err = equal(side, buf)
 		} else {
 			err = checkBlocks(what, side, counts, displs, nr, len(buf))
@@ -160,16 +160,16 @@ func (c *Comm) interBuild(s *schedule, what string, a *InterArgs) error {
 				s.send(ru(j), block(buf, counts, displs, j))
 			}
 		}
-	case InterAllgather, InterAllgatherv, InterAlltoall, InterAlltoallv:
+	case interAllgather, interAllgatherv, interAlltoall, interAlltoallv:
 		var sc, sd, rc, rdp []int
 		var err error
 		switch a.Kind {
-		case InterAllgather, InterAllgatherv:
+		case interAllgather, interAllgatherv:
 			sc, sd = s.ints(nr), s.ints(nr)
 			for j := range sc {
 				sc[j] = len(a.Send)
 			}
-		case InterAlltoall:
+		case interAlltoall:
 			sc, sd, err = equal("send", a.Send)
 		default:
 			sc, sd = a.SendCounts, a.SendDispls
@@ -178,7 +178,7 @@ func (c *Comm) interBuild(s *schedule, what string, a *InterArgs) error {
 		if err != nil {
 			return err
 		}
-		if a.Kind == InterAllgather || a.Kind == InterAlltoall {
+		if a.Kind == interAllgather || a.Kind == interAlltoall {
 			rc, rdp, err = equal("receive", a.Recv)
 		} else {
 			rc, rdp = a.RecvCounts, a.RecvDispls
@@ -194,7 +194,7 @@ func (c *Comm) interBuild(s *schedule, what string, a *InterArgs) error {
 		for j := range nr {
 			s.send(ru(j), block(a.Send, sc, sd, j))
 		}
-	case InterReduce:
+	case interReduce:
 		if a.Root != Root {
 			if _, err := checkReduceArgs(what, a.Send, nil, a.Datatype, a.Op, false); err != nil {
 				return err
@@ -210,7 +210,7 @@ func (c *Comm) interBuild(s *schedule, what string, a *InterArgs) error {
 		s.red = red
 		s.next()
 		interCombine(s, nr, ru, a.Recv)
-	case InterAllreduce, InterReduceScatterBlock, InterReduceScatter:
+	case interAllreduce, interReduceScatterBlock, interReduceScatter:
 		// Every rank sends its data to the remote leader; the leader
 		// combines what its remote group sent and hands the result (or
 		// each member's part of it) to its members.
@@ -221,7 +221,7 @@ func (c *Comm) interBuild(s *schedule, what string, a *InterArgs) error {
 		// counts and displs: each local member's part of the result.
 		var counts, displs []int
 		switch a.Kind {
-		case InterAllreduce:
+		case interAllreduce:
 			if len(a.Recv) < len(a.Send) {
 				return newErr(ErrBuffer, what, "receive buffer of %d bytes for %d to reduce", len(a.Recv), len(a.Send))
 			}
@@ -229,7 +229,7 @@ func (c *Comm) interBuild(s *schedule, what string, a *InterArgs) error {
 			for i := range counts {
 				counts[i] = len(a.Send)
 			}
-		case InterReduceScatterBlock:
+		case interReduceScatterBlock:
 			counts, displs = s.uniform(nl, len(a.Recv))
 		default:
 			if len(a.RecvCounts) != nl {
@@ -249,7 +249,7 @@ func (c *Comm) interBuild(s *schedule, what string, a *InterArgs) error {
 			}
 		}
 		total := displs[nl-1] + counts[nl-1]
-		if a.Kind == InterAllreduce {
+		if a.Kind == interAllreduce {
 			total = len(a.Send)
 		}
 		if len(a.Send) != total || total%red.elem != 0 {
@@ -265,7 +265,7 @@ func (c *Comm) interBuild(s *schedule, what string, a *InterArgs) error {
 		// The leader: the remote vectors are the local total long.
 		s.red = red
 		var res []byte
-		if a.Kind == InterAllreduce {
+		if a.Kind == interAllreduce {
 			res = a.Recv[:total]
 		} else {
 			res = s.scratch(total)
@@ -277,7 +277,7 @@ func (c *Comm) interBuild(s *schedule, what string, a *InterArgs) error {
 		for i := 1; i < nl; i++ {
 			s.send(lu(i), res[displs[i]:displs[i]+counts[i]])
 		}
-		if a.Kind != InterAllreduce {
+		if a.Kind != interAllreduce {
 			s.copyStep(a.Recv[:counts[0]], res[:counts[0]])
 		}
 	default:

@@ -19,7 +19,7 @@ package mpi
 // Ibarrier starts a barrier.
 func (c *Comm) Ibarrier() (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterBarrier})
+		return c.iinterColl(interArgs{Kind: interBarrier})
 	}
 	return c.nonblockingKeyed("Ibarrier", collKey{kind: memoBarrier}, nil, c.barrierBuild)
 }
@@ -27,7 +27,7 @@ func (c *Comm) Ibarrier() (*Request, error) {
 // Ibcast starts a broadcast; buf must not be touched until it completes.
 func (c *Comm) Ibcast(buf []byte, root int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
+		return c.iinterColl(interArgs{Kind: interBcast, Root: root, Send: buf, Recv: buf})
 	}
 	return c.nonblockingKeyed("Ibcast", keyOf(memoBcast, buf, nil, 0, 0, root), nil, func(s *schedule) error { return c.bcastBuild(s, "Ibcast", buf, root) })
 }
@@ -35,7 +35,7 @@ func (c *Comm) Ibcast(buf []byte, root int) (*Request, error) {
 // Iallreduce starts an Allreduce.
 func (c *Comm) Iallreduce(send, recv []byte, dt Datatype, op Op) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.iinterColl(interArgs{Kind: interAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return c.nonblockingKeyed("Iallreduce", keyOf(memoAllreduce, send, recv, dt, op, 0), nil, func(s *schedule) error { return c.allreduceBuild(s, "Iallreduce", send, recv, dt, op) })
 }
@@ -43,7 +43,7 @@ func (c *Comm) Iallreduce(send, recv []byte, dt Datatype, op Op) (*Request, erro
 // Ireduce starts a reduction to root.
 func (c *Comm) Ireduce(send, recv []byte, dt Datatype, op Op, root int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.iinterColl(interArgs{Kind: interReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return c.nonblockingKeyed("Ireduce", keyOf(memoReduce, send, recv, dt, op, root), nil, func(s *schedule) error { return c.reduceBuild(s, "Ireduce", send, recv, dt, op, root) })
 }
@@ -61,7 +61,7 @@ func (c *Comm) Iexscan(send, recv []byte, dt Datatype, op Op) (*Request, error) 
 // IreduceScatterBlock starts a ReduceScatterBlock.
 func (c *Comm) IreduceScatterBlock(send, recv []byte, dt Datatype, op Op) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.iinterColl(interArgs{Kind: interReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return c.nonblockingKeyed("IreduceScatterBlock", keyOf(memoReduceScatterBlock, send, recv, dt, op, 0), nil, func(s *schedule) error {
 		return c.reduceScatterBlockBuild(s, "IreduceScatterBlock", send, recv, dt, op)
@@ -71,7 +71,7 @@ func (c *Comm) IreduceScatterBlock(send, recv []byte, dt Datatype, op Op) (*Requ
 // IreduceScatter starts a ReduceScatter.
 func (c *Comm) IreduceScatter(send, recv []byte, counts []int, dt Datatype, op Op) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
+		return c.iinterColl(interArgs{Kind: interReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
 	}
 	return c.nonblocking("IreduceScatter", func(s *schedule) error { return c.reduceScatterBuild(s, "IreduceScatter", send, recv, counts, dt, op) })
 }
@@ -79,7 +79,7 @@ func (c *Comm) IreduceScatter(send, recv []byte, counts []int, dt Datatype, op O
 // Igather starts a Gather.
 func (c *Comm) Igather(send, recv []byte, root int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
+		return c.iinterColl(interArgs{Kind: interGather, Root: root, Send: send, Recv: recv})
 	}
 	return c.nonblockingKeyed("Igather", keyOf(memoGather, send, recv, 0, 0, root), nil, func(s *schedule) error { return c.gatherBuild(s, "Igather", send, recv, root) })
 }
@@ -87,7 +87,7 @@ func (c *Comm) Igather(send, recv []byte, root int) (*Request, error) {
 // Igatherv starts a Gatherv.
 func (c *Comm) Igatherv(send, recv []byte, counts, displs []int, root int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+		return c.iinterColl(interArgs{Kind: interGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
 	return c.nonblockingKeyed("Igatherv", vkey(keyOf(memoGatherv, send, recv, 0, 0, root), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.gathervBuild(s, "Igatherv", send, recv, counts, displs, root) })
 }
@@ -95,7 +95,7 @@ func (c *Comm) Igatherv(send, recv []byte, counts, displs []int, root int) (*Req
 // Iscatter starts a Scatter.
 func (c *Comm) Iscatter(send, recv []byte, root int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
+		return c.iinterColl(interArgs{Kind: interScatter, Root: root, Send: send, Recv: recv})
 	}
 	return c.nonblockingKeyed("Iscatter", keyOf(memoScatter, send, recv, 0, 0, root), nil, func(s *schedule) error { return c.scatterBuild(s, "Iscatter", send, recv, root) })
 }
@@ -103,7 +103,7 @@ func (c *Comm) Iscatter(send, recv []byte, root int) (*Request, error) {
 // Iscatterv starts a Scatterv.
 func (c *Comm) Iscatterv(send []byte, counts, displs []int, recv []byte, root int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
+		return c.iinterColl(interArgs{Kind: interScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
 	return c.nonblockingKeyed("Iscatterv", vkey(keyOf(memoScatterv, send, recv, 0, 0, root), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.scattervBuild(s, "Iscatterv", send, counts, displs, recv, root) })
 }
@@ -111,7 +111,7 @@ func (c *Comm) Iscatterv(send []byte, counts, displs []int, recv []byte, root in
 // Iallgather starts an Allgather. send may be recv's own block (in place).
 func (c *Comm) Iallgather(send, recv []byte) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
+		return c.iinterColl(interArgs{Kind: interAllgather, Send: send, Recv: recv})
 	}
 	return c.nonblockingKeyed("Iallgather", keyOf(memoAllgather, send, recv, 0, 0, 0), nil, func(s *schedule) error { return c.allgatherBuild(s, "Iallgather", send, recv) })
 }
@@ -119,7 +119,7 @@ func (c *Comm) Iallgather(send, recv []byte) (*Request, error) {
 // Iallgatherv starts an Allgatherv.
 func (c *Comm) Iallgatherv(send, recv []byte, counts, displs []int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+		return c.iinterColl(interArgs{Kind: interAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
 	return c.nonblockingKeyed("Iallgatherv", vkey(keyOf(memoAllgatherv, send, recv, 0, 0, 0), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.allgathervBuild(s, "Iallgatherv", send, recv, counts, displs) })
 }
@@ -128,7 +128,7 @@ func (c *Comm) Iallgatherv(send, recv []byte, counts, displs []int) (*Request, e
 // place).
 func (c *Comm) Ialltoall(send, recv []byte) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
+		return c.iinterColl(interArgs{Kind: interAlltoall, Send: send, Recv: recv})
 	}
 	return c.nonblockingKeyed("Ialltoall", keyOf(memoAlltoall, send, recv, 0, 0, 0), nil, func(s *schedule) error { return c.alltoallBuild(s, "Ialltoall", send, recv) })
 }
@@ -136,7 +136,7 @@ func (c *Comm) Ialltoall(send, recv []byte) (*Request, error) {
 // Ialltoallv starts an Alltoallv.
 func (c *Comm) Ialltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Request, error) {
 	if c.IsInter() {
-		return c.iinterColl(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
+		return c.iinterColl(interArgs{Kind: interAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
 	}
 	return c.nonblockingKeyed("Ialltoallv", vkey(keyOf(memoAlltoallv, send, recv, 0, 0, 0), &countsKey{scounts, sdispls, rcounts, rdispls}), &countsKey{scounts, sdispls, rcounts, rdispls}, func(s *schedule) error {
 		return c.alltoallvBuild(s, "Ialltoallv", send, scounts, sdispls, recv, rcounts, rdispls)
@@ -245,7 +245,7 @@ func (p *Persistent) Free() error {
 // BarrierInit binds a persistent barrier.
 func (c *Comm) BarrierInit() (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterBarrier})
+		return c.interCollInit(interArgs{Kind: interBarrier})
 	}
 	return c.persist("BarrierInit", c.barrierBuild)
 }
@@ -253,7 +253,7 @@ func (c *Comm) BarrierInit() (*Persistent, error) {
 // BcastInit binds a persistent broadcast.
 func (c *Comm) BcastInit(buf []byte, root int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterBcast, Root: root, Send: buf, Recv: buf})
+		return c.interCollInit(interArgs{Kind: interBcast, Root: root, Send: buf, Recv: buf})
 	}
 	return c.persist("BcastInit", func(s *schedule) error { return c.bcastBuild(s, "BcastInit", buf, root) })
 }
@@ -261,7 +261,7 @@ func (c *Comm) BcastInit(buf []byte, root int) (*Persistent, error) {
 // AllreduceInit binds a persistent Allreduce.
 func (c *Comm) AllreduceInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interCollInit(interArgs{Kind: interAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return c.persist("AllreduceInit", func(s *schedule) error { return c.allreduceBuild(s, "AllreduceInit", send, recv, dt, op) })
 }
@@ -269,7 +269,7 @@ func (c *Comm) AllreduceInit(send, recv []byte, dt Datatype, op Op) (*Persistent
 // ReduceInit binds a persistent Reduce.
 func (c *Comm) ReduceInit(send, recv []byte, dt Datatype, op Op, root int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interCollInit(interArgs{Kind: interReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return c.persist("ReduceInit", func(s *schedule) error { return c.reduceBuild(s, "ReduceInit", send, recv, dt, op, root) })
 }
@@ -287,7 +287,7 @@ func (c *Comm) ExscanInit(send, recv []byte, dt Datatype, op Op) (*Persistent, e
 // ReduceScatterBlockInit binds a persistent ReduceScatterBlock.
 func (c *Comm) ReduceScatterBlockInit(send, recv []byte, dt Datatype, op Op) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
+		return c.interCollInit(interArgs{Kind: interReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
 	return c.persist("ReduceScatterBlockInit", func(s *schedule) error {
 		return c.reduceScatterBlockBuild(s, "ReduceScatterBlockInit", send, recv, dt, op)
@@ -297,7 +297,7 @@ func (c *Comm) ReduceScatterBlockInit(send, recv []byte, dt Datatype, op Op) (*P
 // ReduceScatterInit binds a persistent ReduceScatter.
 func (c *Comm) ReduceScatterInit(send, recv []byte, counts []int, dt Datatype, op Op) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
+		return c.interCollInit(interArgs{Kind: interReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
 	}
 	return c.persist("ReduceScatterInit", func(s *schedule) error {
 		return c.reduceScatterBuild(s, "ReduceScatterInit", send, recv, counts, dt, op)
@@ -307,7 +307,7 @@ func (c *Comm) ReduceScatterInit(send, recv []byte, counts []int, dt Datatype, o
 // GatherInit binds a persistent Gather.
 func (c *Comm) GatherInit(send, recv []byte, root int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterGather, Root: root, Send: send, Recv: recv})
+		return c.interCollInit(interArgs{Kind: interGather, Root: root, Send: send, Recv: recv})
 	}
 	return c.persist("GatherInit", func(s *schedule) error { return c.gatherBuild(s, "GatherInit", send, recv, root) })
 }
@@ -315,7 +315,7 @@ func (c *Comm) GatherInit(send, recv []byte, root int) (*Persistent, error) {
 // GathervInit binds a persistent Gatherv.
 func (c *Comm) GathervInit(send, recv []byte, counts, displs []int, root int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+		return c.interCollInit(interArgs{Kind: interGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
 	return c.persist("GathervInit", func(s *schedule) error { return c.gathervBuild(s, "GathervInit", send, recv, counts, displs, root) })
 }
@@ -323,7 +323,7 @@ func (c *Comm) GathervInit(send, recv []byte, counts, displs []int, root int) (*
 // ScatterInit binds a persistent Scatter.
 func (c *Comm) ScatterInit(send, recv []byte, root int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterScatter, Root: root, Send: send, Recv: recv})
+		return c.interCollInit(interArgs{Kind: interScatter, Root: root, Send: send, Recv: recv})
 	}
 	return c.persist("ScatterInit", func(s *schedule) error { return c.scatterBuild(s, "ScatterInit", send, recv, root) })
 }
@@ -331,7 +331,7 @@ func (c *Comm) ScatterInit(send, recv []byte, root int) (*Persistent, error) {
 // ScattervInit binds a persistent Scatterv.
 func (c *Comm) ScattervInit(send []byte, counts, displs []int, recv []byte, root int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
+		return c.interCollInit(interArgs{Kind: interScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
 	return c.persist("ScattervInit", func(s *schedule) error { return c.scattervBuild(s, "ScattervInit", send, counts, displs, recv, root) })
 }
@@ -339,7 +339,7 @@ func (c *Comm) ScattervInit(send []byte, counts, displs []int, recv []byte, root
 // AllgatherInit binds a persistent Allgather.
 func (c *Comm) AllgatherInit(send, recv []byte) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterAllgather, Send: send, Recv: recv})
+		return c.interCollInit(interArgs{Kind: interAllgather, Send: send, Recv: recv})
 	}
 	return c.persist("AllgatherInit", func(s *schedule) error { return c.allgatherBuild(s, "AllgatherInit", send, recv) })
 }
@@ -347,7 +347,7 @@ func (c *Comm) AllgatherInit(send, recv []byte) (*Persistent, error) {
 // AllgathervInit binds a persistent Allgatherv.
 func (c *Comm) AllgathervInit(send, recv []byte, counts, displs []int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
+		return c.interCollInit(interArgs{Kind: interAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
 	return c.persist("AllgathervInit", func(s *schedule) error { return c.allgathervBuild(s, "AllgathervInit", send, recv, counts, displs) })
 }
@@ -355,7 +355,7 @@ func (c *Comm) AllgathervInit(send, recv []byte, counts, displs []int) (*Persist
 // AlltoallInit binds a persistent Alltoall.
 func (c *Comm) AlltoallInit(send, recv []byte) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterAlltoall, Send: send, Recv: recv})
+		return c.interCollInit(interArgs{Kind: interAlltoall, Send: send, Recv: recv})
 	}
 	return c.persist("AlltoallInit", func(s *schedule) error { return c.alltoallBuild(s, "AlltoallInit", send, recv) })
 }
@@ -363,7 +363,7 @@ func (c *Comm) AlltoallInit(send, recv []byte) (*Persistent, error) {
 // AlltoallvInit binds a persistent Alltoallv.
 func (c *Comm) AlltoallvInit(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Persistent, error) {
 	if c.IsInter() {
-		return c.interCollInit(InterArgs{Kind: InterAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
+		return c.interCollInit(interArgs{Kind: interAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
 	}
 	return c.persist("AlltoallvInit", func(s *schedule) error {
 		return c.alltoallvBuild(s, "AlltoallvInit", send, scounts, sdispls, recv, rcounts, rdispls)

@@ -20,9 +20,9 @@ func hympi_go_iinter(ci C.int, g *C.hc_inter, persistent C.int, req *C.intptr_t)
 	if rc != 0 {
 		return rc
 	}
-	a := mpi.InterArgs{Kind: mpi.InterKind(g.kind), Root: rootIn(g.root)}
+	a := cabi.InterArgs{Kind: cabi.InterKind(g.kind), Root: rootIn(g.root)}
 	switch a.Kind {
-	case mpi.InterReduce, mpi.InterAllreduce, mpi.InterReduceScatterBlock, mpi.InterReduceScatter:
+	case cabi.InterReduce, cabi.InterAllreduce, cabi.InterReduceScatterBlock, cabi.InterReduceScatter:
 		if a.Root != mpi.ProcNull {
 			if a.Datatype, a.Op, rc = redOf(&g.red); rc != 0 {
 				return rc
@@ -36,7 +36,7 @@ func hympi_go_iinter(ci C.int, g *C.hc_inter, persistent C.int, req *C.intptr_t)
 		a.Send = bytesAt(g.sbuf, g.sn)
 	}
 	switch {
-	case a.Kind == mpi.InterReduceScatter:
+	case a.Kind == cabi.InterReduceScatter:
 		a.RecvCounts = int64s(g.rc, int(g.nrv))
 		a.Recv = bytesAt(g.rbuf, g.rn)
 	case g.rc != nil:

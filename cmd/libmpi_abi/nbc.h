@@ -75,7 +75,7 @@ typedef struct {
 } hc_raw;
 
 /* A collective on an intercommunicator as coll_inter.c hands it to Go
- * (hympi_go_iinter): kind is an mpi.InterKind, root as the caller gave it,
+ * (hympi_go_iinter): kind is a cabi.InterKind, root as the caller gave it,
  * buffers in bytes (the whole side, or per remote rank in sc/sd and rc/rd
  * with ns and nrv entries; Reduce_scatter's rc is the local blocks). */
 typedef struct {

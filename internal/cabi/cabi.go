@@ -40,9 +40,9 @@ var (
 	newJoin       = typed[func() *mpi.Request]("NewJoin", enginehook.NewJoin)
 	follow        = typed[func(*mpi.Request, *mpi.Request)]("Follow", enginehook.Follow)
 	release       = typed[func(*mpi.Request)]("Release", enginehook.Release)
-	interColl     = typed[func(*mpi.Comm, mpi.InterArgs) error]("InterColl", enginehook.InterColl)
-	iinterColl    = typed[func(*mpi.Comm, mpi.InterArgs) (*mpi.Request, error)]("IinterColl", enginehook.IinterColl)
-	interCollInit = typed[func(*mpi.Comm, mpi.InterArgs) (*mpi.Persistent, error)]("InterCollInit", enginehook.InterCollInit)
+	interColl     = typed[func(*mpi.Comm, InterArgs) error]("InterColl", enginehook.InterColl)
+	iinterColl    = typed[func(*mpi.Comm, InterArgs) (*mpi.Request, error)]("IinterColl", enginehook.IinterColl)
+	interCollInit = typed[func(*mpi.Comm, InterArgs) (*mpi.Persistent, error)]("InterCollInit", enginehook.InterCollInit)
 
 	winDetachAddr        = typed[func(*mpi.Win, uintptr) error]("WinDetachAddr", enginehook.WinDetachAddr)
 	winSharedBase        = typed[func(*mpi.Win, int) unsafe.Pointer]("WinSharedBase", enginehook.WinSharedBase)
@@ -149,13 +149,38 @@ func Follow(join, child *mpi.Request) { follow(join, child) }
 // Release says join will follow no more children.
 func Release(join *mpi.Request) { release(join) }
 
+// InterArgs are the arguments of a collective on an intercommunicator
+// (the fields: enginehook.InterArgs).
+type InterArgs = enginehook.InterArgs[mpi.Datatype, mpi.Op]
+
+// InterKind names a collective on an intercommunicator.
+type InterKind = enginehook.InterKind
+
+// The collectives an intercommunicator has.
+const (
+	InterBarrier            = enginehook.InterBarrier
+	InterBcast              = enginehook.InterBcast
+	InterGather             = enginehook.InterGather
+	InterGatherv            = enginehook.InterGatherv
+	InterScatter            = enginehook.InterScatter
+	InterScatterv           = enginehook.InterScatterv
+	InterAllgather          = enginehook.InterAllgather
+	InterAllgatherv         = enginehook.InterAllgatherv
+	InterAlltoall           = enginehook.InterAlltoall
+	InterAlltoallv          = enginehook.InterAlltoallv
+	InterReduce             = enginehook.InterReduce
+	InterAllreduce          = enginehook.InterAllreduce
+	InterReduceScatterBlock = enginehook.InterReduceScatterBlock
+	InterReduceScatter      = enginehook.InterReduceScatter
+)
+
 // InterColl, IinterColl and InterCollInit run one collective on an
 // intercommunicator, blocking, non-blocking or persistent, as a describes.
-func InterColl(c *mpi.Comm, a mpi.InterArgs) error { return interColl(c, a) }
+func InterColl(c *mpi.Comm, a InterArgs) error { return interColl(c, a) }
 
-func IinterColl(c *mpi.Comm, a mpi.InterArgs) (*mpi.Request, error) { return iinterColl(c, a) }
+func IinterColl(c *mpi.Comm, a InterArgs) (*mpi.Request, error) { return iinterColl(c, a) }
 
-func InterCollInit(c *mpi.Comm, a mpi.InterArgs) (*mpi.Persistent, error) {
+func InterCollInit(c *mpi.Comm, a InterArgs) (*mpi.Persistent, error) {
 	return interCollInit(c, a)
 }
 

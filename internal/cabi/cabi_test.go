@@ -28,7 +28,7 @@ func TestHooksReachTheEngine(t *testing.T) {
 		{"IsendIn nil comm", func() error { _, err := IsendIn(nil, nil, nil, 0, 0); return err }, mpi.ErrComm},
 		{"IssendIn nil comm", func() error { _, err := IssendIn(nil, nil, nil, 0, 0); return err }, mpi.ErrComm},
 		{"IrecvIn nil comm", func() error { _, err := IrecvIn(nil, nil, nil, 0, 0); return err }, mpi.ErrComm},
-		{"InterColl nil comm", func() error { return InterColl(nil, mpi.InterArgs{Kind: mpi.InterBarrier}) }, mpi.ErrComm},
+		{"InterColl nil comm", func() error { return InterColl(nil, InterArgs{Kind: InterBarrier}) }, mpi.ErrComm},
 	}
 	for _, tc := range tests {
 		err := tc.call()

@@ -1,8 +1,8 @@
 // Package enginehook carries the operations the C ABI (cmd/libmpi_abi) and
 // the tuner (hympi-info --tune) need from package mpi's engine but a Go
 // program should not see: request peeking and cancelling, allocation-free
-// request batches, join requests, the intercommunicator collective entry
-// and calibration.
+// request batches, join requests, the intercommunicator collectives (and
+// their argument type) and calibration.
 //
 // Package mpi (the engine, or a cgo backend under the ompi/mpich tags)
 // stores its functions here from an init function; package internal/cabi
@@ -30,9 +30,9 @@ var (
 	NewJoin       any // func() *mpi.Request
 	Follow        any // func(join, child *mpi.Request)
 	Release       any // func(join *mpi.Request)
-	InterColl     any // func(*mpi.Comm, mpi.InterArgs) error
-	IinterColl    any // func(*mpi.Comm, mpi.InterArgs) (*mpi.Request, error)
-	InterCollInit any // func(*mpi.Comm, mpi.InterArgs) (*mpi.Persistent, error)
+	InterColl     any // func(*mpi.Comm, InterArgs[mpi.Datatype, mpi.Op]) error
+	IinterColl    any // func(*mpi.Comm, InterArgs[mpi.Datatype, mpi.Op]) (*mpi.Request, error)
+	InterCollInit any // func(*mpi.Comm, InterArgs[mpi.Datatype, mpi.Op]) (*mpi.Persistent, error)
 
 	// One-sided support: the C library keeps epochs and allocated
 	// windows' memory mirrored in C arrays and does some operations there.
@@ -72,3 +72,55 @@ var GateStats func() (gated, reused uint64, handedOut int)
 // Calibrate measures both protocols between two CPUs (hympi-info --tune).
 // Its signature names no mpi type, so it needs no assertion.
 var Calibrate func(cpuA, cpuB int, sizes []int) ([]calib.Point, error)
+
+// InterKind names a collective on an intercommunicator.
+type InterKind int
+
+// The collectives an intercommunicator has (MPI 4.1 §6.2.2). Scan and
+// Exscan have no intercommunicator form.
+const (
+	InterBarrier InterKind = iota
+	InterBcast
+	InterGather
+	InterGatherv
+	InterScatter
+	InterScatterv
+	InterAllgather
+	InterAllgatherv
+	InterAlltoall
+	InterAlltoallv
+	InterReduce
+	InterAllreduce
+	InterReduceScatterBlock
+	InterReduceScatter
+)
+
+// InterArgs are the arguments of one collective on an intercommunicator,
+// D and O being package mpi's Datatype and Op (this package cannot name
+// them). Data moves between the groups: each rank's blocks are indexed by
+// the ranks of the remote group, and a reduction combines the remote
+// group's contributions in their rank order.
+//
+//   - Bcast: Send at the root, Recv in the other group.
+//   - Gather, Scatter, Allgather, Alltoall: the side that holds one block
+//     per remote rank splits its buffer into RemoteSize equal blocks.
+//   - The v kinds: byte counts and displacements per remote rank,
+//     RecvCounts/RecvDispls (Gatherv at the root, Allgatherv, Alltoallv)
+//     and SendCounts/SendDispls (Scatterv at the root, Alltoallv).
+//   - Reduce, Allreduce: Send reduced with Datatype and Op into Recv.
+//   - ReduceScatterBlock: Send holds Size() blocks of len(Recv) bytes; the
+//     reduction of the remote group's Send is scattered over this group.
+//   - ReduceScatter: as ReduceScatterBlock with RecvCounts (bytes, one per
+//     local rank) giving the blocks; Send holds their sum.
+//
+// Root is the root argument: mpi.Root at the root itself, mpi.ProcNull at
+// the other members of its group, the root's rank in the remote group at
+// the members of the other group.
+type InterArgs[D, O any] struct {
+	Kind                                           InterKind
+	Root                                           int
+	Send, Recv                                     []byte
+	SendCounts, SendDispls, RecvCounts, RecvDispls []int
+	Datatype                                       D
+	Op                                             O
+}

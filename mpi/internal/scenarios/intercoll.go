@@ -53,23 +53,23 @@ func init() {
 		at := func(b []byte, i int) int32 { return int32(binary.LittleEndian.Uint32(b[4*i:])) }
 		// methods is a's collective through the ordinary methods: its
 		// blocking, nonblocking and persistent forms.
-		methods := func(a mpi.InterArgs) (func() error, func() (*mpi.Request, error), func() (*mpi.Persistent, error)) {
+		methods := func(a cabi.InterArgs) (func() error, func() (*mpi.Request, error), func() (*mpi.Persistent, error)) {
 			switch a.Kind {
-			case mpi.InterBarrier:
+			case cabi.InterBarrier:
 				return ic.Barrier, ic.Ibarrier, ic.BarrierInit
-			case mpi.InterBcast:
+			case cabi.InterBcast:
 				return func() error { return ic.Bcast(a.Send, a.Root) },
 					func() (*mpi.Request, error) { return ic.Ibcast(a.Send, a.Root) },
 					func() (*mpi.Persistent, error) { return ic.BcastInit(a.Send, a.Root) }
-			case mpi.InterGather:
+			case cabi.InterGather:
 				return func() error { return ic.Gather(a.Send, a.Recv, a.Root) },
 					func() (*mpi.Request, error) { return ic.Igather(a.Send, a.Recv, a.Root) },
 					func() (*mpi.Persistent, error) { return ic.GatherInit(a.Send, a.Recv, a.Root) }
-			case mpi.InterAllreduce:
+			case cabi.InterAllreduce:
 				return func() error { return ic.Allreduce(a.Send, a.Recv, a.Datatype, a.Op) },
 					func() (*mpi.Request, error) { return ic.Iallreduce(a.Send, a.Recv, a.Datatype, a.Op) },
 					func() (*mpi.Persistent, error) { return ic.AllreduceInit(a.Send, a.Recv, a.Datatype, a.Op) }
-			case mpi.InterReduceScatter:
+			case cabi.InterReduceScatter:
 				return func() error { return ic.ReduceScatter(a.Send, a.Recv, a.RecvCounts, a.Datatype, a.Op) },
 					func() (*mpi.Request, error) {
 						return ic.IreduceScatter(a.Send, a.Recv, a.RecvCounts, a.Datatype, a.Op)
@@ -77,7 +77,7 @@ func init() {
 					func() (*mpi.Persistent, error) {
 						return ic.ReduceScatterInit(a.Send, a.Recv, a.RecvCounts, a.Datatype, a.Op)
 					}
-			case mpi.InterAlltoallv:
+			case cabi.InterAlltoallv:
 				return func() error {
 						return ic.Alltoallv(a.Send, a.SendCounts, a.SendDispls, a.Recv, a.RecvCounts, a.RecvDispls)
 					}, func() (*mpi.Request, error) {
@@ -91,7 +91,7 @@ func init() {
 		}
 		// run runs a in each form, resetting with fill before each run:
 		// through InterColl and its twins, then through the methods.
-		run := func(a mpi.InterArgs, fill func(), check func(form string)) {
+		run := func(a cabi.InterArgs, fill func(), check func(form string)) {
 			block, start, bind := methods(a)
 			fill()
 			must(block(), "method kind %d", a.Kind)
@@ -132,7 +132,7 @@ func init() {
 			}
 			must(p.Free(), "Free")
 		}
-		run(mpi.InterArgs{Kind: mpi.InterBarrier}, func() {}, func(string) {})
+		run(cabi.InterArgs{Kind: cabi.InterBarrier}, func() {}, func(string) {})
 
 		// Bcast from the last rank of the second group.
 		root := mpi.ProcNull
@@ -142,7 +142,7 @@ func init() {
 			root = mpi.Root
 		}
 		buf := make([]byte, 12)
-		run(mpi.InterArgs{Kind: mpi.InterBcast, Root: root, Send: buf, Recv: buf}, func() {
+		run(cabi.InterArgs{Kind: cabi.InterBcast, Root: root, Send: buf, Recv: buf}, func() {
 			copy(buf, ints(-1, -1, -1))
 			if root == mpi.Root {
 				copy(buf, ints(word(r, 0), word(r, 1), word(r, 2)))
@@ -173,7 +173,7 @@ func init() {
 		}
 		send := ints(word(r, 0), word(r, 1))
 		recv := make([]byte, 8*nr)
-		run(mpi.InterArgs{Kind: mpi.InterGather, Root: groot, Send: send, Recv: recv}, func() { clear(recv) }, func(form string) {
+		run(cabi.InterArgs{Kind: cabi.InterGather, Root: groot, Send: send, Recv: recv}, func() { clear(recv) }, func(form string) {
 			for j := range nr {
 				for i := range 2 {
 					if groot == mpi.Root && at(recv, 2*j+i) != word(remote(j), i) {
@@ -185,7 +185,7 @@ func init() {
 
 		// Allreduce (sum) and ReduceScatter with uneven blocks.
 		sum := make([]byte, 8)
-		run(mpi.InterArgs{Kind: mpi.InterAllreduce, Send: send, Recv: sum, Datatype: mpi.Int32, Op: mpi.Sum},
+		run(cabi.InterArgs{Kind: cabi.InterAllreduce, Send: send, Recv: sum, Datatype: mpi.Int32, Op: mpi.Sum},
 			func() { clear(sum) }, func(form string) {
 				for i := range 2 {
 					var want int32
@@ -215,7 +215,7 @@ func init() {
 			off += c
 		}
 		part := make([]byte, counts[me])
-		run(mpi.InterArgs{Kind: mpi.InterReduceScatter, Send: ints(vec...), Recv: part, RecvCounts: counts,
+		run(cabi.InterArgs{Kind: cabi.InterReduceScatter, Send: ints(vec...), Recv: part, RecvCounts: counts,
 			Datatype: mpi.Int32, Op: mpi.Sum}, func() { clear(part) }, func(form string) {
 			for i := range counts[me] / 4 {
 				var want int32
@@ -239,7 +239,7 @@ func init() {
 			rc[j], rd[j] = 4*((j+me)%3), 12*(nr-1-j)
 		}
 		in := make([]byte, 12*nr)
-		run(mpi.InterArgs{Kind: mpi.InterAlltoallv, Send: ints(out...), Recv: in, SendCounts: sc, SendDispls: sd,
+		run(cabi.InterArgs{Kind: cabi.InterAlltoallv, Send: ints(out...), Recv: in, SendCounts: sc, SendDispls: sd,
 			RecvCounts: rc, RecvDispls: rd}, func() { clear(in) }, func(form string) {
 			for j := range nr {
 				for i := range rc[j] / 4 {
@@ -289,10 +289,10 @@ func init() {
 		must(wp.Free(), "Free")
 
 		// Bad arguments: nothing sent, the right class.
-		if err := cabi.InterColl(ic, mpi.InterArgs{Kind: mpi.InterBcast, Root: nr, Send: buf, Recv: buf}); mpi.ClassOf(err) != mpi.ErrRoot {
+		if err := cabi.InterColl(ic, cabi.InterArgs{Kind: cabi.InterBcast, Root: nr, Send: buf, Recv: buf}); mpi.ClassOf(err) != mpi.ErrRoot {
 			fail("Bcast with root %d: %v", nr, err)
 		}
-		if err := cabi.InterColl(w, mpi.InterArgs{Kind: mpi.InterBarrier}); mpi.ClassOf(err) != mpi.ErrComm {
+		if err := cabi.InterColl(w, cabi.InterArgs{Kind: cabi.InterBarrier}); mpi.ClassOf(err) != mpi.ErrComm {
 			fail("InterColl on an intracommunicator: %v", err)
 		}
 		if err := ic.Scan(send, sum, mpi.Int32, mpi.Sum); mpi.ClassOf(err) != mpi.ErrComm {
