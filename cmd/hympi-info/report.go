@@ -154,6 +154,12 @@ type shmInfo struct {
 	ExpectedPairs int   `json:"expected_pairs"`
 	ExpectedBytes int64 `json:"expected_bytes"`
 	BudgetBytes   int64 `json:"budget_bytes"`
+	// GateBlocks is how many communicators can have a gate (the small
+	// collectives of an oversubscribed job) at once, and GateBlockBytes
+	// what each reserves when first taken; a freed communicator's block
+	// serves the next one. Part of RegionBytes.
+	GateBlocks     int   `json:"gate_blocks"`
+	GateBlockBytes int64 `json:"gate_block_bytes"`
 	// Error is set when no region can be laid out for Ranks (the other
 	// fields are then zero).
 	Error string `json:"error,omitempty"`
@@ -418,6 +424,7 @@ func shmBudget(n int, k config.Knobs) shmInfo {
 	}
 	info.ExpectedBytes = l.ChannelOff + int64(info.ExpectedPairs)*l.RingBytes()
 	info.Channels = l.ArenaChannels
+	info.GateBlocks, info.GateBlockBytes = l.GateBlocks, l.GateStride
 	return info
 }
 

@@ -156,7 +156,9 @@ func TestJSONFixtures(t *testing.T) {
 				s.PoolBytesPerChannel != int64(s.CellsPerChannel)*int64(s.CellSize) || s.RegionBytes <= 0 ||
 				s.FixedBytes <= 0 || (n > 1 && s.FixedBytes >= s.RegionBytes) || s.RingBytesPerChannel <= 0 ||
 				s.ExpectedBytes != s.FixedBytes+int64(s.ExpectedPairs)*s.RingBytesPerChannel ||
-				(n > 1 && (s.ExpectedPairs < 1 || s.ExpectedPairs > n*(n-1))) {
+				(n > 1 && (s.ExpectedPairs < 1 || s.ExpectedPairs > n*(n-1))) ||
+				s.GateBlocks < n || s.GateBlockBytes <= 0 ||
+				s.RegionBytes < s.FixedBytes+int64(s.Channels)*s.RingBytesPerChannel+int64(s.GateBlocks)*s.GateBlockBytes {
 				t.Errorf("shm %+v", s)
 			}
 		})
