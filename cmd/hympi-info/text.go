@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hympi/hympi/shm"
 	"github.com/hympi/hympi/topology"
 )
 
@@ -82,8 +83,8 @@ func writeText(w io.Writer, rep *report) error {
 			s.Slots, s.CellsPerChannel, fmtBytes(int64(s.CellSize)), fmtBytes(s.PoolBytesPerChannel), fmtBytes(s.RingBytesPerChannel))
 		fmt.Fprintf(bw, "  region: %s reserved in /dev/shm at start, %s of address space; about %s once the %d pairs pools are sized for talk (pool budget %s, HYMPI_SHM_BUDGET)\n",
 			fmtBytes(s.FixedBytes), fmtBytes(s.RegionBytes), fmtBytes(s.ExpectedBytes), s.ExpectedPairs, fmtBytes(s.BudgetBytes))
-		fmt.Fprintf(bw, "  gates: up to %d communicators at once (16 led by one rank), %s each when first taken, reused after a communicator is freed\n",
-			s.GateBlocks, fmtBytes(s.GateBlockBytes))
+		fmt.Fprintf(bw, "  gates: up to %d communicators at once (%d led by one rank), %s each when first taken, reused after a communicator is freed\n",
+			s.GateBlocks, shm.GateEntries, fmtBytes(s.GateBlockBytes))
 	}
 	return bw.Flush()
 }
