@@ -279,8 +279,10 @@ func (e *engine) gateSleep() bool {
 	g, gen := op.c.gate.g, op.gateGen
 	seq := e.bell.Arm()
 	// Armed before the last look: either it sees the gate open (or
-	// other work), or the opener or sender sees the arm and rings.
-	if e.progress() || g.Gen() != gen {
+	// other work), or the opener or sender sees the arm and rings. The
+	// sweep, as before waitUntil's sleep, finds work whose summary bit
+	// was lost, and a corrupt region.
+	if (e.sweepDue() && e.sweep()) || e.progress() || g.Gen() != gen || e.fatal != nil {
 		e.bell.Disarm()
 		return true
 	}

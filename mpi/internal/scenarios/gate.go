@@ -268,6 +268,7 @@ func init() {
 		if total+uint64(handedOut) < rounds || handedOut > 2*n+16 {
 			fail("%d reuses and %d blocks handed out for %d gated communicators", total, handedOut, rounds)
 		}
+		gateFull(c)
 	})
 
 	// A rank asleep at a gate wakes for a point-to-point message at once,
@@ -315,6 +316,63 @@ func init() {
 			}
 		}
 	})
+}
+
+// gateFull: more communicators alive at once than the gate arena and the
+// leaders' tables hold (60 of n-3 or more ranks, led by ranks 0..3, where
+// the arena has 2n+16 blocks and a leader 16 entries): those left without
+// a gate run the message-based algorithms, with the same results. Once
+// they are freed, a new communicator gets a gate again.
+func gateFull(c *mpi.Comm) {
+	r := c.Rank()
+	const live = 60
+	var comms []*mpi.Comm
+	for k := range live {
+		color := 0
+		if r < k%4 {
+			color = mpi.Undefined
+		}
+		x, err := c.Split(color, r)
+		must(err, "Split %d", k)
+		comms = append(comms, x)
+	}
+	before, _, _ := gateStats()
+	for round := range 3 {
+		for k, x := range comms {
+			if x == nil {
+				continue
+			}
+			must(x.Barrier(), "Barrier on communicator %d", k)
+			in, out := make([]byte, 8), make([]byte, 8)
+			binary.LittleEndian.PutUint64(in, uint64(x.Rank()*round+k))
+			must(x.Allreduce(in, out, mpi.Int64, mpi.Sum), "Allreduce on communicator %d", k)
+			m := x.Size()
+			if got, want := binary.LittleEndian.Uint64(out), uint64(m*(m-1)/2*round+m*k); got != want {
+				fail("Allreduce on communicator %d of %d live: %d, want %d", k, live, got, want)
+			}
+		}
+	}
+	after, _, _ := gateStats()
+	mine := 0
+	for _, x := range comms {
+		if x != nil {
+			mine++
+			must(x.Free(), "Free")
+		}
+	}
+	if gateStatsFn == nil {
+		return
+	}
+	if got := int(after - before); got >= mine {
+		fail("all %d live communicators of this rank got a gate, past the arena's %d blocks", got, 2*c.Size()+16)
+	}
+	d, err := c.Dup()
+	must(err, "Dup")
+	must(d.Barrier(), "Barrier")
+	if again, _, _ := gateStats(); again != after+1 {
+		fail("after the communicators were freed, a new one got no gate")
+	}
+	must(d.Free(), "Free")
 }
 
 var gateStatsFn = enginehook.GateStats
