@@ -185,16 +185,20 @@ func TestGateRounds(t *testing.T) {
 }
 
 // FuzzGate writes fuzzed words wherever a gate reads the region — the
-// leader's table entry, the block's ident, arrival count and generation,
+// leader's table entry, the block's ident, reference count, arrival count
+// and generation,
 // each contribution's length word and each result's outcome word — and
-// drives the gate: every call must work or report ErrCorrupt (or, for
-// OpenGate, an argument error), never panic or index outside the block.
+// drives the gate, closing it at the end: every call must work or report
+// ErrCorrupt (or, for OpenGate, an argument error), never panic or index
+// outside the block.
 func FuzzGate(f *testing.F) {
-	f.Add(uint32(2), uint8(0), uint8(4), uint64(0), uint64(0), uint32(0), uint32(0), uint64(8), uint64(0))
-	f.Add(uint32(2), uint8(0), uint8(4), uint64(2<<32|1), gateIdent(2, 0, 4), uint32(3), uint32(7), uint64(9), uint64(3|8<<32))
-	f.Add(uint32(6), uint8(3), uint8(2), uint64(6<<32|1000), uint64(0), uint32(0), uint32(0), uint64(1<<40), uint64(1<<31))
-	f.Add(uint32(4), uint8(1), uint8(3), uint64(4<<32|0xffffffff), uint64(0), uint32(^uint32(0)), uint32(1), uint64(0), uint64(5))
-	f.Fuzz(func(t *testing.T, ctx uint32, leader, n uint8, entry, ident uint64, arrivals, gen uint32, length, outcome uint64) {
+	f.Add(uint32(2), uint8(0), uint8(4), uint64(0), uint64(0), uint32(0), uint32(0), uint32(0), uint64(8), uint64(0))
+	f.Add(uint32(2), uint8(0), uint8(4), uint64(2<<32|1), gateIdent(2, 0, 4), uint32(1), uint32(3), uint32(7), uint64(9), uint64(3|8<<32))
+	f.Add(uint32(2), uint8(0), uint8(4), uint64(2<<32|1), gateIdent(2, 0, 4), uint32(4), uint32(3), uint32(7), uint64(9), uint64(0))
+	f.Add(uint32(2), uint8(0), uint8(4), uint64(0), uint64(gateFree), uint32(0), uint32(0), uint32(0), uint64(8), uint64(0))
+	f.Add(uint32(6), uint8(3), uint8(2), uint64(6<<32|1000), uint64(0), uint32(0), uint32(0), uint32(0), uint64(1<<40), uint64(1<<31))
+	f.Add(uint32(4), uint8(1), uint8(3), uint64(4<<32|0xffffffff), uint64(0), uint32(^uint32(0)), uint32(^uint32(0)), uint32(1), uint64(0), uint64(5))
+	f.Fuzz(func(t *testing.T, ctx uint32, leader, n uint8, entry, ident uint64, refs, arrivals, gen uint32, length, outcome uint64) {
 		const ranks = 4
 		r, err := CreateAnonymous(ranks, tinyConfig)
 		if err != nil {
@@ -211,6 +215,7 @@ func FuzzGate(f *testing.F) {
 		r.u64At(base + gIdent).Store(ident)
 		r.u32At(base + gArrivals).Store(arrivals)
 		r.u32At(base + gGen).Store(gen)
+		r.u32At(base + gRefs).Store(refs)
 		for i := int64(0); i < 2*ranks; i++ {
 			binary.LittleEndian.PutUint64(r.bytesAt(base+gSlots+i*GateSlotSize+gateWordOff, 8), length+uint64(i))
 		}
@@ -251,6 +256,7 @@ func FuzzGate(f *testing.F) {
 			g.SetOutcome(g.Gen(), -1, 0)
 			g.Open()
 		}
+		wantCorrupt("CloseGate", r.CloseGate(g))
 	})
 }
 
