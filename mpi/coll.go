@@ -169,7 +169,11 @@ func (e *engine) launchRun(c *Comm, op *collOp, ownDone, spin bool) {
 	if !ownDone && op.s.own[0] != nil {
 		copy(op.s.own[0], op.s.own[1])
 	}
-	e.directRun(op, spin)
+	if e.directRun(op, spin) {
+		// Ran to the end: the run loop has nothing left to do.
+		op.req.done = true
+		return
+	}
 	e.advance(op)
 	if !op.req.done {
 		e.colls = append(e.colls, op)
@@ -327,9 +331,12 @@ func (c *Comm) blockingKeyed(what string, key collKey, v *countsKey, build func(
 	if own && op.s.ownAfter {
 		e.copyOwn(&op.s)
 	}
-	e.gateOp = op
-	err := e.waitUntil(func() bool { return op.req.done })
-	e.gateOp = nil
+	var err error
+	if !op.req.done {
+		e.gateOp = op
+		err = e.waitUntil(func() bool { return op.req.done })
+		e.gateOp = nil
+	}
 	if err != nil {
 		// op may still be live in e.colls: never reuse it.
 		return &Error{Class: ClassOf(err), Op: what, Msg: err.Error()}

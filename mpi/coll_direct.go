@@ -36,24 +36,23 @@ import "github.com/hympi/hympi/shm"
 // progress rule).
 
 // directRun runs as many of op's rounds as can be done directly; spin
-// allows a short spin on an expected message that has not landed yet.
+// allows a short spin on an expected message that has not landed yet. It
+// reports whether op ran to the end (and so is complete, without error).
 // Called by launch with e.mu held, op's tag drawn and its own copy made.
-func (e *engine) directRun(op *collOp, spin bool) {
-	if !op.small || len(e.colls) != 0 || e.checksum || e.fatal != nil || op.more != nil {
-		return
+func (e *engine) directRun(op *collOp, spin bool) bool {
+	if !op.small || len(e.colls) != 0 || e.checksum || e.fatal != nil || op.more != nil || op.finish != nil {
+		return false
 	}
 	spin = spin && !e.oversub
 	for op.cur < len(op.s.rounds) {
 		rd := &op.s.rounds[op.cur]
-		if rd.gate || rd.x1-rd.x0 > 64 {
-			return
-		}
-		if !e.directRound(op, rd, spin) {
-			return
+		if rd.gate || rd.x1-rd.x0 > 64 || !e.directRound(op, rd, spin) {
+			return false
 		}
 		op.s.runSteps(rd)
 		op.cur++
 	}
+	return true
 }
 
 // directRound does round rd's transfers directly, sends first (the peers
