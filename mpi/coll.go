@@ -172,6 +172,7 @@ func (e *engine) launchRun(c *Comm, op *collOp, ownDone, spin bool) {
 	if e.directRun(op, spin) {
 		// Ran to the end: the run loop has nothing left to do.
 		op.req.done = true
+		c.directRuns++
 		return
 	}
 	e.advance(op)
