@@ -19,13 +19,15 @@ import "github.com/hympi/hympi/shm"
 //     ours is queued toward that peer (the order of the pair's messages is
 //     then the order of publishing, as sendColl keeps it) and a slot is
 //     free;
-//   - a receive takes the head of the peer's collective ring when the
-//     engine holds no posted receive and no unexpected message (so the
-//     head is what matching would deliver next from that peer) and the
-//     head is this collective's message, of the length the schedule
+//   - a receive, when the engine holds no posted receive, takes the
+//     oldest unexpected message of this collective from the peer if there
+//     is one, and otherwise the head of the peer's collective ring (what
+//     matching would deliver next from that peer) if it is this
+//     collective's message; either way of the length the schedule
 //     expects.
 // Anything else (a full ring, the head absent or another collective's or
-// of an unexpected length, another collective in flight, checksums on)
+// of an unexpected length, a posted receive, another collective in flight,
+// checksums on)
 // stops the direct run where it is: the transfers of the round not yet
 // done are issued the ordinary way (op.skip marks the done ones), and the
 // run loop, its error checks and its waits take over from there. So the
@@ -112,12 +114,28 @@ func (e *engine) directSend(c *Comm, tag int, x *collXfer) bool {
 // directRecv takes x's message off the head of its peer's collective ring
 // when the rule above allows.
 func (e *engine) directRecv(c *Comm, tag int, x *collXfer, spin bool) bool {
-	if e.live[0] != 0 || e.live[1] != 0 {
+	if e.live[0] != 0 {
 		return false
 	}
 	w := c.worldOf(x.peer)
 	if w == e.rank {
 		return false
+	}
+	if e.live[1] != 0 {
+		// A progress pass may have filed the message already (a peer
+		// that runs ahead fills the ring, and a wait drains it): the
+		// oldest match there is what a posted receive would take.
+		q := e.queues(c.ctx + 1)
+		if u := q.findUnexpected(w, tag); u != nil {
+			if u.flight != nil || u.rtsAddr != 0 || u.syncID != 0 || u.selfSender != nil || u.length != len(x.buf) {
+				return false
+			}
+			e.takeUnexpected(q, u)
+			copy(x.buf, u.data)
+			e.freeUnexpected(u)
+			return true
+		}
+		// Not there: then it is the next from w on the ring, as below.
 	}
 	ic := e.inFrom(w)
 	if ic == nil {

@@ -59,7 +59,7 @@ func TestCollDirect(t *testing.T) {
 					t.Error(err)
 				}
 			}},
-		{name: "unexpected point-to-point message",
+		{name: "peer's message filed as unexpected", direct: true,
 			pre1: func(t *testing.T, e *directEnv) {
 				if err := e.w[1].Send(putInt64s([]int64{9}), 0, 7); err != nil {
 					t.Fatal(err)
