@@ -27,7 +27,7 @@ import "github.com/hympi/hympi/shm"
 //     expects.
 // Anything else (a full ring, the head absent or another collective's or
 // of an unexpected length, a posted receive, another collective in flight,
-// checksums on)
+// point-to-point sends queued or reads in progress, checksums on)
 // stops the direct run where it is: the transfers of the round not yet
 // done are issued the ordinary way (op.skip marks the done ones), and the
 // run loop, its error checks and its waits take over from there. So the
@@ -37,13 +37,28 @@ import "github.com/hympi/hympi/shm"
 // way, with progress passes for everything else the engine holds (MPI's
 // progress rule).
 
+// directPassEvery: a progress pass every so many direct runs of a
+// communicator.
+const directPassEvery = 64
+
 // directRun runs as many of op's rounds as can be done directly; spin
 // allows a short spin on an expected message that has not landed yet. It
 // reports whether op ran to the end (and so is complete, without error).
 // Called by launch with e.mu held, op's tag drawn and its own copy made.
 func (e *engine) directRun(op *collOp, spin bool) bool {
-	if !op.small || len(e.colls) != 0 || e.checksum || e.fatal != nil || op.more != nil || op.finish != nil {
+	if !op.small || len(e.colls) != 0 || e.checksum || e.fatal != nil || op.more != nil || op.finish != nil ||
+		len(e.sending) != 0 || len(e.reads) != 0 {
 		return false
+	}
+	// A program of nothing but small collectives that keep finishing
+	// here would make no progress pass at all, and a peer outside the
+	// communicator could wait for ever for its messages to us to be
+	// drained: every so often, one pass.
+	if op.c.directRuns%directPassEvery == directPassEvery-1 {
+		e.progress()
+		if e.fatal != nil || len(e.sending) != 0 || len(e.reads) != 0 {
+			return false
+		}
 	}
 	spin = spin && !e.oversub
 	for op.cur < len(op.s.rounds) {

@@ -59,6 +59,25 @@ func TestCollDirect(t *testing.T) {
 					t.Error(err)
 				}
 			}},
+		{name: "point-to-point sends queued",
+			pre0: func(t *testing.T, e *directEnv) {
+				// More than the ring holds: the rest wait in the queue.
+				for i := range directQueued {
+					e.keep0(e.w[0].Isend(putInt64s([]int64{int64(i)}), 1, 8))
+				}
+				if len(e.w[0].e.sending) == 0 {
+					t.Fatal("no send queued")
+				}
+			},
+			post1: func(t *testing.T, e *directEnv) {
+				b := make([]byte, 8)
+				for i := range directQueued {
+					if _, err := e.w[1].Recv(b, 0, 8); err != nil || int64s(b)[0] != int64(i) {
+						t.Errorf("Recv %d: %v %v", i, int64s(b), err)
+						return
+					}
+				}
+			}},
 		{name: "peer's message filed as unexpected", direct: true,
 			pre1: func(t *testing.T, e *directEnv) {
 				if err := e.w[1].Send(putInt64s([]int64{9}), 0, 7); err != nil {
@@ -186,6 +205,9 @@ func (e *directEnv) keep(rank int, r *Request, err error) {
 	}
 	e.reqs[rank] = append(e.reqs[rank], r)
 }
+
+// directQueued is more small sends than a descriptor ring holds.
+const directQueued = 2 * 1024
 
 func b2u(b bool) uint64 {
 	if b {
