@@ -45,12 +45,15 @@ import "github.com/hympi/hympi/shm"
 // entry, its request, its schedule's arrays and scratch are all reused.
 // Guarded by e.mu.
 type collOp struct {
-	c       *Comm
-	tag     int
-	req     *Request
-	s       schedule
-	cur     int        // index of the round in progress
-	issued  bool       // the current round's messages are posted
+	c      *Comm
+	tag    int
+	req    *Request
+	s      schedule
+	cur    int  // index of the round in progress
+	issued bool // the current round's messages are posted
+	// skip marks the current round's transfers the direct run did
+	// (coll_direct.go), which issue leaves out.
+	skip    uint64
 	pending []*Request // the current round's receives and sends
 	err     error
 	small   bool // every message travels the collective ring
@@ -141,9 +144,14 @@ func (c *Comm) nextTag() int {
 
 // launch starts op, whose schedule is built: it draws the tag, makes
 // the own copy unless the caller (a blocking call, which makes it outside
-// the lock) did, posts the first round and files op with the live
-// collectives unless it finished at once. Called with e.mu held.
-func (e *engine) launch(c *Comm, op *collOp, ownDone bool) {
+// the lock) did, runs what it can directly (coll_direct.go), posts the
+// next round and files op with the live collectives unless it finished at
+// once. Called with e.mu held.
+func (e *engine) launch(c *Comm, op *collOp, ownDone bool) { e.launchRun(c, op, ownDone, false) }
+
+// launchRun is launch; spin lets the direct run wait briefly for a
+// message about to land, which only a blocking call should.
+func (e *engine) launchRun(c *Comm, op *collOp, ownDone, spin bool) {
 	if !op.fixedTag {
 		op.tag = c.nextTag()
 	}
@@ -152,7 +160,7 @@ func (e *engine) launch(c *Comm, op *collOp, ownDone bool) {
 		op.gateTicket = c.gate.next
 		c.gate.next++
 	}
-	op.cur, op.issued, op.err = 0, false, nil
+	op.cur, op.issued, op.err, op.skip = 0, false, nil, 0
 	op.reqStore = Request{e: e, kind: reqColl, comm: c}
 	op.req = &op.reqStore
 	if op.pooled && !op.persistent {
@@ -160,6 +168,12 @@ func (e *engine) launch(c *Comm, op *collOp, ownDone bool) {
 	}
 	if !ownDone && op.s.own[0] != nil {
 		copy(op.s.own[0], op.s.own[1])
+	}
+	if e.directRun(op, spin) {
+		// Ran to the end: the run loop has nothing left to do.
+		op.req.done = true
+		c.directRuns++
+		return
 	}
 	e.advance(op)
 	if !op.req.done {
@@ -248,9 +262,11 @@ func (e *engine) advance(op *collOp) bool {
 func (e *engine) issue(op *collOp, rd *schedRound) {
 	c := op.c
 	xs := op.s.xfers[rd.x0:rd.x1]
+	skip := op.skip
+	op.skip = 0
 	for i := range xs {
 		x := &xs[i]
-		if x.send {
+		if x.send || skip&(1<<i) != 0 {
 			continue
 		}
 		r := e.newInternalReq(reqRecv)
@@ -260,7 +276,7 @@ func (e *engine) issue(op *collOp, rd *schedRound) {
 	}
 	for i := range xs {
 		x := &xs[i]
-		if !x.send {
+		if !x.send || skip&(1<<i) != 0 {
 			continue
 		}
 		r := e.newInternalReq(reqSend)
@@ -312,13 +328,16 @@ func (c *Comm) blockingKeyed(what string, key collKey, v *countsKey, build func(
 	if own && !op.s.ownAfter {
 		e.copyOwn(&op.s)
 	}
-	e.launch(c, op, own)
+	e.launchRun(c, op, own, true)
 	if own && op.s.ownAfter {
 		e.copyOwn(&op.s)
 	}
-	e.gateOp = op
-	err := e.waitUntil(func() bool { return op.req.done })
-	e.gateOp = nil
+	var err error
+	if !op.req.done {
+		e.gateOp = op
+		err = e.waitUntil(func() bool { return op.req.done })
+		e.gateOp = nil
+	}
 	if err != nil {
 		// op may still be live in e.colls: never reuse it.
 		return &Error{Class: ClassOf(err), Op: what, Msg: err.Error()}

@@ -191,7 +191,9 @@ func (s *schedule) runSteps(rd *schedRound) {
 		st := &s.steps[i]
 		switch st.kind {
 		case stepReduce:
-			s.red.apply(st.src, st.dst)
+			if !applySmall(s.red.small, st.src, st.dst) {
+				s.red.apply(st.src, st.dst)
+			}
 		default:
 			copy(st.dst, st.src)
 		}

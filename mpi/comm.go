@@ -47,6 +47,9 @@ type Comm struct {
 	memo     *collOp
 	memoKey  collKey
 	memoHits uint64
+	// directRuns counts the collectives the direct run finished
+	// (coll_direct.go). Guarded by e.mu.
+	directRuns uint64
 	// private communicators belong to engines outside Init/Finalize
 	// (calibration) and are usable regardless of the process's MPI state.
 	private bool

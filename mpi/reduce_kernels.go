@@ -221,3 +221,71 @@ func bxorKernel[T integer](a, b []T) {
 		b[i] = a[i] ^ b[i]
 	}
 }
+
+// The small-reduction fast path. A collective of a few elements (a
+// residual norm, a flag, a counter) applies its operator to under a cache
+// line, where the call through the kernel table's closure and the generic
+// kernel's dictionary cost several times the arithmetic (≈120 instructions
+// to add two float32s). The commonest predefined pairs are therefore also
+// resolved to a code (reducer.small) that runSteps applies with a plain
+// loop, with the same operands in the same order as the kernels (so the
+// results are bit for bit theirs); anything else goes through the table.
+
+// smallKind names a (datatype, operator) pair with a fast path.
+type smallKind uint8
+
+const (
+	smallNone smallKind = iota
+	smallSumF32
+	smallSumF64
+	smallSumI32
+	smallSumI64
+)
+
+// smallMax bounds the operands the fast path takes.
+const smallMax = 64
+
+// smallKindOf is the fast path of dt and op, if any.
+func smallKindOf(dt Datatype, op Op) smallKind {
+	if op != Sum {
+		return smallNone
+	}
+	switch dt {
+	case Float32:
+		return smallSumF32
+	case Float64:
+		return smallSumF64
+	case Int32:
+		return smallSumI32
+	case Int64:
+		return smallSumI64
+	}
+	return smallNone
+}
+
+// applySmall computes inout = in op inout for the pair k when inout is at
+// most smallMax bytes, reporting whether it did.
+func applySmall(k smallKind, in, inout []byte) bool {
+	if k == smallNone || len(inout) > smallMax || len(in) < len(inout) {
+		return false
+	}
+	switch k {
+	case smallSumF32:
+		addSmall(view[float32](in), view[float32](inout))
+	case smallSumF64:
+		addSmall(view[float64](in), view[float64](inout))
+	case smallSumI32:
+		addSmall(view[int32](in), view[int32](inout))
+	default:
+		addSmall(view[int64](in), view[int64](inout))
+	}
+	return true
+}
+
+// addSmall is sumKernel's rolled loop, small enough to inline.
+func addSmall[T float32 | float64 | int32 | int64](a, b []T) {
+	a = a[:len(b)]
+	for i := range b {
+		b[i] = a[i] + b[i]
+	}
+}

@@ -27,7 +27,8 @@ type reducer struct {
 	user        OpFunc                 // user operator (kernel is nil)
 	dt          Datatype               // what user is called with
 	commutative bool
-	elem        int // element size in bytes
+	elem        int       // element size in bytes
+	small       smallKind // the fast path for a few elements (reduce_kernels.go)
 }
 
 // apply runs the resolved operator: inout = in op inout.
@@ -175,7 +176,7 @@ func resolveOp(what string, dt Datatype, op Op) (reducer, error) {
 	if k == nil {
 		return reducer{}, newErr(ErrOp, what, "operator %v is not defined on %v", op, dt)
 	}
-	return reducer{kernel: k, commutative: true, elem: size}, nil
+	return reducer{kernel: k, commutative: true, elem: size, small: smallKindOf(dt, op)}, nil
 }
 
 var opNames = [opCount]string{"Sum", "Prod", "Max", "Min", "Land", "Lor", "Lxor", "Band", "Bor", "Bxor"}

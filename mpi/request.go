@@ -130,8 +130,12 @@ func (r *Request) Wait() (Status, error) {
 	if r.spent {
 		return Status{}, newErr(ErrRequest, "Wait", "request already completed and freed")
 	}
-	if err := e.waitUntil(func() bool { return r.done }); err != nil {
-		return Status{}, err
+	// A request already done (a collective the direct run finished at its
+	// start) skips the wait's set-up.
+	if !r.done {
+		if err := e.waitUntil(func() bool { return r.done }); err != nil {
+			return Status{}, err
+		}
 	}
 	return r.collect()
 }

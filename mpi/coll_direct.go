@@ -1,0 +1,176 @@
+//go:build !ompi && !mpich
+
+package mpi
+
+import "github.com/hympi/hympi/shm"
+
+// The direct run: a small collective's rounds done by the calling thread
+// straight on the collective rings, without an internal request, a posted
+// receive, a matching queue or a progress pass. At 2 ranks a barrier or an
+// allreduce is one small message each way, and the general path (post a
+// receive, publish a request's payload, drain the ring into the matching
+// queues, match, complete, recycle both requests, a run-loop pass) cost
+// 2-3× the instructions of the round trip it carries.
+//
+// It is the collective twin of the point-to-point fast lane (fastlane.go),
+// under the same rule, and it runs the one schedule the builders wrote
+// (launch tries it before the ordinary run loop takes over):
+//   - a send is published in the peer's collective ring when nothing of
+//     ours is queued toward that peer (the order of the pair's messages is
+//     then the order of publishing, as sendColl keeps it) and a slot is
+//     free;
+//   - a receive, when the engine holds no posted receive, takes the
+//     oldest unexpected message of this collective from the peer if there
+//     is one, and otherwise the head of the peer's collective ring (what
+//     matching would deliver next from that peer) if it is this
+//     collective's message; either way of the length the schedule
+//     expects.
+// Anything else (a full ring, the head absent or another collective's or
+// of an unexpected length, a posted receive, another collective in flight,
+// point-to-point sends queued or reads in progress, checksums on)
+// stops the direct run where it is: the transfers of the round not yet
+// done are issued the ordinary way (op.skip marks the done ones), and the
+// run loop, its error checks and its waits take over from there. So the
+// direct run never waits for long: a blocking call spins on the ring head
+// for at most flSpins looks (not when ranks outnumber CPUs, where the
+// sender may need this CPU), as fastRecv does, and then waits the ordinary
+// way, with progress passes for everything else the engine holds (MPI's
+// progress rule).
+
+// directPassEvery: a progress pass every so many direct runs of a
+// communicator.
+const directPassEvery = 64
+
+// directRun runs as many of op's rounds as can be done directly; spin
+// allows a short spin on an expected message that has not landed yet. It
+// reports whether op ran to the end (and so is complete, without error).
+// Called by launch with e.mu held, op's tag drawn and its own copy made.
+func (e *engine) directRun(op *collOp, spin bool) bool {
+	if !op.small || len(e.colls) != 0 || e.checksum || e.fatal != nil || op.more != nil || op.finish != nil ||
+		len(e.sending) != 0 || len(e.reads) != 0 {
+		return false
+	}
+	// A program of nothing but small collectives that keep finishing
+	// here would make no progress pass at all, and a peer outside the
+	// communicator could wait for ever for its messages to us to be
+	// drained: every so often, one pass.
+	if op.c.directRuns%directPassEvery == directPassEvery-1 {
+		e.progress()
+		if e.fatal != nil || len(e.sending) != 0 || len(e.reads) != 0 {
+			return false
+		}
+	}
+	spin = spin && !e.oversub
+	for op.cur < len(op.s.rounds) {
+		rd := &op.s.rounds[op.cur]
+		if rd.gate || rd.x1-rd.x0 > 64 || !e.directRound(op, rd, spin) {
+			return false
+		}
+		op.s.runSteps(rd)
+		op.cur++
+	}
+	return true
+}
+
+// directRound does round rd's transfers directly, sends first (the peers
+// get our data sooner) and then receives, marking each done in op.skip.
+// It reports whether all were done; when not, the round is left for issue,
+// which posts only the unmarked ones.
+func (e *engine) directRound(op *collOp, rd *schedRound, spin bool) bool {
+	c := op.c
+	xs := op.s.xfers[rd.x0:rd.x1]
+	op.skip = 0
+	for i := range xs {
+		x := &xs[i]
+		if x.send {
+			// After a refusal the rest go the ordinary way, behind it:
+			// a slot freed meanwhile must not let a later message of
+			// the round overtake an earlier one to the same peer.
+			if !e.directSend(c, op.tag, x) {
+				return false
+			}
+			op.skip |= 1 << i
+		}
+	}
+	for i := range xs {
+		x := &xs[i]
+		if !x.send {
+			if !e.directRecv(c, op.tag, x, spin) {
+				return false
+			}
+			op.skip |= 1 << i
+		}
+	}
+	op.skip = 0
+	return true
+}
+
+// directSend publishes x in its peer's collective ring, as putColl does,
+// when nothing of ours waits in front of it.
+func (e *engine) directSend(c *Comm, tag int, x *collXfer) bool {
+	w := c.worldOf(x.peer)
+	if w == e.rank || len(x.buf) > shm.CollInlineMax {
+		return false
+	}
+	oc := e.outTo(w)
+	if len(oc.collq) != 0 || !e.openOut(oc) {
+		return false
+	}
+	slot := oc.collProd.Reserve()
+	if slot == nil {
+		return false
+	}
+	shm.EncodeColl(slot, shm.CollDesc{Ctx: c.ctx + 1, Tag: int32(tag), Len: uint32(len(x.buf))}, x.buf)
+	oc.collProd.Publish(slot)
+	oc.notify(e.rank)
+	return true
+}
+
+// directRecv takes x's message off the head of its peer's collective ring
+// when the rule above allows.
+func (e *engine) directRecv(c *Comm, tag int, x *collXfer, spin bool) bool {
+	if e.live[0] != 0 {
+		return false
+	}
+	w := c.worldOf(x.peer)
+	if w == e.rank {
+		return false
+	}
+	if e.live[1] != 0 {
+		// A progress pass may have filed the message already (a peer
+		// that runs ahead fills the ring, and a wait drains it): the
+		// oldest match there is what a posted receive would take.
+		q := e.queues(c.ctx + 1)
+		if u := q.findUnexpected(w, tag); u != nil {
+			if u.flight != nil || u.rtsAddr != 0 || u.syncID != 0 || u.selfSender != nil || u.length != len(x.buf) {
+				return false
+			}
+			e.takeUnexpected(q, u)
+			copy(x.buf, u.data)
+			e.freeUnexpected(u)
+			return true
+		}
+		// Not there: then it is the next from w on the ring, as below.
+	}
+	ic := e.inFrom(w)
+	if ic == nil {
+		return false
+	}
+	slot, err := ic.coll.Peek()
+	for i := 0; spin && i < flSpins && slot == nil && err == nil; i++ {
+		slot, err = ic.coll.Peek()
+	}
+	if slot == nil || err != nil {
+		return false // empty, or corrupt: the drain reports it
+	}
+	d, payload, err := shm.DecodeColl(slot)
+	if err != nil || d.Ctx != c.ctx+1 || d.Tag != int32(tag) || int(d.Len) != len(x.buf) {
+		return false
+	}
+	copy(x.buf, payload)
+	ic.coll.Release()
+	ic.idle = 0
+	// The sender may be waiting for the slot just freed.
+	ic.bell.Ring()
+	return true
+}
