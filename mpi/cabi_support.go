@@ -30,6 +30,25 @@ func (r *Request) peek() (Status, bool, error) {
 	return r.status, true, r.err
 }
 
+// takeDone spends r and reports true when it has already completed without
+// error; otherwise it changes nothing. It makes no progress pass: the C
+// ABI asks right after starting a nonblocking collective, whose start
+// already advanced it as far as it could go, and a complete one then needs
+// no request slot and no second call into Go for its MPI_Wait.
+func (r *Request) takeDone() bool {
+	if r == nil || r.spent {
+		return false
+	}
+	e := r.e
+	e.mu.Lock()
+	ok := r.done && r.err == nil && !r.spent
+	if ok {
+		r.collect()
+	}
+	e.mu.Unlock()
+	return ok
+}
+
 // cancelRecv cancels a receive that has not been matched yet (MPI_Cancel on
 // a receive). It reports whether it did; a cancelled request is complete
 // with an empty status, and Wait returns at once. Sends and receives already

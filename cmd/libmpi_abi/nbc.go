@@ -8,6 +8,7 @@ import "C"
 import (
 	"unsafe"
 
+	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -264,6 +265,13 @@ func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t, ca
 	if err != nil {
 		return errCode(err)
 	}
+	if cabi.TakeDone(x) {
+		// Complete already (the peers were there, or the result is
+		// local): the handle of a complete operation, which MPI_Wait,
+		// MPI_Test and MPI_Waitall answer in C, as for MPI_Isend.
+		*req = hReqDone
+		return 0
+	}
 	q := newReq(req, cache)
 	if q == nil {
 		return C.MPI_ERR_NO_MEM
@@ -297,6 +305,19 @@ func collRequest(ci C.int, persistent bool, b *collBinding, start func() (*mpi.R
 	if err != nil {
 		b.drop()
 		return errCode(err)
+	}
+	if cabi.TakeDone(x) {
+		// Complete at once: unpack now and free what a request would
+		// have kept, then hand out the complete operation's handle.
+		if b.post != nil {
+			b.post()
+		}
+		if b.owned != nil {
+			C.hc_pk_free(b.owned)
+		}
+		b.drop()
+		*req = hReqDone
+		return 0
 	}
 	q := newReq(req, nil)
 	if q == nil {
