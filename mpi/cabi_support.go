@@ -30,17 +30,22 @@ func (r *Request) peek() (Status, bool, error) {
 	return r.status, true, r.err
 }
 
-// takeDone spends r and reports true when it has already completed without
-// error; otherwise it changes nothing. It makes no progress pass: the C
-// ABI asks right after starting a nonblocking collective, whose start
-// already advanced it as far as it could go, and a complete one then needs
-// no request slot and no second call into Go for its MPI_Wait.
+// takeDone spends r and reports true when it has completed without error,
+// after one progress pass if it was pending; otherwise it changes nothing.
+// The C ABI asks right after starting a nonblocking collective: a complete
+// one then needs no request slot and no second call into Go for its
+// MPI_Wait. The pass matters: a start issues a round's messages, and the
+// peers' messages already there are matched by the next pass, not by the
+// start itself.
 func (r *Request) takeDone() bool {
 	if r == nil || r.spent {
 		return false
 	}
 	e := r.e
 	e.mu.Lock()
+	if !r.done && !r.spent {
+		e.progress()
+	}
 	ok := r.done && r.err == nil && !r.spent
 	if ok {
 		r.collect()

@@ -68,8 +68,8 @@ type Seg = enginehook.Seg
 // (MPI_Request_get_status). It makes one progress pass when r is pending.
 func Peek(r *mpi.Request) (mpi.Status, bool, error) { return peek(r) }
 
-// TakeDone spends r and reports true when it has already completed
-// without error; otherwise it changes nothing (no progress pass). A
+// TakeDone spends r and reports true when it has completed without error
+// (after one progress pass if it was pending); otherwise it changes nothing. A
 // nonblocking collective that its start call completed then needs no
 // request at all (MPI_I* returning the born-done handle).
 func TakeDone(r *mpi.Request) bool { return takeDone(r) }
