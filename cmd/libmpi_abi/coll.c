@@ -41,34 +41,63 @@ HC_HIDDEN int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt)
 	return MPI_SUCCESS;
 }
 
+/*
+ * The blocking collectives and their nonblocking twins share one path
+ * here when the data is plain (contiguous types, nothing to copy aside):
+ * nb says which, req is where a nonblocking call's handle goes. Either
+ * way one call into Go starts the collective (hympi_go_barrier and the
+ * like: a nil request runs it to completion); a nonblocking one the Go
+ * side finds complete already comes back as the complete operation's
+ * handle (HC_REQ_DONE), which MPI_Wait answers without entering Go.
+ * Everything else nonblocking takes the general path of nbc.c (hc_icoll),
+ * which builds the request's packing state and scratch.
+ */
+#define RUN_OF(nb) ((nb) ? RUN_NB : RUN_BLOCKING)
+#define NB_REQ(nb, req) ((nb) ? (intptr_t *)(req) : NULL)
+#define NB_CACHE(nb) ((nb) ? hc_thread_reqcache() : NULL)
+
+HC_HIDDEN int hc_barrier(MPI_Comm comm, int nb, MPI_Request *req, const char *fn)
+{
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	if (HC_IS_INTER(ci)) return hc_nb_barrier(comm, RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
+	int rc = hympi_go_barrier(ci, NB_REQ(nb, req), NB_CACHE(nb));
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
 int PMPI_Barrier(MPI_Comm comm)
 {
-	HC_GUARD("MPI_Barrier");
-	COMM(ci, comm, "MPI_Barrier");
-	if (HC_IS_INTER(ci)) return hc_nb_barrier(comm, RUN_BLOCKING, NULL, "MPI_Barrier");
-	int rc = hympi_go_barrier(ci);
-	return rc ? hc_error(ci, rc, "MPI_Barrier") : MPI_SUCCESS;
+	return hc_barrier(comm, 0, NULL, "MPI_Barrier");
 }
 
 HC_HIDDEN int hc_bcast(void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *fn)
 {
+	return hc_bcast_x(buffer, count, datatype, root, comm, 0, NULL, fn);
+}
+
+HC_HIDDEN int hc_bcast_x(void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm, int nb,
+			 MPI_Request *req, const char *fn)
+{
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
-	if (HC_IS_INTER(ci)) return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_BLOCKING, NULL, fn);
+	if (HC_IS_INTER(ci)) return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
 	SIZE(s, datatype, ci, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
 	HC_CHECK_NOT_IN_PLACE(ci, buffer, fn);
 	HC_CHECK_BUF(ci, buffer, count, datatype, fn);
+	if (nb && !hc_type_contig(datatype)) return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_NB, req, fn);
 	if (!hc_type_contig(datatype)) {
 		void *tmp = malloc(s * count > 0 ? (size_t)(s * count) : 1);
 		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, fn);
 		if (hc_comms[ci].rank == root) hc_type_pack(datatype, count, buffer, tmp);
-		int rc = hympi_go_bcast(ci, tmp, s * count, root);
+		int rc = hympi_go_bcast(ci, tmp, s * count, root, NULL, NULL);
 		if (!rc && hc_comms[ci].rank != root) hc_type_unpack(datatype, count, tmp, s * count, buffer);
 		free(tmp);
 		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	}
-	int rc = hympi_go_bcast(ci, buffer, s * count, root);
+	int rc = hympi_go_bcast(ci, buffer, s * count, root, NB_REQ(nb, req), NB_CACHE(nb));
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -92,7 +121,8 @@ static int hc_reduce_packed(int ci, int kind, const void *sendbuf, void *recvbuf
 	}
 	hc_type_pack(dt, count, sendbuf, st);
 	int inplace = sendbuf == recvbuf;
-	int rc = hympi_go_reduce(ci, kind, st, inplace ? st : (has_result || kind != RED_REDUCE ? rt : NULL), n, r, root);
+	int rc = hympi_go_reduce(ci, kind, st, inplace ? st : (has_result || kind != RED_REDUCE ? rt : NULL), n, r, root,
+				 NULL, NULL);
 	if (!rc && has_result) hc_type_unpack(dt, count, inplace ? st : rt, n, recvbuf);
 	free(st);
 	free(rt);
@@ -102,14 +132,22 @@ static int hc_reduce_packed(int ci, int kind, const void *sendbuf, void *recvbuf
 HC_HIDDEN int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype dt, MPI_Op op,
 			int root, MPI_Comm comm, const char *fn)
 {
+	return hc_reduce_x(kind, sendbuf, recvbuf, count, dt, op, root, comm, 0, NULL, fn);
+}
+
+HC_HIDDEN int hc_reduce_x(int kind, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype dt, MPI_Op op,
+			  int root, MPI_Comm comm, int nb, MPI_Request *req, const char *fn)
+{
+	static const int nbc[] = {[RED_REDUCE] = HC_NBC_REDUCE, [RED_ALLREDUCE] = HC_NBC_ALLREDUCE,
+				  [RED_SCAN] = HC_NBC_SCAN, [RED_EXSCAN] = HC_NBC_EXSCAN,
+				  [RED_SCATTER_BLOCK] = HC_NBC_RSB};
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
-	if (HC_IS_INTER(ci)) {
-		static const int nbc[] = {[RED_REDUCE] = HC_NBC_REDUCE, [RED_ALLREDUCE] = HC_NBC_ALLREDUCE,
-					  [RED_SCAN] = HC_NBC_SCAN, [RED_EXSCAN] = HC_NBC_EXSCAN,
-					  [RED_SCATTER_BLOCK] = HC_NBC_RSB};
-		return hc_nb_red(nbc[kind], sendbuf, recvbuf, count, dt, op, root, comm, RUN_BLOCKING, NULL, fn);
-	}
+	/* Reduce-scatter-block in place copies its input aside here: its
+	 * nonblocking form takes nbc.c's path. */
+	if (HC_IS_INTER(ci) || (nb && kind == RED_SCATTER_BLOCK))
+		return hc_nb_red(nbc[kind], sendbuf, recvbuf, count, dt, op, root, comm, RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
 	hc_red r;
 	if (hc_red_init(&r, op, dt)) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
@@ -121,8 +159,11 @@ HC_HIDDEN int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int64_t co
 	if (kind != RED_REDUCE || me == root) HC_CHECK_BUF(ci, recvbuf, count, dt, fn);
 	if (!hc_type_contig(dt) && kind == RED_SCATTER_BLOCK) /* the general schedule either way */
 		return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, count, dt, op, root, comm, RUN_BLOCKING, NULL, fn);
+	if (nb && !hc_type_contig(dt))
+		return hc_nb_red(nbc[kind], sendbuf, recvbuf, count, dt, op, root, comm, RUN_NB, req, fn);
 	if (!hc_type_contig(dt)) return hc_reduce_packed(ci, kind, sendbuf, recvbuf, count, dt, &r, root, fn);
-	int rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root);
+	int rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root, NB_REQ(nb, req),
+				 NB_CACHE(nb));
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 

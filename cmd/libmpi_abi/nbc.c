@@ -660,7 +660,7 @@ static int hc_nb_aw(const void *sbuf, const void *scounts, const void *sdispls, 
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_barrier(comm, RUN_NB, request, "MPI_Ibarrier");
+	return hc_barrier(comm, 1, request, "MPI_Ibarrier");
 }
 
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -671,7 +671,7 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_NB, request, "MPI_Ibcast");
+	return hc_bcast_x(buffer, count, datatype, root, comm, 1, request, "MPI_Ibcast");
 }
 
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -682,7 +682,7 @@ int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MP
 
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_NB, request, "MPI_Ibcast_c");
+	return hc_bcast_x(buffer, count, datatype, root, comm, 1, request, "MPI_Ibcast_c");
 }
 
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -698,7 +698,7 @@ int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
 
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, RUN_NB, request, "MPI_Ireduce");
+	return hc_reduce_x(RED_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, 1, request, "MPI_Ireduce");
 }
 
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -709,7 +709,7 @@ int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, RUN_NB, request, "MPI_Ireduce_c");
+	return hc_reduce_x(RED_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, 1, request, "MPI_Ireduce_c");
 }
 
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -725,7 +725,7 @@ int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iallreduce");
+	return hc_reduce_x(RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, 1, request, "MPI_Iallreduce");
 }
 
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -736,7 +736,7 @@ int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iallreduce_c");
+	return hc_reduce_x(RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, 1, request, "MPI_Iallreduce_c");
 }
 
 int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -752,7 +752,7 @@ int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iscan");
+	return hc_reduce_x(RED_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, 1, request, "MPI_Iscan");
 }
 
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -763,7 +763,7 @@ int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iscan_c");
+	return hc_reduce_x(RED_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, 1, request, "MPI_Iscan_c");
 }
 
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -779,7 +779,7 @@ int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
 
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iexscan");
+	return hc_reduce_x(RED_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, 1, request, "MPI_Iexscan");
 }
 
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -790,7 +790,7 @@ int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iexscan_c");
+	return hc_reduce_x(RED_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, 1, request, "MPI_Iexscan_c");
 }
 
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)

@@ -262,22 +262,7 @@ func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t, ca
 	// The common case: plain data, started now, nothing kept past the
 	// call but the request.
 	x, err := k.start(c)
-	if err != nil {
-		return errCode(err)
-	}
-	if cabi.TakeDone(x) {
-		// Complete already (the peers were there, or the result is
-		// local): the handle of a complete operation, which MPI_Wait,
-		// MPI_Test and MPI_Waitall answer in C, as for MPI_Isend.
-		*req = hReqDone
-		return 0
-	}
-	q := newReq(req, cache)
-	if q == nil {
-		return C.MPI_ERR_NO_MEM
-	}
-	q.r, q.ci, q.active = x, ci, true
-	return 0
+	return started(ci, x, err, req, cache)
 }
 
 // collRequest makes the C request of a collective: a persistent one bound
