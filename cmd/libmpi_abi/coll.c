@@ -258,14 +258,23 @@ int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
 HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
 		      int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fn)
 {
+	return hc_move_x(kind, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL, fn);
+}
+
+HC_HIDDEN int hc_move_x(int kind, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
+			int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, int nb, MPI_Request *req,
+			const char *fn)
+{
+	static const int nbc[] = {[MOV_GATHER] = HC_NBC_GATHER, [MOV_SCATTER] = HC_NBC_SCATTER,
+				  [MOV_ALLGATHER] = HC_NBC_ALLGATHER, [MOV_ALLTOALL] = HC_NBC_ALLTOALL};
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
-	if (HC_IS_INTER(ci)) {
-		static const int nbc[] = {[MOV_GATHER] = HC_NBC_GATHER, [MOV_SCATTER] = HC_NBC_SCATTER,
-					  [MOV_ALLGATHER] = HC_NBC_ALLGATHER, [MOV_ALLTOALL] = HC_NBC_ALLTOALL};
+	/* Alltoall in place copies its input aside in Go: its nonblocking
+	 * form takes nbc.c's path. */
+	if (HC_IS_INTER(ci) || (nb && kind == MOV_ALLTOALL && sendbuf == MPI_IN_PLACE))
 		return hc_nb_mv(nbc[kind], sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-				RUN_BLOCKING, NULL, fn);
-	}
+				RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
 	int64_t ss = 0, rs = 0;
 	int send_used = kind != MOV_SCATTER || me == root;
@@ -290,11 +299,11 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 	/* Only the side a process contributes may be MPI_IN_PLACE. */
 	if (kind == MOV_SCATTER ? send_used : recv_used) HC_CHECK_NOT_IN_PLACE(ci, kind == MOV_SCATTER ? sendbuf : recvbuf, fn);
 	/* Gather and Scatter of non-contiguous types run the general schedule
-	 * (request-owned scratch); Allgather and Alltoall keep the fast path
-	 * over packed copies. */
-	if (packed && (kind == MOV_GATHER || kind == MOV_SCATTER))
-		return hc_nb_mv(kind == MOV_GATHER ? HC_NBC_GATHER : HC_NBC_SCATTER, sendbuf, sendcount, sendtype, recvbuf,
-				recvcount, recvtype, root, comm, RUN_BLOCKING, NULL, fn);
+	 * (request-owned scratch), as every nonblocking one does; blocking
+	 * Allgather and Alltoall keep the fast path over packed copies. */
+	if (packed && (nb || kind == MOV_GATHER || kind == MOV_SCATTER))
+		return hc_nb_mv(nbc[kind], sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+				RUN_OF(nb), req, fn);
 	/* Non-contiguous types: the whole buffers travel packed (a buffer of
 	 * size blocks is size * count elements of the type in a row); an
 	 * in-place buffer is packed first so its own block goes along. */
@@ -342,7 +351,7 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 		rn *= size;
 		break;
 	}
-	int rc = hympi_go_gather(ci, kind, (void *)sendbuf, sn, recvbuf, rn, root);
+	int rc = hympi_go_gather(ci, kind, (void *)sendbuf, sn, recvbuf, rn, root, NB_REQ(nb, req), NB_CACHE(nb));
 	if (!rc && rtmp) hc_type_unpack(recvtype, nr, rtmp, rs * nr, user_recv);
 	free(stmp);
 	free(rtmp);
@@ -401,12 +410,20 @@ static int hc_vcheck(int ci, const void *buf, const int *counts, const int *disp
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 		 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	const char *fn = "MPI_Gatherv";
+	return hc_gatherv_x(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, 0, NULL,
+			    "MPI_Gatherv");
+}
+
+HC_HIDDEN int hc_gatherv_x(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+			   int nb, MPI_Request *req, const char *fn)
+{
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	if (HC_IS_INTER(ci))
 		return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
-				comm, RUN_BLOCKING, NULL, fn);
+				comm, RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
 	int me = hc_comms[ci].rank, inplace = sendbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs = 0;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -415,21 +432,30 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	if (me == root) VCHECK(ci, recvbuf, recvcounts, displs, recvtype, fn);
 	if ((!inplace && !hc_type_contig(sendtype)) || (me == root && !hc_type_contig(recvtype)))
 		return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
-				comm, RUN_BLOCKING, NULL, fn);
+				comm, RUN_OF(nb), req, fn);
 	int rc = hympi_go_gatherv(ci, VEC_GATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
-				  me == root ? (int *)recvcounts : NULL, me == root ? (int *)displs : NULL, rs, root, inplace);
+				  me == root ? (int *)recvcounts : NULL, me == root ? (int *)displs : NULL, rs, root, inplace,
+				  NB_REQ(nb, req), NB_CACHE(nb));
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 		    const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-	const char *fn = "MPI_Allgatherv";
+	return hc_allgatherv_x(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, 0, NULL,
+			       "MPI_Allgatherv");
+}
+
+HC_HIDDEN int hc_allgatherv_x(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			      const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, int nb,
+			      MPI_Request *req, const char *fn)
+{
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	if (HC_IS_INTER(ci))
 		return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, 0,
-				comm, RUN_BLOCKING, NULL, fn);
+				comm, RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -438,21 +464,29 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	VCHECK(ci, recvbuf, recvcounts, displs, recvtype, fn);
 	if ((!inplace && !hc_type_contig(sendtype)) || !hc_type_contig(recvtype))
 		return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, 0,
-				comm, RUN_BLOCKING, NULL, fn);
+				comm, RUN_OF(nb), req, fn);
 	int rc = hympi_go_gatherv(ci, VEC_ALLGATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
-				  (int *)recvcounts, (int *)displs, rs, 0, inplace);
+				  (int *)recvcounts, (int *)displs, rs, 0, inplace, NB_REQ(nb, req), NB_CACHE(nb));
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf,
 		  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	const char *fn = "MPI_Scatterv";
+	return hc_scatterv_x(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL,
+			     "MPI_Scatterv");
+}
+
+HC_HIDDEN int hc_scatterv_x(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+			    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, int nb,
+			    MPI_Request *req, const char *fn)
+{
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	if (HC_IS_INTER(ci))
 		return hc_nb_sv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm,
-				RUN_BLOCKING, NULL, fn);
+				RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
 	int me = hc_comms[ci].rank, inplace = recvbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs = 0;
 	if (me == root && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -461,22 +495,32 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	if (me == root) VCHECK(ci, sendbuf, sendcounts, displs, sendtype, fn);
 	if ((me == root && !hc_type_contig(sendtype)) || (!inplace && !hc_type_contig(recvtype)))
 		return hc_nb_sv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm,
-				RUN_BLOCKING, NULL, fn);
+				RUN_OF(nb), req, fn);
 	int rc = hympi_go_gatherv(ci, VEC_SCATTER, me == root ? (void *)sendbuf : NULL, rs * recvcount,
 				  inplace ? NULL : recvbuf, me == root ? (int *)sendcounts : NULL,
-				  me == root ? (int *)displs : NULL, ss, root, inplace);
+				  me == root ? (int *)displs : NULL, ss, root, inplace, NB_REQ(nb, req), NB_CACHE(nb));
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
 		   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-	const char *fn = "MPI_Alltoallv";
+	return hc_alltoallv_x(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, 0,
+			      NULL, "MPI_Alltoallv");
+}
+
+HC_HIDDEN int hc_alltoallv_x(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+			     void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+			     MPI_Comm comm, int nb, MPI_Request *req, const char *fn)
+{
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
-	if (HC_IS_INTER(ci))
+	/* In place, the Go side copies the input aside: the nonblocking form
+	 * takes nbc.c's path. */
+	if (HC_IS_INTER(ci) || (nb && sendbuf == MPI_IN_PLACE))
 		return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm,
-				RUN_BLOCKING, NULL, fn);
+				RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -485,9 +529,9 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	VCHECK(ci, recvbuf, recvcounts, rdispls, recvtype, fn);
 	if ((!inplace && !hc_type_contig(sendtype)) || !hc_type_contig(recvtype))
 		return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm,
-				RUN_BLOCKING, NULL, fn);
+				RUN_OF(nb), req, fn);
 	int rc = hympi_go_alltoallv(ci, inplace ? NULL : (void *)sendbuf, (int *)sendcounts, (int *)sdispls, ss, recvbuf,
-				    (int *)recvcounts, (int *)rdispls, rs, inplace);
+				    (int *)recvcounts, (int *)rdispls, rs, inplace, NB_REQ(nb, req), NB_CACHE(nb));
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 

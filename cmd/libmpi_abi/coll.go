@@ -240,12 +240,30 @@ func hympi_go_reduce_scatter(ci C.int, send, recv unsafe.Pointer, counts *C.int,
 // Alltoall in place (send == recv), done here through a copy.
 //
 //export hympi_go_gather
-func hympi_go_gather(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv unsafe.Pointer, rn C.int64_t, root C.int) C.int {
+func hympi_go_gather(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv unsafe.Pointer, rn C.int64_t, root C.int,
+	req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
 	}
 	s, r := bytesAt(send, sn), bytesAt(recv, rn)
+	if req != nil { // Alltoall in place comes through hympi_go_icoll
+		var x *mpi.Request
+		var err error
+		switch kind {
+		case movGather:
+			x, err = c.Igather(s, r, int(root))
+		case movScatter:
+			x, err = c.Iscatter(s, r, int(root))
+		case movAllgather:
+			x, err = c.Iallgather(s, r)
+		case movAlltoall:
+			x, err = c.Ialltoall(s, r)
+		default:
+			return C.MPI_ERR_INTERN
+		}
+		return started(ci, x, err, req, cache)
+	}
 	var err error
 	switch kind {
 	case movGather:
@@ -269,7 +287,7 @@ func hympi_go_gather(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv uns
 //
 //export hympi_go_gatherv
 func hympi_go_gatherv(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv unsafe.Pointer,
-	counts, displs *C.int, esize C.int64_t, root, inplace C.int) C.int {
+	counts, displs *C.int, esize C.int64_t, root, inplace C.int, req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -294,9 +312,18 @@ func hympi_go_gatherv(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv un
 		if inplace != 0 {
 			s = blockOf(r, bc, bd, me)
 		}
-		if kind == vecGather {
+		switch {
+		case req != nil:
+			var x *mpi.Request
+			if kind == vecGather {
+				x, err = c.Igatherv(s, r, bc, bd, int(root))
+			} else {
+				x, err = c.Iallgatherv(s, r, bc, bd)
+			}
+			return started(ci, x, err, req, cache)
+		case kind == vecGather:
 			err = c.Gatherv(s, r, bc, bd, int(root))
-		} else {
+		default:
 			err = c.Allgatherv(s, r, bc, bd)
 		}
 	case vecScatter:
@@ -308,6 +335,10 @@ func hympi_go_gatherv(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv un
 		if inplace != 0 {
 			r = blockOf(s, bc, bd, me)
 		}
+		if req != nil {
+			x, err := c.Iscatterv(s, bc, bd, r, int(root))
+			return started(ci, x, err, req, cache)
+		}
 		err = c.Scatterv(s, bc, bd, r, int(root))
 	}
 	return errCode(err)
@@ -315,7 +346,8 @@ func hympi_go_gatherv(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv un
 
 //export hympi_go_alltoallv
 func hympi_go_alltoallv(ci C.int, send unsafe.Pointer, scounts, sdispls *C.int, sesize C.int64_t,
-	recv unsafe.Pointer, rcounts, rdispls *C.int, resize C.int64_t, inplace C.int) C.int {
+	recv unsafe.Pointer, rcounts, rdispls *C.int, resize C.int64_t, inplace C.int, req *C.intptr_t,
+	cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -332,6 +364,10 @@ func hympi_go_alltoallv(ci C.int, send unsafe.Pointer, scounts, sdispls *C.int, 
 	} else {
 		sc, sd = scaled(ints[2*n:3*n], intsAt(scounts, n), sesize), scaled(ints[3*n:], intsAt(sdispls, n), sesize)
 		s = bytesAt(send, extentOf(sc, sd))
+	}
+	if req != nil { // never in place: that comes through hympi_go_icoll
+		x, err := c.Ialltoallv(s, sc, sd, r, rc2, rd)
+		return started(ci, x, err, req, cache)
 	}
 	return errCode(c.Alltoallv(s, sc, sd, r, rc2, rd))
 }
