@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nbc.h"
+#include "dtype.h"
 #include "argcheck.h"
 #include "_cgo_export.h"
 
@@ -30,13 +31,17 @@ enum { VEC_GATHER, VEC_ALLGATHER, VEC_SCATTER };
 
 HC_HIDDEN int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt)
 {
+	/* One lookup for what hc_type_msg_size and hc_type_base would each
+	 * look up again: this runs on every reduction. */
+	hc_dt *t = hc_dt_get(dt);
 	r->op = (intptr_t)op;
 	r->dt = (intptr_t)dt;
-	r->esize = hc_type_msg_size(dt);
+	r->esize = t && t->committed ? t->size : -1;
 	if (r->esize < 0) return MPI_ERR_TYPE;
 	/* A user operator takes any type; a predefined one needs a single
 	 * base type (builtin_ok fails otherwise). */
-	if (!hc_type_base(dt, &r->base, &r->nbase)) r->base = 0, r->nbase = 0;
+	r->base = t->base;
+	r->nbase = t->base ? t->nbase : 0;
 	r->builtin_ok = (intptr_t)op < 0x1000 && op != MPI_OP_NULL && hc_builtin_ok(r->op, r->base);
 	return MPI_SUCCESS;
 }
@@ -157,11 +162,12 @@ HC_HIDDEN int hc_reduce_x(int kind, const void *sendbuf, void *recvbuf, int64_t 
 	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
 	HC_CHECK_BUF(ci, sendbuf, kind == RED_SCATTER_BLOCK ? (int64_t)count * hc_comms[ci].size : count, dt, fn);
 	if (kind != RED_REDUCE || me == root) HC_CHECK_BUF(ci, recvbuf, count, dt, fn);
-	if (!hc_type_contig(dt) && kind == RED_SCATTER_BLOCK) /* the general schedule either way */
-		return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, count, dt, op, root, comm, RUN_BLOCKING, NULL, fn);
-	if (nb && !hc_type_contig(dt))
-		return hc_nb_red(nbc[kind], sendbuf, recvbuf, count, dt, op, root, comm, RUN_NB, req, fn);
-	if (!hc_type_contig(dt)) return hc_reduce_packed(ci, kind, sendbuf, recvbuf, count, dt, &r, root, fn);
+	if (!hc_type_contig(dt)) {
+		/* Reduce-scatter-block takes the general schedule either way. */
+		if (nb || kind == RED_SCATTER_BLOCK)
+			return hc_nb_red(nbc[kind], sendbuf, recvbuf, count, dt, op, root, comm, RUN_OF(nb), req, fn);
+		return hc_reduce_packed(ci, kind, sendbuf, recvbuf, count, dt, &r, root, fn);
+	}
 	int rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root, NB_REQ(nb, req),
 				 NB_CACHE(nb));
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
