@@ -85,6 +85,28 @@ int main(int argc, char **argv)
 		CHECK_RC(MPI_Wait(&a, MPI_STATUS_IGNORE));
 		CHECK_RC(MPI_Wait(&b, MPI_STATUS_IGNORE));
 		CHECK(a == MPI_REQUEST_NULL && b == MPI_REQUEST_NULL);
+
+		/* Packed data (nbc.c's path) and a neighbourhood collective
+		 * complete at once too; the packed result is unpacked by
+		 * then. */
+		MPI_Datatype strided;
+		MPI_Comm ring;
+		int in[4] = {5, -1, 6, -1}, out[4] = {0, -2, 0, -2}, nb[2] = {-1, -1}, dims[1] = {1}, per[1] = {1};
+		CHECK_RC(MPI_Type_vector(2, 1, 2, MPI_INT, &strided));
+		CHECK_RC(MPI_Type_commit(&strided));
+		CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &ring));
+		CHECK_RC(MPI_Ibarrier(MPI_COMM_WORLD, &a));
+		CHECK_RC(MPI_Iallreduce(in, out, 1, strided, MPI_SUM, MPI_COMM_WORLD, &b));
+		CHECK(b == a);
+		CHECK(out[0] == 5 && out[1] == -2 && out[2] == 6 && out[3] == -2);
+		MPI_Request c;
+		CHECK_RC(MPI_Ineighbor_allgather(&in[0], 1, MPI_INT, nb, 1, MPI_INT, ring, &c));
+		CHECK(c == a);
+		MPI_Request all[3] = {a, b, c};
+		CHECK_RC(MPI_Waitall(3, all, MPI_STATUSES_IGNORE));
+		CHECK(nb[0] == 5 && nb[1] == 5);
+		CHECK_RC(MPI_Comm_free(&ring));
+		CHECK_RC(MPI_Type_free(&strided));
 	}
 
 	/* Every completion call, several times over (the first calls of a
