@@ -185,6 +185,16 @@ func (r *Request) peek() (Status, bool, error) {
 	return r.st, true, r.err
 }
 
+// takeDone spends r and reports true when it is already known complete
+// without error (the engine's takeDone; no MPI call here).
+func (r *Request) takeDone() bool {
+	if r == nil || r.spent || !r.done || r.err != nil {
+		return false
+	}
+	r.collect()
+	return true
+}
+
 // cancelRecv cancels a receive that has not been matched yet (MPI_Cancel
 // and MPI_Wait). It reports whether it did; a receive that matched first
 // is complete, its status kept for Wait.

@@ -30,6 +30,30 @@ func (r *Request) peek() (Status, bool, error) {
 	return r.status, true, r.err
 }
 
+// takeDone spends r and reports true when it has completed without error,
+// after one progress pass if it was pending; otherwise it changes nothing.
+// The C ABI asks right after starting a nonblocking collective: a complete
+// one then needs no request slot and no second call into Go for its
+// MPI_Wait. The pass matters: a start issues a round's messages, and the
+// peers' messages already there are matched by the next pass, not by the
+// start itself.
+func (r *Request) takeDone() bool {
+	if r == nil || r.spent {
+		return false
+	}
+	e := r.e
+	e.mu.Lock()
+	if !r.done && !r.spent {
+		e.progress()
+	}
+	ok := r.done && r.err == nil && !r.spent
+	if ok {
+		r.collect()
+	}
+	e.mu.Unlock()
+	return ok
+}
+
 // cancelRecv cancels a receive that has not been matched yet (MPI_Cancel on
 // a receive). It reports whether it did; a cancelled request is complete
 // with an empty status, and Wait returns at once. Sends and receives already

@@ -7,6 +7,7 @@ import "github.com/hympi/hympi/internal/enginehook"
 // through internal/enginehook, so that they stay out of this package's API.
 func init() {
 	enginehook.Peek = (*Request).peek
+	enginehook.TakeDone = (*Request).takeDone
 	enginehook.CancelRecv = (*Request).cancelRecv
 	enginehook.CancelSend = (*Request).cancelSend
 	enginehook.TestallInto = testallInto

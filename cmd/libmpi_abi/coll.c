@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nbc.h"
+#include "dtype.h"
 #include "argcheck.h"
 #include "_cgo_export.h"
 
@@ -30,45 +31,78 @@ enum { VEC_GATHER, VEC_ALLGATHER, VEC_SCATTER };
 
 HC_HIDDEN int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt)
 {
+	/* One lookup for what hc_type_msg_size and hc_type_base would each
+	 * look up again: this runs on every reduction. */
+	hc_dt *t = hc_dt_get(dt);
 	r->op = (intptr_t)op;
 	r->dt = (intptr_t)dt;
-	r->esize = hc_type_msg_size(dt);
+	r->esize = t && t->committed ? t->size : -1;
 	if (r->esize < 0) return MPI_ERR_TYPE;
 	/* A user operator takes any type; a predefined one needs a single
 	 * base type (builtin_ok fails otherwise). */
-	if (!hc_type_base(dt, &r->base, &r->nbase)) r->base = 0, r->nbase = 0;
+	r->base = t->base;
+	r->nbase = t->base ? t->nbase : 0;
 	r->builtin_ok = (intptr_t)op < 0x1000 && op != MPI_OP_NULL && hc_builtin_ok(r->op, r->base);
 	return MPI_SUCCESS;
 }
 
+/*
+ * The blocking collectives and their nonblocking twins share one path
+ * here when the data is plain (contiguous types, nothing to copy aside):
+ * nb says which, req is where a nonblocking call's handle goes. Either
+ * way one call into Go starts the collective (hympi_go_barrier and the
+ * like: a nil request runs it to completion); a nonblocking one the Go
+ * side finds complete already comes back as the complete operation's
+ * handle (HC_REQ_DONE), which MPI_Wait answers without entering Go.
+ * Everything else nonblocking takes the general path of nbc.c (hc_icoll),
+ * which builds the request's packing state and scratch.
+ */
+#define RUN_OF(nb) ((nb) ? RUN_NB : RUN_BLOCKING)
+#define NB_REQ(nb, req) ((nb) ? (intptr_t *)(req) : NULL)
+#define NB_CACHE(nb) ((nb) ? hc_thread_reqcache() : NULL)
+
+HC_HIDDEN int hc_barrier(MPI_Comm comm, int nb, MPI_Request *req, const char *fn)
+{
+	HC_GUARD(fn);
+	COMM(ci, comm, fn);
+	if (HC_IS_INTER(ci)) return hc_nb_barrier(comm, RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
+	int rc = hympi_go_barrier(ci, NB_REQ(nb, req), NB_CACHE(nb));
+	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
 int PMPI_Barrier(MPI_Comm comm)
 {
-	HC_GUARD("MPI_Barrier");
-	COMM(ci, comm, "MPI_Barrier");
-	if (HC_IS_INTER(ci)) return hc_nb_barrier(comm, RUN_BLOCKING, NULL, "MPI_Barrier");
-	int rc = hympi_go_barrier(ci);
-	return rc ? hc_error(ci, rc, "MPI_Barrier") : MPI_SUCCESS;
+	return hc_barrier(comm, 0, NULL, "MPI_Barrier");
 }
 
 HC_HIDDEN int hc_bcast(void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *fn)
 {
+	return hc_bcast_x(buffer, count, datatype, root, comm, 0, NULL, fn);
+}
+
+HC_HIDDEN int hc_bcast_x(void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm, int nb,
+			 MPI_Request *req, const char *fn)
+{
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
-	if (HC_IS_INTER(ci)) return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_BLOCKING, NULL, fn);
+	if (HC_IS_INTER(ci)) return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
 	SIZE(s, datatype, ci, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
 	HC_CHECK_NOT_IN_PLACE(ci, buffer, fn);
 	HC_CHECK_BUF(ci, buffer, count, datatype, fn);
+	if (nb && !hc_type_contig(datatype)) return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_NB, req, fn);
 	if (!hc_type_contig(datatype)) {
 		void *tmp = malloc(s * count > 0 ? (size_t)(s * count) : 1);
 		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, fn);
 		if (hc_comms[ci].rank == root) hc_type_pack(datatype, count, buffer, tmp);
-		int rc = hympi_go_bcast(ci, tmp, s * count, root);
+		int rc = hympi_go_bcast(ci, tmp, s * count, root, NULL, NULL);
 		if (!rc && hc_comms[ci].rank != root) hc_type_unpack(datatype, count, tmp, s * count, buffer);
 		free(tmp);
 		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	}
-	int rc = hympi_go_bcast(ci, buffer, s * count, root);
+	int rc = hympi_go_bcast(ci, buffer, s * count, root, NB_REQ(nb, req), NB_CACHE(nb));
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -92,7 +126,8 @@ static int hc_reduce_packed(int ci, int kind, const void *sendbuf, void *recvbuf
 	}
 	hc_type_pack(dt, count, sendbuf, st);
 	int inplace = sendbuf == recvbuf;
-	int rc = hympi_go_reduce(ci, kind, st, inplace ? st : (has_result || kind != RED_REDUCE ? rt : NULL), n, r, root);
+	int rc = hympi_go_reduce(ci, kind, st, inplace ? st : (has_result || kind != RED_REDUCE ? rt : NULL), n, r, root,
+				 NULL, NULL);
 	if (!rc && has_result) hc_type_unpack(dt, count, inplace ? st : rt, n, recvbuf);
 	free(st);
 	free(rt);
@@ -102,14 +137,22 @@ static int hc_reduce_packed(int ci, int kind, const void *sendbuf, void *recvbuf
 HC_HIDDEN int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype dt, MPI_Op op,
 			int root, MPI_Comm comm, const char *fn)
 {
+	return hc_reduce_x(kind, sendbuf, recvbuf, count, dt, op, root, comm, 0, NULL, fn);
+}
+
+HC_HIDDEN int hc_reduce_x(int kind, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype dt, MPI_Op op,
+			  int root, MPI_Comm comm, int nb, MPI_Request *req, const char *fn)
+{
+	static const int nbc[] = {[RED_REDUCE] = HC_NBC_REDUCE, [RED_ALLREDUCE] = HC_NBC_ALLREDUCE,
+				  [RED_SCAN] = HC_NBC_SCAN, [RED_EXSCAN] = HC_NBC_EXSCAN,
+				  [RED_SCATTER_BLOCK] = HC_NBC_RSB};
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
-	if (HC_IS_INTER(ci)) {
-		static const int nbc[] = {[RED_REDUCE] = HC_NBC_REDUCE, [RED_ALLREDUCE] = HC_NBC_ALLREDUCE,
-					  [RED_SCAN] = HC_NBC_SCAN, [RED_EXSCAN] = HC_NBC_EXSCAN,
-					  [RED_SCATTER_BLOCK] = HC_NBC_RSB};
-		return hc_nb_red(nbc[kind], sendbuf, recvbuf, count, dt, op, root, comm, RUN_BLOCKING, NULL, fn);
-	}
+	/* Reduce-scatter-block in place copies its input aside here: its
+	 * nonblocking form takes nbc.c's path. */
+	if (HC_IS_INTER(ci) || (nb && kind == RED_SCATTER_BLOCK))
+		return hc_nb_red(nbc[kind], sendbuf, recvbuf, count, dt, op, root, comm, RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
 	hc_red r;
 	if (hc_red_init(&r, op, dt)) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
@@ -119,10 +162,14 @@ HC_HIDDEN int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int64_t co
 	if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
 	HC_CHECK_BUF(ci, sendbuf, kind == RED_SCATTER_BLOCK ? (int64_t)count * hc_comms[ci].size : count, dt, fn);
 	if (kind != RED_REDUCE || me == root) HC_CHECK_BUF(ci, recvbuf, count, dt, fn);
-	if (!hc_type_contig(dt) && kind == RED_SCATTER_BLOCK) /* the general schedule either way */
-		return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, count, dt, op, root, comm, RUN_BLOCKING, NULL, fn);
-	if (!hc_type_contig(dt)) return hc_reduce_packed(ci, kind, sendbuf, recvbuf, count, dt, &r, root, fn);
-	int rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root);
+	if (!hc_type_contig(dt)) {
+		/* Reduce-scatter-block takes the general schedule either way. */
+		if (nb || kind == RED_SCATTER_BLOCK)
+			return hc_nb_red(nbc[kind], sendbuf, recvbuf, count, dt, op, root, comm, RUN_OF(nb), req, fn);
+		return hc_reduce_packed(ci, kind, sendbuf, recvbuf, count, dt, &r, root, fn);
+	}
+	int rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root, NB_REQ(nb, req),
+				 NB_CACHE(nb));
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -217,14 +264,23 @@ int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
 HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
 		      int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fn)
 {
+	return hc_move_x(kind, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL, fn);
+}
+
+HC_HIDDEN int hc_move_x(int kind, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
+			int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, int nb, MPI_Request *req,
+			const char *fn)
+{
+	static const int nbc[] = {[MOV_GATHER] = HC_NBC_GATHER, [MOV_SCATTER] = HC_NBC_SCATTER,
+				  [MOV_ALLGATHER] = HC_NBC_ALLGATHER, [MOV_ALLTOALL] = HC_NBC_ALLTOALL};
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
-	if (HC_IS_INTER(ci)) {
-		static const int nbc[] = {[MOV_GATHER] = HC_NBC_GATHER, [MOV_SCATTER] = HC_NBC_SCATTER,
-					  [MOV_ALLGATHER] = HC_NBC_ALLGATHER, [MOV_ALLTOALL] = HC_NBC_ALLTOALL};
+	/* Alltoall in place copies its input aside in Go: its nonblocking
+	 * form takes nbc.c's path. */
+	if (HC_IS_INTER(ci) || (nb && kind == MOV_ALLTOALL && sendbuf == MPI_IN_PLACE))
 		return hc_nb_mv(nbc[kind], sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-				RUN_BLOCKING, NULL, fn);
-	}
+				RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
 	int64_t ss = 0, rs = 0;
 	int send_used = kind != MOV_SCATTER || me == root;
@@ -249,11 +305,11 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 	/* Only the side a process contributes may be MPI_IN_PLACE. */
 	if (kind == MOV_SCATTER ? send_used : recv_used) HC_CHECK_NOT_IN_PLACE(ci, kind == MOV_SCATTER ? sendbuf : recvbuf, fn);
 	/* Gather and Scatter of non-contiguous types run the general schedule
-	 * (request-owned scratch); Allgather and Alltoall keep the fast path
-	 * over packed copies. */
-	if (packed && (kind == MOV_GATHER || kind == MOV_SCATTER))
-		return hc_nb_mv(kind == MOV_GATHER ? HC_NBC_GATHER : HC_NBC_SCATTER, sendbuf, sendcount, sendtype, recvbuf,
-				recvcount, recvtype, root, comm, RUN_BLOCKING, NULL, fn);
+	 * (request-owned scratch), as every nonblocking one does; blocking
+	 * Allgather and Alltoall keep the fast path over packed copies. */
+	if (packed && (nb || kind == MOV_GATHER || kind == MOV_SCATTER))
+		return hc_nb_mv(nbc[kind], sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+				RUN_OF(nb), req, fn);
 	/* Non-contiguous types: the whole buffers travel packed (a buffer of
 	 * size blocks is size * count elements of the type in a row); an
 	 * in-place buffer is packed first so its own block goes along. */
@@ -301,7 +357,7 @@ HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Data
 		rn *= size;
 		break;
 	}
-	int rc = hympi_go_gather(ci, kind, (void *)sendbuf, sn, recvbuf, rn, root);
+	int rc = hympi_go_gather(ci, kind, (void *)sendbuf, sn, recvbuf, rn, root, NB_REQ(nb, req), NB_CACHE(nb));
 	if (!rc && rtmp) hc_type_unpack(recvtype, nr, rtmp, rs * nr, user_recv);
 	free(stmp);
 	free(rtmp);
@@ -360,12 +416,20 @@ static int hc_vcheck(int ci, const void *buf, const int *counts, const int *disp
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 		 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	const char *fn = "MPI_Gatherv";
+	return hc_gatherv_x(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, 0, NULL,
+			    "MPI_Gatherv");
+}
+
+HC_HIDDEN int hc_gatherv_x(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+			   int nb, MPI_Request *req, const char *fn)
+{
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	if (HC_IS_INTER(ci))
 		return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
-				comm, RUN_BLOCKING, NULL, fn);
+				comm, RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
 	int me = hc_comms[ci].rank, inplace = sendbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs = 0;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -374,21 +438,30 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	if (me == root) VCHECK(ci, recvbuf, recvcounts, displs, recvtype, fn);
 	if ((!inplace && !hc_type_contig(sendtype)) || (me == root && !hc_type_contig(recvtype)))
 		return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
-				comm, RUN_BLOCKING, NULL, fn);
+				comm, RUN_OF(nb), req, fn);
 	int rc = hympi_go_gatherv(ci, VEC_GATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
-				  me == root ? (int *)recvcounts : NULL, me == root ? (int *)displs : NULL, rs, root, inplace);
+				  me == root ? (int *)recvcounts : NULL, me == root ? (int *)displs : NULL, rs, root, inplace,
+				  NB_REQ(nb, req), NB_CACHE(nb));
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 		    const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-	const char *fn = "MPI_Allgatherv";
+	return hc_allgatherv_x(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, 0, NULL,
+			       "MPI_Allgatherv");
+}
+
+HC_HIDDEN int hc_allgatherv_x(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			      const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, int nb,
+			      MPI_Request *req, const char *fn)
+{
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	if (HC_IS_INTER(ci))
 		return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, 0,
-				comm, RUN_BLOCKING, NULL, fn);
+				comm, RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -397,21 +470,29 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	VCHECK(ci, recvbuf, recvcounts, displs, recvtype, fn);
 	if ((!inplace && !hc_type_contig(sendtype)) || !hc_type_contig(recvtype))
 		return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, 0,
-				comm, RUN_BLOCKING, NULL, fn);
+				comm, RUN_OF(nb), req, fn);
 	int rc = hympi_go_gatherv(ci, VEC_ALLGATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
-				  (int *)recvcounts, (int *)displs, rs, 0, inplace);
+				  (int *)recvcounts, (int *)displs, rs, 0, inplace, NB_REQ(nb, req), NB_CACHE(nb));
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf,
 		  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	const char *fn = "MPI_Scatterv";
+	return hc_scatterv_x(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL,
+			     "MPI_Scatterv");
+}
+
+HC_HIDDEN int hc_scatterv_x(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+			    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, int nb,
+			    MPI_Request *req, const char *fn)
+{
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	if (HC_IS_INTER(ci))
 		return hc_nb_sv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm,
-				RUN_BLOCKING, NULL, fn);
+				RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
 	int me = hc_comms[ci].rank, inplace = recvbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs = 0;
 	if (me == root && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -420,22 +501,32 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	if (me == root) VCHECK(ci, sendbuf, sendcounts, displs, sendtype, fn);
 	if ((me == root && !hc_type_contig(sendtype)) || (!inplace && !hc_type_contig(recvtype)))
 		return hc_nb_sv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm,
-				RUN_BLOCKING, NULL, fn);
+				RUN_OF(nb), req, fn);
 	int rc = hympi_go_gatherv(ci, VEC_SCATTER, me == root ? (void *)sendbuf : NULL, rs * recvcount,
 				  inplace ? NULL : recvbuf, me == root ? (int *)sendcounts : NULL,
-				  me == root ? (int *)displs : NULL, ss, root, inplace);
+				  me == root ? (int *)displs : NULL, ss, root, inplace, NB_REQ(nb, req), NB_CACHE(nb));
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
 		   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-	const char *fn = "MPI_Alltoallv";
+	return hc_alltoallv_x(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, 0,
+			      NULL, "MPI_Alltoallv");
+}
+
+HC_HIDDEN int hc_alltoallv_x(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+			     void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+			     MPI_Comm comm, int nb, MPI_Request *req, const char *fn)
+{
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
-	if (HC_IS_INTER(ci))
+	/* In place, the Go side copies the input aside: the nonblocking form
+	 * takes nbc.c's path. */
+	if (HC_IS_INTER(ci) || (nb && sendbuf == MPI_IN_PLACE))
 		return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm,
-				RUN_BLOCKING, NULL, fn);
+				RUN_OF(nb), req, fn);
+	if (nb) HC_CHECK_PTR(ci, req, fn);
 	int inplace = sendbuf == MPI_IN_PLACE;
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -444,9 +535,9 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	VCHECK(ci, recvbuf, recvcounts, rdispls, recvtype, fn);
 	if ((!inplace && !hc_type_contig(sendtype)) || !hc_type_contig(recvtype))
 		return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm,
-				RUN_BLOCKING, NULL, fn);
+				RUN_OF(nb), req, fn);
 	int rc = hympi_go_alltoallv(ci, inplace ? NULL : (void *)sendbuf, (int *)sendcounts, (int *)sdispls, ss, recvbuf,
-				    (int *)recvcounts, (int *)rdispls, rs, inplace);
+				    (int *)recvcounts, (int *)rdispls, rs, inplace, NB_REQ(nb, req), NB_CACHE(nb));
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 

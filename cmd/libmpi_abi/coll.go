@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -40,30 +41,66 @@ func redOf(r *C.hc_red) (mpi.Datatype, mpi.Op, C.int) {
 	return reduction(uintptr(r.op), uintptr(r.dt), int64(r.esize), uintptr(r.base), int64(r.nbase), r.builtin_ok != 0)
 }
 
+// The collectives below run blocking when req is nil and start the
+// nonblocking twin otherwise (its handle into *req; cache is the calling
+// thread's request cache): one entry per collective, one call from C.
+
+// started turns a nonblocking collective the engine has started into the
+// caller's handle: the complete operation's (hReqDone) when the start call
+// completed it already, a request slot otherwise.
+func started(ci C.int, x *mpi.Request, err error, req *C.intptr_t, cache *C.hc_reqcache) C.int {
+	if err != nil {
+		return errCode(err)
+	}
+	if cabi.TakeDone(x) {
+		// Complete already (the peers were there, or the result is
+		// local): MPI_Wait, MPI_Test and MPI_Waitall answer the handle
+		// in C, as for an MPI_Isend that went out at once.
+		*req = hReqDone
+		return 0
+	}
+	q := newReq(req, cache)
+	if q == nil {
+		return C.MPI_ERR_NO_MEM
+	}
+	q.r, q.ci, q.active = x, ci, true
+	return 0
+}
+
 //export hympi_go_barrier
-func hympi_go_barrier(ci C.int) C.int {
+func hympi_go_barrier(ci C.int, req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
+	}
+	if req != nil {
+		x, err := c.Ibarrier()
+		return started(ci, x, err, req, cache)
 	}
 	return errCode(c.Barrier())
 }
 
 //export hympi_go_bcast
-func hympi_go_bcast(ci C.int, buf unsafe.Pointer, n C.int64_t, root C.int) C.int {
+func hympi_go_bcast(ci C.int, buf unsafe.Pointer, n C.int64_t, root C.int, req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
+	}
+	if req != nil {
+		x, err := c.Ibcast(bytesAt(buf, n), int(root))
+		return started(ci, x, err, req, cache)
 	}
 	return errCode(c.Bcast(bytesAt(buf, n), int(root)))
 }
 
 // hympi_go_reduce: send and recv hold n bytes (for reduce-scatter-block, n
 // is one block: send holds Size()*n). send == recv means in place; for
-// reduce-scatter-block in place, recv holds all the blocks.
+// reduce-scatter-block in place, recv holds all the blocks (blocking only:
+// its nonblocking form goes through hympi_go_icoll).
 //
 //export hympi_go_reduce
-func hympi_go_reduce(ci, kind C.int, send, recv unsafe.Pointer, n C.int64_t, red *C.hc_red, root C.int) C.int {
+func hympi_go_reduce(ci, kind C.int, send, recv unsafe.Pointer, n C.int64_t, red *C.hc_red, root C.int,
+	req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -76,12 +113,29 @@ func hympi_go_reduce(ci, kind C.int, send, recv unsafe.Pointer, n C.int64_t, red
 	if send == recv {
 		s = r
 	}
+	if int(root) != c.Rank() && recv == nil && kind == redReduce {
+		r = nil
+	}
+	if req != nil {
+		var x *mpi.Request
+		var err error
+		switch kind {
+		case redReduce:
+			x, err = c.Ireduce(s, r, t, o, int(root))
+		case redAllreduce:
+			x, err = c.Iallreduce(s, r, t, o)
+		case redScan:
+			x, err = c.Iscan(s, r, t, o)
+		case redExscan:
+			x, err = c.Iexscan(s, r, t, o)
+		default:
+			return C.MPI_ERR_INTERN
+		}
+		return started(ci, x, err, req, cache)
+	}
 	var err error
 	switch kind {
 	case redReduce:
-		if int(root) != c.Rank() && recv == nil {
-			r = nil
-		}
 		err = c.Reduce(s, r, t, o, int(root))
 	case redAllreduce:
 		err = c.Allreduce(s, r, t, o)
@@ -186,12 +240,30 @@ func hympi_go_reduce_scatter(ci C.int, send, recv unsafe.Pointer, counts *C.int,
 // Alltoall in place (send == recv), done here through a copy.
 //
 //export hympi_go_gather
-func hympi_go_gather(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv unsafe.Pointer, rn C.int64_t, root C.int) C.int {
+func hympi_go_gather(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv unsafe.Pointer, rn C.int64_t, root C.int,
+	req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
 	}
 	s, r := bytesAt(send, sn), bytesAt(recv, rn)
+	if req != nil { // Alltoall in place comes through hympi_go_icoll
+		var x *mpi.Request
+		var err error
+		switch kind {
+		case movGather:
+			x, err = c.Igather(s, r, int(root))
+		case movScatter:
+			x, err = c.Iscatter(s, r, int(root))
+		case movAllgather:
+			x, err = c.Iallgather(s, r)
+		case movAlltoall:
+			x, err = c.Ialltoall(s, r)
+		default:
+			return C.MPI_ERR_INTERN
+		}
+		return started(ci, x, err, req, cache)
+	}
 	var err error
 	switch kind {
 	case movGather:
@@ -215,7 +287,7 @@ func hympi_go_gather(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv uns
 //
 //export hympi_go_gatherv
 func hympi_go_gatherv(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv unsafe.Pointer,
-	counts, displs *C.int, esize C.int64_t, root, inplace C.int) C.int {
+	counts, displs *C.int, esize C.int64_t, root, inplace C.int, req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -240,9 +312,18 @@ func hympi_go_gatherv(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv un
 		if inplace != 0 {
 			s = blockOf(r, bc, bd, me)
 		}
-		if kind == vecGather {
+		switch {
+		case req != nil:
+			var x *mpi.Request
+			if kind == vecGather {
+				x, err = c.Igatherv(s, r, bc, bd, int(root))
+			} else {
+				x, err = c.Iallgatherv(s, r, bc, bd)
+			}
+			return started(ci, x, err, req, cache)
+		case kind == vecGather:
 			err = c.Gatherv(s, r, bc, bd, int(root))
-		} else {
+		default:
 			err = c.Allgatherv(s, r, bc, bd)
 		}
 	case vecScatter:
@@ -254,6 +335,10 @@ func hympi_go_gatherv(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv un
 		if inplace != 0 {
 			r = blockOf(s, bc, bd, me)
 		}
+		if req != nil {
+			x, err := c.Iscatterv(s, bc, bd, r, int(root))
+			return started(ci, x, err, req, cache)
+		}
 		err = c.Scatterv(s, bc, bd, r, int(root))
 	}
 	return errCode(err)
@@ -261,7 +346,8 @@ func hympi_go_gatherv(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv un
 
 //export hympi_go_alltoallv
 func hympi_go_alltoallv(ci C.int, send unsafe.Pointer, scounts, sdispls *C.int, sesize C.int64_t,
-	recv unsafe.Pointer, rcounts, rdispls *C.int, resize C.int64_t, inplace C.int) C.int {
+	recv unsafe.Pointer, rcounts, rdispls *C.int, resize C.int64_t, inplace C.int, req *C.intptr_t,
+	cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -278,6 +364,10 @@ func hympi_go_alltoallv(ci C.int, send unsafe.Pointer, scounts, sdispls *C.int, 
 	} else {
 		sc, sd = scaled(ints[2*n:3*n], intsAt(scounts, n), sesize), scaled(ints[3*n:], intsAt(sdispls, n), sesize)
 		s = bytesAt(send, extentOf(sc, sd))
+	}
+	if req != nil { // never in place: that comes through hympi_go_icoll
+		x, err := c.Ialltoallv(s, sc, sd, r, rc2, rd)
+		return started(ci, x, err, req, cache)
 	}
 	return errCode(c.Alltoallv(s, sc, sd, r, rc2, rd))
 }

@@ -660,7 +660,7 @@ static int hc_nb_aw(const void *sbuf, const void *scounts, const void *sdispls, 
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_barrier(comm, RUN_NB, request, "MPI_Ibarrier");
+	return hc_barrier(comm, 1, request, "MPI_Ibarrier");
 }
 
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -671,7 +671,7 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_NB, request, "MPI_Ibcast");
+	return hc_bcast_x(buffer, count, datatype, root, comm, 1, request, "MPI_Ibcast");
 }
 
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -682,7 +682,7 @@ int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MP
 
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_NB, request, "MPI_Ibcast_c");
+	return hc_bcast_x(buffer, count, datatype, root, comm, 1, request, "MPI_Ibcast_c");
 }
 
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -698,7 +698,7 @@ int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
 
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, RUN_NB, request, "MPI_Ireduce");
+	return hc_reduce_x(RED_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, 1, request, "MPI_Ireduce");
 }
 
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -709,7 +709,7 @@ int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, RUN_NB, request, "MPI_Ireduce_c");
+	return hc_reduce_x(RED_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, 1, request, "MPI_Ireduce_c");
 }
 
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -725,7 +725,7 @@ int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iallreduce");
+	return hc_reduce_x(RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, 1, request, "MPI_Iallreduce");
 }
 
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -736,7 +736,7 @@ int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iallreduce_c");
+	return hc_reduce_x(RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, 1, request, "MPI_Iallreduce_c");
 }
 
 int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -752,7 +752,7 @@ int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iscan");
+	return hc_reduce_x(RED_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, 1, request, "MPI_Iscan");
 }
 
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -763,7 +763,7 @@ int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iscan_c");
+	return hc_reduce_x(RED_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, 1, request, "MPI_Iscan_c");
 }
 
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -779,7 +779,7 @@ int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
 
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iexscan");
+	return hc_reduce_x(RED_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, 1, request, "MPI_Iexscan");
 }
 
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -790,7 +790,7 @@ int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, RUN_NB, request, "MPI_Iexscan_c");
+	return hc_reduce_x(RED_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, 1, request, "MPI_Iexscan_c");
 }
 
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -860,7 +860,7 @@ int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count re
 
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_mv(HC_NBC_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_NB, request, "MPI_Igather");
+	return hc_move_x(MOV_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 1, request, "MPI_Igather");
 }
 
 int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -871,7 +871,7 @@ int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_mv(HC_NBC_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_NB, request, "MPI_Igather_c");
+	return hc_move_x(MOV_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 1, request, "MPI_Igather_c");
 }
 
 int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -887,7 +887,7 @@ int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_mv(HC_NBC_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_NB, request, "MPI_Iscatter");
+	return hc_move_x(MOV_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 1, request, "MPI_Iscatter");
 }
 
 int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -898,7 +898,7 @@ int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 
 int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_mv(HC_NBC_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_NB, request, "MPI_Iscatter_c");
+	return hc_move_x(MOV_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 1, request, "MPI_Iscatter_c");
 }
 
 int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -914,7 +914,7 @@ int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_mv(HC_NBC_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_NB, request, "MPI_Iallgather");
+	return hc_move_x(MOV_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, 1, request, "MPI_Iallgather");
 }
 
 int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -925,7 +925,7 @@ int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_mv(HC_NBC_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_NB, request, "MPI_Iallgather_c");
+	return hc_move_x(MOV_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, 1, request, "MPI_Iallgather_c");
 }
 
 int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -941,7 +941,7 @@ int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_mv(HC_NBC_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_NB, request, "MPI_Ialltoall");
+	return hc_move_x(MOV_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, 1, request, "MPI_Ialltoall");
 }
 
 int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -952,7 +952,7 @@ int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 
 int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_mv(HC_NBC_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, RUN_NB, request, "MPI_Ialltoall_c");
+	return hc_move_x(MOV_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, 1, request, "MPI_Ialltoall_c");
 }
 
 int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -968,7 +968,7 @@ int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root, comm, RUN_NB, request, "MPI_Igatherv");
+	return hc_gatherv_x(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, 1, request, "MPI_Igatherv");
 }
 
 int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -995,7 +995,7 @@ int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_sv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm, RUN_NB, request, "MPI_Iscatterv");
+	return hc_scatterv_x(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, 1, request, "MPI_Iscatterv");
 }
 
 int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -1022,7 +1022,7 @@ int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, 0, comm, RUN_NB, request, "MPI_Iallgatherv");
+	return hc_allgatherv_x(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, 1, request, "MPI_Iallgatherv");
 }
 
 int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -1049,7 +1049,7 @@ int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 
 int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm, RUN_NB, request, "MPI_Ialltoallv");
+	return hc_alltoallv_x(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, 1, request, "MPI_Ialltoallv");
 }
 
 int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)

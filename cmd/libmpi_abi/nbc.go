@@ -8,6 +8,7 @@ import "C"
 import (
 	"unsafe"
 
+	"github.com/hympi/hympi/internal/cabi"
 	"github.com/hympi/hympi/mpi"
 )
 
@@ -261,15 +262,7 @@ func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t, ca
 	// The common case: plain data, started now, nothing kept past the
 	// call but the request.
 	x, err := k.start(c)
-	if err != nil {
-		return errCode(err)
-	}
-	q := newReq(req, cache)
-	if q == nil {
-		return C.MPI_ERR_NO_MEM
-	}
-	q.r, q.ci, q.active = x, ci, true
-	return 0
+	return started(ci, x, err, req, cache)
 }
 
 // collRequest makes the C request of a collective: a persistent one bound
@@ -297,6 +290,19 @@ func collRequest(ci C.int, persistent bool, b *collBinding, start func() (*mpi.R
 	if err != nil {
 		b.drop()
 		return errCode(err)
+	}
+	if cabi.TakeDone(x) {
+		// Complete at once: unpack now and free what a request would
+		// have kept, then hand out the complete operation's handle.
+		if b.post != nil {
+			b.post()
+		}
+		if b.owned != nil {
+			C.hc_pk_free(b.owned)
+		}
+		b.drop()
+		*req = hReqDone
+		return 0
 	}
 	q := newReq(req, nil)
 	if q == nil {

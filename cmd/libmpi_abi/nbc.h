@@ -154,6 +154,28 @@ HC_HIDDEN int hc_nb_av(const void *sbuf, const void *scounts, const void *sdispl
 /* The blocking paths shared by the int and _c forms (coll.c). */
 HC_HIDDEN int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt);
 HC_HIDDEN int hc_bcast(void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *fn);
+/* The _x forms are the blocking path (nb 0) or its nonblocking twin (nb 1,
+ * the handle into *req), one call into Go either way. */
+HC_HIDDEN int hc_barrier(MPI_Comm comm, int nb, MPI_Request *req, const char *fn);
+HC_HIDDEN int hc_bcast_x(void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm, int nb,
+			 MPI_Request *req, const char *fn);
+HC_HIDDEN int hc_move_x(int kind, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
+			int64_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, int nb, MPI_Request *req,
+			const char *fn);
+HC_HIDDEN int hc_gatherv_x(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+			   int nb, MPI_Request *req, const char *fn);
+HC_HIDDEN int hc_allgatherv_x(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			      const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, int nb,
+			      MPI_Request *req, const char *fn);
+HC_HIDDEN int hc_scatterv_x(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+			    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, int nb,
+			    MPI_Request *req, const char *fn);
+HC_HIDDEN int hc_alltoallv_x(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+			     void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+			     MPI_Comm comm, int nb, MPI_Request *req, const char *fn);
+HC_HIDDEN int hc_reduce_x(int kind, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype dt, MPI_Op op,
+			  int root, MPI_Comm comm, int nb, MPI_Request *req, const char *fn);
 HC_HIDDEN int hc_reduce(int kind, const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype dt, MPI_Op op,
 			int root, MPI_Comm comm, const char *fn);
 HC_HIDDEN int hc_move(int kind, const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,

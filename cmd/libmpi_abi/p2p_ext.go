@@ -73,6 +73,17 @@ func peekStatus(h uintptr, st *C.MPI_Status) (done bool, code C.int, ok bool) {
 	return true, code, true
 }
 
+// activeReq reports whether handle h stands for an active request (the
+// complete operation's handle hReqDone, which owns no slot, is one); ok is
+// false for an invalid handle.
+func activeReq(h uintptr) (active, ok bool) {
+	if h == hReqDone {
+		return true, true
+	}
+	q, _, ok := lookup(h)
+	return ok && q != nil && q.active, ok
+}
+
 //export hympi_go_get_status_all
 func hympi_go_get_status_all(p unsafe.Pointer, n C.int, flag *C.int, sts *C.MPI_Status) C.int {
 	if flag == nil || n > 0 && p == nil {
@@ -111,13 +122,11 @@ func hympi_go_get_status_any(p unsafe.Pointer, n C.int, index, flag *C.int, st *
 	*flag, *index = 0, C.MPI_UNDEFINED
 	active := false
 	for _, h := range hs {
-		q, _, ok := lookup(h)
+		a, ok := activeReq(h)
 		if !ok {
 			return C.MPI_ERR_REQUEST
 		}
-		if q != nil && q.active {
-			active = true
-		}
+		active = active || a
 	}
 	if !active {
 		*flag = 1
@@ -125,7 +134,7 @@ func hympi_go_get_status_any(p unsafe.Pointer, n C.int, index, flag *C.int, st *
 		return 0
 	}
 	for i, h := range hs {
-		if q, _, _ := lookup(h); q == nil || !q.active {
+		if a, _ := activeReq(h); !a {
 			continue
 		}
 		done, code, _ := peekStatus(h, st)
@@ -145,13 +154,11 @@ func hympi_go_get_status_some(p unsafe.Pointer, n C.int, outcount, indices *C.in
 	hs := reqView(p, n)
 	active := false
 	for _, h := range hs {
-		q, _, ok := lookup(h)
+		a, ok := activeReq(h)
 		if !ok {
 			return C.MPI_ERR_REQUEST
 		}
-		if q != nil && q.active {
-			active = true
-		}
+		active = active || a
 	}
 	if !active {
 		*outcount = C.MPI_UNDEFINED
@@ -161,7 +168,7 @@ func hympi_go_get_status_some(p unsafe.Pointer, n C.int, outcount, indices *C.in
 	out := 0
 	failed := false
 	for i, h := range hs {
-		if q, _, _ := lookup(h); q == nil || !q.active {
+		if a, _ := activeReq(h); !a {
 			continue
 		}
 		if done, code, _ := peekStatus(h, statusAt(sts, out)); done {

@@ -28,6 +28,7 @@ type xfer = func(*mpi.Comm, *mpi.Request, []byte, int, int) (*mpi.Request, error
 
 var (
 	peek          = typed[func(*mpi.Request) (mpi.Status, bool, error)]("Peek", enginehook.Peek)
+	takeDone      = typed[func(*mpi.Request) bool]("TakeDone", enginehook.TakeDone)
 	cancelRecv    = typed[func(*mpi.Request) bool]("CancelRecv", enginehook.CancelRecv)
 	cancelSend    = typed[func(*mpi.Request) bool]("CancelSend", enginehook.CancelSend)
 	testallInto   = typed[func([]*mpi.Request, []mpi.Status) (bool, error)]("TestallInto", enginehook.TestallInto)
@@ -66,6 +67,12 @@ type Seg = enginehook.Seg
 // Peek reports whether r has completed, and its status, without spending it
 // (MPI_Request_get_status). It makes one progress pass when r is pending.
 func Peek(r *mpi.Request) (mpi.Status, bool, error) { return peek(r) }
+
+// TakeDone spends r and reports true when it has completed without error
+// (after one progress pass if it was pending); otherwise it changes nothing. A
+// nonblocking collective that its start call completed then needs no
+// request at all (MPI_I* returning the born-done handle).
+func TakeDone(r *mpi.Request) bool { return takeDone(r) }
 
 // CancelRecv cancels a receive not yet matched (MPI_Cancel on a receive)
 // and reports whether it did; the request then completes with a cancelled

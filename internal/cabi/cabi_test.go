@@ -42,6 +42,9 @@ func TestHooksReachTheEngine(t *testing.T) {
 	if CancelRecv(nil) || CancelSend(nil) {
 		t.Error("cancelling a nil request reports success")
 	}
+	if TakeDone(nil) {
+		t.Error("TakeDone of a nil request reports it complete")
+	}
 	if NewJoin() != nil {
 		t.Error("NewJoin before Init returned a request")
 	}
@@ -51,7 +54,8 @@ func TestHooksReachTheEngine(t *testing.T) {
 // on a singleton (Init without hympirun): a receive posted with IrecvIn is
 // pending to Peek, matched by a send from IsendIn, collected by
 // WaitallInto; a join follows a receive and completes with it; a receive
-// nobody sends to is cancelled by CancelRecv, and CancelSend refuses it.
+// nobody sends to is cancelled by CancelRecv, and CancelSend refuses it;
+// TakeDone spends a complete collective and leaves a pending receive.
 func TestHooksOnASingleton(t *testing.T) {
 	if err := mpi.Init(); err != nil {
 		t.Fatal(err)
@@ -107,5 +111,35 @@ func TestHooksOnASingleton(t *testing.T) {
 	}
 	if st, err := cr.Wait(); err != nil || !st.Cancelled {
 		t.Fatalf("cancelled receive: %+v, %v", st, err)
+	}
+
+	// TakeDone spends a complete request (a singleton's collective is
+	// complete in its start), and leaves a pending one alone: Wait still
+	// completes it.
+	b, err := w.Ibarrier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !TakeDone(b) {
+		t.Fatal("TakeDone of a singleton's Ibarrier: not complete")
+	}
+	if TakeDone(b) {
+		t.Fatal("TakeDone took a spent request again")
+	}
+	if _, err := b.Wait(); mpi.ClassOf(err) != mpi.ErrRequest {
+		t.Fatalf("Wait after TakeDone: %v, want a spent-request error", err)
+	}
+	pr, err := IrecvIn(w, nil, buf, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if TakeDone(pr) {
+		t.Fatal("TakeDone took a receive nobody has sent to")
+	}
+	if _, err := IsendIn(w, nil, []byte("third"), 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pr.Wait(); err != nil || string(buf) != "third" {
+		t.Fatalf("receive after TakeDone refused it: %v, buf %q", err, buf)
 	}
 }

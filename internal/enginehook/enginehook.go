@@ -18,6 +18,7 @@ import "github.com/hympi/hympi/internal/calib"
 // imports it catches it.
 var (
 	Peek          any // func(*mpi.Request) (mpi.Status, bool, error)
+	TakeDone      any // func(*mpi.Request) bool
 	CancelRecv    any // func(*mpi.Request) bool
 	CancelSend    any // func(*mpi.Request) bool
 	TestallInto   any // func([]*mpi.Request, []mpi.Status) (bool, error)

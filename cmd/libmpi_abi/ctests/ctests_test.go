@@ -191,6 +191,7 @@ func TestCPrograms(t *testing.T) {
 		{"attr_fail", []int{1, 2}, true},
 		{"dims", []int{1}, false},
 		{"nbc_types", []int{1, 2, 3}, true},
+		{"nbc_done", []int{1, 2, 3}, true},
 		{"idup_inter", []int{2, 4, 5}, true},
 		{"fastlane", []int{1, 4}, true},
 	}
