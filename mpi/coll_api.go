@@ -56,7 +56,7 @@ func (c *Comm) reduceBuild(s *schedule, what string, send, recv []byte, dt Datat
 	if c.rank == root {
 		out = recv[:len(send)]
 	}
-	reduceSched(s, c.rank, root, c.size, send, out, red)
+	reduceSched(s, c.rank, root, c.size, send, out, red, c.e.oversub)
 	s.fitsSlot(len(send))
 	return nil
 }
@@ -200,7 +200,7 @@ func (c *Comm) reduceScatterOf(s *schedule, what string, send, recv []byte, coun
 			return newErr(ErrCount, what, "count %d of rank %d is not a whole number of %v elements", k, i, dt)
 		}
 	}
-	reduceScatterSched(s, c.rank, c.size, in, recv, counts, red)
+	reduceScatterSched(s, c.rank, c.size, in, recv, counts, red, c.e.oversub)
 	return nil
 }
 
@@ -238,6 +238,7 @@ func (c *Comm) gathervBuild(s *schedule, what string, send, recv []byte, counts,
 		}
 	}
 	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs)
+	s.onePerPair()
 	return nil
 }
 
@@ -284,6 +285,7 @@ func (c *Comm) scattervBuild(s *schedule, what string, send []byte, counts, disp
 		recv = recv[:counts[root]]
 	}
 	scattervSched(s, c.rank, root, c.size, send, counts, displs, recv)
+	s.onePerPair()
 	return nil
 }
 
@@ -400,6 +402,7 @@ func (c *Comm) alltoallvBuild(s *schedule, what string, send []byte, scounts, sd
 		send = inPlaceCopy(s, send)
 	}
 	alltoallvSched(s, c.rank, c.size, send, scounts, sdispls, recv, rcounts, rdispls)
+	s.onePerPair()
 	if inPlace {
 		// The own block comes from the copy, once the rounds start.
 		s.own = [2][]byte{}

@@ -2,6 +2,8 @@
 
 package mpi
 
+import "github.com/hympi/hympi/shm"
+
 // Tree shapes for rooted collectives. Ranks are relative to the root
 // (vr = (rank - root) mod n), so every root gets the same shape.
 
@@ -192,8 +194,15 @@ var (
 // alternating runs on a loaded machine) the tree took 10 µs against 48 at
 // 64 KiB and 140 against 359 at 1 MiB; the extra round's synchronisation
 // costs more than the half pass it saves.
-func reduceSched(s *schedule, rank, root, n int, in, out []byte, red reducer) {
+//
+// flat (more ranks than CPUs) with more than 2 ranks and a message that
+// fits a collective slot, it is flatReduce instead.
+func reduceSched(s *schedule, rank, root, n int, in, out []byte, red reducer, flat bool) {
 	s.red = red
+	if flat && n > 2 && len(in) <= shm.CollInlineMax {
+		flatReduce(s, rank, root, n, in, out)
+		return
+	}
 	if n == 1 {
 		if !sameBuf(in, out) {
 			s.nextLocal()
@@ -254,6 +263,51 @@ func reduceSched(s *schedule, rank, root, n int, in, out []byte, red reducer) {
 	if rank == root && treeRoot != root {
 		s.next()
 		s.recv(treeRoot, out)
+	}
+}
+
+// flatReduce is a small reduction of an oversubscribed job: every rank
+// sends its input straight to root, which combines them all in rank order.
+// Each rank other than root runs once and leaves, and root waits for one
+// round, where the binomial tree needs log2 n rounds in turn, each waiting
+// for the scheduler to run the rank that sends it (with more ranks than
+// CPUs a rank's turn is a context switch away). Root folds from the
+// highest rank down (out = c_p op out), so a non-commutative operator sees
+// rank order; its own contribution is read in place, or kept aside first
+// when out is in (in place) and the first step would overwrite it.
+func flatReduce(s *schedule, rank, root, n int, in, out []byte) {
+	s.next()
+	if rank != root {
+		s.send(root, in)
+		return
+	}
+	m := len(in)
+	tmps := s.scratch(m * (n - 1))
+	own := in
+	from := func(p int) []byte {
+		switch {
+		case p == root:
+			return own
+		case p > root:
+			p--
+		}
+		return tmps[p*m : (p+1)*m]
+	}
+	for k := 1; k < n; k++ {
+		p := (root + k) % n
+		s.recv(p, from(p))
+	}
+	inPlace := sameBuf(in, out)
+	if inPlace && root != n-1 {
+		keep := s.scratch(m)
+		s.copyStep(keep, in)
+		own = keep
+	}
+	if !inPlace || root != n-1 {
+		s.copyStep(out, from(n-1))
+	}
+	for p := n - 2; p >= 0; p-- {
+		s.reduce(from(p), out)
 	}
 }
 
