@@ -63,7 +63,7 @@ func allreduceSched(s *schedule, rank, n int, in, out []byte, red reducer, flat 
 			rootOut = out
 		}
 		reduceSched(s, rank, 0, n, in, rootOut, red, flat)
-		bcastSched(s, rank, 0, n, out)
+		bcastSched(s, rank, 0, n, out, flat)
 		s.fitsSlot(len(in))
 	}
 }

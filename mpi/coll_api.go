@@ -32,7 +32,7 @@ func (c *Comm) bcastBuild(s *schedule, what string, buf []byte, root int) error 
 	if err := c.checkRoot(what, root); err != nil {
 		return err
 	}
-	bcastSched(s, c.rank, root, c.size, buf)
+	bcastSched(s, c.rank, root, c.size, buf, c.e.oversub)
 	return nil
 }
 
