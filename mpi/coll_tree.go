@@ -95,21 +95,9 @@ const bcastTree = binaryTree
 func barrierSched(s *schedule, rank, n int, flat bool) {
 	s.fitsSlot(0)
 	if flat && n > 2 {
-		// Rank 0 hears from every other rank, then releases each.
-		s.next()
-		if rank != 0 {
-			s.send(0, nil)
-			s.next()
-			s.recv(0, nil)
-			return
-		}
-		for p := 1; p < n; p++ {
-			s.recv(p, nil)
-		}
-		s.next()
-		for p := 1; p < n; p++ {
-			s.send(p, nil)
-		}
+		// Rank 0 hears from every other rank, then releases each: the
+		// small Allreduce's gather and release, of nothing.
+		flatAllreduce(s, rank, n, nil, nil)
 		return
 	}
 	for k := 1; k < n; k <<= 1 {
@@ -309,6 +297,9 @@ func flatReduce(s *schedule, rank, root, n int, in, out []byte) {
 	for k := 1; k < n; k++ {
 		p := (root + k) % n
 		s.recv(p, from(p))
+	}
+	if m == 0 {
+		return // a barrier's gather (flatAllreduce): nothing to combine
 	}
 	inPlace := sameBuf(in, out)
 	if inPlace && root != n-1 {
