@@ -111,6 +111,8 @@ func TestCollProgress(t *testing.T) {
 		// The start call sends the first round (progress_start.go).
 		{"progress_start", "0", "60s", 2, true},
 		{"progress_start", "0", "60s", 4, true},
+		// One Test runs every round it can (progress_start.go).
+		{"progress_onetest", "0", "60s", 5, true},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s/async=%s/n=%d", tc.name, tc.async, tc.n), func(t *testing.T) {

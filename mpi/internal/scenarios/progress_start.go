@@ -91,9 +91,13 @@ func progressStart(c *mpi.Comm) {
 }
 
 // othersDone reports whether every rank but 1 has dropped its file in dir.
-func othersDone(dir string, n int) bool {
+func othersDone(dir string, n int) bool { return othersDoneBut(dir, n, 1) }
+
+// othersDoneBut reports whether every rank but skip has dropped its file
+// in dir.
+func othersDoneBut(dir string, n, skip int) bool {
 	for i := range n {
-		if i == 1 {
+		if i == skip {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(dir, fmt.Sprint("done.", i))); err != nil {
@@ -101,4 +105,48 @@ func othersDone(dir string, n int) bool {
 		}
 	}
 	return true
+}
+
+// One Test runs a nonblocking collective as far as it can go, not one
+// round: the last rank starts an Iscan (recursive doubling: a round per
+// bit of n, each only receiving, from ranks it never sends to) and makes
+// no MPI call until every other rank has finished its part; by then all
+// its messages are in its channels, and a single Test must complete it.
+func init() {
+	register("progress_onetest", progressOneTest)
+}
+
+func progressOneTest(c *mpi.Comm) {
+	r, n := c.Rank(), c.Size()
+	dir := os.Getenv("HYMPI_PROGRESS_DIR")
+	if dir == "" {
+		fail("HYMPI_PROGRESS_DIR is not set")
+	}
+	last := n - 1
+	in, out := []int64{int64(r + 1)}, make([]int64, 1)
+	must(c.Barrier(), "Barrier")
+	q, err := c.Iscan(raw(in), raw(out), mpi.Int64, mpi.Sum)
+	must(err, "Iscan")
+	if r == last {
+		deadline := time.Now().Add(60 * time.Second)
+		for !othersDoneBut(dir, n, last) {
+			time.Sleep(time.Millisecond)
+			if time.Now().After(deadline) {
+				fail("the other ranks did not complete their Iscan")
+			}
+		}
+		if _, done, err := q.Test(); err != nil || !done {
+			fail("one Test with every message there: done %v, err %v", done, err)
+		}
+	} else {
+		_, err := q.Wait()
+		must(err, "Wait")
+		f, err := os.Create(filepath.Join(dir, fmt.Sprint("done.", r)))
+		must(err, "marker")
+		f.Close()
+	}
+	if want := int64((r + 1) * (r + 2) / 2); out[0] != want {
+		fail("Iscan: %d, want %d", out[0], want)
+	}
+	must(c.Barrier(), "Barrier")
 }
