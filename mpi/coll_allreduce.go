@@ -54,7 +54,7 @@ func allreduceSched(s *schedule, rank, n int, in, out []byte, red reducer, flat 
 	case red.commutative && len(in) >= allreduceRingMin && elems >= n:
 		ringAllreduce(s, rank, n, in, out)
 	case flat && n > 2 && len(in) <= shm.CollInlineMax:
-		flatAllreduce(s, rank, n, in, out, red)
+		flatAllreduce(s, rank, n, in, out)
 	case n&(n-1) == 0 && !noRecursiveDoubling:
 		doublingAllreduce(s, rank, n, in, out)
 	default:
@@ -62,8 +62,8 @@ func allreduceSched(s *schedule, rank, n int, in, out []byte, red reducer, flat 
 		if rank == 0 {
 			rootOut = out
 		}
-		reduceSched(s, rank, 0, n, in, rootOut, red)
-		bcastSched(s, rank, 0, n, out)
+		reduceSched(s, rank, 0, n, in, rootOut, red, flat)
+		bcastSched(s, rank, 0, n, out, flat)
 		s.fitsSlot(len(in))
 	}
 }
@@ -298,24 +298,26 @@ func scanSched(s *schedule, rank, n int, in, incl, excl []byte, red reducer, fla
 }
 
 // reduceScatterSched leaves on each rank its block (counts, in bytes,
-// in rank order) of the reduction. Large inputs go straight to their
-// owners (pairReduceScatter); smaller ones with a commutative operator go
+// in rank order) of the reduction. Large inputs, and small ones on at most
+// reduceScatterPairRanks ranks, go straight to their owners in one round
+// (pairReduceScatter); other large ones with a commutative operator go
 // round the ring (each rank sends and receives (n-1)/n of the data);
 // otherwise the whole input is reduced to rank 0 (in rank order) and the
-// blocks scattered.
-func reduceScatterSched(s *schedule, rank, n int, in, out []byte, counts []int, red reducer) {
+// blocks scattered. flat: more ranks than CPUs.
+func reduceScatterSched(s *schedule, rank, n int, in, out []byte, counts []int, red reducer, flat bool) {
 	s.red = red
 	total := 0
 	for _, k := range counts {
 		total += k
 	}
 	s.fitsSlot(total) // MPI requires the same counts on every rank
-	if n > 1 && (len(in) >= reduceScatterPairMin || red.commutative && len(in) >= allreduceRingMin) {
+	pair := len(in) >= reduceScatterPairMin || total <= shm.CollInlineMax && n <= reduceScatterPairRanks
+	if n > 1 && (pair || red.commutative && len(in) >= allreduceRingMin) {
 		b := s.ints(n + 1)
 		for j, k := range counts {
 			b[j+1] = b[j] + k
 		}
-		if len(in) >= reduceScatterPairMin {
+		if pair {
 			pairReduceScatter(s, rank, n, in, out, b)
 			return
 		}
@@ -331,7 +333,7 @@ func reduceScatterSched(s *schedule, rank, n int, in, out []byte, counts []int, 
 	if rank == 0 {
 		full = s.scratch(len(in))
 	}
-	reduceSched(s, rank, 0, n, in, full, red)
+	reduceSched(s, rank, 0, n, in, full, red, flat)
 	displs := s.ints(n)
 	for i := 1; i < n; i++ {
 		displs[i] = displs[i-1] + counts[i-1]
@@ -340,34 +342,31 @@ func reduceScatterSched(s *schedule, rank, n int, in, out []byte, counts []int, 
 	s.fitsSlot(total)
 }
 
+// reduceScatterPairRanks: on at most this many ranks a Reduce_scatter
+// whose input fits a collective slot is pairReduceScatter too: one round
+// in which every rank sends each block to its owner, where reducing to
+// rank 0 and scattering is two (a binomial tree, three) rounds in turn.
+// Oversubscribed, each round in turn waits for the scheduler to run the
+// ranks it needs. A variable so tests and benchmarks can move it.
+var reduceScatterPairRanks = 8
+
 // flatAllreduce is a small Allreduce of an oversubscribed job: every rank
-// sends its input to rank 0, which combines them in rank order and sends
-// the result back. Each rank other than 0 runs twice (send, then take the
-// result), where recursive doubling needs every rank scheduled in each of
-// its log2 n rounds: with more ranks than CPUs each of those rounds waits
-// for the scheduler to get round to every rank.
-func flatAllreduce(s *schedule, rank, n int, in, out []byte, red reducer) {
+// sends its input to rank 0, which combines them in rank order
+// (flatReduce) and sends the result back. Each rank other than 0 runs
+// twice (send, then take the result), where recursive doubling needs every
+// rank scheduled in each of its log2 n rounds: with more ranks than CPUs
+// each of those rounds waits for the scheduler to get round to every rank.
+func flatAllreduce(s *schedule, rank, n int, in, out []byte) {
+	var rootOut []byte
+	if rank == 0 {
+		rootOut = out
+	}
+	flatReduce(s, rank, 0, n, in, rootOut)
 	s.next()
 	if rank != 0 {
-		s.send(0, in)
-		s.next()
 		s.recv(0, out)
 		return
 	}
-	tmps := s.scratch(len(in) * (n - 1))
-	for p := 1; p < n; p++ {
-		s.recv(p, tmps[(p-1)*len(in):p*len(in)])
-	}
-	acc := s.scratch(len(in))
-	s.nextLocal()
-	s.copyStep(acc, in)
-	for p := 1; p < n; p++ {
-		tmp := tmps[(p-1)*len(in) : p*len(in)]
-		s.reduce(acc, tmp)
-		s.copyStep(acc, tmp)
-	}
-	s.copyStep(out, acc)
-	s.next()
 	for p := 1; p < n; p++ {
 		s.send(p, out)
 	}

@@ -35,7 +35,7 @@ func (c *Comm) bcastBuild(s *schedule, what string, buf []byte, root int) error 
 	if err := c.checkRoot(what, root); err != nil {
 		return err
 	}
-	bcastSched(s, c.rank, root, c.size, buf)
+	bcastSched(s, c.rank, root, c.size, buf, c.e.oversub)
 	return nil
 }
 
@@ -59,7 +59,7 @@ func (c *Comm) reduceBuild(s *schedule, what string, send, recv []byte, dt Datat
 	if c.rank == root {
 		out = recv[:len(send)]
 	}
-	reduceSched(s, c.rank, root, c.size, send, out, red)
+	reduceSched(s, c.rank, root, c.size, send, out, red, c.e.oversub)
 	s.fitsSlot(len(send))
 	return nil
 }
@@ -206,7 +206,7 @@ func (c *Comm) reduceScatterOf(s *schedule, what string, send, recv []byte, coun
 			return newErr(ErrCount, what, "count %d of rank %d is not a whole number of %v elements", k, i, dt)
 		}
 	}
-	reduceScatterSched(s, c.rank, c.size, in, recv, counts, red)
+	reduceScatterSched(s, c.rank, c.size, in, recv, counts, red, c.e.oversub)
 	return nil
 }
 
@@ -244,6 +244,7 @@ func (c *Comm) gathervBuild(s *schedule, what string, send, recv []byte, counts,
 		}
 	}
 	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs)
+	s.onePerPair()
 	return nil
 }
 
@@ -290,6 +291,7 @@ func (c *Comm) scattervBuild(s *schedule, what string, send []byte, counts, disp
 		recv = recv[:counts[root]]
 	}
 	scattervSched(s, c.rank, root, c.size, send, counts, displs, recv)
+	s.onePerPair()
 	return nil
 }
 
@@ -406,6 +408,7 @@ func (c *Comm) alltoallvBuild(s *schedule, what string, send []byte, scounts, sd
 		send = inPlaceCopy(s, send)
 	}
 	alltoallvSched(s, c.rank, c.size, send, scounts, sdispls, recv, rcounts, rdispls)
+	s.onePerPair()
 	if inPlace {
 		// The own block comes from the copy, once the rounds start.
 		s.own = [2][]byte{}

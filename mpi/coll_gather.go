@@ -6,6 +6,18 @@ package mpi
 // the sender's buffer to its place in the receiver's (no staging), and a
 // rank's own block is a local copy.
 
+// onePerPair puts the small messages of s on the collective ring when no
+// rank sends another more than one message in the collective (the v
+// forms, whose counts only the root or the pair itself knows, so no rank
+// can tell whether every message fits a slot). The ring rule — one ring
+// for all the messages of a collective — exists so that two messages
+// between a pair cannot overtake each other; with one message a pair
+// there is nothing to overtake, and each message picks its ring by its
+// own size (engine.issue). Without it a Scatterv of 8 B took the
+// descriptor ring and a cell per block where Scatter took the slot: at 4
+// ranks on 2 CPUs 3.4× Open MPI's time against Scatter's 0.3×.
+func (s *schedule) onePerPair() { s.small = true }
+
 // gathervSched: every rank sends its block to root, which receives each
 // directly into place (counts and displs matter at root only).
 func gathervSched(s *schedule, rank, root, n int, send, recv []byte, counts, displs []int) {

@@ -282,28 +282,32 @@ type tuning struct {
 	agDirect                      int
 	halving, noDoubling, oversub  bool
 	scanChain, rsPair             int
+	rsPairRanks                   int
 	gate                          bool
 }
 
 var modelTunings = []tuning{
-	{name: "default", ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: true, scanChain: scanChainMin, rsPair: reduceScatterPairMin},
+	{name: "default", ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: true, scanChain: scanChainMin, rsPair: reduceScatterPairMin, rsPairRanks: reduceScatterPairRanks},
 	{name: "large", ringMin: 0, halvesMin: 0, flatBcast: 0, agDirect: -1, halving: true, oversub: true},
 	{name: "ring", ringMin: 0, halvesMin: 1 << 30, flatBcast: 0, agDirect: -1, halving: false, rsPair: 1 << 30},
 	{name: "tree", ringMin: 1 << 30, halvesMin: 1 << 30, flatBcast: 1 << 30, agDirect: 1 << 30, noDoubling: true, scanChain: 1 << 30, rsPair: 1 << 30},
-	{name: "gate", ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: true, oversub: true, gate: true, scanChain: scanChainMin, rsPair: reduceScatterPairMin},
+	{name: "gate", ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: true, oversub: true, gate: true, scanChain: scanChainMin, rsPair: reduceScatterPairMin, rsPairRanks: reduceScatterPairRanks},
+	// flat: the small-message algorithms of an oversubscribed job
+	// without the gate or the one-round Reduce_scatter, at every size.
+	{name: "flat", ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: true, oversub: true, scanChain: scanChainMin, rsPair: reduceScatterPairMin},
 }
 
 func (tu tuning) apply(t *testing.T) {
-	old := tuning{ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: allreduceHalving, noDoubling: noRecursiveDoubling, scanChain: scanChainMin, rsPair: reduceScatterPairMin}
+	old := tuning{ringMin: allreduceRingMin, halvesMin: allreduceHalvesMin, flatBcast: bcastFlatMin, agDirect: allgatherDirectMax, halving: allreduceHalving, noDoubling: noRecursiveDoubling, scanChain: scanChainMin, rsPair: reduceScatterPairMin, rsPairRanks: reduceScatterPairRanks}
 	allreduceRingMin, allreduceHalvesMin, bcastFlatMin, allgatherDirectMax = tu.ringMin, tu.halvesMin, tu.flatBcast, tu.agDirect
 	allreduceHalving, noRecursiveDoubling = tu.halving, tu.noDoubling
-	scanChainMin, reduceScatterPairMin = tu.scanChain, tu.rsPair
+	scanChainMin, reduceScatterPairMin, reduceScatterPairRanks = tu.scanChain, tu.rsPair, tu.rsPairRanks
 	modelGate = tu.gate
 	t.Cleanup(func() {
 		modelGate = false
 		allreduceRingMin, allreduceHalvesMin, bcastFlatMin, allgatherDirectMax = old.ringMin, old.halvesMin, old.flatBcast, old.agDirect
 		allreduceHalving, noRecursiveDoubling = old.halving, old.noDoubling
-		scanChainMin, reduceScatterPairMin = old.scanChain, old.rsPair
+		scanChainMin, reduceScatterPairMin, reduceScatterPairRanks = old.scanChain, old.rsPair, old.rsPairRanks
 	})
 }
 

@@ -108,6 +108,11 @@ func TestCollProgress(t *testing.T) {
 		{"progress_async", "1", "60s", 4, true},
 		{"progress_async", "1", "60s", 8, true},
 		{"progress_async", "0", "3s", 4, false},
+		// The start call sends the first round (progress_start.go).
+		{"progress_start", "0", "60s", 2, true},
+		{"progress_start", "0", "60s", 4, true},
+		// One Test runs every round it can (progress_start.go).
+		{"progress_onetest", "0", "60s", 5, true},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s/async=%s/n=%d", tc.name, tc.async, tc.n), func(t *testing.T) {
