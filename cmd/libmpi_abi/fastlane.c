@@ -148,7 +148,7 @@ int hc_fl_send(int ci, const void *buf, int64_t n, int dest, int tag)
 	return 1;
 }
 
-int hc_fl_check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small, uint32_t *len)
+static inline int check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small, uint32_t *len)
 {
 	uint32_t n = ld32(slot + HC_DESC_FRAGLEN);
 	if (slot[HC_DESC_KIND] != HC_KIND_INLINE || slot[HC_DESC_FLAGS] != 0) return 0;
@@ -160,6 +160,11 @@ int hc_fl_check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t c
 	if (n > HC_INLINE_MAX || (int64_t)n > cap || (int64_t)n > small) return 0;
 	*len = n;
 	return 1;
+}
+
+int hc_fl_check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small, uint32_t *len)
+{
+	return check_slot(slot, ctx, tag, cap, small, len);
 }
 
 /* take_head receives the message at the head of world rank w's channel to
@@ -185,7 +190,7 @@ static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf,
 		__builtin_ia32_pause();
 	}
 	uint32_t n;
-	if (!hc_fl_check_slot(slot, ctx, tag, cap, (int64_t)U64(st, HC_FL_SMALL), &n)) return -1;
+	if (!check_slot(slot, ctx, tag, cap, (int64_t)U64(st, HC_FL_SMALL), &n)) return -1;
 	*got_tag = (int32_t)ld32(slot + HC_DESC_TAG);
 	if (n) memcpy(buf, slot + HC_DESC_HEADER, n);
 	/* Hand the slot back (after our reads) for the producer's next lap. */
@@ -284,9 +289,9 @@ int hc_lane_irecv(int ci, void *buf, int64_t n, int source, int tag, MPI_Request
 	const hc_flcomm *f = hc_fl_comm(ci);
 	if (!f || (unsigned)source >= (unsigned)f->size) return 0;
 	unsigned char *st = f->st;
-	/* The counts cannot change while receives are queued (Go is not
-	 * entered then), so this holds for every queued receive. */
-	if (!U32(st, HC_FL_RUN) || U64(st, HC_FL_POSTED) || U64(st, HC_FL_UNEXP)) return 0;
+	/* None of these words changes while receives are queued (Go is not
+	 * entered then): checked for the first one, they hold for the rest. */
+	if (!hc_lane_n && (!U32(st, HC_FL_RUN) || U64(st, HC_FL_POSTED) || U64(st, HC_FL_UNEXP))) return 0;
 	if (n > (int64_t)U64(st, HC_FL_SMALL)) return 0; /* the skew controller's business */
 	int w = f->world[source];
 	if (w == (int)U32(st, HC_FL_RANK)) return 0;
