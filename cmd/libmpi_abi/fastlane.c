@@ -369,7 +369,7 @@ void hc_lane_sync(void)
 
 void hc_lane_give(int k)
 {
-	if ((unsigned)k < HC_LANE_CAP && hc_lane_state[k] == HC_LANE_GO) {
+	if ((unsigned)k < HC_LANE_CAP && hc_lane_state[k] == HC_LANE_GO && lane_nfree >= 0) {
 		hc_lane_state[k] = HC_LANE_FREE;
 		lane_free[lane_nfree++] = k;
 	}

@@ -80,3 +80,44 @@ func TestGoCallsSyncTheLane(t *testing.T) {
 var cComment = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
 
 func stripComments(s string) string { return cComment.ReplaceAllString(s, "") }
+
+// TestLaneSlots checks the Go request table's side of the receive lane:
+// it never hands out the lane's indexes itself, it finds a lane slot only
+// once Go has taken it over (hympi_go_lane_flush), and freeing one returns
+// the index to C rather than to its own free list.
+func TestLaneSlots(t *testing.T) {
+	if laneBase+laneCap != hReqDone&indexMask {
+		t.Fatalf("lane range [%d, %d) does not end at hReqDone's index %d", laneBase, laneBase+laneCap, hReqDone&indexMask)
+	}
+	var tb reqTable
+	tb.free = -1
+	tb.n.Store(laneBase - 1)
+	if i := tb.take(); i != laneBase-1 {
+		t.Fatalf("take = %d, want the last index below the lane, %d", i, laneBase-1)
+	}
+	if i := tb.take(); i != -1 {
+		t.Fatalf("take = %d past the last ordinary index, want -1", i)
+	}
+	for _, i := range []int{laneBase, laneBase + laneCap - 1, laneBase + laneCap, -1} {
+		if q := tb.get(i); q != nil {
+			t.Errorf("get(%d) on an untouched table = %p, want nil", i, q)
+		}
+	}
+	i := laneBase + 7
+	q := tb.laneSlot(i)
+	if tb.get(i) != nil {
+		t.Errorf("get(%d) found a lane slot Go has not taken over", i)
+	}
+	q.used = true
+	if tb.get(i) != q {
+		t.Fatalf("get(%d) does not find the lane slot Go took over", i)
+	}
+	before := laneStateOf(7)
+	tb.delSlot(q, i, nil)
+	if tb.get(i) != nil || tb.free != -1 {
+		t.Errorf("after delSlot: get = %p, free list head %d; want nil and an empty Go free list", tb.get(i), tb.free)
+	}
+	if after := laneStateOf(7); after != before {
+		t.Errorf("giving back index 7, never handed to Go, changed its C state %d -> %d", before, after)
+	}
+}
