@@ -410,6 +410,50 @@ int hc_lane_test(int k, MPI_Request *req, int *flag, MPI_Status *st)
 	return 0;
 }
 
+/* hc_lane_any is MPI_Waitany (spin 1) or MPI_Testany (spin 0) over an
+ * array of queued lane receives, null handles and completed sends: 1 when
+ * it did the call, 0 for Go to do it (nothing changed). */
+int hc_lane_any(int count, MPI_Request *reqs, int *index, int *flag, MPI_Status *st, int spin)
+{
+	int pending = 0;
+	for (int i = 0; i < count; i++) {
+		if (hc_lane_queued(reqs[i]) >= 0)
+			pending++;
+		else if (reqs[i] != MPI_REQUEST_NULL)
+			return 0; /* completed sends too: Go picks among them */
+	}
+	if (!pending) return 0;
+	int budget = spin ? lane_spins() : 0;
+	for (;;) {
+		int stuck = 0;
+		for (int i = 0; i < count; i++) {
+			int k = hc_lane_queued(reqs[i]);
+			if (k < 0) continue;
+			int rc = lane_take(k, 0, st);
+			if (rc == 1) {
+				reqs[i] = MPI_REQUEST_NULL;
+				*index = i;
+				if (flag) *flag = 1;
+				lane_misses = 0;
+				return 1;
+			}
+			if (rc < 0 && src_head[lane[k].w] == k) stuck = 1;
+		}
+		if (stuck) return 0;
+		if (!spin) {
+			if (++lane_misses >= HC_LANE_TEST_MISSES) {
+				lane_misses = 0;
+				return 0;
+			}
+			*index = MPI_UNDEFINED;
+			*flag = 0;
+			return 1;
+		}
+		if (budget-- <= 0) return 0;
+		__builtin_ia32_pause();
+	}
+}
+
 /* Statuses of the requests hc_lane_waitall completed before it gave up,
  * for hc_lane_waitall_done to restore over what Go's Waitall writes for
  * their (by then null) handles. */

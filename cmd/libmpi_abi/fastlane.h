@@ -150,5 +150,8 @@ HC_HIDDEN int hc_lane_wait(int k, MPI_Request *req, MPI_Status *st);
 HC_HIDDEN int hc_lane_test(int k, MPI_Request *req, int *flag, MPI_Status *st);
 HC_HIDDEN int hc_lane_waitall(int count, MPI_Request *reqs, MPI_Status *sts);
 HC_HIDDEN void hc_lane_waitall_done(MPI_Status *sts);
+/* hc_lane_any is MPI_Waitany (spin 1, flag NULL) or MPI_Testany (spin 0)
+ * over queued lane receives and null handles. */
+HC_HIDDEN int hc_lane_any(int count, MPI_Request *reqs, int *index, int *flag, MPI_Status *st, int spin);
 
 #endif

@@ -420,6 +420,7 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitany");
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Waitany");
 	HC_CHECK_PTR(-1, index, "MPI_Waitany");
+	if (hc_lane_n && hc_lane_any(count, array_of_requests, index, NULL, status, 1)) return MPI_SUCCESS;
 	int rc = hympi_go_waitany(array_of_requests, count, index, status);
 	return rc ? hc_req_error(rc, "MPI_Waitany") : MPI_SUCCESS;
 }
@@ -431,6 +432,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Testany");
 	HC_CHECK_PTR(-1, index, "MPI_Testany");
 	HC_CHECK_PTR(-1, flag, "MPI_Testany");
+	if (hc_lane_n && hc_lane_any(count, array_of_requests, index, flag, status, 0)) return MPI_SUCCESS;
 	int rc = hympi_go_testany(array_of_requests, count, index, flag, status);
 	return rc ? hc_req_error(rc, "MPI_Testany") : MPI_SUCCESS;
 }

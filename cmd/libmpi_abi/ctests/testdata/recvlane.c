@@ -205,6 +205,30 @@ static void run_case(int c, int me, int s, int r, MPI_Comm dup)
 			CHECK(cls == MPI_ERR_TRUNCATE);
 		}
 		break;
+	case 10: /* Waitany, then Testany loops, over a window */
+		if (me == s) {
+			send_ids(r, 0, 32, tag_mod3, MPI_COMM_WORLD);
+		} else {
+			for (int half = 0; half < 2; half++) {
+				int b = half * 16, seen[16] = {0};
+				for (int i = 0; i < 16; i++)
+					CHECK_RC(MPI_Irecv(rb[b + i], LEN, MPI_BYTE, s, (b + i) % 3, MPI_COMM_WORLD, &q[i]));
+				for (int n = 0; n < 16; n++) {
+					int idx = -1, flag = 0;
+					if (half == 0)
+						CHECK_RC(MPI_Waitany(16, q, &idx, &st[0]));
+					else
+						while (!flag) CHECK_RC(MPI_Testany(16, q, &idx, &flag, &st[0]));
+					CHECK(idx >= 0 && idx < 16 && !seen[idx] && q[idx] == MPI_REQUEST_NULL);
+					seen[idx] = 1;
+					check_msg(&st[0], b + idx, s, (b + idx) % 3);
+				}
+				int idx = 0, flag = 0;
+				CHECK_RC(MPI_Testany(16, q, &idx, &flag, &st[0]));
+				CHECK(flag && idx == MPI_UNDEFINED);
+			}
+		}
+		break;
 	case 9: /* half a window arrives now, half later: C completes the
 		 * first half, Go the rest, and the statuses are all there. The
 		 * sender starts once the receives are posted (else an earlier
@@ -246,7 +270,7 @@ int main(int argc, char **argv)
 
 	int partner = me ^ 1;
 	for (int round = 0; round < 40; round++) {
-		for (int c = 0; c < 10; c++) {
+		for (int c = 0; c < 11; c++) {
 			if (c == 5) {
 				/* The collective case involves everybody. */
 				int lo = me & ~1, s = round % 2 ? lo + 1 : lo, r = s ^ 1;
