@@ -264,6 +264,7 @@ static int lane_free[HC_LANE_CAP], lane_nfree = -1; /* -1: not set up */
 static int lane_ring[HC_LANE_RING];
 static unsigned ring_head, ring_tail;
 static int *src_head, *src_tail; /* per world rank, -1: none */
+static unsigned *src_stamp;       /* per world rank, for hc_lane_testall */
 static unsigned char *lane_st;
 
 static int lane_setup(unsigned char *st)
@@ -271,9 +272,11 @@ static int lane_setup(unsigned char *st)
 	int size = (int)U32(st, HC_FL_SIZE);
 	src_head = malloc((size_t)size * sizeof *src_head);
 	src_tail = malloc((size_t)size * sizeof *src_tail);
-	if (!src_head || !src_tail) {
-		free(src_head), free(src_tail);
+	src_stamp = calloc((size_t)size, sizeof *src_stamp);
+	if (!src_head || !src_tail || !src_stamp) {
+		free(src_head), free(src_tail), free(src_stamp);
 		src_head = src_tail = NULL;
+		src_stamp = NULL;
 		return 0;
 	}
 	for (int i = 0; i < size; i++) src_head[i] = src_tail[i] = -1;
@@ -452,6 +455,110 @@ int hc_lane_any(int count, MPI_Request *reqs, int *index, int *flag, MPI_Status 
 		if (budget-- <= 0) return 0;
 		__builtin_ia32_pause();
 	}
+}
+
+/* peek_head is take_head's verdict on the message d places behind the head
+ * of w's channel for entry x, without taking it: 1 there and matching, 0
+ * not there yet, -1 for Go. */
+static int peek_head(int w, unsigned d, const hc_lane_ent *x)
+{
+	unsigned char *e = lane_st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
+	if (!U32(e, HC_FE_IN_KNOWN) || U32(e, HC_FE_IN_STREAM)) return -1;
+	uint64_t nslots = U64(e, HC_FE_IN_N), pos = U64(e, HC_FE_IN_POS) + d;
+	if (d >= nslots) return 0; /* not in the ring before the head moves */
+	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_IN_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
+	uint64_t lap = 2 * (pos / nslots);
+	uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
+	if (v == lap) return 0;
+	if (v != lap + 1) return -1;
+	uint32_t n;
+	return check_slot(slot, x->ctx, x->tag, x->cap, (int64_t)U64(lane_st, HC_FL_SMALL), &n) ? 1 : -1;
+}
+
+/* hc_lane_testall is MPI_Testall over queued lane receives, completed
+ * sends and null handles. MPI completes all or nothing, so it first looks
+ * whether every receive's message is there (for each source, the queued
+ * receives in order, each against the message as many places behind the
+ * channel's head), then takes them all. 1 when it did the call, 0 for Go
+ * (nothing changed). */
+static unsigned char lane_mark_of[HC_LANE_CAP];
+static int lane_at[HC_LANE_CAP];
+
+int hc_lane_testall(int count, MPI_Request *reqs, int *flag, MPI_Status *sts)
+{
+	int lanes = 0;
+	for (int i = 0; i < count; i++) {
+		int k = hc_lane_queued(reqs[i]);
+		if (k >= 0) {
+			if (lane_mark_of[k]) goto clear; /* the same handle twice: Go reports it */
+			lane_mark_of[k] = 1;
+			lane_at[k] = i;
+			lanes++;
+		} else if (reqs[i] != MPI_REQUEST_NULL && reqs[i] != HC_REQ_DONE) {
+			goto clear;
+		}
+	}
+	if (!lanes || !U32(lane_st, HC_FL_RUN)) goto clear;
+	static unsigned stamp;
+	stamp++;
+	int ready = 0, rc = 1;
+	for (int i = 0; i < count && rc == 1; i++) {
+		int k = hc_lane_queued(reqs[i]);
+		if (k < 0 || src_stamp[lane[k].w] == stamp) continue;
+		int w = lane[k].w;
+		src_stamp[w] = stamp;
+		unsigned d = 0;
+		for (int j = src_head[w]; j >= 0 && lane_mark_of[j] && rc == 1; j = lane[j].next, d++) {
+			rc = peek_head(w, d, &lane[j]);
+			ready += rc == 1;
+		}
+	}
+	if (rc < 0 || (rc == 1 && ready != lanes)) goto clear; /* Go decides, or one waits behind another */
+	if (rc == 0) {
+		for (int i = 0; i < count; i++) {
+			int k = hc_lane_queued(reqs[i]);
+			if (k >= 0) lane_mark_of[k] = 0;
+		}
+		if (++lane_misses >= HC_LANE_TEST_MISSES) {
+			lane_misses = 0;
+			return 0;
+		}
+		*flag = 0;
+		return 1;
+	}
+	/* Every message is there: take them, each source's in order. */
+	for (int i = 0; sts && i < count; i++) {
+		if (reqs[i] != MPI_REQUEST_NULL) continue;
+		hc_status_set(&sts[i], MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
+		sts[i].MPI_ERROR = MPI_SUCCESS;
+	}
+	for (int i = 0; i < count; i++) {
+		int k = hc_lane_queued(reqs[i]);
+		if (k < 0) continue;
+		int w = lane[k].w;
+		while (src_head[w] >= 0 && lane_mark_of[src_head[w]]) {
+			int h = src_head[w], at = lane_at[h];
+			lane_mark_of[h] = 0;
+			if (lane_take(h, 0, sts ? &sts[at] : NULL) != 1) abort(); /* looked at just now */
+			reqs[at] = MPI_REQUEST_NULL;
+		}
+	}
+	for (int i = 0; i < count; i++) {
+		MPI_Status *st = sts ? &sts[i] : NULL;
+		if (reqs[i] == HC_REQ_DONE) {
+			reqs[i] = MPI_REQUEST_NULL;
+			hc_done_status(st);
+		}
+	}
+	lane_misses = 0;
+	*flag = 1;
+	return 1;
+clear:
+	for (int i = 0; i < count; i++) {
+		int k = hc_lane_queued(reqs[i]);
+		if (k >= 0) lane_mark_of[k] = 0;
+	}
+	return 0;
 }
 
 /* Statuses of the requests hc_lane_waitall completed before it gave up,

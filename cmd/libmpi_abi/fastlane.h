@@ -152,6 +152,7 @@ HC_HIDDEN int hc_lane_waitall(int count, MPI_Request *reqs, MPI_Status *sts);
 HC_HIDDEN void hc_lane_waitall_done(MPI_Status *sts);
 /* hc_lane_any is MPI_Waitany (spin 1, flag NULL) or MPI_Testany (spin 0)
  * over queued lane receives and null handles. */
+HC_HIDDEN int hc_lane_testall(int count, MPI_Request *reqs, int *flag, MPI_Status *sts);
 HC_HIDDEN int hc_lane_any(int count, MPI_Request *reqs, int *index, int *flag, MPI_Status *st, int spin);
 
 #endif

@@ -410,6 +410,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
 		*flag = 1;
 		return MPI_SUCCESS;
 	}
+	if (hc_lane_n && hc_lane_testall(count, array_of_requests, flag, array_of_statuses)) return MPI_SUCCESS;
 	int rc = hympi_go_testall(array_of_requests, count, flag, array_of_statuses);
 	return rc ? hc_req_error(rc, "MPI_Testall") : MPI_SUCCESS;
 }

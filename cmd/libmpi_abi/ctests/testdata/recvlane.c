@@ -146,7 +146,7 @@ static void run_case(int c, int me, int s, int r, MPI_Comm dup)
 		break;
 	case 6: /* Test loops, then Testall loops */
 		if (me == s) {
-			send_ids(r, 0, 2 * 16, tag_mod3, MPI_COMM_WORLD);
+			send_ids(r, 0, 40, tag_mod3, MPI_COMM_WORLD);
 		} else {
 			for (int i = 0; i < 16; i++) CHECK_RC(MPI_Irecv(rb[i], LEN, MPI_BYTE, s, i % 3, MPI_COMM_WORLD, &q[i]));
 			for (int i = 0; i < 16; i++) {
@@ -159,6 +159,16 @@ static void run_case(int c, int me, int s, int r, MPI_Comm dup)
 			int flag = 0;
 			while (!flag) CHECK_RC(MPI_Testall(16, q + 16, &flag, st));
 			for (int i = 16; i < 32; i++) check_msg(&st[i - 16], i, s, i % 3);
+			/* Testall over an array in reverse posting order, with a
+			 * null handle: each status lands at its request's place. */
+			for (int i = 32; i < 40; i++)
+				CHECK_RC(MPI_Irecv(rb[i], LEN, MPI_BYTE, s, i % 3, MPI_COMM_WORLD, &q[39 - i]));
+			q[8] = MPI_REQUEST_NULL;
+			flag = 0;
+			while (!flag) CHECK_RC(MPI_Testall(9, q, &flag, st));
+			for (int i = 32; i < 40; i++) check_msg(&st[39 - i], i, s, i % 3);
+			CHECK(st[8].MPI_SOURCE == MPI_ANY_SOURCE && st[8].MPI_TAG == MPI_ANY_TAG);
+			for (int i = 0; i < 9; i++) CHECK(q[i] == MPI_REQUEST_NULL);
 		}
 		break;
 	case 7: /* Cancel, Request_get_status and Request_free of lane receives */
