@@ -13,6 +13,7 @@
  */
 #include "argcheck.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 HC_HIDDEN int hc_session_idx(MPI_Session s);
 HC_HIDDEN int hc_session_raise(int si, int code, const char *fn);

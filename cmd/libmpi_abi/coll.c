@@ -10,6 +10,7 @@
 #include "dtype.h"
 #include "argcheck.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 HC_HIDDEN int hc_comm_reserve(void);
 HC_HIDDEN void hc_comm_release(int i);

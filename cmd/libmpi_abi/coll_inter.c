@@ -13,6 +13,7 @@
 
 #include "nbc.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 /* hc_inter_probe learns once whether ci is an intercommunicator; entries
  * are published with inter = -1 (core.c). */

@@ -22,6 +22,7 @@
 #include "cabi.h"
 #include "argcheck.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 enum { HW_MACHINE, HW_PACKAGE, HW_NUMA, HW_L3, HW_L2, HW_L1, HW_CORE, HW_PU, HW_LEVELS };
 

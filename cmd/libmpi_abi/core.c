@@ -18,6 +18,7 @@
 #include "fastlane.h"
 #include "htab.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 hc_comm *hc_comms;
 volatile int hc_forked;

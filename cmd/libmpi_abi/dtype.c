@@ -14,6 +14,7 @@
 #include "dtype.h"
 #include "htab.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 static hc_htab hc_dtab = HC_HTAB_INIT;
 

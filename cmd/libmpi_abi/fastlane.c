@@ -26,16 +26,21 @@
 
 #include "fastlane.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 int hc_fl_threads_ok;
 
 /* Calls served here, for HYMPI_DEBUG's report (and the tests that read it). */
 static unsigned long hc_fl_sends, hc_fl_recvs;
 
+static unsigned long lane_posts, lane_done, lane_syncs;
+
 void hc_fl_report(int rank)
 {
 	fprintf(stderr, "hympi[debug]: rank %d: fast lane: %lu sends, %lu receives without Go\n", rank, hc_fl_sends,
 		hc_fl_recvs);
+	fprintf(stderr, "hympi[debug]: rank %d: receive lane: %lu posted, %lu completed in C, %lu handed to Go\n", rank,
+		lane_posts, lane_done, lane_syncs);
 }
 
 /* Spins a receive makes for a message not there yet before it enters Go
@@ -143,7 +148,7 @@ int hc_fl_send(int ci, const void *buf, int64_t n, int dest, int tag)
 	return 1;
 }
 
-int hc_fl_check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small, uint32_t *len)
+static inline int check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small, uint32_t *len)
 {
 	uint32_t n = ld32(slot + HC_DESC_FRAGLEN);
 	if (slot[HC_DESC_KIND] != HC_KIND_INLINE || slot[HC_DESC_FLAGS] != 0) return 0;
@@ -157,46 +162,478 @@ int hc_fl_check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t c
 	return 1;
 }
 
+int hc_fl_check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small, uint32_t *len)
+{
+	return check_slot(slot, ctx, tag, cap, small, len);
+}
+
+/* take_head receives the message at the head of world rank w's channel to
+ * us into buf, if it is there after up to spins looks and the receive rule
+ * allows (an inline message of context ctx and tag that fits cap): 1 then,
+ * with its tag and length; 0 when nothing has arrived; -1 when the head is
+ * for Go (another kind, context or tag, a truncation, a stream in
+ * progress, a corrupt slot). Nothing is touched unless it returns 1. */
+static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf, int64_t cap, int spins,
+		     int32_t *got_tag, uint32_t *len)
+{
+	unsigned char *e = st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
+	if (!U32(e, HC_FE_IN_KNOWN) || U32(e, HC_FE_IN_STREAM)) return -1;
+	uint64_t nslots = U64(e, HC_FE_IN_N), pos = U64(e, HC_FE_IN_POS);
+	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_IN_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
+	uint64_t lap = 2 * (pos / nslots);
+	for (;;) {
+		/* Acquire: pairs with the producer's publish. */
+		uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
+		if (v == lap + 1) break;
+		if (v != lap) return -1; /* corrupt: Go reports it */
+		if (spins-- <= 0) return 0;
+		__builtin_ia32_pause();
+	}
+	uint32_t n;
+	if (!check_slot(slot, ctx, tag, cap, (int64_t)U64(st, HC_FL_SMALL), &n)) return -1;
+	*got_tag = (int32_t)ld32(slot + HC_DESC_TAG);
+	if (n) memcpy(buf, slot + HC_DESC_HEADER, n);
+	/* Hand the slot back (after our reads) for the producer's next lap. */
+	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
+	U64(e, HC_FE_IN_POS) = pos + 1;
+	ring(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
+	*len = n;
+	return 1;
+}
+
+static inline void recv_status(MPI_Status *status, int source, int32_t tag, uint32_t n)
+{
+	if (status) {
+		status->MPI_SOURCE = source;
+		status->MPI_TAG = tag;
+		status->MPI_internal[0] = (int)n;
+		status->MPI_internal[1] = 0;
+		status->MPI_internal[2] = 0;
+	}
+}
+
 int hc_fl_recv(int ci, void *buf, int64_t cap, int source, int tag, MPI_Status *status)
 {
 	if (tag < 0 && tag != MPI_ANY_TAG) return 0;
+	/* Queued lane receives are older than this one: Go matches it. */
+	if (hc_lane_n) return 0;
 	const hc_flcomm *f = hc_fl_comm(ci);
 	if (!f || (unsigned)source >= (unsigned)f->size) return 0;
 	unsigned char *st = f->st;
 	if (!U32(st, HC_FL_RUN) || U64(st, HC_FL_POSTED) || U64(st, HC_FL_UNEXP)) return 0;
 	int w = f->world[source];
 	if (w == (int)U32(st, HC_FL_RANK)) return 0;
-	unsigned char *e = st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
-	if (!U32(e, HC_FE_IN_KNOWN) || U32(e, HC_FE_IN_STREAM)) return 0;
-	uint64_t nslots = U64(e, HC_FE_IN_N), pos = U64(e, HC_FE_IN_POS);
-	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_IN_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
-	uint64_t lap = 2 * (pos / nslots);
 	/* No spin for a buffer the skew controller watches: its verdict
 	 * reads when Go posted the receive. */
-	int64_t small = (int64_t)U64(st, HC_FL_SMALL);
-	int spins = U32(st, HC_FL_OVERSUB) || cap > small ? 0 : HC_FL_SPIN;
-	for (;;) {
-		/* Acquire: pairs with the producer's publish. */
-		uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
-		if (v == lap + 1) break;
-		if (v != lap || spins-- <= 0) return 0; /* corrupt (Go reports it), or not there yet */
-		__builtin_ia32_pause();
-	}
+	int spins = U32(st, HC_FL_OVERSUB) || cap > (int64_t)U64(st, HC_FL_SMALL) ? 0 : HC_FL_SPIN;
+	int32_t got_tag;
 	uint32_t n;
-	if (!hc_fl_check_slot(slot, f->ctx, tag, cap, small, &n)) return 0;
-	int32_t got_tag = (int32_t)ld32(slot + HC_DESC_TAG);
-	if (n) memcpy(buf, slot + HC_DESC_HEADER, n);
-	/* Hand the slot back (after our reads) for the producer's next lap. */
-	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
-	U64(e, HC_FE_IN_POS) = pos + 1;
-	ring(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
-	if (status) {
-		status->MPI_SOURCE = source;
-		status->MPI_TAG = got_tag;
-		status->MPI_internal[0] = (int)n;
-		status->MPI_internal[1] = 0;
-		status->MPI_internal[2] = 0;
-	}
+	if (take_head(st, w, f->ctx, tag, buf, cap, spins, &got_tag, &n) != 1) return 0;
+	recv_status(status, source, got_tag, n);
 	hc_fl_recvs++;
 	return 1;
+}
+
+/* ---- the receive lane ----
+ *
+ * The queue is a ring of entry indexes in the order the receives were
+ * posted (the order hc_lane_sync hands them to Go), and for each world
+ * rank a list of its queued entries in the same order. A receive can
+ * complete in C only at the head of its source's list: Go would match the
+ * source's next message to the earliest posted receive that matches it,
+ * and the queued receives are the only ones posted (no lane receive names
+ * MPI_ANY_SOURCE), so the head of the source's list gets the head of the
+ * source's channel if it matches, and if it does not, Go decides. Entries
+ * completed out of posting order (other sources) leave holes in the ring,
+ * skipped by their position: an entry reused since is queued at another. */
+enum { HC_LANE_RING = 4 * HC_LANE_CAP };
+
+typedef struct {
+	void *buf;
+	int64_t cap;
+	int ci, source, tag, w;
+	uint32_t ctx;
+	int next;     /* the next queued entry from w, -1 */
+	unsigned pos; /* its ring position */
+} hc_lane_ent;
+
+int hc_lane_n;
+unsigned char hc_lane_state[HC_LANE_CAP];
+static hc_lane_ent lane[HC_LANE_CAP];
+static int lane_free[HC_LANE_CAP], lane_nfree = -1; /* -1: not set up */
+static int lane_ring[HC_LANE_RING];
+static unsigned ring_head, ring_tail;
+static int *src_head, *src_tail; /* per world rank, -1: none */
+static unsigned *src_stamp;       /* per world rank, for hc_lane_testall */
+static unsigned char *lane_st;
+
+static int lane_setup(unsigned char *st)
+{
+	int size = (int)U32(st, HC_FL_SIZE);
+	src_head = malloc((size_t)size * sizeof *src_head);
+	src_tail = malloc((size_t)size * sizeof *src_tail);
+	src_stamp = calloc((size_t)size, sizeof *src_stamp);
+	if (!src_head || !src_tail || !src_stamp) {
+		free(src_head), free(src_tail), free(src_stamp);
+		src_head = src_tail = NULL;
+		src_stamp = NULL;
+		return 0;
+	}
+	for (int i = 0; i < size; i++) src_head[i] = src_tail[i] = -1;
+	for (int k = 0; k < HC_LANE_CAP; k++) lane_free[k] = HC_LANE_CAP - 1 - k;
+	lane_nfree = HC_LANE_CAP;
+	lane_st = st;
+	return 1;
+}
+
+int hc_lane_irecv(int ci, void *buf, int64_t n, int source, int tag, MPI_Request *req)
+{
+	if (tag < 0 && tag != MPI_ANY_TAG) return 0;
+	const hc_flcomm *f = hc_fl_comm(ci);
+	if (!f || (unsigned)source >= (unsigned)f->size) return 0;
+	unsigned char *st = f->st;
+	/* None of these words changes while receives are queued (Go is not
+	 * entered then): checked for the first one, they hold for the rest. */
+	if (!hc_lane_n && (!U32(st, HC_FL_RUN) || U64(st, HC_FL_POSTED) || U64(st, HC_FL_UNEXP))) return 0;
+	if (n > (int64_t)U64(st, HC_FL_SMALL)) return 0; /* the skew controller's business */
+	int w = f->world[source];
+	if (w == (int)U32(st, HC_FL_RANK)) return 0;
+	if (lane_nfree < 0 && !lane_setup(st)) return 0;
+	if (lane_nfree == 0 || ring_tail - ring_head == HC_LANE_RING) return 0;
+	int k = lane_free[--lane_nfree];
+	hc_lane_ent *x = &lane[k];
+	x->buf = buf;
+	x->cap = n;
+	x->ci = ci;
+	x->source = source;
+	x->tag = tag;
+	x->w = w;
+	x->ctx = f->ctx;
+	x->next = -1;
+	x->pos = ring_tail;
+	if (src_tail[w] < 0)
+		src_head[w] = k;
+	else
+		lane[src_tail[w]].next = k;
+	src_tail[w] = k;
+	lane_ring[ring_tail++ % HC_LANE_RING] = k;
+	hc_lane_state[k] = HC_LANE_QUEUED;
+	hc_lane_n++;
+	lane_posts++;
+	*req = (MPI_Request)(HC_LANE_H0 + k);
+	return 1;
+}
+
+/* lane_take completes queued entry k if it heads its source's list and
+ * its message is there (take_head's 1, 0 and -1; -1 also when k is not at
+ * the head). On success k is free again and its handle is the caller's to
+ * clear. */
+static int lane_take(int k, int spins, MPI_Status *status)
+{
+	hc_lane_ent *x = &lane[k];
+	int w = x->w;
+	if (src_head[w] != k || !U32(lane_st, HC_FL_RUN)) return -1;
+	int32_t got_tag;
+	uint32_t n;
+	int rc = take_head(lane_st, w, x->ctx, x->tag, x->buf, x->cap, spins, &got_tag, &n);
+	if (rc != 1) return rc;
+	recv_status(status, x->source, got_tag, n);
+	if ((src_head[w] = x->next) < 0) src_tail[w] = -1;
+	hc_lane_state[k] = HC_LANE_FREE;
+	lane_free[lane_nfree++] = k;
+	hc_lane_n--;
+	lane_done++;
+	while (ring_head != ring_tail) {
+		int h = lane_ring[ring_head % HC_LANE_RING];
+		if (hc_lane_state[h] == HC_LANE_QUEUED && lane[h].pos == ring_head) break;
+		ring_head++;
+	}
+	return 1;
+}
+
+void hc_lane_sync(void)
+{
+	if (!hc_lane_n) return;
+	static hc_lane_post out[HC_LANE_CAP];
+	int n = 0;
+	for (; ring_head != ring_tail; ring_head++) {
+		int k = lane_ring[ring_head % HC_LANE_RING];
+		hc_lane_ent *x = &lane[k];
+		if (hc_lane_state[k] != HC_LANE_QUEUED || x->pos != ring_head) continue;
+		out[n++] = (hc_lane_post){x->buf, x->cap, x->ci, x->source, x->tag, k};
+		hc_lane_state[k] = HC_LANE_GO;
+		src_head[x->w] = src_tail[x->w] = -1;
+	}
+	/* Empty before the call: nothing Go does may see these twice. */
+	hc_lane_n = 0;
+	lane_syncs++;
+	hympi_go_lane_flush(out, n);
+}
+
+void hc_lane_give(int k)
+{
+	if ((unsigned)k < HC_LANE_CAP && hc_lane_state[k] == HC_LANE_GO && lane_nfree >= 0) {
+		hc_lane_state[k] = HC_LANE_FREE;
+		lane_free[lane_nfree++] = k;
+	}
+}
+
+/* Looks at an empty channel head before the caller hands the receive to
+ * Go (and Go's wait): none when ranks outnumber CPUs. */
+static inline int lane_spins(void) { return U32(lane_st, HC_FL_OVERSUB) ? 0 : HC_FL_SPIN; }
+
+int hc_lane_wait(int k, MPI_Request *req, MPI_Status *st)
+{
+	if (lane_take(k, lane_spins(), st) != 1) return 0;
+	*req = MPI_REQUEST_NULL;
+	return 1;
+}
+
+/* A Test that finds nothing does not enter Go, so that polling costs no
+ * call; but Go's progress may be what the message waits for (a send of
+ * ours queued in Go that the peer must receive first), so every so many
+ * empty Tests in a row go to Go. */
+enum { HC_LANE_TEST_MISSES = 64 };
+static unsigned lane_misses;
+
+int hc_lane_test(int k, MPI_Request *req, int *flag, MPI_Status *st)
+{
+	int rc = lane_take(k, 0, st);
+	if (rc == 1) {
+		lane_misses = 0;
+		*req = MPI_REQUEST_NULL;
+		*flag = 1;
+		return 1;
+	}
+	if (rc == 0 && ++lane_misses < HC_LANE_TEST_MISSES) {
+		*flag = 0;
+		return 1;
+	}
+	lane_misses = 0;
+	return 0;
+}
+
+/* hc_lane_any is MPI_Waitany (spin 1) or MPI_Testany (spin 0) over an
+ * array of queued lane receives, null handles and completed sends: 1 when
+ * it did the call, 0 for Go to do it (nothing changed). */
+int hc_lane_any(int count, MPI_Request *reqs, int *index, int *flag, MPI_Status *st, int spin)
+{
+	int pending = 0;
+	for (int i = 0; i < count; i++) {
+		if (hc_lane_queued(reqs[i]) >= 0)
+			pending++;
+		else if (reqs[i] != MPI_REQUEST_NULL)
+			return 0; /* completed sends too: Go picks among them */
+	}
+	if (!pending) return 0;
+	int budget = spin ? lane_spins() : 0;
+	for (;;) {
+		int stuck = 0;
+		for (int i = 0; i < count; i++) {
+			int k = hc_lane_queued(reqs[i]);
+			if (k < 0) continue;
+			int rc = lane_take(k, 0, st);
+			if (rc == 1) {
+				reqs[i] = MPI_REQUEST_NULL;
+				*index = i;
+				if (flag) *flag = 1;
+				lane_misses = 0;
+				return 1;
+			}
+			if (rc < 0 && src_head[lane[k].w] == k) stuck = 1;
+		}
+		if (stuck) return 0;
+		if (!spin) {
+			if (++lane_misses >= HC_LANE_TEST_MISSES) {
+				lane_misses = 0;
+				return 0;
+			}
+			*index = MPI_UNDEFINED;
+			*flag = 0;
+			return 1;
+		}
+		if (budget-- <= 0) return 0;
+		__builtin_ia32_pause();
+	}
+}
+
+/* peek_head is take_head's verdict on the message d places behind the head
+ * of w's channel for entry x, without taking it: 1 there and matching, 0
+ * not there yet, -1 for Go. */
+static int peek_head(int w, unsigned d, const hc_lane_ent *x)
+{
+	unsigned char *e = lane_st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
+	if (!U32(e, HC_FE_IN_KNOWN) || U32(e, HC_FE_IN_STREAM)) return -1;
+	uint64_t nslots = U64(e, HC_FE_IN_N), pos = U64(e, HC_FE_IN_POS) + d;
+	if (d >= nslots) return 0; /* not in the ring before the head moves */
+	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_IN_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
+	uint64_t lap = 2 * (pos / nslots);
+	uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
+	if (v == lap) return 0;
+	if (v != lap + 1) return -1;
+	uint32_t n;
+	return check_slot(slot, x->ctx, x->tag, x->cap, (int64_t)U64(lane_st, HC_FL_SMALL), &n) ? 1 : -1;
+}
+
+/* hc_lane_testall is MPI_Testall over queued lane receives, completed
+ * sends and null handles. MPI completes all or nothing, so it first looks
+ * whether every receive's message is there (for each source, the queued
+ * receives in order, each against the message as many places behind the
+ * channel's head), then takes them all. 1 when it did the call, 0 for Go
+ * (nothing changed). */
+static unsigned char lane_mark_of[HC_LANE_CAP];
+static int lane_at[HC_LANE_CAP];
+
+int hc_lane_testall(int count, MPI_Request *reqs, int *flag, MPI_Status *sts)
+{
+	int lanes = 0;
+	for (int i = 0; i < count; i++) {
+		int k = hc_lane_queued(reqs[i]);
+		if (k >= 0) {
+			if (lane_mark_of[k]) goto clear; /* the same handle twice: Go reports it */
+			lane_mark_of[k] = 1;
+			lane_at[k] = i;
+			lanes++;
+		} else if (reqs[i] != MPI_REQUEST_NULL && reqs[i] != HC_REQ_DONE) {
+			goto clear;
+		}
+	}
+	if (!lanes || !U32(lane_st, HC_FL_RUN)) goto clear;
+	static unsigned stamp;
+	stamp++;
+	int ready = 0, rc = 1;
+	for (int i = 0; i < count && rc == 1; i++) {
+		int k = hc_lane_queued(reqs[i]);
+		if (k < 0 || src_stamp[lane[k].w] == stamp) continue;
+		int w = lane[k].w;
+		src_stamp[w] = stamp;
+		unsigned d = 0;
+		for (int j = src_head[w]; j >= 0 && lane_mark_of[j] && rc == 1; j = lane[j].next, d++) {
+			rc = peek_head(w, d, &lane[j]);
+			ready += rc == 1;
+		}
+	}
+	if (rc < 0 || (rc == 1 && ready != lanes)) goto clear; /* Go decides, or one waits behind another */
+	if (rc == 0) {
+		for (int i = 0; i < count; i++) {
+			int k = hc_lane_queued(reqs[i]);
+			if (k >= 0) lane_mark_of[k] = 0;
+		}
+		if (++lane_misses >= HC_LANE_TEST_MISSES) {
+			lane_misses = 0;
+			return 0;
+		}
+		*flag = 0;
+		return 1;
+	}
+	/* Every message is there: take them, each source's in order. */
+	for (int i = 0; sts && i < count; i++) {
+		if (reqs[i] != MPI_REQUEST_NULL) continue;
+		hc_status_set(&sts[i], MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
+		sts[i].MPI_ERROR = MPI_SUCCESS;
+	}
+	for (int i = 0; i < count; i++) {
+		int k = hc_lane_queued(reqs[i]);
+		if (k < 0) continue;
+		int w = lane[k].w;
+		while (src_head[w] >= 0 && lane_mark_of[src_head[w]]) {
+			int h = src_head[w], at = lane_at[h];
+			lane_mark_of[h] = 0;
+			if (lane_take(h, 0, sts ? &sts[at] : NULL) != 1) abort(); /* looked at just now */
+			reqs[at] = MPI_REQUEST_NULL;
+		}
+	}
+	for (int i = 0; i < count; i++) {
+		MPI_Status *st = sts ? &sts[i] : NULL;
+		if (reqs[i] == HC_REQ_DONE) {
+			reqs[i] = MPI_REQUEST_NULL;
+			hc_done_status(st);
+		}
+	}
+	lane_misses = 0;
+	*flag = 1;
+	return 1;
+clear:
+	for (int i = 0; i < count; i++) {
+		int k = hc_lane_queued(reqs[i]);
+		if (k >= 0) lane_mark_of[k] = 0;
+	}
+	return 0;
+}
+
+/* Statuses of the requests hc_lane_waitall completed before it gave up,
+ * for hc_lane_waitall_done to restore over what Go's Waitall writes for
+ * their (by then null) handles. */
+static int saved_n;
+static struct {
+	int i;
+	MPI_Status st;
+} saved[HC_LANE_CAP];
+
+int hc_lane_waitall(int count, MPI_Request *reqs, MPI_Status *sts)
+{
+	int pending = 0;
+	for (int i = 0; i < count; i++) {
+		if (hc_lane_queued(reqs[i]) >= 0)
+			pending++;
+		else if (reqs[i] != MPI_REQUEST_NULL && reqs[i] != HC_REQ_DONE)
+			return 0;
+	}
+	if (!pending) return 0;
+	if (sts) {
+		/* What Go's Waitall writes for them too, should it finish. */
+		for (int i = 0; i < count; i++) {
+			if (reqs[i] != MPI_REQUEST_NULL) continue;
+			hc_status_set(&sts[i], MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
+			sts[i].MPI_ERROR = MPI_SUCCESS;
+		}
+	}
+	saved_n = 0;
+	int budget = lane_spins();
+	for (;;) {
+		int progress = 0, stuck = 0;
+		for (int i = 0; i < count; i++) {
+			int k = hc_lane_queued(reqs[i]);
+			if (k < 0) continue;
+			MPI_Status *st = sts ? &sts[i] : NULL;
+			int rc = lane_take(k, 0, st);
+			if (rc == 1) {
+				reqs[i] = MPI_REQUEST_NULL;
+				if (st) saved[saved_n].i = i, saved[saved_n].st = *st;
+				saved_n++;
+				pending--;
+				progress = 1;
+			} else if (rc < 0 && src_head[lane[k].w] == k) {
+				stuck = 1; /* Go must decide this one */
+			}
+		}
+		if (pending == 0) break;
+		if (stuck || (!progress && budget-- <= 0)) {
+			if (!sts) saved_n = 0;
+			return 0;
+		}
+		if (!progress) __builtin_ia32_pause();
+		else budget = lane_spins();
+	}
+	/* The rest of the array: completed sends (null handles had their
+	 * status above). */
+	for (int i = 0; i < count; i++) {
+		if (reqs[i] == HC_REQ_DONE) {
+			reqs[i] = MPI_REQUEST_NULL;
+			hc_done_status(sts ? &sts[i] : NULL);
+		}
+	}
+	saved_n = 0;
+	return 1;
+}
+
+void hc_lane_waitall_done(MPI_Status *sts)
+{
+	for (int j = 0; sts && j < saved_n; j++) {
+		MPI_Status *st = &sts[saved[j].i];
+		int err = st->MPI_ERROR;
+		*st = saved[j].st;
+		st->MPI_ERROR = err;
+	}
+	saved_n = 0;
 }

@@ -2,6 +2,7 @@ package main
 
 /*
 #include "cabi.h"
+#include "fastlane.h"
 */
 import "C"
 
@@ -9,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/hympi/hympi/internal/cabi"
+	"github.com/hympi/hympi/mpi"
 )
 
 // hympi_go_fl_comm tells fastlane.c, once per communicator, where the
@@ -35,4 +37,69 @@ func hympi_go_fl_comm(ci C.int, st *C.uintptr_t, ctx *C.uint32_t, world *C.int32
 	}
 	*st, *ctx = C.uintptr_t(addr), C.uint32_t(cx)
 	return 1
+}
+
+// The receive lane's request indexes (fastlane.h): the range just below
+// hReqDone's, which reqTable never hands out itself. A queued lane receive
+// lives in C alone; hympi_go_lane_flush gives it the slot of its index.
+const (
+	laneBase = C.HC_LANE_BASE
+	laneCap  = C.HC_LANE_CAP
+)
+
+// laneGet is get for an index beyond the slots handed out: a lane slot
+// Go has taken over, else nil.
+func (t *reqTable) laneGet(i int) *creq {
+	if i < laneBase || i >= laneBase+laneCap {
+		return nil
+	}
+	ch := t.chunks[i>>reqChunkBits].Load()
+	if ch == nil {
+		return nil
+	}
+	if q := &ch[i&(reqChunk-1)]; q.used {
+		return q
+	}
+	return nil
+}
+
+// laneSlot is lane index i's slot, its chunk made on first use.
+func (t *reqTable) laneSlot(i int) *creq {
+	if t.chunks[i>>reqChunkBits].Load() == nil {
+		t.mu.Lock()
+		if t.chunks[i>>reqChunkBits].Load() == nil {
+			t.chunks[i>>reqChunkBits].Store(new([reqChunk]creq))
+		}
+		t.mu.Unlock()
+	}
+	return t.slot(i)
+}
+
+// hympi_go_lane_flush posts the receive lane's queued receives, oldest
+// first, each in the slot of its handle's index: from here on they are
+// ordinary requests. C has emptied its queue before the call.
+//
+//export hympi_go_lane_flush
+func hympi_go_lane_flush(ents *C.hc_lane_post, n C.int) {
+	for _, x := range unsafe.Slice(ents, int(n)) {
+		q := reqs.laneSlot(laneBase + int(x.k))
+		*q = creq{spare: q.spare, used: true, ci: x.ci, recv: true, active: true}
+		c, rc := commAt(x.ci)
+		var err error
+		if rc == 0 {
+			q.r, err = cabi.IrecvIn(c, q.spare, bytesAt(x.buf, x.n), int(x.source), tagIn(x.tag))
+		} else {
+			err = &mpi.Error{Class: mpi.ErrComm, Op: "Irecv", Msg: "communicator freed"}
+		}
+		if err != nil {
+			// Cannot happen while every call into Go hands the queue
+			// over first (the engine is as it was at MPI_Irecv); should
+			// it, the request completes with the error.
+			q.laneErr = err
+			if world, rc := commAt(0); rc == 0 {
+				q.r, _ = cabi.IrecvIn(world, q.spare, nil, mpi.ProcNull, 0)
+			}
+		}
+		q.spare = nil
+	}
 }

@@ -88,4 +88,71 @@ HC_HIDDEN void hc_fl_report(int rank);
 HC_HIDDEN int hc_fl_check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small,
 			       uint32_t *len);
 
+/* ---- the receive lane (fastlane.c) ----
+ *
+ * MPI_Irecv naming a source, into a contiguous buffer, while the engine
+ * holds no posted receive and no unexpected message, is queued here in C
+ * instead of posted in Go, and MPI_Wait/Waitall/Test complete it off the
+ * head of its source's channel. While the queue is not empty its entries
+ * are the oldest posted receives of the process: every call into Go first
+ * hands them to the engine in order (hc_lane_sync, run by the wrappers of
+ * golane.h), so Go's matching sees exactly what it would have seen had
+ * each MPI_Irecv entered Go.
+ *
+ * A lane receive's handle is a request index of the reserved range
+ * [HC_LANE_BASE, HC_LANE_BASE + HC_LANE_CAP) below HC_REQ_DONE's: the Go
+ * request table never hands those out, and takes over the slot of the
+ * same index when the queue is handed to it (then the handle is an
+ * ordinary request until Go frees it, and gives the index back). */
+enum { HC_LANE_CAP = 256 };
+#define HC_LANE_BASE (HC_INDEX_MASK - 1 - HC_LANE_CAP)
+#define HC_LANE_H0 (((intptr_t)HK_REQ << HC_KIND_SHIFT) | HC_LANE_BASE)
+
+/* One queued receive as Go posts it (hympi_go_lane_flush), oldest first. */
+typedef struct {
+	void *buf;
+	int64_t n;
+	int ci, source, tag, k;
+} hc_lane_post;
+
+/* Queued lane receives: the one word every call into Go looks at. */
+HC_HIDDEN extern int hc_lane_n;
+
+/* hc_lane_sync hands the queued receives to Go (when there are any). */
+HC_HIDDEN void hc_lane_sync(void);
+/* hc_lane_give takes back index k from Go once its request is freed. */
+HC_HIDDEN void hc_lane_give(int k);
+
+/* hc_lane_irecv queues a receive and sets *req, returning 1; 0 when the
+ * lane may not take it (nothing changed). Arguments as for hc_fl_recv. */
+HC_HIDDEN int hc_lane_irecv(int ci, void *buf, int64_t n, int source, int tag, MPI_Request *req);
+
+/* hc_lane_state[k]: HC_LANE_QUEUED while index k is a receive in the
+ * queue (HC_LANE_FREE: unused; HC_LANE_GO: Go owns the slot). */
+enum { HC_LANE_FREE, HC_LANE_QUEUED, HC_LANE_GO };
+HC_HIDDEN extern unsigned char hc_lane_state[HC_LANE_CAP];
+
+/* hc_lane_queued is k if h is the handle of a queued lane receive, -1
+ * otherwise (a subtraction and a compare for any other handle). */
+static inline int hc_lane_queued(MPI_Request h)
+{
+	uintptr_t k = (uintptr_t)h - (uintptr_t)HC_LANE_H0;
+	return k < HC_LANE_CAP && hc_lane_state[k] == HC_LANE_QUEUED ? (int)k : -1;
+}
+
+/* hc_lane_wait, hc_lane_test and hc_lane_waitall complete lane receives
+ * in C. They return 1 when they did the whole call, 0 when the caller must
+ * go on in Go (which hc_lane_sync prepares), having changed nothing the
+ * caller has not been told about: hc_lane_waitall may have completed some
+ * requests (their handles set to MPI_REQUEST_NULL, their statuses saved),
+ * and hc_lane_waitall_done puts those statuses back after Go's Waitall. */
+HC_HIDDEN int hc_lane_wait(int k, MPI_Request *req, MPI_Status *st);
+HC_HIDDEN int hc_lane_test(int k, MPI_Request *req, int *flag, MPI_Status *st);
+HC_HIDDEN int hc_lane_waitall(int count, MPI_Request *reqs, MPI_Status *sts);
+HC_HIDDEN void hc_lane_waitall_done(MPI_Status *sts);
+/* hc_lane_any is MPI_Waitany (spin 1, flag NULL) or MPI_Testany (spin 0)
+ * over queued lane receives and null handles. */
+HC_HIDDEN int hc_lane_testall(int count, MPI_Request *reqs, int *flag, MPI_Status *sts);
+HC_HIDDEN int hc_lane_any(int count, MPI_Request *reqs, int *index, int *flag, MPI_Status *st, int spin);
+
 #endif

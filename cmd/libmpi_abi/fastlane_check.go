@@ -56,3 +56,6 @@ func flCheckSlot(slot []byte, ctx uint32, tag int, capacity, small int64) (uint3
 	ok := C.hc_fl_check_slot((*C.uchar)(p), C.uint32_t(ctx), C.int(tag), C.int64_t(capacity), C.int64_t(small), &n)
 	return uint32(n), ok != 0
 }
+
+// laneStateOf is the C lane's state of index k (fastlane.h HC_LANE_*).
+func laneStateOf(k int) int { return int(C.hc_lane_state[k]) }

@@ -10,6 +10,7 @@
 #include "cabi.h"
 #include "argcheck.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 HC_HIDDEN int hc_greq_query(uintptr_t fn, void *extra, MPI_Status *st)
 {

@@ -12,6 +12,7 @@
 #include "cabi.h"
 #include "argcheck.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 HC_HIDDEN int hc_comm_reserve(void);
 HC_HIDDEN void hc_comm_release(int i);

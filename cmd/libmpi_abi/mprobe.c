@@ -9,6 +9,7 @@
 #include "cabi.h"
 #include "argcheck.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 static int hc_mprobe(int source, int tag, MPI_Comm comm, int block, int *flag, MPI_Message *message,
 		     MPI_Status *status, const char *fn)

@@ -17,6 +17,7 @@
 
 #include "nbc.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 static int64_t hc_at(const void *v, int big, int i)
 {

@@ -11,6 +11,7 @@
 
 #include "nbc.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 /* hc_neighbors describes the topology of communicator ci: a Cartesian grid,
  * or a graph's or distributed graph's lists (kept by the communicator, not

@@ -9,6 +9,7 @@
 #include "dtype.h"
 #include "fastlane.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 enum { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
 
@@ -211,6 +212,7 @@ static int hc_irecv(void *buf, int64_t count, MPI_Datatype dt, int source, int t
 		return hc_error(ci, MPI_ERR_NO_MEM, fn);
 	int rc;
 	if (__builtin_expect(!tmp, 1)) {
+		if (hc_lane_irecv(ci, buf, n, source, tag, req)) return MPI_SUCCESS;
 		rc = hympi_go_irecv(ci, buf, n, source, tag, NULL, (intptr_t *)req, &hc_rcache);
 	} else {
 		hc_recv_unpack up = {tmp, buf, hc_type_hold(dt), count};
@@ -362,6 +364,8 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 		hc_done_status(status);
 		return MPI_SUCCESS;
 	}
+	int k = hc_lane_queued(*request);
+	if (k >= 0 && hc_lane_wait(k, request, status)) return MPI_SUCCESS;
 	int rc = hympi_go_wait(request, status, &hc_rcache);
 	return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : hc_req_error(rc, "MPI_Wait");
 }
@@ -377,6 +381,8 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 		hc_done_status(status);
 		return MPI_SUCCESS;
 	}
+	int k = hc_lane_queued(*request);
+	if (k >= 0 && hc_lane_test(k, request, flag, status)) return MPI_SUCCESS;
 	int rc = hympi_go_test(request, flag, status, &hc_rcache);
 	return rc ? hc_req_error(rc, "MPI_Test") : MPI_SUCCESS;
 }
@@ -387,7 +393,10 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitall");
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Waitall");
 	if (hc_done_all(count, array_of_requests, array_of_statuses)) return MPI_SUCCESS;
+	if (hc_lane_n && hc_lane_waitall(count, array_of_requests, array_of_statuses)) return MPI_SUCCESS;
 	int rc = hympi_go_waitall(array_of_requests, count, array_of_statuses, &hc_rcache);
+	/* Requests the lane completed before it gave up keep their status. */
+	hc_lane_waitall_done(array_of_statuses);
 	return rc ? hc_req_error(rc, "MPI_Waitall") : MPI_SUCCESS;
 }
 
@@ -401,6 +410,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
 		*flag = 1;
 		return MPI_SUCCESS;
 	}
+	if (hc_lane_n && hc_lane_testall(count, array_of_requests, flag, array_of_statuses)) return MPI_SUCCESS;
 	int rc = hympi_go_testall(array_of_requests, count, flag, array_of_statuses);
 	return rc ? hc_req_error(rc, "MPI_Testall") : MPI_SUCCESS;
 }
@@ -411,6 +421,7 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitany");
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Waitany");
 	HC_CHECK_PTR(-1, index, "MPI_Waitany");
+	if (hc_lane_n && hc_lane_any(count, array_of_requests, index, NULL, status, 1)) return MPI_SUCCESS;
 	int rc = hympi_go_waitany(array_of_requests, count, index, status);
 	return rc ? hc_req_error(rc, "MPI_Waitany") : MPI_SUCCESS;
 }
@@ -422,6 +433,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Testany");
 	HC_CHECK_PTR(-1, index, "MPI_Testany");
 	HC_CHECK_PTR(-1, flag, "MPI_Testany");
+	if (hc_lane_n && hc_lane_any(count, array_of_requests, index, flag, status, 0)) return MPI_SUCCESS;
 	int rc = hympi_go_testany(array_of_requests, count, index, flag, status);
 	return rc ? hc_req_error(rc, "MPI_Testany") : MPI_SUCCESS;
 }

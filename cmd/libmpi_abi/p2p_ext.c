@@ -10,6 +10,7 @@
 #include "cabi.h"
 #include "argcheck.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 /* hc_isendrecv: when replace is set, sendbuf is recvbuf and the send half
  * travels from a packed copy. */

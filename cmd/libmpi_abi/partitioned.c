@@ -8,6 +8,7 @@
 #include "cabi.h"
 #include "argcheck.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 static int hc_pinit_part(const void *buf, int partitions, MPI_Count count, MPI_Datatype dt, int peer, int tag,
 			 MPI_Comm comm, MPI_Info info, int recv, MPI_Request *req, const char *fn)

@@ -4,6 +4,7 @@ package main
 #include <stdlib.h>
 #include "cabi.h"
 #include "nbc.h"
+#include "fastlane.h"
 */
 import "C"
 
@@ -27,6 +28,7 @@ type creq struct {
 	cancelled bool
 	used      bool  // the slot holds a live request
 	doneSend  bool  // stands for an hReqDone handle (materialize)
+	laneErr   error // the receive lane could not post it (fastlane.go)
 	nextFree  int32 // free list link while unused
 
 	persistent bool
@@ -144,7 +146,7 @@ func (t *reqTable) take() int {
 		return int(i)
 	}
 	i := t.n.Load()
-	if int(i) >= reqMaxChunks*reqChunk-2 { // the last two: hReqDone, and one always bad
+	if int(i) >= laneBase { // the top: the receive lane's, hReqDone, and one always bad
 		return -1
 	}
 	if i%reqChunk == 0 {
@@ -167,7 +169,7 @@ func (t *reqTable) slot(i int) *creq {
 // get is the live request at index i, nil if there is none.
 func (t *reqTable) get(i int) *creq {
 	if i < 0 || i >= int(t.n.Load()) {
-		return nil
+		return t.laneGet(i)
 	}
 	if q := t.slot(i); q.used {
 		return q
@@ -187,6 +189,10 @@ func (t *reqTable) del(i int, c *C.hc_reqcache) {
 // delSlot is del for a caller that has looked slot i up already (q).
 func (t *reqTable) delSlot(q *creq, i int, c *C.hc_reqcache) {
 	*q = creq{spare: q.spare}
+	if i >= laneBase {
+		C.hc_lane_give(C.int(i - laneBase))
+		return
+	}
 	if c != nil && c.n < C.HC_REQCACHE {
 		c.idx[c.n] = C.int(i)
 		c.n++
@@ -300,6 +306,9 @@ func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Sta
 	q.spare, q.r = q.r, nil // reused only if the engine says it is safe
 	if q.doneSend {
 		s = mpi.Status{} // what a send's status says (not ProcNull's)
+	}
+	if q.laneErr != nil {
+		s, err = mpi.Status{}, q.laneErr
 	}
 	if err == nil || mpi.ClassOf(err) == mpi.ErrTruncate {
 		fillStatus(st, s, q.cancelled)

@@ -14,6 +14,7 @@
 
 #include "argcheck.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 HC_HIDDEN void hc_comm_publish(int i, int rank, int size, MPI_Errhandler eh);
 

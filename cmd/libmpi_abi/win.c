@@ -16,6 +16,7 @@
 #include "cabi.h"
 #include "argcheck.h"
 #include "_cgo_export.h"
+#include "golane.h"
 
 #define HK_WIN 8
 #define HC_MAX_WINS 1024 /* maxWins in win.go */

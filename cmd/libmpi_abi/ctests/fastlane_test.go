@@ -46,3 +46,47 @@ func TestCFastLane(t *testing.T) {
 		})
 	}
 }
+
+var recvLaneLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): receive lane: (\d+) posted, (\d+) completed in C, (\d+) handed to Go$`)
+
+// TestCRecvLane runs testdata/recvlane.c, whose nonblocking receives the
+// C receive lane queues and completes, mixed with the calls that must hand
+// them to Go first, in the modes where the lane runs and where it must
+// not: the program's checks of order, content, status and error class pass
+// either way, and the debug report says whether the lane served receives.
+func TestCRecvLane(t *testing.T) {
+	exe := compile(t, "recvlane")
+	cases := []struct {
+		name string
+		n    int
+		env  []string
+		lane bool // the lane must have queued and completed receives
+	}{
+		{"default", 2, nil, true},
+		{"four ranks", 4, nil, true},
+		{"thread multiple", 2, []string{"FL_MULTIPLE=1"}, false},
+		{"async progress", 2, []string{"HYMPI_ASYNC_PROGRESS=1"}, false},
+		{"checksums", 2, []string{"HYMPI_CHECKSUM=1"}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := runJob(t, tc.n, exe, append([]string{"HYMPI_CABI_DEBUG=1"}, tc.env...)...)
+			if got := okLine.FindAllString(out, -1); err != nil || len(got) != tc.n {
+				t.Fatalf("hympirun -n %d recvlane: %v (%d of %d ranks OK)\n%s", tc.n, err, len(got), tc.n, out)
+			}
+			reports := recvLaneLine.FindAllStringSubmatch(out, -1)
+			if len(reports) != tc.n {
+				t.Fatalf("%d receive-lane reports, want %d:\n%s", len(reports), tc.n, out)
+			}
+			for _, m := range reports {
+				posted, _ := strconv.Atoi(m[2])
+				done, _ := strconv.Atoi(m[3])
+				synced, _ := strconv.Atoi(m[4])
+				if tc.lane && (posted == 0 || done == 0 || synced == 0) || !tc.lane && (posted != 0 || done != 0 || synced != 0) {
+					t.Errorf("rank %s: %d posted, %d completed in C, %d handed to Go; want the lane used: %v",
+						m[1], posted, done, synced, tc.lane)
+				}
+			}
+		})
+	}
+}
