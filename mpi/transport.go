@@ -90,17 +90,17 @@ const (
 // peer, a free slot, payload fits the descriptor. No allocation, no lock
 // beyond the engine's, no syscall unless the peer sleeps.
 func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) bool {
-	if oc.head != nil || len(buf) > shm.InlineMax || !e.openOut(oc) {
+	if oc.head != nil || len(buf) > shm.InlineMax || (oc.prod == nil && !e.openOut(oc)) {
 		return false
 	}
 	slot := oc.prod.Reserve()
 	if slot == nil {
 		return false
 	}
-	d := shm.Desc{Kind: shm.KindInline, Ctx: ctx, Tag: int32(tag), MsgLen: uint64(len(buf)), FragLen: uint32(len(buf))}
-	shm.EncodeDesc(slot, &d)
+	shm.EncodeInline(slot, ctx, int32(tag), uint32(len(buf)))
 	copy(shm.InlineArea(slot), buf)
 	if e.checksum {
+		d := shm.Desc{Kind: shm.KindInline, Ctx: ctx, Tag: int32(tag), MsgLen: uint64(len(buf)), FragLen: uint32(len(buf))}
 		shm.SetDescSum(slot, shm.MessageSum(&d, buf))
 	}
 	oc.prod.Publish(slot)
