@@ -37,6 +37,7 @@ type engine struct {
 	oversub    bool       // more ranks than CPUs (setCPUs)
 	gateOp     *collOp    // the blocking collective being waited for (coll_gate.go)
 	internalRq []*Request // recycled requests of blocking calls
+	reqSlab    []Request  // requests for Isend and Irecv not yet handed out (request.go)
 	bufs       bufPool
 	freeUnexp  []*unexpected
 	bsend      bsendState

@@ -96,15 +96,17 @@ func (c *Comm) Issend(buf []byte, dest, tag int) (*Request, error) {
 // isend starts a send in old when the C ABI recycles a request (reuseReq),
 // in a new request when old is nil.
 func (c *Comm) isend(old *Request, op string, buf []byte, dest, tag int, sync bool) (*Request, error) {
-	if err := c.checkDest(op, dest, tag); err != nil {
-		return nil, err
+	if !c.p2pArgsOK(dest, tag) {
+		if err := c.checkDest(op, dest, tag); err != nil {
+			return nil, err
+		}
+		if dest == ProcNull {
+			r := c.e.reuseReq(old, reqSend)
+			r.complete(Status{Source: ProcNull, Tag: AnyTag}, nil)
+			return r, nil
+		}
 	}
 	e := c.e
-	r := e.reuseReq(old, reqSend)
-	if dest == ProcNull {
-		r.complete(Status{Source: ProcNull, Tag: AnyTag}, nil)
-		return r, nil
-	}
 	w := c.peerWorld(dest)
 	// Unlocked by hand, not deferred: osu_bw's window makes this call per
 	// message, and nothing below panics short of a bug.
@@ -112,6 +114,12 @@ func (c *Comm) isend(old *Request, op string, buf []byte, dest, tag int, sync bo
 	if err := e.fatal; err != nil {
 		e.mu.Unlock()
 		return nil, err
+	}
+	var r *Request
+	if old == nil {
+		r = e.newUserReq(reqSend)
+	} else {
+		r = e.reuseReq(old, reqSend)
 	}
 	if !sync && w != e.rank && e.trySendInline(e.outTo(w), c.ctx, tag, buf) {
 		r.done = true
@@ -194,19 +202,27 @@ func (c *Comm) Irecv(buf []byte, source, tag int) (*Request, error) {
 
 // irecv is Irecv in old when the C ABI recycles a request (reuseReq).
 func (c *Comm) irecv(old *Request, buf []byte, source, tag int) (*Request, error) {
-	if err := c.checkSource("Irecv", source, tag); err != nil {
-		return nil, err
+	if !c.p2pArgsOK(source, tag) && (tag != AnyTag || !c.p2pArgsOK(source, 0)) {
+		if err := c.checkSource("Irecv", source, tag); err != nil {
+			return nil, err
+		}
+		if source == ProcNull {
+			r := c.e.reuseReq(old, reqRecv)
+			r.complete(Status{Source: ProcNull, Tag: AnyTag}, nil)
+			return r, nil
+		}
 	}
 	e := c.e
-	r := e.reuseReq(old, reqRecv)
-	if source == ProcNull {
-		r.complete(Status{Source: ProcNull, Tag: AnyTag}, nil)
-		return r, nil
-	}
 	e.mu.Lock() // unlocked by hand, as in isend
 	if err := e.fatal; err != nil {
 		e.mu.Unlock()
 		return nil, err
+	}
+	var r *Request
+	if old == nil {
+		r = e.newUserReq(reqRecv)
+	} else {
+		r = e.reuseReq(old, reqRecv)
 	}
 	c.initRecv(r, c.ctx, buf, source, tag)
 	e.postRecv(r)
