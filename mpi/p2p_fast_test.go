@@ -253,3 +253,25 @@ func TestPlainWindowAllocs(t *testing.T) {
 		t.Errorf("a window of %d plain Isend/Irecv/Waitall allocates %.1f times, want at most %.0f", window, n, want)
 	}
 }
+
+// TestIssendNotBornDone: the born-complete shortcut is for standard sends
+// only; a synchronous send of the same small size stays pending until the
+// receiver matches it.
+func TestIssendNotBornDone(t *testing.T) {
+	comms := inProcessJob(t, 2)
+	r, err := comms[0].Issend([]byte{1, 2, 3}, 1, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		if _, done, err := r.Test(); done || err != nil {
+			t.Fatalf("Issend complete (error %v) before the receive was posted", err)
+		}
+	}
+	if _, err := comms[1].Recv(make([]byte, 3), 0, 8); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
