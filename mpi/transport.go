@@ -104,7 +104,12 @@ func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) boo
 		shm.SetDescSum(slot, shm.MessageSum(&d, buf))
 	}
 	oc.prod.Publish(slot)
-	oc.notify(e.rank)
+	// notify, inlined: its call and Ring's were ~25 instructions of a
+	// ~290-instruction send.
+	oc.summary.Mark(e.rank)
+	if oc.bell.Asleep() {
+		oc.bell.Ring()
+	}
 	c := &e.eps[oc.peer].counters
 	c.EagerMsgs++
 	c.EagerBytes += uint64(len(buf))
