@@ -38,6 +38,7 @@ type engine struct {
 	gateOp     *collOp    // the blocking collective being waited for (coll_gate.go)
 	gated      uint64     // communicators given a gate (coll_gate.go)
 	internalRq []*Request // recycled requests of blocking calls
+	reqSlab    []Request  // requests for Isend and Irecv not yet handed out (request.go)
 	bufs       bufPool
 	freeUnexp  []*unexpected
 	bsend      bsendState

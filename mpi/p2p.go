@@ -22,21 +22,32 @@ func (c *Comm) Rsend(buf []byte, dest, tag int) error {
 }
 
 func (c *Comm) blockingSend(op string, buf []byte, dest, tag int, sync bool) error {
-	if err := c.checkDest(op, dest, tag); err != nil {
-		return err
-	}
-	if dest == ProcNull {
-		return nil
+	if !c.p2pArgsOK(dest, tag) {
+		if err := c.checkDest(op, dest, tag); err != nil {
+			return err
+		}
+		if dest == ProcNull {
+			return nil
+		}
 	}
 	e := c.e
 	w := c.peerWorld(dest)
+	// The eager case unlocks by hand: a deferred unlock and the checks'
+	// calls were a fifth of a small send's instructions.
 	e.mu.Lock()
+	if e.fatal == nil && !sync && w != e.rank && e.trySendInline(e.outTo(w), c.ctx, tag, buf) {
+		e.mu.Unlock()
+		return nil
+	}
+	return e.sendWait(c, w, buf, tag, sync)
+}
+
+// sendWait is a blocking send that the eager case did not take: it queues
+// the send and waits for it. Called with e.mu held; releases it.
+func (e *engine) sendWait(c *Comm, w int, buf []byte, tag int, sync bool) error {
 	defer e.mu.Unlock()
 	if e.fatal != nil {
 		return e.fatal
-	}
-	if !sync && w != e.rank && e.trySendInline(e.outTo(w), c.ctx, tag, buf) {
-		return nil
 	}
 	r := e.newInternalReq(reqSend)
 	e.startSend(r, c, c.ctx, w, buf, tag, sync)
@@ -46,6 +57,15 @@ func (c *Comm) blockingSend(op string, buf []byte, dest, tag int, sync bool) err
 	err := r.err
 	e.freeInternalReq(r)
 	return err
+}
+
+// p2pArgsOK is the common case of checkDest and checkSource in a few
+// inlined compares: a live intracommunicator, a rank of it (not ProcNull
+// or AnySource) and a tag in 0..TagUB. False means "ask the full check",
+// which also gives the error.
+func (c *Comm) p2pArgsOK(peer, tag int) bool {
+	return c != nil && c.inter == nil && !c.freed && uint(peer) < uint(c.size) &&
+		uint(tag) <= TagUB && (c.private || active.Load())
 }
 
 // startSend queues r, a send of buf to world rank w.
@@ -76,15 +96,17 @@ func (c *Comm) Issend(buf []byte, dest, tag int) (*Request, error) {
 // isend starts a send in old when the C ABI recycles a request (reuseReq),
 // in a new request when old is nil.
 func (c *Comm) isend(old *Request, op string, buf []byte, dest, tag int, sync bool) (*Request, error) {
-	if err := c.checkDest(op, dest, tag); err != nil {
-		return nil, err
+	if !c.p2pArgsOK(dest, tag) {
+		if err := c.checkDest(op, dest, tag); err != nil {
+			return nil, err
+		}
+		if dest == ProcNull {
+			r := c.e.reuseReq(old, reqSend)
+			r.complete(Status{Source: ProcNull, Tag: AnyTag}, nil)
+			return r, nil
+		}
 	}
 	e := c.e
-	r := e.reuseReq(old, reqSend)
-	if dest == ProcNull {
-		r.complete(Status{Source: ProcNull, Tag: AnyTag}, nil)
-		return r, nil
-	}
 	w := c.peerWorld(dest)
 	// Unlocked by hand, not deferred: osu_bw's window makes this call per
 	// message, and nothing below panics short of a bug.
@@ -92,6 +114,12 @@ func (c *Comm) isend(old *Request, op string, buf []byte, dest, tag int, sync bo
 	if err := e.fatal; err != nil {
 		e.mu.Unlock()
 		return nil, err
+	}
+	var r *Request
+	if old == nil {
+		r = e.newUserReq(reqSend)
+	} else {
+		r = e.reuseReq(old, reqSend)
 	}
 	if !sync && w != e.rank && e.trySendInline(e.outTo(w), c.ctx, tag, buf) {
 		r.done = true
@@ -105,22 +133,31 @@ func (c *Comm) isend(old *Request, op string, buf []byte, dest, tag int, sync bo
 // Recv receives a message from source (or AnySource) with tag (or AnyTag)
 // into buf. A message longer than buf fills buf and returns ErrTruncate.
 func (c *Comm) Recv(buf []byte, source, tag int) (Status, error) {
-	if err := c.checkSource("Recv", source, tag); err != nil {
-		return Status{}, err
-	}
-	if source == ProcNull {
-		return Status{Source: ProcNull, Tag: AnyTag}, nil
+	if !c.p2pArgsOK(source, tag) && (tag != AnyTag || !c.p2pArgsOK(source, 0)) {
+		if err := c.checkSource("Recv", source, tag); err != nil {
+			return Status{}, err
+		}
+		if source == ProcNull {
+			return Status{Source: ProcNull, Tag: AnyTag}, nil
+		}
 	}
 	e := c.e
-	e.mu.Lock()
+	e.mu.Lock() // unlocked by hand on the fast lane, as in blockingSend
+	if e.fatal == nil && source != AnySource {
+		if st, ok := e.fastRecv(c, buf, source, tag); ok {
+			e.mu.Unlock()
+			return st, nil
+		}
+	}
+	return e.recvWait(c, buf, source, tag)
+}
+
+// recvWait is a blocking receive the fast lane did not take: it posts the
+// receive and waits for it. Called with e.mu held; releases it.
+func (e *engine) recvWait(c *Comm, buf []byte, source, tag int) (Status, error) {
 	defer e.mu.Unlock()
 	if e.fatal != nil {
 		return Status{}, e.fatal
-	}
-	if source != AnySource {
-		if st, ok := e.fastRecv(c, buf, source, tag); ok {
-			return st, nil
-		}
 	}
 	r := e.newInternalReq(reqRecv)
 	c.initRecv(r, c.ctx, buf, source, tag)
@@ -165,19 +202,27 @@ func (c *Comm) Irecv(buf []byte, source, tag int) (*Request, error) {
 
 // irecv is Irecv in old when the C ABI recycles a request (reuseReq).
 func (c *Comm) irecv(old *Request, buf []byte, source, tag int) (*Request, error) {
-	if err := c.checkSource("Irecv", source, tag); err != nil {
-		return nil, err
+	if !c.p2pArgsOK(source, tag) && (tag != AnyTag || !c.p2pArgsOK(source, 0)) {
+		if err := c.checkSource("Irecv", source, tag); err != nil {
+			return nil, err
+		}
+		if source == ProcNull {
+			r := c.e.reuseReq(old, reqRecv)
+			r.complete(Status{Source: ProcNull, Tag: AnyTag}, nil)
+			return r, nil
+		}
 	}
 	e := c.e
-	r := e.reuseReq(old, reqRecv)
-	if source == ProcNull {
-		r.complete(Status{Source: ProcNull, Tag: AnyTag}, nil)
-		return r, nil
-	}
 	e.mu.Lock() // unlocked by hand, as in isend
 	if err := e.fatal; err != nil {
 		e.mu.Unlock()
 		return nil, err
+	}
+	var r *Request
+	if old == nil {
+		r = e.newUserReq(reqRecv)
+	} else {
+		r = e.reuseReq(old, reqRecv)
 	}
 	c.initRecv(r, c.ctx, buf, source, tag)
 	e.postRecv(r)

@@ -90,21 +90,26 @@ const (
 // peer, a free slot, payload fits the descriptor. No allocation, no lock
 // beyond the engine's, no syscall unless the peer sleeps.
 func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) bool {
-	if oc.head != nil || len(buf) > shm.InlineMax || !e.openOut(oc) {
+	if oc.head != nil || len(buf) > shm.InlineMax || (oc.prod == nil && !e.openOut(oc)) {
 		return false
 	}
 	slot := oc.prod.Reserve()
 	if slot == nil {
 		return false
 	}
-	d := shm.Desc{Kind: shm.KindInline, Ctx: ctx, Tag: int32(tag), MsgLen: uint64(len(buf)), FragLen: uint32(len(buf))}
-	shm.EncodeDesc(slot, &d)
+	shm.EncodeInline(slot, ctx, int32(tag), uint32(len(buf)))
 	copy(shm.InlineArea(slot), buf)
 	if e.checksum {
+		d := shm.Desc{Kind: shm.KindInline, Ctx: ctx, Tag: int32(tag), MsgLen: uint64(len(buf)), FragLen: uint32(len(buf))}
 		shm.SetDescSum(slot, shm.MessageSum(&d, buf))
 	}
 	oc.prod.Publish(slot)
-	oc.notify(e.rank)
+	// notify, inlined: its call and Ring's were ~25 instructions of a
+	// ~290-instruction send.
+	oc.summary.Mark(e.rank)
+	if oc.bell.Asleep() {
+		oc.bell.Ring()
+	}
 	c := &e.eps[oc.peer].counters
 	c.EagerMsgs++
 	c.EagerBytes += uint64(len(buf))
@@ -288,6 +293,13 @@ func (e *engine) drain(ic *inChan) bool {
 			break
 		}
 		d, err := shm.DecodeDesc(slot, ic.lim)
+		if err == nil && d.Kind == shm.KindInline && ic.cur == nil && !e.checksum {
+			// deliver's commonest case without its dispatch: a whole
+			// message in the slot, matched or filed at once.
+			e.arrive(ic.peer, &d, shm.InlinePayload(slot, &d), nil)
+			ic.cons.Release()
+			continue
+		}
 		var payload []byte
 		if err == nil {
 			payload = payloadOf(ic, slot, &d)
