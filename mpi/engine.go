@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hympi/hympi/directcopy"
+	"github.com/hympi/hympi/mpi/internal/match"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -23,9 +24,9 @@ type engine struct {
 	eps        []*endpoint // by world rank; nil until first use (endpoint.go)
 	sending    []*outChan  // peers with queued sends or acks
 
-	ctxs    map[uint32]*matchQueues
+	ctxs    map[uint32]*queues
 	lastCtx uint32
-	lastQ   *matchQueues
+	lastQ   *queues
 
 	postSeq    uint64
 	arrivalSeq uint64
@@ -190,7 +191,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		rank:       rank,
 		size:       size,
 		region:     region,
-		ctxs:       make(map[uint32]*matchQueues),
+		ctxs:       make(map[uint32]*queues),
 		eps:        make([]*endpoint, size),
 		readFrom:   directcopy.ReadFrom,
 		resendWait: make(map[uint64]*Request),
@@ -217,13 +218,13 @@ func (e *engine) setCPUs(cpus int) {
 }
 
 // queues returns the matching queues of context ctx, creating them.
-func (e *engine) queues(ctx uint32) *matchQueues {
+func (e *engine) queues(ctx uint32) *queues {
 	if e.lastQ != nil && e.lastCtx == ctx {
 		return e.lastQ
 	}
 	q := e.ctxs[ctx]
 	if q == nil {
-		q = newMatchQueues(e.size, e.live)
+		q = match.New[Request, unexpected](e.size, e.live)
 		e.ctxs[ctx] = q
 	}
 	e.lastCtx, e.lastQ = ctx, q

@@ -181,16 +181,16 @@ const maxLooksPerSend = 256
 
 // fileUnexpected adds u to q's unexpected lists. Whether it waited is
 // decided when a receive takes it.
-func (e *engine) fileUnexpected(q *matchQueues, u *unexpected) {
-	q.addUnexpected(u)
+func (e *engine) fileUnexpected(q *queues, u *unexpected) {
+	q.AddUnexpected(&u.Arrived, u)
 }
 
 // takeUnexpected removes u from q for a receive being posted: u waited for
 // it, and counts as such if the application was away long enough.
-func (e *engine) takeUnexpected(q *matchQueues, u *unexpected) {
-	q.removeUnexpected(u)
-	if e.skewCounts(u.src, u.length) {
-		e.judged(u.src, e.postVerdict(u.src, u.length, true))
+func (e *engine) takeUnexpected(q *queues, u *unexpected) {
+	q.RemoveUnexpected(&u.Arrived)
+	if e.skewCounts(u.Src, u.length) {
+		e.judged(u.Src, e.postVerdict(u.Src, u.length, true))
 	}
 }
 
@@ -282,20 +282,20 @@ func (e *engine) largeDone(src, n int) {
 // this receive would match, large enough to steer the protocol), and only
 // for receives of such messages.
 func (e *engine) messageWaiting(r *Request) bool {
-	if !e.skew.on || !e.skewCounts(r.src, len(r.buf)) {
+	if !e.skew.on || !e.skewCounts(r.m.Src, len(r.buf)) {
 		return false
 	}
 	n, here := e.headWaiting(r)
 	if !here {
 		n = len(r.buf)
 	}
-	return e.postVerdict(r.src, n, here)
+	return e.postVerdict(r.m.Src, n, here)
 }
 
 // headWaiting says whether the head of r's source channel is the envelope
 // of a large message r would match, and its length.
 func (e *engine) headWaiting(r *Request) (int, bool) {
-	ic := e.eps[r.src].in
+	ic := e.eps[r.m.Src].in
 	if ic == nil || ic.cur != nil {
 		return 0, false
 	}
@@ -304,8 +304,8 @@ func (e *engine) headWaiting(r *Request) (int, bool) {
 		return 0, false // an error is the drain's to report
 	}
 	d, err := shm.DecodeDesc(slot, ic.lim)
-	if err != nil || d.Ctx != r.ctx || (r.tag != AnyTag && int(d.Tag) != r.tag) ||
-		!e.skewCounts(r.src, int(d.MsgLen)) {
+	if err != nil || d.Ctx != r.ctx || (r.m.Tag != AnyTag && int(d.Tag) != r.m.Tag) ||
+		!e.skewCounts(r.m.Src, int(d.MsgLen)) {
 		return 0, false
 	}
 	switch d.Kind {

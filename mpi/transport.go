@@ -220,7 +220,7 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 	if slot == nil {
 		return false
 	}
-	d := shm.Desc{Ctx: r.ctx, Tag: int32(r.tag), MsgLen: uint64(len(r.sbuf)), ReqID: r.syncID}
+	d := shm.Desc{Ctx: r.ctx, Tag: int32(r.m.Tag), MsgLen: uint64(len(r.sbuf)), ReqID: r.syncID}
 	if r.sync {
 		d.Flags = shm.FlagSync
 	}
