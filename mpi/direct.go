@@ -9,6 +9,7 @@ import (
 
 	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/internal/config"
+	"github.com/hympi/hympi/mpi/internal/peer"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -97,7 +98,7 @@ func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 		}
 		// Sizes under the topology threshold are eager whatever the skew;
 		// only larger ones consult (and so steer) the controller.
-		if n <= e.eps[peer].sk.base {
+		if n <= e.eps[peer].sk.Base {
 			return false
 		}
 		if e.skew.on {
@@ -118,7 +119,7 @@ func (e *engine) startDirectSend(r *Request) {
 	e.pendingDirect++
 	e.pendingDirectBytes += len(r.sbuf)
 	x := e.ep(r.peer)
-	x.sk.unread++
+	x.sk.Unread++
 	c := &x.counters
 	c.DirectMsgs++
 	c.DirectBytes += uint64(len(r.sbuf))
@@ -130,7 +131,7 @@ func (e *engine) finishDirectSend(r *Request) {
 	r.direct = false
 	e.pendingDirect--
 	e.pendingDirectBytes -= len(r.sbuf)
-	e.ep(r.peer).sk.unread--
+	e.ep(r.peer).sk.Unread--
 	r.pushed, r.acked = true, true
 	r.checkSendDone()
 }
@@ -265,7 +266,7 @@ func (e *engine) probePeers() {
 // direct-copy verdicts and CPUs are known: the endpoints made so far learn
 // which peers can read us and the threshold toward each now, later ones
 // as they are made (endpoint.go).
-func (e *engine) learnPeers(th *thresholdSource) {
+func (e *engine) learnPeers(th *peer.Thresholds) {
 	e.th = th
 	for _, x := range e.eps {
 		if x != nil && x.peer != e.rank {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/mpi/internal/match"
+	"github.com/hympi/hympi/mpi/internal/peer"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -59,7 +60,7 @@ type engine struct {
 	skewReady          bool // setupSkew ran: endpoints get a controller
 	// th sets thresholds toward peers, once Init has learnt where they
 	// run (learnPeers); nil before.
-	th *thresholdSource
+	th *peer.Thresholds
 	// blocked is the time this rank has spent in blocking waits, counted
 	// from blockedAfter idle passes into each (waitStart: the start of the
 	// one being counted, zero outside). Skew verdicts subtract it from the
