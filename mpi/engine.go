@@ -9,6 +9,7 @@ import (
 	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/mpi/internal/match"
 	"github.com/hympi/hympi/mpi/internal/peer"
+	"github.com/hympi/hympi/mpi/internal/progress"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -35,7 +36,7 @@ type engine struct {
 	syncSends  []*Request // by syncID-1; nil slots are free
 	syncFree   []uint64
 	syncGen    uint64
-	wait       waitPolicy
+	wait       progress.Policy
 	oversub    bool       // more ranks than CPUs (setCPUs)
 	gateOp     *collOp    // the blocking collective being waited for (coll_gate.go)
 	internalRq []*Request // recycled requests of blocking calls
@@ -106,29 +107,6 @@ type engine struct {
 	lostBits  uint64
 }
 
-// waitPolicy is how long a blocking wait spins and yields before it sleeps
-// on the doorbell.
-//
-// With a CPU per rank, spinning is the fast path: the peer runs meanwhile,
-// and a long spin answers a message in well under a microsecond.
-//
-// With more ranks than CPUs (oversubscribed) every spin steals time from the
-// rank we wait for, so we spin only a few passes and then yield. The yield
-// phase is bounded by wall time, not by a count: a sched_yield returns at
-// once when nothing else is runnable on our CPU (the peer we wait for may be
-// on the other one) and takes a whole time slice when something is, so a
-// count means anything from a few microseconds to milliseconds. Yielding
-// for oversubYieldFor covers a collective round in which the peer is
-// scheduled; only beyond it do we pay for the futex sleep, whose wake-up
-// (a system call by the peer, then a trip through the scheduler) costs tens
-// of microseconds per round on this kind of machine.
-type waitPolicy struct {
-	spins    int           // progress passes before yielding
-	yields   int           // sched_yield rounds before sleeping, at least
-	yieldFor time.Duration // and for at least this long since the first yield
-	sleep    time.Duration // futex timeout: a safety net, not the wake path
-}
-
 const (
 	// readSpinRate is the read speed, in bytes per microsecond, that a
 	// wait for FINs assumes when it sizes its spin (readSpinFor): about
@@ -146,20 +124,7 @@ const (
 	// out is about a microsecond, under half a direct copy of any message
 	// above the thresholds in use.
 	blockedAfter = 64
-	// oversubSpins is the progress passes an oversubscribed wait makes
-	// before yielding: enough to catch what a pass just pushed out.
-	oversubSpins = 4
-	// oversubYieldFor is how long an oversubscribed wait yields before it
-	// sleeps on the doorbell.
-	oversubYieldFor = 200 * time.Microsecond
 )
-
-func newWaitPolicy(size, cpus int) waitPolicy {
-	if size > cpus {
-		return waitPolicy{spins: oversubSpins, yieldFor: oversubYieldFor, sleep: 100 * time.Millisecond}
-	}
-	return waitPolicy{spins: 20000, yields: 200, sleep: 100 * time.Millisecond}
-}
 
 // readSpinFor is how long a wait with a CPU of its own keeps spinning,
 // past its pass budget, while peers have rendezvous sends of ours to read:
@@ -176,15 +141,6 @@ func (e *engine) readSpinFor() time.Duration {
 		return 0
 	}
 	return min(time.Duration(e.pendingDirectBytes/readSpinRate)*time.Microsecond, readSpinMax)
-}
-
-// yielded reports whether a wait that has made n yield rounds, the first at
-// since, is done yielding.
-func (w waitPolicy) yielded(n int, since time.Time) bool {
-	if n < w.yields {
-		return false
-	}
-	return w.yieldFor == 0 || time.Since(since) >= w.yieldFor
 }
 
 func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
@@ -212,7 +168,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 // wait spins, and which protocol collectives use (useDirect).
 func (e *engine) setCPUs(cpus int) {
 	e.oversub = e.size > cpus
-	e.wait = newWaitPolicy(e.size, cpus)
+	e.wait = progress.NewPolicy(e.size, cpus)
 	if e.fl != nil {
 		e.fl.SetOversub(e.oversub)
 	}
@@ -309,10 +265,10 @@ func (e *engine) waitUntil(cond func() bool) error {
 		if idle == blockedAfter && e.waitStart.IsZero() {
 			e.waitStart = time.Now()
 		}
-		if idle < e.wait.spins {
+		if idle < e.wait.Spins {
 			continue
 		}
-		if idle == e.wait.spins {
+		if idle == e.wait.Spins {
 			spinStart = time.Time{}
 		}
 		if d := e.readSpinFor(); d > 0 {
@@ -326,7 +282,7 @@ func (e *engine) waitUntil(cond func() bool) error {
 		if yields == 0 {
 			yieldStart = time.Now()
 		}
-		if !e.wait.yielded(yields, yieldStart) {
+		if !e.wait.Yielded(yields, yieldStart) {
 			yields++
 			e.mu.Unlock()
 			shm.Yield()
@@ -334,7 +290,7 @@ func (e *engine) waitUntil(cond func() bool) error {
 			continue
 		}
 		if e.gateOp != nil && e.gateSleep() {
-			idle, yields = e.wait.spins/2, 0
+			idle, yields = e.wait.Spins/2, 0
 			continue
 		}
 		seq := e.bell.Arm()
@@ -346,13 +302,13 @@ func (e *engine) waitUntil(cond func() bool) error {
 			continue
 		}
 		e.mu.Unlock()
-		e.bell.Wait(seq, e.wait.sleep)
+		e.bell.Wait(seq, e.wait.Sleep)
 		e.mu.Lock()
 		e.bell.Disarm()
 		// Woken: something probably arrived; spin briefly again and
 		// yield a full phase before the next sleep, but spin only half
 		// the budget.
-		idle, yields = e.wait.spins/2, 0
+		idle, yields = e.wait.Spins/2, 0
 	}
 	return nil
 }
