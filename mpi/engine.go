@@ -10,6 +10,7 @@ import (
 	"github.com/hympi/hympi/mpi/internal/match"
 	"github.com/hympi/hympi/mpi/internal/peer"
 	"github.com/hympi/hympi/mpi/internal/progress"
+	"github.com/hympi/hympi/mpi/internal/proto"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -33,9 +34,7 @@ type engine struct {
 	postSeq    uint64
 	arrivalSeq uint64
 
-	syncSends  []*Request // by syncID-1; nil slots are free
-	syncFree   []uint64
-	syncGen    uint64
+	syncs      proto.Replies[Request] // sends waiting for a reply, by syncID
 	wait       progress.Policy
 	oversub    bool       // more ranks than CPUs (setCPUs)
 	gateOp     *collOp    // the blocking collective being waited for (coll_gate.go)

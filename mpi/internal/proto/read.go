@@ -1,12 +1,16 @@
 // Package proto owns the state machines of hympi's message protocols that
-// need nothing of the engine's own types. Today that is the receiving side
-// of the direct (rendezvous) protocol: a matched RTS whose payload this rank
-// reads out of the sender's memory with process_vm_readv, one segment per
-// progress pass, before it answers FIN (or NACK, when the kernel refuses
-// and the sender must stream the payload through cells instead).
+// need nothing of the engine's own types:
 //
-// Package mpi matches the RTS, owns the receive request and sends the
-// FIN/NACK; a Read carries the transfer between those points.
+//   - Read: the receiving side of the direct (rendezvous) protocol, a
+//     matched RTS whose payload this rank reads out of the sender's memory
+//     with process_vm_readv, one segment per progress pass, before it
+//     answers FIN (or NACK, when the kernel refuses and the sender must
+//     stream the payload through cells instead);
+//   - Replies: the sending side's table of requests waiting for a peer's
+//     reply (ACK, FIN, NACK, cancel answer) by generation-stamped id.
+//
+// Package mpi matches envelopes, owns the requests and sends the replies;
+// these types carry the protocol state between those points.
 package proto
 
 import "github.com/hympi/hympi/shm"
