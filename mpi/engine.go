@@ -62,7 +62,7 @@ type engine struct {
 	// run (learnPeers); nil before.
 	th *peer.Thresholds
 	// blocked is the time this rank has spent in blocking waits, counted
-	// from blockedAfter idle passes into each (waitStart: the start of the
+	// from progress.BlockedAfter idle passes into each (waitStart: the start of the
 	// one being counted, zero outside). Skew verdicts subtract it from the
 	// application's absence (postVerdict): a rank blocked in MPI is not
 	// late for anyone.
@@ -106,40 +106,14 @@ type engine struct {
 	lostBits  uint64
 }
 
-const (
-	// readSpinRate is the read speed, in bytes per microsecond, that a
-	// wait for FINs assumes when it sizes its spin (readSpinFor): about
-	// the cold-buffer rate of one process_vm_readv here (README: ~4 GB/s),
-	// so a warm read finishes well inside the spin.
-	readSpinRate = 4000
-	// readSpinMax caps that spin: a receiver that has not posted its
-	// receive yet may keep us waiting for any time, and beyond this we
-	// yield and sleep as any other wait does.
-	readSpinMax = 2 * time.Millisecond
-	// blockedAfter is the idle passes a wait makes before it starts
-	// counting toward engine.blocked: shorter waits (small-message round
-	// trips) never read the clock, whose two reads (~50-100 ns here) were
-	// measurable in osu_latency at 128 B-1 KiB with 16. What a wait leaves
-	// out is about a microsecond, under half a direct copy of any message
-	// above the thresholds in use.
-	blockedAfter = 64
-)
-
 // readSpinFor is how long a wait with a CPU of its own keeps spinning,
-// past its pass budget, while peers have rendezvous sends of ours to read:
-// the time their reads should take. Without it the sender of a large
-// message (a 2 MiB read takes 150-300 µs) ran out of its pass budget,
-// yielded and went to futex sleep in the middle of the read, and the FIN
-// then paid the wake-up; in ping-pong both ranks do so every round trip.
-// Measured on the 2-core VM (osu_latency, 2 ranks bound): 2 MiB 330 µs
-// with the sleep, 186 µs spinning through the read, Open MPI 179 µs (its
-// CMA path polls without ever sleeping). The spin is bounded by
-// readSpinMax, after which the wait yields and sleeps as any other.
+// past its pass budget, while peers have rendezvous sends of ours to read
+// (progress.ReadSpin). An oversubscribed wait would take the reader's CPU.
 func (e *engine) readSpinFor() time.Duration {
 	if e.oversub || e.pendingDirect == 0 {
 		return 0
 	}
-	return min(time.Duration(e.pendingDirectBytes/readSpinRate)*time.Microsecond, readSpinMax)
+	return progress.ReadSpin(e.pendingDirectBytes)
 }
 
 func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
@@ -236,7 +210,7 @@ func (e *engine) progress() bool {
 func (e *engine) waitUntil(cond func() bool) error {
 	if e.waitStart.IsZero() {
 		// The outermost wait counts its time (nested waits are part of
-		// it); a wait that ends before blockedAfter passes counts none.
+		// it); a wait that ends before progress.BlockedAfter passes counts none.
 		defer e.endBlocked()
 	}
 	idle := 0
@@ -246,7 +220,7 @@ func (e *engine) waitUntil(cond func() bool) error {
 	passes := 0
 	for !cond() {
 		passes++
-		if passes%sweepPasses == 0 && e.sweepDue() && e.sweep() {
+		if passes%progress.SweepPasses == 0 && e.sweepDue() && e.sweep() {
 			idle, yields = 0, 0
 			continue
 		}
@@ -261,7 +235,7 @@ func (e *engine) waitUntil(cond func() bool) error {
 			return newErr(ErrOther, "wait", "deadlock: waiting for a message that no rank can send")
 		}
 		idle++
-		if idle == blockedAfter && e.waitStart.IsZero() {
+		if idle == progress.BlockedAfter && e.waitStart.IsZero() {
 			e.waitStart = time.Now()
 		}
 		if idle < e.wait.Spins {

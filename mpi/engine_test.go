@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hympi/hympi/mpi/internal/progress"
 	"golang.org/x/sys/unix"
 )
 
 // TestReadSpin: a wait with rendezvous sends outstanding spins about as
-// long as their reads take, never past readSpinMax, and not at all when
+// long as their reads take, never past progress.ReadSpinMax, and not at all when
 // oversubscribed (the spin would take the reader's CPU) or with nothing
 // for peers to read.
 func TestReadSpin(t *testing.T) {
@@ -21,12 +22,12 @@ func TestReadSpin(t *testing.T) {
 		t.Errorf("no rendezvous outstanding: spin %v, want 0", d)
 	}
 	e.pendingDirect, e.pendingDirectBytes = 1, 2<<20
-	if d := e.readSpinFor(); d < 100*time.Microsecond || d > readSpinMax {
-		t.Errorf("2 MiB outstanding: spin %v, want 100µs..%v", d, readSpinMax)
+	if d := e.readSpinFor(); d < 100*time.Microsecond || d > progress.ReadSpinMax {
+		t.Errorf("2 MiB outstanding: spin %v, want 100µs..%v", d, progress.ReadSpinMax)
 	}
 	e.pendingDirect, e.pendingDirectBytes = 3, 1<<30
-	if d := e.readSpinFor(); d != readSpinMax {
-		t.Errorf("1 GiB outstanding: spin %v, want the cap %v", d, readSpinMax)
+	if d := e.readSpinFor(); d != progress.ReadSpinMax {
+		t.Errorf("1 GiB outstanding: spin %v, want the cap %v", d, progress.ReadSpinMax)
 	}
 	o := newEngine(0, 4, nil, 2)
 	o.pendingDirect, o.pendingDirectBytes = 1, 2<<20

@@ -31,3 +31,21 @@ func TestWaitPolicy(t *testing.T) {
 		t.Errorf("oversubscribed: still yielding after %v", OversubYieldFor)
 	}
 }
+
+// TestReadSpin: the spin for pending reads grows with the bytes peers
+// still have to read and stops at ReadSpinMax.
+func TestReadSpin(t *testing.T) {
+	for _, tc := range []struct {
+		pending  int
+		min, max time.Duration
+	}{
+		{0, 0, 0},
+		{ReadSpinRate - 1, 0, 0},
+		{2 << 20, 100 * time.Microsecond, ReadSpinMax},
+		{1 << 30, ReadSpinMax, ReadSpinMax},
+	} {
+		if d := ReadSpin(tc.pending); d < tc.min || d > tc.max {
+			t.Errorf("%d bytes pending: spin %v, want %v..%v", tc.pending, d, tc.min, tc.max)
+		}
+	}
+}
