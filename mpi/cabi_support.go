@@ -68,7 +68,7 @@ func (r *Request) cancelRecv() bool {
 	if r.done || r.flight != nil || r.read != nil {
 		return false
 	}
-	e.queues(r.ctx).unpost(r)
+	e.queues(r.ctx).Unpost(&r.m)
 	r.complete(Status{Source: AnySource, Tag: AnyTag, Cancelled: true}, nil)
 	r.buf = nil
 	return true

@@ -80,12 +80,12 @@ func (e *engine) dropDirect(r *Request) {
 	r.direct = false
 	e.pendingDirect--
 	e.pendingDirectBytes -= len(r.sbuf)
-	e.ep(r.peer).sk.unread--
+	e.ep(r.peer).sk.Unread--
 }
 
 func (e *engine) cancelled(r *Request) {
 	r.pushed = true
-	r.complete(Status{Source: r.comm.peerRank(r.peer), Tag: r.tag, Cancelled: true}, nil)
+	r.complete(Status{Source: r.comm.peerRank(r.peer), Tag: r.m.Tag, Cancelled: true}, nil)
 }
 
 // cancelSelf cancels a synchronous send to this rank that no receive has
@@ -95,9 +95,9 @@ func (e *engine) cancelSelf(r *Request) bool {
 		return false
 	}
 	q := e.queues(r.ctx)
-	for u := q.unexp[e.rank].head; u != nil; u = u.srcNext {
+	for u := range q.From(e.rank) {
 		if u.selfSender == r {
-			q.removeUnexpected(u)
+			q.RemoveUnexpected(&u.Arrived)
 			e.freeUnexpected(u)
 			e.cancelled(r)
 			return true
@@ -111,9 +111,9 @@ func (e *engine) cancelSelf(r *Request) bool {
 func (e *engine) cancelAsked(src int, id uint64) {
 	ok := false
 	for _, q := range e.ctxs {
-		for u := q.unexp[src].head; u != nil; u = u.srcNext {
+		for u := range q.From(src) {
 			if (u.rtsID == id || u.syncID == id) && u.flight == nil {
-				q.removeUnexpected(u)
+				q.RemoveUnexpected(&u.Arrived)
 				e.freeUnexpected(u)
 				ok = true
 				break

@@ -282,7 +282,7 @@ func (e *engine) issue(op *collOp, rd *schedRound) {
 		r := e.newInternalReq(reqSend)
 		w := c.worldOf(x.peer)
 		if op.small && w != e.rank && len(x.buf) <= shm.CollInlineMax {
-			r.comm, r.peer, r.sbuf, r.ctx, r.tag = c, w, x.buf, c.ctx+1, op.tag
+			r.comm, r.peer, r.sbuf, r.ctx, r.m.Tag = c, w, x.buf, c.ctx+1, op.tag
 			e.sendColl(e.outTo(w), r)
 		} else {
 			e.startSend(r, c, c.ctx+1, w, x.buf, op.tag, false)

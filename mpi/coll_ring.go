@@ -44,7 +44,7 @@ func (e *engine) putColl(oc *outChan, r *Request) bool {
 	if slot == nil {
 		return false
 	}
-	cd := shm.CollDesc{Ctx: r.ctx, Tag: int32(r.tag), Len: uint32(len(r.sbuf))}
+	cd := shm.CollDesc{Ctx: r.ctx, Tag: int32(r.m.Tag), Len: uint32(len(r.sbuf))}
 	shm.EncodeColl(slot, cd, r.sbuf)
 	if e.checksum {
 		shm.SetCollSum(slot, shm.CollSumOf(cd, r.sbuf))

@@ -224,8 +224,8 @@ func (c *Comm) Free() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, ctx := range []uint32{c.ctx, c.ctx + 1} {
-		if q := e.ctxs[ctx]; q != nil && !q.hasPosted() {
-			e.live[1] -= int64(q.nunexp) // dropped with the queues
+		if q := e.ctxs[ctx]; q != nil && !q.HasPosted() {
+			e.live[1] -= int64(q.Unexpected()) // dropped with the queues
 			delete(e.ctxs, ctx)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/internal/config"
+	"github.com/hympi/hympi/mpi/internal/peer"
+	"github.com/hympi/hympi/mpi/internal/proto"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -43,34 +45,9 @@ func directModeOf(d config.Direct) directMode {
 	return directAuto
 }
 
-// readSegment is the most one process_vm_readv moves. It bounds how long a
-// progress pass spends on one transfer, and it is also much faster than one
-// big call: on the development machine (2-core Xeon VM, 2 MiB L2 per core)
-// 1–4 MiB messages read in 256 KiB segments ran at 22–23 GB/s against
-// 10 GB/s in 1 MiB calls; 128 KiB was as good, 512 KiB slightly worse.
-const readSegment = 256 << 10
-
-// readSegmentAlone is the segment of a read that is the only one pending
-// (ping-pong, a broadcast's single transfer): four times fewer calls and
-// progress passes. osu_latency 2 MiB: 199 → 182 µs, 4 MiB 438 → 410 µs
-// (Open MPI, one call per message: 183 and 387). With several reads
-// pending (osu_bw's window) 1 MiB calls lost a quarter of the bandwidth,
-// as above, so they keep readSegment. It is at most directcopy's raw-call
-// limit, so the call stays invisible to the scheduler.
-const readSegmentAlone = 1 << 20
-
-// directRead is a matched RTS whose payload is being read.
-type directRead struct {
-	req      *Request
-	peer     int
-	pid      int
-	addr     uint64
-	total    int // message length
-	want     int // bytes to read: min(total, len(buf))
-	off      int
-	tag      int32
-	senderID uint64
-}
+// directRead is a matched RTS whose payload is being read (proto.Read:
+// the segments, their sizes, when the transfer is over).
+type directRead = proto.Read[Request]
 
 // oversubCollEagerMax is the largest collective message that goes eager in
 // auto mode when the job is oversubscribed. A rendezvous needs its receiver
@@ -97,7 +74,7 @@ func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 		}
 		// Sizes under the topology threshold are eager whatever the skew;
 		// only larger ones consult (and so steer) the controller.
-		if n <= e.eps[peer].sk.base {
+		if n <= e.eps[peer].sk.Base {
 			return false
 		}
 		if e.skew.on {
@@ -118,7 +95,7 @@ func (e *engine) startDirectSend(r *Request) {
 	e.pendingDirect++
 	e.pendingDirectBytes += len(r.sbuf)
 	x := e.ep(r.peer)
-	x.sk.unread++
+	x.sk.Unread++
 	c := &x.counters
 	c.DirectMsgs++
 	c.DirectBytes += uint64(len(r.sbuf))
@@ -130,17 +107,14 @@ func (e *engine) finishDirectSend(r *Request) {
 	r.direct = false
 	e.pendingDirect--
 	e.pendingDirectBytes -= len(r.sbuf)
-	e.ep(r.peer).sk.unread--
+	e.ep(r.peer).sk.Unread--
 	r.pushed, r.acked = true, true
 	r.checkSendDone()
 }
 
 // startRead begins reading a matched RTS into r.
 func (e *engine) startRead(r *Request, src int, d *shm.Desc) {
-	rd := &directRead{
-		req: r, peer: src, pid: e.region.RankPID(src), addr: d.Addr, total: int(d.MsgLen),
-		want: min(int(d.MsgLen), len(r.buf)), tag: d.Tag, senderID: d.ReqID,
-	}
+	rd := proto.NewRead(r, r.buf, src, e.region.RankPID(src), d)
 	r.read = rd
 	e.reads = append(e.reads, rd)
 }
@@ -163,26 +137,18 @@ func (e *engine) progressReads() bool {
 // readSegment reads the next segment of rd, reporting whether rd is over
 // (done, or handed to the fallback).
 func (e *engine) readSegment(rd *directRead) bool {
-	if rd.off < rd.want {
-		seg := readSegment
-		if len(e.reads) == 1 {
-			seg = readSegmentAlone
-		}
-		n := min(seg, rd.want-rd.off)
-		err := e.readFrom(rd.pid, rd.req.buf[rd.off:rd.off+n], uintptr(rd.addr)+uintptr(rd.off))
-		if err != nil {
-			e.directFailed(rd, err)
-			return true
-		}
-		rd.off += n
-		if rd.off < rd.want {
-			return false
-		}
+	over, err := rd.Step(len(e.reads) == 1, e.readFrom)
+	if err != nil {
+		e.directFailed(rd, err)
+		return true
 	}
-	e.queueCtl(rd.peer, shm.Desc{Kind: shm.KindFin, ReqID: rd.senderID})
-	r := rd.req
+	if !over {
+		return false
+	}
+	e.queueCtl(rd.Peer, shm.Desc{Kind: shm.KindFin, ReqID: rd.SenderID})
+	r := rd.Req
 	r.read = nil
-	e.finishRecv(r, rd.peer, rd.tag, rd.total)
+	e.finishRecv(r, rd.Peer, rd.Tag, rd.Total)
 	return true
 }
 
@@ -191,14 +157,14 @@ func (e *engine) readSegment(rd *directRead) bool {
 // read it, so later messages go eager from the start.
 func (e *engine) directFailed(rd *directRead, err error) {
 	e.warnDirect.Do(func() {
-		fmt.Fprintf(os.Stderr, "hympi: rank %d: direct copy from rank %d failed (%v); using shared memory for it from now on\n", e.rank, rd.peer, err)
+		fmt.Fprintf(os.Stderr, "hympi: rank %d: direct copy from rank %d failed (%v); using shared memory for it from now on\n", e.rank, rd.Peer, err)
 	})
-	e.region.DirectBits(e.rank).Clear(rd.peer)
-	r := rd.req
+	e.region.DirectBits(e.rank).Clear(rd.Peer)
+	r := rd.Req
 	r.read = nil
 	id := e.registerResend(r)
-	r.flight = &inflight{total: uint64(rd.total), req: r, tag: rd.tag}
-	e.queueCtl(rd.peer, shm.Desc{Kind: shm.KindNack, ReqID: rd.senderID, Addr: id})
+	r.flight = &inflight{total: uint64(rd.Total), req: r, tag: rd.Tag}
+	e.queueCtl(rd.Peer, shm.Desc{Kind: shm.KindNack, ReqID: rd.SenderID, Addr: id})
 }
 
 // registerResend files a receive that waits for a resend stream and returns
@@ -265,7 +231,7 @@ func (e *engine) probePeers() {
 // direct-copy verdicts and CPUs are known: the endpoints made so far learn
 // which peers can read us and the threshold toward each now, later ones
 // as they are made (endpoint.go).
-func (e *engine) learnPeers(th *thresholdSource) {
+func (e *engine) learnPeers(th *peer.Thresholds) {
 	e.th = th
 	for _, x := range e.eps {
 		if x != nil && x.peer != e.rank {

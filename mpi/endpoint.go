@@ -3,9 +3,7 @@
 package mpi
 
 import (
-	"time"
-
-	"github.com/hympi/hympi/shm"
+	"github.com/hympi/hympi/mpi/internal/peer"
 	"github.com/hympi/hympi/skew"
 )
 
@@ -22,24 +20,7 @@ type endpoint struct {
 	in       *inChan  // nil until the peer's channel to us is found
 	counters PeerCounters
 	directOK bool // the peer can read our memory
-	sk       peerSkew
-}
-
-// peerSkew is the skew feedback state toward one peer (skew.go).
-type peerSkew struct {
-	ready     bool            // set up (setupSkew): thresholds are known
-	ctrl      skew.Controller // our threshold toward the peer, as sender
-	fbIn      shm.Feedback    // channel us→peer: written by the peer, read by us
-	fbOut     shm.Feedback    // channel peer→us: written by us
-	base      int             // topology threshold
-	seenU     uint32          // peer's count of our messages that waited, at our last look
-	seenX     uint32          // peer's count of our messages that found their receive, at our last look
-	streak    int             // consecutive large messages from the peer that waited for us
-	lastDone  time.Duration   // when its last large message completed here (since epoch)
-	blockDone time.Duration   // engine.blocked at lastDone
-	lastPost  time.Duration   // when the application last posted a receive for a large message from it
-	burstAway bool            // the verdict of the first post since lastDone, shared by the posts after it
-	unread    int             // our rendezvous sends to the peer not yet finished (backlogEager)
+	sk       peer.Skew
 }
 
 // ep returns the endpoint of world rank p, making it on first use.
@@ -87,8 +68,8 @@ func (e *engine) openOut(oc *outChan) bool {
 	}
 	oc.ch, oc.prod, oc.pool, oc.collProd = ch, ch.Producer(), ch.Pool(), ch.CollProducer()
 	e.flBindOut(oc)
-	if x := e.eps[oc.peer]; x.sk.ready {
-		x.sk.fbIn = ch.Feedback()
+	if x := e.eps[oc.peer]; x.sk.Ready {
+		x.sk.FbIn = ch.Feedback()
 	}
 	return true
 }
@@ -114,8 +95,8 @@ func (e *engine) inFrom(p int) *inChan {
 		peer: p, ch: ch, cons: ch.Consumer(), returns: ch.Returns(),
 		lim: ch.Limits(), bell: e.region.Doorbell(p), coll: ch.CollConsumer(),
 	}
-	if x.sk.ready {
-		x.sk.fbOut = ch.Feedback()
+	if x.sk.Ready {
+		x.sk.FbOut = ch.Feedback()
 	}
 	e.flBindIn(x.in)
 	return x.in
@@ -126,7 +107,7 @@ func (e *engine) inFrom(p int) *inChan {
 func (e *engine) learnPeer(x *endpoint) {
 	p := x.peer
 	x.directOK = e.region.DirectBits(p).Has(e.rank)
-	rel, thr := e.th.forPeer(e.region.RankCPU(e.rank), e.region.RankCPU(p))
+	rel, thr := e.th.ForPeer(e.region.RankCPU(e.rank), e.region.RankCPU(p))
 	x.counters.Relation = rel
 	x.counters.Threshold = thr
 }
@@ -136,20 +117,20 @@ func (e *engine) learnPeer(x *endpoint) {
 func (e *engine) initSkew(x *endpoint) {
 	ceiling := int(e.region.L.PoolBytes() / skewCeilingShare)
 	s := &x.sk
-	s.ready = true
-	s.base = x.counters.Threshold
-	e.skew.small = min(e.skew.small, s.base)
+	s.Ready = true
+	s.Base = x.counters.Threshold
+	e.skew.small = min(e.skew.small, s.Base)
 	e.flRefresh()
-	cfg := skew.DefaultConfig(s.base, max(s.base, ceiling))
+	cfg := skew.DefaultConfig(s.Base, max(s.Base, ceiling))
 	if e.skew.slowReads() {
 		cfg.Patience *= slowReadsPatience
 	}
-	s.ctrl = skew.New(cfg)
+	s.Ctrl = skew.New(cfg)
 	if x.out != nil && x.out.prod != nil {
-		s.fbIn = x.out.ch.Feedback()
+		s.FbIn = x.out.ch.Feedback()
 	}
 	if x.in != nil {
-		s.fbOut = x.in.ch.Feedback()
+		s.FbOut = x.in.ch.Feedback()
 	}
 }
 

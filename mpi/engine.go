@@ -7,6 +7,10 @@ import (
 	"time"
 
 	"github.com/hympi/hympi/directcopy"
+	"github.com/hympi/hympi/mpi/internal/match"
+	"github.com/hympi/hympi/mpi/internal/peer"
+	"github.com/hympi/hympi/mpi/internal/progress"
+	"github.com/hympi/hympi/mpi/internal/proto"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -23,17 +27,15 @@ type engine struct {
 	eps        []*endpoint // by world rank; nil until first use (endpoint.go)
 	sending    []*outChan  // peers with queued sends or acks
 
-	ctxs    map[uint32]*matchQueues
+	ctxs    map[uint32]*queues
 	lastCtx uint32
-	lastQ   *matchQueues
+	lastQ   *queues
 
 	postSeq    uint64
 	arrivalSeq uint64
 
-	syncSends  []*Request // by syncID-1; nil slots are free
-	syncFree   []uint64
-	syncGen    uint64
-	wait       waitPolicy
+	syncs      proto.Replies[Request] // sends waiting for a reply, by syncID
+	wait       progress.Policy
 	oversub    bool       // more ranks than CPUs (setCPUs)
 	gateOp     *collOp    // the blocking collective being waited for (coll_gate.go)
 	gated      uint64     // communicators given a gate (coll_gate.go)
@@ -60,9 +62,9 @@ type engine struct {
 	skewReady          bool // setupSkew ran: endpoints get a controller
 	// th sets thresholds toward peers, once Init has learnt where they
 	// run (learnPeers); nil before.
-	th *thresholdSource
+	th *peer.Thresholds
 	// blocked is the time this rank has spent in blocking waits, counted
-	// from blockedAfter idle passes into each (waitStart: the start of the
+	// from progress.BlockedAfter idle passes into each (waitStart: the start of the
 	// one being counted, zero outside). Skew verdicts subtract it from the
 	// application's absence (postVerdict): a rank blocked in MPI is not
 	// late for anyone.
@@ -106,85 +108,14 @@ type engine struct {
 	lostBits  uint64
 }
 
-// waitPolicy is how long a blocking wait spins and yields before it sleeps
-// on the doorbell.
-//
-// With a CPU per rank, spinning is the fast path: the peer runs meanwhile,
-// and a long spin answers a message in well under a microsecond.
-//
-// With more ranks than CPUs (oversubscribed) every spin steals time from the
-// rank we wait for, so we spin only a few passes and then yield. The yield
-// phase is bounded by wall time, not by a count: a sched_yield returns at
-// once when nothing else is runnable on our CPU (the peer we wait for may be
-// on the other one) and takes a whole time slice when something is, so a
-// count means anything from a few microseconds to milliseconds. Yielding
-// for oversubYieldFor covers a collective round in which the peer is
-// scheduled; only beyond it do we pay for the futex sleep, whose wake-up
-// (a system call by the peer, then a trip through the scheduler) costs tens
-// of microseconds per round on this kind of machine.
-type waitPolicy struct {
-	spins    int           // progress passes before yielding
-	yields   int           // sched_yield rounds before sleeping, at least
-	yieldFor time.Duration // and for at least this long since the first yield
-	sleep    time.Duration // futex timeout: a safety net, not the wake path
-}
-
-const (
-	// readSpinRate is the read speed, in bytes per microsecond, that a
-	// wait for FINs assumes when it sizes its spin (readSpinFor): about
-	// the cold-buffer rate of one process_vm_readv here (README: ~4 GB/s),
-	// so a warm read finishes well inside the spin.
-	readSpinRate = 4000
-	// readSpinMax caps that spin: a receiver that has not posted its
-	// receive yet may keep us waiting for any time, and beyond this we
-	// yield and sleep as any other wait does.
-	readSpinMax = 2 * time.Millisecond
-	// blockedAfter is the idle passes a wait makes before it starts
-	// counting toward engine.blocked: shorter waits (small-message round
-	// trips) never read the clock, whose two reads (~50-100 ns here) were
-	// measurable in osu_latency at 128 B-1 KiB with 16. What a wait leaves
-	// out is about a microsecond, under half a direct copy of any message
-	// above the thresholds in use.
-	blockedAfter = 64
-	// oversubSpins is the progress passes an oversubscribed wait makes
-	// before yielding: enough to catch what a pass just pushed out.
-	oversubSpins = 4
-	// oversubYieldFor is how long an oversubscribed wait yields before it
-	// sleeps on the doorbell.
-	oversubYieldFor = 200 * time.Microsecond
-)
-
-func newWaitPolicy(size, cpus int) waitPolicy {
-	if size > cpus {
-		return waitPolicy{spins: oversubSpins, yieldFor: oversubYieldFor, sleep: 100 * time.Millisecond}
-	}
-	return waitPolicy{spins: 20000, yields: 200, sleep: 100 * time.Millisecond}
-}
-
 // readSpinFor is how long a wait with a CPU of its own keeps spinning,
-// past its pass budget, while peers have rendezvous sends of ours to read:
-// the time their reads should take. Without it the sender of a large
-// message (a 2 MiB read takes 150-300 µs) ran out of its pass budget,
-// yielded and went to futex sleep in the middle of the read, and the FIN
-// then paid the wake-up; in ping-pong both ranks do so every round trip.
-// Measured on the 2-core VM (osu_latency, 2 ranks bound): 2 MiB 330 µs
-// with the sleep, 186 µs spinning through the read, Open MPI 179 µs (its
-// CMA path polls without ever sleeping). The spin is bounded by
-// readSpinMax, after which the wait yields and sleeps as any other.
+// past its pass budget, while peers have rendezvous sends of ours to read
+// (progress.ReadSpin). An oversubscribed wait would take the reader's CPU.
 func (e *engine) readSpinFor() time.Duration {
 	if e.oversub || e.pendingDirect == 0 {
 		return 0
 	}
-	return min(time.Duration(e.pendingDirectBytes/readSpinRate)*time.Microsecond, readSpinMax)
-}
-
-// yielded reports whether a wait that has made n yield rounds, the first at
-// since, is done yielding.
-func (w waitPolicy) yielded(n int, since time.Time) bool {
-	if n < w.yields {
-		return false
-	}
-	return w.yieldFor == 0 || time.Since(since) >= w.yieldFor
+	return progress.ReadSpin(e.pendingDirectBytes)
 }
 
 func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
@@ -192,7 +123,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		rank:       rank,
 		size:       size,
 		region:     region,
-		ctxs:       make(map[uint32]*matchQueues),
+		ctxs:       make(map[uint32]*queues),
 		eps:        make([]*endpoint, size),
 		readFrom:   directcopy.ReadFrom,
 		resendWait: make(map[uint64]*Request),
@@ -212,20 +143,20 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 // wait spins, and which protocol collectives use (useDirect).
 func (e *engine) setCPUs(cpus int) {
 	e.oversub = e.size > cpus
-	e.wait = newWaitPolicy(e.size, cpus)
+	e.wait = progress.NewPolicy(e.size, cpus)
 	if e.fl != nil {
 		e.fl.SetOversub(e.oversub)
 	}
 }
 
 // queues returns the matching queues of context ctx, creating them.
-func (e *engine) queues(ctx uint32) *matchQueues {
+func (e *engine) queues(ctx uint32) *queues {
 	if e.lastQ != nil && e.lastCtx == ctx {
 		return e.lastQ
 	}
 	q := e.ctxs[ctx]
 	if q == nil {
-		q = newMatchQueues(e.size, e.live)
+		q = match.New[Request, unexpected](e.size, e.live)
 		e.ctxs[ctx] = q
 	}
 	e.lastCtx, e.lastQ = ctx, q
@@ -281,7 +212,7 @@ func (e *engine) progress() bool {
 func (e *engine) waitUntil(cond func() bool) error {
 	if e.waitStart.IsZero() {
 		// The outermost wait counts its time (nested waits are part of
-		// it); a wait that ends before blockedAfter passes counts none.
+		// it); a wait that ends before progress.BlockedAfter passes counts none.
 		defer e.endBlocked()
 	}
 	idle := 0
@@ -291,7 +222,7 @@ func (e *engine) waitUntil(cond func() bool) error {
 	passes := 0
 	for !cond() {
 		passes++
-		if passes%sweepPasses == 0 && e.sweepDue() && e.sweep() {
+		if passes%progress.SweepPasses == 0 && e.sweepDue() && e.sweep() {
 			idle, yields = 0, 0
 			continue
 		}
@@ -306,13 +237,13 @@ func (e *engine) waitUntil(cond func() bool) error {
 			return newErr(ErrOther, "wait", "deadlock: waiting for a message that no rank can send")
 		}
 		idle++
-		if idle == blockedAfter && e.waitStart.IsZero() {
+		if idle == progress.BlockedAfter && e.waitStart.IsZero() {
 			e.waitStart = time.Now()
 		}
-		if idle < e.wait.spins {
+		if idle < e.wait.Spins {
 			continue
 		}
-		if idle == e.wait.spins {
+		if idle == e.wait.Spins {
 			spinStart = time.Time{}
 		}
 		if d := e.readSpinFor(); d > 0 {
@@ -326,7 +257,7 @@ func (e *engine) waitUntil(cond func() bool) error {
 		if yields == 0 {
 			yieldStart = time.Now()
 		}
-		if !e.wait.yielded(yields, yieldStart) {
+		if !e.wait.Yielded(yields, yieldStart) {
 			yields++
 			e.mu.Unlock()
 			shm.Yield()
@@ -334,7 +265,7 @@ func (e *engine) waitUntil(cond func() bool) error {
 			continue
 		}
 		if e.gateOp != nil && e.gateSleep() {
-			idle, yields = e.wait.spins/2, 0
+			idle, yields = e.wait.Spins/2, 0
 			continue
 		}
 		seq := e.bell.Arm()
@@ -346,13 +277,13 @@ func (e *engine) waitUntil(cond func() bool) error {
 			continue
 		}
 		e.mu.Unlock()
-		e.bell.Wait(seq, e.wait.sleep)
+		e.bell.Wait(seq, e.wait.Sleep)
 		e.mu.Lock()
 		e.bell.Disarm()
 		// Woken: something probably arrived; spin briefly again and
 		// yield a full phase before the next sleep, but spin only half
 		// the budget.
-		idle, yields = e.wait.spins/2, 0
+		idle, yields = e.wait.Spins/2, 0
 	}
 	return nil
 }

@@ -8,38 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hympi/hympi/mpi/internal/progress"
 	"golang.org/x/sys/unix"
 )
 
-// TestWaitPolicy: with a CPU per rank the yield phase is a count; when
-// oversubscribed it is wall time, however many rounds that takes, and the
-// spin before it is short.
-func TestWaitPolicy(t *testing.T) {
-	now := time.Now()
-	long := now.Add(-time.Second)
-
-	own := newWaitPolicy(2, 2)
-	if own.spins < 1000 {
-		t.Errorf("not oversubscribed: %d spins, want the long spin", own.spins)
-	}
-	if own.yielded(own.yields-1, long) || !own.yielded(own.yields, now) {
-		t.Errorf("not oversubscribed: yield phase is not %d rounds", own.yields)
-	}
-
-	over := newWaitPolicy(4, 2)
-	if over.spins != oversubSpins {
-		t.Errorf("oversubscribed: %d spins, want %d", over.spins, oversubSpins)
-	}
-	if over.yielded(1_000_000, now) {
-		t.Error("oversubscribed: a million quick yields ended the phase before its time")
-	}
-	if !over.yielded(1, now.Add(-oversubYieldFor)) {
-		t.Errorf("oversubscribed: still yielding after %v", oversubYieldFor)
-	}
-}
-
 // TestReadSpin: a wait with rendezvous sends outstanding spins about as
-// long as their reads take, never past readSpinMax, and not at all when
+// long as their reads take, never past progress.ReadSpinMax, and not at all when
 // oversubscribed (the spin would take the reader's CPU) or with nothing
 // for peers to read.
 func TestReadSpin(t *testing.T) {
@@ -48,12 +22,12 @@ func TestReadSpin(t *testing.T) {
 		t.Errorf("no rendezvous outstanding: spin %v, want 0", d)
 	}
 	e.pendingDirect, e.pendingDirectBytes = 1, 2<<20
-	if d := e.readSpinFor(); d < 100*time.Microsecond || d > readSpinMax {
-		t.Errorf("2 MiB outstanding: spin %v, want 100µs..%v", d, readSpinMax)
+	if d := e.readSpinFor(); d < 100*time.Microsecond || d > progress.ReadSpinMax {
+		t.Errorf("2 MiB outstanding: spin %v, want 100µs..%v", d, progress.ReadSpinMax)
 	}
 	e.pendingDirect, e.pendingDirectBytes = 3, 1<<30
-	if d := e.readSpinFor(); d != readSpinMax {
-		t.Errorf("1 GiB outstanding: spin %v, want the cap %v", d, readSpinMax)
+	if d := e.readSpinFor(); d != progress.ReadSpinMax {
+		t.Errorf("1 GiB outstanding: spin %v, want the cap %v", d, progress.ReadSpinMax)
 	}
 	o := newEngine(0, 4, nil, 2)
 	o.pendingDirect, o.pendingDirectBytes = 1, 2<<20

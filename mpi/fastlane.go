@@ -2,7 +2,10 @@
 
 package mpi
 
-import "github.com/hympi/hympi/shm"
+import (
+	"github.com/hympi/hympi/mpi/internal/match"
+	"github.com/hympi/hympi/shm"
+)
 
 // The fast lane: a blocking receive of a small message that is already at
 // the head of its channel, taken without a request, a progress pass or the
@@ -38,7 +41,7 @@ func (e *engine) flEnable() bool {
 	*live = *e.live
 	e.fl, e.live = fl, live
 	for _, q := range e.ctxs {
-		q.live = live
+		q.SetLive(live)
 	}
 	for _, x := range e.eps {
 		if x == nil {
@@ -139,7 +142,7 @@ func (e *engine) fastRecv(c *Comm, buf []byte, source, tag int) (st Status, ok b
 	}
 	d, err := shm.DecodeDesc(slot, ic.lim)
 	if err != nil || d.Kind != shm.KindInline || d.Flags != 0 || d.Ctx != c.ctx ||
-		!tagMatches(tag, d.Tag) || int(d.FragLen) > len(buf) || (int(d.FragLen) > e.skew.small && e.skewCounts(w, int(d.FragLen))) {
+		!match.TagMatches(tag, d.Tag) || int(d.FragLen) > len(buf) || (int(d.FragLen) > e.skew.small && e.skewCounts(w, int(d.FragLen))) {
 		return Status{}, false
 	}
 	n := copy(buf, shm.InlinePayload(slot, &d))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/internal/config"
+	"github.com/hympi/hympi/mpi/internal/peer"
 	"github.com/hympi/hympi/shm"
 	"golang.org/x/sys/unix"
 )
@@ -57,7 +58,7 @@ func Init() error {
 	}
 	knobs = k
 	mode := directModeOf(k.Direct)
-	th := newThresholdSource(k)
+	th := peer.NewThresholds(k)
 	e, err := joinJob(mode)
 	if err != nil {
 		return err
@@ -122,7 +123,7 @@ const attachTimeout = 5 * time.Minute
 // probe whether we can read each peer's memory, publish that, and after a
 // barrier (so every verdict is out) learn which peers can read ours and the
 // threshold toward each.
-func (e *engine) meetPeers(w *Comm, th *thresholdSource) error {
+func (e *engine) meetPeers(w *Comm, th *peer.Thresholds) error {
 	deadline := time.Now().Add(attachTimeout)
 	for !e.allAttached() {
 		if time.Now().After(deadline) {
@@ -137,7 +138,7 @@ func (e *engine) meetPeers(w *Comm, th *thresholdSource) error {
 	}
 	e.mu.Lock()
 	e.learnPeers(th)
-	e.thresholdSource = th.source
+	e.thresholdSource = th.Source
 	e.setCPUs(e.jobCPUs())
 	e.mu.Unlock()
 	return nil

@@ -496,7 +496,7 @@ func TestInProcessBacklogFirstWindow(t *testing.T) {
 					}
 					after := c.e.ep(1).counters
 					direct, eager = after.DirectMsgs-before.DirectMsgs, after.EagerMsgs-before.EagerMsgs
-					unread = c.e.ep(1).sk.unread
+					unread = c.e.ep(1).sk.Unread
 					return nil
 				}
 				if err := c.Barrier(); err != nil {
@@ -557,7 +557,7 @@ func TestInProcessBacklogCancel(t *testing.T) {
 					cancelled++
 				}
 			}
-			unreadAfterCancel = c.e.ep(1).sk.unread
+			unreadAfterCancel = c.e.ep(1).sk.Unread
 			if err := c.Barrier(); err != nil {
 				return err
 			}

@@ -294,8 +294,8 @@ func (c *Comm) freeInter() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for ctx := c.ctx; ctx < c.ctx+4; ctx++ {
-		if q := e.ctxs[ctx]; q != nil && !q.hasPosted() {
-			e.live[1] -= int64(q.nunexp) // dropped with the queues
+		if q := e.ctxs[ctx]; q != nil && !q.HasPosted() {
+			e.live[1] -= int64(q.Unexpected()) // dropped with the queues
 			delete(e.ctxs, ctx)
 		}
 	}

@@ -77,7 +77,7 @@ func (c *Comm) Mprobe(source, tag int) (*Message, Status, error) {
 // own detaches u from the matching queues for a Message. Called with e.mu.
 func (c *Comm) own(u *unexpected) *Message {
 	c.e.takeUnexpected(c.e.queues(c.ctx), u)
-	return &Message{comm: c, u: u, status: Status{Source: c.peerRank(u.src), Tag: int(u.tag), Count: u.length}}
+	return &Message{comm: c, u: u, status: Status{Source: c.peerRank(u.Src), Tag: int(u.Tag), Count: u.length}}
 }
 
 // Recv receives m into buf (MPI_Mrecv).

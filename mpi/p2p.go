@@ -70,7 +70,7 @@ func (c *Comm) p2pArgsOK(peer, tag int) bool {
 
 // startSend queues r, a send of buf to world rank w.
 func (e *engine) startSend(r *Request, c *Comm, ctx uint32, w int, buf []byte, tag int, sync bool) {
-	r.comm, r.peer, r.sbuf, r.ctx, r.tag, r.sync = c, w, buf, ctx, tag, sync
+	r.comm, r.peer, r.sbuf, r.ctx, r.m.Tag, r.sync = c, w, buf, ctx, tag, sync
 	if w == e.rank {
 		e.sendSelf(r)
 		return
@@ -180,10 +180,10 @@ func (e *engine) recvWait(c *Comm, buf []byte, source, tag int) (Status, error) 
 }
 
 func (c *Comm) initRecv(r *Request, ctx uint32, buf []byte, source, tag int) {
-	r.comm, r.buf, r.tag, r.ctx = c, buf, tag, ctx
-	r.src = AnySource
+	r.comm, r.buf, r.m.Tag, r.ctx = c, buf, tag, ctx
+	r.m.Src = AnySource
 	if source != AnySource {
-		r.src = c.peerWorld(source)
+		r.m.Src = c.peerWorld(source)
 	}
 }
 
@@ -191,7 +191,7 @@ func (c *Comm) initRecv(r *Request, ctx uint32, buf []byte, source, tag int) {
 // so the engine stops referring to its buffer.
 func (e *engine) abandonRecv(r *Request) {
 	if !r.done && r.flight == nil {
-		e.queues(r.ctx).unpost(r)
+		e.queues(r.ctx).Unpost(&r.m)
 	}
 }
 
@@ -276,7 +276,7 @@ func (c *Comm) Iprobe(source, tag int) (Status, bool, error) {
 	if u == nil {
 		return Status{}, false, nil
 	}
-	return Status{Source: c.peerRank(u.src), Tag: int(u.tag), Count: u.length}, true, nil
+	return Status{Source: c.peerRank(u.Src), Tag: int(u.Tag), Count: u.length}, true, nil
 }
 
 // Probe blocks until a message from source with tag is waiting, and returns
@@ -295,7 +295,7 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 	if err := e.waitUntil(func() bool { u = c.probe(source, tag); return u != nil }); err != nil {
 		return Status{}, err
 	}
-	return Status{Source: c.peerRank(u.src), Tag: int(u.tag), Count: u.length}, nil
+	return Status{Source: c.peerRank(u.Src), Tag: int(u.Tag), Count: u.length}, nil
 }
 
 func (c *Comm) probe(source, tag int) *unexpected {
@@ -303,5 +303,5 @@ func (c *Comm) probe(source, tag int) *unexpected {
 	if source != AnySource {
 		src = c.peerWorld(source)
 	}
-	return c.e.queues(c.ctx).findUnexpected(src, tag)
+	return c.e.queues(c.ctx).FindUnexpected(src, tag)
 }

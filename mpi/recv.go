@@ -2,7 +2,10 @@
 
 package mpi
 
-import "github.com/hympi/hympi/shm"
+import (
+	"github.com/hympi/hympi/mpi/internal/match"
+	"github.com/hympi/hympi/shm"
+)
 
 // arrive matches a message that just appeared on a channel (its envelope,
 // and for inline messages the whole payload) against the posted receives, or
@@ -10,7 +13,7 @@ import "github.com/hympi/hympi/shm"
 func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
 	q := e.queues(d.Ctx)
 	rts := d.Kind == shm.KindRTS
-	r := q.takePosted(src, d.Tag)
+	r := q.TakePosted(src, d.Tag)
 	if r != nil && int(d.MsgLen) > e.skew.small && e.skewCounts(src, int(d.MsgLen)) {
 		e.judged(src, r.late)
 	}
@@ -56,7 +59,7 @@ func (e *engine) newUnexpected(ctx uint32, src int, tag int32, n int, buffer boo
 	} else {
 		u = new(unexpected)
 	}
-	*u = unexpected{ctx: ctx, src: src, tag: tag, length: n, arrival: e.arrivalSeq}
+	*u = unexpected{Arrived: match.Arrived[unexpected]{Src: src, Tag: tag}, ctx: ctx, length: n, arrival: e.arrivalSeq}
 	if buffer {
 		u.data = e.bufs.get(n)
 	}
@@ -76,15 +79,15 @@ func (e *engine) freeUnexpected(u *unexpected) {
 // it.
 func (e *engine) postRecv(r *Request) {
 	q := e.queues(r.ctx)
-	if u := q.findUnexpected(r.src, r.tag); u != nil {
+	if u := q.FindUnexpected(r.m.Src, r.m.Tag); u != nil {
 		e.takeUnexpected(q, u)
 		e.matchUnexpected(r, u)
 		return
 	}
 	e.postSeq++
-	r.postSeq = e.postSeq
+	r.m.Seq = e.postSeq
 	r.late = len(r.buf) > e.skew.small && e.messageWaiting(r)
-	q.post(r)
+	q.Post(&r.m, r)
 }
 
 // matchUnexpected hands an unexpected message to the receive that matched
@@ -92,14 +95,14 @@ func (e *engine) postRecv(r *Request) {
 // buffer.
 func (e *engine) matchUnexpected(r *Request, u *unexpected) {
 	if u.syncID != 0 {
-		e.sendAck(u.src, u.syncID)
+		e.sendAck(u.Src, u.syncID)
 	}
 	if s := u.selfSender; s != nil {
 		s.acked = true
 		s.checkSendDone()
 	}
 	if u.rtsAddr != 0 {
-		e.startRead(r, u.src, &shm.Desc{Addr: u.rtsAddr, MsgLen: uint64(u.length), Tag: u.tag, ReqID: u.rtsID})
+		e.startRead(r, u.Src, &shm.Desc{Addr: u.rtsAddr, MsgLen: uint64(u.length), Tag: u.Tag, ReqID: u.rtsID})
 		e.freeUnexpected(u)
 		return
 	}
@@ -110,7 +113,7 @@ func (e *engine) matchUnexpected(r *Request, u *unexpected) {
 		return
 	}
 	copy(r.buf, u.data)
-	e.finishRecv(r, u.src, u.tag, u.length)
+	e.finishRecv(r, u.Src, u.Tag, u.length)
 	e.freeUnexpected(u)
 }
 
@@ -135,14 +138,14 @@ func (e *engine) sendSelf(r *Request) {
 	c := &e.ep(e.rank).counters
 	c.EagerMsgs++
 	c.EagerBytes += uint64(len(r.sbuf))
-	if rr := q.takePosted(e.rank, int32(r.tag)); rr != nil {
+	if rr := q.TakePosted(e.rank, int32(r.m.Tag)); rr != nil {
 		copy(rr.buf, r.sbuf)
-		e.finishRecv(rr, e.rank, int32(r.tag), len(r.sbuf))
+		e.finishRecv(rr, e.rank, int32(r.m.Tag), len(r.sbuf))
 		r.pushed, r.acked = true, true
 		r.checkSendDone()
 		return
 	}
-	u := e.newUnexpected(r.ctx, e.rank, int32(r.tag), len(r.sbuf), true)
+	u := e.newUnexpected(r.ctx, e.rank, int32(r.m.Tag), len(r.sbuf), true)
 	copy(u.data, r.sbuf)
 	if r.sync {
 		u.selfSender = r

@@ -4,6 +4,7 @@ package mpi
 
 import (
 	"github.com/hympi/hympi/directcopy"
+	"github.com/hympi/hympi/mpi/internal/match"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -31,17 +32,15 @@ type Request struct {
 	comm   *Comm
 
 	// Receive side.
-	buf     []byte
-	src     int // world rank or AnySource
-	tag     int
-	ctx     uint32
-	postSeq uint64
+	buf []byte
+	// m holds the source (world rank or AnySource), the tag and the post
+	// order, and links a posted receive into its queues (internal/match).
+	m   match.Posted[Request]
+	ctx uint32
 	// late: when the receive was posted, the source's channel already held
 	// an unread message, so whatever matches it did not wait for us.
 	late   bool
 	flight *inflight // the streaming message this receive is bound to
-	// posted lists (matchQueues.posted*)
-	prev, next *Request
 
 	// Send side.
 	peer     int // world rank

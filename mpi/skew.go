@@ -119,31 +119,31 @@ func (e *engine) setupSkew() {
 func (e *engine) skewThreshold(peer, n int) int {
 	x := e.ep(peer)
 	s := &x.sk
-	streak, waited, onTime := s.fbIn.Load()
-	du, dx := waited-s.seenU, onTime-s.seenX
+	streak, waited, onTime := s.FbIn.Load()
+	du, dx := waited-s.SeenU, onTime-s.SeenX
 	if du == 0 && dx == 0 {
-		return s.ctrl.Threshold()
+		return s.Ctrl.Threshold()
 	}
-	s.seenU, s.seenX = waited, onTime
+	s.SeenU, s.SeenX = waited, onTime
 	load := streak
 	if du > dx {
 		// Most messages since the last look waited for their receive: the
 		// receiver is not waiting for us, whatever the streak says now, so
 		// this look is no step toward lowering. (A minority that waited is
 		// noise — a descheduled receiver, a page fault — not skew.)
-		load = max(load, s.ctrl.Config().LowerAt+1)
+		load = max(load, s.Ctrl.Config().LowerAt+1)
 	}
 	// Each message judged since the last look is one observation: a
 	// sender that looks once per window of n sends still sees n verdicts,
 	// so recovery takes as many messages whether they come one by one or
 	// in bursts.
 	looks := 1
-	if load <= s.ctrl.Config().LowerAt {
+	if load <= s.Ctrl.Config().LowerAt {
 		looks = int(min(dx, maxLooksPerSend))
 	}
 	c := &x.counters
 	for range looks {
-		thr, move := s.ctrl.ObserveSize(load, n)
+		thr, move := s.Ctrl.ObserveSize(load, n)
 		c.Threshold = thr
 		switch move {
 		case skew.Raised:
@@ -172,8 +172,8 @@ func (e *engine) skewThreshold(peer, n int) int {
 // still the cheaper way.
 func (e *engine) backlogEager(peer, n int) bool {
 	s := &e.eps[peer].sk
-	cfg := s.ctrl.Config()
-	return s.unread >= cfg.RaiseAt && n <= cfg.Ceiling && e.skew.slowReads()
+	cfg := s.Ctrl.Config()
+	return s.Unread >= cfg.RaiseAt && n <= cfg.Ceiling && e.skew.slowReads()
 }
 
 // maxLooksPerSend bounds the work of one look at the feedback.
@@ -181,16 +181,16 @@ const maxLooksPerSend = 256
 
 // fileUnexpected adds u to q's unexpected lists. Whether it waited is
 // decided when a receive takes it.
-func (e *engine) fileUnexpected(q *matchQueues, u *unexpected) {
-	q.addUnexpected(u)
+func (e *engine) fileUnexpected(q *queues, u *unexpected) {
+	q.AddUnexpected(&u.Arrived, u)
 }
 
 // takeUnexpected removes u from q for a receive being posted: u waited for
 // it, and counts as such if the application was away long enough.
-func (e *engine) takeUnexpected(q *matchQueues, u *unexpected) {
-	q.removeUnexpected(u)
-	if e.skewCounts(u.src, u.length) {
-		e.judged(u.src, e.postVerdict(u.src, u.length, true))
+func (e *engine) takeUnexpected(q *queues, u *unexpected) {
+	q.RemoveUnexpected(&u.Arrived)
+	if e.skewCounts(u.Src, u.length) {
+		e.judged(u.Src, e.postVerdict(u.Src, u.length, true))
 	}
 }
 
@@ -203,7 +203,7 @@ func (e *engine) skewCounts(src, n int) bool {
 		return false
 	}
 	x := e.eps[src]
-	return x != nil && x.sk.ready && n > x.sk.base
+	return x != nil && x.sk.Ready && n > x.sk.Base
 }
 
 // judged publishes one large message's verdict: it waited for the
@@ -211,12 +211,12 @@ func (e *engine) skewCounts(src, n int) bool {
 func (e *engine) judged(src int, waited bool) {
 	s := &e.eps[src].sk
 	if waited {
-		s.streak++
+		s.Streak++
 	} else {
-		s.streak = 0
+		s.Streak = 0
 	}
-	s.fbOut.SetStreak(s.streak)
-	s.fbOut.Judged(waited)
+	s.FbOut.SetStreak(s.Streak)
+	s.FbOut.Judged(waited)
 }
 
 // postVerdict is called as the application posts a receive for an n-byte
@@ -253,13 +253,13 @@ func (e *engine) postVerdict(src, n int, here bool) bool {
 	s := &e.eps[src].sk
 	t := time.Now()
 	now := t.Sub(epoch)
-	if s.lastPost == 0 || s.lastPost <= s.lastDone {
+	if s.LastPost == 0 || s.LastPost <= s.LastDone {
 		half := time.Duration((directCopyFixedNs + directCopyNsPerByte*float64(n)) / 2)
-		away := now - s.lastDone - (e.blockedSoFar(t) - s.blockDone)
-		s.burstAway = here && (s.lastDone == 0 || away > half || e.skew.slowReads())
+		away := now - s.LastDone - (e.blockedSoFar(t) - s.BlockDone)
+		s.BurstAway = here && (s.LastDone == 0 || away > half || e.skew.slowReads())
 	}
-	s.lastPost = now
-	return here && s.burstAway
+	s.LastPost = now
+	return here && s.BurstAway
 }
 
 // largeDone notes the completion of an n-byte receive from src.
@@ -267,8 +267,8 @@ func (e *engine) largeDone(src, n int) {
 	if e.skewCounts(src, n) {
 		t := time.Now()
 		s := &e.eps[src].sk
-		s.lastDone = t.Sub(epoch)
-		s.blockDone = e.blockedSoFar(t)
+		s.LastDone = t.Sub(epoch)
+		s.BlockDone = e.blockedSoFar(t)
 	}
 }
 
@@ -282,20 +282,20 @@ func (e *engine) largeDone(src, n int) {
 // this receive would match, large enough to steer the protocol), and only
 // for receives of such messages.
 func (e *engine) messageWaiting(r *Request) bool {
-	if !e.skew.on || !e.skewCounts(r.src, len(r.buf)) {
+	if !e.skew.on || !e.skewCounts(r.m.Src, len(r.buf)) {
 		return false
 	}
 	n, here := e.headWaiting(r)
 	if !here {
 		n = len(r.buf)
 	}
-	return e.postVerdict(r.src, n, here)
+	return e.postVerdict(r.m.Src, n, here)
 }
 
 // headWaiting says whether the head of r's source channel is the envelope
 // of a large message r would match, and its length.
 func (e *engine) headWaiting(r *Request) (int, bool) {
-	ic := e.eps[r.src].in
+	ic := e.eps[r.m.Src].in
 	if ic == nil || ic.cur != nil {
 		return 0, false
 	}
@@ -304,8 +304,8 @@ func (e *engine) headWaiting(r *Request) (int, bool) {
 		return 0, false // an error is the drain's to report
 	}
 	d, err := shm.DecodeDesc(slot, ic.lim)
-	if err != nil || d.Ctx != r.ctx || (r.tag != AnyTag && int(d.Tag) != r.tag) ||
-		!e.skewCounts(r.src, int(d.MsgLen)) {
+	if err != nil || d.Ctx != r.ctx || (r.m.Tag != AnyTag && int(d.Tag) != r.m.Tag) ||
+		!e.skewCounts(r.m.Src, int(d.MsgLen)) {
 		return 0, false
 	}
 	switch d.Kind {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/hympi/hympi/mpi/internal/progress"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -24,19 +25,11 @@ import (
 // ends. A lost bit thus costs a spin phase (or at worst one futex timeout),
 // never liveness; a block that fails validation fails the wait. A wait
 // kept busy by other traffic, which never comes to sleep, sweeps every
-// sweepEvery all the same.
+// progress.SweepEvery all the same.
 
-const (
-	// sweepEvery bounds the time between sweeps of a wait that does not
-	// sleep.
-	sweepEvery = 5 * time.Millisecond
-	// sweepPasses is how many passes of a wait go by between looks at the
-	// clock for sweepEvery.
-	sweepPasses = 1024
-)
-
-// sweepDue reports whether sweepEvery has passed since the last sweep.
-func (e *engine) sweepDue() bool { return time.Since(e.lastSweep) >= sweepEvery }
+// sweepDue reports whether progress.SweepEvery has passed since the last
+// sweep.
+func (e *engine) sweepDue() bool { return time.Since(e.lastSweep) >= progress.SweepEvery }
 
 // sweep checks the region and drains every incoming channel, reporting
 // whether anything moved. It records a failed check in e.fatal.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hympi/hympi/mpi/internal/progress"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -98,7 +99,7 @@ func TestInProcessSweepLiveness(t *testing.T) {
 // finds the message whose summary bit was lost.
 func TestInProcessSweepNeverSleeping(t *testing.T) {
 	comms := inProcessJob(t, 2)
-	comms[1].e.wait = waitPolicy{spins: math.MaxInt, sleep: time.Second}
+	comms[1].e.wait = progress.Policy{Spins: math.MaxInt, Sleep: time.Second}
 	if err := comms[0].Send([]byte("hello"), 1, 5); err != nil {
 		t.Fatal(err)
 	}

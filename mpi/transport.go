@@ -225,7 +225,7 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 	if slot == nil {
 		return false
 	}
-	d := shm.Desc{Ctx: r.ctx, Tag: int32(r.tag), MsgLen: uint64(len(r.sbuf)), ReqID: r.syncID}
+	d := shm.Desc{Ctx: r.ctx, Tag: int32(r.m.Tag), MsgLen: uint64(len(r.sbuf)), ReqID: r.syncID}
 	if r.sync {
 		d.Flags = shm.FlagSync
 	}
@@ -438,33 +438,11 @@ func (e *engine) acked(id uint64) {
 
 // takeSync removes and returns the send waiting for a reply with this id, or
 // nil for a late or forged id.
-func (e *engine) takeSync(id uint64) *Request {
-	i := id&0xffffffff - 1
-	if i >= uint64(len(e.syncSends)) || e.syncSends[i] == nil || e.syncSends[i].syncID != id {
-		return nil
-	}
-	r := e.syncSends[i]
-	e.syncSends[i] = nil
-	e.syncFree = append(e.syncFree, i)
-	return r
-}
+func (e *engine) takeSync(id uint64) *Request { return e.syncs.Take(id) }
 
-// registerSync gives a synchronous send an id the receiver's ack will echo.
-// The low 32 bits index syncSends, the high bits are a generation so a stale
-// ack cannot complete a later send that reused the slot.
-func (e *engine) registerSync(r *Request) {
-	var i uint64
-	if n := len(e.syncFree); n > 0 {
-		i = e.syncFree[n-1]
-		e.syncFree = e.syncFree[:n-1]
-	} else {
-		i = uint64(len(e.syncSends))
-		e.syncSends = append(e.syncSends, nil)
-	}
-	e.syncGen++
-	r.syncID = e.syncGen<<32 | (i + 1)
-	e.syncSends[i] = r
-}
+// registerSync gives a send an id the receiver's reply (ACK, FIN, NACK,
+// cancel answer) will echo.
+func (e *engine) registerSync(r *Request) { r.syncID = e.syncs.Register(r) }
 
 // sendAck queues an acknowledgement of a synchronous send toward peer.
 func (e *engine) sendAck(peer int, id uint64) {

@@ -1,6 +1,4 @@
-//go:build !ompi && !mpich
-
-package mpi
+package peer
 
 import (
 	"testing"
@@ -35,18 +33,18 @@ func TestThresholdsByBinding(t *testing.T) {
 		{"none", 0, 1, "shared-cache", topology.DefaultSharedCacheThreshold},
 		{"socket", -1, 1, "inter-socket", topology.DefaultInterSocketThreshold}, // an unbound rank on two sockets
 	} {
-		th := thresholdsFor(m, tc.bind, config.Knobs{})
-		rel, thr := th.forPeer(tc.a, tc.b)
-		if rel != tc.rel || thr != tc.thr || th.source != topology.SourceDefault {
-			t.Errorf("HYMPI_BIND=%q, cpus %d,%d: %s %d from %s, want %s %d from default", tc.bind, tc.a, tc.b, rel, thr, th.source, tc.rel, tc.thr)
+		th := ThresholdsFor(m, tc.bind, config.Knobs{})
+		rel, thr := th.ForPeer(tc.a, tc.b)
+		if rel != tc.rel || thr != tc.thr || th.Source != topology.SourceDefault {
+			t.Errorf("HYMPI_BIND=%q, cpus %d,%d: %s %d from %s, want %s %d from default", tc.bind, tc.a, tc.b, rel, thr, th.Source, tc.rel, tc.thr)
 		}
 	}
-	th := thresholdsFor(m, "numa", config.Knobs{Threshold: 4096, ThresholdSet: true})
-	if rel, thr := th.forPeer(0, 64); rel != "inter-socket" || thr != 4096 || th.source != topology.SourceEnvironment {
-		t.Errorf("HYMPI_THRESHOLD=4096: %s %d from %s, want inter-socket 4096 from environment", rel, thr, th.source)
+	th := ThresholdsFor(m, "numa", config.Knobs{Threshold: 4096, ThresholdSet: true})
+	if rel, thr := th.ForPeer(0, 64); rel != "inter-socket" || thr != 4096 || th.Source != topology.SourceEnvironment {
+		t.Errorf("HYMPI_THRESHOLD=4096: %s %d from %s, want inter-socket 4096 from environment", rel, thr, th.Source)
 	}
-	unknown := thresholdsFor(nil, "l3cache", config.Knobs{})
-	if rel, _ := unknown.forPeer(0, 1); rel != "inter-socket" {
+	unknown := ThresholdsFor(nil, "l3cache", config.Knobs{})
+	if rel, _ := unknown.ForPeer(0, 1); rel != "inter-socket" {
 		t.Errorf("no topology: %s, want inter-socket", rel)
 	}
 }
