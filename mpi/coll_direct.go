@@ -141,7 +141,7 @@ func (e *engine) directRecv(c *Comm, tag int, x *collXfer, spin bool) bool {
 		// that runs ahead fills the ring, and a wait drains it): the
 		// oldest match there is what a posted receive would take.
 		q := e.queues(c.ctx + 1)
-		if u := q.findUnexpected(w, tag); u != nil {
+		if u := q.FindUnexpected(w, tag); u != nil {
 			if u.flight != nil || u.rtsAddr != 0 || u.syncID != 0 || u.selfSender != nil || u.length != len(x.buf) {
 				return false
 			}

@@ -287,7 +287,7 @@ func (e *engine) gateSleep() bool {
 		return true
 	}
 	e.mu.Unlock()
-	g.Sleep(e.bell, seq, e.wait.sleep)
+	g.Sleep(e.bell, seq, e.wait.Sleep)
 	e.mu.Lock()
 	e.bell.Disarm()
 	return true

@@ -380,7 +380,18 @@ void hc_type_release(intptr_t h)
  * as in memory when dt is contiguous, packed otherwise. A user function
  * gets them in dt's own layout; a predefined operator runs on the base
  * elements, laid out as the base type is. */
+static void red_apply(uintptr_t ufn, int big, intptr_t op, intptr_t dt, void *in, void *inout, int64_t n);
+
+/* A user function runs with Go below it on the stack: hc_in_callback keeps
+ * the receive lane from queueing any MPI_Irecv it makes (fastlane.h). */
 void hc_red_apply(uintptr_t ufn, int big, intptr_t op, intptr_t dt, void *in, void *inout, int64_t n)
+{
+	hc_in_callback++;
+	red_apply(ufn, big, op, dt, in, inout, n);
+	hc_in_callback--;
+}
+
+static void red_apply(uintptr_t ufn, int big, intptr_t op, intptr_t dt, void *in, void *inout, int64_t n)
 {
 	hc_dt *t = hc_dt_get((MPI_Datatype)dt);
 	if (!t || n <= 0) return;

@@ -258,6 +258,7 @@ typedef struct {
 } hc_lane_ent;
 
 int hc_lane_n;
+int hc_in_callback;
 unsigned char hc_lane_state[HC_LANE_CAP];
 static hc_lane_ent lane[HC_LANE_CAP];
 static int lane_free[HC_LANE_CAP], lane_nfree = -1; /* -1: not set up */
@@ -289,6 +290,7 @@ static int lane_setup(unsigned char *st)
 int hc_lane_irecv(int ci, void *buf, int64_t n, int source, int tag, MPI_Request *req)
 {
 	if (tag < 0 && tag != MPI_ANY_TAG) return 0;
+	if (hc_in_callback) return 0;
 	const hc_flcomm *f = hc_fl_comm(ci);
 	if (!f || (unsigned)source >= (unsigned)f->size) return 0;
 	unsigned char *st = f->st;

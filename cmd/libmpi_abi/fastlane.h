@@ -117,6 +117,12 @@ typedef struct {
 
 /* Queued lane receives: the one word every call into Go looks at. */
 HC_HIDDEN extern int hc_lane_n;
+/* hc_in_callback counts the user callbacks Go has called and that have not
+ * returned (reduction ops, generalized-request callbacks). Under one the
+ * engine is mid-call, so the lane's premise (Go holds no posted or
+ * unexpected receive and will not run before the queue is handed over)
+ * does not hold: MPI_Irecv goes to Go. */
+HC_HIDDEN extern int hc_in_callback;
 
 /* hc_lane_sync hands the queued receives to Go (when there are any). */
 HC_HIDDEN void hc_lane_sync(void);

@@ -17,17 +17,29 @@ HC_HIDDEN int hc_greq_query(uintptr_t fn, void *extra, MPI_Status *st)
 	MPI_Status local;
 	if (!st) st = &local;
 	hc_status_set(st, MPI_UNDEFINED, MPI_UNDEFINED, 0, 0);
-	return fn ? ((MPI_Grequest_query_function *)fn)(extra, st) : MPI_SUCCESS;
+	if (!fn) return MPI_SUCCESS;
+	hc_in_callback++;
+	int rc = ((MPI_Grequest_query_function *)fn)(extra, st);
+	hc_in_callback--;
+	return rc;
 }
 
 HC_HIDDEN int hc_greq_free(uintptr_t fn, void *extra)
 {
-	return fn ? ((MPI_Grequest_free_function *)fn)(extra) : MPI_SUCCESS;
+	if (!fn) return MPI_SUCCESS;
+	hc_in_callback++;
+	int rc = ((MPI_Grequest_free_function *)fn)(extra);
+	hc_in_callback--;
+	return rc;
 }
 
 HC_HIDDEN int hc_greq_cancel(uintptr_t fn, void *extra, int complete)
 {
-	return fn ? ((MPI_Grequest_cancel_function *)fn)(extra, complete) : MPI_SUCCESS;
+	if (!fn) return MPI_SUCCESS;
+	hc_in_callback++;
+	int rc = ((MPI_Grequest_cancel_function *)fn)(extra, complete);
+	hc_in_callback--;
+	return rc;
 }
 
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
