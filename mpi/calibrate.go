@@ -45,7 +45,7 @@ func calibrate(cpuA, cpuB int, sizes []int) ([]calib.Point, error) {
 		comms[r] = &Comm{e: e, ctx: ctxWorld, rank: r, size: 2, private: true}
 	}
 	for _, c := range comms {
-		c.e.ep(1 - c.rank).directOK = true
+		c.e.ep(1 - c.rank).DirectOK = true
 	}
 	points := make([]calib.Point, len(sizes))
 	for i, sz := range sizes {

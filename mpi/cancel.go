@@ -55,17 +55,17 @@ func (r *Request) cancelSend() bool {
 // unqueue takes r off oc's send queue; false if it is not there.
 func (e *engine) unqueue(oc *outChan, r *Request) bool {
 	var prev *Request
-	for x := oc.head; x != nil; prev, x = x, x.sendNext {
+	for x := oc.Head; x != nil; prev, x = x, x.sendNext {
 		if x != r {
 			continue
 		}
 		if prev == nil {
-			oc.head = r.sendNext
+			oc.Head = r.sendNext
 		} else {
 			prev.sendNext = r.sendNext
 		}
-		if oc.tail == r {
-			oc.tail = prev
+		if oc.Tail == r {
+			oc.Tail = prev
 		}
 		r.sendNext = nil
 		return true
@@ -80,7 +80,7 @@ func (e *engine) dropDirect(r *Request) {
 	r.direct = false
 	e.pendingDirect--
 	e.pendingDirectBytes -= len(r.sbuf)
-	e.ep(r.peer).sk.Unread--
+	e.ep(r.peer).Sk.Unread--
 }
 
 func (e *engine) cancelled(r *Request) {

@@ -33,7 +33,7 @@ func (e *engine) checkSum(ic *inChan, slot []byte, d *shm.Desc, payload []byte) 
 		payload = e.sumBuf[:copy(e.sumBuf[:len(payload)], payload)]
 	}
 	if got, want := shm.MessageSum(d, payload), shm.DescSum(slot); got != want {
-		return nil, e.sumMismatch(ic.peer, d.Tag, got, want)
+		return nil, e.sumMismatch(ic.Peer, d.Tag, got, want)
 	}
 	return payload, nil
 }

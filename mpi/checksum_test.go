@@ -21,16 +21,16 @@ func TestInProcessChecksumCatchesHostileWrite(t *testing.T) {
 	// Where the flip lands: the inline payload in the descriptor slot, or
 	// the first cell of a streamed message.
 	inlineByte := func(comms []*Comm) []byte {
-		slot, err := comms[1].e.inFrom(0).cons.Peek()
+		slot, err := comms[1].e.inFrom(0).Cons.Peek()
 		if err != nil || slot == nil {
 			t.Fatalf("no published slot: %v", err)
 		}
 		return slot[shm.DescHeaderSize+3 : shm.DescHeaderSize+4]
 	}
-	cellByte := func(comms []*Comm) []byte { return comms[0].e.outTo(1).ch.Cell(0)[100:101] }
+	cellByte := func(comms []*Comm) []byte { return comms[0].e.outTo(1).Ch.Cell(0)[100:101] }
 	// The envelope: the low byte of the tag (offset 16 of the slot).
 	tagByte := func(comms []*Comm) []byte {
-		slot, _ := comms[1].e.inFrom(0).cons.Peek()
+		slot, _ := comms[1].e.inFrom(0).Cons.Peek()
 		return slot[16:17]
 	}
 	cases := []struct {
@@ -127,7 +127,7 @@ func TestInProcessChecksumCollectives(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 3)
 	slot := func() []byte {
-		s, _ := comms[1].e.inFrom(0).coll.Peek()
+		s, _ := comms[1].e.inFrom(0).Coll.Peek()
 		return s
 	}
 	wg.Add(1)

@@ -113,16 +113,16 @@ func (e *engine) directSend(c *Comm, tag int, x *collXfer) bool {
 		return false
 	}
 	oc := e.outTo(w)
-	if len(oc.collq) != 0 || !e.openOut(oc) {
+	if len(oc.CollQ) != 0 || !e.openOut(oc) {
 		return false
 	}
-	slot := oc.collProd.Reserve()
+	slot := oc.CollProd.Reserve()
 	if slot == nil {
 		return false
 	}
 	shm.EncodeColl(slot, shm.CollDesc{Ctx: c.ctx + 1, Tag: int32(tag), Len: uint32(len(x.buf))}, x.buf)
-	oc.collProd.Publish(slot)
-	oc.notify(e.rank)
+	oc.CollProd.Publish(slot)
+	oc.Notify(e.rank)
 	return true
 }
 
@@ -156,9 +156,9 @@ func (e *engine) directRecv(c *Comm, tag int, x *collXfer, spin bool) bool {
 	if ic == nil {
 		return false
 	}
-	slot, err := ic.coll.Peek()
+	slot, err := ic.Coll.Peek()
 	for i := 0; spin && i < flSpins && slot == nil && err == nil; i++ {
-		slot, err = ic.coll.Peek()
+		slot, err = ic.Coll.Peek()
 	}
 	if slot == nil || err != nil {
 		return false // empty, or corrupt: the drain reports it
@@ -168,9 +168,9 @@ func (e *engine) directRecv(c *Comm, tag int, x *collXfer, spin bool) bool {
 		return false
 	}
 	copy(x.buf, payload)
-	ic.coll.Release()
-	ic.idle = 0
+	ic.Coll.Release()
+	ic.Idle = 0
 	// The sender may be waiting for the slot just freed.
-	ic.bell.Ring()
+	ic.Bell.Ring()
 	return true
 }

@@ -26,11 +26,11 @@ import (
 // queues it behind earlier ones when the ring is full. r completes when
 // the payload is in the ring.
 func (e *engine) sendColl(oc *outChan, r *Request) {
-	if len(oc.collq) == 0 && e.putColl(oc, r) {
-		oc.notify(e.rank)
+	if len(oc.CollQ) == 0 && e.putColl(oc, r) {
+		oc.Notify(e.rank)
 		return
 	}
-	oc.collq = append(oc.collq, r)
+	oc.CollQ = append(oc.CollQ, r)
 	e.markSending(oc)
 }
 
@@ -40,7 +40,7 @@ func (e *engine) putColl(oc *outChan, r *Request) bool {
 	if !e.openOut(oc) {
 		return false
 	}
-	slot := oc.collProd.Reserve()
+	slot := oc.CollProd.Reserve()
 	if slot == nil {
 		return false
 	}
@@ -49,7 +49,7 @@ func (e *engine) putColl(oc *outChan, r *Request) bool {
 	if e.checksum {
 		shm.SetCollSum(slot, shm.CollSumOf(cd, r.sbuf))
 	}
-	oc.collProd.Publish(slot)
+	oc.CollProd.Publish(slot)
 	r.pushed = true
 	r.checkSendDone()
 	return true
@@ -58,16 +58,16 @@ func (e *engine) putColl(oc *outChan, r *Request) bool {
 // pushColl moves queued collective messages into freed slots.
 func (e *engine) pushColl(oc *outChan) bool {
 	k := 0
-	for k < len(oc.collq) && e.putColl(oc, oc.collq[k]) {
-		oc.collq[k] = nil
+	for k < len(oc.CollQ) && e.putColl(oc, oc.CollQ[k]) {
+		oc.CollQ[k] = nil
 		k++
 	}
 	// Shift the rest down rather than reslicing forward, so the queue
 	// keeps its array: a root that runs ahead of its children fills the
 	// ring again and again, and must not allocate each time it does.
-	rest := copy(oc.collq, oc.collq[k:])
-	clear(oc.collq[rest:])
-	oc.collq = oc.collq[:rest]
+	rest := copy(oc.CollQ, oc.CollQ[k:])
+	clear(oc.CollQ[rest:])
+	oc.CollQ = oc.CollQ[:rest]
 	return k > 0
 }
 
@@ -76,7 +76,7 @@ func (e *engine) pushColl(oc *outChan) bool {
 func (e *engine) drainColl(ic *inChan) bool {
 	n := 0
 	for ; n < drainBudget; n++ {
-		slot, err := ic.coll.Peek()
+		slot, err := ic.Coll.Peek()
 		if err != nil {
 			e.corrupt(err)
 			return n > 0
@@ -89,17 +89,17 @@ func (e *engine) drainColl(ic *inChan) bool {
 			err = fmt.Errorf("%w: collective message on point-to-point context %d", shm.ErrBadDesc, d.Ctx)
 		}
 		if err != nil {
-			ic.coll.Release()
-			e.corrupt(fmt.Errorf("from rank %d: %w", ic.peer, err))
+			ic.Coll.Release()
+			e.corrupt(fmt.Errorf("from rank %d: %w", ic.Peer, err))
 			return true
 		}
 		desc := shm.Desc{Kind: shm.KindInline, Ctx: d.Ctx, Tag: d.Tag, MsgLen: uint64(d.Len), FragLen: d.Len}
-		e.arrive(ic.peer, &desc, payload, nil)
-		ic.coll.Release()
+		e.arrive(ic.Peer, &desc, payload, nil)
+		ic.Coll.Release()
 	}
 	if n > 0 {
 		// The sender may be waiting for the slots we just freed.
-		ic.bell.Ring()
+		ic.Bell.Ring()
 	}
 	return n > 0
 }
@@ -120,7 +120,7 @@ func (e *engine) decodeColl(ic *inChan, slot []byte) (shm.CollDesc, []byte, erro
 	}
 	payload = e.sumBuf[:copy(e.sumBuf[:len(payload)], payload)]
 	if got, want := shm.CollSumOf(d, payload), shm.CollSum(slot); got != want {
-		return d, nil, e.sumMismatch(ic.peer, d.Tag, got, want)
+		return d, nil, e.sumMismatch(ic.Peer, d.Tag, got, want)
 	}
 	return d, payload, nil
 }

@@ -21,7 +21,7 @@ func Counters(peer int) PeerCounters {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	c := e.ep(peer).counters
+	c := e.ep(peer).Counters
 	if e.fl != nil {
 		m, b := e.fl.CSent(peer)
 		c.EagerMsgs += m

@@ -62,7 +62,7 @@ const oversubCollEagerMax = 1 << 20
 // useDirect decides the protocol of an n-byte message to peer on context
 // ctx.
 func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
-	if n == 0 || !e.ep(peer).directOK {
+	if n == 0 || !e.ep(peer).DirectOK {
 		return false
 	}
 	switch e.mode {
@@ -74,7 +74,7 @@ func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 		}
 		// Sizes under the topology threshold are eager whatever the skew;
 		// only larger ones consult (and so steer) the controller.
-		if n <= e.eps[peer].sk.Base {
+		if n <= e.eps[peer].Sk.Base {
 			return false
 		}
 		if e.skew.on {
@@ -95,8 +95,8 @@ func (e *engine) startDirectSend(r *Request) {
 	e.pendingDirect++
 	e.pendingDirectBytes += len(r.sbuf)
 	x := e.ep(r.peer)
-	x.sk.Unread++
-	c := &x.counters
+	x.Sk.Unread++
+	c := &x.Counters
 	c.DirectMsgs++
 	c.DirectBytes += uint64(len(r.sbuf))
 }
@@ -107,7 +107,7 @@ func (e *engine) finishDirectSend(r *Request) {
 	r.direct = false
 	e.pendingDirect--
 	e.pendingDirectBytes -= len(r.sbuf)
-	e.ep(r.peer).sk.Unread--
+	e.ep(r.peer).Sk.Unread--
 	r.pushed, r.acked = true, true
 	r.checkSendDone()
 }
@@ -163,7 +163,7 @@ func (e *engine) directFailed(rd *directRead, err error) {
 	r := rd.Req
 	r.read = nil
 	id := e.registerResend(r)
-	r.flight = &inflight{total: uint64(rd.Total), req: r, tag: rd.Tag}
+	r.flight = &inflight{Total: uint64(rd.Total), Req: r, Tag: rd.Tag}
 	e.queueCtl(rd.Peer, shm.Desc{Kind: shm.KindNack, ReqID: rd.SenderID, Addr: id})
 }
 
@@ -183,7 +183,7 @@ func (e *engine) nacked(d *shm.Desc) {
 	if r == nil || !r.direct {
 		return
 	}
-	e.ep(r.peer).directOK = false // the receiver cleared its bit too
+	e.ep(r.peer).DirectOK = false // the receiver cleared its bit too
 	r.resendID = d.Addr
 	r.started, r.sent = false, 0
 	r.sendNext = nil
@@ -193,11 +193,11 @@ func (e *engine) nacked(d *shm.Desc) {
 // resendArrived starts the stream that replaces a failed direct read.
 func (e *engine) resendArrived(ic *inChan, d *shm.Desc, payload []byte) error {
 	r := e.resendWait[d.ReqID]
-	if r == nil || r.flight == nil || r.flight.total != d.MsgLen {
+	if r == nil || r.flight == nil || r.flight.Total != d.MsgLen {
 		return fmt.Errorf("%w: resend stream for unknown receive %d", shm.ErrBadDesc, d.ReqID)
 	}
 	delete(e.resendWait, d.ReqID)
-	ic.cur = r.flight
+	ic.Cur = r.flight
 	e.flStream(ic)
 	e.fragment(ic, d, payload)
 	return nil
@@ -234,7 +234,7 @@ func (e *engine) probePeers() {
 func (e *engine) learnPeers(th *peer.Thresholds) {
 	e.th = th
 	for _, x := range e.eps {
-		if x != nil && x.peer != e.rank {
+		if x != nil && x.Peer != e.rank {
 			e.learnPeer(x)
 		}
 	}

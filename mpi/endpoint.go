@@ -7,34 +7,29 @@ import (
 	"github.com/hympi/hympi/skew"
 )
 
-// endpoint is everything this rank keeps about one peer: the channels to
-// and from it, the protocol verdicts and thresholds toward it, its skew
-// feedback and its counters. It is made the first time the engine deals
-// with the peer (a send, a message from it, a question about it), so a rank
-// that talks to a few peers of a large job holds a few endpoints; its
-// channels are made later still, by the first message each way
-// (shm/arena.go).
-type endpoint struct {
-	peer     int
-	out      *outChan // nil for this rank itself; its channel opens on the first send
-	in       *inChan  // nil until the peer's channel to us is found
-	counters PeerCounters
-	directOK bool // the peer can read our memory
-	sk       peer.Skew
-}
+// endpoint is everything this rank keeps about one peer (peer.Endpoint):
+// channel ends, direct-copy verdict, skew feedback, counters. It is made
+// on first use (ep), so a rank that talks to a few peers of a large job
+// holds a few endpoints; its channels are made later still, by the first
+// message each way (shm/arena.go).
+type endpoint = peer.Endpoint[Request, unexpected, PeerCounters]
+
+// endpoints is the engine's table of them by world rank.
+type endpoints = peer.Table[Request, unexpected, PeerCounters]
 
 // ep returns the endpoint of world rank p, making it on first use.
 func (e *engine) ep(p int) *endpoint {
 	if x := e.eps[p]; x != nil {
 		return x
 	}
-	x := &endpoint{peer: p, counters: PeerCounters{Peer: p, Relation: "shm", Threshold: directNever}}
+	c := PeerCounters{Peer: p, Relation: "shm", Threshold: directNever}
+	var out *outChan
 	if p == e.rank {
-		x.counters.Relation = "self"
+		c.Relation = "self"
 	} else if e.region != nil {
-		x.out = &outChan{peer: p, summary: e.region.Summary(p), bell: e.region.Doorbell(p)}
+		out = &outChan{Peer: p, Summary: e.region.Summary(p), Bell: e.region.Doorbell(p)}
 	}
-	e.eps[p] = x
+	x := e.eps.Add(p, c, out)
 	if p != e.rank {
 		if e.th != nil {
 			e.learnPeer(x)
@@ -47,29 +42,29 @@ func (e *engine) ep(p int) *endpoint {
 }
 
 // outTo is the sending end toward world rank p (p != e.rank).
-func (e *engine) outTo(p int) *outChan { return e.ep(p).out }
+func (e *engine) outTo(p int) *outChan { return e.ep(p).Out }
 
 // openOut makes oc's channel, the first time anything is sent to its peer.
 // A region that cannot hold it (shm.ErrNoSpace, shm.ErrArenaFull) fails
 // the engine with an error that names the remedy: the job cannot go on
 // without the pair, and waiting would hang.
 func (e *engine) openOut(oc *outChan) bool {
-	if oc.prod != nil {
+	if oc.Prod != nil {
 		return true
 	}
 	if e.fatal != nil {
 		return false
 	}
-	ch, err := e.region.OpenChannel(e.rank, oc.peer)
+	ch, err := e.region.OpenChannel(e.rank, oc.Peer)
 	if err != nil {
 		e.fatal = &Error{Class: ErrIntern, Op: "send", Msg: "shared region: " + err.Error()}
 		e.flStop()
 		return false
 	}
-	oc.ch, oc.prod, oc.pool, oc.collProd = ch, ch.Producer(), ch.Pool(), ch.CollProducer()
+	oc.Ch, oc.Prod, oc.Pool, oc.CollProd = ch, ch.Producer(), ch.Pool(), ch.CollProducer()
 	e.flBindOut(oc)
-	if x := e.eps[oc.peer]; x.sk.Ready {
-		x.sk.FbIn = ch.Feedback()
+	if x := e.eps[oc.Peer]; x.Sk.Ready {
+		x.Sk.FbIn = ch.Feedback()
 	}
 	return true
 }
@@ -78,8 +73,8 @@ func (e *engine) openOut(oc *outChan) bool {
 // made its channel to us. The table entry p wrote is checked (bounds, the
 // channel's own record of its pair) before it is used.
 func (e *engine) inFrom(p int) *inChan {
-	if x := e.eps[p]; x != nil && x.in != nil {
-		return x.in
+	if x := e.eps[p]; x != nil && x.In != nil {
+		return x.In
 	}
 	ch, ok, err := e.region.IncomingChannel(p, e.rank)
 	if err != nil {
@@ -91,34 +86,34 @@ func (e *engine) inFrom(p int) *inChan {
 	}
 	ch.PrefaultIncoming()
 	x := e.ep(p)
-	x.in = &inChan{
-		peer: p, ch: ch, cons: ch.Consumer(), returns: ch.Returns(),
-		lim: ch.Limits(), bell: e.region.Doorbell(p), coll: ch.CollConsumer(),
+	x.In = &inChan{
+		Peer: p, Ch: ch, Cons: ch.Consumer(), Returns: ch.Returns(),
+		Lim: ch.Limits(), Bell: e.region.Doorbell(p), Coll: ch.CollConsumer(),
 	}
-	if x.sk.Ready {
-		x.sk.FbOut = ch.Feedback()
+	if x.Sk.Ready {
+		x.Sk.FbOut = ch.Feedback()
 	}
-	e.flBindIn(x.in)
-	return x.in
+	e.flBindIn(x.In)
+	return x.In
 }
 
 // learnPeer fills in what Init learned about the peer: whether it can read
 // our memory (its direct-copy bitmap) and the threshold toward it.
 func (e *engine) learnPeer(x *endpoint) {
-	p := x.peer
-	x.directOK = e.region.DirectBits(p).Has(e.rank)
+	p := x.Peer
+	x.DirectOK = e.region.DirectBits(p).Has(e.rank)
 	rel, thr := e.th.ForPeer(e.region.RankCPU(e.rank), e.region.RankCPU(p))
-	x.counters.Relation = rel
-	x.counters.Threshold = thr
+	x.Counters.Relation = rel
+	x.Counters.Threshold = thr
 }
 
 // initSkew sets up the skew controller toward the peer from its current
 // threshold.
 func (e *engine) initSkew(x *endpoint) {
 	ceiling := int(e.region.L.PoolBytes() / skewCeilingShare)
-	s := &x.sk
+	s := &x.Sk
 	s.Ready = true
-	s.Base = x.counters.Threshold
+	s.Base = x.Counters.Threshold
 	e.skew.small = min(e.skew.small, s.Base)
 	e.flRefresh()
 	cfg := skew.DefaultConfig(s.Base, max(s.Base, ceiling))
@@ -126,11 +121,11 @@ func (e *engine) initSkew(x *endpoint) {
 		cfg.Patience *= slowReadsPatience
 	}
 	s.Ctrl = skew.New(cfg)
-	if x.out != nil && x.out.prod != nil {
-		s.FbIn = x.out.ch.Feedback()
+	if x.Out != nil && x.Out.Prod != nil {
+		s.FbIn = x.Out.Ch.Feedback()
 	}
-	if x.in != nil {
-		s.FbOut = x.in.ch.Feedback()
+	if x.In != nil {
+		s.FbOut = x.In.Ch.Feedback()
 	}
 }
 

@@ -24,8 +24,8 @@ type engine struct {
 	region     *shm.Region // nil for a singleton
 	bell       shm.Doorbell
 	summary    shm.Summary
-	eps        []*endpoint // by world rank; nil until first use (endpoint.go)
-	sending    []*outChan  // peers with queued sends or acks
+	eps        endpoints  // by world rank; nil until first use (endpoint.go)
+	sending    []*outChan // peers with queued sends or acks
 
 	ctxs    map[uint32]*queues
 	lastCtx uint32
@@ -124,7 +124,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		size:       size,
 		region:     region,
 		ctxs:       make(map[uint32]*queues),
-		eps:        make([]*endpoint, size),
+		eps:        make(endpoints, size),
 		readFrom:   directcopy.ReadFrom,
 		resendWait: make(map[uint64]*Request),
 	}

@@ -71,10 +71,10 @@ func TestJobCPUs(t *testing.T) {
 // protocol.
 func TestOversubCollEager(t *testing.T) {
 	e := inProcessJob(t, 2)[0].e
-	e.ep(1).counters.Threshold = 2048
+	e.ep(1).Counters.Threshold = 2048
 	e.setupSkew()
 	e.skew.on = false
-	e.ep(1).directOK = true
+	e.ep(1).DirectOK = true
 	coll, p2p := uint32(ctxWorld+1), uint32(ctxWorld)
 	check := func(what string, ctx uint32, n int, want bool) {
 		t.Helper()

@@ -47,11 +47,11 @@ func (e *engine) flEnable() bool {
 		if x == nil {
 			continue
 		}
-		if x.out != nil && x.out.prod != nil {
-			e.flBindOut(x.out)
+		if x.Out != nil && x.Out.Prod != nil {
+			e.flBindOut(x.Out)
 		}
-		if x.in != nil {
-			e.flBindIn(x.in)
+		if x.In != nil {
+			e.flBindIn(x.In)
 		}
 	}
 	e.flRefresh()
@@ -61,14 +61,14 @@ func (e *engine) flEnable() bool {
 // flBindOut and flBindIn put a channel's position into the shared state.
 func (e *engine) flBindOut(oc *outChan) {
 	if e.fl != nil {
-		e.fl.BindOut(oc.peer, oc.prod, oc.summary, e.rank, oc.bell)
+		e.fl.BindOut(oc.Peer, oc.Prod, oc.Summary, e.rank, oc.Bell)
 		e.flOut(oc)
 	}
 }
 
 func (e *engine) flBindIn(ic *inChan) {
 	if e.fl != nil {
-		e.fl.BindIn(ic.peer, ic.cons, ic.bell)
+		e.fl.BindIn(ic.Peer, ic.Cons, ic.Bell)
 		e.flStream(ic)
 	}
 }
@@ -96,15 +96,15 @@ func (e *engine) flStop() {
 
 // flOut updates whether C may publish toward oc's peer.
 func (e *engine) flOut(oc *outChan) {
-	if e.fl != nil && oc.prod != nil {
-		e.fl.SetOutOpen(oc.peer, oc.head == nil)
+	if e.fl != nil && oc.Prod != nil {
+		e.fl.SetOutOpen(oc.Peer, oc.Head == nil)
 	}
 }
 
 // flStream records whether a stream from ic's peer is in progress.
 func (e *engine) flStream(ic *inChan) {
 	if e.fl != nil {
-		e.fl.SetInStream(ic.peer, ic.cur != nil)
+		e.fl.SetInStream(ic.Peer, ic.Cur != nil)
 	}
 }
 
@@ -124,32 +124,32 @@ func (e *engine) fastRecv(c *Comm, buf []byte, source, tag int) (st Status, ok b
 		return Status{}, false
 	}
 	ic := e.inFrom(w)
-	if ic == nil || ic.cur != nil {
+	if ic == nil || ic.Cur != nil {
 		return Status{}, false
 	}
-	slot, err := ic.cons.Peek()
+	slot, err := ic.Cons.Peek()
 	// A message not there yet may be on its way: a short spin here saves
 	// the whole matching path when it lands. Not when ranks outnumber
 	// CPUs (the sender may need this CPU), nor for a buffer the skew
 	// controller watches (its verdict reads when the receive was posted).
 	if slot == nil && err == nil && !e.oversub && len(buf) <= e.skew.small {
 		for i := 0; i < flSpins && slot == nil && err == nil; i++ {
-			slot, err = ic.cons.Peek()
+			slot, err = ic.Cons.Peek()
 		}
 	}
 	if slot == nil || err != nil {
 		return Status{}, false // empty, or corrupt: progress reports it
 	}
-	d, err := shm.DecodeDesc(slot, ic.lim)
+	d, err := shm.DecodeDesc(slot, ic.Lim)
 	if err != nil || d.Kind != shm.KindInline || d.Flags != 0 || d.Ctx != c.ctx ||
 		!match.TagMatches(tag, d.Tag) || int(d.FragLen) > len(buf) || (int(d.FragLen) > e.skew.small && e.skewCounts(w, int(d.FragLen))) {
 		return Status{}, false
 	}
 	n := copy(buf, shm.InlinePayload(slot, &d))
-	ic.cons.Release()
-	ic.idle = 0
+	ic.Cons.Release()
+	ic.Idle = 0
 	// The sender may be waiting for the slot just freed.
-	ic.bell.Ring()
+	ic.Bell.Ring()
 	return Status{Source: source, Tag: int(d.Tag), Count: n}, true
 }
 

@@ -186,7 +186,7 @@ func inProcessDirectJob(t *testing.T, n int, mode directMode) []*Comm {
 		c.e.region.MarkAttached(c.rank, os.Getpid())
 		c.e.mode = mode
 		for p := range c.e.size {
-			c.e.ep(p).directOK = p != c.rank
+			c.e.ep(p).DirectOK = p != c.rank
 		}
 	}
 	return comms
@@ -243,7 +243,7 @@ func TestInProcessDirectFallback(t *testing.T) {
 	if refusals != 1 {
 		t.Errorf("%d refused reads, want 1 (later messages should not try direct copy)", refusals)
 	}
-	c := comms[0].e.ep(1).counters
+	c := comms[0].e.ep(1).Counters
 	if c.DirectMsgs != 1 || c.EagerMsgs != 2 {
 		t.Errorf("counters after fallback: %d direct, %d eager; want 1 and 2", c.DirectMsgs, c.EagerMsgs)
 	}
@@ -258,7 +258,7 @@ func TestInProcessDirectExchange(t *testing.T) {
 	comms := inProcessDirectJob(t, 3, directAuto)
 	for _, c := range comms {
 		for p := range c.e.size {
-			c.e.ep(p).counters.Threshold = 4096
+			c.e.ep(p).Counters.Threshold = 4096
 		}
 		c.e.setupSkew()
 	}
@@ -298,7 +298,7 @@ func TestInProcessDirectExchange(t *testing.T) {
 	})
 	for _, c := range comms {
 		for p := range c.e.size {
-			if pc := c.e.ep(p).counters; p != c.rank && pc.DirectMsgs != 3 {
+			if pc := c.e.ep(p).Counters; p != c.rank && pc.DirectMsgs != 3 {
 				t.Errorf("rank %d → %d: %d direct messages, want 3", c.rank, p, pc.DirectMsgs)
 			}
 		}
@@ -372,7 +372,7 @@ func TestInProcessSkewAdapts(t *testing.T) {
 		}
 		return nil
 	})
-	pc := comms[0].e.ep(1).counters
+	pc := comms[0].e.ep(1).Counters
 	if pc.SkewRaises == 0 || pc.EagerMsgs == 0 {
 		t.Errorf("no adaptation under skew: %+v", pc)
 	}
@@ -417,7 +417,7 @@ func TestInProcessPingPongNoSkew(t *testing.T) {
 		return nil
 	})
 	for _, c := range comms {
-		pc := c.e.ep(1 - c.Rank()).counters
+		pc := c.e.ep(1 - c.Rank()).Counters
 		if pc.SkewRaises != 0 || pc.EagerMsgs > 1 {
 			t.Errorf("rank %d: ping-pong judged as skew: %+v", c.Rank(), pc)
 		}
@@ -431,7 +431,7 @@ func skewJob(t *testing.T) []*Comm {
 	comms := inProcessDirectJob(t, 2, directAuto)
 	for _, c := range comms {
 		for p := range c.e.size {
-			c.e.ep(p).counters.Threshold = 32 << 10
+			c.e.ep(p).Counters.Threshold = 32 << 10
 		}
 		// Reads as cheap as copies unless a test says otherwise, so the verdicts do not depend on the machine
 		// running the test.
@@ -480,7 +480,7 @@ func TestInProcessBacklogFirstWindow(t *testing.T) {
 					}
 				}
 				if c.Rank() == 0 {
-					before := c.e.ep(1).counters
+					before := c.e.ep(1).Counters
 					reqs := make([]*Request, window)
 					for i := range reqs {
 						var err error
@@ -494,9 +494,9 @@ func TestInProcessBacklogFirstWindow(t *testing.T) {
 					if _, err := Waitall(reqs); err != nil {
 						return err
 					}
-					after := c.e.ep(1).counters
+					after := c.e.ep(1).Counters
 					direct, eager = after.DirectMsgs-before.DirectMsgs, after.EagerMsgs-before.EagerMsgs
-					unread = c.e.ep(1).sk.Unread
+					unread = c.e.ep(1).Sk.Unread
 					return nil
 				}
 				if err := c.Barrier(); err != nil {
@@ -557,15 +557,15 @@ func TestInProcessBacklogCancel(t *testing.T) {
 					cancelled++
 				}
 			}
-			unreadAfterCancel = c.e.ep(1).sk.Unread
+			unreadAfterCancel = c.e.ep(1).Sk.Unread
 			if err := c.Barrier(); err != nil {
 				return err
 			}
-			before := c.e.ep(1).counters.DirectMsgs
+			before := c.e.ep(1).Counters.DirectMsgs
 			if err := c.Send(buf, 1, 8); err != nil {
 				return err
 			}
-			lastDirect = c.e.ep(1).counters.DirectMsgs - before
+			lastDirect = c.e.ep(1).Counters.DirectMsgs - before
 			return nil
 		}
 		if err := c.Barrier(); err != nil {
@@ -639,7 +639,7 @@ func TestInProcessBusyConsumerStream(t *testing.T) {
 						return err
 					}
 					if c.Rank() == 0 {
-						before := c.e.ep(1).counters.EagerMsgs
+						before := c.e.ep(1).Counters.EagerMsgs
 						for i := range reqs {
 							var err error
 							if reqs[i], err = c.Isend(bufs[i], 1, i); err != nil {
@@ -650,7 +650,7 @@ func TestInProcessBusyConsumerStream(t *testing.T) {
 							return err
 						}
 						if round > 0 && !calm {
-							bestStream = max(bestStream, c.e.ep(1).counters.EagerMsgs-before)
+							bestStream = max(bestStream, c.e.ep(1).Counters.EagerMsgs-before)
 						}
 					} else if calm {
 						if _, err := Waitall(reqs); err != nil {
@@ -671,7 +671,7 @@ func TestInProcessBusyConsumerStream(t *testing.T) {
 				}
 				return nil
 			})
-			pc := comms[0].e.ep(1).counters
+			pc := comms[0].e.ep(1).Counters
 			if !tc.wantRaise {
 				if pc.SkewRaises != 0 || pc.EagerMsgs != 0 {
 					t.Errorf("a busy consumer was taken for a late one with cheap reads: %+v", pc)

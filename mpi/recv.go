@@ -30,7 +30,7 @@ func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
 			e.finishRecv(r, src, d.Tag, len(inline))
 			return
 		}
-		f.req, r.flight = r, f
+		f.Req, r.flight = r, f
 		return
 	}
 	u := e.newUnexpected(d.Ctx, src, d.Tag, int(d.MsgLen), !rts)
@@ -45,7 +45,7 @@ func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
 		u.syncID = d.ReqID
 	}
 	if f != nil {
-		f.un, u.flight = u, f
+		f.Un, u.flight = u, f
 	}
 	e.fileUnexpected(q, u)
 }
@@ -107,8 +107,8 @@ func (e *engine) matchUnexpected(r *Request, u *unexpected) {
 		return
 	}
 	if f := u.flight; f != nil {
-		copy(r.buf, u.data[:f.got])
-		f.un, f.req, r.flight = nil, r, f
+		copy(r.buf, u.data[:f.Got])
+		f.Un, f.Req, r.flight = nil, r, f
 		e.freeUnexpected(u)
 		return
 	}
@@ -135,7 +135,7 @@ func (e *engine) finishRecv(r *Request, src int, tag int32, n int) {
 // sendSelf delivers a message a rank sends to itself, without the region.
 func (e *engine) sendSelf(r *Request) {
 	q := e.queues(r.ctx)
-	c := &e.ep(e.rank).counters
+	c := &e.ep(e.rank).Counters
 	c.EagerMsgs++
 	c.EagerBytes += uint64(len(r.sbuf))
 	if rr := q.TakePosted(e.rank, int32(r.m.Tag)); rr != nil {

@@ -106,7 +106,7 @@ func (e *engine) setupSkew() {
 	// initSkew lowers small to each endpoint's base as endpoints are made.
 	s.small = math.MaxInt
 	for _, x := range e.eps {
-		if x != nil && x.peer != e.rank {
+		if x != nil && x.Peer != e.rank {
 			e.initSkew(x)
 		}
 	}
@@ -118,7 +118,7 @@ func (e *engine) setupSkew() {
 // messages.
 func (e *engine) skewThreshold(peer, n int) int {
 	x := e.ep(peer)
-	s := &x.sk
+	s := &x.Sk
 	streak, waited, onTime := s.FbIn.Load()
 	du, dx := waited-s.SeenU, onTime-s.SeenX
 	if du == 0 && dx == 0 {
@@ -141,7 +141,7 @@ func (e *engine) skewThreshold(peer, n int) int {
 	if load <= s.Ctrl.Config().LowerAt {
 		looks = int(min(dx, maxLooksPerSend))
 	}
-	c := &x.counters
+	c := &x.Counters
 	for range looks {
 		thr, move := s.Ctrl.ObserveSize(load, n)
 		c.Threshold = thr
@@ -171,7 +171,7 @@ func (e *engine) skewThreshold(peer, n int) int {
 // it), and where reads are cheap nothing changes: there a queue of reads is
 // still the cheaper way.
 func (e *engine) backlogEager(peer, n int) bool {
-	s := &e.eps[peer].sk
+	s := &e.eps[peer].Sk
 	cfg := s.Ctrl.Config()
 	return s.Unread >= cfg.RaiseAt && n <= cfg.Ceiling && e.skew.slowReads()
 }
@@ -203,13 +203,13 @@ func (e *engine) skewCounts(src, n int) bool {
 		return false
 	}
 	x := e.eps[src]
-	return x != nil && x.sk.Ready && n > x.sk.Base
+	return x != nil && x.Sk.Ready && n > x.Sk.Base
 }
 
 // judged publishes one large message's verdict: it waited for the
 // application, or its receive was waiting.
 func (e *engine) judged(src int, waited bool) {
-	s := &e.eps[src].sk
+	s := &e.eps[src].Sk
 	if waited {
 		s.Streak++
 	} else {
@@ -250,7 +250,7 @@ func (e *engine) judged(src int, waited bool) {
 // A receive posted before its message arrives still counts as on time, so
 // the threshold comes back down once the receiver waits for the sender.
 func (e *engine) postVerdict(src, n int, here bool) bool {
-	s := &e.eps[src].sk
+	s := &e.eps[src].Sk
 	t := time.Now()
 	now := t.Sub(epoch)
 	if s.LastPost == 0 || s.LastPost <= s.LastDone {
@@ -266,7 +266,7 @@ func (e *engine) postVerdict(src, n int, here bool) bool {
 func (e *engine) largeDone(src, n int) {
 	if e.skewCounts(src, n) {
 		t := time.Now()
-		s := &e.eps[src].sk
+		s := &e.eps[src].Sk
 		s.LastDone = t.Sub(epoch)
 		s.BlockDone = e.blockedSoFar(t)
 	}
@@ -295,15 +295,15 @@ func (e *engine) messageWaiting(r *Request) bool {
 // headWaiting says whether the head of r's source channel is the envelope
 // of a large message r would match, and its length.
 func (e *engine) headWaiting(r *Request) (int, bool) {
-	ic := e.eps[r.m.Src].in
-	if ic == nil || ic.cur != nil {
+	ic := e.eps[r.m.Src].In
+	if ic == nil || ic.Cur != nil {
 		return 0, false
 	}
-	slot, err := ic.cons.Peek()
+	slot, err := ic.Cons.Peek()
 	if slot == nil || err != nil {
 		return 0, false // an error is the drain's to report
 	}
-	d, err := shm.DecodeDesc(slot, ic.lim)
+	d, err := shm.DecodeDesc(slot, ic.Lim)
 	if err != nil || d.Ctx != r.ctx || (r.m.Tag != AnyTag && int(d.Tag) != r.m.Tag) ||
 		!e.skewCounts(r.m.Src, int(d.MsgLen)) {
 		return 0, false

@@ -56,7 +56,7 @@ func (e *engine) sweep() bool {
 			}
 			continue
 		}
-		if !e.summary.Has(p) && (ic.cons.Ready() || ic.coll.Ready()) {
+		if !e.summary.Has(p) && (ic.Cons.Ready() || ic.Coll.Ready()) {
 			// Work that no bit announced: the bit was lost. Restore it
 			// so the next passes keep draining this channel.
 			e.lostBits++

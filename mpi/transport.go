@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/hympi/hympi/mpi/internal/channel"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -24,58 +25,13 @@ func trailingZeros64(x uint64) int { return bits.TrailingZeros64(x) }
 // memory.
 const directNever = int(^uint(0) >> 1)
 
-// outChan is this rank's sending end toward one peer. Its channel is made
-// by the first send (openOut); until then ch, prod, pool and collProd are
-// unset.
-type outChan struct {
-	peer    int
-	ch      shm.Channel
-	prod    *shm.Producer
-	pool    *shm.CellPool
-	summary shm.Summary  // the peer's
-	bell    shm.Doorbell // the peer's
-	head    *Request     // queued sends, oldest first; head may be half sent
-	tail    *Request
-	ctl     []shm.Desc // acknowledgements and replies waiting for a slot
-	queued  bool       // on engine.sending
-	// The collective microchannel (coll_ring.go) and the collective
-	// sends waiting for one of its slots, oldest first.
-	collProd *shm.Producer
-	collq    []*Request
-}
-
-// notify tells the peer that its channel from us has something: mark the
-// summary (an atomic OR only if the bit is clear) and ring the doorbell (a
-// syscall only if the peer sleeps).
-func (oc *outChan) notify(self int) {
-	oc.summary.Mark(self)
-	oc.bell.Ring()
-}
-
-// inChan is this rank's receiving end from one peer, made when its channel
-// is first found (inFrom).
-type inChan struct {
-	peer    int
-	ch      shm.Channel
-	cons    *shm.Consumer
-	returns *shm.ReturnRing
-	lim     shm.Limits
-	bell    shm.Doorbell  // the sender's: it may wait for cells or slots
-	cur     *inflight     // message whose fragments are still arriving
-	idle    int           // consecutive empty polls
-	coll    *shm.Consumer // the collective microchannel
-}
-
-// inflight is a multi-fragment message being received: into a matched
-// receive's buffer, or into an unexpected entry until one matches it.
-type inflight struct {
-	total uint64
-	got   uint64
-	req   *Request
-	un    *unexpected
-	ctx   uint32
-	tag   int32
-}
+// The channel ends (mpi/internal/channel), over this package's requests
+// and unexpected messages.
+type (
+	outChan  = channel.Out[Request]
+	inChan   = channel.In[Request, unexpected]
+	inflight = channel.Flight[Request, unexpected]
+)
 
 const (
 	// drainBudget caps descriptors taken from one channel per pass, so one
@@ -90,10 +46,10 @@ const (
 // peer, a free slot, payload fits the descriptor. No allocation, no lock
 // beyond the engine's, no syscall unless the peer sleeps.
 func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) bool {
-	if oc.head != nil || len(buf) > shm.InlineMax || (oc.prod == nil && !e.openOut(oc)) {
+	if oc.Head != nil || len(buf) > shm.InlineMax || (oc.Prod == nil && !e.openOut(oc)) {
 		return false
 	}
-	slot := oc.prod.Reserve()
+	slot := oc.Prod.Reserve()
 	if slot == nil {
 		return false
 	}
@@ -103,14 +59,14 @@ func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) boo
 		d := shm.Desc{Kind: shm.KindInline, Ctx: ctx, Tag: int32(tag), MsgLen: uint64(len(buf)), FragLen: uint32(len(buf))}
 		shm.SetDescSum(slot, shm.MessageSum(&d, buf))
 	}
-	oc.prod.Publish(slot)
+	oc.Prod.Publish(slot)
 	// notify, inlined: its call and Ring's were ~25 instructions of a
 	// ~290-instruction send.
-	oc.summary.Mark(e.rank)
-	if oc.bell.Asleep() {
-		oc.bell.Ring()
+	oc.Summary.Mark(e.rank)
+	if oc.Bell.Asleep() {
+		oc.Bell.Ring()
 	}
-	c := &e.eps[oc.peer].counters
+	c := &e.eps[oc.Peer].Counters
 	c.EagerMsgs++
 	c.EagerBytes += uint64(len(buf))
 	return true
@@ -118,10 +74,10 @@ func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) boo
 
 // enqueueSend queues a send request toward its peer and pushes what fits.
 func (e *engine) enqueueSend(oc *outChan, r *Request) {
-	if e.useDirect(oc.peer, r.ctx, len(r.sbuf)) {
+	if e.useDirect(oc.Peer, r.ctx, len(r.sbuf)) {
 		e.startDirectSend(r)
 	} else {
-		c := &e.eps[oc.peer].counters
+		c := &e.eps[oc.Peer].Counters
 		c.EagerMsgs++
 		c.EagerBytes += uint64(len(r.sbuf))
 	}
@@ -130,20 +86,20 @@ func (e *engine) enqueueSend(oc *outChan, r *Request) {
 
 // enqueue appends r to the peer's send queue and pushes what fits.
 func (e *engine) enqueue(oc *outChan, r *Request) {
-	if oc.tail == nil {
-		oc.head = r
+	if oc.Tail == nil {
+		oc.Head = r
 		e.flOut(oc)
 	} else {
-		oc.tail.sendNext = r
+		oc.Tail.sendNext = r
 	}
-	oc.tail = r
+	oc.Tail = r
 	e.markSending(oc)
 	e.push(oc)
 }
 
 func (e *engine) markSending(oc *outChan) {
-	if !oc.queued {
-		oc.queued = true
+	if !oc.Queued {
+		oc.Queued = true
 		e.sending = append(e.sending, oc)
 	}
 }
@@ -156,10 +112,10 @@ func (e *engine) pushAll() bool {
 		if e.push(oc) {
 			did = true
 		}
-		if oc.head != nil || len(oc.ctl) > 0 || len(oc.collq) > 0 {
+		if oc.Head != nil || len(oc.Ctl) > 0 || len(oc.CollQ) > 0 {
 			keep = append(keep, oc)
 		} else {
-			oc.queued = false
+			oc.Queued = false
 		}
 	}
 	clear(e.sending[len(keep):])
@@ -172,22 +128,22 @@ func (e *engine) push(oc *outChan) bool {
 	if !e.openOut(oc) {
 		return false
 	}
-	published := len(oc.collq) > 0 && e.pushColl(oc)
-	for len(oc.ctl) > 0 {
-		slot := oc.prod.Reserve()
+	published := len(oc.CollQ) > 0 && e.pushColl(oc)
+	for len(oc.Ctl) > 0 {
+		slot := oc.Prod.Reserve()
 		if slot == nil {
 			break
 		}
-		shm.EncodeDesc(slot, &oc.ctl[0])
+		shm.EncodeDesc(slot, &oc.Ctl[0])
 		if e.checksum {
-			shm.SetDescSum(slot, shm.MessageSum(&oc.ctl[0], nil))
+			shm.SetDescSum(slot, shm.MessageSum(&oc.Ctl[0], nil))
 		}
-		oc.prod.Publish(slot)
-		oc.ctl = oc.ctl[1:]
+		oc.Prod.Publish(slot)
+		oc.Ctl = oc.Ctl[1:]
 		published = true
 	}
-	for oc.head != nil && len(oc.ctl) == 0 {
-		r := oc.head
+	for oc.Head != nil && len(oc.Ctl) == 0 {
+		r := oc.Head
 		if !e.pushOne(oc, r) {
 			break
 		}
@@ -195,9 +151,9 @@ func (e *engine) push(oc *outChan) bool {
 		if r.sent < len(r.sbuf) || !r.started {
 			continue
 		}
-		oc.head = r.sendNext
-		if oc.head == nil {
-			oc.tail = nil
+		oc.Head = r.sendNext
+		if oc.Head == nil {
+			oc.Tail = nil
 			e.flOut(oc)
 		}
 		r.sendNext = nil
@@ -213,7 +169,7 @@ func (e *engine) push(oc *outChan) bool {
 		}
 	}
 	if published {
-		oc.notify(e.rank)
+		oc.Notify(e.rank)
 	}
 	return published
 }
@@ -221,7 +177,7 @@ func (e *engine) push(oc *outChan) bool {
 // pushOne publishes the next descriptor of r, reporting false when the
 // channel has no room.
 func (e *engine) pushOne(oc *outChan, r *Request) bool {
-	slot := oc.prod.Reserve()
+	slot := oc.Prod.Reserve()
 	if slot == nil {
 		return false
 	}
@@ -235,7 +191,7 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 		if e.checksum {
 			shm.SetDescSum(slot, shm.MessageSum(&d, nil))
 		}
-		oc.prod.Publish(slot)
+		oc.Prod.Publish(slot)
 		r.started, r.sent = true, len(r.sbuf)
 		return true
 	}
@@ -249,11 +205,11 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 		if e.checksum {
 			shm.SetDescSum(slot, shm.MessageSum(&d, r.sbuf))
 		}
-		oc.prod.Publish(slot)
+		oc.Prod.Publish(slot)
 		r.started, r.sent = true, len(r.sbuf)
 		return true
 	}
-	cell, ok, err := oc.pool.Get()
+	cell, ok, err := oc.Pool.Get()
 	if err != nil {
 		e.corrupt(err)
 		return false
@@ -267,13 +223,13 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 	} else {
 		d.Flags = 0
 	}
-	n := copy(oc.ch.Cell(cell), r.sbuf[r.sent:])
+	n := copy(oc.Ch.Cell(cell), r.sbuf[r.sent:])
 	d.Cell, d.FragLen = cell, uint32(n)
 	shm.EncodeDesc(slot, &d)
 	if e.checksum {
 		shm.SetDescSum(slot, shm.MessageSum(&d, r.sbuf[r.sent:r.sent+n]))
 	}
-	oc.prod.Publish(slot)
+	oc.Prod.Publish(slot)
 	r.started = true
 	r.sent += n
 	return true
@@ -284,7 +240,7 @@ func (e *engine) drain(ic *inChan) bool {
 	collDid := e.drainColl(ic)
 	n := 0
 	for ; n < drainBudget; n++ {
-		slot, err := ic.cons.Peek()
+		slot, err := ic.Cons.Peek()
 		if err != nil {
 			e.corrupt(err)
 			return n > 0
@@ -292,12 +248,12 @@ func (e *engine) drain(ic *inChan) bool {
 		if slot == nil {
 			break
 		}
-		d, err := shm.DecodeDesc(slot, ic.lim)
-		if err == nil && d.Kind == shm.KindInline && ic.cur == nil && !e.checksum {
+		d, err := shm.DecodeDesc(slot, ic.Lim)
+		if err == nil && d.Kind == shm.KindInline && ic.Cur == nil && !e.checksum {
 			// deliver's commonest case without its dispatch: a whole
 			// message in the slot, matched or filed at once.
-			e.arrive(ic.peer, &d, shm.InlinePayload(slot, &d), nil)
-			ic.cons.Release()
+			e.arrive(ic.Peer, &d, shm.InlinePayload(slot, &d), nil)
+			ic.Cons.Release()
 			continue
 		}
 		var payload []byte
@@ -310,28 +266,28 @@ func (e *engine) drain(ic *inChan) bool {
 		if err == nil {
 			err = e.deliver(ic, &d, payload)
 		}
-		ic.cons.Release()
+		ic.Cons.Release()
 		if err != nil {
-			e.corrupt(fmt.Errorf("from rank %d: %w", ic.peer, err))
+			e.corrupt(fmt.Errorf("from rank %d: %w", ic.Peer, err))
 			return true
 		}
 	}
 	if n == 0 && !collDid {
-		ic.idle++
-		if ic.idle >= idlePolls {
-			ic.idle = 0
-			e.summary.Clear(ic.peer)
+		ic.Idle++
+		if ic.Idle >= idlePolls {
+			ic.Idle = 0
+			e.summary.Clear(ic.Peer)
 			// A publish may have raced with the clear, seeing the bit
 			// still set: look once more and restore the bit if so.
-			if ic.cons.Ready() || ic.coll.Ready() {
-				e.summary.Mark(ic.peer)
+			if ic.Cons.Ready() || ic.Coll.Ready() {
+				e.summary.Mark(ic.Peer)
 			}
 		}
 		return false
 	}
-	ic.idle = 0
+	ic.Idle = 0
 	// The sender may be waiting for the slots or cells we just freed.
-	ic.bell.Ring()
+	ic.Bell.Ring()
 	return true
 }
 
@@ -342,7 +298,7 @@ func payloadOf(ic *inChan, slot []byte, d *shm.Desc) []byte {
 	case shm.KindInline:
 		return shm.InlinePayload(slot, d)
 	case shm.KindFirst, shm.KindNext:
-		return ic.ch.Cell(d.Cell)[:d.FragLen]
+		return ic.Ch.Cell(d.Cell)[:d.FragLen]
 	}
 	return nil
 }
@@ -352,15 +308,15 @@ func payloadOf(ic *inChan, slot []byte, d *shm.Desc) []byte {
 func (e *engine) deliver(ic *inChan, d *shm.Desc, payload []byte) error {
 	switch d.Kind {
 	case shm.KindInline:
-		if ic.cur != nil {
+		if ic.Cur != nil {
 			return fmt.Errorf("%w: new message while one is streaming", shm.ErrBadDesc)
 		}
-		e.arrive(ic.peer, d, payload, nil)
+		e.arrive(ic.Peer, d, payload, nil)
 	case shm.KindRTS:
-		if ic.cur != nil {
+		if ic.Cur != nil {
 			return fmt.Errorf("%w: new message while one is streaming", shm.ErrBadDesc)
 		}
-		e.arrive(ic.peer, d, nil, nil)
+		e.arrive(ic.Peer, d, nil, nil)
 	case shm.KindFin:
 		if r := e.takeSync(d.ReqID); r != nil && r.direct {
 			e.finishDirectSend(r)
@@ -368,27 +324,27 @@ func (e *engine) deliver(ic *inChan, d *shm.Desc, payload []byte) error {
 	case shm.KindNack:
 		e.nacked(d)
 	case shm.KindFirst:
-		if ic.cur != nil {
+		if ic.Cur != nil {
 			return fmt.Errorf("%w: new message while one is streaming", shm.ErrBadDesc)
 		}
 		if d.Flags&shm.FlagResend != 0 {
 			return e.resendArrived(ic, d, payload)
 		}
-		f := &inflight{total: d.MsgLen, ctx: d.Ctx, tag: d.Tag}
-		ic.cur = f
+		f := &inflight{Total: d.MsgLen, Ctx: d.Ctx, Tag: d.Tag}
+		ic.Cur = f
 		e.flStream(ic)
-		e.arrive(ic.peer, d, nil, f)
+		e.arrive(ic.Peer, d, nil, f)
 		e.fragment(ic, d, payload)
 	case shm.KindNext:
-		f := ic.cur
-		if f == nil || d.MsgLen != f.total || uint64(d.FragLen) > f.total-f.got {
+		f := ic.Cur
+		if f == nil || d.MsgLen != f.Total || uint64(d.FragLen) > f.Total-f.Got {
 			return fmt.Errorf("%w: stray fragment", shm.ErrBadDesc)
 		}
 		e.fragment(ic, d, payload)
 	case shm.KindAck:
 		e.acked(d.ReqID)
 	case shm.KindCancel:
-		e.cancelAsked(ic.peer, d.ReqID)
+		e.cancelAsked(ic.Peer, d.ReqID)
 	case shm.KindCancelReply:
 		e.cancelAnswered(d.ReqID, d.Tag == 1)
 	default:
@@ -400,31 +356,31 @@ func (e *engine) deliver(ic *inChan, d *shm.Desc, payload []byte) error {
 // fragment copies one cell of the streaming message, src, to its
 // destination and returns the cell.
 func (e *engine) fragment(ic *inChan, d *shm.Desc, src []byte) {
-	f := ic.cur
-	off := f.got
+	f := ic.Cur
+	off := f.Got
 	switch {
-	case f.req != nil:
-		if off < uint64(len(f.req.buf)) {
-			copy(f.req.buf[off:], src)
+	case f.Req != nil:
+		if off < uint64(len(f.Req.buf)) {
+			copy(f.Req.buf[off:], src)
 		}
-	case f.un != nil:
-		copy(f.un.data[off:], src)
+	case f.Un != nil:
+		copy(f.Un.data[off:], src)
 	}
 	// Give the cell back at once rather than at the end of the pass: a
 	// sender streaming a large message is waiting for exactly this.
-	ic.returns.Put(d.Cell)
-	ic.returns.Publish()
-	f.got += uint64(d.FragLen)
-	if f.got < f.total {
+	ic.Returns.Put(d.Cell)
+	ic.Returns.Publish()
+	f.Got += uint64(d.FragLen)
+	if f.Got < f.Total {
 		return
 	}
-	ic.cur = nil
+	ic.Cur = nil
 	e.flStream(ic)
 	switch {
-	case f.req != nil:
-		e.finishRecv(f.req, ic.peer, f.tag, int(f.total))
-	case f.un != nil:
-		f.un.flight = nil
+	case f.Req != nil:
+		e.finishRecv(f.Req, ic.Peer, f.Tag, int(f.Total))
+	case f.Un != nil:
+		f.Un.flight = nil
 	}
 }
 
@@ -452,7 +408,7 @@ func (e *engine) sendAck(peer int, id uint64) {
 // queueCtl sends a protocol reply to peer ahead of queued data.
 func (e *engine) queueCtl(peer int, d shm.Desc) {
 	oc := e.outTo(peer)
-	oc.ctl = append(oc.ctl, d)
+	oc.Ctl = append(oc.Ctl, d)
 	e.markSending(oc)
 	e.push(oc)
 }
