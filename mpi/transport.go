@@ -7,17 +7,15 @@ import (
 	"math/bits"
 
 	"github.com/hympi/hympi/mpi/internal/channel"
+	"github.com/hympi/hympi/mpi/internal/proto"
 	"github.com/hympi/hympi/shm"
 )
 
-// The eager protocol over the shared region. A message of up to
-// shm.InlineMax bytes travels inside one descriptor. A larger one is cut into
-// cell-sized fragments: the first descriptor (KindFirst) carries the
-// envelope and the first fragment, the following ones (KindNext) the rest, in
-// order, and a channel streams one message at a time, so the receiver needs no
-// reassembly bookkeeping beyond "the message in progress on this channel".
-// When the sender runs out of cells or slots it leaves the rest queued and the
-// progress engine continues when the receiver hands cells back.
+// The eager protocol over the shared region: pushing queued sends into a
+// peer's channel and draining what peers published, with delivery
+// (matching, completing requests) handed to arrive and fragment. What the
+// descriptors of each kind look like, how a message is cut into them and
+// how a stream is checked and reassembled is package proto's (eager.go).
 
 func trailingZeros64(x uint64) int { return bits.TrailingZeros64(x) }
 
@@ -30,7 +28,7 @@ const directNever = int(^uint(0) >> 1)
 type (
 	outChan  = channel.Out[Request]
 	inChan   = channel.In[Request, unexpected]
-	inflight = channel.Flight[Request, unexpected]
+	inflight = proto.Flight[Request, unexpected]
 )
 
 const (
@@ -181,12 +179,9 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 	if slot == nil {
 		return false
 	}
-	d := shm.Desc{Ctx: r.ctx, Tag: int32(r.m.Tag), MsgLen: uint64(len(r.sbuf)), ReqID: r.syncID}
-	if r.sync {
-		d.Flags = shm.FlagSync
-	}
+	d := proto.Envelope(r.ctx, int32(r.m.Tag), len(r.sbuf), r.syncID, r.sync)
 	if r.direct && r.resendID == 0 {
-		d.Kind, d.Addr, d.Flags = shm.KindRTS, r.addr, 0
+		proto.RTS(&d, r.addr)
 		shm.EncodeDesc(slot, &d)
 		if e.checksum {
 			shm.SetDescSum(slot, shm.MessageSum(&d, nil))
@@ -196,10 +191,8 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 		return true
 	}
 	if r.resendID != 0 {
-		d.Flags, d.ReqID = shm.FlagResend, r.resendID
-	} else if !r.started && len(r.sbuf) <= shm.InlineMax {
-		d.Kind = shm.KindInline
-		d.FragLen = uint32(len(r.sbuf))
+		proto.Resend(&d, r.resendID)
+	} else if proto.Inline(&d, r.started, len(r.sbuf)) {
 		shm.EncodeDesc(slot, &d)
 		copy(shm.InlineArea(slot), r.sbuf)
 		if e.checksum {
@@ -217,14 +210,8 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 	if !ok {
 		return false
 	}
-	d.Kind = shm.KindNext
-	if !r.started {
-		d.Kind = shm.KindFirst
-	} else {
-		d.Flags = 0
-	}
 	n := copy(oc.Ch.Cell(cell), r.sbuf[r.sent:])
-	d.Cell, d.FragLen = cell, uint32(n)
+	proto.Fragment(&d, !r.started, cell, n)
 	shm.EncodeDesc(slot, &d)
 	if e.checksum {
 		shm.SetDescSum(slot, shm.MessageSum(&d, r.sbuf[r.sent:r.sent+n]))
@@ -258,7 +245,7 @@ func (e *engine) drain(ic *inChan) bool {
 		}
 		var payload []byte
 		if err == nil {
-			payload = payloadOf(ic, slot, &d)
+			payload = proto.Payload(ic.Ch, slot, &d)
 			if e.checksum {
 				payload, err = e.checkSum(ic, slot, &d, payload)
 			}
@@ -291,30 +278,18 @@ func (e *engine) drain(ic *inChan) bool {
 	return true
 }
 
-// payloadOf is where the payload of a validated descriptor from ic lies in
-// the region: in its slot or in a cell (nil for the kinds without one).
-func payloadOf(ic *inChan, slot []byte, d *shm.Desc) []byte {
-	switch d.Kind {
-	case shm.KindInline:
-		return shm.InlinePayload(slot, d)
-	case shm.KindFirst, shm.KindNext:
-		return ic.Ch.Cell(d.Cell)[:d.FragLen]
-	}
-	return nil
-}
-
 // deliver handles one validated descriptor from ic, whose payload is
 // payload.
 func (e *engine) deliver(ic *inChan, d *shm.Desc, payload []byte) error {
 	switch d.Kind {
 	case shm.KindInline:
 		if ic.Cur != nil {
-			return fmt.Errorf("%w: new message while one is streaming", shm.ErrBadDesc)
+			return proto.ErrStreaming
 		}
 		e.arrive(ic.Peer, d, payload, nil)
 	case shm.KindRTS:
 		if ic.Cur != nil {
-			return fmt.Errorf("%w: new message while one is streaming", shm.ErrBadDesc)
+			return proto.ErrStreaming
 		}
 		e.arrive(ic.Peer, d, nil, nil)
 	case shm.KindFin:
@@ -325,20 +300,19 @@ func (e *engine) deliver(ic *inChan, d *shm.Desc, payload []byte) error {
 		e.nacked(d)
 	case shm.KindFirst:
 		if ic.Cur != nil {
-			return fmt.Errorf("%w: new message while one is streaming", shm.ErrBadDesc)
+			return proto.ErrStreaming
 		}
 		if d.Flags&shm.FlagResend != 0 {
 			return e.resendArrived(ic, d, payload)
 		}
-		f := &inflight{Total: d.MsgLen, Ctx: d.Ctx, Tag: d.Tag}
+		f := proto.Start[Request, unexpected](d)
 		ic.Cur = f
 		e.flStream(ic)
 		e.arrive(ic.Peer, d, nil, f)
 		e.fragment(ic, d, payload)
 	case shm.KindNext:
-		f := ic.Cur
-		if f == nil || d.MsgLen != f.Total || uint64(d.FragLen) > f.Total-f.Got {
-			return fmt.Errorf("%w: stray fragment", shm.ErrBadDesc)
+		if err := ic.Cur.Follows(d); err != nil {
+			return err
 		}
 		e.fragment(ic, d, payload)
 	case shm.KindAck:
@@ -370,8 +344,7 @@ func (e *engine) fragment(ic *inChan, d *shm.Desc, src []byte) {
 	// sender streaming a large message is waiting for exactly this.
 	ic.Returns.Put(d.Cell)
 	ic.Returns.Publish()
-	f.Got += uint64(d.FragLen)
-	if f.Got < f.Total {
+	if !f.Advance(d.FragLen) {
 		return
 	}
 	ic.Cur = nil

@@ -1,6 +1,9 @@
 package channel
 
-import "github.com/hympi/hympi/shm"
+import (
+	"github.com/hympi/hympi/mpi/internal/proto"
+	"github.com/hympi/hympi/shm"
+)
 
 // Out is this rank's sending end toward one peer. Its channel is made by
 // the first send (package mpi's openOut); until then Ch, Prod, Pool and
@@ -39,20 +42,8 @@ type In[R, U any] struct {
 	Cons    *shm.Consumer
 	Returns *shm.ReturnRing
 	Lim     shm.Limits
-	Bell    shm.Doorbell  // the sender's: it may wait for cells or slots
-	Cur     *Flight[R, U] // message whose fragments are still arriving
-	Idle    int           // consecutive empty polls
-	Coll    *shm.Consumer // the collective microchannel
-}
-
-// Flight is a multi-fragment message being received: into a matched
-// receive's buffer (Req), or into an unexpected entry (Un) until one
-// matches it.
-type Flight[R, U any] struct {
-	Total uint64
-	Got   uint64
-	Req   *R
-	Un    *U
-	Ctx   uint32
-	Tag   int32
+	Bell    shm.Doorbell        // the sender's: it may wait for cells or slots
+	Cur     *proto.Flight[R, U] // message whose fragments are still arriving
+	Idle    int                 // consecutive empty polls
+	Coll    *shm.Consumer       // the collective microchannel
 }

@@ -1,6 +1,10 @@
 // Package proto owns the state machines of hympi's message protocols that
 // need nothing of the engine's own types:
 //
+//   - the eager protocol's framing (eager.go): what the descriptor of each
+//     kind carries, how a message is cut into an inline descriptor or a
+//     stream of cell fragments, and the receiver's check and reassembly of
+//     that stream (Flight);
 //   - Read: the receiving side of the direct (rendezvous) protocol, a
 //     matched RTS whose payload this rank reads out of the sender's memory
 //     with process_vm_readv, one segment per progress pass, before it
