@@ -215,77 +215,35 @@ func (e *engine) waitUntil(cond func() bool) error {
 		// it); a wait that ends before progress.BlockedAfter passes counts none.
 		defer e.endBlocked()
 	}
-	idle := 0
-	yields := 0
-	var yieldStart time.Time // of the current yield phase
-	var spinStart time.Time  // when the pass budget ran out (readSpinFor)
-	passes := 0
-	for !cond() {
-		passes++
-		if passes%progress.SweepPasses == 0 && e.sweepDue() && e.sweep() {
-			idle, yields = 0, 0
-			continue
-		}
-		if e.progress() {
-			idle, yields = 0, 0
-			continue
-		}
-		if e.fatal != nil {
-			return e.fatal
-		}
-		if e.region == nil {
-			return newErr(ErrOther, "wait", "deadlock: waiting for a message that no rank can send")
-		}
-		idle++
-		if idle == progress.BlockedAfter && e.waitStart.IsZero() {
-			e.waitStart = time.Now()
-		}
-		if idle < e.wait.Spins {
-			continue
-		}
-		if idle == e.wait.Spins {
-			spinStart = time.Time{}
-		}
-		if d := e.readSpinFor(); d > 0 {
-			if spinStart.IsZero() {
-				spinStart = time.Now()
-			}
-			if time.Since(spinStart) < d {
-				continue
-			}
-		}
-		if yields == 0 {
-			yieldStart = time.Now()
-		}
-		if !e.wait.Yielded(yields, yieldStart) {
-			yields++
-			e.mu.Unlock()
-			shm.Yield()
-			e.mu.Lock()
-			continue
-		}
-		if e.gateOp != nil && e.gateSleep() {
-			idle, yields = e.wait.Spins/2, 0
-			continue
-		}
-		seq := e.bell.Arm()
-		// About to sleep: the sweep (sweep.go) finds work whose summary
-		// bit was lost, and a corrupt region, before we sleep on them.
-		if e.sweep() || e.progress() || cond() {
-			e.bell.Disarm()
-			idle, yields = 0, 0
-			continue
-		}
-		e.mu.Unlock()
-		e.bell.Wait(seq, e.wait.Sleep)
-		e.mu.Lock()
-		e.bell.Disarm()
-		// Woken: something probably arrived; spin briefly again and
-		// yield a full phase before the next sleep, but spin only half
-		// the budget.
-		idle, yields = e.wait.Spins/2, 0
+	return progress.Wait((*waiter)(e), cond, &e.wait, e.bell)
+}
+
+// waiter is the engine as progress.Wait sees it (progress.Engine), kept
+// apart so that the engine's own method set stays unexported.
+type waiter engine
+
+func (w *waiter) Progress() bool             { return (*engine)(w).progress() }
+func (w *waiter) SweepDue() bool             { return (*engine)(w).sweepDue() }
+func (w *waiter) Sweep() bool                { return (*engine)(w).sweep() }
+func (w *waiter) ReadSpinFor() time.Duration { return (*engine)(w).readSpinFor() }
+func (w *waiter) GateSleep() bool            { return w.gateOp != nil && (*engine)(w).gateSleep() }
+func (w *waiter) Unlock()                    { w.mu.Unlock() }
+func (w *waiter) Lock()                      { w.mu.Lock() }
+
+func (w *waiter) Stuck() error {
+	if w.fatal != nil {
+		return w.fatal
+	}
+	if w.region == nil {
+		return newErr(ErrOther, "wait", "deadlock: waiting for a message that no rank can send")
 	}
 	return nil
+}
+
+func (w *waiter) Blocked() {
+	if w.waitStart.IsZero() {
+		w.waitStart = time.Now()
+	}
 }
 
 // endBlocked adds the wait being counted, if any, to e.blocked.

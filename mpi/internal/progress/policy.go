@@ -1,9 +1,9 @@
 // Package progress owns how the engine waits: the policy by which a
 // blocking call spins over progress passes, then yields the CPU, then
-// sleeps on its futex doorbell (never a busy poll without end). Package
-// mpi's wait loop (engine.waitUntil) follows a Policy; the passes it makes
-// (draining channels, pushing sends, the sweep) stay with the engine,
-// whose state they move.
+// sleeps on its futex doorbell (never a busy poll without end), and the
+// loop that follows it (Wait). The passes themselves (draining channels,
+// pushing sends, the sweep) stay with the engine, whose state they move;
+// Wait reaches them through the small Engine interface.
 package progress
 
 import "time"
