@@ -113,15 +113,9 @@ func (e *engine) directSend(c *Comm, tag int, x *collXfer) bool {
 		return false
 	}
 	oc := e.outTo(w)
-	if len(oc.CollQ) != 0 || !e.openOut(oc) {
+	if len(oc.CollQ) != 0 || !e.publishColl(oc, c.ctx+1, tag, x.buf) {
 		return false
 	}
-	slot := oc.CollProd.Reserve()
-	if slot == nil {
-		return false
-	}
-	shm.EncodeColl(slot, shm.CollDesc{Ctx: c.ctx + 1, Tag: int32(tag), Len: uint32(len(x.buf))}, x.buf)
-	oc.CollProd.Publish(slot)
 	oc.Notify(e.rank)
 	return true
 }

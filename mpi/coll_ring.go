@@ -37,6 +37,17 @@ func (e *engine) sendColl(oc *outChan, r *Request) {
 // putColl publishes r in a free collective slot, reporting false when the
 // ring is full.
 func (e *engine) putColl(oc *outChan, r *Request) bool {
+	if !e.publishColl(oc, r.ctx, r.m.Tag, r.sbuf) {
+		return false
+	}
+	r.pushed = true
+	r.checkSendDone()
+	return true
+}
+
+// publishColl writes one message into oc's collective ring, opening the
+// channel first if need be; false when the channel or a slot is not there.
+func (e *engine) publishColl(oc *outChan, ctx uint32, tag int, buf []byte) bool {
 	if !e.openOut(oc) {
 		return false
 	}
@@ -44,14 +55,12 @@ func (e *engine) putColl(oc *outChan, r *Request) bool {
 	if slot == nil {
 		return false
 	}
-	cd := shm.CollDesc{Ctx: r.ctx, Tag: int32(r.m.Tag), Len: uint32(len(r.sbuf))}
-	shm.EncodeColl(slot, cd, r.sbuf)
+	cd := shm.CollDesc{Ctx: ctx, Tag: int32(tag), Len: uint32(len(buf))}
+	shm.EncodeColl(slot, cd, buf)
 	if e.checksum {
-		shm.SetCollSum(slot, shm.CollSumOf(cd, r.sbuf))
+		shm.SetCollSum(slot, shm.CollSumOf(cd, buf))
 	}
 	oc.CollProd.Publish(slot)
-	r.pushed = true
-	r.checkSendDone()
 	return true
 }
 

@@ -46,16 +46,22 @@ func (d Doorbell) Wait(seq uint32, timeout time.Duration) {
 	futexWait(d.seq, seq, timeout)
 }
 
-// Asleep is Ring's one load: whether Ring has anyone to wake. A hot path
-// tests it inline and calls Ring only then (Ring itself does not inline).
+// Asleep reports whether any of the owner's threads is between Arm and
+// Disarm.
 func (d Doorbell) Asleep() bool { return d.sleepers.Load() != 0 }
 
 // Ring wakes the owner if it is (about to be) asleep. Costs one load when
-// it is awake.
+// it is awake, and inlines into the send paths, which ring once a message.
 func (d Doorbell) Ring() {
-	if d.sleepers.Load() == 0 {
-		return
+	if d.sleepers.Load() != 0 {
+		d.wake()
 	}
+}
+
+// wake is kept out of line so that Ring stays small enough to inline.
+//
+//go:noinline
+func (d Doorbell) wake() {
 	d.seq.Add(1)
 	futexWake(d.seq)
 }
