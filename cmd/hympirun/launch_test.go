@@ -229,8 +229,16 @@ func TestLauncherMaskRestored(t *testing.T) {
 	if err != nil || len(tasks) == 0 {
 		t.Fatalf("no threads of hympirun: %v", err)
 	}
+	// The last rank can print its pid before the launcher is back from
+	// starting it, and so before the restore: give it a moment.
+	deadline := time.Now().Add(2 * time.Second)
 	for _, task := range tasks {
-		if got := cpusAllowed(t, task); got != own {
+		got := cpusAllowed(t, task)
+		for got != own && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+			got = cpusAllowed(t, task)
+		}
+		if got != own {
 			t.Errorf("%s: Cpus_allowed_list %s, want %s", task, got, own)
 		}
 	}
