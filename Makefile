@@ -12,7 +12,7 @@
 #                      Open MPI and MPICH, 2/4/8 ranks (REPS, default 3; QUICK=1: about 2 minutes)
 #   make compare       hympi-C, hympi-Go, Open MPI, MPICH: pt2pt and collectives, one table + SVG in bench/results/ (REPS)
 #   make test-backends  package mpi's scenarios on the Open MPI and MPICH backends (-tags ompi/mpich)
-#   make fuzz          run each fuzz target for FUZZTIME (default 30s)
+#   make fuzz          run each fuzz target for FUZZTIME (default 30s; a count such as 100000x also works)
 #   make bench-compare REF=main   benchstat: a git ref against the working tree
 #   make bench-skew    process-skew benchmark, off/auto/always, table + skew.svg (REPS)
 #   make bench-cabi    C ABI call costs and C-path latency
