@@ -3,7 +3,8 @@
  * MPI_Neighbor_*_init and their _c forms). Every one is a neighbour
  * all-to-all of bytes in the engine: here the call's counts become byte
  * counts and displacements per neighbour, and hc_neighbors says who the
- * neighbours are. Blocking forms are the nonblocking one plus MPI_Wait.
+ * neighbours are. Blocking forms run through the engine's blocking entry
+ * (hympi_go_neighbor), the others bind a request (hympi_go_ineighbor).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -193,8 +194,6 @@ static int hc_ineighbor(int kind, hc_nraw *a, MPI_Comm comm, int run, MPI_Reques
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
-	MPI_Request local;
-	if (run == RUN_BLOCKING) req = &local;
 	if (run != RUN_BLOCKING) HC_CHECK_PTR(ci, req, fn);
 	HC_CHECK_NOT_IN_PLACE(ci, a->sbuf, fn);
 	HC_CHECK_NOT_IN_PLACE(ci, a->rbuf, fn);
@@ -203,8 +202,12 @@ static int hc_ineighbor(int kind, hc_nraw *a, MPI_Comm comm, int run, MPI_Reques
 	if (rc) return hc_error(ci, rc, fn);
 	if ((rc = hc_nside_check(ci, kind, 0, a, nb.outdeg, fn)) || (rc = hc_nside_check(ci, kind, 1, a, nb.indeg, fn)))
 		return rc;
-	int64_t *arr = malloc(sizeof(int64_t) * (2 * (nb.indeg + nb.outdeg) + 1));
-	if (!arr) return hc_error(ci, MPI_ERR_NO_MEM, fn);
+	/* Small neighbourhoods (every Cartesian one up to 16 dimensions) keep
+	 * their byte counts on the stack. */
+	int64_t local_arr[4 * 32 + 1], *arr = local_arr;
+	size_t narr = 2 * ((size_t)nb.indeg + (size_t)nb.outdeg) + 1;
+	if (narr > sizeof local_arr / sizeof local_arr[0] && !(arr = malloc(sizeof(int64_t) * narr)))
+		return hc_error(ci, MPI_ERR_NO_MEM, fn);
 	hc_nbc g;
 	memset(&g, 0, sizeof g);
 	g.sc = arr, g.sd = arr + nb.outdeg, g.rc = arr + 2 * nb.outdeg, g.rd = g.rc + nb.indeg;
@@ -212,11 +215,21 @@ static int hc_ineighbor(int kind, hc_nraw *a, MPI_Comm comm, int run, MPI_Reques
 	rc = hc_nside(kind, 0, a, nb.outdeg, g.sc, g.sd);
 	if (!rc) rc = hc_nside(kind, 1, a, nb.indeg, g.rc, g.rd);
 	if (!rc) rc = hc_npack(kind, a, &nb, &g);
-	if (!rc) rc = hympi_go_ineighbor(ci, &g, &nb, run == RUN_PERSISTENT, (intptr_t *)req);
-	if (rc) hc_pk_free(g.pk); /* on success the request owns it */
-	free(arr);
+	if (!rc && run == RUN_BLOCKING) {
+		/* The engine's blocking entry: one call into Go, no request to
+		 * make and wait on. Packed blocks go out and come back here. */
+		if (g.pk) hc_pk_run(g.pk, 0);
+		rc = hympi_go_neighbor(ci, &g, &nb);
+		if (!rc && g.pk) hc_pk_run(g.pk, 1);
+		hc_pk_free(g.pk);
+	} else if (!rc) {
+		rc = hympi_go_ineighbor(ci, &g, &nb, run == RUN_PERSISTENT, (intptr_t *)req);
+		if (rc) hc_pk_free(g.pk); /* on success the request owns it */
+	} else {
+		hc_pk_free(g.pk);
+	}
+	if (arr != local_arr) free(arr);
 	if (rc) return hc_error(ci, rc, fn);
-	if (run == RUN_BLOCKING) return PMPI_Wait(req, MPI_STATUS_IGNORE);
 	return MPI_SUCCESS;
 }
 

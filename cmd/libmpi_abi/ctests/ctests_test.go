@@ -167,6 +167,7 @@ func TestCPrograms(t *testing.T) {
 		{"nbc", []int{1, 2, 3, 4, 5}, true},
 		{"neighbor", []int{1, 2, 3, 4, 5, 6, 8}, true},
 		{"neighbor_graph", []int{1, 2, 3, 4, 5, 8}, true},
+		{"neighbor_block", []int{1, 2, 3, 4}, true},
 		{"comm", []int{1, 2, 4}, true},
 		{"cart", []int{1, 4, 6}, true},
 		{"argcheck", []int{1, 2, 3}, true},
