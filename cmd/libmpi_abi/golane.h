@@ -66,6 +66,7 @@
 #define hympi_go_isendrecv(...) (HC_LANE_SYNC(), hympi_go_isendrecv(__VA_ARGS__))
 #define hympi_go_library_version(...) (HC_LANE_SYNC(), hympi_go_library_version(__VA_ARGS__))
 #define hympi_go_mprobe(...) (HC_LANE_SYNC(), hympi_go_mprobe(__VA_ARGS__))
+#define hympi_go_neighbor(...) (HC_LANE_SYNC(), hympi_go_neighbor(__VA_ARGS__))
 #define hympi_go_noop(...) (HC_LANE_SYNC(), hympi_go_noop(__VA_ARGS__))
 #define hympi_go_op_commutative(...) (HC_LANE_SYNC(), hympi_go_op_commutative(__VA_ARGS__))
 #define hympi_go_op_create(...) (HC_LANE_SYNC(), hympi_go_op_create(__VA_ARGS__))
