@@ -352,8 +352,6 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 	int ci = hc_comm_index(comm);
 	if (ci < 0) return hc_error(-1, MPI_ERR_COMM, fn);
 	if (HC_IS_INTER(ci)) return hc_inter_icoll(kind, a, ci, run, req, fn);
-	MPI_Request local;
-	if (run == RUN_BLOCKING) req = &local;
 	int bad = hc_icoll_check(kind, a, ci, run, req, fn);
 	if (bad) return bad;
 	int size = hc_comms[ci].size, me = hc_comms[ci].rank;
@@ -571,13 +569,22 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 		FAIL(MPI_ERR_INTERN);
 	}
 	if (kind >= HC_NBC_GATHER && (code = hc_pk_build(kind, a, &g, size, me)) != MPI_SUCCESS) goto out;
-	code = hympi_go_icoll(ci, &g, run == RUN_PERSISTENT, (intptr_t *)req, hc_thread_reqcache());
+	if (run == RUN_BLOCKING) {
+		/* The engine's blocking entry, no request: C scratch is packed
+		 * before the call and unpacked after it here. */
+		if (g.pk) hc_pk_run(g.pk, 0);
+		code = hympi_go_icoll(ci, &g, run, NULL, NULL);
+		if (!code && g.pk) hc_pk_run(g.pk, 1);
+		hc_pk_free(g.pk);
+		g.pk = NULL;
+		goto out;
+	}
+	code = hympi_go_icoll(ci, &g, run, (intptr_t *)req, hc_thread_reqcache());
 out:
 	if (code) hc_pk_free(g.pk); /* on success the request owns it */
 	free(arr);
 #undef FAIL
 	if (code) return hc_error(ci, code, fn);
-	if (run == RUN_BLOCKING) return PMPI_Wait(req, MPI_STATUS_IGNORE);
 	return MPI_SUCCESS;
 }
 

@@ -92,6 +92,46 @@ func (k *collCall) start(c *mpi.Comm) (*mpi.Request, error) {
 	}
 }
 
+// run is the blocking form, for the calls C would otherwise start and
+// wait on at once.
+func (k *collCall) run(c *mpi.Comm) error {
+	s, r, t, o, root := k.s, k.r, k.t, k.o, k.root
+	switch k.kind {
+	case C.HC_NBC_BARRIER:
+		return c.Barrier()
+	case C.HC_NBC_BCAST:
+		return c.Bcast(s, root)
+	case C.HC_NBC_REDUCE:
+		return c.Reduce(s, r, t, o, root)
+	case C.HC_NBC_ALLREDUCE:
+		return c.Allreduce(s, r, t, o)
+	case C.HC_NBC_SCAN:
+		return c.Scan(s, r, t, o)
+	case C.HC_NBC_EXSCAN:
+		return c.Exscan(s, r, t, o)
+	case C.HC_NBC_RSB:
+		return c.ReduceScatterBlock(s, r, t, o)
+	case C.HC_NBC_RS:
+		return c.ReduceScatter(s, r, k.rcs, t, o)
+	case C.HC_NBC_GATHER:
+		return c.Gather(s, r, root)
+	case C.HC_NBC_SCATTER:
+		return c.Scatter(s, r, root)
+	case C.HC_NBC_ALLGATHER:
+		return c.Allgather(s, r)
+	case C.HC_NBC_ALLTOALL:
+		return c.Alltoall(s, r)
+	case C.HC_NBC_GATHERV:
+		return c.Gatherv(s, r, k.rcs, k.rd, root)
+	case C.HC_NBC_ALLGATHERV:
+		return c.Allgatherv(s, r, k.rcs, k.rd)
+	case C.HC_NBC_SCATTERV:
+		return c.Scatterv(s, k.sc, k.sd, r, root)
+	default:
+		return c.Alltoallv(s, k.sc, k.sd, r, k.rcs, k.rd)
+	}
+}
+
 func (k *collCall) bind(c *mpi.Comm) (*mpi.Persistent, error) {
 	s, r, t, o, root := k.s, k.r, k.t, k.o, k.root
 	switch k.kind {
@@ -141,8 +181,14 @@ func countsInto(dst []int, p *C.int64_t) []int {
 	return dst
 }
 
+// hympi_go_icoll runs a collective as run says (RUN_NB, RUN_PERSISTENT,
+// RUN_BLOCKING). A blocking one goes through the engine's blocking entry
+// and makes no request: the caller (hc_icoll) packs before and unpacks
+// after around C scratch (a.pk) itself, and Go does so here around its
+// own (a.pdt).
+//
 //export hympi_go_icoll
-func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t, cache *C.hc_reqcache) C.int {
+func hympi_go_icoll(ci C.int, a *C.hc_nbc, run C.int, req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -150,6 +196,7 @@ func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t, ca
 	if a.kind < C.HC_NBC_BARRIER || a.kind > C.HC_NBC_ALLTOALLV {
 		return C.MPI_ERR_INTERN
 	}
+	persistent, blocking := run == C.RUN_PERSISTENT, run == C.RUN_BLOCKING
 	n := c.Size()
 	k := collCall{kind: a.kind, root: int(a.root)}
 	switch a.kind {
@@ -160,7 +207,14 @@ func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t, ca
 	}
 	k.s, k.r = bytesAt(a.sbuf, a.sn), bytesAt(a.rbuf, a.rn)
 	var b *collBinding
-	if a.pdt != 0 {
+	var scratch []byte // blocking and packed: the engine's buffers
+	if a.pdt != 0 && blocking {
+		scratch = make([]byte, a.sn)
+		k.s, k.r = scratch, scratch
+		if a.inplace == 0 && a.kind != C.HC_NBC_BCAST {
+			k.r = make([]byte, a.sn)
+		}
+	} else if a.pdt != 0 {
 		// Packed: the engine works on scratch buffers of ours.
 		b = new(collBinding)
 		s := make([]byte, a.sn)
@@ -182,7 +236,7 @@ func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t, ca
 	} else if a.inplace != 0 {
 		k.s = k.r
 	}
-	if pk := a.pk; pk != nil {
+	if pk := a.pk; pk != nil && !blocking {
 		// C scratch, already in a.sbuf and a.rbuf.
 		if b == nil {
 			b = new(collBinding)
@@ -250,13 +304,27 @@ func hympi_go_icoll(ci C.int, a *C.hc_nbc, persistent C.int, req *C.intptr_t, ca
 			k.s = bytesAt(a.sbuf, extentOf(k.sc, k.sd))
 		}
 	}
-	if persistent != 0 || b != nil {
+	if blocking {
+		if scratch == nil {
+			return errCode(k.run(c))
+		}
+		dt := a.pdt
+		if a.pack_from != nil {
+			C.hc_pack_h(dt, a.pcount, a.pack_from, unsafe.Pointer(unsafe.SliceData(scratch)))
+		}
+		err := k.run(c)
+		if err == nil && a.unpack_to != nil {
+			C.hc_unpack_h(dt, a.pcount, unsafe.Pointer(unsafe.SliceData(k.r)), C.int64_t(len(k.r)), a.unpack_to)
+		}
+		return errCode(err)
+	}
+	if persistent || b != nil {
 		if b == nil {
 			b = new(collBinding)
 		}
 		kk := new(collCall)
 		*kk = k
-		return collRequest(ci, persistent != 0, b, func() (*mpi.Request, error) { return kk.start(c) },
+		return collRequest(ci, persistent, b, func() (*mpi.Request, error) { return kk.start(c) },
 			func() (*mpi.Persistent, error) { return kk.bind(c) }, req)
 	}
 	// The common case: plain data, started now, nothing kept past the
