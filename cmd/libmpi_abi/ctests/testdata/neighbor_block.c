@@ -6,8 +6,11 @@
  * topology (the replacement must not run on the old neighbours); edges to
  * MPI_PROC_NULL leaving their receive blocks untouched, with contiguous and
  * with non-contiguous (packed) receive types; and a bad count refused with
- * nothing changed. */
+ * nothing changed; and no Go allocation in the steady state. */
+#include <stdint.h>
 #include "check.h"
+
+uint64_t hympi_go_allocs(void); /* libmpi_abi's test hook */
 
 #define NCOMM 12
 #define MAXK 8 /* neighbours per rank: up to 4 dimensions */
@@ -126,6 +129,21 @@ int main(int argc, char **argv)
 		CHECK_RC(MPI_Comm_free(&t[i].c));
 		make(&t[i], rev);
 		run(&t[i], 3);
+	}
+	/* Steady state: the blocking calls allocate no Go memory (the
+	 * neighbourhood is remembered, the counts are C's). */
+	for (int i = 0; i < NCOMM; i++) {
+		int sb[MAXK] = {0}, rb[MAXK], one = 1;
+		for (int pass = 0; pass < 2; pass++) { /* pass 0 warms up */
+			uint64_t a0 = hympi_go_allocs();
+			for (int k = 0; k < 200; k++) {
+				CHECK_RC(MPI_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, t[i].c));
+				CHECK_RC(MPI_Neighbor_allgather(&one, 1, MPI_INT, rb, 1, MPI_INT, t[i].c));
+			}
+			uint64_t got = hympi_go_allocs() - a0;
+			if (pass == 1 && got != 0) fprintf(stderr, "rank %d: comm %d: %llu Go allocations in 400 calls\n", wrank, i, (unsigned long long)got);
+			CHECK(pass == 0 || got == 0);
+		}
 	}
 	/* A negative count: refused, the receive buffer as it was. */
 	MPI_Comm_set_errhandler(t[0].c, MPI_ERRORS_RETURN);
