@@ -359,7 +359,12 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 	memset(&g, 0, sizeof g);
 	g.kind = kind;
 	g.root = a->root;
-	int64_t *arr = NULL;
+	/* Byte counts and displacements: on the stack up to 64 ranks (Go
+	 * copies them while it builds the schedule, inside the call). */
+	int64_t arr_local[4 * 64], *arr = NULL;
+#define ARR(words)                                                                                                     \
+	(arr = (size_t)(words) <= sizeof arr_local / sizeof arr_local[0] ? arr_local                                     \
+									   : malloc(sizeof(int64_t) * (size_t)(words)))
 	int code = MPI_SUCCESS;
 #define FAIL(c)                                                                                                        \
 	do {                                                                                                           \
@@ -417,7 +422,7 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 	case HC_NBC_RS: {
 		if (hc_red_init(&g.red, a->op, a->stype)) FAIL(MPI_ERR_TYPE);
 		if (!a->rcounts) FAIL(MPI_ERR_ARG);
-		if (!(arr = malloc(sizeof(int64_t) * size))) FAIL(MPI_ERR_NO_MEM);
+		if (!ARR(size)) FAIL(MPI_ERR_NO_MEM);
 		if (!hc_scale(arr, a->rcounts, a->big, size, g.red.esize)) FAIL(MPI_ERR_COUNT);
 		g.rc = arr;
 		g.inplace = a->sbuf == MPI_IN_PLACE || a->sbuf == a->rbuf;
@@ -492,7 +497,7 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 		if (kind == HC_NBC_ALLGATHERV || me == a->root) {
 			if ((rs = hc_type_msg_size(a->rtype)) < 0) FAIL(MPI_ERR_TYPE);
 			if (!a->rcounts || !a->rdispls) FAIL(MPI_ERR_ARG);
-			if (!(arr = malloc(2 * sizeof(int64_t) * size))) FAIL(MPI_ERR_NO_MEM);
+			if (!ARR(2 * size)) FAIL(MPI_ERR_NO_MEM);
 			if (!hc_scale(arr, a->rcounts, a->big, size, rs)) FAIL(MPI_ERR_COUNT);
 			if (!hc_scale(arr + size, a->rdispls, a->big, size, rs)) FAIL(MPI_ERR_BUFFER);
 			g.rc = arr;
@@ -515,7 +520,7 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 		if (me == a->root) {
 			if ((ss = hc_type_msg_size(a->stype)) < 0) FAIL(MPI_ERR_TYPE);
 			if (!a->scounts || !a->sdispls) FAIL(MPI_ERR_ARG);
-			if (!(arr = malloc(2 * sizeof(int64_t) * size))) FAIL(MPI_ERR_NO_MEM);
+			if (!ARR(2 * size)) FAIL(MPI_ERR_NO_MEM);
 			if (!hc_scale(arr, a->scounts, a->big, size, ss)) FAIL(MPI_ERR_COUNT);
 			if (!hc_scale(arr + size, a->sdispls, a->big, size, ss)) FAIL(MPI_ERR_BUFFER);
 			g.sc = arr;
@@ -532,7 +537,7 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 		int w = a->rtypes != NULL;
 		g.inplace = a->sbuf == MPI_IN_PLACE;
 		if (!a->rcounts || !a->rdispls || (!g.inplace && (!a->scounts || !a->sdispls))) FAIL(MPI_ERR_ARG);
-		if (!(arr = malloc(4 * sizeof(int64_t) * size))) FAIL(MPI_ERR_NO_MEM);
+		if (!ARR(4 * size)) FAIL(MPI_ERR_NO_MEM);
 		g.sc = arr, g.sd = arr + size, g.rc = arr + 2 * size, g.rd = arr + 3 * size;
 		for (int side = 0; side < 2; side++) {
 			if (side == 0 && g.inplace) continue;
@@ -582,7 +587,8 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 	code = hympi_go_icoll(ci, &g, run, (intptr_t *)req, hc_thread_reqcache());
 out:
 	if (code) hc_pk_free(g.pk); /* on success the request owns it */
-	free(arr);
+	if (arr != arr_local) free(arr);
+#undef ARR
 #undef FAIL
 	if (code) return hc_error(ci, code, fn);
 	return MPI_SUCCESS;
