@@ -144,9 +144,12 @@ func hympi_go_reduce(ci, kind C.int, send, recv unsafe.Pointer, n C.int64_t, red
 	case redExscan:
 		err = c.Exscan(s, r, t, o)
 	case redScatterBlock:
+		// In place, recv holds every block on the way in and the engine
+		// keeps aside (in its reused scratch) what it still needs.
 		all := n * C.int64_t(c.Size())
 		if send == recv {
-			s = append([]byte(nil), bytesAt(recv, all)...)
+			s = bytesAt(recv, all)
+			r = s
 		} else {
 			s = bytesAt(send, all)
 		}
@@ -226,18 +229,17 @@ func hympi_go_reduce_scatter(ci C.int, send, recv unsafe.Pointer, counts *C.int,
 	for _, x := range bc {
 		total += x
 	}
-	var s []byte
 	if send == recv {
-		s = append([]byte(nil), bytesAt(recv, C.int64_t(total))...)
-	} else {
-		s = bytesAt(send, C.int64_t(total))
+		// In place: the engine's own form, no copy of the input here.
+		s := bytesAt(recv, C.int64_t(total))
+		return errCode(c.ReduceScatter(s, s, bc, t, o))
 	}
-	return errCode(c.ReduceScatter(s, bytesAt(recv, C.int64_t(bc[c.Rank()])), bc, t, o))
+	return errCode(c.ReduceScatter(bytesAt(send, C.int64_t(total)), bytesAt(recv, C.int64_t(bc[c.Rank()])), bc, t, o))
 }
 
 // hympi_go_gather moves fixed blocks: sn bytes of send, rn bytes of recv
 // (the whole buffer). In-place cases are resolved by the C side, except
-// Alltoall in place (send == recv), done here through a copy.
+// Alltoall in place (send == recv), the engine's own in-place form.
 //
 //export hympi_go_gather
 func hympi_go_gather(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv unsafe.Pointer, rn C.int64_t, root C.int,
@@ -274,7 +276,7 @@ func hympi_go_gather(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv uns
 		err = c.Allgather(s, r)
 	case movAlltoall:
 		if send == recv {
-			s = append([]byte(nil), r...)
+			s = r // in place: the engine copies aside into its scratch
 		}
 		err = c.Alltoall(s, r)
 	}
@@ -360,7 +362,7 @@ func hympi_go_alltoallv(ci C.int, send unsafe.Pointer, scounts, sdispls *C.int, 
 	var s []byte
 	sc, sd := rc2, rd
 	if inplace != 0 {
-		s = append([]byte(nil), r...)
+		s = r // the engine's in-place form copies aside into its scratch
 	} else {
 		sc, sd = scaled(ints[2*n:3*n], intsAt(scounts, n), sesize), scaled(ints[3*n:], intsAt(sdispls, n), sesize)
 		s = bytesAt(send, extentOf(sc, sd))
