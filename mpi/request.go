@@ -150,6 +150,11 @@ func (r *Request) Wait() (Status, error) {
 	}
 	// A request already done (a collective the direct run finished at its
 	// start) skips the wait's set-up.
+	if !r.done && r.coll != nil {
+		// A collective started deferred (coll_direct.go) goes on
+		// directly first.
+		e.resumeColl(r.coll, true)
+	}
 	if !r.done {
 		if err := e.waitUntil(func() bool { return r.done }); err != nil {
 			return Status{}, err
@@ -169,6 +174,9 @@ func (r *Request) Test() (Status, bool, error) {
 	defer e.mu.Unlock()
 	if r.spent {
 		return Status{}, false, newErr(ErrRequest, "Test", "request already completed and freed")
+	}
+	if !r.done && r.coll != nil {
+		e.resumeColl(r.coll, false)
 	}
 	if !r.done && !e.progress() && !r.done {
 		e.pollIdle()
