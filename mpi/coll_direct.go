@@ -148,17 +148,48 @@ func (e *engine) resumeColl(op *collOp, spin bool) {
 }
 
 // directRounds runs op's rounds from op.cur until one cannot be done
-// directly.
+// directly: each round's transfers not yet done (op.skip), sends first
+// (the peers get our data sooner) and then receives, marking each done in
+// op.skip. A round not finished is left for issue, which posts only the
+// unmarked transfers, or, deferred, for a later resumeDirect. (One
+// function for the rounds and their transfers: a small collective's
+// calls cost as much as its checks.)
 func (e *engine) directRounds(op *collOp, spin bool) directResult {
+	c := op.c
 	for op.cur < len(op.s.rounds) {
 		rd := &op.s.rounds[op.cur]
 		if rd.gate || rd.x1-rd.x0 > 64 {
 			return directRefused
 		}
-		if res := e.directRound(op, rd, spin); res != directDone {
-			return res
+		xs := op.s.xfers[rd.x0:rd.x1]
+		bit := uint64(1)
+		for i := range xs {
+			if x := &xs[i]; x.send && op.skip&bit == 0 {
+				// After a refusal the rest go the ordinary way, behind
+				// it: a slot freed meanwhile must not let a later
+				// message of the round overtake an earlier one to the
+				// same peer.
+				if !e.directSend(c, op.tag, x) {
+					return directRefused
+				}
+				op.skip |= bit
+			}
+			bit <<= 1
 		}
-		op.s.runSteps(rd)
+		bit = 1
+		for i := range xs {
+			if x := &xs[i]; !x.send && op.skip&bit == 0 {
+				if res := e.directRecv(c, op.tag, x, spin); res != directDone {
+					return res
+				}
+				op.skip |= bit
+			}
+			bit <<= 1
+		}
+		op.skip = 0
+		if rd.s0 != rd.s1 {
+			op.s.runSteps(rd)
+		}
 		op.cur++
 	}
 	return directDone
@@ -171,11 +202,7 @@ func (e *engine) directSends(op *collOp, rd *schedRound) bool {
 	xs := op.s.xfers[rd.x0:rd.x1]
 	bit := uint64(1)
 	for i := range xs {
-		x := &xs[i]
-		if x.send && op.skip&bit == 0 {
-			// After a refusal the rest go the ordinary way, behind it:
-			// a slot freed meanwhile must not let a later message of
-			// the round overtake an earlier one to the same peer.
+		if x := &xs[i]; x.send && op.skip&bit == 0 {
 			if !e.directSend(c, op.tag, x) {
 				return false
 			}
@@ -184,32 +211,6 @@ func (e *engine) directSends(op *collOp, rd *schedRound) bool {
 		bit <<= 1
 	}
 	return true
-}
-
-// directRound does round rd's transfers not yet done (op.skip) directly,
-// sends first (the peers get our data sooner) and then receives, marking
-// each done in op.skip. When not all were done, the round is left for
-// issue, which posts only the unmarked ones, or, deferred, for a later
-// resumeDirect.
-func (e *engine) directRound(op *collOp, rd *schedRound, spin bool) directResult {
-	if !e.directSends(op, rd) {
-		return directRefused
-	}
-	c := op.c
-	xs := op.s.xfers[rd.x0:rd.x1]
-	bit := uint64(1)
-	for i := range xs {
-		x := &xs[i]
-		if !x.send && op.skip&bit == 0 {
-			if res := e.directRecv(c, op.tag, x, spin); res != directDone {
-				return res
-			}
-			op.skip |= bit
-		}
-		bit <<= 1
-	}
-	op.skip = 0
-	return directDone
 }
 
 // directSend publishes x in its peer's collective ring, as putColl does,
