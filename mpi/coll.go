@@ -441,6 +441,9 @@ func (c *Comm) nonblocking(what string, build func(s *schedule) error) (*Request
 // (coll_memo.go): it runs the memoised schedule when the key is its, and
 // its entry becomes the memo when the request is collected.
 func (c *Comm) nonblockingKeyed(what string, key collKey, v *countsKey, build func(s *schedule) error) (*Request, error) {
+	if r := c.startMemo(&key, v); r != nil {
+		return r, nil
+	}
 	if err := c.check(what); err != nil {
 		return nil, err
 	}

@@ -86,19 +86,37 @@ func (e *engine) directRun(op *collOp, mode launchMode) directResult {
 // the first that receives, that one's sends included (those need nothing
 // from the peers); the rest is deferred.
 func (e *engine) directSendsFirst(op *collOp) directResult {
+	c := op.c
 	for op.cur < len(op.s.rounds) {
 		rd := &op.s.rounds[op.cur]
-		if rd.gate || rd.x1-rd.x0 > 64 || !e.directSends(op, rd) {
+		if rd.gate || rd.x1-rd.x0 > 64 {
 			return directRefused
 		}
-		for _, x := range op.s.xfers[rd.x0:rd.x1] {
+		xs := op.s.xfers[rd.x0:rd.x1]
+		recvs := false
+		bit := uint64(1)
+		for i := range xs {
+			x := &xs[i]
 			if !x.send {
-				op.deferred = true
-				return directDeferred
+				recvs = true
+			} else if op.skip&bit == 0 {
+				// After a refusal the rest go the ordinary way (see
+				// directRounds).
+				if !e.directSend(c, op.tag, x) {
+					return directRefused
+				}
+				op.skip |= bit
 			}
+			bit <<= 1
+		}
+		if recvs {
+			op.deferred = true
+			return directDeferred
 		}
 		op.skip = 0
-		op.s.runSteps(rd)
+		if rd.s0 != rd.s1 {
+			op.s.runSteps(rd)
+		}
 		op.cur++
 	}
 	return directDone
@@ -113,19 +131,19 @@ func (e *engine) resumeDirect(op *collOp, spin bool) directResult {
 		return directRefused
 	}
 	res := e.directRounds(op, spin && !e.oversub)
-	if res == directRefused {
+	if res != directDeferred {
 		op.deferred = false
-	} else if res == directDone {
-		op.deferred = false
-		op.c.directRuns++
+		if res == directDone {
+			op.c.directRuns++
+		}
 	}
 	return res
 }
 
-// resumeColl is a wait's or test's first look at a deferred collective
-// (r's): it resumes the direct run, and when that finishes op, drops it
-// from the live list, so that the caller needs no progress pass. Called
-// with e.mu held.
+// resumeColl is a wait's or test's first look at a deferred collective:
+// it resumes the direct run, and when that finishes op, takes it off the
+// live list (where it is alone: resumeDirect's rule), so that the caller
+// needs no progress pass. Called with e.mu held.
 func (e *engine) resumeColl(op *collOp, spin bool) {
 	if !op.deferred || op.req.done {
 		return
@@ -133,17 +151,27 @@ func (e *engine) resumeColl(op *collOp, spin bool) {
 	switch e.resumeDirect(op, spin) {
 	case directDone:
 		op.req.done = true
-		for i, x := range e.colls {
-			if x == op {
-				last := len(e.colls) - 1
-				e.colls[i] = e.colls[last]
-				e.colls[last] = nil
-				e.colls = e.colls[:last]
-				break
-			}
-		}
+		e.colls[0] = nil
+		e.colls = e.colls[:0]
 	case directRefused:
-		e.advance(op)
+		// The run loop takes over; it may finish op here and now, and
+		// the caller may then recycle it: it must not stay live.
+		if e.advance(op); op.req.done {
+			e.dropColl(op)
+		}
+	}
+}
+
+// dropColl takes op, complete, off the live list.
+func (e *engine) dropColl(op *collOp) {
+	for i, x := range e.colls {
+		if x == op {
+			last := len(e.colls) - 1
+			copy(e.colls[i:], e.colls[i+1:])
+			e.colls[last] = nil
+			e.colls = e.colls[:last]
+			return
+		}
 	}
 }
 
@@ -193,24 +221,6 @@ func (e *engine) directRounds(op *collOp, spin bool) directResult {
 		op.cur++
 	}
 	return directDone
-}
-
-// directSends publishes round rd's sends directly, marking each done in
-// op.skip; false when one was refused (the rest is then issued).
-func (e *engine) directSends(op *collOp, rd *schedRound) bool {
-	c := op.c
-	xs := op.s.xfers[rd.x0:rd.x1]
-	bit := uint64(1)
-	for i := range xs {
-		if x := &xs[i]; x.send && op.skip&bit == 0 {
-			if !e.directSend(c, op.tag, x) {
-				return false
-			}
-			op.skip |= bit
-		}
-		bit <<= 1
-	}
-	return true
 }
 
 // directSend publishes x in its peer's collective ring, as putColl does,

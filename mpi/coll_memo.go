@@ -226,3 +226,27 @@ func (c *Comm) runMemo(what string, key *collKey, v *countsKey, gateSize int) (b
 	c.memoHits++
 	return true, c.runBlocking(what, key, op, true)
 }
+
+// startMemo is runMemo for a nonblocking start: the memo's schedule
+// started again at once, its request returned; nil when the general
+// entry must run.
+func (c *Comm) startMemo(key *collKey, v *countsKey) *Request {
+	if c == nil || key.kind() == memoNone || c.freed || c.inter != nil || (!c.private && !active.Load()) {
+		return nil
+	}
+	e := c.e
+	e.mu.Lock()
+	key.setOversub(e.oversub)
+	op := c.memo
+	if op == nil || e.fatal != nil || !c.memoKey.same(key) || (v != nil && !sameCounts(op.vcounts, v)) {
+		e.mu.Unlock()
+		return nil
+	}
+	c.memo = nil
+	c.memoHits++
+	op.key = *key
+	e.launchRun(c, op, false, runSendsFirst)
+	r := op.req
+	e.mu.Unlock()
+	return r
+}
