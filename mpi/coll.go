@@ -164,6 +164,14 @@ const (
 	runSendsFirst
 )
 
+// nbMode is how far a nonblocking start goes (coll_cstart.go).
+func nbMode() launchMode {
+	if collStartsComplete {
+		return runStart
+	}
+	return runSendsFirst
+}
+
 // launch starts op, whose schedule is built: it draws the tag, makes
 // the own copy unless the caller (a blocking call, which makes it outside
 // the lock) did, runs what it can directly (coll_direct.go), posts the
@@ -468,7 +476,7 @@ func (c *Comm) nonblockingKeyed(what string, key collKey, v *countsKey, build fu
 		e.mu.Unlock()
 		return nil, e.fatal
 	}
-	e.launchRun(c, op, false, runSendsFirst)
+	e.launchRun(c, op, false, nbMode())
 	e.mu.Unlock()
 	return op.req, nil
 }

@@ -245,7 +245,7 @@ func (c *Comm) startMemo(key *collKey, v *countsKey) *Request {
 	c.memo = nil
 	c.memoHits++
 	op.key = *key
-	e.launchRun(c, op, false, runSendsFirst)
+	e.launchRun(c, op, false, nbMode())
 	r := op.req
 	e.mu.Unlock()
 	return r
