@@ -481,6 +481,31 @@ func (c *Comm) nonblockingKeyed(what string, key collKey, v *countsKey, build fu
 	return op.req, nil
 }
 
+// waitColl is Wait for a nonblocking collective's request: a deferred
+// collective goes on directly first (coll_direct.go), spinning briefly
+// as a blocking call does, and only then waits the ordinary way.
+func (r *Request) waitColl() (Status, error) {
+	e := r.e
+	e.mu.Lock()
+	op := r.coll
+	if r.spent || op == nil {
+		e.mu.Unlock()
+		return Status{}, newErr(ErrRequest, "Wait", "request already completed and freed")
+	}
+	if !r.done {
+		e.resumeColl(op, true)
+		if !r.done {
+			if err := e.waitUntil(func() bool { return r.done }); err != nil {
+				e.mu.Unlock()
+				return Status{}, err
+			}
+		}
+	}
+	st, err := r.collect()
+	e.mu.Unlock()
+	return st, err
+}
+
 // recycleColl puts a nonblocking collective's entry back on its
 // communicator's free list once the user has collected its request.
 // Called with e.mu held.

@@ -139,6 +139,9 @@ func checkReq(op string, r *Request) error {
 
 // Wait blocks until the request completes and returns its status.
 func (r *Request) Wait() (Status, error) {
+	if r != nil && r.coll != nil {
+		return r.waitColl() // coll.go
+	}
 	if err := checkReq("Wait", r); err != nil {
 		return Status{}, err
 	}
@@ -150,11 +153,6 @@ func (r *Request) Wait() (Status, error) {
 	}
 	// A request already done (a collective the direct run finished at its
 	// start) skips the wait's set-up.
-	if !r.done && r.coll != nil {
-		// A collective started deferred (coll_direct.go) goes on
-		// directly first.
-		e.resumeColl(r.coll, true)
-	}
 	if !r.done {
 		if err := e.waitUntil(func() bool { return r.done }); err != nil {
 			return Status{}, err
