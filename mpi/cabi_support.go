@@ -43,6 +43,12 @@ func (r *Request) takeDone() bool {
 	}
 	e := r.e
 	e.mu.Lock()
+	if !r.done && !r.spent && r.coll != nil {
+		// The C ABI keeps its nonblocking collectives completing at
+		// their start when the peers are there: the direct run the start
+		// deferred goes on here, without a progress pass.
+		e.resumeColl(r.coll, false)
+	}
 	if !r.done && !r.spent {
 		e.progress()
 	}

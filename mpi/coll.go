@@ -53,10 +53,14 @@ type collOp struct {
 	issued bool // the current round's messages are posted
 	// skip marks the current round's transfers the direct run did
 	// (coll_direct.go), which issue leaves out.
-	skip    uint64
-	pending []*Request // the current round's receives and sends
-	err     error
-	small   bool // every message travels the collective ring
+	skip uint64
+	// deferred: a nonblocking start published its first round's sends
+	// directly and left the rest for the wait, a test or any progress
+	// pass, which resume the direct run (resumeColl) until it is refused.
+	deferred bool
+	pending  []*Request // the current round's receives and sends
+	err      error
+	small    bool // every message travels the collective ring
 	// persistent: owned by a Persistent, which starts it again and
 	// again; never recycled through its request.
 	persistent bool
@@ -142,16 +146,41 @@ func (c *Comm) nextTag() int {
 	return int(c.collSeq & collSeqMask)
 }
 
+// launchMode is how far a collective's start goes on its own.
+type launchMode uint8
+
+const (
+	// runStart: as far as the peers' messages already there allow,
+	// without waiting (persistent starts, the C ABI's nonblocking
+	// starts, which are spent at once when complete).
+	runStart launchMode = iota
+	// runBlocking: as runStart, spinning briefly on a message about to
+	// land (only a blocking call should).
+	runBlocking
+	// runSendsFirst: publish the first round's sends and return, leaving
+	// the receives and the reductions to the wait or test (a Go
+	// nonblocking start: what is left then overlaps the caller's
+	// computation, and a late rank's start stays cheap).
+	runSendsFirst
+)
+
+// nbMode is how far a nonblocking start goes (coll_cstart.go).
+func nbMode() launchMode {
+	if collStartsComplete {
+		return runStart
+	}
+	return runSendsFirst
+}
+
 // launch starts op, whose schedule is built: it draws the tag, makes
 // the own copy unless the caller (a blocking call, which makes it outside
 // the lock) did, runs what it can directly (coll_direct.go), posts the
 // next round and files op with the live collectives unless it finished at
 // once. Called with e.mu held.
-func (e *engine) launch(c *Comm, op *collOp, ownDone bool) { e.launchRun(c, op, ownDone, false) }
+func (e *engine) launch(c *Comm, op *collOp, ownDone bool) { e.launchRun(c, op, ownDone, runStart) }
 
-// launchRun is launch; spin lets the direct run wait briefly for a
-// message about to land, which only a blocking call should.
-func (e *engine) launchRun(c *Comm, op *collOp, ownDone, spin bool) {
+// launchRun is launch in the given mode.
+func (e *engine) launchRun(c *Comm, op *collOp, ownDone bool, mode launchMode) {
 	if !op.fixedTag {
 		op.tag = c.nextTag()
 	}
@@ -160,23 +189,32 @@ func (e *engine) launchRun(c *Comm, op *collOp, ownDone, spin bool) {
 		op.gateTicket = c.gate.next
 		c.gate.next++
 	}
-	op.cur, op.issued, op.err, op.skip = 0, false, nil, 0
-	op.reqStore = Request{e: e, kind: reqColl, comm: c}
-	op.req = &op.reqStore
+	op.cur, op.issued, op.err, op.skip, op.deferred = 0, false, nil, 0, false
+	// The request is reset field by field: it was a collective's request
+	// before (or is new), so only what a run changes needs clearing, and
+	// zeroing the whole struct cost a small collective ≈40 instructions.
+	r := &op.reqStore
+	r.e, r.kind, r.comm, r.done, r.spent, r.status, r.err, r.parent = e, reqColl, c, false, false, Status{}, nil, nil
+	r.coll, r.pending, r.cancelAsked = nil, 0, false
+	op.req = r
 	if op.pooled && !op.persistent {
-		op.req.coll = op
+		r.coll = op
 	}
 	if !ownDone && op.s.own[0] != nil {
 		copy(op.s.own[0], op.s.own[1])
 	}
-	if e.directRun(op, spin) {
+	switch e.directRun(op, mode) {
+	case directDone:
 		// Ran to the end: the run loop has nothing left to do.
-		op.req.done = true
+		r.done = true
 		c.directRuns++
+		return
+	case directDeferred:
+		e.colls = append(e.colls, op)
 		return
 	}
 	e.advance(op)
-	if !op.req.done {
+	if !r.done {
 		e.colls = append(e.colls, op)
 	}
 }
@@ -202,6 +240,18 @@ func (e *engine) advanceColls() bool {
 // advance runs op's rounds until one has a message still in flight.
 func (e *engine) advance(op *collOp) bool {
 	did := false
+	if op.deferred {
+		switch e.resumeDirect(op, false) {
+		case directDone:
+			op.req.complete(Status{}, nil)
+			return true
+		case directDeferred:
+			return false
+		}
+		// Refused: the run loop issues the rest of the round (op.skip
+		// marks what the direct run did) and takes over.
+		did = true
+	}
 	for op.cur < len(op.s.rounds) || (op.more != nil && op.err == nil && !op.req.done && op.more()) {
 		rd := &op.s.rounds[op.cur]
 		if rd.gate {
@@ -302,33 +352,50 @@ func (c *Comm) blocking(what string, build func(s *schedule) error) error {
 // call with the key of c's memoised schedule runs that schedule again
 // without building it.
 func (c *Comm) blockingKeyed(what string, key collKey, v *countsKey, build func(s *schedule) error) error {
+	if ok, err := c.runMemo(what, &key, v, -1); ok {
+		return err
+	}
+	return c.blockingBuild(what, key, v, build)
+}
+
+// blockingBuild is blockingKeyed after the memo's fast path missed.
+func (c *Comm) blockingBuild(what string, key collKey, v *countsKey, build func(s *schedule) error) error {
 	if err := c.check(what); err != nil {
 		return err
 	}
 	e := c.e
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	key.oversub = e.oversub
+	key.setOversub(e.oversub)
 	op := c.takeMemo(&key, v)
 	if op == nil {
 		op = c.getOp()
 		if err := build(&op.s); err != nil {
 			c.putOp(op)
+			e.mu.Unlock()
 			return err
 		}
-		if v != nil && key.kind != memoNone {
+		if v != nil && key.kind() != memoNone {
 			saveCounts(op, v)
 		}
 	}
+	return c.runBlocking(what, &key, op, false)
+}
+
+// runBlocking runs op, built, to completion and memoises it under key;
+// hit: op is the memo, taken out under c.memoKey, which is key. Called
+// with e.mu held; returns with it released.
+func (c *Comm) runBlocking(what string, key *collKey, op *collOp, hit bool) error {
+	e := c.e
 	if e.fatal != nil {
 		c.putOp(op)
+		e.mu.Unlock()
 		return e.fatal
 	}
 	own := op.s.own[0] != nil
 	if own && !op.s.ownAfter {
 		e.copyOwn(&op.s)
 	}
-	e.launchRun(c, op, own, true)
+	e.launchRun(c, op, own, runBlocking)
 	if own && op.s.ownAfter {
 		e.copyOwn(&op.s)
 	}
@@ -339,14 +406,22 @@ func (c *Comm) blockingKeyed(what string, key collKey, v *countsKey, build func(
 		e.gateOp = nil
 	}
 	if err != nil {
+		e.mu.Unlock()
 		// op may still be live in e.colls: never reuse it.
 		return &Error{Class: ClassOf(err), Op: what, Msg: err.Error()}
 	}
 	if err := op.req.err; err != nil {
 		c.putOp(op)
+		e.mu.Unlock()
 		return wrapCollErr(what, err)
 	}
-	c.keepMemo(&key, op)
+	if hit && c.memo == nil {
+		// Back where it came from: the key is there already.
+		c.memo = op
+	} else {
+		c.keepMemo(key, op)
+	}
+	e.mu.Unlock()
 	return nil
 }
 
@@ -374,31 +449,61 @@ func (c *Comm) nonblocking(what string, build func(s *schedule) error) (*Request
 // (coll_memo.go): it runs the memoised schedule when the key is its, and
 // its entry becomes the memo when the request is collected.
 func (c *Comm) nonblockingKeyed(what string, key collKey, v *countsKey, build func(s *schedule) error) (*Request, error) {
+	if r := c.startMemo(&key, v); r != nil {
+		return r, nil
+	}
 	if err := c.check(what); err != nil {
 		return nil, err
 	}
 	e := c.e
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	key.oversub = e.oversub
+	key.setOversub(e.oversub)
 	op := c.takeMemo(&key, v)
 	if op == nil {
 		op = c.getOp()
 		if err := build(&op.s); err != nil {
 			c.putOp(op)
+			e.mu.Unlock()
 			return nil, err
 		}
-		if v != nil && key.kind != memoNone {
+		if v != nil && key.kind() != memoNone {
 			saveCounts(op, v)
 		}
 	}
 	op.key = key
 	if e.fatal != nil {
 		c.putOp(op)
+		e.mu.Unlock()
 		return nil, e.fatal
 	}
-	e.launch(c, op, false)
+	e.launchRun(c, op, false, nbMode())
+	e.mu.Unlock()
 	return op.req, nil
+}
+
+// waitColl is Wait for a nonblocking collective's request: a deferred
+// collective goes on directly first (coll_direct.go), spinning briefly
+// as a blocking call does, and only then waits the ordinary way.
+func (r *Request) waitColl() (Status, error) {
+	e := r.e
+	e.mu.Lock()
+	op := r.coll
+	if r.spent || op == nil {
+		e.mu.Unlock()
+		return Status{}, newErr(ErrRequest, "Wait", "request already completed and freed")
+	}
+	if !r.done {
+		e.resumeColl(op, true)
+		if !r.done {
+			if err := e.waitUntil(func() bool { return r.done }); err != nil {
+				e.mu.Unlock()
+				return Status{}, err
+			}
+		}
+	}
+	st, err := r.collect()
+	e.mu.Unlock()
+	return st, err
 }
 
 // recycleColl puts a nonblocking collective's entry back on its

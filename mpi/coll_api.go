@@ -22,13 +22,17 @@ func (c *Comm) barrierBuild(s *schedule) error {
 
 // Barrier blocks until every rank of c has called it.
 func (c *Comm) Barrier() error {
+	key := kindKey(memoBarrier)
+	if ok, err := c.runMemo("Barrier", &key, nil, 0); ok {
+		return err
+	}
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interBarrier})
 	}
 	if err := c.settleGate("Barrier", 0); err != nil {
 		return err
 	}
-	return c.blockingKeyed("Barrier", collKey{kind: memoBarrier}, nil, c.barrierBuild)
+	return c.blockingBuild("Barrier", key, nil, c.barrierBuild)
 }
 
 func (c *Comm) bcastBuild(s *schedule, what string, buf []byte, root int) error {
@@ -93,10 +97,14 @@ func (c *Comm) Allreduce(send, recv []byte, dt Datatype, op Op) error {
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interAllreduce, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
+	key := keyOf(memoAllreduce, send, recv, dt, op, 0)
+	if ok, err := c.runMemo("Allreduce", &key, nil, len(send)); ok {
+		return err
+	}
 	if err := c.settleGate("Allreduce", len(send)); err != nil {
 		return err
 	}
-	return c.blockingKeyed("Allreduce", keyOf(memoAllreduce, send, recv, dt, op, 0), nil, func(s *schedule) error { return c.allreduceBuild(s, "Allreduce", send, recv, dt, op) })
+	return c.blockingBuild("Allreduce", key, nil, func(s *schedule) error { return c.allreduceBuild(s, "Allreduce", send, recv, dt, op) })
 }
 
 func (c *Comm) scanBuild(s *schedule, what string, send, recv []byte, dt Datatype, op Op, exclusive bool) error {

@@ -41,14 +41,28 @@ import "github.com/hympi/hympi/shm"
 // communicator.
 const directPassEvery = 64
 
-// directRun runs as many of op's rounds as can be done directly; spin
-// allows a short spin on an expected message that has not landed yet. It
-// reports whether op ran to the end (and so is complete, without error).
-// Called by launch with e.mu held, op's tag drawn and its own copy made.
-func (e *engine) directRun(op *collOp, spin bool) bool {
+// directResult is how far a direct run got.
+type directResult uint8
+
+const (
+	// directRefused: stopped at a transfer it may not do directly; the
+	// run loop issues the rest (op.skip marks what was done).
+	directRefused directResult = iota
+	// directDone: every round ran; op is complete without error.
+	directDone
+	// directDeferred: op waits, with nothing posted, for a peer's message
+	// that has not arrived yet (or, at a nonblocking start, for the wait);
+	// resumeDirect goes on from there.
+	directDeferred
+)
+
+// directRun runs as many of op's rounds as can be done directly, as mode
+// allows (coll.go). Called by launchRun with e.mu held, op's tag drawn and
+// its own copy made.
+func (e *engine) directRun(op *collOp, mode launchMode) directResult {
 	if !op.small || len(e.colls) != 0 || e.checksum || e.fatal != nil || op.more != nil || op.finish != nil ||
 		len(e.sending) != 0 || len(e.reads) != 0 {
-		return false
+		return directRefused
 	}
 	// A program of nothing but small collectives that keep finishing
 	// here would make no progress pass at all, and a peer outside the
@@ -57,52 +71,156 @@ func (e *engine) directRun(op *collOp, spin bool) bool {
 	if op.c.directRuns%directPassEvery == directPassEvery-1 {
 		e.progress()
 		if e.fatal != nil || len(e.sending) != 0 || len(e.reads) != 0 {
-			return false
+			return directRefused
 		}
 	}
-	spin = spin && !e.oversub
-	for op.cur < len(op.s.rounds) {
-		rd := &op.s.rounds[op.cur]
-		if rd.gate || rd.x1-rd.x0 > 64 || !e.directRound(op, rd, spin) {
-			return false
-		}
-		op.s.runSteps(rd)
-		op.cur++
+	if mode == runSendsFirst {
+		return e.directSendsFirst(op)
 	}
-	return true
+	res := e.directRounds(op, mode == runBlocking && !e.oversub)
+	op.deferred = res == directDeferred
+	return res
 }
 
-// directRound does round rd's transfers directly, sends first (the peers
-// get our data sooner) and then receives, marking each done in op.skip.
-// It reports whether all were done; when not, the round is left for issue,
-// which posts only the unmarked ones.
-func (e *engine) directRound(op *collOp, rd *schedRound, spin bool) bool {
+// directSendsFirst is a nonblocking start's direct run: the rounds up to
+// the first that receives, that one's sends included (those need nothing
+// from the peers); the rest is deferred.
+func (e *engine) directSendsFirst(op *collOp) directResult {
 	c := op.c
-	xs := op.s.xfers[rd.x0:rd.x1]
-	op.skip = 0
-	for i := range xs {
-		x := &xs[i]
-		if x.send {
-			// After a refusal the rest go the ordinary way, behind it:
-			// a slot freed meanwhile must not let a later message of
-			// the round overtake an earlier one to the same peer.
-			if !e.directSend(c, op.tag, x) {
-				return false
+	for op.cur < len(op.s.rounds) {
+		rd := &op.s.rounds[op.cur]
+		if rd.gate || rd.x1-rd.x0 > 64 {
+			return directRefused
+		}
+		xs := op.s.xfers[rd.x0:rd.x1]
+		recvs := false
+		bit := uint64(1)
+		for i := range xs {
+			x := &xs[i]
+			if !x.send {
+				recvs = true
+			} else if op.skip&bit == 0 {
+				// After a refusal the rest go the ordinary way (see
+				// directRounds).
+				if !e.directSend(c, op.tag, x) {
+					return directRefused
+				}
+				op.skip |= bit
 			}
-			op.skip |= 1 << i
+			bit <<= 1
+		}
+		if recvs {
+			op.deferred = true
+			return directDeferred
+		}
+		op.skip = 0
+		if rd.s0 != rd.s1 {
+			op.s.runSteps(rd)
+		}
+		op.cur++
+	}
+	return directDone
+}
+
+// resumeDirect goes on with a deferred op's direct run from where it
+// stopped; spin as in directRecv. A refusal clears op.deferred. Called
+// with e.mu held, op live on e.colls.
+func (e *engine) resumeDirect(op *collOp, spin bool) directResult {
+	if len(e.colls) != 1 || e.checksum || e.fatal != nil || len(e.sending) != 0 || len(e.reads) != 0 {
+		op.deferred = false
+		return directRefused
+	}
+	res := e.directRounds(op, spin && !e.oversub)
+	if res != directDeferred {
+		op.deferred = false
+		if res == directDone {
+			op.c.directRuns++
 		}
 	}
-	for i := range xs {
-		x := &xs[i]
-		if !x.send {
-			if !e.directRecv(c, op.tag, x, spin) {
-				return false
-			}
-			op.skip |= 1 << i
+	return res
+}
+
+// resumeColl is a wait's or test's first look at a deferred collective:
+// it resumes the direct run, and when that finishes op, takes it off the
+// live list (where it is alone: resumeDirect's rule), so that the caller
+// needs no progress pass. Called with e.mu held.
+func (e *engine) resumeColl(op *collOp, spin bool) {
+	if !op.deferred || op.req.done {
+		return
+	}
+	switch e.resumeDirect(op, spin) {
+	case directDone:
+		op.req.done = true
+		e.colls[0] = nil
+		e.colls = e.colls[:0]
+	case directRefused:
+		// The run loop takes over; it may finish op here and now, and
+		// the caller may then recycle it: it must not stay live.
+		if e.advance(op); op.req.done {
+			e.dropColl(op)
 		}
 	}
-	op.skip = 0
-	return true
+}
+
+// dropColl takes op, complete, off the live list.
+func (e *engine) dropColl(op *collOp) {
+	for i, x := range e.colls {
+		if x == op {
+			last := len(e.colls) - 1
+			copy(e.colls[i:], e.colls[i+1:])
+			e.colls[last] = nil
+			e.colls = e.colls[:last]
+			return
+		}
+	}
+}
+
+// directRounds runs op's rounds from op.cur until one cannot be done
+// directly: each round's transfers not yet done (op.skip), sends first
+// (the peers get our data sooner) and then receives, marking each done in
+// op.skip. A round not finished is left for issue, which posts only the
+// unmarked transfers, or, deferred, for a later resumeDirect. (One
+// function for the rounds and their transfers: a small collective's
+// calls cost as much as its checks.)
+func (e *engine) directRounds(op *collOp, spin bool) directResult {
+	c := op.c
+	for op.cur < len(op.s.rounds) {
+		rd := &op.s.rounds[op.cur]
+		if rd.gate || rd.x1-rd.x0 > 64 {
+			return directRefused
+		}
+		xs := op.s.xfers[rd.x0:rd.x1]
+		bit := uint64(1)
+		for i := range xs {
+			if x := &xs[i]; x.send && op.skip&bit == 0 {
+				// After a refusal the rest go the ordinary way, behind
+				// it: a slot freed meanwhile must not let a later
+				// message of the round overtake an earlier one to the
+				// same peer.
+				if !e.directSend(c, op.tag, x) {
+					return directRefused
+				}
+				op.skip |= bit
+			}
+			bit <<= 1
+		}
+		bit = 1
+		for i := range xs {
+			if x := &xs[i]; !x.send && op.skip&bit == 0 {
+				if res := e.directRecv(c, op.tag, x, spin); res != directDone {
+					return res
+				}
+				op.skip |= bit
+			}
+			bit <<= 1
+		}
+		op.skip = 0
+		if rd.s0 != rd.s1 {
+			op.s.runSteps(rd)
+		}
+		op.cur++
+	}
+	return directDone
 }
 
 // directSend publishes x in its peer's collective ring, as putColl does,
@@ -121,14 +239,15 @@ func (e *engine) directSend(c *Comm, tag int, x *collXfer) bool {
 }
 
 // directRecv takes x's message off the head of its peer's collective ring
-// when the rule above allows.
-func (e *engine) directRecv(c *Comm, tag int, x *collXfer, spin bool) bool {
+// when the rule above allows: directDone when it did, directDeferred when
+// nothing from the peer is there yet, directRefused otherwise.
+func (e *engine) directRecv(c *Comm, tag int, x *collXfer, spin bool) directResult {
 	if e.live[0] != 0 {
-		return false
+		return directRefused
 	}
 	w := c.worldOf(x.peer)
 	if w == e.rank {
-		return false
+		return directRefused
 	}
 	if e.live[1] != 0 {
 		// A progress pass may have filed the message already (a peer
@@ -137,34 +256,37 @@ func (e *engine) directRecv(c *Comm, tag int, x *collXfer, spin bool) bool {
 		q := e.queues(c.ctx + 1)
 		if u := q.FindUnexpected(w, tag); u != nil {
 			if u.flight != nil || u.rtsAddr != 0 || u.syncID != 0 || u.selfSender != nil || u.length != len(x.buf) {
-				return false
+				return directRefused
 			}
 			e.takeUnexpected(q, u)
 			copy(x.buf, u.data)
 			e.freeUnexpected(u)
-			return true
+			return directDone
 		}
 		// Not there: then it is the next from w on the ring, as below.
 	}
 	ic := e.inFrom(w)
 	if ic == nil {
-		return false
+		return directRefused
 	}
 	slot, err := ic.Coll.Peek()
 	for i := 0; spin && i < flSpins && slot == nil && err == nil; i++ {
 		slot, err = ic.Coll.Peek()
 	}
-	if slot == nil || err != nil {
-		return false // empty, or corrupt: the drain reports it
+	if err != nil {
+		return directRefused // corrupt: the drain reports it
+	}
+	if slot == nil {
+		return directDeferred
 	}
 	d, payload, err := shm.DecodeColl(slot)
 	if err != nil || d.Ctx != c.ctx+1 || d.Tag != int32(tag) || int(d.Len) != len(x.buf) {
-		return false
+		return directRefused
 	}
 	copy(x.buf, payload)
 	ic.Coll.Release()
 	ic.Idle = 0
 	// The sender may be waiting for the slot just freed.
 	ic.Bell.Ring()
-	return true
+	return directDone
 }

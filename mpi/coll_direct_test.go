@@ -31,13 +31,45 @@ func TestCollDirect(t *testing.T) {
 		wantClass ErrorClass // the call's error class (Success: none)
 	}{
 		{name: "blocking, peer's message there", direct: true},
+		// A Go nonblocking start publishes its sends and leaves the
+		// receive, and the sum, to the wait (what overlaps the caller's
+		// work), which then finishes it directly.
 		{name: "nonblocking, peer's message there", direct: true,
 			call: func(t *testing.T, c *Comm, recv []byte) (*Request, error) {
 				r, err := c.Iallreduce(send[0], recv, Int64, Sum)
-				if err == nil && !r.done {
-					t.Error("Iallreduce did not complete at its start")
+				if err != nil {
+					return nil, err
 				}
-				return r, err
+				if r.done || !r.coll.deferred || slices.Equal(int64s(recv), want) {
+					t.Error("Iallreduce received and summed at its start")
+				}
+				_, err = r.Wait()
+				return nil, err
+			}},
+		// The C ABI's start takes the request at once (takeDone), which
+		// goes on with the direct run: complete in the start call.
+		{name: "nonblocking, taken at once", direct: true,
+			call: func(t *testing.T, c *Comm, recv []byte) (*Request, error) {
+				r, err := c.Iallreduce(send[0], recv, Int64, Sum)
+				if err != nil {
+					return nil, err
+				}
+				if !r.takeDone() {
+					t.Error("takeDone did not finish the Iallreduce")
+				}
+				return nil, nil
+			}},
+		// Test finishes it directly too, without a progress pass.
+		{name: "nonblocking, tested", direct: true,
+			call: func(t *testing.T, c *Comm, recv []byte) (*Request, error) {
+				r, err := c.Iallreduce(send[0], recv, Int64, Sum)
+				if err != nil {
+					return nil, err
+				}
+				if _, ok, err := r.Test(); !ok || err != nil {
+					t.Errorf("Test: %v %v", ok, err)
+				}
+				return nil, nil
 			}},
 		{name: "persistent, peer's message there", direct: true,
 			call: func(t *testing.T, c *Comm, recv []byte) (*Request, error) {

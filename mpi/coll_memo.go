@@ -49,26 +49,44 @@ const (
 	memoAlltoallv
 )
 
-// collKey is every argument a memoisable collective's builder reads.
+// collKey is every argument a memoisable collective's builder reads:
+// the buffers by address and length, and the rest packed into one word,
+// so that a memo hit costs five comparisons.
 type collKey struct {
-	kind    collKind
-	oversub bool
-	root    int
-	dt      Datatype
-	op      Op
-	sp, rp  *byte // the buffers, by address and length
-	sn, rn  int
-	sNil    bool // a nil buffer is not an empty one (Reduce off the root)
-	rNil    bool
+	sp, rp *byte
+	sn, rn int
+	// shape: the collective's kind (bits 0-7), whether the job is
+	// oversubscribed (keyOversub), whether each buffer is nil (a nil
+	// buffer is not an empty one: Reduce off the root), the datatype
+	// (bits 16-31), the operator (32-47) and the root (48-63).
+	shape uint64
 }
 
-// same is k == *o, field by field, the likeliest to differ first: the
-// compiler's equality of the whole struct cost a memo hit about 100
-// instructions.
+const (
+	keyOversub = 1 << 8
+	keySNil    = 1 << 9
+	keyRNil    = 1 << 10
+	keyRootMax = 1<<15 - 1
+)
+
+// kindKey is the key of a collective with no arguments (Barrier).
+func kindKey(kind collKind) collKey { return collKey{shape: uint64(kind)} }
+
+// kind is k's collective; memoNone when the call is not memoised.
+func (k *collKey) kind() collKind { return collKind(k.shape) }
+
+// setOversub records whether the job is oversubscribed (the builders'
+// algorithms depend on it).
+func (k *collKey) setOversub(on bool) {
+	k.shape &^= keyOversub
+	if on {
+		k.shape |= keyOversub
+	}
+}
+
+// same is k == *o, the likeliest to differ first.
 func (k *collKey) same(o *collKey) bool {
-	return k.sp == o.sp && k.rp == o.rp && k.kind == o.kind && k.sn == o.sn && k.rn == o.rn &&
-		k.dt == o.dt && k.op == o.op && k.root == o.root && k.sNil == o.sNil && k.rNil == o.rNil &&
-		k.oversub == o.oversub
+	return k.sp == o.sp && k.rp == o.rp && k.shape == o.shape && k.sn == o.sn && k.rn == o.rn
 }
 
 // memoMax bounds the buffers of a memoised call: the memo saves a build,
@@ -78,12 +96,18 @@ const memoMax = 64 << 10
 
 // keyOf is the key of a call; memoNone when the call must not be memoised.
 func keyOf(kind collKind, send, recv []byte, dt Datatype, op Op, root int) collKey {
-	if dt < 0 || dt >= opaqueTypeBase || op < 0 || op >= userOpBase || len(send) > memoMax || len(recv) > memoMax {
+	if dt < 0 || dt >= opaqueTypeBase || op < 0 || op >= userOpBase || root < 0 || root > keyRootMax ||
+		len(send) > memoMax || len(recv) > memoMax {
 		return collKey{}
 	}
-	return collKey{kind: kind, root: root, dt: dt, op: op,
-		sp: unsafe.SliceData(send), sn: len(send), sNil: send == nil,
-		rp: unsafe.SliceData(recv), rn: len(recv), rNil: recv == nil}
+	shape := uint64(kind) | uint64(dt)<<16 | uint64(op)<<32 | uint64(root)<<48
+	if send == nil {
+		shape |= keySNil
+	}
+	if recv == nil {
+		shape |= keyRNil
+	}
+	return collKey{sp: unsafe.SliceData(send), sn: len(send), rp: unsafe.SliceData(recv), rn: len(recv), shape: shape}
 }
 
 // countsKey is a v-collective's count and displacement arrays, nil where
@@ -151,7 +175,7 @@ func sameCounts(saved []int, v *countsKey) bool {
 // v-collective, its arrays are v), taking it out of the memo while it
 // runs. Called with e.mu held.
 func (c *Comm) takeMemo(k *collKey, v *countsKey) *collOp {
-	if k.kind == memoNone || c.memo == nil || !c.memoKey.same(k) {
+	if k.kind() == memoNone || c.memo == nil || !c.memoKey.same(k) {
 		return nil
 	}
 	if v != nil && !sameCounts(c.memo.vcounts, v) {
@@ -167,7 +191,7 @@ func (c *Comm) takeMemo(k *collKey, v *countsKey) *collOp {
 // under k, returning the entry it replaces to the free list. Called with
 // e.mu held.
 func (c *Comm) keepMemo(k *collKey, op *collOp) {
-	if k.kind == memoNone {
+	if k.kind() == memoNone {
 		c.putOp(op)
 		return
 	}
@@ -175,4 +199,54 @@ func (c *Comm) keepMemo(k *collKey, op *collOp) {
 		c.putOp(c.memo)
 	}
 	c.memo, c.memoKey = op, *k
+}
+
+// runMemo is a keyed blocking collective's first step: when key (with
+// the v-collective's arrays v) is the key of c's memo, it runs the memo's
+// schedule again at once, before any of the general entry's work (its
+// checks passed for exactly these arguments when the memo was built).
+// gateSize is the contribution of a collective that may settle c's gate
+// (Barrier, Allreduce; -1 for the others): while the gate is unsettled
+// the general entry must run. It reports whether it ran the call, and the
+// call's result.
+func (c *Comm) runMemo(what string, key *collKey, v *countsKey, gateSize int) (bool, error) {
+	if c == nil || key.kind() == memoNone || c.freed || c.inter != nil || (!c.private && !active.Load()) {
+		return false, nil
+	}
+	e := c.e
+	e.mu.Lock()
+	key.setOversub(e.oversub)
+	op := c.memo
+	if op == nil || !c.memoKey.same(key) || (v != nil && !sameCounts(op.vcounts, v)) ||
+		(gateSize >= 0 && c.gate.state == gateUnknown && c.gateFits(gateSize)) {
+		e.mu.Unlock()
+		return false, nil
+	}
+	c.memo = nil
+	c.memoHits++
+	return true, c.runBlocking(what, key, op, true)
+}
+
+// startMemo is runMemo for a nonblocking start: the memo's schedule
+// started again at once, its request returned; nil when the general
+// entry must run.
+func (c *Comm) startMemo(key *collKey, v *countsKey) *Request {
+	if c == nil || key.kind() == memoNone || c.freed || c.inter != nil || (!c.private && !active.Load()) {
+		return nil
+	}
+	e := c.e
+	e.mu.Lock()
+	key.setOversub(e.oversub)
+	op := c.memo
+	if op == nil || e.fatal != nil || !c.memoKey.same(key) || (v != nil && !sameCounts(op.vcounts, v)) {
+		e.mu.Unlock()
+		return nil
+	}
+	c.memo = nil
+	c.memoHits++
+	op.key = *key
+	e.launchRun(c, op, false, nbMode())
+	r := op.req
+	e.mu.Unlock()
+	return r
 }

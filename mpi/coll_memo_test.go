@@ -251,3 +251,61 @@ func wait(r *Request, err error) error {
 	_, err = r.Wait()
 	return err
 }
+
+// TestCollKeyPacking: the memo key packs kind, datatype, operator, root
+// and the nil flags into one word; every argument must still tell two
+// calls apart, and what does not fit the packing must not be memoised.
+func TestCollKeyPacking(t *testing.T) {
+	a, b := make([]byte, 16), make([]byte, 16)
+	base := keyOf(memoReduce, a, b, Int64, Sum, 1)
+	differ := []struct {
+		name string
+		k    collKey
+	}{
+		{"kind", keyOf(memoAllreduce, a, b, Int64, Sum, 1)},
+		{"datatype", keyOf(memoReduce, a, b, Float64, Sum, 1)},
+		{"operator", keyOf(memoReduce, a, b, Int64, Max, 1)},
+		{"root", keyOf(memoReduce, a, b, Int64, Sum, 2)},
+		{"send buffer", keyOf(memoReduce, b, b, Int64, Sum, 1)},
+		{"send length", keyOf(memoReduce, a[:8], b, Int64, Sum, 1)},
+		{"receive buffer", keyOf(memoReduce, a, a, Int64, Sum, 1)},
+		{"receive length", keyOf(memoReduce, a, b[:8], Int64, Sum, 1)},
+		{"nil receive", keyOf(memoReduce, a, nil, Int64, Sum, 1)},
+		{"empty receive", keyOf(memoReduce, a, b[:0], Int64, Sum, 1)},
+		{"largest root", keyOf(memoReduce, a, b, Int64, Sum, keyRootMax)},
+	}
+	for _, d := range differ {
+		if d.k.kind() != memoReduce && d.name != "kind" {
+			t.Errorf("%s: kind %d, want %d", d.name, d.k.kind(), memoReduce)
+		}
+		if d.k.same(&base) {
+			t.Errorf("%s: same key as the base call", d.name)
+		}
+	}
+	if d1, d2 := differ[8].k, differ[9].k; d1.same(&d2) {
+		t.Error("a nil receive buffer and an empty one have the same key")
+	}
+	if again := keyOf(memoReduce, a, b, Int64, Sum, 1); !again.same(&base) {
+		t.Error("the same call has another key")
+	}
+	over := base
+	over.setOversub(true)
+	if over.same(&base) || over.kind() != memoReduce {
+		t.Error("oversubscription does not change the key, or changes its kind")
+	}
+	over.setOversub(false)
+	if !over.same(&base) {
+		t.Error("clearing oversubscription does not restore the key")
+	}
+	for _, k := range []collKey{
+		keyOf(memoReduce, a, b, Int64, Sum, keyRootMax+1),
+		keyOf(memoReduce, a, b, Int64, Sum, -1),
+		keyOf(memoReduce, a, b, opaqueTypeBase, Sum, 0),
+		keyOf(memoReduce, a, b, Int64, userOpBase, 0),
+		keyOf(memoReduce, make([]byte, memoMax+1), b, Int64, Sum, 0),
+	} {
+		if k.kind() != memoNone {
+			t.Errorf("key %+v is memoised", k)
+		}
+	}
+}

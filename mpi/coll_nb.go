@@ -21,7 +21,7 @@ func (c *Comm) Ibarrier() (*Request, error) {
 	if c.IsInter() {
 		return c.iinterColl(interArgs{Kind: interBarrier})
 	}
-	return c.nonblockingKeyed("Ibarrier", collKey{kind: memoBarrier}, nil, c.barrierBuild)
+	return c.nonblockingKeyed("Ibarrier", kindKey(memoBarrier), nil, c.barrierBuild)
 }
 
 // Ibcast starts a broadcast; buf must not be touched until it completes.

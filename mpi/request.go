@@ -139,6 +139,9 @@ func checkReq(op string, r *Request) error {
 
 // Wait blocks until the request completes and returns its status.
 func (r *Request) Wait() (Status, error) {
+	if r != nil && r.coll != nil {
+		return r.waitColl() // coll.go
+	}
 	if err := checkReq("Wait", r); err != nil {
 		return Status{}, err
 	}
@@ -169,6 +172,9 @@ func (r *Request) Test() (Status, bool, error) {
 	defer e.mu.Unlock()
 	if r.spent {
 		return Status{}, false, newErr(ErrRequest, "Test", "request already completed and freed")
+	}
+	if !r.done && r.coll != nil {
+		e.resumeColl(r.coll, false)
 	}
 	if !r.done && !e.progress() && !r.done {
 		e.pollIdle()

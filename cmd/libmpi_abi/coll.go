@@ -41,6 +41,10 @@ func redOf(r *C.hc_red) (mpi.Datatype, mpi.Op, C.int) {
 	return reduction(uintptr(r.op), uintptr(r.dt), int64(r.esize), uintptr(r.base), int64(r.nbase), r.builtin_ok != 0)
 }
 
+// A C nonblocking collective completes at its start when it can
+// (started, below), so that its MPI_Wait stays in C.
+func init() { cabi.CompleteCollStarts() }
+
 // The collectives below run blocking when req is nil and start the
 // nonblocking twin otherwise (its handle into *req; cache is the calling
 // thread's request cache): one entry per collective, one call from C.

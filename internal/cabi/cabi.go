@@ -102,6 +102,14 @@ func WaitallInto(reqs []*mpi.Request, sts []mpi.Status, errs []error) error {
 //go:noescape
 func waitallInto(reqs []*mpi.Request, sts []mpi.Status, errs []error) error
 
+// CompleteCollStarts makes the engine's nonblocking collective starts
+// complete at once when the peers' messages are there (rather than
+// deferring their receives to the wait), so that TakeDone finds them
+// done; the C library calls it before MPI_Init.
+//
+//go:linkname CompleteCollStarts github.com/hympi/hympi/mpi.completeCollStarts
+func CompleteCollStarts()
+
 // TestallInto is Testall writing the statuses into sts (at least len(reqs)
 // long): MPI_Testall is often polled in a loop.
 func TestallInto(reqs []*mpi.Request, sts []mpi.Status) (bool, error) {
