@@ -191,7 +191,16 @@ func (o Op) String() string {
 // kernelFor returns the predefined kernel of (dt, op), or nil where MPI
 // leaves the pair undefined: bitwise and logical operators on floats,
 // arithmetic and logical operators on Byte, anything on an opaque type.
+// The vector kernel where the processor has one, else the generic one.
 func kernelFor(dt Datatype, op Op) func(in, inout []byte) {
+	if k := archKernel(dt, op); k != nil {
+		return k
+	}
+	return genericKernel(dt, op)
+}
+
+// genericKernel is kernelFor in plain Go, for every architecture.
+func genericKernel(dt Datatype, op Op) func(in, inout []byte) {
 	switch dt {
 	case Byte:
 		if op == Band || op == Bor || op == Bxor {
