@@ -131,6 +131,16 @@ func opaqueSize(d Datatype) int {
 
 // ReduceLocal is inout = in op inout, without communication (MPI_Reduce_local).
 func ReduceLocal(in, inout []byte, dt Datatype, op Op) error {
+	// A predefined pair on well-formed buffers goes straight to its
+	// kernel: a few elements cost less than resolving a whole reducer.
+	if uint(dt) < uint(datatypeCount) && uint(op) < uint(opCount) && len(in) == len(inout) {
+		if k := kernels[dt][op]; k != nil && len(in)%datatypeSizes[dt] == 0 {
+			if len(in) > 0 && !applySmall(smallKindOf(dt, op), in, inout) {
+				k(in, inout)
+			}
+			return nil
+		}
+	}
 	red, err := resolveOp("ReduceLocal", dt, op)
 	if err != nil {
 		return err
