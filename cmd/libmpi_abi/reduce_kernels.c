@@ -77,47 +77,55 @@ INT_KERNEL(red_u64, uint64_t, uint64_t)
 FLOAT_KERNEL(red_f32, float)
 FLOAT_KERNEL(red_f64, double)
 
+/* What a type's kind allows, as hc_builtin_ok (types.c) has it: floats
+ * the arithmetic and order operators, integers every one, the logical
+ * types (C bool, Fortran LOGICAL) the logical and bitwise ones, MPI_BYTE
+ * the bitwise ones. Checked here without a second lookup: this is on
+ * every small MPI_Reduce_local. */
+#define KIND_FLOAT(o) ((o) <= OP_MIN)
+#define KIND_INT(o) ((o) != OP_NONE)
+#define KIND_LOGICAL(o) ((o) >= OP_LAND && (o) != OP_NONE)
+#define KIND_BYTE(o) ((o) >= OP_BAND && (o) != OP_NONE)
+
+#define RUN(ok, fn)                                                            \
+	do {                                                                   \
+		if (!(ok)) return 0;                                           \
+		if (count > 0) fn(o, in, inout, count);                        \
+		return 1;                                                      \
+	} while (0)
+
 HC_HIDDEN int hc_reduce_builtin(MPI_Op op, MPI_Datatype type, const void *in, void *inout, int64_t count)
 {
 	int o = op_index(op);
-	/* hc_builtin_ok is the rule the Go path applies (MPI_ERR_OP when it
-	 * fails): which operators each kind of type takes. */
-	if (o == OP_NONE) {
-		if (op != MPI_MINLOC && op != MPI_MAXLOC) return 0;
-	}
-	if (!hc_builtin_ok((intptr_t)op, (intptr_t)type)) return 0;
-	if (count <= 0) return 1;
 	switch ((intptr_t)type) {
 	case 0x240: case 0x243: case 0x244: case 0x2c1: /* int8_t, char, signed char, INTEGER1 */
-		red_i8(o, in, inout, count);
-		return 1;
-	case 0x241: case 0x245: case 0x247: case 0x238: case 0x239: case 0x2c0: /* uint8_t, unsigned char, byte, bools, LOGICAL1 */
-		red_u8(o, in, inout, count);
-		return 1;
+		RUN(KIND_INT(o), red_i8);
+	case 0x241: case 0x245: /* uint8_t, unsigned char */
+		RUN(KIND_INT(o), red_u8);
+	case 0x247: /* byte */
+		RUN(KIND_BYTE(o), red_u8);
+	case 0x238: case 0x239: case 0x2c0: /* C and C++ bool, LOGICAL1 */
+		RUN(KIND_LOGICAL(o), red_u8);
 	case 0x208: case 0x248: case 0x2c9: /* short, int16_t, INTEGER2 */
-		red_i16(o, in, inout, count);
-		return 1;
+		RUN(KIND_INT(o), red_i16);
 	case 0x20c: case 0x249: /* unsigned short, uint16_t */
-		red_u16(o, in, inout, count);
-		return 1;
+		RUN(KIND_INT(o), red_u16);
 	case 0x209: case 0x250: case 0x219: case 0x2d1: case 0x23c: /* int, int32_t, INTEGER, INTEGER4, wchar_t */
-		red_i32(o, in, inout, count);
-		return 1;
-	case 0x20d: case 0x251: case 0x218: case 0x2d0: /* unsigned, uint32_t, LOGICAL, LOGICAL4 */
-		red_u32(o, in, inout, count);
-		return 1;
+		RUN(KIND_INT(o), red_i32);
+	case 0x20d: case 0x251: /* unsigned, uint32_t */
+		RUN(KIND_INT(o), red_u32);
+	case 0x218: case 0x2d0: /* LOGICAL, LOGICAL4 */
+		RUN(KIND_LOGICAL(o), red_u32);
 	case 0x20a: case 0x20b: case 0x258: case 0x201: case 0x202: case 0x203: case 0x2d9: /* long, long long, int64_t, Aint, Count, Offset, INTEGER8 */
-		red_i64(o, in, inout, count);
-		return 1;
-	case 0x20e: case 0x20f: case 0x259: case 0x2d8: /* unsigned long(s), uint64_t, LOGICAL8 */
-		red_u64(o, in, inout, count);
-		return 1;
+		RUN(KIND_INT(o), red_i64);
+	case 0x20e: case 0x20f: case 0x259: /* unsigned long(s), uint64_t */
+		RUN(KIND_INT(o), red_u64);
+	case 0x2d8: /* LOGICAL8 */
+		RUN(KIND_LOGICAL(o), red_u64);
 	case 0x210: case 0x21a: case 0x2d2: /* float, REAL, REAL4 */
-		red_f32(o, in, inout, count);
-		return 1;
+		RUN(KIND_FLOAT(o), red_f32);
 	case 0x214: case 0x21c: case 0x2da: /* double, DOUBLE PRECISION, REAL8 */
-		red_f64(o, in, inout, count);
-		return 1;
+		RUN(KIND_FLOAT(o), red_f64);
 	case (intptr_t)MPI_LONG_DOUBLE:
 	case (intptr_t)MPI_C_FLOAT_COMPLEX: case (intptr_t)MPI_CXX_FLOAT_COMPLEX: case (intptr_t)MPI_COMPLEX:
 	case (intptr_t)MPI_COMPLEX8:
@@ -127,7 +135,10 @@ HC_HIDDEN int hc_reduce_builtin(MPI_Op op, MPI_Datatype type, const void *in, vo
 	case (intptr_t)MPI_FLOAT_INT: case (intptr_t)MPI_DOUBLE_INT: case (intptr_t)MPI_LONG_INT:
 	case (intptr_t)MPI_2INT: case (intptr_t)MPI_2INTEGER: case (intptr_t)MPI_SHORT_INT:
 	case (intptr_t)MPI_LONG_DOUBLE_INT: case (intptr_t)MPI_2REAL: case (intptr_t)MPI_2DOUBLE_PRECISION:
-		hc_builtin_apply((intptr_t)op, (intptr_t)type, (void *)in, inout, count);
+		/* Rare here: hc_builtin_ok's rule and hc_builtin_apply's loops,
+		 * what the Go path would reach too. */
+		if (!hc_builtin_ok((intptr_t)op, (intptr_t)type)) return 0;
+		if (count > 0) hc_builtin_apply((intptr_t)op, (intptr_t)type, (void *)in, inout, count);
 		return 1;
 	}
 	return 0;

@@ -102,22 +102,25 @@ static const struct tcase {
 	size_t size;
 	int isfloat;
 	ref_fn ref;
+	int logical_only; /* 1: the logical and bitwise operators; 2: bitwise */
 } cases[] = {
-	{"signed char", MPI_SIGNED_CHAR, 1, 0, (ref_fn)ref_int8_t},
-	{"int8_t", MPI_INT8_T, 1, 0, (ref_fn)ref_int8_t},
-	{"unsigned char", MPI_UNSIGNED_CHAR, 1, 0, (ref_fn)ref_uint8_t},
-	{"uint8_t", MPI_UINT8_T, 1, 0, (ref_fn)ref_uint8_t},
-	{"short", MPI_SHORT, 2, 0, (ref_fn)ref_int16_t},
-	{"unsigned short", MPI_UNSIGNED_SHORT, 2, 0, (ref_fn)ref_uint16_t},
-	{"int", MPI_INT, 4, 0, (ref_fn)ref_int32_t},
-	{"int32_t", MPI_INT32_T, 4, 0, (ref_fn)ref_int32_t},
-	{"unsigned", MPI_UNSIGNED, 4, 0, (ref_fn)ref_uint32_t},
-	{"long", MPI_LONG, 8, 0, (ref_fn)ref_int64_t},
-	{"int64_t", MPI_INT64_T, 8, 0, (ref_fn)ref_int64_t},
-	{"unsigned long", MPI_UNSIGNED_LONG, 8, 0, (ref_fn)ref_uint64_t},
-	{"uint64_t", MPI_UINT64_T, 8, 0, (ref_fn)ref_uint64_t},
-	{"float", MPI_FLOAT, 4, 1, (ref_fn)ref_float},
-	{"double", MPI_DOUBLE, 8, 1, (ref_fn)ref_double},
+	{"signed char", MPI_SIGNED_CHAR, 1, 0, (ref_fn)ref_int8_t, 0},
+	{"int8_t", MPI_INT8_T, 1, 0, (ref_fn)ref_int8_t, 0},
+	{"unsigned char", MPI_UNSIGNED_CHAR, 1, 0, (ref_fn)ref_uint8_t, 0},
+	{"uint8_t", MPI_UINT8_T, 1, 0, (ref_fn)ref_uint8_t, 0},
+	{"short", MPI_SHORT, 2, 0, (ref_fn)ref_int16_t, 0},
+	{"unsigned short", MPI_UNSIGNED_SHORT, 2, 0, (ref_fn)ref_uint16_t, 0},
+	{"int", MPI_INT, 4, 0, (ref_fn)ref_int32_t, 0},
+	{"int32_t", MPI_INT32_T, 4, 0, (ref_fn)ref_int32_t, 0},
+	{"unsigned", MPI_UNSIGNED, 4, 0, (ref_fn)ref_uint32_t, 0},
+	{"long", MPI_LONG, 8, 0, (ref_fn)ref_int64_t, 0},
+	{"int64_t", MPI_INT64_T, 8, 0, (ref_fn)ref_int64_t, 0},
+	{"unsigned long", MPI_UNSIGNED_LONG, 8, 0, (ref_fn)ref_uint64_t, 0},
+	{"uint64_t", MPI_UINT64_T, 8, 0, (ref_fn)ref_uint64_t, 0},
+	{"float", MPI_FLOAT, 4, 1, (ref_fn)ref_float, 0},
+	{"double", MPI_DOUBLE, 8, 1, (ref_fn)ref_double, 0},
+	{"bool", MPI_C_BOOL, 1, 0, (ref_fn)ref_uint8_t, 1},
+	{"byte", MPI_BYTE, 1, 0, (ref_fn)ref_uint8_t, 2},
 };
 
 static void fill(const struct tcase *c, void *buf, size_t n)
@@ -142,7 +145,10 @@ static void one(const struct tcase *c, MPI_Op op, size_t n, size_t off)
 	fill(c, ina, total);
 	fill(c, inb, total);
 	memcpy(ref, inb, total * s);
-	int defined = c->ref(op, ina + (PAD + off) * s, ref + (PAD + off) * s, n);
+	int allowed = !c->logical_only ||
+		      (c->logical_only == 1 && (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR)) ||
+		      op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
+	int defined = allowed && c->ref(op, ina + (PAD + off) * s, ref + (PAD + off) * s, n);
 	int rc = MPI_Reduce_local(ina + (PAD + off) * s, inb + (PAD + off) * s, (int)n, c->dt, op);
 	if (!defined) {
 		CHECK(rc == MPI_ERR_OP);
