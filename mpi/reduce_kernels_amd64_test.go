@@ -117,3 +117,43 @@ func randomElems(rng *rand.Rand, dt Datatype, n int) []byte {
 	}
 	return b
 }
+
+// FuzzVectorKernels: any bytes, any pair with a vector kernel, any
+// element offset, and the vector kernel's result is the generic one's.
+func FuzzVectorKernels(f *testing.F) {
+	f.Add([]byte{0, 0, 0xc0, 0x7f, 0, 0, 0x80, 0xff, 1, 2, 3, 4, 5, 6, 7, 8}, uint8(0), uint8(0))
+	f.Add(bytes.Repeat([]byte{0x80, 0, 0, 0, 0, 0, 0, 0x80}, 40), uint8(17), uint8(1))
+	type pair struct {
+		dt  Datatype
+		op  Op
+		vec func(in, inout []byte)
+	}
+	var pairs []pair
+	for dt := Datatype(0); dt < datatypeCount; dt++ {
+		for op := Op(0); op < opCount; op++ {
+			if k := avx2Kernel(dt, op); k != nil {
+				pairs = append(pairs, pair{dt, op, k})
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, sel, off uint8) {
+		if !haveAVX2 {
+			t.Skip("no AVX2")
+		}
+		p := pairs[int(sel)%len(pairs)]
+		size := p.dt.Size()
+		start := int(off%4) * size
+		if len(data) < start {
+			return
+		}
+		data = data[start:]
+		n := len(data) / 2 / size * size
+		a, b := data[:n], append([]byte(nil), data[n:2*n]...)
+		want := append([]byte(nil), b...)
+		genericKernel(p.dt, p.op)(a, want)
+		p.vec(a, b)
+		if !bytes.Equal(b, want) {
+			t.Fatalf("%v %v n=%d: byte %d differs", p.dt, p.op, n, firstDiff(b, want))
+		}
+	})
+}
