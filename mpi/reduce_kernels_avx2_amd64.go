@@ -859,6 +859,28 @@ func vkBxorUint64Kernel(in, inout []byte) {
 	}
 }
 
+func vkSumComplex64Kernel(in, inout []byte) {
+	in = in[:len(inout)]
+	n := len(inout) &^ 31
+	if n > 0 {
+		vkSumF32(&in[0], &inout[0], n)
+	}
+	if n < len(inout) {
+		sumKernel(view[complex64](in[n:]), view[complex64](inout[n:]))
+	}
+}
+
+func vkSumComplex128Kernel(in, inout []byte) {
+	in = in[:len(inout)]
+	n := len(inout) &^ 31
+	if n > 0 {
+		vkSumF64(&in[0], &inout[0], n)
+	}
+	if n < len(inout) {
+		sumKernel(view[complex128](in[n:]), view[complex128](inout[n:]))
+	}
+}
+
 // avx2Kernel is the generated kernel of (dt, op), or nil.
 func avx2Kernel(dt Datatype, op Op) func(in, inout []byte) {
 	switch {
@@ -988,6 +1010,10 @@ func avx2Kernel(dt Datatype, op Op) func(in, inout []byte) {
 		return vkBxorInt64Kernel
 	case dt == Uint64 && op == Bxor:
 		return vkBxorUint64Kernel
+	case dt == Complex64 && op == Sum:
+		return vkSumComplex64Kernel
+	case dt == Complex128 && op == Sum:
+		return vkSumComplex128Kernel
 	}
 	return nil
 }

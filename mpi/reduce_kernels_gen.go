@@ -2,7 +2,8 @@
 
 // Command reduce_kernels_gen writes reduce_kernels_avx2_amd64.s and its Go
 // declarations (reduce_kernels_avx2_amd64.go): one AVX2 loop per
-// (operator, element type) pair that is one or two vector instructions.
+// (operator, element type) pair that is one or two vector instructions
+// (complex Sum reuses the float loops).
 // Run by go generate (reduce_kernels_amd64.go).
 package main
 
@@ -174,6 +175,11 @@ func decls(ks []kernel) []byte {
 			wrap(k.name+t.dt+"Kernel", k.name, k.tail, t.goType)
 		}
 	}
+	// A complex Sum is a float Sum of the parts.
+	complexSums := []struct{ dt, goType, asm string }{{"Complex64", "complex64", "vkSumF32"}, {"Complex128", "complex128", "vkSumF64"}}
+	for _, c := range complexSums {
+		wrap("vkSum"+c.dt+"Kernel", c.asm, "sumKernel", c.goType)
+	}
 	w.WriteString("// avx2Kernel is the generated kernel of (dt, op), or nil.\n")
 	w.WriteString("func avx2Kernel(dt Datatype, op Op) func(in, inout []byte) {\n")
 	w.WriteString("\tswitch {\n")
@@ -189,6 +195,9 @@ func decls(ks []kernel) []byte {
 			}
 			fmt.Fprintf(&w, "\tcase dt == %s && op == %s:\n\t\treturn %s%sKernel\n", t.dt, k.op, k.name, name)
 		}
+	}
+	for _, c := range complexSums {
+		fmt.Fprintf(&w, "\tcase dt == %s && op == Sum:\n\t\treturn vkSum%sKernel\n", c.dt, c.dt)
 	}
 	w.WriteString("\t}\n\treturn nil\n}\n")
 	out, err := format.Source(w.Bytes())
