@@ -211,6 +211,7 @@ fuzz:
 	$(GO) test ./skew/ -run '^$$' -fuzz '^FuzzObserve$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./topology/ -run '^$$' -fuzz '^FuzzParseCPUList$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/config/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./mpi/ -run '^$$' -fuzz '^FuzzVectorKernels$$' -fuzztime $(FUZZTIME)
 
 # Not part of make test: it downloads the MPICH source. dpkg-dev provides
 # apt-get source; the source list is private to the script (no deb-src

@@ -131,6 +131,16 @@ func opaqueSize(d Datatype) int {
 
 // ReduceLocal is inout = in op inout, without communication (MPI_Reduce_local).
 func ReduceLocal(in, inout []byte, dt Datatype, op Op) error {
+	// A predefined pair on well-formed buffers goes straight to its
+	// kernel: a few elements cost less than resolving a whole reducer.
+	if uint(dt) < uint(datatypeCount) && uint(op) < uint(opCount) && len(in) == len(inout) {
+		if k := kernels[dt][op]; k != nil && len(in)%datatypeSizes[dt] == 0 {
+			if len(in) > 0 && !applySmall(smallKindOf(dt, op), in, inout) {
+				k(in, inout)
+			}
+			return nil
+		}
+	}
 	red, err := resolveOp("ReduceLocal", dt, op)
 	if err != nil {
 		return err
@@ -191,7 +201,16 @@ func (o Op) String() string {
 // kernelFor returns the predefined kernel of (dt, op), or nil where MPI
 // leaves the pair undefined: bitwise and logical operators on floats,
 // arithmetic and logical operators on Byte, anything on an opaque type.
+// The vector kernel where the processor has one, else the generic one.
 func kernelFor(dt Datatype, op Op) func(in, inout []byte) {
+	if k := archKernel(dt, op); k != nil {
+		return k
+	}
+	return genericKernel(dt, op)
+}
+
+// genericKernel is kernelFor in plain Go, for every architecture.
+func genericKernel(dt Datatype, op Op) func(in, inout []byte) {
 	switch dt {
 	case Byte:
 		if op == Band || op == Bor || op == Bxor {

@@ -195,6 +195,7 @@ func TestCPrograms(t *testing.T) {
 		{"nbc_done", []int{1, 2, 3}, true},
 		{"idup_inter", []int{2, 4, 5}, true},
 		{"fastlane", []int{1, 4}, true},
+		{"reduce_kernels", []int{1, 2}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
