@@ -31,7 +31,7 @@
 int hc_fl_threads_ok;
 
 /* Calls served here, for HYMPI_DEBUG's report (and the tests that read it). */
-static unsigned long hc_fl_sends, hc_fl_recvs;
+static unsigned long hc_fl_sends, hc_fl_recvs, hc_fl_span_sends, hc_fl_span_recvs;
 
 static unsigned long lane_posts, lane_done, lane_syncs;
 
@@ -39,6 +39,8 @@ void hc_fl_report(int rank)
 {
 	fprintf(stderr, "hympi[debug]: rank %d: fast lane: %lu sends, %lu receives without Go\n", rank, hc_fl_sends,
 		hc_fl_recvs);
+	fprintf(stderr, "hympi[debug]: rank %d: spans: %lu sent, %lu received in C\n", rank, hc_fl_span_sends,
+		hc_fl_span_recvs);
 	fprintf(stderr, "hympi[debug]: rank %d: receive lane: %lu posted, %lu completed in C, %lu handed to Go\n", rank,
 		lane_posts, lane_done, lane_syncs);
 }
@@ -111,9 +113,34 @@ static inline void ring(unsigned char *e, int seq_off, int sleep_off)
 	syscall(SYS_futex, seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
+/* span_slots is the number of slots a span of n bytes fills (n > HC_INLINE_MAX). */
+static inline uint64_t span_slots(uint32_t n)
+{
+	if (n <= HC_SPAN_HEAD_MAX) return 1;
+	return 1 + (n - HC_SPAN_HEAD_MAX + HC_SPAN_NEXT_MAX - 1) / HC_SPAN_NEXT_MAX;
+}
+
+static inline uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+/* put_span fills the k slots from slot on (lap's, all checked free) with
+ * a span's payload, the continuation slots' publish words included: the
+ * head's publish (the caller's) makes all of it visible. */
+static void put_span(unsigned char *slot, const unsigned char *buf, uint32_t len, uint64_t k, uint64_t lap)
+{
+	uint32_t off = min32(len, HC_SPAN_HEAD_MAX);
+	memcpy(slot + HC_DESC_HEADER, buf, off);
+	for (uint64_t j = 1; j < k; j++) {
+		unsigned char *s = slot + j * HC_SLOT_SIZE;
+		uint32_t m = min32(len - off, HC_SPAN_NEXT_MAX);
+		memcpy(s + 8, buf + off, m);
+		off += m;
+		__atomic_store_n((uint64_t *)s, lap + 1, __ATOMIC_RELAXED);
+	}
+}
+
 int hc_fl_send(int ci, const void *buf, int64_t n, int dest, int tag)
 {
-	if ((uint64_t)n > HC_INLINE_MAX || tag < 0) return 0;
+	if ((uint64_t)n > HC_SPAN_MAX || tag < 0) return 0;
 	const hc_flcomm *f = hc_fl_comm(ci);
 	if (!f || (unsigned)dest >= (unsigned)f->size) return 0;
 	unsigned char *st = f->st;
@@ -122,22 +149,35 @@ int hc_fl_send(int ci, const void *buf, int64_t n, int dest, int tag)
 	if (w == self) return 0;
 	unsigned char *e = st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
 	if (!U32(e, HC_FE_OUT_OPEN)) return 0;
-	uint64_t nslots = U64(e, HC_FE_OUT_N), pos = U64(e, HC_FE_OUT_POS);
+	uint32_t len = (uint32_t)n;
+	uint64_t nslots = U64(e, HC_FE_OUT_N), pos = U64(e, HC_FE_OUT_POS), k = 1;
 	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_OUT_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
 	uint64_t lap = 2 * (pos / nslots);
 	/* Acquire: the consumer has finished reading the slot's last message. */
 	if (__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap) return 0; /* ring full */
-	slot[HC_DESC_KIND] = HC_KIND_INLINE;
+	if (len > HC_INLINE_MAX) {
+		/* A span: only where Go too would send eager, and only before
+		 * the ring's end (Go streams it through cells otherwise). */
+		if (len > U32(e, HC_FE_SPAN_OUT)) return 0;
+		k = span_slots(len);
+		if ((pos & (nslots - 1)) + k > nslots) return 0;
+		for (uint64_t j = 1; j < k; j++)
+			if (__atomic_load_n((uint64_t *)(slot + j * HC_SLOT_SIZE), __ATOMIC_ACQUIRE) != lap) return 0;
+	}
+	int span = len > HC_INLINE_MAX;
+	slot[HC_DESC_KIND] = span ? HC_KIND_SPAN : HC_KIND_INLINE;
 	slot[HC_DESC_FLAGS] = 0;
-	uint32_t len = (uint32_t)n;
 	memcpy(slot + HC_DESC_CTX, &f->ctx, 4);
 	memcpy(slot + HC_DESC_TAG, &tag, 4);
 	memcpy(slot + HC_DESC_FRAGLEN, &len, 4);
-	if (len) memcpy(slot + HC_DESC_HEADER, buf, len);
+	if (span)
+		put_span(slot, buf, len, k, lap);
+	else if (len)
+		memcpy(slot + HC_DESC_HEADER, buf, len);
 	/* The publish: after the envelope and payload, and (sequentially
 	 * consistent) before the doorbell's sleeper load below. */
 	__atomic_store_n((uint64_t *)slot, lap + 1, __ATOMIC_SEQ_CST);
-	U64(e, HC_FE_OUT_POS) = pos + 1;
+	U64(e, HC_FE_OUT_POS) = pos + k;
 	uint64_t *sum = (uint64_t *)(uintptr_t)U64(e, HC_FE_SUM_WORD);
 	uint64_t bit = (uint64_t)1 << (self & 63);
 	if (!(__atomic_load_n(sum, __ATOMIC_SEQ_CST) & bit)) __atomic_fetch_or(sum, bit, __ATOMIC_SEQ_CST);
@@ -145,21 +185,49 @@ int hc_fl_send(int ci, const void *buf, int64_t n, int dest, int tag)
 	U64(e, HC_FE_C_MSGS) += 1;
 	U64(e, HC_FE_C_BYTES) += len;
 	hc_fl_sends++;
+	hc_fl_span_sends += span;
 	return 1;
 }
 
 static inline int check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small, uint32_t *len)
 {
 	uint32_t n = ld32(slot + HC_DESC_FRAGLEN);
-	if (slot[HC_DESC_KIND] != HC_KIND_INLINE || slot[HC_DESC_FLAGS] != 0) return 0;
+	if (slot[HC_DESC_FLAGS] != 0) return 0;
+	if (slot[HC_DESC_KIND] == HC_KIND_INLINE) {
+		if (n > HC_INLINE_MAX) return 0;
+	} else if (slot[HC_DESC_KIND] != HC_KIND_SPAN || n <= HC_INLINE_MAX || n > HC_SPAN_MAX) {
+		return 0;
+	}
 	if (ld32(slot + HC_DESC_CTX) != ctx) return 0;
 	if (tag != MPI_ANY_TAG && (int32_t)ld32(slot + HC_DESC_TAG) != tag) return 0;
 	/* A length beyond the slot is corruption, beyond the buffer a
 	 * truncation, beyond small a message the skew controller counts: all
 	 * for Go to handle. */
-	if (n > HC_INLINE_MAX || (int64_t)n > cap || (int64_t)n > small) return 0;
+	if ((int64_t)n > cap || (int64_t)n > small) return 0;
 	*len = n;
 	return 1;
+}
+
+/* span_ok checks the continuation slots of the k-slot span whose head is
+ * at ring index i of nslots (lap's): before the ring's end, each published
+ * for the same lap. Anything else is for Go (which reports corruption). */
+static inline int span_ok(const unsigned char *slot, uint64_t i, uint64_t k, uint64_t nslots, uint64_t lap)
+{
+	if (i + k > nslots) return 0;
+	for (uint64_t j = 1; j < k; j++)
+		if (__atomic_load_n((const uint64_t *)(slot + j * HC_SLOT_SIZE), __ATOMIC_ACQUIRE) != lap + 1) return 0;
+	return 1;
+}
+
+static void get_span(unsigned char *buf, const unsigned char *slot, uint32_t len, uint64_t k)
+{
+	uint32_t off = min32(len, HC_SPAN_HEAD_MAX);
+	memcpy(buf, slot + HC_DESC_HEADER, off);
+	for (uint64_t j = 1; j < k; j++) {
+		uint32_t m = min32(len - off, HC_SPAN_NEXT_MAX);
+		memcpy(buf + off, slot + j * HC_SLOT_SIZE + 8, m);
+		off += m;
+	}
 }
 
 int hc_fl_check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small, uint32_t *len)
@@ -191,13 +259,21 @@ static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf,
 	}
 	uint32_t n;
 	if (!check_slot(slot, ctx, tag, cap, (int64_t)U64(st, HC_FL_SMALL), &n)) return -1;
+	int span = n > HC_INLINE_MAX;
+	uint64_t k = span ? span_slots(n) : 1;
+	if (span && !span_ok(slot, pos & (nslots - 1), k, nslots, lap)) return -1;
 	*got_tag = (int32_t)ld32(slot + HC_DESC_TAG);
-	if (n) memcpy(buf, slot + HC_DESC_HEADER, n);
-	/* Hand the slot back (after our reads) for the producer's next lap. */
+	if (span)
+		get_span(buf, slot, n, k);
+	else if (n)
+		memcpy(buf, slot + HC_DESC_HEADER, n);
+	/* Hand the slots back (after our reads) for the producer's next lap. */
+	for (uint64_t j = 1; j < k; j++) __atomic_store_n((uint64_t *)(slot + j * HC_SLOT_SIZE), lap + 2, __ATOMIC_RELEASE);
 	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
-	U64(e, HC_FE_IN_POS) = pos + 1;
+	U64(e, HC_FE_IN_POS) = pos + k;
 	ring(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
 	*len = n;
+	hc_fl_span_recvs += span;
 	return 1;
 }
 
@@ -459,10 +535,10 @@ int hc_lane_any(int count, MPI_Request *reqs, int *index, int *flag, MPI_Status 
 	}
 }
 
-/* peek_head is take_head's verdict on the message d places behind the head
- * of w's channel for entry x, without taking it: 1 there and matching, 0
- * not there yet, -1 for Go. */
-static int peek_head(int w, unsigned d, const hc_lane_ent *x)
+/* peek_head is take_head's verdict on the message d slots behind the head
+ * of w's channel for entry x, without taking it: 1 there and matching (and
+ * *used its slots, more than one for a span), 0 not there yet, -1 for Go. */
+static int peek_head(int w, uint64_t d, const hc_lane_ent *x, uint64_t *used)
 {
 	unsigned char *e = lane_st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
 	if (!U32(e, HC_FE_IN_KNOWN) || U32(e, HC_FE_IN_STREAM)) return -1;
@@ -474,7 +550,9 @@ static int peek_head(int w, unsigned d, const hc_lane_ent *x)
 	if (v == lap) return 0;
 	if (v != lap + 1) return -1;
 	uint32_t n;
-	return check_slot(slot, x->ctx, x->tag, x->cap, (int64_t)U64(lane_st, HC_FL_SMALL), &n) ? 1 : -1;
+	if (!check_slot(slot, x->ctx, x->tag, x->cap, (int64_t)U64(lane_st, HC_FL_SMALL), &n)) return -1;
+	*used = n > HC_INLINE_MAX ? span_slots(n) : 1;
+	return *used == 1 || span_ok(slot, pos & (nslots - 1), *used, nslots, lap) ? 1 : -1;
 }
 
 /* hc_lane_testall is MPI_Testall over queued lane receives, completed
@@ -509,9 +587,9 @@ int hc_lane_testall(int count, MPI_Request *reqs, int *flag, MPI_Status *sts)
 		if (k < 0 || src_stamp[lane[k].w] == stamp) continue;
 		int w = lane[k].w;
 		src_stamp[w] = stamp;
-		unsigned d = 0;
-		for (int j = src_head[w]; j >= 0 && lane_mark_of[j] && rc == 1; j = lane[j].next, d++) {
-			rc = peek_head(w, d, &lane[j]);
+		uint64_t d = 0, used = 0;
+		for (int j = src_head[w]; j >= 0 && lane_mark_of[j] && rc == 1; j = lane[j].next, d += used) {
+			rc = peek_head(w, d, &lane[j], &used);
 			ready += rc == 1;
 		}
 	}
