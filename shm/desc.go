@@ -125,8 +125,9 @@ func EncodeDesc(slot []byte, d *Desc) {
 	le.PutUint32(slot[descCtx:], d.Ctx)
 	le.PutUint32(slot[descTag:], uint32(d.Tag))
 	le.PutUint32(slot[descFragLen:], d.FragLen)
-	if d.Kind == KindInline || d.Kind == KindControl {
-		if d.Flags&FlagSync != 0 {
+	if d.Kind == KindInline || d.Kind == KindControl || d.Kind == KindSpan {
+		// A span's payload runs over the extension line.
+		if d.Flags&FlagSync != 0 && d.Kind != KindSpan {
 			le.PutUint64(slot[descReqID:], d.ReqID)
 		}
 		return

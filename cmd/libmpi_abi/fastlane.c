@@ -122,23 +122,38 @@ static inline uint64_t span_slots(uint32_t n)
 
 static inline uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
-/* put_span fills the k slots from slot on (lap's, all checked free) with
- * a span's payload, the continuation slots' publish words included: the
- * head's publish (the caller's) makes all of it visible. */
-static void put_span(unsigned char *slot, const unsigned char *buf, uint32_t len, uint64_t k, uint64_t lap)
+/* published ends a send of len bytes in k slots from pos on, whose head
+ * slot holds lap+1 now: the position, the receiver's summary bit and
+ * doorbell, the counters. */
+static inline __attribute__((always_inline)) void published(unsigned char *e, uint64_t pos, uint64_t k, int self,
+							     uint32_t len)
 {
-	uint32_t off = min32(len, HC_SPAN_HEAD_MAX);
-	memcpy(slot + HC_DESC_HEADER, buf, off);
-	for (uint64_t j = 1; j < k; j++) {
-		unsigned char *s = slot + j * HC_SLOT_SIZE;
-		uint32_t m = min32(len - off, HC_SPAN_NEXT_MAX);
-		memcpy(s + 8, buf + off, m);
-		off += m;
-		__atomic_store_n((uint64_t *)s, lap + 1, __ATOMIC_RELAXED);
-	}
+	U64(e, HC_FE_OUT_POS) = pos + k;
+	uint64_t *sum = (uint64_t *)(uintptr_t)U64(e, HC_FE_SUM_WORD);
+	uint64_t bit = (uint64_t)1 << (self & 63);
+	if (!(__atomic_load_n(sum, __ATOMIC_SEQ_CST) & bit)) __atomic_fetch_or(sum, bit, __ATOMIC_SEQ_CST);
+	ring(e, HC_FE_BELL_SEQ, HC_FE_BELL_SLEEP);
+	U64(e, HC_FE_C_MSGS) += 1;
+	U64(e, HC_FE_C_BYTES) += len;
+	hc_fl_sends++;
 }
 
-int hc_fl_send(int ci, const void *buf, int64_t n, int dest, int tag)
+static inline void put_envelope(unsigned char *slot, int kind, uint32_t ctx, int tag, uint32_t len)
+{
+	slot[HC_DESC_KIND] = (unsigned char)kind;
+	slot[HC_DESC_FLAGS] = 0;
+	memcpy(slot + HC_DESC_CTX, &ctx, 4);
+	memcpy(slot + HC_DESC_TAG, &tag, 4);
+	memcpy(slot + HC_DESC_FRAGLEN, &len, 4);
+}
+
+/* send_span is hc_fl_send for len > HC_INLINE_MAX: the same checks, then
+ * only where Go too would send the message eager, and only before the
+ * ring's end (Go streams it through cells otherwise). It fills the
+ * continuation slots, their publish words included, then publishes the
+ * head, which makes all of it visible. Apart, so that the inline path pays
+ * nothing for it. */
+static __attribute__((noinline)) int send_span(int ci, const void *buf, int64_t n, int dest, int tag)
 {
 	if ((uint64_t)n > HC_SPAN_MAX || tag < 0) return 0;
 	const hc_flcomm *f = hc_fl_comm(ci);
@@ -148,64 +163,88 @@ int hc_fl_send(int ci, const void *buf, int64_t n, int dest, int tag)
 	int self = (int)U32(st, HC_FL_RANK), w = f->world[dest];
 	if (w == self) return 0;
 	unsigned char *e = st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
+	uint32_t len = (uint32_t)n, ctx = f->ctx;
+	if (!U32(e, HC_FE_OUT_OPEN) || len > U32(e, HC_FE_SPAN_OUT)) return 0;
+	uint64_t nslots = U64(e, HC_FE_OUT_N), pos = U64(e, HC_FE_OUT_POS), k = span_slots(len);
+	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_OUT_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
+	uint64_t lap = 2 * (pos / nslots);
+	if ((pos & (nslots - 1)) + k > nslots) return 0;
+	for (uint64_t j = 0; j < k; j++)
+		if (__atomic_load_n((uint64_t *)(slot + j * HC_SLOT_SIZE), __ATOMIC_ACQUIRE) != lap) return 0;
+	put_envelope(slot, HC_KIND_SPAN, ctx, tag, len);
+	uint32_t off = min32(len, HC_SPAN_HEAD_MAX);
+	memcpy(slot + HC_DESC_HEADER, buf, off);
+	for (uint64_t j = 1; j < k; j++) {
+		unsigned char *s = slot + j * HC_SLOT_SIZE;
+		uint32_t m = min32(len - off, HC_SPAN_NEXT_MAX);
+		memcpy(s + 8, (const unsigned char *)buf + off, m);
+		off += m;
+		__atomic_store_n((uint64_t *)s, lap + 1, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n((uint64_t *)slot, lap + 1, __ATOMIC_SEQ_CST);
+	published(e, pos, k, self, len);
+	hc_fl_span_sends++;
+	return 1;
+}
+
+int hc_fl_send(int ci, const void *buf, int64_t n, int dest, int tag)
+{
+	if (__builtin_expect((uint64_t)n > HC_INLINE_MAX, 0)) return send_span(ci, buf, n, dest, tag);
+	if (tag < 0) return 0;
+	const hc_flcomm *f = hc_fl_comm(ci);
+	if (!f || (unsigned)dest >= (unsigned)f->size) return 0;
+	unsigned char *st = f->st;
+	if (!U32(st, HC_FL_RUN)) return 0;
+	int self = (int)U32(st, HC_FL_RANK), w = f->world[dest];
+	if (w == self) return 0;
+	unsigned char *e = st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
 	if (!U32(e, HC_FE_OUT_OPEN)) return 0;
-	uint32_t len = (uint32_t)n;
-	uint64_t nslots = U64(e, HC_FE_OUT_N), pos = U64(e, HC_FE_OUT_POS), k = 1;
+	uint64_t nslots = U64(e, HC_FE_OUT_N), pos = U64(e, HC_FE_OUT_POS);
 	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_OUT_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
 	uint64_t lap = 2 * (pos / nslots);
 	/* Acquire: the consumer has finished reading the slot's last message. */
 	if (__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap) return 0; /* ring full */
-	if (len > HC_INLINE_MAX) {
-		/* A span: only where Go too would send eager, and only before
-		 * the ring's end (Go streams it through cells otherwise). */
-		if (len > U32(e, HC_FE_SPAN_OUT)) return 0;
-		k = span_slots(len);
-		if ((pos & (nslots - 1)) + k > nslots) return 0;
-		for (uint64_t j = 1; j < k; j++)
-			if (__atomic_load_n((uint64_t *)(slot + j * HC_SLOT_SIZE), __ATOMIC_ACQUIRE) != lap) return 0;
-	}
-	int span = len > HC_INLINE_MAX;
-	slot[HC_DESC_KIND] = span ? HC_KIND_SPAN : HC_KIND_INLINE;
-	slot[HC_DESC_FLAGS] = 0;
-	memcpy(slot + HC_DESC_CTX, &f->ctx, 4);
-	memcpy(slot + HC_DESC_TAG, &tag, 4);
-	memcpy(slot + HC_DESC_FRAGLEN, &len, 4);
-	if (span)
-		put_span(slot, buf, len, k, lap);
-	else if (len)
-		memcpy(slot + HC_DESC_HEADER, buf, len);
+	uint32_t len = (uint32_t)n;
+	put_envelope(slot, HC_KIND_INLINE, f->ctx, tag, len);
+	if (len) memcpy(slot + HC_DESC_HEADER, buf, len);
 	/* The publish: after the envelope and payload, and (sequentially
-	 * consistent) before the doorbell's sleeper load below. */
+	 * consistent) before the doorbell's sleeper load in published. */
 	__atomic_store_n((uint64_t *)slot, lap + 1, __ATOMIC_SEQ_CST);
-	U64(e, HC_FE_OUT_POS) = pos + k;
-	uint64_t *sum = (uint64_t *)(uintptr_t)U64(e, HC_FE_SUM_WORD);
-	uint64_t bit = (uint64_t)1 << (self & 63);
-	if (!(__atomic_load_n(sum, __ATOMIC_SEQ_CST) & bit)) __atomic_fetch_or(sum, bit, __ATOMIC_SEQ_CST);
-	ring(e, HC_FE_BELL_SEQ, HC_FE_BELL_SLEEP);
-	U64(e, HC_FE_C_MSGS) += 1;
-	U64(e, HC_FE_C_BYTES) += len;
-	hc_fl_sends++;
-	hc_fl_span_sends += span;
+	published(e, pos, 1, self, len);
 	return 1;
 }
 
 static inline int check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small, uint32_t *len)
 {
 	uint32_t n = ld32(slot + HC_DESC_FRAGLEN);
-	if (slot[HC_DESC_FLAGS] != 0) return 0;
-	if (slot[HC_DESC_KIND] == HC_KIND_INLINE) {
-		if (n > HC_INLINE_MAX) return 0;
-	} else if (slot[HC_DESC_KIND] != HC_KIND_SPAN || n <= HC_INLINE_MAX || n > HC_SPAN_MAX) {
-		return 0;
-	}
+	if (slot[HC_DESC_KIND] != HC_KIND_INLINE || slot[HC_DESC_FLAGS] != 0) return 0;
 	if (ld32(slot + HC_DESC_CTX) != ctx) return 0;
 	if (tag != MPI_ANY_TAG && (int32_t)ld32(slot + HC_DESC_TAG) != tag) return 0;
 	/* A length beyond the slot is corruption, beyond the buffer a
 	 * truncation, beyond small a message the skew controller counts: all
 	 * for Go to handle. */
-	if ((int64_t)n > cap || (int64_t)n > small) return 0;
+	if (n > HC_INLINE_MAX || (int64_t)n > cap || (int64_t)n > small) return 0;
 	*len = n;
 	return 1;
+}
+
+/* check_span is check_slot for a span's head (the same rule, its own
+ * lengths), apart so that the inline case pays nothing for it. */
+static inline int check_span(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small,
+			     uint32_t *len)
+{
+	uint32_t n = ld32(slot + HC_DESC_FRAGLEN);
+	if (slot[HC_DESC_KIND] != HC_KIND_SPAN || slot[HC_DESC_FLAGS] != 0) return 0;
+	if (ld32(slot + HC_DESC_CTX) != ctx) return 0;
+	if (tag != MPI_ANY_TAG && (int32_t)ld32(slot + HC_DESC_TAG) != tag) return 0;
+	if (n <= HC_INLINE_MAX || n > HC_SPAN_MAX || (int64_t)n > cap || (int64_t)n > small) return 0;
+	*len = n;
+	return 1;
+}
+
+static inline int check_any(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small, uint32_t *len)
+{
+	return check_slot(slot, ctx, tag, cap, small, len) || check_span(slot, ctx, tag, cap, small, len);
 }
 
 /* span_ok checks the continuation slots of the k-slot span whose head is
@@ -232,7 +271,41 @@ static void get_span(unsigned char *buf, const unsigned char *slot, uint32_t len
 
 int hc_fl_check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small, uint32_t *len)
 {
-	return check_slot(slot, ctx, tag, cap, small, len);
+	return check_any(slot, ctx, tag, cap, small, len);
+}
+
+/* take_span takes the span of n bytes whose head (published, checked by
+ * check_span) is slot, on the channel of entry e: its continuation slots
+ * checked, the payload copied, all its slots handed back; got as for
+ * take_head. 1, or -1 for Go. */
+static int take_span(unsigned char *e, unsigned char *slot, void *buf, uint32_t n,
+					       uint32_t got[2])
+{
+	uint64_t nslots = U64(e, HC_FE_IN_N), pos = U64(e, HC_FE_IN_POS);
+	uint64_t lap = 2 * (pos / nslots), k = span_slots(n);
+	if (!span_ok(slot, pos & (nslots - 1), k, nslots, lap)) return -1;
+	got[1] = ld32(slot + HC_DESC_TAG);
+	get_span(buf, slot, n, k);
+	for (uint64_t j = 1; j < k; j++) __atomic_store_n((uint64_t *)(slot + j * HC_SLOT_SIZE), lap + 2, __ATOMIC_RELEASE);
+	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
+	U64(e, HC_FE_IN_POS) = pos + k;
+	ring(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
+	got[0] = n;
+	hc_fl_span_recvs++;
+	return 1;
+}
+
+/* span_head takes the span whose head (published: take_head has looked)
+ * is slot, on the channel of entry e, if the receive rule allows it (ctx
+ * and tag packed in ct, cap already bounded by small): 1, or -1 for Go.
+ * Six arguments, so that take_head's call is a jump and its inline path
+ * keeps its short prologue. */
+static __attribute__((noinline)) int span_head(unsigned char *e, unsigned char *slot, uint64_t ct, void *buf,
+					       int64_t cap, uint32_t got[2])
+{
+	uint32_t n;
+	if (!check_span(slot, (uint32_t)(ct >> 32), (int32_t)ct, cap, cap, &n)) return -1;
+	return take_span(e, slot, buf, n, got);
 }
 
 /* take_head receives the message at the head of world rank w's channel to
@@ -240,9 +313,10 @@ int hc_fl_check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t c
  * allows (an inline message of context ctx and tag that fits cap): 1 then,
  * with its tag and length; 0 when nothing has arrived; -1 when the head is
  * for Go (another kind, context or tag, a truncation, a stream in
- * progress, a corrupt slot). Nothing is touched unless it returns 1. */
+ * progress, a corrupt slot). got[0] is the length received, got[1] the tag.
+ * Nothing is touched unless it returns 1. */
 static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf, int64_t cap, int spins,
-		     int32_t *got_tag, uint32_t *len)
+		     uint32_t got[2])
 {
 	unsigned char *e = st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
 	if (!U32(e, HC_FE_IN_KNOWN) || U32(e, HC_FE_IN_STREAM)) return -1;
@@ -258,22 +332,16 @@ static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf,
 		__builtin_ia32_pause();
 	}
 	uint32_t n;
-	if (!check_slot(slot, ctx, tag, cap, (int64_t)U64(st, HC_FL_SMALL), &n)) return -1;
-	int span = n > HC_INLINE_MAX;
-	uint64_t k = span ? span_slots(n) : 1;
-	if (span && !span_ok(slot, pos & (nslots - 1), k, nslots, lap)) return -1;
-	*got_tag = (int32_t)ld32(slot + HC_DESC_TAG);
-	if (span)
-		get_span(buf, slot, n, k);
-	else if (n)
-		memcpy(buf, slot + HC_DESC_HEADER, n);
-	/* Hand the slots back (after our reads) for the producer's next lap. */
-	for (uint64_t j = 1; j < k; j++) __atomic_store_n((uint64_t *)(slot + j * HC_SLOT_SIZE), lap + 2, __ATOMIC_RELEASE);
+	int64_t small = (int64_t)U64(st, HC_FL_SMALL);
+	if (!check_slot(slot, ctx, tag, cap, small, &n))
+		return span_head(e, slot, (uint64_t)ctx << 32 | (uint32_t)tag, buf, cap < small ? cap : small, got);
+	got[1] = ld32(slot + HC_DESC_TAG);
+	if (n) memcpy(buf, slot + HC_DESC_HEADER, n);
+	/* Hand the slot back (after our reads) for the producer's next lap. */
 	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
-	U64(e, HC_FE_IN_POS) = pos + k;
+	U64(e, HC_FE_IN_POS) = pos + 1;
 	ring(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
-	*len = n;
-	hc_fl_span_recvs += span;
+	got[0] = n;
 	return 1;
 }
 
@@ -302,10 +370,9 @@ int hc_fl_recv(int ci, void *buf, int64_t cap, int source, int tag, MPI_Status *
 	/* No spin for a buffer the skew controller watches: its verdict
 	 * reads when Go posted the receive. */
 	int spins = U32(st, HC_FL_OVERSUB) || cap > (int64_t)U64(st, HC_FL_SMALL) ? 0 : HC_FL_SPIN;
-	int32_t got_tag;
-	uint32_t n;
-	if (take_head(st, w, f->ctx, tag, buf, cap, spins, &got_tag, &n) != 1) return 0;
-	recv_status(status, source, got_tag, n);
+	uint32_t got[2];
+	if (take_head(st, w, f->ctx, tag, buf, cap, spins, got) != 1) return 0;
+	recv_status(status, source, (int32_t)got[1], got[0]);
 	hc_fl_recvs++;
 	return 1;
 }
@@ -411,11 +478,10 @@ static int lane_take(int k, int spins, MPI_Status *status)
 	hc_lane_ent *x = &lane[k];
 	int w = x->w;
 	if (src_head[w] != k || !U32(lane_st, HC_FL_RUN)) return -1;
-	int32_t got_tag;
-	uint32_t n;
-	int rc = take_head(lane_st, w, x->ctx, x->tag, x->buf, x->cap, spins, &got_tag, &n);
+	uint32_t got[2];
+	int rc = take_head(lane_st, w, x->ctx, x->tag, x->buf, x->cap, spins, got);
 	if (rc != 1) return rc;
-	recv_status(status, x->source, got_tag, n);
+	recv_status(status, x->source, (int32_t)got[1], got[0]);
 	if ((src_head[w] = x->next) < 0) src_tail[w] = -1;
 	hc_lane_state[k] = HC_LANE_FREE;
 	lane_free[lane_nfree++] = k;
@@ -550,7 +616,7 @@ static int peek_head(int w, uint64_t d, const hc_lane_ent *x, uint64_t *used)
 	if (v == lap) return 0;
 	if (v != lap + 1) return -1;
 	uint32_t n;
-	if (!check_slot(slot, x->ctx, x->tag, x->cap, (int64_t)U64(lane_st, HC_FL_SMALL), &n)) return -1;
+	if (!check_any(slot, x->ctx, x->tag, x->cap, (int64_t)U64(lane_st, HC_FL_SMALL), &n)) return -1;
 	*used = n > HC_INLINE_MAX ? span_slots(n) : 1;
 	return *used == 1 || span_ok(slot, pos & (nslots - 1), *used, nslots, lap) ? 1 : -1;
 }
