@@ -55,6 +55,11 @@ enum { HC_FL_SPIN = 256 };
 
 static inline uint32_t ld32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 
+/* lap_of is the publish word that says "free" for ring position pos of
+ * nslots (a power of two, Go's invariant): 2 * (pos / nslots), by a shift,
+ * since a 64-bit divide takes ~40 cycles (shm/fifo.go does the same). */
+static inline uint64_t lap_of(uint64_t pos, uint64_t nslots) { return 2 * (pos >> __builtin_ctzll(nslots)); }
+
 static const hc_flcomm *hc_fl_load(int ci)
 {
 	hc_comm *c = &hc_comms[ci];
@@ -122,6 +127,15 @@ static inline uint64_t span_slots(uint32_t n)
 
 static inline uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
+/* copy_bytes is memcpy where the compiler must not expand it: knowing a
+ * span's pieces are at most a slot long, it would inline them as rep movsq,
+ * slower at these sizes than the C library's vector copy. */
+static inline void copy_bytes(void *dst, const void *src, size_t n)
+{
+	__asm__("" : "+r"(n)); /* hides n's bound */
+	memcpy(dst, src, n);
+}
+
 /* published ends a send of len bytes in k slots from pos on, whose head
  * slot holds lap+1 now: the position, the receiver's summary bit and
  * doorbell, the counters. */
@@ -167,17 +181,17 @@ static __attribute__((noinline)) int send_span(int ci, const void *buf, int64_t 
 	if (!U32(e, HC_FE_OUT_OPEN) || len > U32(e, HC_FE_SPAN_OUT)) return 0;
 	uint64_t nslots = U64(e, HC_FE_OUT_N), pos = U64(e, HC_FE_OUT_POS), k = span_slots(len);
 	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_OUT_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
-	uint64_t lap = 2 * (pos / nslots);
+	uint64_t lap = lap_of(pos, nslots);
 	if ((pos & (nslots - 1)) + k > nslots) return 0;
 	for (uint64_t j = 0; j < k; j++)
 		if (__atomic_load_n((uint64_t *)(slot + j * HC_SLOT_SIZE), __ATOMIC_ACQUIRE) != lap) return 0;
 	put_envelope(slot, HC_KIND_SPAN, ctx, tag, len);
 	uint32_t off = min32(len, HC_SPAN_HEAD_MAX);
-	memcpy(slot + HC_DESC_HEADER, buf, off);
+	copy_bytes(slot + HC_DESC_HEADER, buf, off);
 	for (uint64_t j = 1; j < k; j++) {
 		unsigned char *s = slot + j * HC_SLOT_SIZE;
 		uint32_t m = min32(len - off, HC_SPAN_NEXT_MAX);
-		memcpy(s + 8, (const unsigned char *)buf + off, m);
+		copy_bytes(s + 8, (const unsigned char *)buf + off, m);
 		off += m;
 		__atomic_store_n((uint64_t *)s, lap + 1, __ATOMIC_RELAXED);
 	}
@@ -201,7 +215,7 @@ int hc_fl_send(int ci, const void *buf, int64_t n, int dest, int tag)
 	if (!U32(e, HC_FE_OUT_OPEN)) return 0;
 	uint64_t nslots = U64(e, HC_FE_OUT_N), pos = U64(e, HC_FE_OUT_POS);
 	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_OUT_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
-	uint64_t lap = 2 * (pos / nslots);
+	uint64_t lap = lap_of(pos, nslots);
 	/* Acquire: the consumer has finished reading the slot's last message. */
 	if (__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap) return 0; /* ring full */
 	uint32_t len = (uint32_t)n;
@@ -261,10 +275,10 @@ static inline int span_ok(const unsigned char *slot, uint64_t i, uint64_t k, uin
 static void get_span(unsigned char *buf, const unsigned char *slot, uint32_t len, uint64_t k)
 {
 	uint32_t off = min32(len, HC_SPAN_HEAD_MAX);
-	memcpy(buf, slot + HC_DESC_HEADER, off);
+	copy_bytes(buf, slot + HC_DESC_HEADER, off);
 	for (uint64_t j = 1; j < k; j++) {
 		uint32_t m = min32(len - off, HC_SPAN_NEXT_MAX);
-		memcpy(buf + off, slot + j * HC_SLOT_SIZE + 8, m);
+		copy_bytes(buf + off, slot + j * HC_SLOT_SIZE + 8, m);
 		off += m;
 	}
 }
@@ -282,7 +296,7 @@ static int take_span(unsigned char *e, unsigned char *slot, void *buf, uint32_t 
 					       uint32_t got[2])
 {
 	uint64_t nslots = U64(e, HC_FE_IN_N), pos = U64(e, HC_FE_IN_POS);
-	uint64_t lap = 2 * (pos / nslots), k = span_slots(n);
+	uint64_t lap = lap_of(pos, nslots), k = span_slots(n);
 	if (!span_ok(slot, pos & (nslots - 1), k, nslots, lap)) return -1;
 	got[1] = ld32(slot + HC_DESC_TAG);
 	get_span(buf, slot, n, k);
@@ -295,16 +309,18 @@ static int take_span(unsigned char *e, unsigned char *slot, void *buf, uint32_t 
 	return 1;
 }
 
-/* span_head takes the span whose head (published: take_head has looked)
- * is slot, on the channel of entry e, if the receive rule allows it (ctx
- * and tag packed in ct, cap already bounded by small): 1, or -1 for Go.
- * Six arguments, so that take_head's call is a jump and its inline path
- * keeps its short prologue. */
-static __attribute__((noinline)) int span_head(unsigned char *e, unsigned char *slot, uint64_t ct, void *buf,
-					       int64_t cap, uint32_t got[2])
+/* span_head takes the span at the head of world rank w's channel
+ * (published: take_head has looked) if the receive rule allows it (ctx and
+ * tag packed in ct): 1, or -1 for Go. Six arguments, so that take_head's
+ * call is a jump and its inline path keeps its short prologue. */
+static __attribute__((noinline)) int span_head(unsigned char *st, int w, uint64_t ct, void *buf, int64_t cap,
+					       uint32_t got[2])
 {
+	unsigned char *e = st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
+	uint64_t nslots = U64(e, HC_FE_IN_N), pos = U64(e, HC_FE_IN_POS);
+	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_IN_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
 	uint32_t n;
-	if (!check_span(slot, (uint32_t)(ct >> 32), (int32_t)ct, cap, cap, &n)) return -1;
+	if (!check_span(slot, (uint32_t)(ct >> 32), (int32_t)ct, cap, (int64_t)U64(st, HC_FL_SMALL), &n)) return -1;
 	return take_span(e, slot, buf, n, got);
 }
 
@@ -322,7 +338,7 @@ static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf,
 	if (!U32(e, HC_FE_IN_KNOWN) || U32(e, HC_FE_IN_STREAM)) return -1;
 	uint64_t nslots = U64(e, HC_FE_IN_N), pos = U64(e, HC_FE_IN_POS);
 	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_IN_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
-	uint64_t lap = 2 * (pos / nslots);
+	uint64_t lap = lap_of(pos, nslots);
 	for (;;) {
 		/* Acquire: pairs with the producer's publish. */
 		uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
@@ -332,9 +348,8 @@ static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf,
 		__builtin_ia32_pause();
 	}
 	uint32_t n;
-	int64_t small = (int64_t)U64(st, HC_FL_SMALL);
-	if (!check_slot(slot, ctx, tag, cap, small, &n))
-		return span_head(e, slot, (uint64_t)ctx << 32 | (uint32_t)tag, buf, cap < small ? cap : small, got);
+	if (!check_slot(slot, ctx, tag, cap, (int64_t)U64(st, HC_FL_SMALL), &n))
+		return span_head(st, w, (uint64_t)ctx << 32 | (uint32_t)tag, buf, cap, got);
 	got[1] = ld32(slot + HC_DESC_TAG);
 	if (n) memcpy(buf, slot + HC_DESC_HEADER, n);
 	/* Hand the slot back (after our reads) for the producer's next lap. */
@@ -611,7 +626,7 @@ static int peek_head(int w, uint64_t d, const hc_lane_ent *x, uint64_t *used)
 	uint64_t nslots = U64(e, HC_FE_IN_N), pos = U64(e, HC_FE_IN_POS) + d;
 	if (d >= nslots) return 0; /* not in the ring before the head moves */
 	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_IN_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
-	uint64_t lap = 2 * (pos / nslots);
+	uint64_t lap = lap_of(pos, nslots);
 	uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
 	if (v == lap) return 0;
 	if (v != lap + 1) return -1;
