@@ -126,3 +126,54 @@ func TestPeekSpanCorrupt(t *testing.T) {
 		})
 	}
 }
+
+// FuzzPeekSpan: whatever a peer wrote into a ring (publish words, the head's
+// envelope) and wherever the consumer stands, reading a span either fails
+// with ErrCorrupt or yields slots that lie inside the ring, each published
+// for the head's lap, and a payload that gathers without going out of
+// bounds.
+func FuzzPeekSpan(f *testing.F) {
+	f.Add(uint8(0), uint32(2048), uint64(1), uint64(1), uint64(1), uint64(0))
+	f.Add(uint8(6), uint32(SpanMax), uint64(1), uint64(1), uint64(1), uint64(1))
+	f.Add(uint8(7), uint32(InlineMax+1), uint64(1), uint64(0), uint64(0), uint64(0))
+	f.Add(uint8(13), uint32(SpanMax), uint64(3), uint64(3), uint64(3), uint64(3))
+	f.Fuzz(func(t *testing.T, at uint8, n uint32, w0, w1, w2, w3 uint64) {
+		const slots = 8
+		_, c := fifoPair(t, slots)
+		pos := uint64(at) % (2 * slots)
+		*c.pos = pos
+		lap := 2 * (pos >> c.shift)
+		words := []uint64{w0, w1, w2, w3}
+		for j, w := range words {
+			seqOf(c.slot(pos + uint64(j))).Store(lap + w%4)
+		}
+		head, err := c.Peek()
+		if head == nil || err != nil {
+			return
+		}
+		EncodeDesc(head, &Desc{Kind: KindSpan, FragLen: n, MsgLen: uint64(n)})
+		d, err := DecodeDesc(head, Limits{})
+		if err != nil {
+			return
+		}
+		k := SpanSlots(int(d.FragLen))
+		got, err := c.PeekSpan(k)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("PeekSpan: %v, want ErrCorrupt", err)
+			}
+			return
+		}
+		i := pos & c.mask
+		if i+uint64(k) > slots || len(got) != k*SlotSize {
+			t.Fatalf("span of %d slots at %d of %d accepted (%d bytes)", k, i, slots, len(got))
+		}
+		for j := 1; j < k; j++ {
+			if seqOf(c.slot(pos+uint64(j))).Load() != lap+1 {
+				t.Fatalf("continuation %d not published, accepted", j)
+			}
+		}
+		GatherSpan(make([]byte, d.FragLen), got, int(d.FragLen))
+		c.ReleaseSpan(k)
+	})
+}
