@@ -12,9 +12,15 @@
  * never under MPI_THREAD_MULTIPLE, asynchronous progress, checksums, after a
  * fatal error or Finalize; so no Go code runs beside it.
  *
+ * Messages of 1,041 B to 4 KiB travel the same way as spans over
+ * consecutive slots (shm/span.go), which only C sends: up to the size Go
+ * would send eager to that peer (the entry's spanMax), never across the
+ * ring's end. Go's drain takes the spans C does not.
+ *
  * Every value read from the shared region (the slot's publish word, kind,
- * flags, context, tag and length) is checked before use; a slot that is not
- * exactly a published inline message goes to Go, which reports corruption.
+ * flags, context, tag and length, a span's continuation words) is checked
+ * before use; a slot that is not exactly a published inline message or span
+ * goes to Go, which reports corruption.
  */
 #include <limits.h>
 #include <linux/futex.h>

@@ -1,6 +1,7 @@
 /*
  * fastlane.h — the C ABI's hot path for small blocking sends and receives
- * (fastlane.c). It reads and advances the state the Go engine shares with it
+ * (fastlane.c; up to 4 KiB: one slot inline, or a span over several). It
+ * reads and advances the state the Go engine shares with it
  * (shm/fastlane.go documents every word: who writes it, who reads it), so a
  * small MPI_Send or an MPI_Recv whose message is already at the head of its
  * channel makes no call into Go.
