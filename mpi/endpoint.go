@@ -105,6 +105,7 @@ func (e *engine) learnPeer(x *endpoint) {
 	rel, thr := e.th.ForPeer(e.region.RankCPU(e.rank), e.region.RankCPU(p))
 	x.Counters.Relation = rel
 	x.Counters.Threshold = thr
+	e.flSpan(x)
 }
 
 // initSkew sets up the skew controller toward the peer from its current
@@ -116,6 +117,7 @@ func (e *engine) initSkew(x *endpoint) {
 	s.Base = x.Counters.Threshold
 	e.skew.small = min(e.skew.small, s.Base)
 	e.flRefresh()
+	e.flSpan(x)
 	cfg := skew.DefaultConfig(s.Base, max(s.Base, ceiling))
 	if e.skew.slowReads() {
 		cfg.Patience *= slowReadsPatience

@@ -63,7 +63,26 @@ func (e *engine) flBindOut(oc *outChan) {
 	if e.fl != nil {
 		e.fl.BindOut(oc.Peer, oc.Prod, oc.Summary, e.rank, oc.Bell)
 		e.flOut(oc)
+		e.flSpan(e.eps[oc.Peer])
 	}
+}
+
+// flSpan tells C the largest message it may send to x's peer as a span
+// (shm/span.go): one useDirect sends eager whatever the skew controller
+// says, so C's choice is always Go's. Run again whenever what useDirect
+// reads of x changes (learnPeer, initSkew).
+func (e *engine) flSpan(x *endpoint) {
+	if e.fl == nil || x == nil || x.Out == nil || x.Out.Prod == nil {
+		return
+	}
+	n := 0
+	switch {
+	case !x.DirectOK || e.mode == directOff:
+		n = shm.SpanMax
+	case e.mode == directAuto && x.Sk.Ready:
+		n = min(shm.SpanMax, x.Sk.Base)
+	}
+	e.fl.SetSpanMax(x.Peer, n)
 }
 
 func (e *engine) flBindIn(ic *inChan) {

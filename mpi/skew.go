@@ -309,7 +309,7 @@ func (e *engine) headWaiting(r *Request) (int, bool) {
 		return 0, false
 	}
 	switch d.Kind {
-	case shm.KindInline, shm.KindFirst, shm.KindRTS:
+	case shm.KindInline, shm.KindSpan, shm.KindFirst, shm.KindRTS:
 		return int(d.MsgLen), true
 	}
 	return 0, false

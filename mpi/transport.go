@@ -241,6 +241,11 @@ func (e *engine) drain(ic *inChan) bool {
 			ic.Cons.Release()
 			continue
 		}
+		if err == nil && d.Kind == shm.KindSpan {
+			if err = e.span(ic, &d); err == nil {
+				continue
+			}
+		}
 		var payload []byte
 		if err == nil {
 			payload = proto.Payload(ic.Ch, slot, &d)
@@ -322,6 +327,34 @@ func (e *engine) deliver(ic *inChan, d *shm.Desc, payload []byte) error {
 	default:
 		return fmt.Errorf("%w: unexpected kind %d", shm.ErrBadDesc, d.Kind)
 	}
+	return nil
+}
+
+// span delivers the multi-slot message d heads on ic (shm/span.go; the C
+// ABI's fast lane sends them) and hands its slots back; on an error nothing
+// was taken.
+func (e *engine) span(ic *inChan, d *shm.Desc) error {
+	if ic.Cur != nil {
+		return proto.ErrStreaming
+	}
+	if e.checksum {
+		// A span carries no payload sum: its sender runs no C fast lane
+		// under checksums, so this one was not written by a hympi rank.
+		return fmt.Errorf("%w: span without a payload sum", shm.ErrBadDesc)
+	}
+	n := int(d.FragLen)
+	k := shm.SpanSlots(n)
+	slots, err := ic.Cons.PeekSpan(k)
+	if err != nil {
+		return err
+	}
+	if e.spanBuf == nil {
+		e.spanBuf = make([]byte, shm.SpanMax)
+	}
+	payload := e.spanBuf[:n]
+	shm.GatherSpan(payload, slots, n)
+	ic.Cons.ReleaseSpan(k)
+	e.arrive(ic.Peer, d, payload, nil)
 	return nil
 }
 

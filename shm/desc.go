@@ -44,8 +44,13 @@ const (
 	// KindCancelReply answers a KindCancel: ReqID echoes it, Tag is 1 when
 	// the message was dropped unmatched and 0 when it had been matched.
 	KindCancelReply Kind = 10
+	// KindSpan is a whole message of InlineMax < MsgLen == FragLen <=
+	// SpanMax bytes laid across consecutive slots of the ring (span.go): the
+	// C ABI's fast lane sends them so that 1–4 KiB messages need neither
+	// the cell pool nor a call into Go. It never wraps the ring's end.
+	KindSpan Kind = 11
 
-	kindMax = KindCancelReply
+	kindMax = KindSpan
 )
 
 // Descriptor flags.
@@ -120,8 +125,9 @@ func EncodeDesc(slot []byte, d *Desc) {
 	le.PutUint32(slot[descCtx:], d.Ctx)
 	le.PutUint32(slot[descTag:], uint32(d.Tag))
 	le.PutUint32(slot[descFragLen:], d.FragLen)
-	if d.Kind == KindInline || d.Kind == KindControl {
-		if d.Flags&FlagSync != 0 {
+	if d.Kind == KindInline || d.Kind == KindControl || d.Kind == KindSpan {
+		// A span's payload runs over the extension line.
+		if d.Flags&FlagSync != 0 && d.Kind != KindSpan {
 			le.PutUint64(slot[descReqID:], d.ReqID)
 		}
 		return
@@ -169,9 +175,9 @@ func DecodeDesc(slot []byte, lim Limits) (Desc, error) {
 		Tag:     int32(le.Uint32(slot[descTag:])),
 		FragLen: le.Uint32(slot[descFragLen:]),
 	}
-	if d.Kind == KindInline || d.Kind == KindControl {
+	if d.Kind == KindInline || d.Kind == KindControl || d.Kind == KindSpan {
 		d.MsgLen = uint64(d.FragLen)
-		if d.Flags&FlagSync != 0 {
+		if d.Flags&FlagSync != 0 && d.Kind != KindSpan {
 			d.ReqID = le.Uint64(slot[descReqID:])
 		}
 	} else {
@@ -196,6 +202,10 @@ func DecodeDesc(slot []byte, lim Limits) (Desc, error) {
 	case KindInline, KindControl:
 		if d.MsgLen != uint64(d.FragLen) || d.FragLen > InlineMax {
 			return Desc{}, fmt.Errorf("%w: inline length %d/%d", ErrBadDesc, d.FragLen, d.MsgLen)
+		}
+	case KindSpan:
+		if d.Flags != 0 || d.FragLen <= InlineMax || d.FragLen > SpanMax {
+			return Desc{}, fmt.Errorf("%w: span of %d bytes, flags %#x", ErrBadDesc, d.FragLen, d.Flags)
 		}
 	case KindFirst, KindNext:
 		if d.Cell >= lim.Cells {

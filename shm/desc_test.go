@@ -292,6 +292,11 @@ func FuzzDecodeDesc(f *testing.F) {
 		{Kind: KindAck, ReqID: 77},
 		{Kind: KindFirst, Cell: 5, MsgLen: 1000, FragLen: 192},
 		{Kind: KindInline, MsgLen: InlineMax + 1, FragLen: InlineMax + 1},
+		{Kind: KindSpan, MsgLen: InlineMax + 1, FragLen: InlineMax + 1},
+		{Kind: KindSpan, MsgLen: SpanMax, FragLen: SpanMax},
+		{Kind: KindSpan, MsgLen: SpanMax + 1, FragLen: SpanMax + 1},
+		{Kind: KindSpan, MsgLen: 8, FragLen: 8},
+		{Kind: KindSpan, MsgLen: 2048, FragLen: 2048, Flags: FlagSync},
 		{Kind: 9},
 	} {
 		slot := make([]byte, SlotSize)
@@ -323,6 +328,10 @@ func FuzzDecodeDesc(f *testing.F) {
 			t.Fatalf("accepted %+v", d)
 		}
 		switch d.Kind {
+		case KindSpan:
+			if d.FragLen <= InlineMax || d.FragLen > SpanMax || uint64(d.FragLen) != d.MsgLen || d.Flags != 0 {
+				t.Fatalf("accepted span %+v", d)
+			}
 		case KindInline, KindControl:
 			if d.FragLen > InlineMax || uint64(d.FragLen) != d.MsgLen {
 				t.Fatalf("accepted inline %+v", d)

@@ -49,6 +49,7 @@ import (
 //	32  u64 bellSeq    address of p's doorbell futex word
 //	40  u64 bellSleep  address of p's doorbell sleeper count
 //	48  u32 outOpen    1: channel open and nothing queued toward p in Go
+//	52  u32 spanMax    largest message C may send to p as a span (span.go), 0: none
 //	56  u64 cMsgs      eager messages C sent to p (Counters adds them in); C writes
 //	64  u64 inSlots    address of the slot array of p's channel to us (0: unknown)
 //	72  u64 inN        slots in it
@@ -83,6 +84,7 @@ const (
 	feBellSeq   = 32
 	feBellSleep = 40
 	feOutOpen   = 48
+	feSpanMax   = 52
 	feCMsgs     = 56
 	feInSlots   = 64
 	feInN       = 72
@@ -148,7 +150,7 @@ func (f *FastLane) SetChecksum(on bool) { *f.u32(flChecksum) = flag(on) }
 func (f *FastLane) SetOversub(on bool)  { *f.u32(flOversub) = flag(on) }
 
 // SetSmall bounds the messages C may take.
-func (f *FastLane) SetSmall(n int) { *f.i64(flSmall) = int64(min(n, InlineMax)) }
+func (f *FastLane) SetSmall(n int) { *f.i64(flSmall) = int64(min(n, SpanMax)) }
 
 // Counts is the engine's posted and unexpected counts, which its matching
 // queues keep up to date.
@@ -171,6 +173,12 @@ func (f *FastLane) BindOut(peer int, p *Producer, sum Summary, self int, bell Do
 // SetOutOpen says whether C may publish to peer: the channel is bound and Go
 // has nothing queued that a new message would overtake.
 func (f *FastLane) SetOutOpen(peer int, open bool) { *f.u32(f.ent(peer) + feOutOpen) = flag(open) }
+
+// SetSpanMax bounds the messages C may send to peer as spans (the largest
+// the engine would send eager whatever the skew controller says).
+func (f *FastLane) SetSpanMax(peer, n int) {
+	*f.u32(f.ent(peer) + feSpanMax) = uint32(min(max(n, 0), SpanMax))
+}
 
 // BindIn records peer's channel to us and moves c's position into the
 // entry. bell is peer's doorbell.
@@ -210,5 +218,7 @@ func FastLaneLayout() map[string]int {
 		"SLOT_SIZE": SlotSize, "DESC_KIND": descKind, "DESC_FLAGS": descFlags, "DESC_CTX": descCtx,
 		"DESC_TAG": descTag, "DESC_FRAGLEN": descFragLen, "DESC_HEADER": DescHeaderSize,
 		"INLINE_MAX": InlineMax, "KIND_INLINE": int(KindInline),
+		"SPAN_MAX": SpanMax, "KIND_SPAN": int(KindSpan), "SPAN_HEAD_MAX": SpanHeadMax, "SPAN_NEXT_MAX": SpanNextMax,
+		"SPAN_OUT": feSpanMax,
 	}
 }

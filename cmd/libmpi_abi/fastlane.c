@@ -12,9 +12,15 @@
  * never under MPI_THREAD_MULTIPLE, asynchronous progress, checksums, after a
  * fatal error or Finalize; so no Go code runs beside it.
  *
+ * Messages of 1,041 B to 4 KiB travel the same way as spans over
+ * consecutive slots (shm/span.go), which only C sends: up to the size Go
+ * would send eager to that peer (the entry's spanMax), never across the
+ * ring's end. Go's drain takes the spans C does not.
+ *
  * Every value read from the shared region (the slot's publish word, kind,
- * flags, context, tag and length) is checked before use; a slot that is not
- * exactly a published inline message goes to Go, which reports corruption.
+ * flags, context, tag and length, a span's continuation words) is checked
+ * before use; a slot that is not exactly a published inline message or span
+ * goes to Go, which reports corruption.
  */
 #include <limits.h>
 #include <linux/futex.h>
@@ -31,7 +37,7 @@
 int hc_fl_threads_ok;
 
 /* Calls served here, for HYMPI_DEBUG's report (and the tests that read it). */
-static unsigned long hc_fl_sends, hc_fl_recvs;
+static unsigned long hc_fl_sends, hc_fl_recvs, hc_fl_span_sends, hc_fl_span_recvs;
 
 static unsigned long lane_posts, lane_done, lane_syncs;
 
@@ -39,6 +45,8 @@ void hc_fl_report(int rank)
 {
 	fprintf(stderr, "hympi[debug]: rank %d: fast lane: %lu sends, %lu receives without Go\n", rank, hc_fl_sends,
 		hc_fl_recvs);
+	fprintf(stderr, "hympi[debug]: rank %d: spans: %lu sent, %lu received in C\n", rank, hc_fl_span_sends,
+		hc_fl_span_recvs);
 	fprintf(stderr, "hympi[debug]: rank %d: receive lane: %lu posted, %lu completed in C, %lu handed to Go\n", rank,
 		lane_posts, lane_done, lane_syncs);
 }
@@ -52,6 +60,11 @@ enum { HC_FL_SPIN = 256 };
 #define U64(p, off) (*(uint64_t *)((p) + (off)))
 
 static inline uint32_t ld32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+
+/* lap_of is the publish word that says "free" for ring position pos of
+ * nslots (a power of two, Go's invariant): 2 * (pos / nslots), by a shift,
+ * since a 64-bit divide takes ~40 cycles (shm/fifo.go does the same). */
+static inline uint64_t lap_of(uint64_t pos, uint64_t nslots) { return 2 * (pos >> __builtin_ctzll(nslots)); }
 
 static const hc_flcomm *hc_fl_load(int ci)
 {
@@ -111,9 +124,93 @@ static inline void ring(unsigned char *e, int seq_off, int sleep_off)
 	syscall(SYS_futex, seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
+/* span_slots is the number of slots a span of n bytes fills (n > HC_INLINE_MAX). */
+static inline uint64_t span_slots(uint32_t n)
+{
+	if (n <= HC_SPAN_HEAD_MAX) return 1;
+	return 1 + (n - HC_SPAN_HEAD_MAX + HC_SPAN_NEXT_MAX - 1) / HC_SPAN_NEXT_MAX;
+}
+
+static inline uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+/* copy_bytes is memcpy where the compiler must not expand it: knowing a
+ * span's pieces are at most a slot long, it would inline them as rep movsq,
+ * slower at these sizes than the C library's vector copy. */
+static inline void copy_bytes(void *dst, const void *src, size_t n)
+{
+	__asm__("" : "+r"(n)); /* hides n's bound */
+	memcpy(dst, src, n);
+}
+
+/* published ends a send of len bytes in k slots from pos on, whose head
+ * slot holds lap+1 now: the position, the receiver's summary bit and
+ * doorbell, the counters. */
+static inline __attribute__((always_inline)) void published(unsigned char *e, uint64_t pos, uint64_t k, int self,
+							     uint32_t len)
+{
+	U64(e, HC_FE_OUT_POS) = pos + k;
+	uint64_t *sum = (uint64_t *)(uintptr_t)U64(e, HC_FE_SUM_WORD);
+	uint64_t bit = (uint64_t)1 << (self & 63);
+	if (!(__atomic_load_n(sum, __ATOMIC_SEQ_CST) & bit)) __atomic_fetch_or(sum, bit, __ATOMIC_SEQ_CST);
+	ring(e, HC_FE_BELL_SEQ, HC_FE_BELL_SLEEP);
+	U64(e, HC_FE_C_MSGS) += 1;
+	U64(e, HC_FE_C_BYTES) += len;
+	hc_fl_sends++;
+}
+
+static inline void put_envelope(unsigned char *slot, int kind, uint32_t ctx, int tag, uint32_t len)
+{
+	slot[HC_DESC_KIND] = (unsigned char)kind;
+	slot[HC_DESC_FLAGS] = 0;
+	memcpy(slot + HC_DESC_CTX, &ctx, 4);
+	memcpy(slot + HC_DESC_TAG, &tag, 4);
+	memcpy(slot + HC_DESC_FRAGLEN, &len, 4);
+}
+
+/* send_span is hc_fl_send for len > HC_INLINE_MAX: the same checks, then
+ * only where Go too would send the message eager, and only before the
+ * ring's end (Go streams it through cells otherwise). It fills the
+ * continuation slots, their publish words included, then publishes the
+ * head, which makes all of it visible. Apart, so that the inline path pays
+ * nothing for it. */
+static __attribute__((noinline)) int send_span(int ci, const void *buf, int64_t n, int dest, int tag)
+{
+	if ((uint64_t)n > HC_SPAN_MAX || tag < 0) return 0;
+	const hc_flcomm *f = hc_fl_comm(ci);
+	if (!f || (unsigned)dest >= (unsigned)f->size) return 0;
+	unsigned char *st = f->st;
+	if (!U32(st, HC_FL_RUN)) return 0;
+	int self = (int)U32(st, HC_FL_RANK), w = f->world[dest];
+	if (w == self) return 0;
+	unsigned char *e = st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
+	uint32_t len = (uint32_t)n, ctx = f->ctx;
+	if (!U32(e, HC_FE_OUT_OPEN) || len > U32(e, HC_FE_SPAN_OUT)) return 0;
+	uint64_t nslots = U64(e, HC_FE_OUT_N), pos = U64(e, HC_FE_OUT_POS), k = span_slots(len);
+	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_OUT_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
+	uint64_t lap = lap_of(pos, nslots);
+	if ((pos & (nslots - 1)) + k > nslots) return 0;
+	for (uint64_t j = 0; j < k; j++)
+		if (__atomic_load_n((uint64_t *)(slot + j * HC_SLOT_SIZE), __ATOMIC_ACQUIRE) != lap) return 0;
+	put_envelope(slot, HC_KIND_SPAN, ctx, tag, len);
+	uint32_t off = min32(len, HC_SPAN_HEAD_MAX);
+	copy_bytes(slot + HC_DESC_HEADER, buf, off);
+	for (uint64_t j = 1; j < k; j++) {
+		unsigned char *s = slot + j * HC_SLOT_SIZE;
+		uint32_t m = min32(len - off, HC_SPAN_NEXT_MAX);
+		copy_bytes(s + 8, (const unsigned char *)buf + off, m);
+		off += m;
+		__atomic_store_n((uint64_t *)s, lap + 1, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n((uint64_t *)slot, lap + 1, __ATOMIC_SEQ_CST);
+	published(e, pos, k, self, len);
+	hc_fl_span_sends++;
+	return 1;
+}
+
 int hc_fl_send(int ci, const void *buf, int64_t n, int dest, int tag)
 {
-	if ((uint64_t)n > HC_INLINE_MAX || tag < 0) return 0;
+	if (__builtin_expect((uint64_t)n > HC_INLINE_MAX, 0)) return send_span(ci, buf, n, dest, tag);
+	if (tag < 0) return 0;
 	const hc_flcomm *f = hc_fl_comm(ci);
 	if (!f || (unsigned)dest >= (unsigned)f->size) return 0;
 	unsigned char *st = f->st;
@@ -124,27 +221,16 @@ int hc_fl_send(int ci, const void *buf, int64_t n, int dest, int tag)
 	if (!U32(e, HC_FE_OUT_OPEN)) return 0;
 	uint64_t nslots = U64(e, HC_FE_OUT_N), pos = U64(e, HC_FE_OUT_POS);
 	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_OUT_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
-	uint64_t lap = 2 * (pos / nslots);
+	uint64_t lap = lap_of(pos, nslots);
 	/* Acquire: the consumer has finished reading the slot's last message. */
 	if (__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap) return 0; /* ring full */
-	slot[HC_DESC_KIND] = HC_KIND_INLINE;
-	slot[HC_DESC_FLAGS] = 0;
 	uint32_t len = (uint32_t)n;
-	memcpy(slot + HC_DESC_CTX, &f->ctx, 4);
-	memcpy(slot + HC_DESC_TAG, &tag, 4);
-	memcpy(slot + HC_DESC_FRAGLEN, &len, 4);
+	put_envelope(slot, HC_KIND_INLINE, f->ctx, tag, len);
 	if (len) memcpy(slot + HC_DESC_HEADER, buf, len);
 	/* The publish: after the envelope and payload, and (sequentially
-	 * consistent) before the doorbell's sleeper load below. */
+	 * consistent) before the doorbell's sleeper load in published. */
 	__atomic_store_n((uint64_t *)slot, lap + 1, __ATOMIC_SEQ_CST);
-	U64(e, HC_FE_OUT_POS) = pos + 1;
-	uint64_t *sum = (uint64_t *)(uintptr_t)U64(e, HC_FE_SUM_WORD);
-	uint64_t bit = (uint64_t)1 << (self & 63);
-	if (!(__atomic_load_n(sum, __ATOMIC_SEQ_CST) & bit)) __atomic_fetch_or(sum, bit, __ATOMIC_SEQ_CST);
-	ring(e, HC_FE_BELL_SEQ, HC_FE_BELL_SLEEP);
-	U64(e, HC_FE_C_MSGS) += 1;
-	U64(e, HC_FE_C_BYTES) += len;
-	hc_fl_sends++;
+	published(e, pos, 1, self, len);
 	return 1;
 }
 
@@ -162,9 +248,86 @@ static inline int check_slot(const unsigned char *slot, uint32_t ctx, int tag, i
 	return 1;
 }
 
+/* check_span is check_slot for a span's head (the same rule, its own
+ * lengths), apart so that the inline case pays nothing for it. */
+static inline int check_span(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small,
+			     uint32_t *len)
+{
+	uint32_t n = ld32(slot + HC_DESC_FRAGLEN);
+	if (slot[HC_DESC_KIND] != HC_KIND_SPAN || slot[HC_DESC_FLAGS] != 0) return 0;
+	if (ld32(slot + HC_DESC_CTX) != ctx) return 0;
+	if (tag != MPI_ANY_TAG && (int32_t)ld32(slot + HC_DESC_TAG) != tag) return 0;
+	if (n <= HC_INLINE_MAX || n > HC_SPAN_MAX || (int64_t)n > cap || (int64_t)n > small) return 0;
+	*len = n;
+	return 1;
+}
+
+static inline int check_any(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small, uint32_t *len)
+{
+	return check_slot(slot, ctx, tag, cap, small, len) || check_span(slot, ctx, tag, cap, small, len);
+}
+
+/* span_ok checks the continuation slots of the k-slot span whose head is
+ * at ring index i of nslots (lap's): before the ring's end, each published
+ * for the same lap. Anything else is for Go (which reports corruption). */
+static inline int span_ok(const unsigned char *slot, uint64_t i, uint64_t k, uint64_t nslots, uint64_t lap)
+{
+	if (i + k > nslots) return 0;
+	for (uint64_t j = 1; j < k; j++)
+		if (__atomic_load_n((const uint64_t *)(slot + j * HC_SLOT_SIZE), __ATOMIC_ACQUIRE) != lap + 1) return 0;
+	return 1;
+}
+
+static void get_span(unsigned char *buf, const unsigned char *slot, uint32_t len, uint64_t k)
+{
+	uint32_t off = min32(len, HC_SPAN_HEAD_MAX);
+	copy_bytes(buf, slot + HC_DESC_HEADER, off);
+	for (uint64_t j = 1; j < k; j++) {
+		uint32_t m = min32(len - off, HC_SPAN_NEXT_MAX);
+		copy_bytes(buf + off, slot + j * HC_SLOT_SIZE + 8, m);
+		off += m;
+	}
+}
+
 int hc_fl_check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small, uint32_t *len)
 {
-	return check_slot(slot, ctx, tag, cap, small, len);
+	return check_any(slot, ctx, tag, cap, small, len);
+}
+
+/* take_span takes the span of n bytes whose head (published, checked by
+ * check_span) is slot, on the channel of entry e: its continuation slots
+ * checked, the payload copied, all its slots handed back; got as for
+ * take_head. 1, or -1 for Go. */
+static int take_span(unsigned char *e, unsigned char *slot, void *buf, uint32_t n,
+					       uint32_t got[2])
+{
+	uint64_t nslots = U64(e, HC_FE_IN_N), pos = U64(e, HC_FE_IN_POS);
+	uint64_t lap = lap_of(pos, nslots), k = span_slots(n);
+	if (!span_ok(slot, pos & (nslots - 1), k, nslots, lap)) return -1;
+	got[1] = ld32(slot + HC_DESC_TAG);
+	get_span(buf, slot, n, k);
+	for (uint64_t j = 1; j < k; j++) __atomic_store_n((uint64_t *)(slot + j * HC_SLOT_SIZE), lap + 2, __ATOMIC_RELEASE);
+	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
+	U64(e, HC_FE_IN_POS) = pos + k;
+	ring(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
+	got[0] = n;
+	hc_fl_span_recvs++;
+	return 1;
+}
+
+/* span_head takes the span at the head of world rank w's channel
+ * (published: take_head has looked) if the receive rule allows it (ctx and
+ * tag packed in ct): 1, or -1 for Go. Six arguments, so that take_head's
+ * call is a jump and its inline path keeps its short prologue. */
+static __attribute__((noinline)) int span_head(unsigned char *st, int w, uint64_t ct, void *buf, int64_t cap,
+					       uint32_t got[2])
+{
+	unsigned char *e = st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
+	uint64_t nslots = U64(e, HC_FE_IN_N), pos = U64(e, HC_FE_IN_POS);
+	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_IN_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
+	uint32_t n;
+	if (!check_span(slot, (uint32_t)(ct >> 32), (int32_t)ct, cap, (int64_t)U64(st, HC_FL_SMALL), &n)) return -1;
+	return take_span(e, slot, buf, n, got);
 }
 
 /* take_head receives the message at the head of world rank w's channel to
@@ -172,15 +335,16 @@ int hc_fl_check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t c
  * allows (an inline message of context ctx and tag that fits cap): 1 then,
  * with its tag and length; 0 when nothing has arrived; -1 when the head is
  * for Go (another kind, context or tag, a truncation, a stream in
- * progress, a corrupt slot). Nothing is touched unless it returns 1. */
+ * progress, a corrupt slot). got[0] is the length received, got[1] the tag.
+ * Nothing is touched unless it returns 1. */
 static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf, int64_t cap, int spins,
-		     int32_t *got_tag, uint32_t *len)
+		     uint32_t got[2])
 {
 	unsigned char *e = st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
 	if (!U32(e, HC_FE_IN_KNOWN) || U32(e, HC_FE_IN_STREAM)) return -1;
 	uint64_t nslots = U64(e, HC_FE_IN_N), pos = U64(e, HC_FE_IN_POS);
 	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_IN_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
-	uint64_t lap = 2 * (pos / nslots);
+	uint64_t lap = lap_of(pos, nslots);
 	for (;;) {
 		/* Acquire: pairs with the producer's publish. */
 		uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
@@ -190,14 +354,15 @@ static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf,
 		__builtin_ia32_pause();
 	}
 	uint32_t n;
-	if (!check_slot(slot, ctx, tag, cap, (int64_t)U64(st, HC_FL_SMALL), &n)) return -1;
-	*got_tag = (int32_t)ld32(slot + HC_DESC_TAG);
+	if (!check_slot(slot, ctx, tag, cap, (int64_t)U64(st, HC_FL_SMALL), &n))
+		return span_head(st, w, (uint64_t)ctx << 32 | (uint32_t)tag, buf, cap, got);
+	got[1] = ld32(slot + HC_DESC_TAG);
 	if (n) memcpy(buf, slot + HC_DESC_HEADER, n);
 	/* Hand the slot back (after our reads) for the producer's next lap. */
 	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
 	U64(e, HC_FE_IN_POS) = pos + 1;
 	ring(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
-	*len = n;
+	got[0] = n;
 	return 1;
 }
 
@@ -226,10 +391,9 @@ int hc_fl_recv(int ci, void *buf, int64_t cap, int source, int tag, MPI_Status *
 	/* No spin for a buffer the skew controller watches: its verdict
 	 * reads when Go posted the receive. */
 	int spins = U32(st, HC_FL_OVERSUB) || cap > (int64_t)U64(st, HC_FL_SMALL) ? 0 : HC_FL_SPIN;
-	int32_t got_tag;
-	uint32_t n;
-	if (take_head(st, w, f->ctx, tag, buf, cap, spins, &got_tag, &n) != 1) return 0;
-	recv_status(status, source, got_tag, n);
+	uint32_t got[2];
+	if (take_head(st, w, f->ctx, tag, buf, cap, spins, got) != 1) return 0;
+	recv_status(status, source, (int32_t)got[1], got[0]);
 	hc_fl_recvs++;
 	return 1;
 }
@@ -335,11 +499,10 @@ static int lane_take(int k, int spins, MPI_Status *status)
 	hc_lane_ent *x = &lane[k];
 	int w = x->w;
 	if (src_head[w] != k || !U32(lane_st, HC_FL_RUN)) return -1;
-	int32_t got_tag;
-	uint32_t n;
-	int rc = take_head(lane_st, w, x->ctx, x->tag, x->buf, x->cap, spins, &got_tag, &n);
+	uint32_t got[2];
+	int rc = take_head(lane_st, w, x->ctx, x->tag, x->buf, x->cap, spins, got);
 	if (rc != 1) return rc;
-	recv_status(status, x->source, got_tag, n);
+	recv_status(status, x->source, (int32_t)got[1], got[0]);
 	if ((src_head[w] = x->next) < 0) src_tail[w] = -1;
 	hc_lane_state[k] = HC_LANE_FREE;
 	lane_free[lane_nfree++] = k;
@@ -459,22 +622,24 @@ int hc_lane_any(int count, MPI_Request *reqs, int *index, int *flag, MPI_Status 
 	}
 }
 
-/* peek_head is take_head's verdict on the message d places behind the head
- * of w's channel for entry x, without taking it: 1 there and matching, 0
- * not there yet, -1 for Go. */
-static int peek_head(int w, unsigned d, const hc_lane_ent *x)
+/* peek_head is take_head's verdict on the message d slots behind the head
+ * of w's channel for entry x, without taking it: 1 there and matching (and
+ * *used its slots, more than one for a span), 0 not there yet, -1 for Go. */
+static int peek_head(int w, uint64_t d, const hc_lane_ent *x, uint64_t *used)
 {
 	unsigned char *e = lane_st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
 	if (!U32(e, HC_FE_IN_KNOWN) || U32(e, HC_FE_IN_STREAM)) return -1;
 	uint64_t nslots = U64(e, HC_FE_IN_N), pos = U64(e, HC_FE_IN_POS) + d;
 	if (d >= nslots) return 0; /* not in the ring before the head moves */
 	unsigned char *slot = (unsigned char *)(uintptr_t)U64(e, HC_FE_IN_SLOTS) + (pos & (nslots - 1)) * HC_SLOT_SIZE;
-	uint64_t lap = 2 * (pos / nslots);
+	uint64_t lap = lap_of(pos, nslots);
 	uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
 	if (v == lap) return 0;
 	if (v != lap + 1) return -1;
 	uint32_t n;
-	return check_slot(slot, x->ctx, x->tag, x->cap, (int64_t)U64(lane_st, HC_FL_SMALL), &n) ? 1 : -1;
+	if (!check_any(slot, x->ctx, x->tag, x->cap, (int64_t)U64(lane_st, HC_FL_SMALL), &n)) return -1;
+	*used = n > HC_INLINE_MAX ? span_slots(n) : 1;
+	return *used == 1 || span_ok(slot, pos & (nslots - 1), *used, nslots, lap) ? 1 : -1;
 }
 
 /* hc_lane_testall is MPI_Testall over queued lane receives, completed
@@ -509,9 +674,9 @@ int hc_lane_testall(int count, MPI_Request *reqs, int *flag, MPI_Status *sts)
 		if (k < 0 || src_stamp[lane[k].w] == stamp) continue;
 		int w = lane[k].w;
 		src_stamp[w] = stamp;
-		unsigned d = 0;
-		for (int j = src_head[w]; j >= 0 && lane_mark_of[j] && rc == 1; j = lane[j].next, d++) {
-			rc = peek_head(w, d, &lane[j]);
+		uint64_t d = 0, used = 0;
+		for (int j = src_head[w]; j >= 0 && lane_mark_of[j] && rc == 1; j = lane[j].next, d += used) {
+			rc = peek_head(w, d, &lane[j], &used);
 			ready += rc == 1;
 		}
 	}

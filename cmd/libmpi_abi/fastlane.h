@@ -1,6 +1,7 @@
 /*
  * fastlane.h — the C ABI's hot path for small blocking sends and receives
- * (fastlane.c). It reads and advances the state the Go engine shares with it
+ * (fastlane.c; up to 4 KiB: one slot inline, or a span over several). It
+ * reads and advances the state the Go engine shares with it
  * (shm/fastlane.go documents every word: who writes it, who reads it), so a
  * small MPI_Send or an MPI_Recv whose message is already at the head of its
  * channel makes no call into Go.
@@ -32,6 +33,7 @@ enum {
 	HC_FE_BELL_SEQ = 32,
 	HC_FE_BELL_SLEEP = 40,
 	HC_FE_OUT_OPEN = 48,
+	HC_FE_SPAN_OUT = 52,
 	HC_FE_C_MSGS = 56,
 	HC_FE_IN_SLOTS = 64,
 	HC_FE_IN_N = 72,
@@ -54,6 +56,13 @@ enum {
 	HC_DESC_HEADER = 24,
 	HC_INLINE_MAX = HC_SLOT_SIZE - HC_DESC_HEADER - 24,
 	HC_KIND_INLINE = 1,
+	/* A span (shm/span.go): one message of up to HC_SPAN_MAX bytes over
+	 * consecutive slots, HC_SPAN_HEAD_MAX bytes in the head, then
+	 * HC_SPAN_NEXT_MAX in each next slot after its publish word. */
+	HC_KIND_SPAN = 11,
+	HC_SPAN_MAX = 4096,
+	HC_SPAN_HEAD_MAX = HC_SLOT_SIZE - HC_DESC_HEADER,
+	HC_SPAN_NEXT_MAX = HC_SLOT_SIZE - 8,
 };
 
 /* What C knows of one communicator for the fast lane: the process's state,
@@ -84,7 +93,8 @@ HC_HIDDEN void hc_fl_report(int rank);
 /* hc_fl_check_slot is the receive rule's look at a published slot, exposed
  * for the validation test: 1 if the fast lane may take it for a receive on
  * context ctx with tag (or MPI_ANY_TAG) into cap bytes, with small the
- * largest length allowed; *len is then the payload length. */
+ * largest length allowed; *len is then the payload length. For a span it
+ * judges the head only: the taker checks the continuation slots. */
 HC_HIDDEN int hc_fl_check_slot(const unsigned char *slot, uint32_t ctx, int tag, int64_t cap, int64_t small,
 			       uint32_t *len);
 

@@ -14,6 +14,7 @@ static const int *hc_fl_layout(int *n)
 	HC_FE_SND_SLEEP, HC_FE_IN_KNOWN, HC_FE_IN_STREAM, HC_FE_C_BYTES,
 	HC_SLOT_SIZE, HC_DESC_KIND, HC_DESC_FLAGS, HC_DESC_CTX, HC_DESC_TAG, HC_DESC_FRAGLEN,
 	HC_DESC_HEADER, HC_INLINE_MAX, HC_KIND_INLINE,
+	HC_SPAN_MAX, HC_KIND_SPAN, HC_SPAN_HEAD_MAX, HC_SPAN_NEXT_MAX, HC_FE_SPAN_OUT,
 	};
 	*n = sizeof v / sizeof v[0];
 	return v;
@@ -33,6 +34,7 @@ var flLayoutNames = []string{
 	"IN_SLOTS", "IN_N", "IN_POS", "SND_SEQ", "SND_SLEEP", "IN_KNOWN", "IN_STREAM", "C_BYTES",
 	"SLOT_SIZE", "DESC_KIND", "DESC_FLAGS", "DESC_CTX", "DESC_TAG", "DESC_FRAGLEN", "DESC_HEADER",
 	"INLINE_MAX", "KIND_INLINE",
+	"SPAN_MAX", "KIND_SPAN", "SPAN_HEAD_MAX", "SPAN_NEXT_MAX", "SPAN_OUT",
 }
 
 // flLayout is fastlane.h's view of the layout, by name.

@@ -26,7 +26,7 @@ func TestFastLaneLayout(t *testing.T) {
 // an inline message without flags of this context and tag that fits.
 func goTakes(slot []byte, ctx uint32, tag int, capacity, small int64) (uint32, bool) {
 	d, err := shm.DecodeDesc(slot, shm.Limits{Cells: 16, CellSize: 4096})
-	if err != nil || d.Kind != shm.KindInline || d.Flags != 0 || d.Ctx != ctx {
+	if err != nil || d.Kind != shm.KindInline && d.Kind != shm.KindSpan || d.Flags != 0 || d.Ctx != ctx {
 		return 0, false
 	}
 	if tag != -2 && d.Tag != int32(tag) { // -2: MPI_ANY_TAG in the standard ABI
@@ -72,11 +72,17 @@ func FuzzFastLaneSlot(f *testing.F) {
 		{2, 0, 4, 7, 8, 4, 7, 8}, // a stream
 		{0, 0, 4, 7, 8, 4, 7, 8},
 		{200, 0, 4, 7, 8, 4, 7, 8},
-		{1, 0, 5, 7, 8, 4, 7, 8},   // other context
-		{1, 0, 4, 6, 8, 4, 7, 8},   // other tag
-		{1, 0, 4, -5, 8, 4, -2, 8}, // a negative tag a peer wrote
+		{1, 0, 5, 7, 8, 4, 7, 8},                        // other context
+		{1, 0, 4, 6, 8, 4, 7, 8},                        // other tag
+		{1, 0, 4, -5, 8, 4, -2, 8},                      // a negative tag a peer wrote
+		{11, 0, 4, 7, shm.InlineMax + 1, 4, 7, 1 << 20}, // the smallest span
+		{11, 0, 4, 7, shm.SpanMax, 4, 7, 1 << 20},       // the largest
+		{11, 0, 4, 7, shm.SpanMax + 1, 4, 7, 1 << 20},
+		{11, 0, 4, 7, shm.InlineMax, 4, 7, 1 << 20}, // a span that would fit inline
+		{11, 1, 4, 7, 2048, 4, 7, 1 << 20},          // a synchronous span
+		{11, 0, 4, 7, 2048, 4, 7, 2047},             // truncation
 	} {
-		f.Add(s.kind, s.flags, s.ctx, s.tag, s.n, s.want, s.wtag, s.capacity, int64(shm.InlineMax))
+		f.Add(s.kind, s.flags, s.ctx, s.tag, s.n, s.want, s.wtag, s.capacity, int64(shm.SpanMax))
 	}
 	f.Fuzz(func(t *testing.T, kind, flags byte, ctx uint32, tag int32, n, wctx uint32, wtag int32, capacity, small int64) {
 		if capacity < 0 {

@@ -1,0 +1,71 @@
+package shm
+
+import "fmt"
+
+// A span (KindSpan) is one message laid across k consecutive slots of a
+// descriptor ring, for sizes between InlineMax and SpanMax: the head slot
+// carries the envelope and the first SpanHeadMax bytes from DescHeaderSize
+// on (its extension line too: a span has no flags), and each following slot
+// SpanNextMax more from byte 8, after its own publish word. The producer
+// checks that all k slots are free for the current lap, fills them, stores
+// 2L+1 in each continuation slot's word and publishes the head last, so a
+// consumer that sees the head published may read the whole span; it hands
+// all k slots back (2L+2 each) once it has copied the payload. A span never
+// wraps the ring's end (the producer sends such a message another way), so
+// its slots are contiguous and share one lap.
+//
+// Keeping each continuation slot's publish word meaningful (instead of
+// running the payload over it) matters: a free-looking word inside a span
+// in flight would let the producer's next lap overwrite it early.
+const (
+	// SpanMax is the largest message a span carries.
+	SpanMax = 4096
+	// SpanHeadMax and SpanNextMax are the payload bytes of a span's head
+	// slot and of each continuation slot.
+	SpanHeadMax = SlotSize - DescHeaderSize
+	SpanNextMax = SlotSize - 8
+)
+
+// SpanSlots is the number of slots a span of n bytes occupies (n > InlineMax).
+func SpanSlots(n int) int {
+	if n <= SpanHeadMax {
+		return 1
+	}
+	return 1 + (n-SpanHeadMax+SpanNextMax-1)/SpanNextMax
+}
+
+// PeekSpan returns the k slots of the span whose head Peek just returned,
+// checking that they lie before the ring's end and that every continuation
+// slot is published for this lap; an error means a corrupt ring.
+func (c *Consumer) PeekSpan(k int) ([]byte, error) {
+	pos := *c.pos
+	i := pos & c.mask
+	if k < 1 || i+uint64(k) > c.n {
+		return nil, fmt.Errorf("%w: span of %d slots at ring position %d of %d", ErrCorrupt, k, i, c.n)
+	}
+	want := 2*(pos>>c.shift) + 1
+	for j := 1; j < k; j++ {
+		if seqOf(c.slot(pos+uint64(j))).Load() != want { // acquire, as Peek's
+			return nil, fmt.Errorf("%w: span continuation at ring position %d", ErrCorrupt, i+uint64(j))
+		}
+	}
+	z := c.size
+	return c.slots[i*z : (i+uint64(k))*z : (i+uint64(k))*z], nil
+}
+
+// ReleaseSpan hands the k slots of the span at the head back to the
+// producer (Release for each).
+func (c *Consumer) ReleaseSpan(k int) {
+	for ; k > 0; k-- {
+		c.Release()
+	}
+}
+
+// GatherSpan copies the n-byte payload of the span in slots (from
+// PeekSpan) to dst, which holds at least n bytes.
+func GatherSpan(dst, slots []byte, n int) {
+	m := copy(dst[:min(n, SpanHeadMax)], slots[DescHeaderSize:SlotSize])
+	for s := SlotSize; m < n; s += SlotSize {
+		m += copy(dst[m:n], slots[s+8:s+SlotSize])
+	}
+}
