@@ -159,6 +159,7 @@ func (c *Comm) takeMemo(k *collKey, v *countsKey) *collOp {
 	}
 	op := c.memo
 	c.memo = nil
+	c.cplanTaken(op)
 	c.memoHits++
 	return op
 }
@@ -175,4 +176,5 @@ func (c *Comm) keepMemo(k *collKey, op *collOp) {
 		c.putOp(c.memo)
 	}
 	c.memo, c.memoKey = op, *k
+	c.cplanKept(op)
 }

@@ -97,6 +97,7 @@ func (e *engine) markSending(oc *outChan) {
 	if !oc.Queued {
 		oc.Queued = true
 		e.sending = append(e.sending, oc)
+		e.flBusy()
 	}
 }
 
@@ -116,6 +117,7 @@ func (e *engine) pushAll() bool {
 	}
 	clear(e.sending[len(keep):])
 	e.sending = keep
+	e.flBusy()
 	return did
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nbc.h"
+#include "collane.h"
 #include "dtype.h"
 #include "argcheck.h"
 #include "_cgo_export.h"
@@ -68,7 +69,12 @@ HC_HIDDEN int hc_barrier(MPI_Comm comm, int nb, MPI_Request *req, const char *fn
 	COMM(ci, comm, fn);
 	if (HC_IS_INTER(ci)) return hc_nb_barrier(comm, RUN_OF(nb), req, fn);
 	if (nb) HC_CHECK_PTR(ci, req, fn);
-	int rc = hympi_go_barrier(ci, NB_REQ(nb, req), NB_CACHE(nb));
+	/* A plan of this call runs in C (collane.c). */
+	hc_cc_key k = {{HC_CC_BARRIER}, 0};
+	int rc;
+	if (hc_cc_try(ci, &k, !nb, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	rc = hympi_go_barrier(ci, NB_REQ(nb, req), NB_CACHE(nb));
+	if (!rc) hc_cc_learn(ci, &k);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -103,7 +109,12 @@ HC_HIDDEN int hc_bcast_x(void *buffer, int64_t count, MPI_Datatype datatype, int
 		free(tmp);
 		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	}
-	int rc = hympi_go_bcast(ci, buffer, s * count, root, NB_REQ(nb, req), NB_CACHE(nb));
+	hc_cc_key k = {{HC_CC_BCAST, (int64_t)(intptr_t)buffer, 0, s * count, (int64_t)(intptr_t)datatype, 0, root, s},
+		       0};
+	int rc;
+	if (hc_cc_try(ci, &k, 0, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	rc = hympi_go_bcast(ci, buffer, s * count, root, NB_REQ(nb, req), NB_CACHE(nb));
+	if (!rc) hc_cc_learn(ci, &k);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -169,8 +180,15 @@ HC_HIDDEN int hc_reduce_x(int kind, const void *sendbuf, void *recvbuf, int64_t 
 			return hc_nb_red(nbc[kind], sendbuf, recvbuf, count, dt, op, root, comm, RUN_OF(nb), req, fn);
 		return hc_reduce_packed(ci, kind, sendbuf, recvbuf, count, dt, &r, root, fn);
 	}
-	int rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root, NB_REQ(nb, req),
-				 NB_CACHE(nb));
+	hc_cc_key k = {{HC_CC_RED + kind, (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)recvbuf, r.esize * count,
+			(int64_t)(intptr_t)dt, (int64_t)(intptr_t)op, root, r.esize},
+		       0};
+	int rc;
+	if (hc_cc_try(ci, &k, !nb && kind == RED_ALLREDUCE, nb ? req : NULL, &rc))
+		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root, NB_REQ(nb, req),
+			     NB_CACHE(nb));
+	if (!rc) hc_cc_learn(ci, &k);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 

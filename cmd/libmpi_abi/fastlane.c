@@ -91,6 +91,8 @@ static inline const hc_flcomm *hc_fl_comm(int ci)
 	return hc_fl_load(ci);
 }
 
+const hc_flcomm *hc_fl_comm_get(int ci) { return hc_fl_comm(ci); }
+
 void hc_fl_release(int ci)
 {
 	free(hc_comms[ci].fl);
