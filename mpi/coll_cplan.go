@@ -202,7 +202,9 @@ func (c *Comm) compilePlan(op *collOp, p *cplan) bool {
 		p.ownDst, p.ownSrc, p.ownLen = cpAddr(s.own[0]), cpAddr(s.own[1]), uint64(min(len(s.own[0]), len(s.own[1])))
 	}
 	p.oversub = uint64(flag01(e.oversub))
-	p.unsettled = uint64(flag01(c.gate.state == gateUnknown))
+	// settleGate leaves a communicator no gate could serve unknown for
+	// good; size 0 fits whenever any size does.
+	p.unsettled = uint64(flag01(c.gate.state == gateUnknown && c.gateFits(0)))
 	p.ctx = uint64(c.ctx + 1)
 	return true
 }

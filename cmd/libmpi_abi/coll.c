@@ -183,12 +183,15 @@ HC_HIDDEN int hc_reduce_x(int kind, const void *sendbuf, void *recvbuf, int64_t 
 	hc_cc_key k = {{HC_CC_RED + kind, (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)recvbuf, r.esize * count,
 			(int64_t)(intptr_t)dt, (int64_t)(intptr_t)op, root, r.esize},
 		       0};
+	/* Not Reduce_scatter_block in place: Go runs it on a fresh copy of
+	 * the input, which a plan would keep reading. */
+	int lane = kind != RED_SCATTER_BLOCK || sendbuf != recvbuf;
 	int rc;
-	if (hc_cc_try(ci, &k, !nb && kind == RED_ALLREDUCE, nb ? req : NULL, &rc))
+	if (lane && hc_cc_try(ci, &k, !nb && kind == RED_ALLREDUCE, nb ? req : NULL, &rc))
 		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root, NB_REQ(nb, req),
 			     NB_CACHE(nb));
-	if (!rc) hc_cc_learn(ci, &k);
+	if (!rc && lane) hc_cc_learn(ci, &k);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -376,7 +379,16 @@ HC_HIDDEN int hc_move_x(int kind, const void *sendbuf, int64_t sendcount, MPI_Da
 		rn *= size;
 		break;
 	}
-	int rc = hympi_go_gather(ci, kind, (void *)sendbuf, sn, recvbuf, rn, root, NB_REQ(nb, req), NB_CACHE(nb));
+	/* The collective lane (collane.c) keys a call by the buffers Go gets:
+	 * not for packed copies (fresh each call) nor Alltoall in place (Go
+	 * copies the input). */
+	hc_cc_key k = {{HC_CC_MOVE + kind, (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)recvbuf, sn, rn, 0, root, 0},
+		       0};
+	int lane = !packed && !(kind == MOV_ALLTOALL && sendbuf == recvbuf);
+	int rc;
+	if (lane && hc_cc_try(ci, &k, 0, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	rc = hympi_go_gather(ci, kind, (void *)sendbuf, sn, recvbuf, rn, root, NB_REQ(nb, req), NB_CACHE(nb));
+	if (!rc && lane) hc_cc_learn(ci, &k);
 	if (!rc && rtmp) hc_type_unpack(recvtype, nr, rtmp, rs * nr, user_recv);
 	free(stmp);
 	free(rtmp);

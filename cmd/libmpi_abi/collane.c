@@ -215,9 +215,10 @@ static int learnable(const hc_cplan *p, const int64_t *k)
 		const hc_cp_round *r = &p->rounds[i];
 		if (r->x0 > r->x1 || r->x1 > nx || r->x1 - r->x0 > 64 || r->s0 > r->s1 || r->s1 > ns) return 0;
 	}
+	int red = k[0] >= HC_CC_RED && k[0] < HC_CC_MOVE;
 	for (uint64_t i = 0; i < ns; i++)
-		if (p->steps[i].kind == HC_CP_REDUCE && (k[0] < HC_CC_RED || k[7] <= 0 || p->steps[i].n % k[7])) return 0;
-	if (k[0] < HC_CC_RED) return 1;
+		if (p->steps[i].kind == HC_CP_REDUCE && (!red || k[7] <= 0 || p->steps[i].n % k[7])) return 0;
+	if (!red) return 1;
 	MPI_Datatype dt = (MPI_Datatype)(intptr_t)k[4];
 	hc_dt *t = hc_dt_get(dt);
 	if (!t || !t->predefined || t->handle != (intptr_t)dt || k[7] <= 0) return 0;

@@ -56,7 +56,7 @@ typedef struct {
 	uint64_t gen;
 } hc_cc_key;
 
-enum { HC_CC_BARRIER = 1, HC_CC_BCAST, HC_CC_RED /* + RED_* of nbc.h */ };
+enum { HC_CC_BARRIER = 1, HC_CC_BCAST, HC_CC_RED /* + RED_* of nbc.h */, HC_CC_MOVE = HC_CC_RED + 8 /* + MOV_* */ };
 
 /* hc_cc_try runs the call of key k from ci's plan: 1 when it did (the
  * MPI error code in *rc, MPI_SUCCESS or what Go's continuation returned),

@@ -116,6 +116,33 @@ int main(int argc, char **argv)
 		CHECK_RC(MPI_Reduce_scatter_block(rs, out, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
 		CHECK(out[0] == n * (2 * me + i) && out[1] == n * (2 * me + 1 + i));
 	}
+	static int ga[64], gb[64];
+	for (int i = 0; i < REPS; i++) { /* Gather to and Scatter from the last rank */
+		late(i);
+		int root = n - 1, v[2] = {me + i, -me};
+		for (int k = 0; k < 2 * n; k++) ga[k] = -7;
+		CHECK_RC(MPI_Gather(v, 2, MPI_INT, ga, 2, MPI_INT, root, MPI_COMM_WORLD));
+		if (me == root)
+			for (int k = 0; k < n; k++) CHECK(ga[2 * k] == k + i && ga[2 * k + 1] == -k);
+		for (int k = 0; k < 2 * n; k++) gb[k] = me == root ? k * 3 + i : -1;
+		int w[2] = {-1, -1};
+		CHECK_RC(MPI_Scatter(gb, 2, MPI_INT, w, 2, MPI_INT, root, other));
+		CHECK(w[0] == 2 * me * 3 + i && w[1] == (2 * me + 1) * 3 + i);
+	}
+	for (int i = 0; i < REPS; i++) { /* Allgather, in place too, and Alltoall */
+		late(i);
+		int v = me * 10 + i;
+		CHECK_RC(MPI_Allgather(&v, 1, MPI_INT, ga, 1, MPI_INT, MPI_COMM_WORLD));
+		for (int k = 0; k < n; k++) CHECK(ga[k] == k * 10 + i);
+		for (int k = 0; k < n; k++) gb[k] = k == me ? me * 5 - i : -1;
+		CHECK_RC(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, gb, 1, MPI_INT, other));
+		for (int k = 0; k < n; k++) CHECK(gb[k] == k * 5 - i);
+		int sa[16], ra[16];
+		for (int k = 0; k < n; k++) sa[k] = me * 100 + k + i, ra[k] = -1;
+		CHECK_RC(MPI_Alltoall(sa, 1, MPI_INT, ra, 1, MPI_INT, MPI_COMM_WORLD));
+		for (int k = 0; k < n; k++) CHECK(ra[k] == k * 100 + me + i);
+		if (i % 7 == 3) p2p(i);
+	}
 	for (int i = 0; i < REPS; i++) { /* nonblocking forms, waited on at once */
 		late(i);
 		MPI_Request q;
