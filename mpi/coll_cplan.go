@@ -259,7 +259,13 @@ func (c *Comm) cplanRun(tag, cur int, skip uint64, nb bool) (*Request, error) {
 		op.key = key
 	}
 	if tag < 0 {
+		// The pass the progress rule asks for, over everything but the
+		// collective rings: their messages are for collectives this rank
+		// has yet to call, which C takes straight off the rings, and filed
+		// as unexpected they would keep C off until Go had taken them all.
+		e.collHold = true
 		e.progress()
+		e.collHold = false
 		own := op.s.own[0] != nil && !nb
 		if own {
 			e.copyOwn(&op.s)

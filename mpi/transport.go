@@ -224,7 +224,7 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 
 // drain takes what a peer has published, up to drainBudget descriptors.
 func (e *engine) drain(ic *inChan) bool {
-	collDid := e.drainColl(ic)
+	collDid := !e.collHold && e.drainColl(ic)
 	n := 0
 	for ; n < drainBudget; n++ {
 		slot, err := ic.Cons.Peek()
