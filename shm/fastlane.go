@@ -40,7 +40,7 @@ import (
 //	                  queued or direct reads in progress (what keeps its own
 //	                  direct run of a collective off); Go writes, C reads.
 //
-// Then one entry of flEntrySize bytes per world rank p, at 64+p*192. Its first
+// Then one entry of flEntrySize bytes per world rank p, at 64+p*256. Its first
 // line is the sending side toward p, the second the receiving side from p,
 // the third the pair's collective rings (cmd/libmpi_abi/collane.c).
 // Go writes every field but the positions and C's counters; addresses point
@@ -77,7 +77,7 @@ type FastLane struct {
 const (
 	flVersion   = 2
 	flHeader    = 64
-	flEntrySize = 192
+	flEntrySize = 256
 
 	flRun      = 4
 	flChecksum = 8

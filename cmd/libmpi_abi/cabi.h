@@ -74,10 +74,6 @@ typedef struct {
 	 * first small send or receive; fl_state -1 when Go said no. */
 	struct hc_flcomm *fl;
 	int fl_state;
-	/* The communicator's C plan area (collane.c): mapped by Go on the
-	 * first small collective; cc_state -1 when Go said no. */
-	struct hc_cplan *cc;
-	int cc_state;
 } hc_comm;
 
 HC_HIDDEN extern hc_comm *hc_comms;

@@ -192,7 +192,8 @@ static int run(int ci, hc_cplan *p, const int64_t *key, MPI_Request *req, int *r
 
 int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
 {
-	hc_cplan *p = hc_comms[ci].cc;
+	const hc_flcomm *f = hc_comms[ci].fl;
+	hc_cplan *p = f ? f->cc : NULL;
 	if (!p) {
 		k->gen = 0;
 		return 0;
@@ -227,15 +228,13 @@ static int learnable(const hc_cplan *p, const int64_t *k)
 
 void hc_cc_learn(int ci, const hc_cc_key *k)
 {
-	hc_comm *c = &hc_comms[ci];
-	if (c->cc_state < 0 || !hc_fl_threads_ok) return;
+	if (!hc_fl_threads_ok) return;
+	/* The plan lives beside the fast lane's view of the communicator
+	 * (malloc'd by fastlane.c, so writable), whose state page it needs. */
+	hc_flcomm *c = (hc_flcomm *)hc_fl_comm_get(ci);
+	if (!c || c->cc_state < 0) return;
 	hc_cplan *p = c->cc;
 	if (!p) {
-		/* The fast lane's view first: the plan needs its state page. */
-		if (!hc_fl_comm_get(ci)) {
-			c->cc_state = -1;
-			return;
-		}
 		uintptr_t a = hympi_go_cc_area(ci);
 		p = (hc_cplan *)a;
 		if (!p || p->version != HC_CP_VERSION || p->size != sizeof(hc_cplan)) {

@@ -71,6 +71,8 @@ static const hc_flcomm *hc_fl_load(int ci)
 	f->st = (unsigned char *)st;
 	f->ctx = ctx;
 	f->size = size;
+	f->cc = NULL;
+	f->cc_state = 0;
 	int wsize = (int)U32(f->st, HC_FL_SIZE);
 	for (int i = 0; i < size; i++) {
 		if (f->world[i] < 0 || f->world[i] >= wsize) {

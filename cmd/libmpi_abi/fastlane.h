@@ -15,7 +15,7 @@
 enum {
 	HC_FL_VERSION = 2,
 	HC_FL_HEADER = 64,
-	HC_FL_ENTRY = 192,
+	HC_FL_ENTRY = 256,
 
 	HC_FL_RUN = 4,
 	HC_FL_OVERSUB = 12,
@@ -81,6 +81,10 @@ typedef struct hc_flcomm {
 	unsigned char *st;
 	uint32_t ctx;
 	int size;
+	/* The communicator's C plan area (collane.c), mapped by Go on the
+	 * first small collective; cc_state -1 when Go said no. */
+	struct hc_cplan *cc;
+	int cc_state;
 	int32_t world[];
 } hc_flcomm;
 
