@@ -474,3 +474,10 @@ func (c *Comm) Iprobe(source, tag int) (Status, bool, error) {
 func (c *Comm) fastLaneState() (state uintptr, ctx uint32, world []int, ok bool) {
 	return 0, 0, nil, false
 }
+
+// No C plans either (the engine's coll_cplan.go).
+func (c *Comm) cplanArea() uintptr { return 0 }
+
+func (c *Comm) cplanRun(tag, cur int, skip uint64, nb bool) (*Request, error) {
+	return nil, newErr(ErrIntern, "collective", "no C plans under a cgo backend")
+}

@@ -116,6 +116,7 @@ func (c *Comm) getOp() *collOp {
 
 // putOp returns a finished op to c's free list. Called with e.mu held.
 func (c *Comm) putOp(op *collOp) {
+	c.cplanDropped(op)
 	op.s.release()
 	// reqStore stays as it is: a user still holding the request of a
 	// recycled nonblocking collective sees it spent until the entry is
@@ -139,11 +140,12 @@ const (
 // collectives of a communicator in the same order (MPI requires it), so the
 // k-th collective gets the same tag everywhere.
 func (c *Comm) nextTag() int {
-	c.collSeq++
+	seq := c.seqWord()
+	*seq++
 	if c.tagBase != 0 {
-		return c.tagBase | int(c.collSeq&(1<<collGroupSeqBits-1))
+		return c.tagBase | int(*seq&(1<<collGroupSeqBits-1))
 	}
-	return int(c.collSeq & collSeqMask)
+	return int(*seq & collSeqMask)
 }
 
 // launchMode is how far a collective's start goes on its own.
@@ -216,6 +218,7 @@ func (e *engine) launchRun(c *Comm, op *collOp, ownDone bool, mode launchMode) {
 	e.advance(op)
 	if !r.done {
 		e.colls = append(e.colls, op)
+		e.flBusy()
 	}
 }
 
@@ -234,6 +237,7 @@ func (e *engine) advanceColls() bool {
 	}
 	clear(e.colls[len(keep):])
 	e.colls = keep
+	e.flBusy()
 	return did
 }
 

@@ -183,6 +183,7 @@ func (c *Comm) takeMemo(k *collKey, v *countsKey) *collOp {
 	}
 	op := c.memo
 	c.memo = nil
+	c.cplanTaken(op)
 	c.memoHits++
 	return op
 }
@@ -199,6 +200,7 @@ func (c *Comm) keepMemo(k *collKey, op *collOp) {
 		c.putOp(c.memo)
 	}
 	c.memo, c.memoKey = op, *k
+	c.cplanKept(op)
 }
 
 // runMemo is a keyed blocking collective's first step: when key (with

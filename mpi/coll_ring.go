@@ -31,6 +31,7 @@ func (e *engine) sendColl(oc *outChan, r *Request) {
 		return
 	}
 	oc.CollQ = append(oc.CollQ, r)
+	e.flCollOut(oc)
 	e.markSending(oc)
 }
 
@@ -77,6 +78,7 @@ func (e *engine) pushColl(oc *outChan) bool {
 	rest := copy(oc.CollQ, oc.CollQ[k:])
 	clear(oc.CollQ[rest:])
 	oc.CollQ = oc.CollQ[:rest]
+	e.flCollOut(oc)
 	return k > 0
 }
 

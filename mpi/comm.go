@@ -47,6 +47,8 @@ type Comm struct {
 	memo     *collOp
 	memoKey  collKey
 	memoHits uint64
+	// cp is c's C plan area (coll_cplan.go), nil until the C ABI asks.
+	cp *cplanState
 	// directRuns counts the collectives the direct run finished
 	// (coll_direct.go). Guarded by e.mu.
 	directRuns uint64

@@ -231,6 +231,7 @@ func (c *Comm) Free() error {
 	}
 	e.lastQ, e.lastCtx = nil, 0
 	c.dropGate()
+	c.cplanFree()
 	c.freed = true
 	return nil
 }

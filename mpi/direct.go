@@ -117,6 +117,7 @@ func (e *engine) startRead(r *Request, src int, d *shm.Desc) {
 	rd := proto.NewRead(r, r.buf, src, e.region.RankPID(src), d)
 	r.read = rd
 	e.reads = append(e.reads, rd)
+	e.flBusy()
 }
 
 // progressReads advances every pending direct read by one segment.
@@ -131,6 +132,7 @@ func (e *engine) progressReads() bool {
 	}
 	clear(e.reads[len(keep):])
 	e.reads = keep
+	e.flBusy()
 	return did
 }
 

@@ -26,6 +26,9 @@ type engine struct {
 	summary    shm.Summary
 	eps        endpoints  // by world rank; nil until first use (endpoint.go)
 	sending    []*outChan // peers with queued sends or acks
+	// collHold: progress leaves the collective rings alone, for the C
+	// collective lane's periodic pass (coll_cplan.go).
+	collHold bool
 
 	ctxs    map[uint32]*queues
 	lastCtx uint32

@@ -12,6 +12,8 @@ func init() {
 	enginehook.CancelSend = (*Request).cancelSend
 	enginehook.TestallInto = testallInto
 	enginehook.FastLaneState = (*Comm).fastLaneState
+	enginehook.CollPlanArea = (*Comm).cplanArea
+	enginehook.CollPlanRun = (*Comm).cplanRun
 	enginehook.SendNow = (*Comm).sendNow
 	enginehook.IsendIn = (*Comm).isendIn
 	enginehook.IssendIn = (*Comm).issendIn

@@ -55,6 +55,7 @@ func (e *engine) flEnable() bool {
 		}
 	}
 	e.flRefresh()
+	e.flBusy()
 	return true
 }
 
@@ -64,6 +65,10 @@ func (e *engine) flBindOut(oc *outChan) {
 		e.fl.BindOut(oc.Peer, oc.Prod, oc.Summary, e.rank, oc.Bell)
 		e.flOut(oc)
 		e.flSpan(e.eps[oc.Peer])
+		if oc.CollProd != nil {
+			e.fl.BindCollOut(oc.Peer, oc.CollProd)
+			e.flCollOut(oc)
+		}
 	}
 }
 
@@ -89,6 +94,9 @@ func (e *engine) flBindIn(ic *inChan) {
 	if e.fl != nil {
 		e.fl.BindIn(ic.Peer, ic.Cons, ic.Bell)
 		e.flStream(ic)
+		if ic.Coll != nil {
+			e.fl.BindCollIn(ic.Peer, ic.Coll)
+		}
 	}
 }
 
@@ -117,6 +125,23 @@ func (e *engine) flStop() {
 func (e *engine) flOut(oc *outChan) {
 	if e.fl != nil && oc.Prod != nil {
 		e.fl.SetOutOpen(oc.Peer, oc.Head == nil)
+	}
+}
+
+// flCollOut updates whether C may publish a collective message toward
+// oc's peer: nothing of ours queued on that ring.
+func (e *engine) flCollOut(oc *outChan) {
+	if e.fl != nil && oc.CollProd != nil {
+		e.fl.SetCollOpen(oc.Peer, len(oc.CollQ) == 0)
+	}
+}
+
+// flBusy updates whether the engine holds what keeps the direct run
+// (coll_direct.go), and so C's collectives, off: a collective in flight,
+// sends queued, reads in progress.
+func (e *engine) flBusy() {
+	if e.fl != nil {
+		e.fl.SetBusy(len(e.colls) != 0 || len(e.sending) != 0 || len(e.reads) != 0)
 	}
 }
 

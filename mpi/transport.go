@@ -97,6 +97,7 @@ func (e *engine) markSending(oc *outChan) {
 	if !oc.Queued {
 		oc.Queued = true
 		e.sending = append(e.sending, oc)
+		e.flBusy()
 	}
 }
 
@@ -116,6 +117,7 @@ func (e *engine) pushAll() bool {
 	}
 	clear(e.sending[len(keep):])
 	e.sending = keep
+	e.flBusy()
 	return did
 }
 
@@ -222,7 +224,7 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 
 // drain takes what a peer has published, up to drainBudget descriptors.
 func (e *engine) drain(ic *inChan) bool {
-	collDid := e.drainColl(ic)
+	collDid := !e.collHold && e.drainColl(ic)
 	n := 0
 	for ; n < drainBudget; n++ {
 		slot, err := ic.Cons.Peek()

@@ -36,9 +36,13 @@ import (
 //	32 i64 unexp      unexpected messages the engine holds, all contexts.
 //	40 i64 small      largest message C may take (the skew controller counts
 //	                  larger ones in Go); Go writes.
+//	48 u32 busy       1 while the engine has a collective in flight, sends
+//	                  queued or direct reads in progress (what keeps its own
+//	                  direct run of a collective off); Go writes, C reads.
 //
-// Then one entry of flEntrySize bytes per world rank p, at 64+p*128. Its first
-// line is the sending side toward p, the second the receiving side from p.
+// Then one entry of flEntrySize bytes per world rank p, at 64+p*256. Its first
+// line is the sending side toward p, the second the receiving side from p,
+// the third the pair's collective rings (cmd/libmpi_abi/collane.c).
 // Go writes every field but the positions and C's counters; addresses point
 // into the region, which stays mapped while run is set.
 //
@@ -59,15 +63,22 @@ import (
 //	104 u32 inKnown    1: the in fields are set
 //	108 u32 inStream   1: a multi-fragment message from p is in progress in Go
 //	112 u64 cBytes     eager bytes C sent to p; C writes
+//	128 u64 collOut    address of the slot array of our collective ring to p (0: not open)
+//	136 u64 collOutPos the collective producer's next position: Go's and C's
+//	144 u64 collIn     address of the slot array of p's collective ring to us (0: unknown)
+//	152 u64 collInPos  the collective consumer's next position: Go's and C's
+//	160 u32 collOpen   1: collective ring open and no collective message queued toward p in Go
+//
+// Both collective rings have shm.CollSlots slots of shm.CollSlotSize bytes.
 type FastLane struct {
 	mem  []byte
 	size int
 }
 
 const (
-	flVersion   = 1
+	flVersion   = 2
 	flHeader    = 64
-	flEntrySize = 128
+	flEntrySize = 256
 
 	flRun      = 4
 	flChecksum = 8
@@ -76,6 +87,7 @@ const (
 	flSize     = 20
 	flPosted   = 24
 	flSmall    = 40
+	flBusy     = 48
 
 	feOutSlots  = 0
 	feOutN      = 8
@@ -94,6 +106,11 @@ const (
 	feInKnown   = 104
 	feInStream  = 108
 	feCBytes    = 112
+	feCollOut   = 128
+	feCollOPos  = 136
+	feCollIn    = 144
+	feCollIPos  = 152
+	feCollOpen  = 160
 )
 
 // NewFastLane maps the fast-lane state of a process that is world rank
@@ -170,6 +187,32 @@ func (f *FastLane) BindOut(peer int, p *Producer, sum Summary, self int, bell Do
 	*f.u64(e + feBellSleep) = uint64(uintptr(unsafe.Pointer(bell.sleepers)))
 }
 
+// SetBusy says whether the engine holds work that keeps C's collectives off.
+func (f *FastLane) SetBusy(on bool) { *f.u32(flBusy) = flag(on) }
+
+// BindCollOut records our collective ring to peer and moves p's position
+// into the entry, where C advances it too.
+func (f *FastLane) BindCollOut(peer int, p *Producer) {
+	e := f.ent(peer)
+	pos := f.u64(e + feCollOPos)
+	*pos = *p.pos
+	p.pos = pos
+	*f.u64(e + feCollOut) = uint64(uintptr(unsafe.Pointer(&p.slots[0])))
+}
+
+// BindCollIn records peer's collective ring to us and moves c's position
+// into the entry.
+func (f *FastLane) BindCollIn(peer int, c *Consumer) {
+	e := f.ent(peer)
+	pos := f.u64(e + feCollIPos)
+	*pos = *c.pos
+	c.pos = pos
+	*f.u64(e + feCollIn) = uint64(uintptr(unsafe.Pointer(&c.slots[0])))
+}
+
+// SetCollOpen says whether C may publish a collective message to peer.
+func (f *FastLane) SetCollOpen(peer int, open bool) { *f.u32(f.ent(peer) + feCollOpen) = flag(open) }
+
 // SetOutOpen says whether C may publish to peer: the channel is bound and Go
 // has nothing queued that a new message would overtake.
 func (f *FastLane) SetOutOpen(peer int, open bool) { *f.u32(f.ent(peer) + feOutOpen) = flag(open) }
@@ -215,6 +258,10 @@ func FastLaneLayout() map[string]int {
 		"BELL_SEQ": feBellSeq, "BELL_SLEEP": feBellSleep, "OUT_OPEN": feOutOpen, "C_MSGS": feCMsgs,
 		"IN_SLOTS": feInSlots, "IN_N": feInN, "IN_POS": feInPos, "SND_SEQ": feSndSeq,
 		"SND_SLEEP": feSndSleep, "IN_KNOWN": feInKnown, "IN_STREAM": feInStream, "C_BYTES": feCBytes,
+		"BUSY": flBusy, "COLL_OUT": feCollOut, "COLL_OPOS": feCollOPos, "COLL_IN": feCollIn,
+		"COLL_IPOS": feCollIPos, "COLL_OPEN": feCollOpen, "COLL_SLOTS": CollSlots, "COLL_SLOT_SIZE": CollSlotSize,
+		"COLL_INLINE_MAX": CollInlineMax, "COLL_CTX": collCtx, "COLL_TAG": collTag, "COLL_LEN": collLen,
+		"COLL_RSVD": collRsvd, "COLL_HEADER": collHeader,
 		"SLOT_SIZE": SlotSize, "DESC_KIND": descKind, "DESC_FLAGS": descFlags, "DESC_CTX": descCtx,
 		"DESC_TAG": descTag, "DESC_FRAGLEN": descFragLen, "DESC_HEADER": DescHeaderSize,
 		"INLINE_MAX": InlineMax, "KIND_INLINE": int(KindInline),

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nbc.h"
+#include "collane.h"
 #include "dtype.h"
 #include "argcheck.h"
 #include "_cgo_export.h"
@@ -69,7 +70,12 @@ HC_HIDDEN int hc_barrier(MPI_Comm comm, int nb, MPI_Request *req, const char *fn
 	COMM(ci, comm, fn);
 	if (HC_IS_INTER(ci)) return hc_nb_barrier(comm, RUN_OF(nb), req, fn);
 	if (nb) HC_CHECK_PTR(ci, req, fn);
-	int rc = hympi_go_barrier(ci, NB_REQ(nb, req), NB_CACHE(nb));
+	/* A plan of this call runs in C (collane.c). */
+	hc_cc_key k = {{HC_CC_BARRIER}, 0};
+	int rc;
+	if (hc_cc_try(ci, &k, !nb, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	rc = hympi_go_barrier(ci, NB_REQ(nb, req), NB_CACHE(nb));
+	if (!rc) hc_cc_learn(ci, &k);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -104,7 +110,12 @@ HC_HIDDEN int hc_bcast_x(void *buffer, int64_t count, MPI_Datatype datatype, int
 		free(tmp);
 		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	}
-	int rc = hympi_go_bcast(ci, buffer, s * count, root, NB_REQ(nb, req), NB_CACHE(nb));
+	hc_cc_key k = {{HC_CC_BCAST, (int64_t)(intptr_t)buffer, 0, s * count, (int64_t)(intptr_t)datatype, 0, root, s},
+		       0};
+	int rc;
+	if (hc_cc_try(ci, &k, 0, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	rc = hympi_go_bcast(ci, buffer, s * count, root, NB_REQ(nb, req), NB_CACHE(nb));
+	if (!rc) hc_cc_learn(ci, &k);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -170,8 +181,18 @@ HC_HIDDEN int hc_reduce_x(int kind, const void *sendbuf, void *recvbuf, int64_t 
 			return hc_nb_red(nbc[kind], sendbuf, recvbuf, count, dt, op, root, comm, RUN_OF(nb), req, fn);
 		return hc_reduce_packed(ci, kind, sendbuf, recvbuf, count, dt, &r, root, fn);
 	}
-	int rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root, NB_REQ(nb, req),
-				 NB_CACHE(nb));
+	hc_cc_key k = {{HC_CC_RED + kind, (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)recvbuf, r.esize * count,
+			(int64_t)(intptr_t)dt, (int64_t)(intptr_t)op, root, r.esize},
+		       0};
+	/* Not Reduce_scatter_block in place: Go runs it on a fresh copy of
+	 * the input, which a plan would keep reading. */
+	int lane = kind != RED_SCATTER_BLOCK || sendbuf != recvbuf;
+	int rc;
+	if (lane && hc_cc_try(ci, &k, !nb && kind == RED_ALLREDUCE, nb ? req : NULL, &rc))
+		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root, NB_REQ(nb, req),
+			     NB_CACHE(nb));
+	if (!rc && lane) hc_cc_learn(ci, &k);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -375,7 +396,16 @@ HC_HIDDEN int hc_move_x(int kind, const void *sendbuf, int64_t sendcount, MPI_Da
 		rn *= size;
 		break;
 	}
-	int rc = hympi_go_gather(ci, kind, (void *)sendbuf, sn, recvbuf, rn, root, NB_REQ(nb, req), NB_CACHE(nb));
+	/* The collective lane (collane.c) keys a call by the buffers Go gets:
+	 * not for packed copies (fresh each call) nor Alltoall in place (Go
+	 * copies the input). */
+	hc_cc_key k = {{HC_CC_MOVE + kind, (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)recvbuf, sn, rn, 0, root, 0},
+		       0};
+	int lane = !packed && !(kind == MOV_ALLTOALL && sendbuf == recvbuf);
+	int rc;
+	if (lane && hc_cc_try(ci, &k, 0, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	rc = hympi_go_gather(ci, kind, (void *)sendbuf, sn, recvbuf, rn, root, NB_REQ(nb, req), NB_CACHE(nb));
+	if (!rc && lane) hc_cc_learn(ci, &k);
 	if (!rc && rtmp) hc_type_unpack(recvtype, nr, rtmp, rs * nr, user_recv);
 	free(stmp);
 	free(rtmp);

@@ -84,6 +84,8 @@ static const hc_flcomm *hc_fl_load(int ci)
 	f->st = (unsigned char *)st;
 	f->ctx = ctx;
 	f->size = size;
+	f->cc = NULL;
+	f->cc_state = 0;
 	int wsize = (int)U32(f->st, HC_FL_SIZE);
 	for (int i = 0; i < size; i++) {
 		if (f->world[i] < 0 || f->world[i] >= wsize) {
@@ -103,6 +105,8 @@ static inline const hc_flcomm *hc_fl_comm(int ci)
 	if (__builtin_expect(f != NULL, 1)) return f;
 	return hc_fl_load(ci);
 }
+
+const hc_flcomm *hc_fl_comm_get(int ci) { return hc_fl_comm(ci); }
 
 void hc_fl_release(int ci)
 {

@@ -103,3 +103,33 @@ func hympi_go_lane_flush(ents *C.hc_lane_post, n C.int) {
 		q.spare = nil
 	}
 }
+
+// hympi_go_cc_area maps communicator ci's C plan area (collane.c) and
+// returns its address, 0 when C must run ci's collectives in Go.
+//
+//export hympi_go_cc_area
+func hympi_go_cc_area(ci C.int) C.uintptr_t {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return 0
+	}
+	return C.uintptr_t(cabi.CollPlanArea(c))
+}
+
+// hympi_go_cc_run continues in Go the collective collane.c started from
+// ci's plan: tag drawn, rounds before cur done, round cur's transfers in
+// skip done (tag < 0: none of it; Go runs it whole after a progress pass).
+// A nonblocking call passes req (and its thread's cache) for the handle.
+//
+//export hympi_go_cc_run
+func hympi_go_cc_run(ci, tag, cur C.int, skip C.uint64_t, req *C.intptr_t, cache *C.hc_reqcache) C.int {
+	c, rc := commAt(ci)
+	if rc != 0 {
+		return rc
+	}
+	x, err := cabi.CollPlanRun(c, int(tag), int(cur), uint64(skip), req != nil)
+	if req == nil {
+		return errCode(err)
+	}
+	return started(ci, x, err, req, cache)
+}

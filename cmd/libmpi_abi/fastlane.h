@@ -14,9 +14,9 @@
 
 /* Layout of shm.FastLane; hc_fl_load checks the version word. */
 enum {
-	HC_FL_VERSION = 1,
+	HC_FL_VERSION = 2,
 	HC_FL_HEADER = 64,
-	HC_FL_ENTRY = 128,
+	HC_FL_ENTRY = 256,
 
 	HC_FL_RUN = 4,
 	HC_FL_OVERSUB = 12,
@@ -25,6 +25,7 @@ enum {
 	HC_FL_POSTED = 24,
 	HC_FL_UNEXP = 32,
 	HC_FL_SMALL = 40,
+	HC_FL_BUSY = 48,
 
 	HC_FE_OUT_SLOTS = 0,
 	HC_FE_OUT_N = 8,
@@ -43,6 +44,23 @@ enum {
 	HC_FE_IN_KNOWN = 104,
 	HC_FE_IN_STREAM = 108,
 	HC_FE_C_BYTES = 112,
+	HC_FE_COLL_OUT = 128,
+	HC_FE_COLL_OPOS = 136,
+	HC_FE_COLL_IN = 144,
+	HC_FE_COLL_IPOS = 152,
+	HC_FE_COLL_OPEN = 160,
+};
+
+/* The collective slot (shm/coll.go) and ring shape (shm/layout.go). */
+enum {
+	HC_COLL_SLOTS = 64,
+	HC_COLL_SLOT_SIZE = 256,
+	HC_COLL_CTX = 8,
+	HC_COLL_TAG = 12,
+	HC_COLL_LEN = 16,
+	HC_COLL_RSVD = 20,
+	HC_COLL_HEADER = 24,
+	HC_COLL_INLINE_MAX = HC_COLL_SLOT_SIZE - HC_COLL_HEADER,
 };
 
 /* The descriptor slot (shm/desc.go, shm/layout.go). */
@@ -72,6 +90,10 @@ typedef struct hc_flcomm {
 	unsigned char *st;
 	uint32_t ctx;
 	int size;
+	/* The communicator's C plan area (collane.c), mapped by Go on the
+	 * first small collective; cc_state -1 when Go said no. */
+	struct hc_cplan *cc;
+	int cc_state;
 	int32_t world[];
 } hc_flcomm;
 
@@ -84,6 +106,9 @@ HC_HIDDEN extern int hc_fl_threads_ok;
  * count of a contiguous buffer. */
 HC_HIDDEN int hc_fl_send(int ci, const void *buf, int64_t n, int dest, int tag);
 HC_HIDDEN int hc_fl_recv(int ci, void *buf, int64_t n, int source, int tag, MPI_Status *st);
+/* hc_fl_comm_get is the communicator's fast-lane view, made on first use
+ * (NULL: the fast lane cannot serve ci). */
+HC_HIDDEN const hc_flcomm *hc_fl_comm_get(int ci);
 /* hc_fl_release frees communicator ci's fast-lane data (with hc_lock held
  * by hc_comm_release). */
 HC_HIDDEN void hc_fl_release(int ci);

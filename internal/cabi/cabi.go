@@ -33,6 +33,8 @@ var (
 	cancelSend    = typed[func(*mpi.Request) bool]("CancelSend", enginehook.CancelSend)
 	testallInto   = typed[func([]*mpi.Request, []mpi.Status) (bool, error)]("TestallInto", enginehook.TestallInto)
 	fastLaneState = typed[func(*mpi.Comm) (uintptr, uint32, []int, bool)]("FastLaneState", enginehook.FastLaneState)
+	collPlanArea  = typed[func(*mpi.Comm) uintptr]("CollPlanArea", enginehook.CollPlanArea)
+	collPlanRun   = typed[func(*mpi.Comm, int, int, uint64, bool) (*mpi.Request, error)]("CollPlanRun", enginehook.CollPlanRun)
 	sendNow       = typed[func(*mpi.Comm, []byte, int, int) (bool, error)]("SendNow", enginehook.SendNow)
 	isendIn       = typed[xfer]("IsendIn", enginehook.IsendIn)
 	issendIn      = typed[xfer]("IssendIn", enginehook.IssendIn)
@@ -121,6 +123,18 @@ func TestallInto(reqs []*mpi.Request, sts []mpi.Status) (bool, error) {
 // and its rank-to-world table; ok is false when the fast lane cannot serve c.
 func FastLaneState(c *mpi.Comm) (state uintptr, ctx uint32, world []int, ok bool) {
 	return fastLaneState(c)
+}
+
+// CollPlanArea is the address of c's C plan area (mpi/coll_cplan.go), 0
+// when the C ABI must run c's collectives in Go.
+func CollPlanArea(c *mpi.Comm) uintptr { return collPlanArea(c) }
+
+// CollPlanRun continues in Go a collective C started from c's plan: tag
+// drawn, rounds before cur done and round cur's transfers in skip (tag < 0:
+// nothing done; Go runs it all). nb: return the collective's request
+// rather than wait for it.
+func CollPlanRun(c *mpi.Comm, tag, cur int, skip uint64, nb bool) (*mpi.Request, error) {
+	return collPlanRun(c, tag, cur, skip, nb)
 }
 
 // SendNow is MPI_Isend's shortcut: a standard-mode message that can be

@@ -1,0 +1,252 @@
+/*
+ * collane.c — small collectives without a call into Go: the communicator's
+ * plan (mpi/coll_cplan.go), which is the Go engine's own memoised schedule
+ * written out as data, run on the collective rings under the rules of
+ * Go's direct run (mpi/coll_direct.go):
+ *   - it starts only while the fast lane may run (shm/fastlane.go) and the
+ *     engine holds no posted or unexpected receive, no collective in
+ *     flight, no queued send and no read (the busy word), and not on every
+ *     64th run of a plan, which goes to Go for a progress pass first;
+ *   - a send is published when no collective message of ours is queued
+ *     toward the peer in Go and a slot is free;
+ *   - a receive takes the head of the peer's collective ring when it is a
+ *     published message of this collective (context, tag) of exactly the
+ *     expected length, after a short spin (none when ranks outnumber CPUs).
+ * The first transfer that cannot be done hands the collective to Go at
+ * that round with the round's transfers done so far (hympi_go_cc_run),
+ * and Go goes on exactly as its direct run stopped there would. The tag is
+ * drawn from the sequence word Go's nextTag uses, in the plan area.
+ *
+ * Every value read from the shared region (publish word, context, tag,
+ * length, reserved word) is checked before use; anything unexpected is
+ * left for Go, which reports corruption. The plan itself is this process's
+ * private memory; its indexes are checked all the same.
+ */
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collane.h"
+#include "dtype.h"
+#include "fastlane.h"
+#include "nbc.h"
+#include "_cgo_export.h"
+#include "golane.h"
+
+#define U32(p, off) (*(uint32_t *)((p) + (off)))
+#define U64(p, off) (*(uint64_t *)((p) + (off)))
+
+/* Collectives C ran to the end, and handed to Go part-way, for HYMPI_DEBUG. */
+static unsigned long cc_served, cc_handed, cc_passes;
+
+void hc_cc_report(int rank)
+{
+	fprintf(stderr, "hympi[debug]: rank %d: collective lane: %lu collectives without Go, %lu continued in Go, %lu progress passes\n",
+		rank, cc_served, cc_handed, cc_passes);
+}
+
+/* Looks at an empty ring head before handing over (Go's flSpins). */
+enum { CC_SPINS = 512, CC_PASS_EVERY = 64 };
+enum { CC_SEQ_MASK = (1 << 30) - 1 };
+
+static inline uint32_t ld32(const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* Wakes the owner of a doorbell if it sleeps (as fastlane.c's ring). */
+static inline void bell(unsigned char *e, int seq_off, int sleep_off)
+{
+	uint32_t *sleepers = (uint32_t *)(uintptr_t)U64(e, sleep_off);
+	if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST) == 0) return;
+	uint32_t *seq = (uint32_t *)(uintptr_t)U64(e, seq_off);
+	__atomic_add_fetch(seq, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static inline unsigned char *entry(unsigned char *st, int64_t w)
+{
+	if (w < 0 || w >= (int64_t)U32(st, HC_FL_SIZE) || w == (int64_t)U32(st, HC_FL_RANK)) return NULL;
+	return st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
+}
+
+/* put publishes x in its peer's collective ring: 0 when the rule says no. */
+static int put(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t tag)
+{
+	unsigned char *e = entry(st, x->peer);
+	if (!e || x->n > HC_COLL_INLINE_MAX || !U32(e, HC_FE_COLL_OPEN)) return 0;
+	unsigned char *slots = (unsigned char *)(uintptr_t)U64(e, HC_FE_COLL_OUT);
+	if (!slots) return 0;
+	uint64_t pos = U64(e, HC_FE_COLL_OPOS);
+	unsigned char *slot = slots + (pos & (HC_COLL_SLOTS - 1)) * HC_COLL_SLOT_SIZE;
+	uint64_t lap = 2 * (pos / HC_COLL_SLOTS);
+	/* Acquire: the consumer is done with the slot's last message. */
+	if (__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap) return 0;
+	uint32_t n = (uint32_t)x->n, zero = 0;
+	memcpy(slot + HC_COLL_CTX, &ctx, 4);
+	memcpy(slot + HC_COLL_TAG, &tag, 4);
+	memcpy(slot + HC_COLL_LEN, &n, 4);
+	memcpy(slot + HC_COLL_RSVD, &zero, 4);
+	if (n) memcpy(slot + HC_COLL_HEADER, (const void *)(uintptr_t)x->ptr, n);
+	/* The publish, then (sequentially consistent) the summary and bell. */
+	__atomic_store_n((uint64_t *)slot, lap + 1, __ATOMIC_SEQ_CST);
+	U64(e, HC_FE_COLL_OPOS) = pos + 1;
+	uint64_t *sum = (uint64_t *)(uintptr_t)U64(e, HC_FE_SUM_WORD);
+	uint64_t bit = (uint64_t)1 << (U32(st, HC_FL_RANK) & 63);
+	if (!(__atomic_load_n(sum, __ATOMIC_SEQ_CST) & bit)) __atomic_fetch_or(sum, bit, __ATOMIC_SEQ_CST);
+	bell(e, HC_FE_BELL_SEQ, HC_FE_BELL_SLEEP);
+	return 1;
+}
+
+/* take receives x off the head of its peer's collective ring: 0 when the
+ * head is not there after spins looks, or is anything but this
+ * collective's message of x's length. */
+static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t tag, int spins)
+{
+	unsigned char *e = entry(st, x->peer);
+	if (!e || !U32(e, HC_FE_IN_KNOWN)) return 0;
+	unsigned char *slots = (unsigned char *)(uintptr_t)U64(e, HC_FE_COLL_IN);
+	if (!slots) return 0;
+	uint64_t pos = U64(e, HC_FE_COLL_IPOS);
+	unsigned char *slot = slots + (pos & (HC_COLL_SLOTS - 1)) * HC_COLL_SLOT_SIZE;
+	uint64_t lap = 2 * (pos / HC_COLL_SLOTS);
+	for (;;) {
+		uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
+		if (v == lap + 1) break;
+		if (v != lap || spins-- <= 0) return 0; /* corrupt (Go reports it), or not there */
+		__builtin_ia32_pause();
+	}
+	uint32_t n = ld32(slot + HC_COLL_LEN);
+	if (ld32(slot + HC_COLL_CTX) != ctx || ld32(slot + HC_COLL_TAG) != tag || ld32(slot + HC_COLL_RSVD) != 0 ||
+	    n > HC_COLL_INLINE_MAX || n != x->n)
+		return 0;
+	if (n) memcpy((void *)(uintptr_t)x->ptr, slot + HC_COLL_HEADER, n);
+	/* Hand the slot back after our reads. */
+	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
+	U64(e, HC_FE_COLL_IPOS) = pos + 1;
+	bell(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
+	return 1;
+}
+
+/* run does the plan's rounds; *rc as hc_cc_try's. */
+static int run(int ci, hc_cplan *p, const int64_t *key, MPI_Request *req, int *rc)
+{
+	const hc_flcomm *f = hc_comms[ci].fl;
+	if (!f) return 0;
+	unsigned char *st = f->st;
+	if (!U32(st, HC_FL_RUN) || U64(st, HC_FL_POSTED) || U64(st, HC_FL_UNEXP) || U32(st, HC_FL_BUSY) || hc_lane_n ||
+	    hc_in_callback || U32(st, HC_FL_OVERSUB) != p->oversub)
+		return 0;
+	uint64_t nr = p->nrounds;
+	if (p->runs++ % CC_PASS_EVERY == CC_PASS_EVERY - 1) {
+		cc_passes++;
+		*rc = hympi_go_cc_run(ci, -1, 0, 0, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
+		return 1;
+	}
+	uint32_t tag = ++p->seq & CC_SEQ_MASK, ctx = (uint32_t)p->ctx;
+	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
+	int spins = U32(st, HC_FL_OVERSUB) ? 0 : CC_SPINS;
+	for (uint32_t k = 0; k < nr; k++) {
+		const hc_cp_round *r = &p->rounds[k];
+		uint64_t done = 0;
+		for (uint32_t i = r->x0; i < r->x1; i++) {
+			if (!p->xfers[i].send) continue;
+			if (!put(st, &p->xfers[i], ctx, tag)) goto hand;
+			done |= (uint64_t)1 << (i - r->x0);
+		}
+		for (uint32_t i = r->x0; i < r->x1; i++) {
+			if (p->xfers[i].send) continue;
+			if (!take(st, &p->xfers[i], ctx, tag, spins)) goto hand;
+			done |= (uint64_t)1 << (i - r->x0);
+		}
+		for (uint32_t i = r->s0; i < r->s1; i++) {
+			const hc_cp_step *s = &p->steps[i];
+			void *dst = (void *)(uintptr_t)s->dst;
+			const void *src = (const void *)(uintptr_t)s->src;
+			if (s->kind == HC_CP_COPY) {
+				if (s->n) memmove(dst, src, s->n);
+			} else if (!hc_reduce_builtin((MPI_Op)(intptr_t)key[5], (MPI_Datatype)(intptr_t)key[4], src, dst,
+						      (int64_t)s->n / key[7])) {
+				/* Checked when the key was learned; cannot happen. */
+				*rc = MPI_ERR_INTERN;
+				return 1;
+			}
+		}
+		continue;
+	hand:
+		cc_handed++;
+		*rc = hympi_go_cc_run(ci, (int)tag, (int)k, done, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
+		return 1;
+	}
+	p->served++;
+	cc_served++;
+	if (req) *req = HC_REQ_DONE;
+	*rc = MPI_SUCCESS;
+	return 1;
+}
+
+int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
+{
+	const hc_flcomm *f = hc_comms[ci].fl;
+	hc_cplan *p = f ? f->cc : NULL;
+	if (!p) {
+		k->gen = 0;
+		return 0;
+	}
+	k->gen = p->gen;
+	if (!p->valid || !p->keyed || memcmp(p->key, k->k, sizeof p->key) != 0 || (settles && p->unsettled)) return 0;
+	return run(ci, p, k->k, req, rc);
+}
+
+/* learnable: whether a call of key k may run from a plan in C: a
+ * reduction only of a predefined operator on a predefined type that
+ * hc_reduce_builtin handles (a derived type's handle may be freed and
+ * reused for another type behind the same key). */
+static int learnable(const hc_cplan *p, const int64_t *k)
+{
+	/* The plan's indexes, once (Go wrote them; run trusts them). */
+	uint64_t nr = p->nrounds, nx = p->nxfers, ns = p->nsteps;
+	if (nr > HC_CP_MAX_ROUNDS || nx > HC_CP_MAX_XFERS || ns > HC_CP_MAX_STEPS) return 0;
+	for (uint64_t i = 0; i < nr; i++) {
+		const hc_cp_round *r = &p->rounds[i];
+		if (r->x0 > r->x1 || r->x1 > nx || r->x1 - r->x0 > 64 || r->s0 > r->s1 || r->s1 > ns) return 0;
+	}
+	int red = k[0] >= HC_CC_RED && k[0] < HC_CC_MOVE;
+	for (uint64_t i = 0; i < ns; i++)
+		if (p->steps[i].kind == HC_CP_REDUCE && (!red || k[7] <= 0 || p->steps[i].n % k[7])) return 0;
+	if (!red) return 1;
+	MPI_Datatype dt = (MPI_Datatype)(intptr_t)k[4];
+	hc_dt *t = hc_dt_get(dt);
+	if (!t || !t->predefined || t->handle != (intptr_t)dt || k[7] <= 0) return 0;
+	return hc_reduce_builtin((MPI_Op)(intptr_t)k[5], dt, NULL, NULL, 0);
+}
+
+void hc_cc_learn(int ci, const hc_cc_key *k)
+{
+	if (!hc_fl_threads_ok) return;
+	/* The plan lives beside the fast lane's view of the communicator
+	 * (malloc'd by fastlane.c, so writable), whose state page it needs. */
+	hc_flcomm *c = (hc_flcomm *)hc_fl_comm_get(ci);
+	if (!c || c->cc_state < 0) return;
+	hc_cplan *p = c->cc;
+	if (!p) {
+		uintptr_t a = hympi_go_cc_area(ci);
+		p = (hc_cplan *)a;
+		if (!p || p->version != HC_CP_VERSION || p->size != sizeof(hc_cplan)) {
+			c->cc_state = -1;
+			return;
+		}
+		c->cc = p;
+		c->cc_state = 1;
+		return;
+	}
+	if (p->valid && !p->keyed && p->gen != k->gen && learnable(p, k->k)) {
+		memcpy(p->key, k->k, sizeof p->key);
+		p->keyed = 1;
+	}
+}

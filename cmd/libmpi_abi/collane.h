@@ -1,0 +1,80 @@
+/*
+ * collane.h — small collectives run in C from the plan the Go engine
+ * compiled out of its memoised schedule (mpi/coll_cplan.go documents the
+ * plan and who writes what; collane.c runs it). A call whose arguments are
+ * those of the communicator's plan runs the plan's rounds on the
+ * collective rings without entering Go; any other call, and any call the
+ * rings or the engine's state do not allow, takes the Go path.
+ */
+#ifndef HYMPI_COLLANE_H
+#define HYMPI_COLLANE_H
+
+#include <stdint.h>
+#include "cabi.h"
+
+/* The plan area (mpi/coll_cplan.go, type cplan): checked by version and
+ * size before C trusts it. */
+enum { HC_CP_VERSION = 1, HC_CP_MAX_ROUNDS = 32, HC_CP_MAX_XFERS = 64, HC_CP_MAX_STEPS = 64 };
+
+typedef struct {
+	uint32_t x0, x1, s0, s1;
+} hc_cp_round;
+
+typedef struct {
+	int64_t peer; /* world rank */
+	uint64_t ptr, n;
+	uint32_t send, pad;
+} hc_cp_xfer;
+
+typedef struct {
+	uint64_t kind; /* HC_CP_REDUCE or HC_CP_COPY */
+	uint64_t src, dst, n;
+} hc_cp_step;
+
+enum { HC_CP_REDUCE = 0, HC_CP_COPY = 1 };
+
+typedef struct hc_cplan {
+	uint32_t version, seq;
+	uint64_t valid, keyed, gen, runs, served, oversub;
+	uint64_t nrounds, nxfers, nsteps;
+	uint64_t own_dst, own_src, own_len;
+	uint64_t ctx, size;
+	int64_t key[8];
+	uint64_t unsettled; /* a blocking Barrier/Allreduce must settle the gate in Go */
+	uint64_t pad[7];
+	hc_cp_round rounds[HC_CP_MAX_ROUNDS];
+	hc_cp_xfer xfers[HC_CP_MAX_XFERS];
+	hc_cp_step steps[HC_CP_MAX_STEPS];
+} hc_cplan;
+
+/* A call's key: everything the Go call it stands for was made of, so that
+ * equal keys mean equal Go memo keys. k[0] the kind (HC_CC_*), then the
+ * send and receive buffers, the byte count, datatype, operator, root and
+ * element size. gen is the plan's generation before the Go call. */
+typedef struct {
+	int64_t k[8];
+	uint64_t gen;
+} hc_cc_key;
+
+enum { HC_CC_BARRIER = 1, HC_CC_BCAST, HC_CC_RED /* + RED_* of nbc.h */, HC_CC_MOVE = HC_CC_RED + 8 /* + MOV_* */ };
+
+/* hc_cc_try runs the call of key k from ci's plan: 1 when it did (the
+ * MPI error code in *rc, MPI_SUCCESS or what Go's continuation returned),
+ * 0 when the caller must take the Go path (nothing was done then). req is
+ * a nonblocking call's handle (NULL: blocking), HC_REQ_DONE when C ran it
+ * all. settles: a blocking Barrier or Allreduce, which must go to Go while
+ * the communicator's gate is not settled (mpi/coll_gate.go). */
+HC_HIDDEN int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc);
+/* hc_cc_learn, after the Go path ran the call of key k without error,
+ * gives the plan Go compiled during it that key (or sets up ci's plan
+ * area on the first call). */
+HC_HIDDEN void hc_cc_learn(int ci, const hc_cc_key *k);
+/* hc_cc_report prints how many collectives C ran (HYMPI_DEBUG). */
+HC_HIDDEN void hc_cc_report(int rank);
+
+/* Predefined reductions in C (reduce_kernels.c of the kern work; until it
+ * is merged, reduce_kernels_stub.c): inout = in op inout over count
+ * elements, 1 when done, 0 when the pair is not handled (nothing done). */
+HC_HIDDEN int hc_reduce_builtin(MPI_Op op, MPI_Datatype type, const void *in, void *inout, int64_t count);
+
+#endif

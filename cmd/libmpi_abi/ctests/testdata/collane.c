@@ -1,0 +1,177 @@
+/* collane.c — small collectives the C collective lane runs from the Go
+ * engine's plans (cmd/libmpi_abi/collane.c): each repeated with the same
+ * arguments (so its plan is learned and then runs in C), with values that
+ * change every repetition, point-to-point traffic and another
+ * communicator's collectives in between, ranks that arrive late (so C
+ * hands collectives to Go part-way), MPI_IN_PLACE, nonblocking forms, and
+ * a non-commutative user operator that must stay in Go. Every result is
+ * checked against what it must be. */
+#include <unistd.h>
+#include "check.h"
+
+enum { REPS = 200 };
+
+static int me, n;
+static MPI_Comm other;
+
+/* late makes some ranks arrive late now and then, so that the others find
+ * an empty ring head and go on in Go. */
+static void late(int i)
+{
+	if (i % 37 == (me * 5) % 37) usleep(200);
+}
+
+/* p2p sends a message around the ring and receives the one from the left. */
+static void p2p(int i)
+{
+	if (n == 1) return;
+	int out = me * 1000 + i, in = -1;
+	MPI_Request q;
+	CHECK_RC(MPI_Irecv(&in, 1, MPI_INT, (me + n - 1) % n, 7, MPI_COMM_WORLD, &q));
+	CHECK_RC(MPI_Send(&out, 1, MPI_INT, (me + 1) % n, 7, MPI_COMM_WORLD));
+	CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+	CHECK(in == ((me + n - 1) % n) * 1000 + i);
+}
+
+/* A non-commutative operator: 2x2 integer matrix product, b = a * b. */
+static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	(void)dt;
+	int *a = in, *b = inout;
+	for (int k = 0; k < *len; k++, a += 4, b += 4) {
+		int r[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
+			    a[2] * b[1] + a[3] * b[3]};
+		memcpy(b, r, sizeof r);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (getenv("FL_MULTIPLE")) {
+		int provided;
+		CHECK_RC(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+		CHECK(provided == MPI_THREAD_MULTIPLE);
+	} else {
+		CHECK_RC(MPI_Init(&argc, &argv));
+	}
+	CHECK_RC(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+	CHECK_RC(MPI_Comm_size(MPI_COMM_WORLD, &n));
+	CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &other));
+	int tri = n * (n + 1) / 2;
+
+	for (int i = 0; i < REPS; i++) { /* Barrier, with p2p and other's Allreduce between */
+		late(i);
+		CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+		int v = me + i, s = -1;
+		CHECK_RC(MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, other));
+		CHECK(s == n * i + n * (n - 1) / 2);
+		if (i % 3 == 0) p2p(i);
+	}
+	for (int i = 0; i < REPS; i++) { /* Allreduce of 3 ints and of a double */
+		late(i);
+		int v[3] = {me + 1, (me + 1) * i, -(me + 1)}, r[3];
+		CHECK_RC(MPI_Allreduce(v, r, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+		CHECK(r[0] == tri && r[1] == tri * i && r[2] == -tri);
+		double d = me == i % n ? 1e9 + i : (double)me, dm = 0;
+		CHECK_RC(MPI_Allreduce(&d, &dm, 1, MPI_DOUBLE, MPI_MAX, other));
+		CHECK(dm == 1e9 + i);
+		if (i % 4 == 1) p2p(i);
+	}
+	for (int i = 0; i < REPS; i++) { /* in place */
+		late(i);
+		long x[2] = {me + i, 1};
+		CHECK_RC(MPI_Allreduce(MPI_IN_PLACE, x, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+		CHECK(x[0] == (long)n * i + n * (n - 1) / 2 && x[1] == n);
+	}
+	static int bb[16];
+	for (int i = 0; i < REPS; i++) { /* Bcast from a fixed root */
+		late(i);
+		int root = n - 1;
+		for (int k = 0; k < 16; k++) bb[k] = me == root ? i * 16 + k : -1;
+		CHECK_RC(MPI_Bcast(bb, 16, MPI_INT, root, MPI_COMM_WORLD));
+		for (int k = 0; k < 16; k++) CHECK(bb[k] == i * 16 + k);
+		if (i % 5 == 2) p2p(i);
+	}
+	for (int i = 0; i < REPS; i++) { /* Reduce to rank 0, Scan, Exscan */
+		late(i);
+		float f = (float)(me + i), g = -1;
+		CHECK_RC(MPI_Reduce(&f, &g, 1, MPI_FLOAT, MPI_MIN, 0, MPI_COMM_WORLD));
+		if (me == 0) CHECK(g == (float)i);
+	}
+	for (int i = 0; i < REPS; i++) {
+		int v = me + 1 + i, s = -1;
+		CHECK_RC(MPI_Scan(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+		CHECK(s == (me + 1) * (me + 2) / 2 + (me + 1) * i);
+	}
+	for (int i = 0; i < REPS; i++) {
+		int v = me + 1 + i, s = -12345;
+		CHECK_RC(MPI_Exscan(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+		if (me > 0) CHECK(s == me * (me + 1) / 2 + me * i);
+	}
+	static int rs[64];
+	for (int i = 0; i < REPS; i++) { /* Reduce_scatter_block of 2 per rank */
+		late(i);
+		for (int k = 0; k < 2 * n; k++) rs[k] = k + i;
+		int out[2];
+		CHECK_RC(MPI_Reduce_scatter_block(rs, out, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+		CHECK(out[0] == n * (2 * me + i) && out[1] == n * (2 * me + 1 + i));
+	}
+	static int ga[64], gb[64];
+	for (int i = 0; i < REPS; i++) { /* Gather to and Scatter from the last rank */
+		late(i);
+		int root = n - 1, v[2] = {me + i, -me};
+		for (int k = 0; k < 2 * n; k++) ga[k] = -7;
+		CHECK_RC(MPI_Gather(v, 2, MPI_INT, ga, 2, MPI_INT, root, MPI_COMM_WORLD));
+		if (me == root)
+			for (int k = 0; k < n; k++) CHECK(ga[2 * k] == k + i && ga[2 * k + 1] == -k);
+		for (int k = 0; k < 2 * n; k++) gb[k] = me == root ? k * 3 + i : -1;
+		int w[2] = {-1, -1};
+		CHECK_RC(MPI_Scatter(gb, 2, MPI_INT, w, 2, MPI_INT, root, other));
+		CHECK(w[0] == 2 * me * 3 + i && w[1] == (2 * me + 1) * 3 + i);
+	}
+	for (int i = 0; i < REPS; i++) { /* Allgather, in place too, and Alltoall */
+		late(i);
+		int v = me * 10 + i;
+		CHECK_RC(MPI_Allgather(&v, 1, MPI_INT, ga, 1, MPI_INT, MPI_COMM_WORLD));
+		for (int k = 0; k < n; k++) CHECK(ga[k] == k * 10 + i);
+		for (int k = 0; k < n; k++) gb[k] = k == me ? me * 5 - i : -1;
+		CHECK_RC(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, gb, 1, MPI_INT, other));
+		for (int k = 0; k < n; k++) CHECK(gb[k] == k * 5 - i);
+		int sa[16], ra[16];
+		for (int k = 0; k < n; k++) sa[k] = me * 100 + k + i, ra[k] = -1;
+		CHECK_RC(MPI_Alltoall(sa, 1, MPI_INT, ra, 1, MPI_INT, MPI_COMM_WORLD));
+		for (int k = 0; k < n; k++) CHECK(ra[k] == k * 100 + me + i);
+		if (i % 7 == 3) p2p(i);
+	}
+	for (int i = 0; i < REPS; i++) { /* nonblocking forms, waited on at once */
+		late(i);
+		MPI_Request q;
+		CHECK_RC(MPI_Ibarrier(MPI_COMM_WORLD, &q));
+		CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+		int v = me + i, s = -1;
+		CHECK_RC(MPI_Iallreduce(&v, &s, 1, MPI_INT, MPI_SUM, other, &q));
+		CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+		CHECK(s == n * i + n * (n - 1) / 2);
+	}
+	MPI_Op mm;
+	MPI_Datatype mat;
+	CHECK_RC(MPI_Op_create(matmul, 0, &mm));
+	CHECK_RC(MPI_Type_contiguous(4, MPI_INT, &mat));
+	CHECK_RC(MPI_Type_commit(&mat));
+	for (int i = 0; i < 50; i++) { /* a non-commutative user op: Go's, in rank order */
+		int m[4] = {1, me + i % 3, 0, 2 + me % 2}, r[4], want[4] = {1, 0, 0, 1};
+		CHECK_RC(MPI_Allreduce(m, r, 1, mat, mm, MPI_COMM_WORLD));
+		for (int k = 0; k < n; k++) {
+			int a[4] = {1, k + i % 3, 0, 2 + k % 2}, len = 1;
+			matmul(want, a, &len, NULL); /* a = want * a */
+			memcpy(want, a, sizeof a);
+		}
+		CHECK(memcmp(r, want, sizeof r) == 0);
+	}
+	CHECK_RC(MPI_Type_free(&mat));
+	CHECK_RC(MPI_Op_free(&mm));
+	CHECK_RC(MPI_Comm_free(&other));
+	report_ok();
+	CHECK_RC(MPI_Finalize());
+	return 0;
+}

@@ -1,0 +1,326 @@
+//go:build !ompi && !mpich
+
+package mpi
+
+import (
+	"unsafe"
+
+	"github.com/hympi/hympi/shm"
+	"golang.org/x/sys/unix"
+)
+
+// C plans: a small collective's memoised schedule (coll_memo.go) written
+// out as flat data the C ABI runs without entering Go
+// (cmd/libmpi_abi/collane.c). From C each collective paid one C→Go
+// transition, more than the whole collective costs once the direct run
+// (coll_direct.go) serves it. The plan is not a second algorithm: it is
+// the builders' schedule itself — its rounds, transfers and steps, with
+// buffer addresses — and C runs it under the direct run's rules (publish
+// when nothing is queued toward the peer and a slot is free, take the ring
+// head when the engine holds no posted or unexpected receive and the head
+// is this collective's message of the expected length). When C cannot go
+// on it hands the collective to Go at the round it reached, with the
+// transfers of that round it did (cplanRun), and Go finishes exactly as a
+// direct run stopped there would have.
+//
+// The plan area is one private mapping per communicator (never Go heap: C
+// keeps its address). It also holds the communicator's collective
+// sequence number, so that C and Go draw the same tags. Writers: Go under
+// e.mu writes everything but the C fields; C writes key, keyed, runs and
+// served, and advances seq, only while the fast lane's run flag is set
+// (then no Go code runs beside it; shm/fastlane.go). The plan's buffers are
+// the memo entry's (the caller's buffers and the schedule's scratch), which
+// stay allocated while the entry is the memo: valid is cleared whenever the
+// entry leaves the memo (takeMemo, putOp) and set again only when that same
+// entry comes back.
+
+const (
+	cpVersion   = 1
+	cpMaxRounds = 32
+	cpMaxXfers  = 64
+	cpMaxSteps  = 64
+	cpMapSize   = 8192
+)
+
+// cplan is the plan area's layout; cmd/libmpi_abi/collane.h repeats it and
+// checks version and size.
+type cplan struct {
+	version uint32 // cpVersion; Go writes once
+	seq     uint32 // the communicator's collective sequence (nextTag); Go and C advance it
+	valid   uint64 // 1: the plan is the memo entry's schedule; Go writes
+	keyed   uint64 // 1: C wrote key (C writes 1; Go writes 0 on a new plan)
+	gen     uint64 // bumped by Go when a plan becomes valid without a key
+	runs    uint64 // C's runs, for its every-directPassEvery Go pass; C writes
+	served  uint64 // collectives C ran to the end; C writes
+	oversub uint64 // the engine's oversubscription when compiled
+	nrounds uint64
+	nxfers  uint64
+	nsteps  uint64
+	ownDst  uint64 // the schedule's own copy (own[1] into own[0]), ownLen bytes
+	ownSrc  uint64
+	ownLen  uint64
+	ctx     uint64 // the collective context
+	size    uint64 // unsafe.Sizeof(cplan{})
+	key     [8]int64
+	// unsettled: c's gate is not settled yet, which the next blocking
+	// Barrier or Allreduce does in Go (coll_gate.go) with every member.
+	unsettled uint64
+	_         [7]uint64
+	rounds    [cpMaxRounds]cpRound
+	xfers     [cpMaxXfers]cpXfer
+	steps     [cpMaxSteps]cpStep
+}
+
+type cpRound struct{ x0, x1, s0, s1 uint32 }
+
+type cpXfer struct {
+	peer    int64 // world rank
+	ptr, n  uint64
+	send, _ uint32
+}
+
+type cpStep struct {
+	kind        uint64 // stepReduce or stepCopy
+	src, dst, n uint64
+}
+
+// cplanState is a communicator's plan area and the memo entry its plan
+// was compiled from.
+type cplanState struct {
+	mem []byte
+	p   *cplan
+	op  *collOp
+}
+
+// cplanArea maps c's plan area on first use and moves c's collective
+// sequence into it; 0 when c cannot have one. Called by the C ABI.
+func (c *Comm) cplanArea() uintptr {
+	if c == nil || c.inter != nil || c.freed || c.private || c.tagBase != 0 {
+		return 0
+	}
+	e := c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c.cp != nil {
+		return uintptr(unsafe.Pointer(c.cp.p))
+	}
+	if e.region == nil {
+		return 0
+	}
+	mem, err := unix.Mmap(-1, 0, cpMapSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return 0
+	}
+	p := (*cplan)(unsafe.Pointer(&mem[0]))
+	p.version, p.size, p.seq = cpVersion, uint64(unsafe.Sizeof(cplan{})), c.collSeq
+	c.cp = &cplanState{mem: mem, p: p}
+	return uintptr(unsafe.Pointer(p))
+}
+
+// seqWord is where c's collective sequence lives.
+func (c *Comm) seqWord() *uint32 {
+	if c.cp != nil {
+		return &c.cp.p.seq
+	}
+	return &c.collSeq
+}
+
+// cplanTaken: op leaves the memo (to run in Go, or for good).
+func (c *Comm) cplanTaken(op *collOp) {
+	if c.cp != nil && c.cp.op == op {
+		c.cp.p.valid = 0
+	}
+}
+
+// cplanDropped: op is recycled; its plan must never run again.
+func (c *Comm) cplanDropped(op *collOp) {
+	if c.cp != nil && c.cp.op == op {
+		c.cp.p.valid = 0
+		c.cp.op = nil
+	}
+}
+
+// cplanKept: op became c's memo. The same entry coming back revalidates
+// its plan; another gets a new plan if C can run its schedule.
+func (c *Comm) cplanKept(op *collOp) {
+	cp := c.cp
+	if cp == nil {
+		return
+	}
+	p := cp.p
+	if cp.op == op {
+		p.valid = 1
+		if p.keyed == 0 {
+			p.gen++
+		}
+		return
+	}
+	p.valid, cp.op = 0, nil
+	if !c.compilePlan(op, p) {
+		return
+	}
+	cp.op = op
+	p.keyed, p.valid = 0, 1
+	p.gen++
+}
+
+// compilePlan writes op's schedule into p, reporting false when C cannot
+// run it: a round the direct run would not do (a gate, a message off the
+// collective ring or to this rank), or more than the plan holds.
+func (c *Comm) compilePlan(op *collOp, p *cplan) bool {
+	e := c.e
+	s := &op.s
+	if !s.small || e.region == nil || op.more != nil || op.finish != nil || op.persistent || c.tagBase != 0 ||
+		len(s.rounds) > cpMaxRounds || len(s.xfers) > cpMaxXfers || len(s.steps) > cpMaxSteps {
+		return false
+	}
+	for i := range s.rounds {
+		rd := &s.rounds[i]
+		if rd.gate {
+			return false
+		}
+		p.rounds[i] = cpRound{uint32(rd.x0), uint32(rd.x1), uint32(rd.s0), uint32(rd.s1)}
+	}
+	for i := range s.xfers {
+		x := &s.xfers[i]
+		w := c.worldOf(x.peer)
+		if w == e.rank || len(x.buf) > shm.CollInlineMax {
+			return false
+		}
+		p.xfers[i] = cpXfer{peer: int64(w), ptr: cpAddr(x.buf), n: uint64(len(x.buf)), send: uint32(flag01(x.send))}
+	}
+	for i := range s.steps {
+		st := &s.steps[i]
+		if len(st.src) != len(st.dst) && st.kind == stepReduce {
+			return false
+		}
+		p.steps[i] = cpStep{kind: uint64(st.kind), src: cpAddr(st.src), dst: cpAddr(st.dst), n: uint64(min(len(st.src), len(st.dst)))}
+	}
+	p.nrounds, p.nxfers, p.nsteps = uint64(len(s.rounds)), uint64(len(s.xfers)), uint64(len(s.steps))
+	p.ownDst, p.ownSrc, p.ownLen = 0, 0, 0
+	if s.own[0] != nil {
+		p.ownDst, p.ownSrc, p.ownLen = cpAddr(s.own[0]), cpAddr(s.own[1]), uint64(min(len(s.own[0]), len(s.own[1])))
+	}
+	p.oversub = uint64(flag01(e.oversub))
+	// settleGate leaves a communicator no gate could serve unknown for
+	// good; size 0 fits whenever any size does.
+	p.unsettled = uint64(flag01(c.gate.state == gateUnknown && c.gateFits(0)))
+	p.ctx = uint64(c.ctx + 1)
+	return true
+}
+
+func cpAddr(b []byte) uint64 {
+	if len(b) == 0 {
+		return 0
+	}
+	return uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+}
+
+func flag01(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// cplanFree unmaps c's plan area as c is freed (C forgets it with the
+// handle).
+func (c *Comm) cplanFree() {
+	if c.cp != nil {
+		c.cp.p.valid = 0
+		_ = unix.Munmap(c.cp.mem)
+		c.cp = nil
+	}
+}
+
+// cplanRun continues in Go the collective C started from c's plan: C drew
+// tag and did rounds [0, cur) and the transfers of round cur marked in
+// skip. tag < 0: C ran nothing; Go runs the whole collective after a
+// progress pass (C's every directPassEvery-th run, MPI's progress rule).
+// A nonblocking call (nb) gets the collective's request, as
+// nonblockingKeyed would have returned it. Called by the C ABI.
+func (c *Comm) cplanRun(tag, cur int, skip uint64, nb bool) (*Request, error) {
+	const what = "collective"
+	e := c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	op := c.memo
+	if c.cp == nil || op == nil || op != c.cp.op || c.cp.p.valid == 0 || cur < 0 || cur > len(op.s.rounds) {
+		return nil, newErr(ErrIntern, what, "no plan to continue")
+	}
+	key := c.memoKey
+	c.memo = nil
+	c.cplanTaken(op)
+	if e.fatal != nil {
+		c.putOp(op)
+		return nil, e.fatal
+	}
+	if nb {
+		op.key = key
+	}
+	if tag < 0 {
+		// The pass the progress rule asks for, over everything but the
+		// collective rings: their messages are for collectives this rank
+		// has yet to call, which C takes straight off the rings, and filed
+		// as unexpected they would keep C off until Go had taken them all.
+		e.collHold = true
+		e.progress()
+		e.collHold = false
+		own := op.s.own[0] != nil && !nb
+		if own {
+			e.copyOwn(&op.s)
+		}
+		e.launchRun(c, op, own, !nb)
+	} else {
+		e.launchAt(c, op, tag, cur, skip, !nb)
+	}
+	if nb {
+		return op.req, nil
+	}
+	var err error
+	if !op.req.done {
+		e.gateOp = op
+		err = e.waitUntil(func() bool { return op.req.done })
+		e.gateOp = nil
+	}
+	if err != nil {
+		return nil, &Error{Class: ClassOf(err), Op: what, Msg: err.Error()}
+	}
+	if err := op.req.err; err != nil {
+		c.putOp(op)
+		return nil, wrapCollErr(what, err)
+	}
+	c.keepMemo(&key, op)
+	return nil, nil
+}
+
+// launchAt is launchRun for a collective whose tag is drawn and whose
+// rounds before cur (and round cur's transfers in skip) are done.
+func (e *engine) launchAt(c *Comm, op *collOp, tag, cur int, skip uint64, spin bool) {
+	op.tag = tag
+	op.c, op.small = c, op.s.small && e.region != nil
+	op.cur, op.issued, op.err, op.skip = cur, false, nil, skip
+	op.reqStore = Request{e: e, kind: reqColl, comm: c}
+	op.req = &op.reqStore
+	if op.pooled && !op.persistent {
+		op.req.coll = op
+	}
+	if skip == 0 && e.directRun(op, spin) {
+		op.req.done = true
+		c.directRuns++
+		return
+	}
+	e.advance(op)
+	if !op.req.done {
+		e.colls = append(e.colls, op)
+		e.flBusy()
+	}
+}
+
+// cplanServed is how many collectives C ran to the end on c.
+func (c *Comm) cplanServed() uint64 {
+	if c.cp == nil {
+		return 0
+	}
+	return c.cp.p.served
+}
