@@ -212,7 +212,10 @@ func (e *engine) launchRun(c *Comm, op *collOp, ownDone bool, mode launchMode) {
 		c.directRuns++
 		return
 	case directDeferred:
+		// Live with nothing posted: C's collective lane must stay off
+		// the rings until it is done.
 		e.colls = append(e.colls, op)
+		e.flBusy()
 		return
 	}
 	e.advance(op)

@@ -258,6 +258,12 @@ func (c *Comm) cplanRun(tag, cur int, skip uint64, nb bool) (*Request, error) {
 	if nb {
 		op.key = key
 	}
+	// A C start completes at start when it can (C's MPI_Wait then stays
+	// in C); a blocking call may spin briefly on a message about to land.
+	mode := runBlocking
+	if nb {
+		mode = runStart
+	}
 	if tag < 0 {
 		// The pass the progress rule asks for, over everything but the
 		// collective rings: their messages are for collectives this rank
@@ -270,9 +276,9 @@ func (c *Comm) cplanRun(tag, cur int, skip uint64, nb bool) (*Request, error) {
 		if own {
 			e.copyOwn(&op.s)
 		}
-		e.launchRun(c, op, own, !nb)
+		e.launchRun(c, op, own, mode)
 	} else {
-		e.launchAt(c, op, tag, cur, skip, !nb)
+		e.launchAt(c, op, tag, cur, skip, mode)
 	}
 	if nb {
 		return op.req, nil
@@ -296,19 +302,26 @@ func (c *Comm) cplanRun(tag, cur int, skip uint64, nb bool) (*Request, error) {
 
 // launchAt is launchRun for a collective whose tag is drawn and whose
 // rounds before cur (and round cur's transfers in skip) are done.
-func (e *engine) launchAt(c *Comm, op *collOp, tag, cur int, skip uint64, spin bool) {
+func (e *engine) launchAt(c *Comm, op *collOp, tag, cur int, skip uint64, mode launchMode) {
 	op.tag = tag
 	op.c, op.small = c, op.s.small && e.region != nil
-	op.cur, op.issued, op.err, op.skip = cur, false, nil, skip
+	op.cur, op.issued, op.err, op.skip, op.deferred = cur, false, nil, skip, false
 	op.reqStore = Request{e: e, kind: reqColl, comm: c}
 	op.req = &op.reqStore
 	if op.pooled && !op.persistent {
 		op.req.coll = op
 	}
-	if skip == 0 && e.directRun(op, spin) {
-		op.req.done = true
-		c.directRuns++
-		return
+	if skip == 0 {
+		switch e.directRun(op, mode) {
+		case directDone:
+			op.req.done = true
+			c.directRuns++
+			return
+		case directDeferred:
+			e.colls = append(e.colls, op)
+			e.flBusy()
+			return
+		}
 	}
 	e.advance(op)
 	if !op.req.done {

@@ -153,6 +153,7 @@ func (e *engine) resumeColl(op *collOp, spin bool) {
 		op.req.done = true
 		e.colls[0] = nil
 		e.colls = e.colls[:0]
+		e.flBusy()
 	case directRefused:
 		// The run loop takes over; it may finish op here and now, and
 		// the caller may then recycle it: it must not stay live.
@@ -170,6 +171,7 @@ func (e *engine) dropColl(op *collOp) {
 			copy(e.colls[i:], e.colls[i+1:])
 			e.colls[last] = nil
 			e.colls = e.colls[:last]
+			e.flBusy()
 			return
 		}
 	}
