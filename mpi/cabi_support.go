@@ -90,9 +90,14 @@ func waitallInto(reqs []*Request, sts []Status, errs []error) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.laneN != 0 {
+		e.laneWaitall(reqs)
+	}
 	from := 0
-	if err := e.waitUntil(func() bool { return allDoneFrom(reqs, &from) }); err != nil {
-		return err
+	if !allDoneFrom(reqs, &from) {
+		if err := e.waitUntil(func() bool { return allDoneFrom(reqs, &from) }); err != nil {
+			return err
+		}
 	}
 	for i, r := range reqs {
 		if r != nil {

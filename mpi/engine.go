@@ -95,6 +95,13 @@ type engine struct {
 	live     *[2]int64
 	flClosed bool
 
+	// The receive lane (recvlane.go): how many receives it holds, all of
+	// them in posting order (with holes where one completed), and per
+	// world rank the oldest and newest.
+	laneN   int
+	lane    []*Request
+	laneSrc []laneList
+
 	checksum bool   // HYMPI_CHECKSUM: descriptors carry a CRC (checksum.go)
 	sumBuf   []byte // the checked private copy of a payload (checksum.go)
 
@@ -151,6 +158,9 @@ func (e *engine) setCPUs(cpus int) {
 
 // queues returns the matching queues of context ctx, creating them.
 func (e *engine) queues(ctx uint32) *queues {
+	if e.laneN != 0 {
+		e.laneFlush() // nothing sees the queues without the lane's receives
+	}
 	if e.lastQ != nil && e.lastCtx == ctx {
 		return e.lastQ
 	}

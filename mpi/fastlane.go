@@ -37,6 +37,9 @@ func (e *engine) flEnable() bool {
 	if err != nil {
 		return false
 	}
+	if e.laneN != 0 {
+		e.laneFlush() // C's fast paths read only the matching counts
+	}
 	live := fl.Counts()
 	*live = *e.live
 	e.fl, e.live = fl, live
@@ -116,7 +119,7 @@ const flSpins = 512
 // AnySource) off the head of its channel, if the rule above allows; ok
 // false means nothing was touched. Called under e.mu.
 func (e *engine) fastRecv(c *Comm, buf []byte, source, tag int) (st Status, ok bool) {
-	if e.live[0] != 0 || e.live[1] != 0 || e.checksum {
+	if e.live[0] != 0 || e.live[1] != 0 || e.laneN != 0 || e.checksum {
 		return Status{}, false
 	}
 	w := c.peerWorld(source)

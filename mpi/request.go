@@ -41,6 +41,12 @@ type Request struct {
 	// an unread message, so whatever matches it did not wait for us.
 	late   bool
 	flight *inflight // the streaming message this receive is bound to
+	// lane: queued in the receive lane (recvlane.go), not in the queues;
+	// laneNext is the next queued receive from the same source, lanePos
+	// its place in the posting order.
+	lane     bool
+	laneNext *Request
+	lanePos  int
 
 	// Send side.
 	peer     int // world rank
@@ -150,6 +156,13 @@ func (r *Request) Wait() (Status, error) {
 	}
 	// A request already done (a collective the direct run finished at its
 	// start) skips the wait's set-up.
+	if !r.done && r.lane {
+		spins := flSpins
+		if e.oversub {
+			spins = 0
+		}
+		e.laneTake(r, spins)
+	}
 	if !r.done {
 		if err := e.waitUntil(func() bool { return r.done }); err != nil {
 			return Status{}, err
@@ -169,6 +182,9 @@ func (r *Request) Test() (Status, bool, error) {
 	defer e.mu.Unlock()
 	if r.spent {
 		return Status{}, false, newErr(ErrRequest, "Test", "request already completed and freed")
+	}
+	if !r.done && r.lane {
+		e.laneTake(r, 0)
 	}
 	if !r.done && !e.progress() && !r.done {
 		e.pollIdle()
@@ -228,9 +244,15 @@ func Waitall(reqs []*Request) ([]Status, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.laneN != 0 {
+		e.laneWaitall(reqs)
+	}
+	// A window the lane completed needs no wait set-up.
 	from := 0
-	if err := e.waitUntil(func() bool { return allDoneFrom(reqs, &from) }); err != nil {
-		return sts, err
+	if !allDoneFrom(reqs, &from) {
+		if err := e.waitUntil(func() bool { return allDoneFrom(reqs, &from) }); err != nil {
+			return sts, err
+		}
 	}
 	return sts, collectAll(reqs, sts)
 }
@@ -267,6 +289,17 @@ func collectAll(reqs []*Request, sts []Status) error {
 	var first error
 	for i, r := range reqs {
 		if r == nil {
+			continue
+		}
+		if r.coll == nil {
+			// collect, inlined for Waitall's windows of sends and
+			// receives: its call was a fifth of a lane receive's wait.
+			r.spent = true
+			sts[i] = r.status
+			if r.err != nil && first == nil {
+				first = r.err
+			}
+			r.buf, r.sbuf, r.comm = nil, nil, nil
 			continue
 		}
 		st, err := r.collect()
