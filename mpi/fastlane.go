@@ -119,7 +119,7 @@ const flSpins = 512
 // AnySource) off the head of its channel, if the rule above allows; ok
 // false means nothing was touched. Called under e.mu.
 func (e *engine) fastRecv(c *Comm, buf []byte, source, tag int) (st Status, ok bool) {
-	if e.live[0] != 0 || e.live[1] != 0 || e.laneN != 0 || e.checksum {
+	if e.live[0] != 0 || e.live[1] != 0 || e.checksum {
 		return Status{}, false
 	}
 	w := c.peerWorld(source)

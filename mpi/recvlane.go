@@ -32,6 +32,10 @@ import (
 // Off when the C ABI shares the fast-lane state (C has its own lane, and
 // its blocking fast lane reads only the matching counts), under
 // asynchronous progress, with checksums, and with no shared region.
+//
+// Queued receives count as posted ones in the engine's matching counts
+// (e.live), so whatever reads only those, like the blocking fast lane,
+// sees them without a test of its own.
 
 // laneCap bounds the posting-order list; a receive past it is posted.
 const laneCap = 1024
@@ -43,7 +47,7 @@ type laneList struct{ head, tail *Request }
 // laneOK reports whether an Irecv of buf from world rank w may be queued.
 // Called under e.mu.
 func (e *engine) laneOK(w int, n int) bool {
-	return (e.laneN != 0 || e.live[0] == 0 && e.live[1] == 0) &&
+	return e.live[0] == int64(e.laneN) && e.live[1] == 0 &&
 		w != e.rank && n <= e.skew.small && e.fl == nil && e.async == nil &&
 		!e.checksum && e.region != nil && len(e.lane) < laneCap
 }
@@ -64,6 +68,7 @@ func (e *engine) laneQueue(r *Request, source, w int) {
 	l.tail = r
 	e.lane = append(e.lane, r)
 	e.laneN++
+	e.live[0]++
 }
 
 // laneUnlink takes r, the head of its source's list, out of the lane.
@@ -73,6 +78,7 @@ func (e *engine) laneUnlink(r *Request) {
 		l.tail = nil
 	}
 	r.lane, r.laneNext = false, nil
+	e.live[0]--
 	if e.laneN--; e.laneN == 0 {
 		clear(e.lane)
 		e.lane = e.lane[:0]
@@ -83,7 +89,10 @@ func (e *engine) laneUnlink(r *Request) {
 // posting order. Called under e.mu.
 func (e *engine) laneFlush() {
 	lane := e.lane
-	e.laneN = 0 // first: postRecv uses queues(), which must not flush again
+	// First: postRecv uses queues(), which must not flush again, and
+	// counts each receive it posts.
+	e.live[0] -= int64(e.laneN)
+	e.laneN = 0
 	clear(e.laneSrc)
 	for i, r := range lane {
 		lane[i] = nil
