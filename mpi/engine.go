@@ -40,7 +40,8 @@ type engine struct {
 	gateOp     *collOp    // the blocking collective being waited for (coll_gate.go)
 	gated      uint64     // communicators given a gate (coll_gate.go)
 	internalRq []*Request // recycled requests of blocking calls
-	reqSlab    []Request  // requests for Isend and Irecv not yet handed out (request.go)
+	reqSlab    []Request  // requests for Isend and Irecv (request.go)
+	reqNext    int        // the first of reqSlab not yet handed out
 	bufs       bufPool
 	freeUnexp  []*unexpected
 	bsend      bsendState
@@ -95,12 +96,13 @@ type engine struct {
 	live     *[2]int64
 	flClosed bool
 
-	// The receive lane (recvlane.go): how many receives it holds, all of
-	// them in posting order (with holes where one completed), and per
-	// world rank the oldest and newest.
-	laneN   int
-	lane    []*Request
-	laneSrc []laneList
+	// The receive lane (recvlane.go): how many receives it holds, per
+	// world rank the queued ones, the ranks that have some, and the
+	// flush's scratch list.
+	laneN    int
+	laneSrc  []laneList
+	laneSrcs []int
+	laneSort []*Request
 
 	checksum bool   // HYMPI_CHECKSUM: descriptors carry a CRC (checksum.go)
 	sumBuf   []byte // the checked private copy of a payload (checksum.go)

@@ -3,6 +3,9 @@
 package mpi
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/hympi/hympi/mpi/internal/match"
 	"github.com/hympi/hympi/shm"
 )
@@ -37,36 +40,41 @@ import (
 // (e.live), so whatever reads only those, like the blocking fast lane,
 // sees them without a test of its own.
 
-// laneCap bounds the posting-order list; a receive past it is posted.
-const laneCap = 1024
-
 // laneList is one source's queued receives, oldest first, linked by
-// laneNext.
-type laneList struct{ head, tail *Request }
+// laneNext; listed says the source is in e.laneSrcs.
+type laneList struct {
+	head, tail *Request
+	listed     bool
+}
 
 // laneOK reports whether an Irecv of buf from world rank w may be queued.
 // Called under e.mu.
 func (e *engine) laneOK(w int, n int) bool {
 	return e.live[0] == int64(e.laneN) && e.live[1] == 0 &&
 		w != e.rank && n <= e.skew.small && e.fl == nil && e.async == nil &&
-		!e.checksum && e.region != nil && len(e.lane) < laneCap
+		!e.checksum && e.region != nil
 }
 
 // laneQueue queues r, a receive from rank source (world rank w) of its
-// communicator. Called under e.mu.
+// communicator. Its posting order is a post sequence number, as a posted
+// receive's is. Called under e.mu.
 func (e *engine) laneQueue(r *Request, source, w int) {
 	if e.laneSrc == nil {
 		e.laneSrc = make([]laneList, e.size)
 	}
-	r.lane, r.peer, r.lanePos = true, source, len(e.lane)
+	e.postSeq++
+	r.lane, r.peer, r.m.Seq = true, source, e.postSeq
 	l := &e.laneSrc[w]
 	if l.tail != nil {
 		l.tail.laneNext = r
 	} else {
 		l.head = r
+		if !l.listed {
+			l.listed = true
+			e.laneSrcs = append(e.laneSrcs, w)
+		}
 	}
 	l.tail = r
-	e.lane = append(e.lane, r)
 	e.laneN++
 	e.live[0]++
 }
@@ -80,29 +88,38 @@ func (e *engine) laneUnlink(r *Request) {
 	r.lane, r.laneNext = false, nil
 	e.live[0]--
 	if e.laneN--; e.laneN == 0 {
-		clear(e.lane)
-		e.lane = e.lane[:0]
+		for _, w := range e.laneSrcs {
+			e.laneSrc[w].listed = false
+		}
+		e.laneSrcs = e.laneSrcs[:0]
 	}
 }
 
 // laneFlush turns every queued receive into an ordinary posted one, in
 // posting order. Called under e.mu.
 func (e *engine) laneFlush() {
-	lane := e.lane
 	// First: postRecv uses queues(), which must not flush again, and
 	// counts each receive it posts.
 	e.live[0] -= int64(e.laneN)
 	e.laneN = 0
-	clear(e.laneSrc)
-	for i, r := range lane {
-		lane[i] = nil
-		if r == nil || !r.lane || r.lanePos != i {
-			continue // completed in the lane already (and maybe queued again later)
+	all := e.laneSort[:0]
+	for _, w := range e.laneSrcs {
+		l := &e.laneSrc[w]
+		for r := l.head; r != nil; r = r.laneNext {
+			all = append(all, r)
 		}
+		*l = laneList{}
+	}
+	e.laneSrcs = e.laneSrcs[:0]
+	// Each source's receives are in order already; across sources, the
+	// sequence numbers give it.
+	slices.SortFunc(all, func(a, b *Request) int { return cmp.Compare(a.m.Seq, b.m.Seq) })
+	for i, r := range all {
+		all[i] = nil
 		r.lane, r.laneNext = false, nil
 		e.postRecv(r)
 	}
-	e.lane = lane[:0]
+	e.laneSort = all[:0]
 }
 
 // laneTake completes r, a queued receive, off the head of its source's

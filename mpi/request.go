@@ -42,11 +42,9 @@ type Request struct {
 	late   bool
 	flight *inflight // the streaming message this receive is bound to
 	// lane: queued in the receive lane (recvlane.go), not in the queues;
-	// laneNext is the next queued receive from the same source, lanePos
-	// its place in the posting order.
+	// laneNext is the next queued receive from the same source.
 	lane     bool
 	laneNext *Request
-	lanePos  int
 
 	// Send side.
 	peer     int // world rank
@@ -89,11 +87,13 @@ const reqSlabLen = 32
 // is still a distinct object, never reused, so a spent one stays spent.
 // Called with e.mu held.
 func (e *engine) newUserReq(kind reqKind) *Request {
-	if len(e.reqSlab) == 0 {
-		e.reqSlab = make([]Request, reqSlabLen)
+	// An index, not a reslice: storing the slice back was a dozen
+	// instructions of each Isend and Irecv.
+	if e.reqNext >= len(e.reqSlab) {
+		e.reqSlab, e.reqNext = make([]Request, reqSlabLen), 0
 	}
-	r := &e.reqSlab[0]
-	e.reqSlab = e.reqSlab[1:]
+	r := &e.reqSlab[e.reqNext]
+	e.reqNext++
 	r.e, r.kind = e, kind
 	return r
 }
