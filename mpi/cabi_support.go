@@ -100,9 +100,16 @@ func waitallInto(reqs []*Request, sts []Status, errs []error) error {
 		}
 	}
 	for i, r := range reqs {
-		if r != nil {
-			sts[i], errs[i] = r.collect()
+		if r == nil {
+			continue
 		}
+		if r.coll == nil { // collect, inlined as in collectAll
+			r.spent = true
+			sts[i], errs[i] = r.status, r.err
+			r.buf, r.sbuf, r.comm = nil, nil, nil
+			continue
+		}
+		sts[i], errs[i] = r.collect()
 	}
 	return nil
 }

@@ -123,6 +123,8 @@ func (r *Request) checkSendDone() {
 }
 
 // collect turns a completed request into what Wait returns and spends it.
+// collectAll and waitallInto repeat its lines for a request without a
+// collective (a window's sends and receives): keep them alike.
 func (r *Request) collect() (Status, error) {
 	r.spent = true
 	st, err := r.status, r.err
