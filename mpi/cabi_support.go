@@ -90,11 +90,8 @@ func waitallInto(reqs []*Request, sts []Status, errs []error) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.laneN != 0 {
-		e.laneWaitall(reqs)
-	}
 	from := 0
-	if !allDoneFrom(reqs, &from) {
+	if (e.laneN == 0 || !e.laneWaitall(reqs)) && !allDoneFrom(reqs, &from) {
 		if err := e.waitUntil(func() bool { return allDoneFrom(reqs, &from) }); err != nil {
 			return err
 		}

@@ -187,32 +187,40 @@ func (e *engine) laneArrive(src int, d *shm.Desc, inline []byte) bool {
 
 // laneWaitall completes, in the order given, the queued receives of reqs
 // that laneTake can, spinning a little at an empty channel; it stops at
-// the first it cannot, and the caller's wait does the rest.
-func (e *engine) laneWaitall(reqs []*Request) {
+// the first it cannot, and the caller's wait does the rest. It reports
+// whether every request of reqs is complete (so the caller need not look
+// again).
+func (e *engine) laneWaitall(reqs []*Request) bool {
 	spins := flSpins
 	if e.oversub {
 		spins = 0
 	}
 	if e.fatal != nil {
-		return
+		return false
 	}
+	all := true
 	var ic *inChan
 	last := -1
 	for _, r := range reqs {
-		if r == nil || !r.lane {
+		if r == nil || r.done {
+			continue
+		}
+		if !r.lane {
+			all = false
 			continue
 		}
 		w := r.m.Src
 		if e.laneSrc[w].head != r {
-			return
+			return false
 		}
 		if w != last {
 			if ic, last = e.inFrom(w), w; ic == nil {
-				return
+				return false
 			}
 		}
 		if e.laneTakeFrom(ic, r, spins) != 1 {
-			return
+			return false
 		}
 	}
+	return all
 }

@@ -246,12 +246,9 @@ func Waitall(reqs []*Request) ([]Status, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.laneN != 0 {
-		e.laneWaitall(reqs)
-	}
 	// A window the lane completed needs no wait set-up.
 	from := 0
-	if !allDoneFrom(reqs, &from) {
+	if (e.laneN == 0 || !e.laneWaitall(reqs)) && !allDoneFrom(reqs, &from) {
 		if err := e.waitUntil(func() bool { return allDoneFrom(reqs, &from) }); err != nil {
 			return sts, err
 		}
