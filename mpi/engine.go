@@ -158,8 +158,17 @@ func (e *engine) setCPUs(cpus int) {
 	}
 }
 
-// queues returns the matching queues of context ctx, creating them.
+// queues returns the matching queues of context ctx, creating them. The
+// common case (the last context asked for, no lane receives) stays small
+// enough to inline.
 func (e *engine) queues(ctx uint32) *queues {
+	if e.laneN == 0 && e.lastQ != nil && e.lastCtx == ctx {
+		return e.lastQ
+	}
+	return e.queuesSlow(ctx)
+}
+
+func (e *engine) queuesSlow(ctx uint32) *queues {
 	if e.laneN != 0 {
 		e.laneFlush() // nothing sees the queues without the lane's receives
 	}

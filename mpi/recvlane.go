@@ -41,7 +41,8 @@ import (
 // sees them without a test of its own.
 
 // laneList is one source's queued receives, oldest first, linked by
-// laneNext; listed says the source is in e.laneSrcs.
+// sendNext (a receive has no send queue to be in); listed says the
+// source is in e.laneSrcs.
 type laneList struct {
 	head, tail *Request
 	listed     bool
@@ -66,7 +67,7 @@ func (e *engine) laneQueue(r *Request, source, w int) {
 	r.lane, r.peer, r.m.Seq = true, source, e.postSeq
 	l := &e.laneSrc[w]
 	if l.tail != nil {
-		l.tail.laneNext = r
+		l.tail.sendNext = r
 	} else {
 		l.head = r
 		if !l.listed {
@@ -82,10 +83,10 @@ func (e *engine) laneQueue(r *Request, source, w int) {
 // laneUnlink takes r, the head of its source's list, out of the lane.
 func (e *engine) laneUnlink(r *Request) {
 	l := &e.laneSrc[r.m.Src]
-	if l.head = r.laneNext; r.laneNext == nil {
+	if l.head = r.sendNext; r.sendNext == nil {
 		l.tail = nil
 	}
-	r.lane, r.laneNext = false, nil
+	r.lane, r.sendNext = false, nil
 	e.live[0]--
 	if e.laneN--; e.laneN == 0 {
 		for _, w := range e.laneSrcs {
@@ -105,7 +106,7 @@ func (e *engine) laneFlush() {
 	all := e.laneSort[:0]
 	for _, w := range e.laneSrcs {
 		l := &e.laneSrc[w]
-		for r := l.head; r != nil; r = r.laneNext {
+		for r := l.head; r != nil; r = r.sendNext {
 			all = append(all, r)
 		}
 		*l = laneList{}
@@ -116,7 +117,7 @@ func (e *engine) laneFlush() {
 	slices.SortFunc(all, func(a, b *Request) int { return cmp.Compare(a.m.Seq, b.m.Seq) })
 	for i, r := range all {
 		all[i] = nil
-		r.lane, r.laneNext = false, nil
+		r.lane, r.sendNext = false, nil
 		e.postRecv(r)
 	}
 	e.laneSort = all[:0]

@@ -39,12 +39,13 @@ type Request struct {
 	ctx uint32
 	// late: when the receive was posted, the source's channel already held
 	// an unread message, so whatever matches it did not wait for us.
-	late   bool
-	flight *inflight // the streaming message this receive is bound to
+	late bool
 	// lane: queued in the receive lane (recvlane.go), not in the queues;
-	// laneNext is the next queued receive from the same source.
-	lane     bool
-	laneNext *Request
+	// then sendNext links the source's queued receives. (Beside late, in
+	// what would be padding: the request's size is part of every
+	// request's cost.)
+	lane   bool
+	flight *inflight // the streaming message this receive is bound to
 
 	// Send side.
 	peer     int // world rank
@@ -55,7 +56,7 @@ type Request struct {
 	acked    bool // sync: the receiver matched it
 	pushed   bool // every byte handed over
 	syncID   uint64
-	sendNext *Request // per-peer send queue
+	sendNext *Request // per-peer send queue; for a lane receive, the lane's link
 	bsend    *bsendBlock
 	// Rendezvous send: the pinned buffer's address, and after a NACK the
 	// receiver's id for the resend stream.
