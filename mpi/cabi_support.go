@@ -97,13 +97,22 @@ func waitallInto(reqs []*Request, sts []Status, errs []error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	from := 0
-	if err := e.waitUntil(func() bool { return allDoneFrom(reqs, &from) }); err != nil {
-		return err
+	if (e.laneN == 0 || !e.laneWaitall(reqs)) && !allDoneFrom(reqs, &from) {
+		if err := e.waitUntil(func() bool { return allDoneFrom(reqs, &from) }); err != nil {
+			return err
+		}
 	}
 	for i, r := range reqs {
-		if r != nil {
-			sts[i], errs[i] = r.collect()
+		if r == nil {
+			continue
 		}
+		if r.coll == nil { // collect, inlined as in collectAll
+			r.spent = true
+			sts[i], errs[i] = r.status, r.err
+			r.buf, r.sbuf, r.comm = nil, nil, nil
+			continue
+		}
+		sts[i], errs[i] = r.collect()
 	}
 	return nil
 }

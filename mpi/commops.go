@@ -223,6 +223,9 @@ func (c *Comm) Free() error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.laneN != 0 {
+		e.laneFlush() // its receives are posted ones, which keep the queues
+	}
 	for _, ctx := range []uint32{c.ctx, c.ctx + 1} {
 		if q := e.ctxs[ctx]; q != nil && !q.HasPosted() {
 			e.live[1] -= int64(q.Unexpected()) // dropped with the queues

@@ -43,7 +43,8 @@ type engine struct {
 	gateOp     *collOp    // the blocking collective being waited for (coll_gate.go)
 	gated      uint64     // communicators given a gate (coll_gate.go)
 	internalRq []*Request // recycled requests of blocking calls
-	reqSlab    []Request  // requests for Isend and Irecv not yet handed out (request.go)
+	reqSlab    []Request  // requests for Isend and Irecv (request.go)
+	reqNext    int        // the first of reqSlab not yet handed out
 	bufs       bufPool
 	freeUnexp  []*unexpected
 	bsend      bsendState
@@ -97,6 +98,14 @@ type engine struct {
 	fl       *shm.FastLane
 	live     *[2]int64
 	flClosed bool
+
+	// The receive lane (recvlane.go): how many receives it holds, per
+	// world rank the queued ones, the ranks that have some, and the
+	// flush's scratch list.
+	laneN    int
+	laneSrc  []laneList
+	laneSrcs []int
+	laneSort []*Request
 
 	checksum bool   // HYMPI_CHECKSUM: descriptors carry a CRC (checksum.go)
 	sumBuf   []byte // the checked private copy of a payload (checksum.go)
@@ -153,8 +162,20 @@ func (e *engine) setCPUs(cpus int) {
 	}
 }
 
-// queues returns the matching queues of context ctx, creating them.
+// queues returns the matching queues of context ctx, creating them. The
+// common case (the last context asked for, no lane receives) stays small
+// enough to inline.
 func (e *engine) queues(ctx uint32) *queues {
+	if e.laneN == 0 && e.lastQ != nil && e.lastCtx == ctx {
+		return e.lastQ
+	}
+	return e.queuesSlow(ctx)
+}
+
+func (e *engine) queuesSlow(ctx uint32) *queues {
+	if e.laneN != 0 {
+		e.laneFlush() // nothing sees the queues without the lane's receives
+	}
 	if e.lastQ != nil && e.lastCtx == ctx {
 		return e.lastQ
 	}

@@ -37,6 +37,9 @@ func (e *engine) flEnable() bool {
 	if err != nil {
 		return false
 	}
+	if e.laneN != 0 {
+		e.laneFlush() // C's fast paths read only the matching counts
+	}
 	live := fl.Counts()
 	*live = *e.live
 	e.fl, e.live = fl, live
@@ -171,30 +174,31 @@ func (e *engine) fastRecv(c *Comm, buf []byte, source, tag int) (st Status, ok b
 	if ic == nil || ic.Cur != nil {
 		return Status{}, false
 	}
-	slot, err := ic.Cons.Peek()
+	// Head and DecodeInline are Peek's and DecodeDesc's common case,
+	// inlined; anything else (a corrupt slot too) is left to progress.
+	slot := ic.Cons.Head()
 	// A message not there yet may be on its way: a short spin here saves
 	// the whole matching path when it lands. Not when ranks outnumber
 	// CPUs (the sender may need this CPU), nor for a buffer the skew
 	// controller watches (its verdict reads when the receive was posted).
-	if slot == nil && err == nil && !e.oversub && len(buf) <= e.skew.small {
-		for i := 0; i < flSpins && slot == nil && err == nil; i++ {
-			slot, err = ic.Cons.Peek()
+	if slot == nil && !e.oversub && len(buf) <= e.skew.small {
+		for i := 0; i < flSpins && slot == nil; i++ {
+			slot = ic.Cons.Head()
 		}
 	}
-	if slot == nil || err != nil {
+	if slot == nil {
 		return Status{}, false // empty, or corrupt: progress reports it
 	}
-	d, err := shm.DecodeDesc(slot, ic.Lim)
-	if err != nil || d.Kind != shm.KindInline || d.Flags != 0 || d.Ctx != c.ctx ||
-		!match.TagMatches(tag, d.Tag) || int(d.FragLen) > len(buf) || (int(d.FragLen) > e.skew.small && e.skewCounts(w, int(d.FragLen))) {
+	ctx, gotTag, n, ok := shm.DecodeInline(slot)
+	if !ok || ctx != c.ctx || !match.TagMatches(tag, gotTag) || int(n) > len(buf) || (int(n) > e.skew.small && e.skewCounts(w, int(n))) {
 		return Status{}, false
 	}
-	n := copy(buf, shm.InlinePayload(slot, &d))
-	ic.Cons.Release()
+	copy(buf, slot[shm.DescHeaderSize:shm.DescHeaderSize+n])
+	ic.Cons.ReleaseHead(slot)
 	ic.Idle = 0
 	// The sender may be waiting for the slot just freed.
 	ic.Bell.Ring()
-	return Status{Source: source, Tag: int(d.Tag), Count: n}, true
+	return Status{Source: source, Tag: int(gotTag), Count: int(n)}, true
 }
 
 // fastLaneState is for the C ABI (cmd/libmpi_abi/fastlane.c): the address of

@@ -293,6 +293,9 @@ func (c *Comm) freeInter() error {
 	e := c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.laneN != 0 {
+		e.laneFlush() // its receives are posted ones, which keep the queues
+	}
 	for ctx := c.ctx; ctx < c.ctx+4; ctx++ {
 		if q := e.ctxs[ctx]; q != nil && !q.HasPosted() {
 			e.live[1] -= int64(q.Unexpected()) // dropped with the queues

@@ -111,6 +111,7 @@ func TestScenarios(t *testing.T) {
 		{"porder", []int{2, 3, 5}},
 		{"graphnbr", []int{1, 2, 3, 5}},
 		{"fastlane", []int{1, 2, 4}},
+		{"recvlane", []int{1, 2, 3, 4}},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {

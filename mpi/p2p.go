@@ -225,7 +225,11 @@ func (c *Comm) irecv(old *Request, buf []byte, source, tag int) (*Request, error
 		r = e.reuseReq(old, reqRecv)
 	}
 	c.initRecv(r, c.ctx, buf, source, tag)
-	e.postRecv(r)
+	if source != AnySource && e.laneOK(r.m.Src, len(buf)) {
+		e.laneQueue(r, source, r.m.Src)
+	} else {
+		e.postRecv(r)
+	}
 	e.mu.Unlock()
 	return r, nil
 }

@@ -11,6 +11,9 @@ import (
 // and for inline messages the whole payload) against the posted receives, or
 // files it as unexpected.
 func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
+	if e.laneN != 0 && f == nil && e.laneArrive(src, d, inline) {
+		return
+	}
 	q := e.queues(d.Ctx)
 	rts := d.Kind == shm.KindRTS
 	r := q.TakePosted(src, d.Tag)

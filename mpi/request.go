@@ -39,7 +39,12 @@ type Request struct {
 	ctx uint32
 	// late: when the receive was posted, the source's channel already held
 	// an unread message, so whatever matches it did not wait for us.
-	late   bool
+	late bool
+	// lane: queued in the receive lane (recvlane.go), not in the queues;
+	// then sendNext links the source's queued receives. (Beside late, in
+	// what would be padding: the request's size is part of every
+	// request's cost.)
+	lane   bool
 	flight *inflight // the streaming message this receive is bound to
 
 	// Send side.
@@ -51,7 +56,7 @@ type Request struct {
 	acked    bool // sync: the receiver matched it
 	pushed   bool // every byte handed over
 	syncID   uint64
-	sendNext *Request // per-peer send queue
+	sendNext *Request // per-peer send queue; for a lane receive, the lane's link
 	bsend    *bsendBlock
 	// Rendezvous send: the pinned buffer's address, and after a NACK the
 	// receiver's id for the resend stream.
@@ -83,11 +88,13 @@ const reqSlabLen = 32
 // is still a distinct object, never reused, so a spent one stays spent.
 // Called with e.mu held.
 func (e *engine) newUserReq(kind reqKind) *Request {
-	if len(e.reqSlab) == 0 {
-		e.reqSlab = make([]Request, reqSlabLen)
+	// An index, not a reslice: storing the slice back was a dozen
+	// instructions of each Isend and Irecv.
+	if e.reqNext >= len(e.reqSlab) {
+		e.reqSlab, e.reqNext = make([]Request, reqSlabLen), 0
 	}
-	r := &e.reqSlab[0]
-	e.reqSlab = e.reqSlab[1:]
+	r := &e.reqSlab[e.reqNext]
+	e.reqNext++
 	r.e, r.kind = e, kind
 	return r
 }
@@ -117,6 +124,8 @@ func (r *Request) checkSendDone() {
 }
 
 // collect turns a completed request into what Wait returns and spends it.
+// collectAll and waitallInto repeat its lines for a request without a
+// collective (a window's sends and receives): keep them alike.
 func (r *Request) collect() (Status, error) {
 	r.spent = true
 	st, err := r.status, r.err
@@ -153,6 +162,13 @@ func (r *Request) Wait() (Status, error) {
 	}
 	// A request already done (a collective the direct run finished at its
 	// start) skips the wait's set-up.
+	if !r.done && r.lane {
+		spins := flSpins
+		if e.oversub {
+			spins = 0
+		}
+		e.laneTake(r, spins)
+	}
 	if !r.done {
 		if err := e.waitUntil(func() bool { return r.done }); err != nil {
 			return Status{}, err
@@ -175,6 +191,8 @@ func (r *Request) Test() (Status, bool, error) {
 	}
 	if !r.done && r.coll != nil {
 		e.resumeColl(r.coll, false)
+	if !r.done && r.lane {
+		e.laneTake(r, 0)
 	}
 	if !r.done && !e.progress() && !r.done {
 		e.pollIdle()
@@ -234,9 +252,12 @@ func Waitall(reqs []*Request) ([]Status, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	// A window the lane completed needs no wait set-up.
 	from := 0
-	if err := e.waitUntil(func() bool { return allDoneFrom(reqs, &from) }); err != nil {
-		return sts, err
+	if (e.laneN == 0 || !e.laneWaitall(reqs)) && !allDoneFrom(reqs, &from) {
+		if err := e.waitUntil(func() bool { return allDoneFrom(reqs, &from) }); err != nil {
+			return sts, err
+		}
 	}
 	return sts, collectAll(reqs, sts)
 }
@@ -273,6 +294,17 @@ func collectAll(reqs []*Request, sts []Status) error {
 	var first error
 	for i, r := range reqs {
 		if r == nil {
+			continue
+		}
+		if r.coll == nil {
+			// collect, inlined for Waitall's windows of sends and
+			// receives: its call was a fifth of a lane receive's wait.
+			r.spent = true
+			sts[i] = r.status
+			if r.err != nil && first == nil {
+				first = r.err
+			}
+			r.buf, r.sbuf, r.comm = nil, nil, nil
 			continue
 		}
 		st, err := r.collect()

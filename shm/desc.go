@@ -152,6 +152,20 @@ func EncodeInline(slot []byte, ctx uint32, tag int32, n uint32) {
 	le.PutUint64(slot[descTag:], uint64(uint32(tag))|uint64(n)<<32)
 }
 
+// DecodeInline is DecodeDesc's commonest case on its own, for fast paths
+// that leave the rest to DecodeDesc: ok when slot (at least SlotSize long)
+// holds an inline message without flags, whose payload,
+// slot[DescHeaderSize:][:n], is within InlineMax. Small enough to inline.
+func DecodeInline(slot []byte) (ctx uint32, tag int32, n uint32, ok bool) {
+	_ = slot[SlotSize-1]
+	le := binary.LittleEndian
+	if Kind(slot[descKind]) != KindInline || slot[descFlags] != 0 {
+		return 0, 0, 0, false
+	}
+	n = le.Uint32(slot[descFragLen:])
+	return le.Uint32(slot[descCtx:]), int32(le.Uint32(slot[descTag:])), n, n <= InlineMax
+}
+
 // DecodeDesc reads and validates the descriptor in slot. A peer wrote it, so
 // every field that later indexes memory is checked here, once: after a nil
 // error, Cell < lim.Cells, FragLen fits its container and MsgLen is sane.
@@ -162,11 +176,8 @@ func DecodeDesc(slot []byte, lim Limits) (Desc, error) {
 	le := binary.LittleEndian
 	// The commonest case first: an inline message without flags, whose
 	// only check is its length.
-	if Kind(slot[descKind]) == KindInline && slot[descFlags] == 0 {
-		if n := le.Uint32(slot[descFragLen:]); n <= InlineMax {
-			return Desc{Kind: KindInline, Ctx: le.Uint32(slot[descCtx:]), Tag: int32(le.Uint32(slot[descTag:])),
-				FragLen: n, MsgLen: uint64(n)}, nil
-		}
+	if ctx, tag, n, ok := DecodeInline(slot); ok {
+		return Desc{Kind: KindInline, Ctx: ctx, Tag: tag, FragLen: n, MsgLen: uint64(n)}, nil
 	}
 	d := Desc{
 		Kind:    Kind(slot[descKind]),
