@@ -191,6 +191,7 @@ func (r *Request) Test() (Status, bool, error) {
 	}
 	if !r.done && r.coll != nil {
 		e.resumeColl(r.coll, false)
+	}
 	if !r.done && r.lane {
 		e.laneTake(r, 0)
 	}
