@@ -478,6 +478,6 @@ func (c *Comm) fastLaneState() (state uintptr, ctx uint32, world []int, ok bool)
 // No C plans either (the engine's coll_cplan.go).
 func (c *Comm) cplanArea() uintptr { return 0 }
 
-func (c *Comm) cplanRun(tag, cur int, skip uint64, nb bool) (*Request, error) {
+func (c *Comm) cplanRun(plan, tag, cur int, skip uint64, nb bool) (*Request, error) {
 	return nil, newErr(ErrIntern, "collective", "no C plans under a cgo backend")
 }

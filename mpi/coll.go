@@ -385,13 +385,13 @@ func (c *Comm) blockingBuild(what string, key collKey, v *countsKey, build func(
 			saveCounts(op, v)
 		}
 	}
-	return c.runBlocking(what, &key, op, false)
+	return c.runBlocking(what, &key, op, -1)
 }
 
 // runBlocking runs op, built, to completion and memoises it under key;
-// hit: op is the memo, taken out under c.memoKey, which is key. Called
-// with e.mu held; returns with it released.
-func (c *Comm) runBlocking(what string, key *collKey, op *collOp, hit bool) error {
+// slot >= 0: op is the entry of that memo slot, taken out by runMemo,
+// whose key is key. Called with e.mu held; returns with it released.
+func (c *Comm) runBlocking(what string, key *collKey, op *collOp, slot int) error {
 	e := c.e
 	if e.fatal != nil {
 		c.putOp(op)
@@ -422,9 +422,14 @@ func (c *Comm) runBlocking(what string, key *collKey, op *collOp, hit bool) erro
 		e.mu.Unlock()
 		return wrapCollErr(what, err)
 	}
-	if hit && c.memo == nil {
-		// Back where it came from: the key is there already.
-		c.memo = op
+	if slot >= 0 && c.memo[slot].op == nil && c.memo[slot].key.same(key) {
+		// Back where it came from: the key is there already. Its C plan
+		// stayed valid (C cannot run while this does); the C ABI's call
+		// that came here may have found none yet, or an unkeyed one.
+		c.memo[slot].op = op
+		if c.cp != nil {
+			c.cplanKept(slot, op)
+		}
 	} else {
 		c.keepMemo(key, op)
 	}

@@ -24,48 +24,69 @@ import (
 // direct run stopped there would have.
 //
 // The plan area is one private mapping per communicator (never Go heap: C
-// keeps its address). It also holds the communicator's collective
-// sequence number, so that C and Go draw the same tags. Writers: Go under
-// e.mu writes everything but the C fields; C writes key, keyed, runs and
-// served, and advances seq, only while the fast lane's run flag is set
-// (then no Go code runs beside it; shm/fastlane.go). The plan's buffers are
-// the memo entry's (the caller's buffers and the schedule's scratch), which
-// stay allocated while the entry is the memo: valid is cleared whenever the
-// entry leaves the memo (takeMemo, putOp) and set again only when that same
-// entry comes back.
+// keeps its address), a header and one plan per memo slot (memoSlots):
+// plan i is compiled from the entry of memo slot i, so a loop of
+// different collectives (a benchmark's collective and Barrier, a solver's
+// step) finds each its own plan. C looks for the plan whose key is its
+// call's, comparing the kind first. The header also holds the
+// communicator's collective sequence number, so that C and Go draw the
+// same tags.
+//
+// Who writes what. Go writes under e.mu: the header's version, size,
+// nplans and ctx once; gen and last whenever a plan becomes valid without
+// a key (gen++ after last, so that C, which reads them after the Go call
+// that did it returned, pairs them); each plan's valid, and everything
+// else in a plan but key and keyed. C writes the header's runs and served,
+// and each plan's key and keyed (1; Go writes 0 when it compiles a new
+// plan into the slot), only while the fast lane's run flag is set (then no
+// Go code runs beside it; shm/fastlane.go); seq is advanced by both, each
+// under the same rule. No word is written by both sides at once, so plain
+// loads and stores suffice. A plan's buffers are its memo entry's (the
+// caller's buffers and the schedule's scratch), which stay allocated while
+// the entry is in its slot: valid is cleared whenever the entry leaves the
+// slot for Go to run it (takeMemo) or for good (putOp), and set again only
+// when that same entry comes back to it.
 
 const (
-	cpVersion   = 1
+	cpVersion   = 2
+	cpPlans     = memoSlots
 	cpMaxRounds = 32
 	cpMaxXfers  = 64
 	cpMaxSteps  = 64
-	cpMapSize   = 8192
 )
 
-// cplan is the plan area's layout; cmd/libmpi_abi/collane.h repeats it and
-// checks version and size.
-type cplan struct {
-	version uint32 // cpVersion; Go writes once
+// cplanArea is the plan area's layout; cmd/libmpi_abi/collane.h repeats
+// it (hc_cplan) and C checks version and size.
+type cplanArea struct {
+	version uint32 // cpVersion
 	seq     uint32 // the communicator's collective sequence (nextTag); Go and C advance it
-	valid   uint64 // 1: the plan is the memo entry's schedule; Go writes
-	keyed   uint64 // 1: C wrote key (C writes 1; Go writes 0 on a new plan)
+	size    uint64 // unsafe.Sizeof(cplanArea{})
+	nplans  uint64 // cpPlans
 	gen     uint64 // bumped by Go when a plan becomes valid without a key
+	last    uint64 // that plan's index
 	runs    uint64 // C's runs, for its every-directPassEvery Go pass; C writes
 	served  uint64 // collectives C ran to the end; C writes
-	oversub uint64 // the engine's oversubscription when compiled
-	nrounds uint64
-	nxfers  uint64
-	nsteps  uint64
-	ownDst  uint64 // the schedule's own copy (own[1] into own[0]), ownLen bytes
-	ownSrc  uint64
-	ownLen  uint64
 	ctx     uint64 // the collective context
-	size    uint64 // unsafe.Sizeof(cplan{})
-	key     [8]int64
+	_       [8]uint64
+	plans   [cpPlans]cplan
+}
+
+// cplan is one memo slot's plan (hc_cp_plan in collane.h).
+type cplan struct {
+	valid   uint64 // 1: the plan is the slot's memo entry's schedule
+	keyed   uint64 // 1: C wrote key (C writes 1; Go writes 0 on a new plan)
+	oversub uint64 // the engine's oversubscription when compiled
 	// unsettled: c's gate is not settled yet, which the next blocking
 	// Barrier or Allreduce does in Go (coll_gate.go) with every member.
 	unsettled uint64
-	_         [7]uint64
+	nrounds   uint64
+	nxfers    uint64
+	nsteps    uint64
+	ownDst    uint64 // the schedule's own copy (own[1] into own[0]), ownLen bytes
+	ownSrc    uint64
+	ownLen    uint64
+	_         [6]uint64
+	key       [8]int64
 	rounds    [cpMaxRounds]cpRound
 	xfers     [cpMaxXfers]cpXfer
 	steps     [cpMaxSteps]cpStep
@@ -84,13 +105,19 @@ type cpStep struct {
 	src, dst, n uint64
 }
 
-// cplanState is a communicator's plan area and the memo entry its plan
-// was compiled from.
+// cplanState is a communicator's plan area and the memo entries its
+// plans were compiled from, slot by slot.
 type cplanState struct {
 	mem []byte
-	p   *cplan
-	op  *collOp
+	p   *cplanArea
+	op  [cpPlans]*collOp
+	// bad: the slot's entry whose schedule C cannot run (compilePlan
+	// said no), not to be compiled again each time it comes back.
+	bad [cpPlans]*collOp
 }
+
+// cpMapSize is the plan area's mapping, whole pages.
+var cpMapSize = (int(unsafe.Sizeof(cplanArea{})) + 4095) &^ 4095
 
 // cplanArea maps c's plan area on first use and moves c's collective
 // sequence into it; 0 when c cannot have one. Called by the C ABI.
@@ -111,8 +138,9 @@ func (c *Comm) cplanArea() uintptr {
 	if err != nil {
 		return 0
 	}
-	p := (*cplan)(unsafe.Pointer(&mem[0]))
-	p.version, p.size, p.seq = cpVersion, uint64(unsafe.Sizeof(cplan{})), c.collSeq
+	p := (*cplanArea)(unsafe.Pointer(&mem[0]))
+	p.version, p.size, p.nplans, p.seq = cpVersion, uint64(unsafe.Sizeof(cplanArea{})), cpPlans, c.collSeq
+	p.ctx = uint64(c.ctx + 1)
 	c.cp = &cplanState{mem: mem, p: p}
 	return uintptr(unsafe.Pointer(p))
 }
@@ -125,43 +153,59 @@ func (c *Comm) seqWord() *uint32 {
 	return &c.collSeq
 }
 
-// cplanTaken: op leaves the memo (to run in Go, or for good).
-func (c *Comm) cplanTaken(op *collOp) {
-	if c.cp != nil && c.cp.op == op {
-		c.cp.p.valid = 0
+// cplanTaken: op leaves memo slot i to run in Go.
+func (c *Comm) cplanTaken(i int, op *collOp) {
+	if c.cp != nil && c.cp.op[i] == op {
+		c.cp.p.plans[i].valid = 0
 	}
 }
 
 // cplanDropped: op is recycled; its plan must never run again.
 func (c *Comm) cplanDropped(op *collOp) {
-	if c.cp != nil && c.cp.op == op {
-		c.cp.p.valid = 0
-		c.cp.op = nil
+	if c.cp == nil {
+		return
+	}
+	for i := range c.cp.op {
+		if c.cp.op[i] == op {
+			c.cp.p.plans[i].valid = 0
+			c.cp.op[i] = nil
+		}
+		if c.cp.bad[i] == op {
+			c.cp.bad[i] = nil
+		}
 	}
 }
 
-// cplanKept: op became c's memo. The same entry coming back revalidates
-// its plan; another gets a new plan if C can run its schedule.
-func (c *Comm) cplanKept(op *collOp) {
+// cplanKept: op became (or is again) the entry of memo slot i. The same
+// entry coming back revalidates its plan, and offers it to C again while
+// C has not keyed it; another gets a new plan if C can run its schedule.
+func (c *Comm) cplanKept(i int, op *collOp) {
 	cp := c.cp
-	if cp == nil {
+	if cp == nil || cp.bad[i] == op {
 		return
 	}
-	p := cp.p
-	if cp.op == op {
+	a := cp.p
+	p := &a.plans[i]
+	if cp.op[i] == op {
 		p.valid = 1
 		if p.keyed == 0 {
-			p.gen++
+			a.last = uint64(i)
+			a.gen++
 		}
 		return
 	}
-	p.valid, cp.op = 0, nil
+	p.valid, cp.op[i] = 0, nil
+	// op may come back to another slot than the one it left (that one
+	// went to another shape meanwhile): its old plan must not run.
+	c.cplanDropped(op)
 	if !c.compilePlan(op, p) {
+		cp.bad[i] = op
 		return
 	}
-	cp.op = op
+	cp.op[i] = op
 	p.keyed, p.valid = 0, 1
-	p.gen++
+	a.last = uint64(i)
+	a.gen++
 }
 
 // compilePlan writes op's schedule into p, reporting false when C cannot
@@ -205,7 +249,6 @@ func (c *Comm) compilePlan(op *collOp, p *cplan) bool {
 	// settleGate leaves a communicator no gate could serve unknown for
 	// good; size 0 fits whenever any size does.
 	p.unsettled = uint64(flag01(c.gate.state == gateUnknown && c.gateFits(0)))
-	p.ctx = uint64(c.ctx + 1)
 	return true
 }
 
@@ -227,30 +270,35 @@ func flag01(b bool) int {
 // handle).
 func (c *Comm) cplanFree() {
 	if c.cp != nil {
-		c.cp.p.valid = 0
 		_ = unix.Munmap(c.cp.mem)
 		c.cp = nil
 	}
 }
 
-// cplanRun continues in Go the collective C started from c's plan: C drew
-// tag and did rounds [0, cur) and the transfers of round cur marked in
-// skip. tag < 0: C ran nothing; Go runs the whole collective after a
+// cplanRun continues in Go the collective C started from c's plan i: C
+// drew tag and did rounds [0, cur) and the transfers of round cur marked
+// in skip. tag < 0: C ran nothing; Go runs the whole collective after a
 // progress pass (C's every directPassEvery-th run, MPI's progress rule).
 // A nonblocking call (nb) gets the collective's request, as
 // nonblockingKeyed would have returned it. Called by the C ABI.
-func (c *Comm) cplanRun(tag, cur int, skip uint64, nb bool) (*Request, error) {
+func (c *Comm) cplanRun(i, tag, cur int, skip uint64, nb bool) (*Request, error) {
 	const what = "collective"
 	e := c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	op := c.memo
-	if c.cp == nil || op == nil || op != c.cp.op || c.cp.p.valid == 0 || cur < 0 || cur > len(op.s.rounds) {
+	if c.cp == nil || i < 0 || i >= cpPlans {
 		return nil, newErr(ErrIntern, what, "no plan to continue")
 	}
-	key := c.memoKey
-	c.memo = nil
-	c.cplanTaken(op)
+	m := &c.memo[i]
+	op := m.op
+	if op == nil || op != c.cp.op[i] || c.cp.p.plans[i].valid == 0 || cur < 0 || cur > len(op.s.rounds) {
+		return nil, newErr(ErrIntern, what, "no plan to continue")
+	}
+	key := m.key
+	m.op = nil
+	c.memoClock++
+	m.used = c.memoClock
+	c.cplanTaken(i, op)
 	if e.fatal != nil {
 		c.putOp(op)
 		return nil, e.fatal

@@ -127,10 +127,7 @@ func (c *Comm) settleGate(what string, size int) error {
 	}
 	// A memoised Barrier or Allreduce schedule, built before, would not
 	// take the gate.
-	if c.memo != nil {
-		c.putOp(c.memo)
-		c.memo = nil
-	}
+	c.memoDrop()
 	return err
 }
 

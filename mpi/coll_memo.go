@@ -4,27 +4,32 @@ package mpi
 
 import "unsafe"
 
-// The collectives' schedule memo. Programs call the same collective with
+// The collectives' schedule memo. Programs call the same collectives with
 // the same arguments over and over (a solver's Allreduce of its residual,
-// a benchmark's loop); a schedule depends on nothing else (the builders
-// are pure functions of rank, size, buffers, counts, datatype, operator,
-// root and whether the job is oversubscribed), and it can run any number
-// of times, as a persistent collective's does. So each communicator keeps
-// the control entry of its last collective, schedule built, under a key
-// of every argument its builder read: a blocking call's entry when it
-// returns, a nonblocking one's when its request is collected. The next
-// blocking or nonblocking call whose key is the same skips the argument
-// checks (they passed for exactly these arguments) and the build, and
-// launches it again; a call with any other key builds as always and takes
-// the memo's place. Only predefined datatypes and operators are memoised:
-// a user operator or an opaque type may be freed between two calls. A
+// a benchmark's loop, which calls a Barrier after each timed collective);
+// a schedule depends on nothing else (the builders are pure functions of
+// rank, size, buffers, counts, datatype, operator, root and whether the
+// job is oversubscribed), and it can run any number of times, as a
+// persistent collective's does. So each communicator keeps the control
+// entries of its last few collectives of different shapes, schedules
+// built, each under a key of every argument its builder read: a blocking
+// call's entry when it returns, a nonblocking one's when its request is
+// collected. The next blocking or nonblocking call whose key is one of
+// them skips the argument checks (they passed for exactly these
+// arguments) and the build, and launches it again; a call with any other
+// key builds as always and takes the place of the entry used least
+// recently. Only predefined datatypes and operators are memoised: a user
+// operator or an opaque type may be freed between two calls. A
 // v-collective's counts and displacements are caller memory that may
 // change under the same slice, so its memo keeps a copy of them
 // (countsKey) and a call must match that too.
 //
-// The memo holds the last call's buffers (as a persistent collective
-// does; at most memoMax bytes each) until the communicator's next
-// collective of another shape.
+// An entry is out of the memo while its collective runs (a blocking call,
+// or a nonblocking one until its request is collected); its slot keeps
+// the key, so the entry goes back to the same slot, and the slot's C plan
+// (coll_cplan.go) with it. The memo holds its calls' buffers (as a
+// persistent collective does; at most memoMax bytes each) until the
+// communicator is freed or the slot goes to another shape.
 
 // collKind names a memoisable collective; memoNone keeps a call out of
 // the memo.
@@ -84,9 +89,60 @@ func (k *collKey) setOversub(on bool) {
 	}
 }
 
-// same is k == *o, the likeliest to differ first.
+// same is k == *o, the likeliest to differ first: among a communicator's
+// memo slots, the collective's kind.
 func (k *collKey) same(o *collKey) bool {
-	return k.sp == o.sp && k.rp == o.rp && k.shape == o.shape && k.sn == o.sn && k.rn == o.rn
+	return k.shape == o.shape && k.sp == o.sp && k.rp == o.rp && k.sn == o.sn && k.rn == o.rn
+}
+
+// memoSlots is how many shapes of collective a communicator keeps
+// memoised. An OSU loop needs two (the collective and its Barrier), a
+// solver's step three or four; each slot may hold a schedule's scratch of
+// up to memoMax bytes, and a miss compares every slot's shape.
+const memoSlots = 8
+
+// memoEntry is one memo slot. Guarded by e.mu.
+type memoEntry struct {
+	// op is the memoised entry, nil while it runs (or the slot is empty).
+	op *collOp
+	// key is op's key; it stays while op runs, so op comes back here.
+	// Kind memoNone: the slot is empty.
+	key collKey
+	// used is the communicator's memoClock when the slot was last used;
+	// a new shape takes the slot used least recently.
+	used uint64
+}
+
+// memoFind is the slot whose entry is in the memo under k, or -1.
+func (c *Comm) memoFind(k *collKey) int {
+	for i := range c.memo {
+		if m := &c.memo[i]; m.op != nil && m.key.same(k) {
+			return i
+		}
+	}
+	return -1
+}
+
+// memoDrop returns every memoised entry to the free list and empties the
+// slots. Called with e.mu held.
+func (c *Comm) memoDrop() {
+	for i := range c.memo {
+		if op := c.memo[i].op; op != nil {
+			c.putOp(op)
+		}
+		c.memo[i] = memoEntry{}
+	}
+}
+
+// memoLen is how many entries are in the memo. Called with e.mu held.
+func (c *Comm) memoLen() int {
+	n := 0
+	for i := range c.memo {
+		if c.memo[i].op != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // memoMax bounds the buffers of a memoised call: the memo saves a build,
@@ -175,42 +231,68 @@ func sameCounts(saved []int, v *countsKey) bool {
 // v-collective, its arrays are v), taking it out of the memo while it
 // runs. Called with e.mu held.
 func (c *Comm) takeMemo(k *collKey, v *countsKey) *collOp {
-	if k.kind() == memoNone || c.memo == nil || !c.memoKey.same(k) {
+	if k.kind() == memoNone {
 		return nil
 	}
-	if v != nil && !sameCounts(c.memo.vcounts, v) {
+	i := c.memoFind(k)
+	if i < 0 {
 		return nil
 	}
-	op := c.memo
-	c.memo = nil
-	c.cplanTaken(op)
+	m := &c.memo[i]
+	if v != nil && !sameCounts(m.op.vcounts, v) {
+		return nil
+	}
+	op := m.op
+	m.op = nil
+	c.memoClock++
+	m.used = c.memoClock
+	c.cplanTaken(i, op)
 	c.memoHits++
 	return op
 }
 
 // keepMemo makes op, which ran its collective without error, c's memo
-// under k, returning the entry it replaces to the free list. Called with
-// e.mu held.
+// under k: in the slot that has k (where op came from, or another entry
+// of the same key, which it replaces), else in the slot used least
+// recently, whose entry goes back to the free list. Called with e.mu
+// held.
 func (c *Comm) keepMemo(k *collKey, op *collOp) {
 	if k.kind() == memoNone {
 		c.putOp(op)
 		return
 	}
-	if c.memo != nil {
-		c.putOp(c.memo)
+	slot := -1
+	for i := range c.memo {
+		if c.memo[i].key.same(k) {
+			slot = i
+			break
+		}
 	}
-	c.memo, c.memoKey = op, *k
-	c.cplanKept(op)
+	if slot < 0 {
+		slot = 0
+		for i := 1; i < len(c.memo); i++ {
+			if c.memo[i].used < c.memo[slot].used {
+				slot = i
+			}
+		}
+	}
+	m := &c.memo[slot]
+	if m.op != nil && m.op != op {
+		c.putOp(m.op)
+	}
+	c.memoClock++
+	m.op, m.key, m.used = op, *k, c.memoClock
+	c.cplanKept(slot, op)
 }
 
 // runMemo is a keyed blocking collective's first step: when key (with
-// the v-collective's arrays v) is the key of c's memo, it runs the memo's
-// schedule again at once, before any of the general entry's work (its
-// checks passed for exactly these arguments when the memo was built).
-// gateSize is the contribution of a collective that may settle c's gate
-// (Barrier, Allreduce; -1 for the others): while the gate is unsettled
-// the general entry must run. It reports whether it ran the call, and the
-// call's result.
+// the v-collective's arrays v) is the key of one of c's memoised entries,
+// it runs that schedule again at once, before any of the general entry's
+// work (its checks passed for exactly these arguments when the entry was
+// built). gateSize is the contribution of a collective that may settle
+// c's gate (Barrier, Allreduce; -1 for the others): while the gate is
+// unsettled the general entry must run. It reports whether it ran the
+// call, and the call's result.
 func (c *Comm) runMemo(what string, key *collKey, v *countsKey, gateSize int) (bool, error) {
 	if c == nil || key.kind() == memoNone || c.freed || c.inter != nil || (!c.private && !active.Load()) {
 		return false, nil
@@ -218,15 +300,19 @@ func (c *Comm) runMemo(what string, key *collKey, v *countsKey, gateSize int) (b
 	e := c.e
 	e.mu.Lock()
 	key.setOversub(e.oversub)
-	op := c.memo
-	if op == nil || !c.memoKey.same(key) || (v != nil && !sameCounts(op.vcounts, v)) ||
+	i := c.memoFind(key)
+	if i < 0 || (v != nil && !sameCounts(c.memo[i].op.vcounts, v)) ||
 		(gateSize >= 0 && c.gate.state == gateUnknown && c.gateFits(gateSize)) {
 		e.mu.Unlock()
 		return false, nil
 	}
-	c.memo = nil
+	m := &c.memo[i]
+	op := m.op
+	m.op = nil
+	c.memoClock++
+	m.used = c.memoClock
 	c.memoHits++
-	return true, c.runBlocking(what, key, op, true)
+	return true, c.runBlocking(what, key, op, i)
 }
 
 // startMemo is runMemo for a nonblocking start: the memo's schedule
@@ -239,12 +325,16 @@ func (c *Comm) startMemo(key *collKey, v *countsKey) *Request {
 	e := c.e
 	e.mu.Lock()
 	key.setOversub(e.oversub)
-	op := c.memo
-	if op == nil || e.fatal != nil || !c.memoKey.same(key) || (v != nil && !sameCounts(op.vcounts, v)) {
+	i := c.memoFind(key)
+	if i < 0 || e.fatal != nil || (v != nil && !sameCounts(c.memo[i].op.vcounts, v)) {
 		e.mu.Unlock()
 		return nil
 	}
-	c.memo = nil
+	m := &c.memo[i]
+	op := m.op
+	m.op = nil
+	c.memoClock++
+	m.used = c.memoClock
 	c.memoHits++
 	op.key = *key
 	e.launchRun(c, op, false, nbMode())

@@ -5,21 +5,24 @@ package mpi
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
-// TestCollMemo runs a sequence of blocking collectives in which each call
-// repeats the last or changes one argument, and checks every result
-// against a serial reference and whether the call ran the memoised
-// schedule: a repeat must (the memo is used), a change must not (a stale
-// schedule would move the wrong bytes or hang).
+// TestCollMemo runs a sequence of collectives in which each call repeats
+// an earlier one or changes one argument, and checks every result against
+// a serial reference and whether the call ran a memoised schedule, as a
+// model of the memo (memoModel: memoSlots shapes, the one used least
+// recently replaced) says it must: a repeat of a shape still memoised
+// must (the memo is used), a change must not (a stale schedule would move
+// the wrong bytes or hang).
 func TestCollMemo(t *testing.T) {
 	for _, n := range []int{2, 3, 4} {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			comms := inProcessJob(t, n)
 			runRanks(t, comms, func(c *Comm) error { return memoSequence(c, n) })
 			for _, c := range comms {
-				if c.memo == nil {
+				if c.memoLen() == 0 {
 					t.Errorf("rank %d: no memo after the sequence", c.rank)
 				}
 			}
@@ -27,14 +30,54 @@ func TestCollMemo(t *testing.T) {
 	}
 }
 
-// memoStep is one call of the sequence: run makes it on rank me and
-// returns the bytes to compare with want (nil: nothing to compare), hit
-// says whether the call must use the memo.
+// memoStep is one step of the sequence: run makes its calls on rank me
+// and returns the bytes to compare with want (nil: nothing to compare);
+// keys names each call's memo key ("": never memoised; "shape#counts" for
+// a v-collective: the shape is the key, the counts must match too).
 type memoStep struct {
 	name string
-	hit  bool
+	keys []string
 	run  func(c *Comm) ([]byte, error)
 	want func(me int) []byte
+}
+
+// memoModel is the memo's reference: memoSlots slots of a key and the
+// clock of their last use; a call hits when its key's slot has its
+// counts, and is kept in its key's slot or else the one used least
+// recently.
+type memoModel struct {
+	slots [memoSlots]struct {
+		shape, counts string
+		used          int
+	}
+	clock int
+}
+
+// call reports whether a call of key k hits, and records it.
+func (m *memoModel) call(k string) bool {
+	if k == "" {
+		return false
+	}
+	shape, counts, _ := strings.Cut(k, "#")
+	m.clock++
+	at := -1
+	for i := range m.slots {
+		if m.slots[i].shape == shape {
+			at = i
+		}
+	}
+	if at < 0 {
+		at = 0
+		for i := range m.slots {
+			if m.slots[i].used < m.slots[at].used {
+				at = i
+			}
+		}
+	}
+	sl := &m.slots[at]
+	hit := sl.shape == shape && sl.counts == counts
+	sl.shape, sl.counts, sl.used = shape, counts, m.clock
+	return hit
 }
 
 func memoSequence(c *Comm, n int) error {
@@ -130,43 +173,43 @@ func memoSequence(c *Comm, n int) error {
 		return recv[:8*5], c.Allreduce(send[:8*5], recv[:8*5], Uint64, Sum)
 	}
 	steps := []memoStep{
-		{"first Allreduce", false, allreduce(send, recv, Sum), s1},
-		{"same again", true, allreduce(send, recv, Sum), s1},
-		{"new send contents", true, func(c *Comm) ([]byte, error) {
+		{"first Allreduce", []string{"ar s r sum"}, allreduce(send, recv, Sum), s1},
+		{"same again", []string{"ar s r sum"}, allreduce(send, recv, Sum), s1},
+		{"new send contents", []string{"ar s r sum"}, func(c *Comm) ([]byte, error) {
 			copy(send, putInt64s(contrib(me, 7, k)))
 			return recv, c.Allreduce(send, recv, Int64, Sum)
 		}, func(int) []byte { return sum(7, k) }},
-		{"other recv buffer", false, allreduce(send, other, Sum), func(int) []byte { return sum(7, k) }},
-		{"other send buffer", false, allreduce(send2, other, Sum), func(int) []byte { return sum(9, k) }},
-		{"in place", false, func(c *Comm) ([]byte, error) {
+		{"other recv buffer", []string{"ar s o sum"}, allreduce(send, other, Sum), func(int) []byte { return sum(7, k) }},
+		{"other send buffer", []string{"ar s2 o sum"}, allreduce(send2, other, Sum), func(int) []byte { return sum(9, k) }},
+		{"in place", []string{"ar ip sum"}, func(c *Comm) ([]byte, error) {
 			copy(inplace, putInt64s(contrib(me, 3, k)))
 			return inplace, c.Allreduce(inplace, inplace, Int64, Sum)
 		}, func(int) []byte { return sum(3, k) }},
-		{"not in place again", false, allreduce(send, recv, Sum), func(int) []byte { return sum(7, k) }},
-		{"other op", false, allreduce(send, recv, Max), func(int) []byte { return maxOf(7, k) }},
-		{"shorter", false, allreduce(send[:8*5], recv[:8*5], Sum), func(int) []byte { return sum(7, 5) }},
-		{"other datatype", false, shortU, func(int) []byte { return sum(7, 5) }},
-		{"user op (never memoised)", false, allreduce(send, recv, user), func(int) []byte { return sum(7, k) }},
-		{"the memo outlives it", true, shortU, func(int) []byte { return sum(7, 5) }},
-		{"Bcast root 0", false, bc(0), func(int) []byte { return rootData(0) }},
-		{"Bcast root 0 again", true, bc(0), func(int) []byte { return rootData(0) }},
-		{"Bcast root 1", false, bc(1), func(int) []byte { return rootData(1) }},
-		{"Reduce root 1", false, red(1), func(int) []byte { return sum(7, k) }},
-		{"Reduce root 1 again", true, red(1), func(int) []byte { return sum(7, k) }},
-		{"Reduce root 0", false, red(0), func(int) []byte { return sum(7, k) }},
-		{"Barrier", false, func(c *Comm) ([]byte, error) { return nil, c.Barrier() }, nil},
-		{"Barrier again", true, func(c *Comm) ([]byte, error) { return nil, c.Barrier() }, nil},
-		{"Ibarrier takes the Barrier's", true, func(c *Comm) ([]byte, error) { return nil, wait(c.Ibarrier()) }, nil},
-		{"Allreduce after it", false, allreduce(send, recv, Sum), func(int) []byte { return sum(7, k) }},
-		{"Iallreduce of its shape", true, func(c *Comm) ([]byte, error) {
+		{"not in place again", []string{"ar s r sum"}, allreduce(send, recv, Sum), func(int) []byte { return sum(7, k) }},
+		{"other op", []string{"ar s r max"}, allreduce(send, recv, Max), func(int) []byte { return maxOf(7, k) }},
+		{"shorter", []string{"ar s5 r5 sum i64"}, allreduce(send[:8*5], recv[:8*5], Sum), func(int) []byte { return sum(7, 5) }},
+		{"other datatype", []string{"ar s5 r5 sum u64"}, shortU, func(int) []byte { return sum(7, 5) }},
+		{"user op (never memoised)", []string{""}, allreduce(send, recv, user), func(int) []byte { return sum(7, k) }},
+		{"the memo outlives it", []string{"ar s5 r5 sum u64"}, shortU, func(int) []byte { return sum(7, 5) }},
+		{"Bcast root 0", []string{"bc 0"}, bc(0), func(int) []byte { return rootData(0) }},
+		{"Bcast root 0 again", []string{"bc 0"}, bc(0), func(int) []byte { return rootData(0) }},
+		{"Bcast root 1", []string{"bc 1"}, bc(1), func(int) []byte { return rootData(1) }},
+		{"Reduce root 1", []string{"red 1"}, red(1), func(int) []byte { return sum(7, k) }},
+		{"Reduce root 1 again", []string{"red 1"}, red(1), func(int) []byte { return sum(7, k) }},
+		{"Reduce root 0", []string{"red 0"}, red(0), func(int) []byte { return sum(7, k) }},
+		{"Barrier", []string{"bar"}, func(c *Comm) ([]byte, error) { return nil, c.Barrier() }, nil},
+		{"Barrier again", []string{"bar"}, func(c *Comm) ([]byte, error) { return nil, c.Barrier() }, nil},
+		{"Ibarrier takes the Barrier's", []string{"bar"}, func(c *Comm) ([]byte, error) { return nil, wait(c.Ibarrier()) }, nil},
+		{"Allreduce after it", []string{"ar s r sum"}, allreduce(send, recv, Sum), func(int) []byte { return sum(7, k) }},
+		{"Iallreduce of its shape", []string{"ar s r sum"}, func(c *Comm) ([]byte, error) {
 			clear(recv)
 			return recv, wait(c.Iallreduce(send, recv, Int64, Sum))
 		}, func(int) []byte { return sum(7, k) }},
-		{"Iallreduce memoised when collected", true, func(c *Comm) ([]byte, error) {
+		{"Iallreduce memoised when collected", []string{"ar s r sum"}, func(c *Comm) ([]byte, error) {
 			clear(recv)
 			return recv, wait(c.Iallreduce(send, recv, Int64, Sum))
 		}, func(int) []byte { return sum(7, k) }},
-		{"two outstanding: one from the memo", true, func(c *Comm) ([]byte, error) {
+		{"two outstanding: one from the memo", []string{"ar s r sum", "ar s2 o sum"}, func(c *Comm) ([]byte, error) {
 			clear(recv)
 			clear(other)
 			a, err := c.Iallreduce(send, recv, Int64, Sum)
@@ -190,50 +233,55 @@ func memoSequence(c *Comm, n int) error {
 			}
 			return recv, nil
 		}, func(int) []byte { return sum(7, k) }},
-		{"Ibcast root 0", false, func(c *Comm) ([]byte, error) {
+		{"Ibcast root 0", []string{"bc 0"}, func(c *Comm) ([]byte, error) {
 			clear(bcast)
 			if me == 0 {
 				copy(bcast, rootData(0))
 			}
 			return bcast, wait(c.Ibcast(bcast, 0))
 		}, func(int) []byte { return rootData(0) }},
-		{"Ibcast root 1", false, func(c *Comm) ([]byte, error) {
+		{"Ibcast root 1", []string{"bc 1"}, func(c *Comm) ([]byte, error) {
 			clear(bcast)
 			if me == 1 {
 				copy(bcast, rootData(1))
 			}
 			return bcast, wait(c.Ibcast(bcast, 1))
 		}, func(int) []byte { return rootData(1) }},
-		{"Bcast root 1 takes the Ibcast's", true, bc(1), func(int) []byte { return rootData(1) }},
-		{"Alltoallv", false, a2av, a2avWant},
-		{"Alltoallv again", true, a2av, a2avWant},
-		{"receive displacements changed in place", false, func(c *Comm) ([]byte, error) {
+		{"Bcast root 1 takes the Ibcast's", []string{"bc 1"}, bc(1), func(int) []byte { return rootData(1) }},
+		{"Alltoallv", []string{"a2av#1"}, a2av, a2avWant},
+		{"Alltoallv again", []string{"a2av#1"}, a2av, a2avWant},
+		{"receive displacements changed in place", []string{"a2av#2"}, func(c *Comm) ([]byte, error) {
 			for i := range rd {
 				rd[i] = (n - 1 - i) * 8
 			}
 			return a2av(c)
 		}, a2avWant},
-		{"Ialltoallv of its shape", true, func(c *Comm) ([]byte, error) {
+		{"Ialltoallv of its shape", []string{"a2av#2"}, func(c *Comm) ([]byte, error) {
 			clear(a2aRecv)
 			return a2aRecv, wait(c.Ialltoallv(a2aSend, sc, sd, a2aRecv, sc, rd))
 		}, a2avWant},
-		{"Scatterv", false, scv, scvWant},
-		{"Scatterv again", true, scv, scvWant},
-		{"send displacements changed in place", false, func(c *Comm) ([]byte, error) {
+		{"Scatterv", []string{"scv#1"}, scv, scvWant},
+		{"Scatterv again", []string{"scv#1"}, scv, scvWant},
+		{"send displacements changed in place", []string{"scv#2"}, func(c *Comm) ([]byte, error) {
 			for i := range sd {
 				sd[i] = (n - 1 - i) * 8
 			}
 			return scv(c)
 		}, scvWant},
 	}
+	var model memoModel
 	for _, st := range steps {
+		want := false
+		for _, k := range st.keys {
+			want = model.call(k) || want
+		}
 		before := c.memoHits
 		got, err := st.run(c)
 		if err != nil {
 			return fmt.Errorf("%s: %w", st.name, err)
 		}
-		if hit := c.memoHits != before; hit != st.hit {
-			return fmt.Errorf("%s: memo used %v, want %v", st.name, hit, st.hit)
+		if hit := c.memoHits != before; hit != want {
+			return fmt.Errorf("%s: memo used %v, want %v", st.name, hit, want)
 		}
 		if st.want != nil && got != nil {
 			if want := st.want(me); !slices.Equal(got, want) {

@@ -41,12 +41,13 @@ type Comm struct {
 	// collFree holds finished collective control entries for reuse
 	// (coll.go); guarded by e.mu.
 	collFree []*collOp
-	// memo is the control entry of the last blocking collective, its
-	// schedule built, under memoKey (coll_memo.go); memoHits counts the
-	// calls that ran it again. Guarded by e.mu.
-	memo     *collOp
-	memoKey  collKey
-	memoHits uint64
+	// memo holds the control entries of the last collectives of
+	// different shapes, schedules built (coll_memo.go); memoClock orders
+	// the slots' use, memoHits counts the calls that ran an entry again.
+	// Guarded by e.mu.
+	memo      [memoSlots]memoEntry
+	memoClock uint64
+	memoHits  uint64
 	// cp is c's C plan area (coll_cplan.go), nil until the C ABI asks.
 	cp *cplanState
 	// directRuns counts the collectives the direct run finished

@@ -6,7 +6,8 @@
  *   - it starts only while the fast lane may run (shm/fastlane.go) and the
  *     engine holds no posted or unexpected receive, no collective in
  *     flight, no queued send and no read (the busy word), and not on every
- *     64th run of a plan, which goes to Go for a progress pass first;
+ *     64th run on the communicator, which goes to Go for a progress pass
+ *     first;
  *   - a send is published when no collective message of ours is queued
  *     toward the peer in Go and a slot is free;
  *   - a receive takes the head of the peer's collective ring when it is a
@@ -16,6 +17,11 @@
  * that round with the round's transfers done so far (hympi_go_cc_run),
  * and Go goes on exactly as its direct run stopped there would. The tag is
  * drawn from the sequence word Go's nextTag uses, in the plan area.
+ *
+ * The area holds one plan per slot of the communicator's memo, so that a
+ * loop of different collectives (a benchmark's collective and its
+ * Barrier) finds a plan for each: a call runs the plan whose key is its
+ * own, found by kind first.
  *
  * Every value read from the shared region (publish word, context, tag,
  * length, reserved word) is checked before use; anything unexpected is
@@ -133,22 +139,21 @@ static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t t
 	return 1;
 }
 
-/* run does the plan's rounds; *rc as hc_cc_try's. */
-static int run(int ci, hc_cplan *p, const int64_t *key, MPI_Request *req, int *rc)
+/* run does plan pi of area a; *rc as hc_cc_try's. */
+static int run(int ci, const hc_flcomm *f, hc_cplan *a, int pi, const int64_t *key, MPI_Request *req, int *rc)
 {
-	const hc_flcomm *f = hc_comms[ci].fl;
-	if (!f) return 0;
+	hc_cp_plan *p = &a->plans[pi];
 	unsigned char *st = f->st;
 	if (!U32(st, HC_FL_RUN) || U64(st, HC_FL_POSTED) || U64(st, HC_FL_UNEXP) || U32(st, HC_FL_BUSY) || hc_lane_n ||
 	    hc_in_callback || U32(st, HC_FL_OVERSUB) != p->oversub)
 		return 0;
 	uint64_t nr = p->nrounds;
-	if (p->runs++ % CC_PASS_EVERY == CC_PASS_EVERY - 1) {
+	if (a->runs++ % CC_PASS_EVERY == CC_PASS_EVERY - 1) {
 		cc_passes++;
-		*rc = hympi_go_cc_run(ci, -1, 0, 0, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
+		*rc = hympi_go_cc_run(ci, pi, -1, 0, 0, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
 		return 1;
 	}
-	uint32_t tag = ++p->seq & CC_SEQ_MASK, ctx = (uint32_t)p->ctx;
+	uint32_t tag = ++a->seq & CC_SEQ_MASK, ctx = (uint32_t)a->ctx;
 	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
 	int spins = U32(st, HC_FL_OVERSUB) ? 0 : CC_SPINS;
 	for (uint32_t k = 0; k < nr; k++) {
@@ -180,10 +185,10 @@ static int run(int ci, hc_cplan *p, const int64_t *key, MPI_Request *req, int *r
 		continue;
 	hand:
 		cc_handed++;
-		*rc = hympi_go_cc_run(ci, (int)tag, (int)k, done, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
+		*rc = hympi_go_cc_run(ci, pi, (int)tag, (int)k, done, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
 		return 1;
 	}
-	p->served++;
+	a->served++;
 	cc_served++;
 	if (req) *req = HC_REQ_DONE;
 	*rc = MPI_SUCCESS;
@@ -193,21 +198,26 @@ static int run(int ci, hc_cplan *p, const int64_t *key, MPI_Request *req, int *r
 int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
 {
 	const hc_flcomm *f = hc_comms[ci].fl;
-	hc_cplan *p = f ? f->cc : NULL;
-	if (!p) {
+	hc_cplan *a = f ? f->cc : NULL;
+	if (!a) {
 		k->gen = 0;
 		return 0;
 	}
-	k->gen = p->gen;
-	if (!p->valid || !p->keyed || memcmp(p->key, k->k, sizeof p->key) != 0 || (settles && p->unsettled)) return 0;
-	return run(ci, p, k->k, req, rc);
+	k->gen = a->gen;
+	for (int i = 0; i < HC_CP_PLANS; i++) {
+		const hc_cp_plan *p = &a->plans[i];
+		if (p->key[0] != k->k[0] || !p->valid || !p->keyed || memcmp(p->key, k->k, sizeof p->key) != 0) continue;
+		if (settles && p->unsettled) return 0;
+		return run(ci, f, a, i, k->k, req, rc);
+	}
+	return 0;
 }
 
 /* learnable: whether a call of key k may run from a plan in C: a
  * reduction only of a predefined operator on a predefined type that
  * hc_reduce_builtin handles (a derived type's handle may be freed and
  * reused for another type behind the same key). */
-static int learnable(const hc_cplan *p, const int64_t *k)
+static int learnable(const hc_cp_plan *p, const int64_t *k)
 {
 	/* The plan's indexes, once (Go wrote them; run trusts them). */
 	uint64_t nr = p->nrounds, nx = p->nxfers, ns = p->nsteps;
@@ -233,19 +243,22 @@ void hc_cc_learn(int ci, const hc_cc_key *k)
 	 * (malloc'd by fastlane.c, so writable), whose state page it needs. */
 	hc_flcomm *c = (hc_flcomm *)hc_fl_comm_get(ci);
 	if (!c || c->cc_state < 0) return;
-	hc_cplan *p = c->cc;
-	if (!p) {
-		uintptr_t a = hympi_go_cc_area(ci);
-		p = (hc_cplan *)a;
-		if (!p || p->version != HC_CP_VERSION || p->size != sizeof(hc_cplan)) {
+	hc_cplan *a = c->cc;
+	if (!a) {
+		hc_cplan *m = (hc_cplan *)hympi_go_cc_area(ci);
+		if (!m || m->version != HC_CP_VERSION || m->size != sizeof(hc_cplan) || m->nplans != HC_CP_PLANS) {
 			c->cc_state = -1;
 			return;
 		}
-		c->cc = p;
+		c->cc = m;
 		c->cc_state = 1;
 		return;
 	}
-	if (p->valid && !p->keyed && p->gen != k->gen && learnable(p, k->k)) {
+	/* The Go call made exactly one plan valid without a key: this call's
+	 * (with more, which one is not known; the key waits for a later call). */
+	if (a->gen != k->gen + 1 || a->last >= HC_CP_PLANS) return;
+	hc_cp_plan *p = &a->plans[a->last];
+	if (p->valid && !p->keyed && learnable(p, k->k)) {
 		memcpy(p->key, k->k, sizeof p->key);
 		p->keyed = 1;
 	}

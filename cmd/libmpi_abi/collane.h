@@ -12,9 +12,16 @@
 #include <stdint.h>
 #include "cabi.h"
 
-/* The plan area (mpi/coll_cplan.go, type cplan): checked by version and
- * size before C trusts it. */
-enum { HC_CP_VERSION = 1, HC_CP_MAX_ROUNDS = 32, HC_CP_MAX_XFERS = 64, HC_CP_MAX_STEPS = 64 };
+/* The plan area (mpi/coll_cplan.go, type cplanArea, which documents who
+ * writes each word): a header and one plan per memo slot of the
+ * communicator. Checked by version and size before C trusts it. */
+enum {
+	HC_CP_VERSION = 2,
+	HC_CP_PLANS = 8,
+	HC_CP_MAX_ROUNDS = 32,
+	HC_CP_MAX_XFERS = 64,
+	HC_CP_MAX_STEPS = 64
+};
 
 typedef struct {
 	uint32_t x0, x1, s0, s1;
@@ -33,24 +40,33 @@ typedef struct {
 
 enum { HC_CP_REDUCE = 0, HC_CP_COPY = 1 };
 
-typedef struct hc_cplan {
-	uint32_t version, seq;
-	uint64_t valid, keyed, gen, runs, served, oversub;
+/* One memo slot's plan (Go's cplan). */
+typedef struct {
+	uint64_t valid, keyed, oversub;
+	uint64_t unsettled; /* a blocking Barrier/Allreduce must settle the gate in Go */
 	uint64_t nrounds, nxfers, nsteps;
 	uint64_t own_dst, own_src, own_len;
-	uint64_t ctx, size;
+	uint64_t pad[6];
 	int64_t key[8];
-	uint64_t unsettled; /* a blocking Barrier/Allreduce must settle the gate in Go */
-	uint64_t pad[7];
 	hc_cp_round rounds[HC_CP_MAX_ROUNDS];
 	hc_cp_xfer xfers[HC_CP_MAX_XFERS];
 	hc_cp_step steps[HC_CP_MAX_STEPS];
+} hc_cp_plan;
+
+typedef struct hc_cplan {
+	uint32_t version, seq;
+	uint64_t size, nplans;
+	uint64_t gen;  /* Go: bumped when a plan became valid without a key... */
+	uint64_t last; /* ...which plan that was */
+	uint64_t runs, served, ctx;
+	uint64_t pad[8];
+	hc_cp_plan plans[HC_CP_PLANS];
 } hc_cplan;
 
 /* A call's key: everything the Go call it stands for was made of, so that
  * equal keys mean equal Go memo keys. k[0] the kind (HC_CC_*), then the
  * send and receive buffers, the byte count, datatype, operator, root and
- * element size. gen is the plan's generation before the Go call. */
+ * element size. gen is the plan area's generation before the Go call. */
 typedef struct {
 	int64_t k[8];
 	uint64_t gen;

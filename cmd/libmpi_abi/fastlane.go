@@ -117,17 +117,17 @@ func hympi_go_cc_area(ci C.int) C.uintptr_t {
 }
 
 // hympi_go_cc_run continues in Go the collective collane.c started from
-// ci's plan: tag drawn, rounds before cur done, round cur's transfers in
+// ci's plan number plan: tag drawn, rounds before cur done, round cur's transfers in
 // skip done (tag < 0: none of it; Go runs it whole after a progress pass).
 // A nonblocking call passes req (and its thread's cache) for the handle.
 //
 //export hympi_go_cc_run
-func hympi_go_cc_run(ci, tag, cur C.int, skip C.uint64_t, req *C.intptr_t, cache *C.hc_reqcache) C.int {
+func hympi_go_cc_run(ci, plan, tag, cur C.int, skip C.uint64_t, req *C.intptr_t, cache *C.hc_reqcache) C.int {
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
 	}
-	x, err := cabi.CollPlanRun(c, int(tag), int(cur), uint64(skip), req != nil)
+	x, err := cabi.CollPlanRun(c, int(plan), int(tag), int(cur), uint64(skip), req != nil)
 	if req == nil {
 		return errCode(err)
 	}

@@ -34,7 +34,7 @@ var (
 	testallInto   = typed[func([]*mpi.Request, []mpi.Status) (bool, error)]("TestallInto", enginehook.TestallInto)
 	fastLaneState = typed[func(*mpi.Comm) (uintptr, uint32, []int, bool)]("FastLaneState", enginehook.FastLaneState)
 	collPlanArea  = typed[func(*mpi.Comm) uintptr]("CollPlanArea", enginehook.CollPlanArea)
-	collPlanRun   = typed[func(*mpi.Comm, int, int, uint64, bool) (*mpi.Request, error)]("CollPlanRun", enginehook.CollPlanRun)
+	collPlanRun   = typed[func(*mpi.Comm, int, int, int, uint64, bool) (*mpi.Request, error)]("CollPlanRun", enginehook.CollPlanRun)
 	sendNow       = typed[func(*mpi.Comm, []byte, int, int) (bool, error)]("SendNow", enginehook.SendNow)
 	isendIn       = typed[xfer]("IsendIn", enginehook.IsendIn)
 	issendIn      = typed[xfer]("IssendIn", enginehook.IssendIn)
@@ -129,12 +129,12 @@ func FastLaneState(c *mpi.Comm) (state uintptr, ctx uint32, world []int, ok bool
 // when the C ABI must run c's collectives in Go.
 func CollPlanArea(c *mpi.Comm) uintptr { return collPlanArea(c) }
 
-// CollPlanRun continues in Go a collective C started from c's plan: tag
-// drawn, rounds before cur done and round cur's transfers in skip (tag < 0:
-// nothing done; Go runs it all). nb: return the collective's request
-// rather than wait for it.
-func CollPlanRun(c *mpi.Comm, tag, cur int, skip uint64, nb bool) (*mpi.Request, error) {
-	return collPlanRun(c, tag, cur, skip, nb)
+// CollPlanRun continues in Go a collective C started from c's plan number
+// plan: tag drawn, rounds before cur done and round cur's transfers in
+// skip (tag < 0: nothing done; Go runs it all). nb: return the
+// collective's request rather than wait for it.
+func CollPlanRun(c *mpi.Comm, plan, tag, cur int, skip uint64, nb bool) (*mpi.Request, error) {
+	return collPlanRun(c, plan, tag, cur, skip, nb)
 }
 
 // SendNow is MPI_Isend's shortcut: a standard-mode message that can be

@@ -24,7 +24,7 @@ var (
 	TestallInto   any // func([]*mpi.Request, []mpi.Status) (bool, error)
 	FastLaneState any // func(*mpi.Comm) (uintptr, uint32, []int, bool)
 	CollPlanArea  any // func(*mpi.Comm) uintptr
-	CollPlanRun   any // func(*mpi.Comm, int, int, uint64, bool) (*mpi.Request, error)
+	CollPlanRun   any // func(*mpi.Comm, int, int, int, uint64, bool) (*mpi.Request, error)
 	SendNow       any // func(*mpi.Comm, []byte, int, int) (bool, error)
 	IsendIn       any // func(*mpi.Comm, *mpi.Request, []byte, int, int) (*mpi.Request, error)
 	IssendIn      any // same as IsendIn
