@@ -335,6 +335,10 @@ func (c *Comm) startMemo(key *collKey, v *countsKey) *Request {
 	m.op = nil
 	c.memoClock++
 	m.used = c.memoClock
+	// Its request may complete and wait uncollected, the engine idle:
+	// C must not run the plan while the entry is out (cplanRun would
+	// find no entry to continue).
+	c.cplanTaken(i, op)
 	c.memoHits++
 	op.key = *key
 	e.launchRun(c, op, false, nbMode())

@@ -357,3 +357,106 @@ func TestCollKeyPacking(t *testing.T) {
 		}
 	}
 }
+
+// TestCollMemoAlternation: loops of different collectives in turn (a
+// collective and a Barrier, as OSU's benchmarks call them; a rotation of
+// four and a Barrier) must run every call from the memo once warm, and
+// allocate nothing; freeing the communicator empties the memo.
+func TestCollMemoAlternation(t *testing.T) {
+	type loop struct {
+		name  string
+		calls int // memoised calls per iteration
+		iter  func(c *Comm, i int, b []byte) error
+	}
+	loops := []loop{
+		{"Bcast+Barrier", 2, func(c *Comm, i int, b []byte) error {
+			if c.rank == 0 {
+				b[0] = byte(i)
+			}
+			if err := c.Bcast(b[:8], 0); err != nil {
+				return err
+			}
+			if b[0] != byte(i) {
+				return fmt.Errorf("Bcast %d: got %d", i, b[0])
+			}
+			return c.Barrier()
+		}},
+		{"Allreduce+Reduce+Allgather+Bcast+Barrier", 5, func(c *Comm, i int, b []byte) error {
+			n := c.size
+			in, out, all := b[:8], b[8:16], b[16:16+n]
+			in[0] = byte(i)
+			if err := c.Allreduce(in, out, Uint64, Sum); err != nil {
+				return err
+			}
+			if out[0] != byte(n*i) {
+				return fmt.Errorf("Allreduce %d: got %d, want %d", i, out[0], byte(n*i))
+			}
+			if err := c.Reduce(in, out, Uint64, Max, n-1); err != nil {
+				return err
+			}
+			if err := c.Allgather(b[c.rank:c.rank+1], all); err != nil {
+				return err
+			}
+			if err := c.Bcast(b[32:40], n-1); err != nil {
+				return err
+			}
+			return c.Barrier()
+		}},
+	}
+	for _, n := range []int{2, 4} {
+		for _, lp := range loops {
+			t.Run(fmt.Sprintf("n=%d/%s", n, lp.name), func(t *testing.T) {
+				comms := inProcessJob(t, n)
+				const warm, runs = 5, 20
+				var allocs float64
+				dups := make([]*Comm, n)
+				runRanks(t, comms, func(w *Comm) error {
+					c, err := w.Dup()
+					if err != nil {
+						return err
+					}
+					dups[w.rank] = c
+					b := make([]byte, 64)
+					i := 0
+					for ; i < warm; i++ {
+						if err := lp.iter(c, i, b); err != nil {
+							return err
+						}
+					}
+					before := c.memoHits
+					f := func() {
+						if e := lp.iter(c, i, b); e != nil && err == nil {
+							err = e
+						}
+						i++
+					}
+					if c.rank == 0 {
+						allocs = testing.AllocsPerRun(runs, f)
+					} else {
+						for range runs + 1 { // AllocsPerRun calls f once more
+							f()
+						}
+					}
+					if err != nil {
+						return err
+					}
+					if hits := c.memoHits - before; hits != uint64(lp.calls*(runs+1)) {
+						return fmt.Errorf("%d of %d calls ran from the memo", hits, lp.calls*(runs+1))
+					}
+					if err := c.Barrier(); err != nil {
+						return err
+					}
+					return c.Free()
+				})
+				if allocs != 0 {
+					t.Errorf("%v allocations per iteration, want 0", allocs)
+				}
+				for _, c := range dups {
+					if k := c.memoLen(); k != 0 {
+						t.Errorf("rank %d: %d entries memoised after Free", c.rank, k)
+					}
+				}
+			})
+		}
+	}
+}

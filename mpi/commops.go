@@ -234,6 +234,7 @@ func (c *Comm) Free() error {
 	}
 	e.lastQ, e.lastCtx = nil, 0
 	c.dropGate()
+	c.memoDrop() // nothing of c's may keep its buffers alive
 	c.cplanFree()
 	c.freed = true
 	return nil

@@ -5,7 +5,11 @@
  * communicator's collectives in between, ranks that arrive late (so C
  * hands collectives to Go part-way), MPI_IN_PLACE, nonblocking forms, and
  * a non-commutative user operator that must stay in Go. Every result is
- * checked against what it must be. */
+ * checked against what it must be. It starts with loops of different
+ * collectives in turn (a collective and a Barrier, as OSU's benchmarks
+ * call them; a rotation of four and a Barrier), each of whose calls the
+ * lane must serve from its own plan; COLLANE_ALT_ONLY=1 runs only those,
+ * so that the debug report counts them alone. */
 #include <unistd.h>
 #include "check.h"
 
@@ -45,6 +49,40 @@ static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
 	}
 }
 
+enum { ALT_REPS = 300 };
+
+/* alternate: Bcast and Barrier in turn, then a rotation of Allreduce,
+ * Reduce, Allgather and Bcast from another root with a Barrier; every call
+ * has the arguments of its own earlier ones, so each has its plan. */
+static void alternate(void)
+{
+	static char b8[8];
+	for (int i = 0; i < ALT_REPS; i++) {
+		for (int k = 0; k < 8; k++) b8[k] = me == 0 ? (char)(i + k) : -1;
+		CHECK_RC(MPI_Bcast(b8, 8, MPI_CHAR, 0, MPI_COMM_WORLD));
+		for (int k = 0; k < 8; k++) CHECK(b8[k] == (char)(i + k));
+		CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+	}
+	static double dv[2], dr[2];
+	static int iv, ir, ag[64], bb[4];
+	int root = n - 1;
+	for (int i = 0; i < ALT_REPS; i++) {
+		dv[0] = me + i, dv[1] = -1;
+		CHECK_RC(MPI_Allreduce(dv, dr, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+		CHECK(dr[0] == (double)n * i + n * (n - 1) / 2 && dr[1] == -n);
+		iv = me * 3 + i, ir = -1;
+		CHECK_RC(MPI_Reduce(&iv, &ir, 1, MPI_INT, MPI_MAX, root, MPI_COMM_WORLD));
+		if (me == root) CHECK(ir == (n - 1) * 3 + i);
+		iv = me - i;
+		CHECK_RC(MPI_Allgather(&iv, 1, MPI_INT, ag, 1, MPI_INT, MPI_COMM_WORLD));
+		for (int k = 0; k < n; k++) CHECK(ag[k] == k - i);
+		for (int k = 0; k < 4; k++) bb[k] = me == root ? i * k : -1;
+		CHECK_RC(MPI_Bcast(bb, 4, MPI_INT, root, MPI_COMM_WORLD));
+		for (int k = 0; k < 4; k++) CHECK(bb[k] == i * k);
+		CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (getenv("FL_MULTIPLE")) {
@@ -58,6 +96,14 @@ int main(int argc, char **argv)
 	CHECK_RC(MPI_Comm_size(MPI_COMM_WORLD, &n));
 	CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &other));
 	int tri = n * (n + 1) / 2;
+
+	alternate();
+	if (getenv("COLLANE_ALT_ONLY")) {
+		CHECK_RC(MPI_Comm_free(&other));
+		report_ok();
+		CHECK_RC(MPI_Finalize());
+		return 0;
+	}
 
 	for (int i = 0; i < REPS; i++) { /* Barrier, with p2p and other's Allreduce between */
 		late(i);
