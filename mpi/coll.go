@@ -85,7 +85,10 @@ type collOp struct {
 	// (coll_memo.go), under which its entry is memoised once collected.
 	key collKey
 	// vcounts is a v-collective's arrays as its key (saveCounts).
-	vcounts  []int
+	vcounts []int
+	// slot is the memo slot the entry was taken from while it runs
+	// (coll_memo.go), -1 when none: it goes back there.
+	slot     int8
 	reqStore Request
 	pendBuf  [4]*Request
 	// gateTicket orders the op's gate round among c's (coll_gate.go);
@@ -111,6 +114,7 @@ func (c *Comm) getOp() *collOp {
 	}
 	op.s.reset()
 	op.key = collKey{} // a caller that memoises sets its own
+	op.slot = -1
 	return op
 }
 

@@ -33,7 +33,7 @@ import (
 // same tags.
 //
 // Who writes what. Go writes under e.mu: the header's version, size,
-// nplans and ctx once; gen and last whenever a plan becomes valid without
+// nplans and ctx once (the hints are C's alone); gen and last whenever a plan becomes valid without
 // a key (gen++ after last, so that C, which reads them after the Go call
 // that did it returned, pairs them); each plan's valid, and everything
 // else in a plan but key and keyed. C writes the header's runs and served,
@@ -53,6 +53,7 @@ const (
 	cpMaxRounds = 32
 	cpMaxXfers  = 64
 	cpMaxSteps  = 64
+	cpHints     = 32 // HC_CP_HINTS
 )
 
 // cplanArea is the plan area's layout; cmd/libmpi_abi/collane.h repeats
@@ -67,8 +68,11 @@ type cplanArea struct {
 	runs    uint64 // C's runs, for its every-directPassEvery Go pass; C writes
 	served  uint64 // collectives C ran to the end; C writes
 	ctx     uint64 // the collective context
-	_       [8]uint64
-	plans   [cpPlans]cplan
+	// C's own: per call kind, the plan it ran last (where it looks
+	// first); Go never reads or writes it.
+	_     [cpHints]uint8
+	_     [8 - cpHints/8]uint64
+	plans [cpPlans]cplan
 }
 
 // cplan is one memo slot's plan (hc_cp_plan in collane.h).
@@ -298,6 +302,7 @@ func (c *Comm) cplanRun(i, tag, cur int, skip uint64, nb bool) (*Request, error)
 	m.op = nil
 	c.memoClock++
 	m.used = c.memoClock
+	op.slot = int8(i)
 	c.cplanTaken(i, op)
 	if e.fatal != nil {
 		c.putOp(op)

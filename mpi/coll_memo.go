@@ -52,7 +52,10 @@ const (
 	memoScatterv
 	memoAllgatherv
 	memoAlltoallv
+	memoKinds // how many kinds there are: a power of two (memoFind masks with it)
 )
+
+var _ = [1]int{}[memoKinds&(memoKinds-1)] // memoKinds is a power of two
 
 // collKey is every argument a memoisable collective's builder reads:
 // the buffers by address and length, and the rest packed into one word,
@@ -113,8 +116,15 @@ type memoEntry struct {
 	used uint64
 }
 
-// memoFind is the slot whose entry is in the memo under k, or -1.
+// memoFind is the slot whose entry is in the memo under k, or -1. It
+// looks first where the last entry of k's kind went (a loop calls one
+// shape of each collective), then everywhere.
 func (c *Comm) memoFind(k *collKey) int {
+	if i := int(c.memoHint[k.kind()&(memoKinds-1)]); i < len(c.memo) {
+		if m := &c.memo[i]; m.op != nil && m.key.same(k) {
+			return i
+		}
+	}
 	for i := range c.memo {
 		if m := &c.memo[i]; m.op != nil && m.key.same(k) {
 			return i
@@ -246,6 +256,7 @@ func (c *Comm) takeMemo(k *collKey, v *countsKey) *collOp {
 	m.op = nil
 	c.memoClock++
 	m.used = c.memoClock
+	op.slot = int8(i)
 	c.cplanTaken(i, op)
 	c.memoHits++
 	return op
@@ -261,11 +272,17 @@ func (c *Comm) keepMemo(k *collKey, op *collOp) {
 		c.putOp(op)
 		return
 	}
-	slot := -1
-	for i := range c.memo {
-		if c.memo[i].key.same(k) {
-			slot = i
-			break
+	// Where op came from, if that slot still has its key; else the slot
+	// of k, if any.
+	slot := int(op.slot)
+	op.slot = -1
+	if slot < 0 || slot >= len(c.memo) || c.memo[slot].op != nil || !c.memo[slot].key.same(k) {
+		slot = -1
+		for i := range c.memo {
+			if c.memo[i].key.same(k) {
+				slot = i
+				break
+			}
 		}
 	}
 	if slot < 0 {
@@ -282,6 +299,7 @@ func (c *Comm) keepMemo(k *collKey, op *collOp) {
 	}
 	c.memoClock++
 	m.op, m.key, m.used = op, *k, c.memoClock
+	c.memoHint[k.kind()&(memoKinds-1)] = uint8(slot)
 	c.cplanKept(slot, op)
 }
 
@@ -340,7 +358,7 @@ func (c *Comm) startMemo(key *collKey, v *countsKey) *Request {
 	// find no entry to continue).
 	c.cplanTaken(i, op)
 	c.memoHits++
-	op.key = *key
+	op.key, op.slot = *key, int8(i)
 	e.launchRun(c, op, false, nbMode())
 	r := op.req
 	e.mu.Unlock()

@@ -46,6 +46,7 @@ type Comm struct {
 	// the slots' use, memoHits counts the calls that ran an entry again.
 	// Guarded by e.mu.
 	memo      [memoSlots]memoEntry
+	memoHint  [memoKinds]uint8 // per kind, the slot its last entry went to
 	memoClock uint64
 	memoHits  uint64
 	// cp is c's C plan area (coll_cplan.go), nil until the C ABI asks.

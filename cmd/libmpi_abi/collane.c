@@ -195,6 +195,11 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, int pi, const int64_t *k
 	return 1;
 }
 
+static inline int match(const hc_cp_plan *p, const int64_t *k)
+{
+	return p->key[0] == k[0] && p->valid && p->keyed && memcmp(p->key, k, sizeof p->key) == 0;
+}
+
 int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
 {
 	const hc_flcomm *f = hc_comms[ci].fl;
@@ -204,13 +209,15 @@ int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
 		return 0;
 	}
 	k->gen = a->gen;
-	for (int i = 0; i < HC_CP_PLANS; i++) {
-		const hc_cp_plan *p = &a->plans[i];
-		if (p->key[0] != k->k[0] || !p->valid || !p->keyed || memcmp(p->key, k->k, sizeof p->key) != 0) continue;
-		if (settles && p->unsettled) return 0;
-		return run(ci, f, a, i, k->k, req, rc);
-	}
-	return 0;
+	/* Where this kind's call ran last, then every plan. */
+	unsigned h = (unsigned)k->k[0] & (HC_CP_HINTS - 1);
+	int i = a->hint[h];
+	if (i >= HC_CP_PLANS || !match(&a->plans[i], k->k))
+		for (i = 0; i < HC_CP_PLANS && !match(&a->plans[i], k->k); i++)
+			;
+	if (i == HC_CP_PLANS || (settles && a->plans[i].unsettled)) return 0;
+	a->hint[h] = (uint8_t)i;
+	return run(ci, f, a, i, k->k, req, rc);
 }
 
 /* learnable: whether a call of key k may run from a plan in C: a

@@ -20,7 +20,8 @@ enum {
 	HC_CP_PLANS = 8,
 	HC_CP_MAX_ROUNDS = 32,
 	HC_CP_MAX_XFERS = 64,
-	HC_CP_MAX_STEPS = 64
+	HC_CP_MAX_STEPS = 64,
+	HC_CP_HINTS = 32
 };
 
 typedef struct {
@@ -59,7 +60,8 @@ typedef struct hc_cplan {
 	uint64_t gen;  /* Go: bumped when a plan became valid without a key... */
 	uint64_t last; /* ...which plan that was */
 	uint64_t runs, served, ctx;
-	uint64_t pad[8];
+	uint8_t hint[HC_CP_HINTS]; /* C's alone: per call kind, the plan that ran last */
+	uint64_t pad[8 - HC_CP_HINTS / 8];
 	hc_cp_plan plans[HC_CP_PLANS];
 } hc_cplan;
 
