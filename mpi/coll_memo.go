@@ -118,13 +118,20 @@ type memoEntry struct {
 
 // memoFind is the slot whose entry is in the memo under k, or -1. It
 // looks first where the last entry of k's kind went (a loop calls one
-// shape of each collective), then everywhere.
+// shape of each collective), then everywhere (memoScan). runMemo and
+// startMemo repeat it in line: it is on every memoised call's path, and
+// too large for the compiler to inline.
 func (c *Comm) memoFind(k *collKey) int {
-	if i := int(c.memoHint[k.kind()&(memoKinds-1)]); i < len(c.memo) {
-		if m := &c.memo[i]; m.op != nil && m.key.same(k) {
-			return i
-		}
+	i := int(c.memoHint[k.kind()&(memoKinds-1)]) & (memoSlots - 1)
+	if m := &c.memo[i]; m.op != nil && m.key.same(k) {
+		return i
 	}
+	return c.memoScan(k)
+}
+
+var _ = [1]int{}[memoSlots&(memoSlots-1)] // memoSlots is a power of two
+
+func (c *Comm) memoScan(k *collKey) int {
 	for i := range c.memo {
 		if m := &c.memo[i]; m.op != nil && m.key.same(k) {
 			return i
@@ -268,21 +275,31 @@ func (c *Comm) takeMemo(k *collKey, v *countsKey) *collOp {
 // recently, whose entry goes back to the free list. Called with e.mu
 // held.
 func (c *Comm) keepMemo(k *collKey, op *collOp) {
-	if k.kind() == memoNone {
+	// A freed communicator keeps nothing (an entry of it may be
+	// collected after Free), nor does an intercommunicator: the memo's
+	// fast paths leave those checks to this.
+	if k.kind() == memoNone || c.freed || c.inter != nil {
 		c.putOp(op)
 		return
 	}
-	// Where op came from, if that slot still has its key; else the slot
-	// of k, if any.
+	// Back where op came from, if that slot still has its key.
 	slot := int(op.slot)
 	op.slot = -1
-	if slot < 0 || slot >= len(c.memo) || c.memo[slot].op != nil || !c.memo[slot].key.same(k) {
-		slot = -1
-		for i := range c.memo {
-			if c.memo[i].key.same(k) {
-				slot = i
-				break
+	if slot >= 0 && slot < len(c.memo) {
+		if m := &c.memo[slot]; m.op == nil && m.key.same(k) {
+			c.memoClock++
+			m.op, m.used = op, c.memoClock
+			if c.cp != nil {
+				c.cplanKept(slot, op)
 			}
+			return
+		}
+	}
+	slot = -1
+	for i := range c.memo {
+		if c.memo[i].key.same(k) {
+			slot = i
+			break
 		}
 	}
 	if slot < 0 {
@@ -312,13 +329,18 @@ func (c *Comm) keepMemo(k *collKey, op *collOp) {
 // unsettled the general entry must run. It reports whether it ran the
 // call, and the call's result.
 func (c *Comm) runMemo(what string, key *collKey, v *countsKey, gateSize int) (bool, error) {
-	if c == nil || key.kind() == memoNone || c.freed || c.inter != nil || (!c.private && !active.Load()) {
+	// A freed communicator, an intercommunicator and a call that is not
+	// memoised find nothing (keepMemo).
+	if c == nil || (!c.private && !active.Load()) {
 		return false, nil
 	}
 	e := c.e
 	e.mu.Lock()
 	key.setOversub(e.oversub)
-	i := c.memoFind(key)
+	i := int(c.memoHint[key.kind()&(memoKinds-1)]) & (memoSlots - 1) // memoFind
+	if m := &c.memo[i]; m.op == nil || !m.key.same(key) {
+		i = c.memoScan(key)
+	}
 	if i < 0 || (v != nil && !sameCounts(c.memo[i].op.vcounts, v)) ||
 		(gateSize >= 0 && c.gate.state == gateUnknown && c.gateFits(gateSize)) {
 		e.mu.Unlock()
@@ -337,13 +359,16 @@ func (c *Comm) runMemo(what string, key *collKey, v *countsKey, gateSize int) (b
 // started again at once, its request returned; nil when the general
 // entry must run.
 func (c *Comm) startMemo(key *collKey, v *countsKey) *Request {
-	if c == nil || key.kind() == memoNone || c.freed || c.inter != nil || (!c.private && !active.Load()) {
+	if c == nil || (!c.private && !active.Load()) {
 		return nil
 	}
 	e := c.e
 	e.mu.Lock()
 	key.setOversub(e.oversub)
-	i := c.memoFind(key)
+	i := int(c.memoHint[key.kind()&(memoKinds-1)]) & (memoSlots - 1) // memoFind
+	if m := &c.memo[i]; m.op == nil || !m.key.same(key) {
+		i = c.memoScan(key)
+	}
 	if i < 0 || e.fatal != nil || (v != nil && !sameCounts(c.memo[i].op.vcounts, v)) {
 		e.mu.Unlock()
 		return nil

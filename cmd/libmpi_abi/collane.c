@@ -195,9 +195,10 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, int pi, const int64_t *k
 	return 1;
 }
 
+/* match: whether p is a plan of the call of key k (the kind first). */
 static inline int match(const hc_cp_plan *p, const int64_t *k)
 {
-	return p->key[0] == k[0] && p->valid && p->keyed && memcmp(p->key, k, sizeof p->key) == 0;
+	return p->key[0] == k[0] && p->valid && p->keyed && memcmp(p->key + 1, k + 1, sizeof p->key - sizeof *k) == 0;
 }
 
 int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
