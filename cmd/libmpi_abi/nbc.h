@@ -206,4 +206,15 @@ enum {
 	HC_NBR_ALLTOALLV,
 	HC_NBR_ALLTOALLW,
 };
+/* An MPI_Test of a nonblocking collective with nothing to do, answered in
+ * C (nbc_idle.c). hc_nbc_idle_req is the handle Go found idle
+ * (cabi.CollIdle) at its last test, 0 when none; Go sets it and clears
+ * it when the handle's slot is freed. hc_nbc_idle_test answers *flag = 0
+ * and returns 1 when nothing can have changed since; 0 sends the caller
+ * to Go. hc_nbc_idle_mark notes the state Go left, after a Go test that
+ * returned flag 0 for the idle handle. */
+HC_HIDDEN extern intptr_t hc_nbc_idle_req; /* 0: none */
+HC_HIDDEN int hc_nbc_idle_test(MPI_Request *request, int *flag);
+HC_HIDDEN void hc_nbc_idle_mark(int ci);
+
 #endif

@@ -10,6 +10,7 @@
 #include "fastlane.h"
 #include "_cgo_export.h"
 #include "golane.h"
+#include "nbc.h"
 
 enum { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
 
@@ -383,6 +384,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	}
 	int k = hc_lane_queued(*request);
 	if (k >= 0 && hc_lane_test(k, request, flag, status)) return MPI_SUCCESS;
+	if (hc_nbc_idle_req && hc_nbc_idle_test(request, flag)) return MPI_SUCCESS;
 	int rc = hympi_go_test(request, flag, status, &hc_rcache);
 	return rc ? hc_req_error(rc, "MPI_Test") : MPI_SUCCESS;
 }

@@ -189,6 +189,9 @@ func (t *reqTable) del(i int, c *C.hc_reqcache) {
 // delSlot is del for a caller that has looked slot i up already (q).
 func (t *reqTable) delSlot(q *creq, i int, c *C.hc_reqcache) {
 	*q = creq{spare: q.spare}
+	if C.hc_nbc_idle_req != 0 && C.hc_nbc_idle_req == C.intptr_t(makeHandle(kindReq, i)) {
+		C.hc_nbc_idle_req = 0 // the handle is no longer the idle collective's
+	}
 	if i >= laneBase {
 		C.hc_lane_give(C.int(i - laneBase))
 		return
@@ -363,6 +366,12 @@ func hympi_go_test(hp unsafe.Pointer, flag *C.int, st *C.MPI_Status, cache *C.hc
 	s, done, err := q.r.Test()
 	if !done && err == nil {
 		*flag = 0
+		if cabi.CollIdle(q.r) {
+			// Nothing but a peer's collective message can move it:
+			// C answers the next tests while none comes (nbc_idle.c).
+			C.hc_nbc_idle_req = C.intptr_t(*h)
+			C.hc_nbc_idle_mark(q.ci)
+		}
 		return 0
 	}
 	return packErr(q.ci, finish(q, idx, h, s, err, st, cache))
