@@ -31,7 +31,8 @@ func (r *Request) peek() (Status, bool, error) {
 }
 
 // takeDone spends r and reports true when it has completed without error,
-// after one progress pass if it was pending; otherwise it changes nothing.
+// after one progress pass if it was a nonblocking collective's whose
+// start the direct run refused; otherwise it changes nothing.
 // The C ABI asks right after starting a nonblocking collective: a complete
 // one then needs no request slot and no second call into Go for its
 // MPI_Wait. The pass matters: a start issues a round's messages, and the
@@ -53,9 +54,10 @@ func (r *Request) takeDone() bool {
 	}
 	// A deferred run has nothing posted for a pass to match (it looked
 	// at the peers' rings just now; the pass cost a start that deferred
-	// ~600 instructions): only a start the direct run refused, which
-	// posted its receives the general way, needs one.
-	if !r.done && !r.spent && (r.coll == nil || !r.coll.deferred) {
+	// ~600 instructions): only a nonblocking start the direct run
+	// refused, which posted its receives the general way, needs one. A
+	// persistent start (MPI_Start asks too) is taken only if done.
+	if !r.done && !r.spent && r.pcoll == nil && (r.coll == nil || !r.coll.deferred) {
 		e.progress()
 	}
 	ok := r.done && r.err == nil && !r.spent

@@ -217,4 +217,15 @@ HC_HIDDEN extern intptr_t hc_nbc_idle_req; /* 0: none */
 HC_HIDDEN int hc_nbc_idle_test(MPI_Request *request, int *flag);
 HC_HIDDEN void hc_nbc_idle_mark(int ci);
 
+/* hc_nbc_pdone_req: a persistent collective's handle whose MPI_Start ran
+ * the collective to the end (hympi_go_start made it inactive in Go): to
+ * MPI it stays active until the caller completes it, which MPI_Wait and
+ * MPI_Test (and the calls over arrays, hc_nbc_pdone_take) do in C. Go
+ * sets it, refuses to start the handle again while it is set, and clears
+ * it when the handle's slot is freed; 0 when none. */
+HC_HIDDEN extern intptr_t hc_nbc_pdone_req;
+/* hc_nbc_pdone_take: when reqs holds hc_nbc_pdone_req, clears it and
+ * returns its index (the calls over arrays complete it there), else -1. */
+HC_HIDDEN int hc_nbc_pdone_take(int count, const MPI_Request *reqs);
+
 #endif

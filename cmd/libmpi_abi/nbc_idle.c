@@ -38,6 +38,7 @@
 #define U64(p, off) (*(uint64_t *)((p) + (off)))
 
 intptr_t hc_nbc_idle_req;
+intptr_t hc_nbc_pdone_req;
 static unsigned char *idle_st;   /* the fast lane page at the mark */
 static uint64_t idle_pos;        /* sum of the collective rings' consumer positions then */
 static unsigned idle_tests;
@@ -88,4 +89,14 @@ int hc_nbc_idle_test(MPI_Request *request, int *flag)
 	if (!engine_idle(st) || !ring_sum(st, &pos) || pos != idle_pos) return 0;
 	*flag = 0;
 	return 1;
+}
+
+int hc_nbc_pdone_take(int count, const MPI_Request *reqs)
+{
+	for (int i = 0; i < count; i++)
+		if ((intptr_t)reqs[i] == hc_nbc_pdone_req) {
+			hc_nbc_pdone_req = 0;
+			return i;
+		}
+	return -1;
 }

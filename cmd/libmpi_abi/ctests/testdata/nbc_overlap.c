@@ -92,12 +92,32 @@ static void persistent(void)
 		out = -1;
 		for (int i = 0; i < 3; i++) {
 			CHECK_RC(MPI_Start(&pr[i]));
-			if (round % 2) {
-				CHECK_RC(MPI_Wait(&pr[i], MPI_STATUS_IGNORE));
-			} else {
-				int flag = 0;
+			int flag = 0;
+			int idx = -1, ids[1] = {-1};
+			switch (round % 6) { /* a start may have completed it: every call must see that */
+			case 0:
 				while (!flag)
 					CHECK_RC(MPI_Test(&pr[i], &flag, MPI_STATUS_IGNORE));
+				break;
+			case 1:
+				CHECK_RC(MPI_Wait(&pr[i], MPI_STATUS_IGNORE));
+				break;
+			case 2:
+				CHECK_RC(MPI_Waitall(1, &pr[i], MPI_STATUSES_IGNORE));
+				CHECK_RC(MPI_Wait(&pr[i], MPI_STATUS_IGNORE)); /* inactive: at once */
+				break;
+			case 3:
+				while (!flag)
+					CHECK_RC(MPI_Testall(1, &pr[i], &flag, MPI_STATUSES_IGNORE));
+				break;
+			case 4:
+				CHECK_RC(MPI_Waitany(1, &pr[i], &idx, MPI_STATUS_IGNORE));
+				CHECK(idx == 0);
+				break;
+			case 5:
+				CHECK_RC(MPI_Waitsome(1, &pr[i], &flag, ids, MPI_STATUSES_IGNORE));
+				CHECK(flag == 1 && ids[0] == 0);
+				break;
 			}
 			CHECK(pr[i] != MPI_REQUEST_NULL); /* persistent: inactive, not freed */
 		}
