@@ -227,5 +227,9 @@ HC_HIDDEN extern intptr_t hc_nbc_pdone_req;
 /* hc_nbc_pdone_take: when reqs holds hc_nbc_pdone_req, clears it and
  * returns its index (the calls over arrays complete it there), else -1. */
 HC_HIDDEN int hc_nbc_pdone_take(int count, const MPI_Request *reqs);
+/* For HYMPI_CABI_DEBUG: what nbc_idle.c answered in C, printed at
+ * MPI_Finalize; hc_nbc_pstarts is counted by Go (hympi_go_start). */
+HC_HIDDEN extern unsigned long hc_nbc_pstarts;
+HC_HIDDEN void hc_nbc_report(int rank);
 
 #endif

@@ -29,6 +29,7 @@
  * collane.c does; any surprise goes to Go.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "nbc.h"
@@ -39,6 +40,8 @@
 
 intptr_t hc_nbc_idle_req;
 intptr_t hc_nbc_pdone_req;
+unsigned long hc_nbc_pstarts; /* persistent starts that completed the run (Go counts) */
+static unsigned long idle_answered;
 static unsigned char *idle_st;   /* the fast lane page at the mark */
 static uint64_t idle_pos;        /* sum of the collective rings' consumer positions then */
 static unsigned idle_tests;
@@ -88,7 +91,14 @@ int hc_nbc_idle_test(MPI_Request *request, int *flag)
 	if (!hc_nbc_idle_req || (intptr_t)*request != hc_nbc_idle_req || !st || (++idle_tests & 7) == 0) return 0;
 	if (!engine_idle(st) || !ring_sum(st, &pos) || pos != idle_pos) return 0;
 	*flag = 0;
+	idle_answered++;
 	return 1;
+}
+
+void hc_nbc_report(int rank)
+{
+	fprintf(stderr, "hympi[debug]: rank %d: nonblocking collectives: %lu idle tests answered in C, %lu persistent starts complete at once\n",
+		rank, idle_answered, hc_nbc_pstarts);
 }
 
 int hc_nbc_pdone_take(int count, const MPI_Request *reqs)

@@ -857,6 +857,7 @@ func hympi_go_start(p unsafe.Pointer, n C.int) C.int {
 			// answers in C without a second call into Go.
 			q.cancelled = false
 			C.hc_nbc_pdone_req = C.intptr_t(h)
+			C.hc_nbc_pstarts++
 			continue
 		}
 		q.r, q.spare, q.active, q.cancelled = r, nil, true, false
