@@ -195,6 +195,9 @@ func (r *Request) takeDone() bool {
 	return true
 }
 
+// collIdle: the backends have no C ABI shortcut (the engine's collIdle).
+func (r *Request) collIdle() bool { return false }
+
 // cancelRecv cancels a receive that has not been matched yet (MPI_Cancel
 // and MPI_Wait). It reports whether it did; a receive that matched first
 // is complete, its status kept for Wait.

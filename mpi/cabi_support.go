@@ -31,7 +31,8 @@ func (r *Request) peek() (Status, bool, error) {
 }
 
 // takeDone spends r and reports true when it has completed without error,
-// after one progress pass if it was pending; otherwise it changes nothing.
+// after one progress pass if it was a nonblocking collective's whose
+// start the direct run refused; otherwise it changes nothing.
 // The C ABI asks right after starting a nonblocking collective: a complete
 // one then needs no request slot and no second call into Go for its
 // MPI_Wait. The pass matters: a start issues a round's messages, and the
@@ -43,19 +44,43 @@ func (r *Request) takeDone() bool {
 	}
 	e := r.e
 	e.mu.Lock()
-	if !r.done && !r.spent && r.coll != nil {
+	if !r.done && !r.spent && r.coll != nil && !r.coll.c.nbDefer {
 		// The C ABI keeps its nonblocking collectives completing at
 		// their start when the peers are there: the direct run the start
-		// deferred goes on here, without a progress pass.
+		// deferred goes on here. Not when the communicator's starts
+		// defer their receives to the tests (coll_cstart.go): taking
+		// the message now would leave them nothing to overlap.
 		e.resumeColl(r.coll, false)
 	}
-	if !r.done && !r.spent {
+	// A deferred run has nothing posted for a pass to match (it looked
+	// at the peers' rings just now; the pass cost a start that deferred
+	// ~600 instructions): only a nonblocking start the direct run
+	// refused, which posted its receives the general way, needs one. A
+	// persistent start (MPI_Start asks too) is taken only if done.
+	if !r.done && !r.spent && r.pcoll == nil && (r.coll == nil || !r.coll.deferred) {
 		e.progress()
 	}
 	ok := r.done && r.err == nil && !r.spent
 	if ok {
 		r.collect()
 	}
+	e.mu.Unlock()
+	return ok
+}
+
+// collIdle reports whether r is a nonblocking collective that waits, with
+// nothing posted, for a peer's message on a collective ring, and is the
+// engine's only live collective: until a collective message from one of
+// its peers is consumed, no pass can complete it, which is what lets the
+// C ABI answer an MPI_Test of it without entering Go (nbc_idle.c).
+func (r *Request) collIdle() bool {
+	if r == nil || r.coll == nil {
+		return false
+	}
+	e := r.e
+	e.mu.Lock()
+	op := r.coll
+	ok := !r.done && !r.spent && op.deferred && len(e.colls) == 1 && e.colls[0] == op && e.async == nil
 	e.mu.Unlock()
 	return ok
 }

@@ -168,12 +168,16 @@ const (
 	// nonblocking start: what is left then overlaps the caller's
 	// computation, and a late rank's start stays cheap).
 	runSendsFirst
+	// runAdaptive: a C nonblocking start, runStart or runSendsFirst as
+	// the communicator's last nonblocking collectives were completed
+	// (coll_cstart.go, adaptiveMode).
+	runAdaptive
 )
 
 // nbMode is how far a nonblocking start goes (coll_cstart.go).
 func nbMode() launchMode {
 	if collStartsComplete {
-		return runStart
+		return runAdaptive
 	}
 	return runSendsFirst
 }
@@ -187,6 +191,9 @@ func (e *engine) launch(c *Comm, op *collOp, ownDone bool) { e.launchRun(c, op, 
 
 // launchRun is launch in the given mode.
 func (e *engine) launchRun(c *Comm, op *collOp, ownDone bool, mode launchMode) {
+	if mode == runAdaptive {
+		mode = c.adaptiveMode()
+	}
 	if !op.fixedTag {
 		op.tag = c.nextTag()
 	}
@@ -201,10 +208,12 @@ func (e *engine) launchRun(c *Comm, op *collOp, ownDone bool, mode launchMode) {
 	// zeroing the whole struct cost a small collective ≈40 instructions.
 	r := &op.reqStore
 	r.e, r.kind, r.comm, r.done, r.spent, r.status, r.err, r.parent = e, reqColl, c, false, false, Status{}, nil, nil
-	r.coll, r.pending, r.cancelAsked = nil, 0, false
+	r.coll, r.pcoll, r.pending, r.cancelAsked = nil, nil, 0, false
 	op.req = r
 	if op.pooled && !op.persistent {
 		r.coll = op
+	} else if op.persistent {
+		r.pcoll = op
 	}
 	if !ownDone && op.s.own[0] != nil {
 		copy(op.s.own[0], op.s.own[1])
@@ -509,6 +518,7 @@ func (r *Request) waitColl() (Status, error) {
 		return Status{}, newErr(ErrRequest, "Wait", "request already completed and freed")
 	}
 	if !r.done {
+		op.c.nbWaited()
 		e.resumeColl(op, true)
 		if !r.done {
 			if err := e.waitUntil(func() bool { return r.done }); err != nil {

@@ -54,6 +54,9 @@ type Comm struct {
 	// directRuns counts the collectives the direct run finished
 	// (coll_direct.go). Guarded by e.mu.
 	directRuns uint64
+	// nbDefer: C nonblocking starts defer their receives
+	// (coll_cstart.go). Guarded by e.mu.
+	nbDefer bool
 	// private communicators belong to engines outside Init/Finalize
 	// (calibration) and are usable regardless of the process's MPI state.
 	private bool

@@ -74,6 +74,10 @@ type Request struct {
 	// coll: a nonblocking collective's control entry, recycled once the
 	// completion is collected (coll.go).
 	coll *collOp
+	// pcoll: a persistent collective's control entry while a run is
+	// live; Wait and Test resume its deferred direct run as they do a
+	// nonblocking one's, but never recycle it (its Persistent owns it).
+	pcoll *collOp
 	// cancelAsked: a KindCancel for this send awaits its reply (cancel.go).
 	cancelAsked bool
 }
@@ -162,6 +166,13 @@ func (r *Request) Wait() (Status, error) {
 	}
 	// A request already done (a collective the direct run finished at its
 	// start) skips the wait's set-up.
+	if !r.done && r.pcoll != nil {
+		// A persistent collective's Start deferred what the peers had
+		// not sent yet: go on directly, spinning briefly as a blocking
+		// call does, before the general wait's progress passes (which
+		// cost a persistent Barrier almost twice the blocking one).
+		e.resumeColl(r.pcoll, true)
+	}
 	if !r.done && r.lane {
 		spins := flSpins
 		if e.oversub {
@@ -191,6 +202,8 @@ func (r *Request) Test() (Status, bool, error) {
 	}
 	if !r.done && r.coll != nil {
 		e.resumeColl(r.coll, false)
+	} else if !r.done && r.pcoll != nil {
+		e.resumeColl(r.pcoll, false)
 	}
 	if !r.done && r.lane {
 		e.laneTake(r, 0)
@@ -200,6 +213,9 @@ func (r *Request) Test() (Status, bool, error) {
 	}
 	if !r.done {
 		return Status{}, false, nil
+	}
+	if r.coll != nil {
+		r.coll.c.nbTested()
 	}
 	st, err := r.collect()
 	return st, true, err

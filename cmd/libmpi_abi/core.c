@@ -15,6 +15,7 @@
 
 #include "cabi.h"
 #include "argcheck.h"
+#include "nbc.h"
 #include "fastlane.h"
 #include "collane.h"
 #include "htab.h"
@@ -423,6 +424,7 @@ int PMPI_Finalize(void)
 	/* MPI_COMM_SELF's attributes are deleted first, as if it were freed. */
 	hc_comm_delete_attrs(1);
 	if (hc_debug) hc_fl_report(hc_world_rank), hc_cc_report(hc_world_rank);
+	if (hc_debug) hc_nbc_report(hc_world_rank);
 	int rc = hympi_go_finalize();
 	hc_finalized = 1;
 	return rc ? hc_error(0, rc, "MPI_Finalize") : MPI_SUCCESS;

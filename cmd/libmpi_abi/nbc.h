@@ -206,4 +206,30 @@ enum {
 	HC_NBR_ALLTOALLV,
 	HC_NBR_ALLTOALLW,
 };
+/* An MPI_Test of a nonblocking collective with nothing to do, answered in
+ * C (nbc_idle.c). hc_nbc_idle_req is the handle Go found idle
+ * (cabi.CollIdle) at its last test, 0 when none; Go sets it and clears
+ * it when the handle's slot is freed. hc_nbc_idle_test answers *flag = 0
+ * and returns 1 when nothing can have changed since; 0 sends the caller
+ * to Go. hc_nbc_idle_mark notes the state Go left, after a Go test that
+ * returned flag 0 for the idle handle. */
+HC_HIDDEN extern intptr_t hc_nbc_idle_req; /* 0: none */
+HC_HIDDEN int hc_nbc_idle_test(MPI_Request *request, int *flag);
+HC_HIDDEN void hc_nbc_idle_mark(int ci);
+
+/* hc_nbc_pdone_req: a persistent collective's handle whose MPI_Start ran
+ * the collective to the end (hympi_go_start made it inactive in Go): to
+ * MPI it stays active until the caller completes it, which MPI_Wait and
+ * MPI_Test (and the calls over arrays, hc_nbc_pdone_take) do in C. Go
+ * sets it, refuses to start the handle again while it is set, and clears
+ * it when the handle's slot is freed; 0 when none. */
+HC_HIDDEN extern intptr_t hc_nbc_pdone_req;
+/* hc_nbc_pdone_take: when reqs holds hc_nbc_pdone_req, clears it and
+ * returns its index (the calls over arrays complete it there), else -1. */
+HC_HIDDEN int hc_nbc_pdone_take(int count, const MPI_Request *reqs);
+/* For HYMPI_CABI_DEBUG: what nbc_idle.c answered in C, printed at
+ * MPI_Finalize; hc_nbc_pstarts is counted by Go (hympi_go_start). */
+HC_HIDDEN extern unsigned long hc_nbc_pstarts;
+HC_HIDDEN void hc_nbc_report(int rank);
+
 #endif

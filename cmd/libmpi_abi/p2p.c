@@ -10,6 +10,7 @@
 #include "fastlane.h"
 #include "_cgo_export.h"
 #include "golane.h"
+#include "nbc.h"
 
 enum { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
 
@@ -364,6 +365,12 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 		hc_done_status(status);
 		return MPI_SUCCESS;
 	}
+	if (hc_nbc_pdone_req && (intptr_t)*request == hc_nbc_pdone_req) {
+		/* A persistent collective its start completed: inactive now. */
+		hc_nbc_pdone_req = 0;
+		hc_done_status(status);
+		return MPI_SUCCESS;
+	}
 	int k = hc_lane_queued(*request);
 	if (k >= 0 && hc_lane_wait(k, request, status)) return MPI_SUCCESS;
 	int rc = hympi_go_wait(request, status, &hc_rcache);
@@ -381,8 +388,15 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 		hc_done_status(status);
 		return MPI_SUCCESS;
 	}
+	if (hc_nbc_pdone_req && (intptr_t)*request == hc_nbc_pdone_req) {
+		hc_nbc_pdone_req = 0;
+		*flag = 1;
+		hc_done_status(status);
+		return MPI_SUCCESS;
+	}
 	int k = hc_lane_queued(*request);
 	if (k >= 0 && hc_lane_test(k, request, flag, status)) return MPI_SUCCESS;
+	if (hc_nbc_idle_req && hc_nbc_idle_test(request, flag)) return MPI_SUCCESS;
 	int rc = hympi_go_test(request, flag, status, &hc_rcache);
 	return rc ? hc_req_error(rc, "MPI_Test") : MPI_SUCCESS;
 }
@@ -392,6 +406,8 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 	HC_GUARD("MPI_Waitall");
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitall");
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Waitall");
+	/* A persistent collective its start completed is inactive in Go already. */
+	if (hc_nbc_pdone_req) hc_nbc_pdone_take(count, array_of_requests);
 	if (hc_done_all(count, array_of_requests, array_of_statuses)) return MPI_SUCCESS;
 	if (hc_lane_n && hc_lane_waitall(count, array_of_requests, array_of_statuses)) return MPI_SUCCESS;
 	int rc = hympi_go_waitall(array_of_requests, count, array_of_statuses, &hc_rcache);
@@ -406,6 +422,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Testall");
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Testall");
 	HC_CHECK_PTR(-1, flag, "MPI_Testall");
+	if (hc_nbc_pdone_req) hc_nbc_pdone_take(count, array_of_requests);
 	if (hc_done_all(count, array_of_requests, array_of_statuses)) {
 		*flag = 1;
 		return MPI_SUCCESS;
@@ -421,6 +438,12 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitany");
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Waitany");
 	HC_CHECK_PTR(-1, index, "MPI_Waitany");
+	int pd = hc_nbc_pdone_req ? hc_nbc_pdone_take(count, array_of_requests) : -1;
+	if (pd >= 0) { /* complete (its start ran it): this is the one */
+		*index = pd;
+		hc_done_status(status);
+		return MPI_SUCCESS;
+	}
 	if (hc_lane_n && hc_lane_any(count, array_of_requests, index, NULL, status, 1)) return MPI_SUCCESS;
 	int rc = hympi_go_waitany(array_of_requests, count, index, status);
 	return rc ? hc_req_error(rc, "MPI_Waitany") : MPI_SUCCESS;
@@ -433,6 +456,13 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Testany");
 	HC_CHECK_PTR(-1, index, "MPI_Testany");
 	HC_CHECK_PTR(-1, flag, "MPI_Testany");
+	int pd = hc_nbc_pdone_req ? hc_nbc_pdone_take(count, array_of_requests) : -1;
+	if (pd >= 0) {
+		*index = pd;
+		*flag = 1;
+		hc_done_status(status);
+		return MPI_SUCCESS;
+	}
 	if (hc_lane_n && hc_lane_any(count, array_of_requests, index, flag, status, 0)) return MPI_SUCCESS;
 	int rc = hympi_go_testany(array_of_requests, count, index, flag, status);
 	return rc ? hc_req_error(rc, "MPI_Testany") : MPI_SUCCESS;
@@ -446,6 +476,13 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 	HC_CHECK_ARRAY(-1, array_of_requests, incount, "MPI_Waitsome");
 	HC_CHECK_PTR(-1, outcount, "MPI_Waitsome");
 	HC_CHECK_ARRAY(-1, array_of_indices, incount, "MPI_Waitsome");
+	int pd = hc_nbc_pdone_req ? hc_nbc_pdone_take(incount, array_of_requests) : -1;
+	if (pd >= 0) {
+		*outcount = 1;
+		array_of_indices[0] = pd;
+		hc_done_status(array_of_statuses ? &array_of_statuses[0] : NULL);
+		return MPI_SUCCESS;
+	}
 	int rc = hympi_go_waitsome(array_of_requests, incount, outcount, array_of_indices, array_of_statuses);
 	return rc ? hc_req_error(rc, "MPI_Waitsome") : MPI_SUCCESS;
 }
@@ -458,6 +495,13 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 	HC_CHECK_ARRAY(-1, array_of_requests, incount, "MPI_Testsome");
 	HC_CHECK_PTR(-1, outcount, "MPI_Testsome");
 	HC_CHECK_ARRAY(-1, array_of_indices, incount, "MPI_Testsome");
+	int pd = hc_nbc_pdone_req ? hc_nbc_pdone_take(incount, array_of_requests) : -1;
+	if (pd >= 0) {
+		*outcount = 1;
+		array_of_indices[0] = pd;
+		hc_done_status(array_of_statuses ? &array_of_statuses[0] : NULL);
+		return MPI_SUCCESS;
+	}
 	int rc = hympi_go_testsome(array_of_requests, incount, outcount, array_of_indices, array_of_statuses);
 	return rc ? hc_req_error(rc, "MPI_Testsome") : MPI_SUCCESS;
 }

@@ -189,6 +189,15 @@ func (t *reqTable) del(i int, c *C.hc_reqcache) {
 // delSlot is del for a caller that has looked slot i up already (q).
 func (t *reqTable) delSlot(q *creq, i int, c *C.hc_reqcache) {
 	*q = creq{spare: q.spare}
+	if C.hc_nbc_idle_req != 0 || C.hc_nbc_pdone_req != 0 {
+		// The handle stops being the idle collective's or the
+		// completed persistent one's (nbc_idle.c).
+		if h := C.intptr_t(makeHandle(kindReq, i)); C.hc_nbc_idle_req == h {
+			C.hc_nbc_idle_req = 0
+		} else if C.hc_nbc_pdone_req == h {
+			C.hc_nbc_pdone_req = 0
+		}
+	}
 	if i >= laneBase {
 		C.hc_lane_give(C.int(i - laneBase))
 		return
@@ -363,6 +372,12 @@ func hympi_go_test(hp unsafe.Pointer, flag *C.int, st *C.MPI_Status, cache *C.hc
 	s, done, err := q.r.Test()
 	if !done && err == nil {
 		*flag = 0
+		if C.hc_fl_threads_ok != 0 && cabi.CollIdle(q.r) {
+			// Nothing but a peer's collective message can move it:
+			// C answers the next tests while none comes (nbc_idle.c).
+			C.hc_nbc_idle_req = C.intptr_t(*h)
+			C.hc_nbc_idle_mark(q.ci)
+		}
 		return 0
 	}
 	return packErr(q.ci, finish(q, idx, h, s, err, st, cache))
@@ -802,6 +817,11 @@ func hympi_go_start(p unsafe.Pointer, n C.int) C.int {
 		if !ok || q == nil || !q.persistent {
 			return C.MPI_ERR_REQUEST
 		}
+		if C.hc_nbc_pdone_req == C.intptr_t(h) {
+			// Its start completed it, but the caller has not: still
+			// active to MPI (nbc_idle.c).
+			return packErr(q.ci, C.MPI_ERR_REQUEST)
+		}
 		if q.active {
 			return packErr(q.ci, C.MPI_ERR_REQUEST)
 		}
@@ -830,6 +850,15 @@ func hympi_go_start(p unsafe.Pointer, n C.int) C.int {
 		}
 		if err != nil {
 			return packErr(q.ci, errCode(err))
+		}
+		if n == 1 && q.coll != nil && q.coll.post == nil && C.hc_nbc_pdone_req == 0 && C.hc_fl_threads_ok != 0 && cabi.TakeDone(r) {
+			// Ran to the end (the peers' messages were there): the
+			// request is inactive again, and its MPI_Wait or MPI_Test
+			// answers in C without a second call into Go.
+			q.cancelled = false
+			C.hc_nbc_pdone_req = C.intptr_t(h)
+			C.hc_nbc_pstarts++
+			continue
 		}
 		q.r, q.spare, q.active, q.cancelled = r, nil, true, false
 	}

@@ -112,6 +112,14 @@ func waitallInto(reqs []*mpi.Request, sts []mpi.Status, errs []error) error
 //go:linkname CompleteCollStarts github.com/hympi/hympi/mpi.completeCollStarts
 func CompleteCollStarts()
 
+// CollIdle reports whether r is a nonblocking collective that waits, with
+// nothing posted, for a peer's message on a collective ring, alone in the
+// engine: the C library then answers MPI_Test of it in C until a
+// collective message of one of its peers arrives or is taken.
+//
+//go:linkname CollIdle github.com/hympi/hympi/mpi.collIdleOf
+func CollIdle(r *mpi.Request) bool
+
 // TestallInto is Testall writing the statuses into sts (at least len(reqs)
 // long): MPI_Testall is often polled in a loop.
 func TestallInto(reqs []*mpi.Request, sts []mpi.Status) (bool, error) {

@@ -193,6 +193,7 @@ func TestCPrograms(t *testing.T) {
 		{"dims", []int{1}, false},
 		{"nbc_types", []int{1, 2, 3}, true},
 		{"nbc_done", []int{1, 2, 3}, true},
+		{"nbc_overlap", []int{1, 2, 3, 4}, true},
 		{"idup_inter", []int{2, 4, 5}, true},
 		{"fastlane", []int{1, 4}, true},
 		{"reduce_kernels", []int{1, 2}, true},
@@ -253,6 +254,31 @@ func TestCNonblockingAsyncProgress(t *testing.T) {
 	out, err := runJob(t, 3, exe, "HYMPI_ASYNC_PROGRESS=1")
 	if got := okLine.FindAllString(out, -1); err != nil || len(got) != 3 {
 		t.Fatalf("hympirun -n 3 nbc with async progress: %v (%d of 3 ranks OK)\n%s", err, len(got), out)
+	}
+}
+
+// A C nonblocking collective completes while its ranks compute without
+// calling MPI (HYMPI_ASYNC_PROGRESS=1: the engine's goroutine takes the
+// messages and forwards them down the tree; nbc_overlap.c's async part,
+// which would wait for ever without it), and the Test-only loops hold
+// with the goroutine racing the tests.
+func TestCOverlapAsyncProgress(t *testing.T) {
+	if !collectivesReady() {
+		t.Skip("collectives not implemented yet in the engine")
+	}
+	exe := compile(t, "nbc_overlap")
+	for _, tc := range []struct {
+		n   int
+		env []string
+	}{
+		{2, []string{"HYMPI_ASYNC_PROGRESS=1", "NBC_OVERLAP_ASYNC=1"}},
+		{4, []string{"HYMPI_ASYNC_PROGRESS=1", "NBC_OVERLAP_ASYNC=1"}},
+		{3, []string{"HYMPI_ASYNC_PROGRESS=1"}},
+	} {
+		out, err := runJob(t, tc.n, exe, tc.env...)
+		if got := okLine.FindAllString(out, -1); err != nil || len(got) != tc.n {
+			t.Fatalf("hympirun -n %d nbc_overlap %v: %v (%d of %d ranks OK)\n%s", tc.n, tc.env, err, len(got), tc.n, out)
+		}
 	}
 }
 

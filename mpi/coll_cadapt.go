@@ -1,0 +1,29 @@
+//go:build !ompi && !mpich
+
+package mpi
+
+// The C ABI's adaptive nonblocking starts (coll_cstart.go says why).
+
+// adaptiveMode is how far a C nonblocking start on c goes. Called with
+// e.mu held.
+func (c *Comm) adaptiveMode() launchMode {
+	if c.nbDefer {
+		return runSendsFirst
+	}
+	return runStart
+}
+
+// nbTested records that a test completed one of c's nonblocking
+// collectives (Request.Test); nbWaited that a wait had to
+// (Request.waitColl). Called with e.mu held.
+func (c *Comm) nbTested() {
+	if c != nil && collStartsComplete {
+		c.nbDefer = true
+	}
+}
+
+func (c *Comm) nbWaited() {
+	if c != nil && collStartsComplete {
+		c.nbDefer = false
+	}
+}
