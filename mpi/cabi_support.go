@@ -110,6 +110,9 @@ func waitallInto(reqs []*Request, sts []Status, errs []error) error {
 			r.spent = true
 			sts[i], errs[i] = r.status, r.err
 			r.buf, r.sbuf, r.comm = nil, nil, nil
+			if r.pool {
+				e.spend(r)
+			}
 			continue
 		}
 		sts[i], errs[i] = r.collect()
@@ -166,10 +169,19 @@ func (c *Comm) sendNow(buf []byte, dest, tag int) (bool, error) {
 // freed while active (MPI_Request_free) is never collected, so it is never
 // reused, and collective requests belong to their operation.
 func (e *engine) reuseReq(old *Request, kind reqKind) *Request {
-	if old == nil || old.e != e || !old.spent || !old.done || (old.kind != reqSend && old.kind != reqRecv) {
+	if old == nil || old.e != e || !old.spent || !old.done {
 		return e.newReq(kind)
 	}
-	*old = Request{e: e, kind: kind}
+	if old.reqBody == &e.spentBody {
+		// spend recycled its state: the handle takes a free one.
+		old.reqBody = e.newBody()
+		old.e, old.kind, old.pool = e, kind, true
+		return old
+	}
+	if old.kind != reqSend && old.kind != reqRecv {
+		return e.newReq(kind)
+	}
+	*old.reqBody = reqBody{e: e, kind: kind}
 	return old
 }
 
