@@ -107,6 +107,15 @@ func waitallInto(reqs []*Request, sts []Status, errs []error) error {
 			continue
 		}
 		if r.coll == nil { // collect, inlined as in collectAll
+			if b := r.reqBody; b == &e.doneSend {
+				sts[i], errs[i] = Status{}, nil
+				r.reqBody = &e.spentBody
+				continue
+			} else if b.quick {
+				sts[i], errs[i] = b.status, nil
+				e.spendQuick(r, b)
+				continue
+			}
 			r.spent = true
 			sts[i], errs[i] = r.status, r.err
 			r.buf, r.sbuf, r.comm = nil, nil, nil
@@ -173,9 +182,10 @@ func (e *engine) reuseReq(old *Request, kind reqKind) *Request {
 		return e.newReq(kind)
 	}
 	if old.reqBody == &e.spentBody {
-		// spend recycled its state: the handle takes a free one.
+		// Its state was recycled (spend) or shared (doneSend): the
+		// handle takes a free one.
 		old.reqBody = e.newBody()
-		old.e, old.kind, old.pool = e, kind, true
+		old.kind = kind
 		return old
 	}
 	if old.kind != reqSend && old.kind != reqRecv {

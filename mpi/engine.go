@@ -47,11 +47,14 @@ type engine struct {
 	reqNext    int        // the first of reqSlab not yet handed out
 	// Request states: free ones, and a slab to cut new ones from
 	// (request.go); spentBody is what a spent request's handle points at
-	// once its state is recycled.
+	// once its state is recycled, doneSend the shared state of every
+	// Isend published in the call until it is collected. Neither is
+	// ever written after newEngine.
 	bodyFree  []*reqBody
 	bodySlab  []reqBody
 	bodyNext  int
 	spentBody reqBody
+	doneSend  reqBody
 	bufs      bufPool
 	freeUnexp []*unexpected
 	bsend     bsendState
@@ -148,6 +151,8 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		readFrom:   directcopy.ReadFrom,
 		resendWait: make(map[uint64]*Request),
 	}
+	e.doneSend = reqBody{e: e, kind: reqSend, done: true}
+	e.spentBody = reqBody{e: e, done: true, spent: true}
 	e.setCPUs(cpus)
 	e.nextCtx = ctxSelf + 2
 	e.flInit()

@@ -90,8 +90,12 @@ type reqBody struct {
 	coll *collOp
 	// cancelAsked: a KindCancel for this send awaits its reply (cancel.go).
 	cancelAsked bool
-	// pool: an Isend's or Irecv's state, which spend recycles.
-	pool bool
+	// pool: an Isend's or Irecv's state. quick: it completed where it
+	// started, an Isend published in the call or an Irecv the receive
+	// lane completed, so only the fields those paths set are set, and
+	// spend can clear them one by one (zeroing the whole state, pointers
+	// and all, was ~100 instructions of each message).
+	pool, quick bool
 }
 
 // reqSlabLen is how many handles newUserReq carves from one allocation,
@@ -107,6 +111,14 @@ const bodyFreeMax = 1024
 // (never reused) with a recycled state, else one from a slab. Called with
 // e.mu held.
 func (e *engine) newUserReq(kind reqKind) *Request {
+	r := e.newHandle()
+	r.reqBody = e.newBody()
+	r.kind = kind
+	return r
+}
+
+// newHandle is a new handle with no state yet. Called with e.mu held.
+func (e *engine) newHandle() *Request {
 	// An index, not a reslice: storing the slice back was a dozen
 	// instructions of each Isend and Irecv.
 	if e.reqNext >= len(e.reqSlab) {
@@ -114,13 +126,12 @@ func (e *engine) newUserReq(kind reqKind) *Request {
 	}
 	r := &e.reqSlab[e.reqNext]
 	e.reqNext++
-	r.reqBody = e.newBody()
-	r.e, r.kind, r.pool = e, kind, true
 	return r
 }
 
-// newBody is a cleared request state, recycled when one is free. Called
-// with e.mu held.
+// newBody is a request state of e, pooled and otherwise cleared,
+// recycled when one is free (spend leaves e and pool set). Called with
+// e.mu held.
 func (e *engine) newBody() *reqBody {
 	if n := len(e.bodyFree); n > 0 {
 		b := e.bodyFree[n-1]
@@ -132,6 +143,7 @@ func (e *engine) newBody() *reqBody {
 	}
 	b := &e.bodySlab[e.bodyNext]
 	e.bodyNext++
+	b.e, b.pool = e, true
 	return b
 }
 
@@ -140,18 +152,38 @@ func (e *engine) newBody() *reqBody {
 // with nothing else set), which every use of a spent request reads and
 // none writes. The engine holds no reference to a completed
 // point-to-point request (reuseReq relies on the same), so nothing else
-// sees the state go. Called with e.mu held.
+// sees the state go. Not recycled: a state something else still follows
+// (a join, a cancel awaiting its reply), and any beyond bodyFreeMax.
+// Called with e.mu held, after collect cleared the buffers and the
+// communicator.
 func (e *engine) spend(r *Request) {
 	b := r.reqBody
-	if !b.pool || b.parent != nil || b.cancelAsked || len(e.bodyFree) >= bodyFreeMax {
+	if b.quick {
+		e.spendQuick(r, b)
 		return
 	}
-	*b = reqBody{}
-	e.bodyFree = append(e.bodyFree, b)
-	if e.spentBody.e == nil {
-		e.spentBody = reqBody{e: e, done: true, spent: true}
+	if len(e.bodyFree) >= bodyFreeMax || b.parent != nil || b.cancelAsked {
+		return
 	}
+	*b = reqBody{e: e, pool: true}
+	e.bodyFree = append(e.bodyFree, b)
 	r.reqBody = &e.spentBody
+}
+
+// spendQuick is spend for b, r's state, when quick (and so with no error,
+// no parent and no cancel): it clears what the quick paths set besides e,
+// pool and kind, initRecv's and laneQueue's envelope and the completion,
+// field by field. collect need not have run.
+func (e *engine) spendQuick(r *Request, b *reqBody) {
+	r.reqBody = &e.spentBody
+	if len(e.bodyFree) >= bodyFreeMax {
+		b.spent = true
+		return
+	}
+	b.buf, b.comm = nil, nil
+	b.m.Src, b.m.Tag, b.m.Seq, b.ctx, b.peer = 0, 0, 0, 0, 0
+	b.status, b.done, b.spent, b.quick = Status{}, false, false, false
+	e.bodyFree = append(e.bodyFree, b)
 }
 
 func (r *Request) complete(st Status, err error) {
@@ -182,6 +214,10 @@ func (r *Request) checkSendDone() {
 // collectAll and waitallInto repeat its lines for a request without a
 // collective (a window's sends and receives): keep them alike.
 func (r *Request) collect() (Status, error) {
+	if r.reqBody == &r.e.doneSend {
+		r.reqBody = &r.e.spentBody
+		return Status{}, nil
+	}
 	r.spent = true
 	st, err := r.status, r.err
 	r.buf, r.sbuf, r.comm = nil, nil, nil
@@ -357,6 +393,16 @@ func collectAll(reqs []*Request, sts []Status) error {
 		if r.coll == nil {
 			// collect, inlined for Waitall's windows of sends and
 			// receives: its call was a fifth of a lane receive's wait.
+			b := r.reqBody
+			if e := b.e; b == &e.doneSend {
+				sts[i] = Status{}
+				r.reqBody = &e.spentBody
+				continue
+			} else if b.quick {
+				sts[i] = b.status // a quick request has no error
+				e.spendQuick(r, b)
+				continue
+			}
 			r.spent = true
 			sts[i] = r.status
 			if r.err != nil && first == nil {
