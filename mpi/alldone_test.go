@@ -7,7 +7,7 @@ import "testing"
 // allDoneFrom must agree with allDone on every list, and leave from at the
 // first request it has not seen done, so a later call resumes there.
 func TestAllDoneFrom(t *testing.T) {
-	done, open := &Request{done: true}, &Request{}
+	done, open := &Request{&reqBody{done: true}}, &Request{&reqBody{}}
 	for _, tc := range []struct {
 		name     string
 		reqs     []*Request

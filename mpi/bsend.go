@@ -158,7 +158,7 @@ func bufferIflush(c *Comm, key int) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &Request{e: e, kind: reqJoin, pending: 1}
+	j := &Request{&reqBody{e: e, kind: reqJoin, pending: 1}}
 	e.mu.Lock()
 	if s := e.bufState(c, key, false); s != nil {
 		for _, b := range s.used {

@@ -132,9 +132,21 @@ func waitallInto(reqs []*Request, sts []Status, errs []error) error {
 			continue
 		}
 		if r.coll == nil { // collect, inlined as in collectAll
+			if b := r.reqBody; b == &e.doneSend {
+				sts[i], errs[i] = Status{}, nil
+				r.reqBody = &e.spentBody
+				continue
+			} else if b.quick {
+				sts[i], errs[i] = b.status, nil
+				e.spendQuick(r, b)
+				continue
+			}
 			r.spent = true
 			sts[i], errs[i] = r.status, r.err
 			r.buf, r.sbuf, r.comm = nil, nil, nil
+			if r.pool {
+				e.spend(r)
+			}
 			continue
 		}
 		sts[i], errs[i] = r.collect()
@@ -191,10 +203,20 @@ func (c *Comm) sendNow(buf []byte, dest, tag int) (bool, error) {
 // freed while active (MPI_Request_free) is never collected, so it is never
 // reused, and collective requests belong to their operation.
 func (e *engine) reuseReq(old *Request, kind reqKind) *Request {
-	if old == nil || old.e != e || !old.spent || !old.done || (old.kind != reqSend && old.kind != reqRecv) {
+	if old == nil || old.e != e || !old.spent || !old.done {
 		return e.newReq(kind)
 	}
-	*old = Request{e: e, kind: kind}
+	if old.reqBody == &e.spentBody {
+		// Its state was recycled (spend) or shared (doneSend): the
+		// handle takes a free one.
+		old.reqBody = e.newBody()
+		old.kind = kind
+		return old
+	}
+	if old.kind != reqSend && old.kind != reqRecv {
+		return e.newReq(kind)
+	}
+	*old.reqBody = reqBody{e: e, kind: kind}
 	return old
 }
 

@@ -90,7 +90,9 @@ type collOp struct {
 	// (coll_memo.go), -1 when none: it goes back there.
 	slot     int8
 	reqStore Request
-	pendBuf  [4]*Request
+	// bodyStore is reqStore's state (launchRun points it there).
+	bodyStore reqBody
+	pendBuf   [4]*Request
 	// gateTicket orders the op's gate round among c's (coll_gate.go);
 	// gateGen is the gate's generation when it arrived.
 	gateTicket uint64
@@ -207,6 +209,7 @@ func (e *engine) launchRun(c *Comm, op *collOp, ownDone bool, mode launchMode) {
 	// before (or is new), so only what a run changes needs clearing, and
 	// zeroing the whole struct cost a small collective ≈40 instructions.
 	r := &op.reqStore
+	r.reqBody = &op.bodyStore
 	r.e, r.kind, r.comm, r.done, r.spent, r.status, r.err, r.parent = e, reqColl, c, false, false, Status{}, nil, nil
 	r.coll, r.pcoll, r.pending, r.cancelAsked = nil, nil, 0, false
 	op.req = r

@@ -359,7 +359,8 @@ func (e *engine) launchAt(c *Comm, op *collOp, tag, cur int, skip uint64, mode l
 	op.tag = tag
 	op.c, op.small = c, op.s.small && e.region != nil
 	op.cur, op.issued, op.err, op.skip, op.deferred = cur, false, nil, skip, false
-	op.reqStore = Request{e: e, kind: reqColl, comm: c}
+	op.bodyStore = reqBody{e: e, kind: reqColl, comm: c}
+	op.reqStore = Request{&op.bodyStore}
 	op.req = &op.reqStore
 	if op.pooled && !op.persistent {
 		op.req.coll = op

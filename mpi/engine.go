@@ -45,10 +45,20 @@ type engine struct {
 	internalRq []*Request // recycled requests of blocking calls
 	reqSlab    []Request  // requests for Isend and Irecv (request.go)
 	reqNext    int        // the first of reqSlab not yet handed out
-	bufs       bufPool
-	freeUnexp  []*unexpected
-	bsend      bsendState
-	sessBsend  map[int]*bsendState // MPI_Session_attach_buffer, by session index
+	// Request states: free ones, and a slab to cut new ones from
+	// (request.go); spentBody is what a spent request's handle points at
+	// once its state is recycled, doneSend the shared state of every
+	// Isend published in the call until it is collected. Neither is
+	// ever written after newEngine.
+	bodyFree  []*reqBody
+	bodySlab  []reqBody
+	bodyNext  int
+	spentBody reqBody
+	doneSend  reqBody
+	bufs      bufPool
+	freeUnexp []*unexpected
+	bsend     bsendState
+	sessBsend map[int]*bsendState // MPI_Session_attach_buffer, by session index
 
 	// Direct copy (direct.go).
 	mode          directMode
@@ -141,6 +151,8 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		readFrom:   directcopy.ReadFrom,
 		resendWait: make(map[uint64]*Request),
 	}
+	e.doneSend = reqBody{e: e, kind: reqSend, done: true}
+	e.spentBody = reqBody{e: e, done: true, spent: true}
 	e.setCPUs(cpus)
 	e.nextCtx = ctxSelf + 2
 	e.flInit()
@@ -293,9 +305,9 @@ func (e *engine) newInternalReq(kind reqKind) *Request {
 	if n := len(e.internalRq); n > 0 {
 		r = e.internalRq[n-1]
 		e.internalRq = e.internalRq[:n-1]
-		*r = Request{}
+		*r.reqBody = reqBody{}
 	} else {
-		r = new(Request)
+		r = &Request{new(reqBody)}
 	}
 	r.e, r.kind = e, kind
 	return r
@@ -309,7 +321,7 @@ func (e *engine) freeInternalReq(r *Request) {
 }
 
 func (e *engine) newReq(kind reqKind) *Request {
-	return &Request{e: e, kind: kind}
+	return &Request{&reqBody{e: e, kind: kind}}
 }
 
 // flush waits until every queued send and reply is in its channel, every

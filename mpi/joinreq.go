@@ -20,7 +20,7 @@ func newJoin() *Request {
 	if world == nil {
 		return nil
 	}
-	return &Request{e: world.e, kind: reqJoin, pending: 1}
+	return &Request{&reqBody{e: world.e, kind: reqJoin, pending: 1}}
 }
 
 // follow makes r wait for child as well. child must be a request of the
@@ -99,7 +99,7 @@ func (c *Comm) Isendrecv(sendbuf []byte, dest, sendtag int, recvbuf []byte, sour
 		c.e.mu.Unlock()
 		return nil, err
 	}
-	j := &Request{e: c.e, kind: reqJoin, pending: 1}
+	j := &Request{&reqBody{e: c.e, kind: reqJoin, pending: 1}}
 	j.follow(rr)
 	j.follow(sr)
 	j.release()

@@ -116,16 +116,25 @@ func (c *Comm) isend(old *Request, op string, buf []byte, dest, tag int, sync bo
 		return nil, err
 	}
 	var r *Request
+	if !sync && w != e.rank && e.trySendInline(e.outTo(w), c.ctx, tag, buf) {
+		// Complete already: the request needs no state of its own
+		// (doneSend) until it is collected.
+		if old == nil {
+			r = e.newHandle()
+			r.reqBody = &e.doneSend
+		} else {
+			r = e.reuseReq(old, reqSend)
+			r.done, r.quick = true, r.pool
+		}
+		e.mu.Unlock()
+		return r, nil
+	}
 	if old == nil {
 		r = e.newUserReq(reqSend)
 	} else {
 		r = e.reuseReq(old, reqSend)
 	}
-	if !sync && w != e.rank && e.trySendInline(e.outTo(w), c.ctx, tag, buf) {
-		r.done = true
-	} else {
-		e.startSend(r, c, c.ctx, w, buf, tag, sync)
-	}
+	e.startSend(r, c, c.ctx, w, buf, tag, sync)
 	e.mu.Unlock()
 	return r, nil
 }

@@ -220,8 +220,9 @@ func TestUserRequestsStayDistinct(t *testing.T) {
 }
 
 // TestPlainWindowAllocs: osu_bw's window through the plain Isend, Irecv
-// and Waitall allocates one slab per reqSlabLen requests and Waitall's
-// status slice, not a request per message.
+// and Waitall allocates one slab of handles per reqSlabLen requests and
+// Waitall's status slice: no request state (spend recycles them), and no
+// request per message.
 func TestPlainWindowAllocs(t *testing.T) {
 	const window = 64
 	comms := inProcessJob(t, 2)
