@@ -582,6 +582,75 @@ func TestInProcessBacklogCancel(t *testing.T) {
 	}
 }
 
+// Both ranks send windows to each other at once (osu_bibw): where reads are
+// slow the backlog rule must not send the windows eager, as it does for a
+// one-way stream. Both cores are busy with their own receives, so the
+// eager stream's second copy is pure loss (auto ran osu_bibw at half its
+// rendezvous rate on the AMD EPYC VM of issue 17). The first window may go
+// eager, before either side has seen the other's traffic; of the later ones
+// at most one window's worth may, for a gap a loaded machine can put
+// between a completion and the next post. Every message must arrive intact.
+func TestInProcessBothWaysStaysDirect(t *testing.T) {
+	const size, window, rounds = 256 << 10, 16, 6
+	for _, readsSlow := range []int8{1, -1} {
+		t.Run(fmt.Sprintf("readsSlow=%d", readsSlow), func(t *testing.T) {
+			comms := skewJob(t)
+			for _, c := range comms {
+				c.e.skew.readsSlow = readsSlow
+				c.e.setupSkew()
+				c.e.skew.on = true
+			}
+			eager := make([]uint64, len(comms))
+			runRanks(t, comms, func(c *Comm) error {
+				peer := 1 - c.Rank()
+				sbufs, rbufs := make([][]byte, window), make([][]byte, window)
+				for i := range sbufs {
+					sbufs[i], rbufs[i] = make([]byte, size), make([]byte, size)
+				}
+				reqs := make([]*Request, 2*window)
+				want := make([]byte, size)
+				for round := range rounds {
+					for i := range sbufs {
+						fillBacklog(sbufs[i], round*window+i+c.Rank())
+					}
+					before := c.e.ep(peer).Counters.EagerMsgs
+					for i := range window {
+						var err error
+						if reqs[i], err = c.Irecv(rbufs[i], peer, i); err != nil {
+							return err
+						}
+					}
+					for i := range window {
+						var err error
+						if reqs[window+i], err = c.Isend(sbufs[i], peer, i); err != nil {
+							return err
+						}
+					}
+					if _, err := Waitall(reqs); err != nil {
+						return err
+					}
+					if round > 0 {
+						eager[c.Rank()] += c.e.ep(peer).Counters.EagerMsgs - before
+					}
+					for i := range rbufs {
+						fillBacklog(want, round*window+i+peer)
+						if !bytes.Equal(rbufs[i], want) {
+							return fmt.Errorf("round %d: message %d arrived corrupt or out of order", round, i)
+						}
+					}
+				}
+				return nil
+			})
+			for rank, n := range eager {
+				if n > window {
+					t.Errorf("rank %d: %d of %d sends after the first window went eager in a two-way exchange; %+v",
+						rank, n, (rounds-1)*window, comms[rank].e.ep(1-rank).Counters)
+				}
+			}
+		})
+	}
+}
+
 // fillBacklog fills message i of a window with bytes of its own.
 func fillBacklog(b []byte, i int) {
 	for j := range b {

@@ -169,11 +169,13 @@ func (e *engine) skewThreshold(peer, n int) int {
 // where eagerly its copy overlaps with them on the other core. The
 // threshold does not move (one look, one message; the verdicts still steer
 // it), and where reads are cheap nothing changes: there a queue of reads is
-// still the cheaper way.
+// still the cheaper way. Nor where the peer sends as many large messages
+// back (peer.TwoWay): then our core has receives of its own to do and the
+// overlap the eager stream counts on is not there.
 func (e *engine) backlogEager(peer, n int) bool {
 	s := &e.eps[peer].Sk
 	cfg := s.Ctrl.Config()
-	return s.Unread >= cfg.RaiseAt && n <= cfg.Ceiling && e.skew.slowReads()
+	return s.Unread >= cfg.RaiseAt && n <= cfg.Ceiling && e.skew.slowReads() && !s.Dir.Both()
 }
 
 // maxLooksPerSend bounds the work of one look at the feedback.
@@ -247,6 +249,8 @@ func (e *engine) judged(src int, waited bool) {
 // posting windows of 16 × 1 MiB Isends to a consumer receiving back to back
 // took 1.3 ms per window that way against 0.6 ms eager (AMD EPYC VM, reads
 // 11 GB/s, copies 26 GB/s), and auto never raised: no gap was long enough.
+// Not when we send src as many large messages as it sends us: both cores
+// are then busy, and the gap rule alone decides.
 // A receive posted before its message arrives still counts as on time, so
 // the threshold comes back down once the receiver waits for the sender.
 func (e *engine) postVerdict(src, n int, here bool) bool {
@@ -256,7 +260,7 @@ func (e *engine) postVerdict(src, n int, here bool) bool {
 	if s.LastPost == 0 || s.LastPost <= s.LastDone {
 		half := time.Duration((directCopyFixedNs + directCopyNsPerByte*float64(n)) / 2)
 		away := now - s.LastDone - (e.blockedSoFar(t) - s.BlockDone)
-		s.BurstAway = here && (s.LastDone == 0 || away > half || e.skew.slowReads())
+		s.BurstAway = here && (s.LastDone == 0 || away > half || e.skew.slowReads() && !s.Dir.Both())
 	}
 	s.LastPost = now
 	return here && s.BurstAway
@@ -267,6 +271,7 @@ func (e *engine) largeDone(src, n int) {
 	if e.skewCounts(src, n) {
 		t := time.Now()
 		s := &e.eps[src].Sk
+		s.Dir.Received()
 		s.LastDone = t.Sub(epoch)
 		s.BlockDone = e.blockedSoFar(t)
 	}
