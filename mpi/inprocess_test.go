@@ -582,25 +582,43 @@ func TestInProcessBacklogCancel(t *testing.T) {
 	}
 }
 
-// Both ranks send windows to each other at once (osu_bibw): where reads are
-// slow the backlog rule must not send the windows eager, as it does for a
-// one-way stream. Both cores are busy with their own receives, so the
-// eager stream's second copy is pure loss (auto ran osu_bibw at half its
-// rendezvous rate on the AMD EPYC VM of issue 17). The first window may go
-// eager, before either side has seen the other's traffic; of the later ones
-// at most one window's worth may, for a gap a loaded machine can put
-// between a completion and the next post. Every message must arrive intact.
-func TestInProcessBothWaysStaysDirect(t *testing.T) {
-	const size, window, rounds = 256 << 10, 16, 6
-	for _, readsSlow := range []int8{1, -1} {
-		t.Run(fmt.Sprintf("readsSlow=%d", readsSlow), func(t *testing.T) {
+// Both ranks send windows to each other at once (osu_bibw). Where reads are
+// slow, a one-way backlog goes eager (TestInProcessBacklogFirstWindow);
+// both ways, each core already has its own receives to do, and a window
+// goes eager only as far as the cells out toward the peer stay within the
+// ceiling: all of a window that fits (osu_bibw 64 KiB: eager beat reads),
+// at most a ceiling's worth of one that does not (256 KiB: the cells cycle
+// through memory and eager ran at half the rate of reads). Before, such
+// windows went eager whole. Where reads are cheap the windows stay direct.
+// The first window is not counted (neither side has seen the other's
+// traffic yet), and the bounds leave one window for a gap a loaded machine
+// can put between a completion and the next post (a raise). Every message
+// must arrive intact and in order.
+func TestInProcessBothWays(t *testing.T) {
+	const rounds = 6
+	for _, tc := range []struct {
+		name         string
+		readsSlow    int8
+		size, window int
+		fits         bool // a window fits under the ceiling
+	}{
+		{"reads slow, window over the ceiling", 1, 256 << 10, 32, false},
+		{"reads slow, window under the ceiling", 1, 64 << 10, 16, true},
+		{"reads cheap", -1, 256 << 10, 16, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			size, window := tc.size, tc.window
 			comms := skewJob(t)
 			for _, c := range comms {
-				c.e.skew.readsSlow = readsSlow
+				c.e.skew.readsSlow = tc.readsSlow
 				c.e.setupSkew()
 				c.e.skew.on = true
 			}
-			eager := make([]uint64, len(comms))
+			ceiling := comms[0].e.ep(1).Sk.Ctrl.Config().Ceiling
+			if fits := window*size+size <= ceiling; fits != tc.fits {
+				t.Fatalf("a window of %d × %d B against a ceiling of %d B: fits %v, the case wants %v", window, size, ceiling, fits, tc.fits)
+			}
+			eager := make([]int, len(comms))
 			runRanks(t, comms, func(c *Comm) error {
 				peer := 1 - c.Rank()
 				sbufs, rbufs := make([][]byte, window), make([][]byte, window)
@@ -630,7 +648,7 @@ func TestInProcessBothWaysStaysDirect(t *testing.T) {
 						return err
 					}
 					if round > 0 {
-						eager[c.Rank()] += c.e.ep(peer).Counters.EagerMsgs - before
+						eager[c.Rank()] += int(c.e.ep(peer).Counters.EagerMsgs - before)
 					}
 					for i := range rbufs {
 						fillBacklog(want, round*window+i+peer)
@@ -641,10 +659,18 @@ func TestInProcessBothWaysStaysDirect(t *testing.T) {
 				}
 				return nil
 			})
+			later := (rounds - 1) * window
 			for rank, n := range eager {
-				if n > window {
-					t.Errorf("rank %d: %d of %d sends after the first window went eager in a two-way exchange; %+v",
-						rank, n, (rounds-1)*window, comms[rank].e.ep(1-rank).Counters)
+				pc := comms[rank].e.ep(1 - rank).Counters
+				switch {
+				case tc.readsSlow < 0 && n > window:
+					t.Errorf("rank %d: %d of %d later sends eager with cheap reads; %+v", rank, n, later, pc)
+				case tc.readsSlow > 0 && tc.fits && n < (rounds-1)*(window-skew.DefaultRaiseAt):
+					t.Errorf("rank %d: only %d of %d later sends eager, a window that fits the ceiling should go eager past the first %d; %+v",
+						rank, n, later, skew.DefaultRaiseAt, pc)
+				case tc.readsSlow > 0 && !tc.fits && n > (rounds-1)*(ceiling/size)+window:
+					t.Errorf("rank %d: %d of %d later sends eager, more than a ceiling's worth (%d B) per window; %+v",
+						rank, n, later, ceiling, pc)
 				}
 			}
 		})

@@ -169,13 +169,42 @@ func (e *engine) skewThreshold(peer, n int) int {
 // where eagerly its copy overlaps with them on the other core. The
 // threshold does not move (one look, one message; the verdicts still steer
 // it), and where reads are cheap nothing changes: there a queue of reads is
-// still the cheaper way. Nor where the peer sends as many large messages
-// back (peer.TwoWay): then our core has receives of its own to do and the
-// overlap the eager stream counts on is not there.
+// still the cheaper way.
+//
+// Where the peer sends as many large messages back (peer.TwoWay), our core
+// has receives of its own to do and the overlap the eager stream counts on
+// is gone: each core then copies every byte twice (its sends in, its
+// receives out) where a read moves it once. That still wins while the
+// stream stays in cache (osu_bibw at 64 KiB, a 4 MiB window each way: 32
+// GB/s eager against Open MPI's 21 GB/s of reads, quiet AMD EPYC VM), and
+// loses once the cells cycle through memory (256 KiB, 16 MiB each way:
+// 0.53–0.63× Open MPI eager). So both ways, a backlogged message goes
+// eager only while the cells out toward the peer and it stay within the
+// ceiling.
 func (e *engine) backlogEager(peer, n int) bool {
-	s := &e.eps[peer].Sk
+	x := e.eps[peer]
+	s := &x.Sk
 	cfg := s.Ctrl.Config()
-	return s.Unread >= cfg.RaiseAt && n <= cfg.Ceiling && e.skew.slowReads() && !s.Dir.Both()
+	if s.Unread < cfg.RaiseAt || n > cfg.Ceiling || !e.skew.slowReads() {
+		return false
+	}
+	return !s.Dir.Both() || e.cellsOut(x)+n <= cfg.Ceiling
+}
+
+// cellsOut is the bytes of x's cell pool in flight toward the peer. The
+// returns are collected first: a window's first sends go direct and take
+// no cell, and without collecting, the cells of the window before would
+// still count as out. A corrupt return ring counts as all out; the next
+// cell taken reports it.
+func (e *engine) cellsOut(x *endpoint) int {
+	if x.Out == nil || x.Out.Pool == nil {
+		return 0
+	}
+	p := x.Out.Pool
+	if p.Collect() != nil {
+		return p.Size() * e.region.L.CellSize
+	}
+	return (p.Size() - p.Free()) * e.region.L.CellSize
 }
 
 // maxLooksPerSend bounds the work of one look at the feedback.
