@@ -109,7 +109,7 @@ func (e *engine) finishDirectSend(r *Request) {
 	r.direct = false
 	e.pendingDirect--
 	e.pendingDirectBytes -= len(r.sbuf)
-	e.ep(r.peer).Sk.Unread--
+	e.readDone(r.peer)
 	r.pushed, r.acked = true, true
 	r.checkSendDone()
 }

@@ -584,12 +584,11 @@ func TestInProcessBacklogCancel(t *testing.T) {
 
 // Both ranks send windows to each other at once (osu_bibw). Where reads are
 // slow, a one-way backlog goes eager (TestInProcessBacklogFirstWindow);
-// both ways, each core already has its own receives to do, and a window
-// goes eager only as far as the cells out toward the peer stay within the
-// ceiling: all of a window that fits (osu_bibw 64 KiB: eager beat reads),
-// at most a ceiling's worth of one that does not (256 KiB: the cells cycle
-// through memory and eager ran at half the rate of reads). Before, such
-// windows went eager whole. Where reads are cheap the windows stay direct.
+// both ways, each core already has its own receives to do, and a backlog
+// sends at most a ceiling's worth of bytes eager: all of a window that fits
+// (osu_bibw 64 KiB: eager beat reads), a ceiling's worth of one that does
+// not (256 KiB: the cells cycle through memory and eager ran at half the
+// rate of reads). Before, such windows went eager whole. Where reads are cheap the windows stay direct.
 // The first window is not counted (neither side has seen the other's
 // traffic yet), and the bounds leave one window for a gap a loaded machine
 // can put between a completion and the next post (a raise). Every message

@@ -178,33 +178,33 @@ func (e *engine) skewThreshold(peer, n int) int {
 // stream stays in cache (osu_bibw at 64 KiB, a 4 MiB window each way: 32
 // GB/s eager against Open MPI's 21 GB/s of reads, quiet AMD EPYC VM), and
 // loses once the cells cycle through memory (256 KiB, 16 MiB each way:
-// 0.53–0.63× Open MPI eager). So both ways, a backlogged message goes
-// eager only while the cells out toward the peer and it stay within the
-// ceiling.
+// 0.53–0.63× Open MPI eager). So both ways, a backlog sends at most a
+// ceiling's worth of bytes eager (BothEager) until the peer has read every
+// rendezvous send out to it; the rest of a larger window is read.
 func (e *engine) backlogEager(peer, n int) bool {
-	x := e.eps[peer]
-	s := &x.Sk
+	s := &e.eps[peer].Sk
 	cfg := s.Ctrl.Config()
 	if s.Unread < cfg.RaiseAt || n > cfg.Ceiling || !e.skew.slowReads() {
 		return false
 	}
-	return !s.Dir.Both() || e.cellsOut(x)+n <= cfg.Ceiling
+	if !s.Dir.Both() {
+		return true
+	}
+	if s.BothEager+n > cfg.Ceiling {
+		return false
+	}
+	s.BothEager += n
+	return true
 }
 
-// cellsOut is the bytes of x's cell pool in flight toward the peer. The
-// returns are collected first: a window's first sends go direct and take
-// no cell, and without collecting, the cells of the window before would
-// still count as out. A corrupt return ring counts as all out; the next
-// cell taken reports it.
-func (e *engine) cellsOut(x *endpoint) int {
-	if x.Out == nil || x.Out.Pool == nil {
-		return 0
+// readDone notes that peer finished (or no longer needs) one of our
+// rendezvous sends: once none is unread, the backlog is over.
+func (e *engine) readDone(peer int) {
+	s := &e.ep(peer).Sk
+	s.Unread--
+	if s.Unread == 0 {
+		s.BothEager = 0
 	}
-	p := x.Out.Pool
-	if p.Collect() != nil {
-		return p.Size() * e.region.L.CellSize
-	}
-	return (p.Size() - p.Free()) * e.region.L.CellSize
 }
 
 // maxLooksPerSend bounds the work of one look at the feedback.
