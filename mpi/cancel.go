@@ -80,7 +80,7 @@ func (e *engine) dropDirect(r *Request) {
 	r.direct = false
 	e.pendingDirect--
 	e.pendingDirectBytes -= len(r.sbuf)
-	e.ep(r.peer).Sk.Unread--
+	e.readDone(r.peer)
 }
 
 func (e *engine) cancelled(r *Request) {

@@ -74,9 +74,11 @@ func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 		}
 		// Sizes under the topology threshold are eager whatever the skew;
 		// only larger ones consult (and so steer) the controller.
-		if n <= e.eps[peer].Sk.Base {
+		s := &e.eps[peer].Sk
+		if n <= s.Base {
 			return false
 		}
+		s.Dir.Sent()
 		if e.skew.on {
 			return n > e.skewThreshold(peer, n) && !e.backlogEager(peer, n)
 		}
@@ -107,7 +109,7 @@ func (e *engine) finishDirectSend(r *Request) {
 	r.direct = false
 	e.pendingDirect--
 	e.pendingDirectBytes -= len(r.sbuf)
-	e.ep(r.peer).Sk.Unread--
+	e.readDone(r.peer)
 	r.pushed, r.acked = true, true
 	r.checkSendDone()
 }

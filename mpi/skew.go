@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hympi/hympi/directcopy"
+	"github.com/hympi/hympi/mpi/internal/peer"
 	"github.com/hympi/hympi/shm"
 	"github.com/hympi/hympi/skew"
 )
@@ -170,10 +171,47 @@ func (e *engine) skewThreshold(peer, n int) int {
 // threshold does not move (one look, one message; the verdicts still steer
 // it), and where reads are cheap nothing changes: there a queue of reads is
 // still the cheaper way.
+//
+// Where no core is spare (noSpareCore) the overlap the eager stream counts
+// on is gone: each core then copies every byte twice (its sends in, its
+// receives out) where a read moves it once. That still wins while the
+// stream stays in cache (osu_bibw at 64 KiB, a 4 MiB window each way: 32
+// GB/s eager against Open MPI's 21 GB/s of reads, quiet AMD EPYC VM), and
+// loses once the cells cycle through memory (256 KiB, 16 MiB each way:
+// 0.53–0.63× Open MPI eager; osu_mbw_mr's two pairs on two CPUs, 0.66–0.79×
+// at 2–4 MiB). So there a backlog sends at most a ceiling's worth of bytes
+// eager (BothEager) until the peer has read every rendezvous send out to
+// it; the rest of a larger window is read.
 func (e *engine) backlogEager(peer, n int) bool {
 	s := &e.eps[peer].Sk
 	cfg := s.Ctrl.Config()
-	return s.Unread >= cfg.RaiseAt && n <= cfg.Ceiling && e.skew.slowReads()
+	if s.Unread < cfg.RaiseAt || n > cfg.Ceiling || !e.skew.slowReads() {
+		return false
+	}
+	if !e.noSpareCore(s) {
+		return true
+	}
+	if s.BothEager+n > cfg.Ceiling {
+		return false
+	}
+	s.BothEager += n
+	return true
+}
+
+// noSpareCore says whether the eager stream toward the peer of s would find
+// no core idle to overlap with: the peer sends as many large messages back
+// (peer.TwoWay), so each core has receives of its own to do, or the job has
+// more ranks than CPUs, so every core has another rank to run.
+func (e *engine) noSpareCore(s *peer.Skew) bool { return e.oversub || s.Dir.Both() }
+
+// readDone notes that peer finished (or no longer needs) one of our
+// rendezvous sends: once none is unread, the backlog is over.
+func (e *engine) readDone(peer int) {
+	s := &e.ep(peer).Sk
+	s.Unread--
+	if s.Unread == 0 {
+		s.BothEager = 0
+	}
 }
 
 // maxLooksPerSend bounds the work of one look at the feedback.
@@ -247,6 +285,8 @@ func (e *engine) judged(src int, waited bool) {
 // posting windows of 16 × 1 MiB Isends to a consumer receiving back to back
 // took 1.3 ms per window that way against 0.6 ms eager (AMD EPYC VM, reads
 // 11 GB/s, copies 26 GB/s), and auto never raised: no gap was long enough.
+// Not where no core is spare (we send src as many large messages as it
+// sends us, or ranks outnumber CPUs): there the gap rule alone decides.
 // A receive posted before its message arrives still counts as on time, so
 // the threshold comes back down once the receiver waits for the sender.
 func (e *engine) postVerdict(src, n int, here bool) bool {
@@ -256,7 +296,7 @@ func (e *engine) postVerdict(src, n int, here bool) bool {
 	if s.LastPost == 0 || s.LastPost <= s.LastDone {
 		half := time.Duration((directCopyFixedNs + directCopyNsPerByte*float64(n)) / 2)
 		away := now - s.LastDone - (e.blockedSoFar(t) - s.BlockDone)
-		s.BurstAway = here && (s.LastDone == 0 || away > half || e.skew.slowReads())
+		s.BurstAway = here && (s.LastDone == 0 || away > half || e.skew.slowReads() && !e.noSpareCore(s))
 	}
 	s.LastPost = now
 	return here && s.BurstAway
@@ -267,6 +307,7 @@ func (e *engine) largeDone(src, n int) {
 	if e.skewCounts(src, n) {
 		t := time.Now()
 		s := &e.eps[src].Sk
+		s.Dir.Received()
 		s.LastDone = t.Sub(epoch)
 		s.BlockDone = e.blockedSoFar(t)
 	}

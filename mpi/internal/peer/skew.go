@@ -24,4 +24,6 @@ type Skew struct {
 	LastPost  time.Duration   // when the application last posted a receive for a large message from it
 	BurstAway bool            // the verdict of the first post since LastDone, shared by the posts after it
 	Unread    int             // our rendezvous sends to the peer not yet finished (backlogEager)
+	Dir       TwoWay          // whether large messages flow both ways (backlogEager, postVerdict)
+	BothEager int             // bytes the backlog sent eager both ways since Unread was last 0
 }
