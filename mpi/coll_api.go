@@ -417,6 +417,9 @@ func (c *Comm) alltoallvBuild(s *schedule, what string, send []byte, scounts, sd
 	}
 	alltoallvSched(s, c.rank, c.size, send, scounts, sdispls, recv, rcounts, rdispls)
 	s.onePerPair()
+	// As Alltoall's (alltoallOverlapMin): the own block, whose size is
+	// this rank's alone to know, is copied while the peers read.
+	s.ownAfter = scounts[c.rank] >= alltoallOverlapMin && !c.e.oversub
 	if inPlace {
 		// The own block comes from the copy, once the rounds start.
 		s.own = [2][]byte{}

@@ -17,11 +17,14 @@ import "github.com/hympi/hympi/shm"
 // engine.
 
 // collXfer is one message of a round: the peer (a rank of the
-// communicator), the buffer sent from or received into, and which.
+// communicator), the buffer sent from or received into, and which. read
+// marks a send its receiver reads straight out of buf even when ranks
+// outnumber CPUs (coll_readers.go).
 type collXfer struct {
 	peer int
 	buf  []byte
 	send bool
+	read bool
 }
 
 // stepKind is what a collStep does.
@@ -127,6 +130,13 @@ func (s *schedule) recv(peer int, buf []byte) {
 
 func (s *schedule) send(peer int, buf []byte) {
 	s.xfers = append(s.xfers, collXfer{peer: peer, buf: buf, send: true})
+	s.last().x1++
+}
+
+// sendRead adds a send its receiver reads by direct copy whenever the
+// pair can (coll_readers.go).
+func (s *schedule) sendRead(peer int, buf []byte) {
+	s.xfers = append(s.xfers, collXfer{peer: peer, buf: buf, send: true, read: true})
 	s.last().x1++
 }
 
