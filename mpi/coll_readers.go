@@ -5,14 +5,37 @@ package mpi
 // Sends their receivers read. When ranks outnumber CPUs a collective's
 // messages up to oversubCollEagerMax go eager (direct.go): the sender
 // copies the payload into the pair's cells and is done with it, which
-// suits a round whose sender has more rounds to run. A flat broadcast's
-// root has nothing else to run: eager, it copies the message once per
-// receiver, one after the other on its one CPU, and each receiver copies
-// it out again; read by direct copy, the root only publishes where the
-// message is, and the receivers read it, each one copy, on whichever CPU
-// the scheduler gives them. At 8 ranks on 2 cores (osu_colls from Go,
-// alternating runs on a loaded machine) a 1 MiB Bcast read this way took
-// about 150-170 µs against 250 eager down the binary tree.
+// suits a round whose sender has more rounds to run. A collective of one
+// round whose large blocks all go out at once (a flat broadcast, the
+// all-to-alls, the one-round allgather, the neighbourhood exchanges) has
+// nothing left to run meanwhile: eager, every block is copied twice, once
+// into the cells by its sender, one after the other on the sender's CPU,
+// and once out by its receiver; read by direct copy, the sender only
+// publishes where the block is and the receiver reads it, one copy, on
+// whichever CPU the scheduler gives it. At 8 ranks on 2 cores (osu_colls
+// from Go, alternating runs on a loaded machine) a 1 MiB Bcast read this
+// way took about 150-170 µs against 250 eager down the binary tree, and a
+// 256 KiB one flat 70 µs against 230 eager.
+
+// oversubReadMin: from this size an oversubscribed job's blocks of the
+// one-round collectives above are read by their receivers (markReads).
+// A variable so tests and benchmarks can move it.
+var oversubReadMin = 256 << 10
+
+// markReads marks every send of s of at least oversubReadMin bytes for
+// its receiver to read, when ranks outnumber CPUs (with a CPU per rank
+// every message above the pair's threshold is read anyway). Builders call
+// it last, on schedules of one round of large blocks.
+func (s *schedule) markReads(oversub bool) {
+	if !oversub {
+		return
+	}
+	for i := range s.xfers {
+		if x := &s.xfers[i]; x.send && len(x.buf) >= oversubReadMin {
+			x.read = true
+		}
+	}
+}
 
 // startReadSend queues r, a collective send of buf to world rank w that
 // goes by direct copy whenever the pair allows it and the message is above

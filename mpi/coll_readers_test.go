@@ -39,14 +39,14 @@ func TestBcastShape(t *testing.T) {
 			}
 		})
 	}
-	sizes := []int{8, bcastFlatMin - 8, bcastFlatMin, bcastReadMin - 8, bcastReadMin}
+	sizes := []int{8, bcastFlatMin - 8, bcastFlatMin, oversubReadMin - 8, oversubReadMin}
 	for _, oversub := range []bool{false, true} {
 		for n := 1; n <= 17; n++ {
 			for _, size := range sizes {
 				t.Run(fmt.Sprintf("sweep/oversub=%v/n=%d/size=%d", oversub, n, size), func(t *testing.T) {
 					large := size >= bcastFlatMin
 					wantFlat := large && (n <= bcastFlatRanks || oversub && n <= bcastFlatOversubRanks)
-					wantRead := wantFlat && oversub && size >= bcastReadMin
+					wantRead := wantFlat && oversub && size >= oversubReadMin
 					for root := range n {
 						checkBcastShape(t, n, root, size, oversub, wantFlat, wantRead)
 					}
@@ -112,4 +112,90 @@ func checkBcastShape(t *testing.T, n, root, size int, oversub, wantFlat, wantRea
 			t.Fatalf("root %d: rank %d got other bytes", root, r)
 		}
 	}
+}
+
+// TestMarkReads: an oversubscribed job's one-round collectives mark their
+// large sends for the receivers to read, and nothing else does; the
+// oversubscribed Allgather of large blocks is the one round, not the ring.
+func TestMarkReads(t *testing.T) {
+	const n = 4
+	nb := CartNeighbors([]int{n}, []bool{true}, 1)
+	builds := []struct {
+		name  string
+		build func(c *Comm, s *schedule, m int) error
+	}{
+		{"Gather", func(c *Comm, s *schedule, m int) error {
+			return c.gatherBuild(s, "Gather", make([]byte, m), make([]byte, n*m), 0)
+		}},
+		{"Scatter", func(c *Comm, s *schedule, m int) error {
+			return c.scatterBuild(s, "Scatter", make([]byte, n*m), make([]byte, m), 1)
+		}},
+		{"Allgather", func(c *Comm, s *schedule, m int) error {
+			return c.allgatherBuild(s, "Allgather", make([]byte, m), make([]byte, n*m))
+		}},
+		{"Alltoall", func(c *Comm, s *schedule, m int) error {
+			return c.alltoallBuild(s, "Alltoall", make([]byte, n*m), make([]byte, n*m))
+		}},
+		{"Alltoallv", func(c *Comm, s *schedule, m int) error {
+			k, d := s.uniform(n, m)
+			return c.alltoallvBuild(s, "Alltoallv", make([]byte, n*m), k, d, make([]byte, n*m), k, d)
+		}},
+		{"NeighborAlltoall", func(c *Comm, s *schedule, m int) error {
+			return c.neighborAlltoallBuild(s, "NeighborAlltoall", nb, make([]byte, 2*m), make([]byte, 2*m))
+		}},
+		{"NeighborAllgather", func(c *Comm, s *schedule, m int) error {
+			return c.neighborAllgatherBuild(s, "NeighborAllgather", nb, make([]byte, m), make([]byte, 2*m))
+		}},
+	}
+	for _, b := range builds {
+		for _, oversub := range []bool{false, true} {
+			for _, m := range []int{oversubReadMin - 8, oversubReadMin, 1 << 20} {
+				t.Run(fmt.Sprintf("%s/oversub=%v/m=%d", b.name, oversub, m), func(t *testing.T) {
+					total := 0
+					for rank := range n {
+						s := new(schedule)
+						s.reset()
+						if err := b.build(modelComm(rank, n, oversub), s, m); err != nil {
+							t.Fatal(err)
+						}
+						sends, reads := 0, 0
+						for _, x := range s.xfers {
+							if x.send && len(x.buf) > 0 {
+								sends++
+							}
+							if x.read {
+								reads++
+							}
+						}
+						want := 0
+						if oversub && m >= oversubReadMin {
+							want = sends
+						}
+						total += sends
+						if reads != want {
+							t.Fatalf("rank %d: %d of %d sends read, want %d", rank, reads, sends, want)
+						}
+						if b.name == "Allgather" && oversub {
+							if msgRounds := countMsgRounds(s); msgRounds != 1 {
+								t.Fatalf("rank %d: %d rounds with messages, want the one round", rank, msgRounds)
+							}
+						}
+					}
+					if total == 0 {
+						t.Fatal("no rank sends")
+					}
+				})
+			}
+		}
+	}
+}
+
+func countMsgRounds(s *schedule) int {
+	k := 0
+	for _, rd := range s.rounds {
+		if rd.x1 > rd.x0 {
+			k++
+		}
+	}
+	return k
 }

@@ -133,13 +133,6 @@ func (s *schedule) send(peer int, buf []byte) {
 	s.last().x1++
 }
 
-// sendRead adds a send its receiver reads by direct copy whenever the
-// pair can (coll_readers.go).
-func (s *schedule) sendRead(peer int, buf []byte) {
-	s.xfers = append(s.xfers, collXfer{peer: peer, buf: buf, send: true, read: true})
-	s.last().x1++
-}
-
 // exchange is a round that sends sbuf to one peer and receives rbuf from
 // another.
 func (s *schedule) exchange(to int, sbuf []byte, from int, rbuf []byte) {

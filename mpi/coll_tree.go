@@ -139,16 +139,12 @@ func bcastSched(s *schedule, rank, root, n int, buf []byte, flat bool) {
 			s.recv(root, buf)
 			return
 		}
-		read := flat && len(buf) >= bcastReadMin
 		for p := range n {
-			switch {
-			case p == root:
-			case read:
-				s.sendRead(p, buf)
-			default:
+			if p != root {
 				s.send(p, buf)
 			}
 		}
+		s.markReads(flat)
 		return
 	}
 	t := makeTreeInto(bcastTree, rank, root, n, s.ints(2))
@@ -188,12 +184,8 @@ var (
 	// scheduled, while the root's readers keep both CPUs busy: at 8 ranks
 	// on 2 cores (osu_colls from Go, alternating runs on a loaded
 	// machine) 4 MiB took 1.2-1.4 ms flat against 3.3-3.9 ms down the
-	// tree, and 1 MiB 150-170 µs (read, bcastReadMin) against 250.
+	// tree, and 1 MiB 150-170 µs (read: markReads) against 250.
 	bcastFlatOversubRanks = 8
-	// bcastReadMin: from this size an oversubscribed flat broadcast's
-	// messages are read by their receivers (coll_readers.go), not
-	// copied into the cells once per rank by the root.
-	bcastReadMin = 256 << 10
 )
 
 // reduceSched combines every rank's in into out at root, over a binomial

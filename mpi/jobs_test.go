@@ -101,6 +101,7 @@ func TestScenarios(t *testing.T) {
 		{"errors", []int{1, 2, 4}},
 		{"counters", []int{2, 4}},
 		{"coll", []int{1, 2, 3, 4, 5, 8}},
+		{"collbig", []int{1, 2, 3, 4, 8}},
 		{"nbc", []int{1, 2, 3, 4, 5, 8}},
 		{"comms", []int{1, 2, 3, 4, 5, 8}},
 		{"collerrors", []int{1, 2, 3, 4, 5, 8}},
