@@ -226,7 +226,7 @@ func (c *Comm) gatherBuild(s *schedule, what string, send, recv []byte, root int
 		return newErr(ErrBuffer, what, "receive buffer of %d bytes for %d ranks × %d", len(recv), c.size, len(send))
 	}
 	counts, displs := s.uniform(c.size, len(send))
-	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs)
+	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs, ownOverlaps(len(send), c.e.oversub))
 	s.markReads(c.e.oversub)
 	s.fitsSlot(len(send))
 	return nil
@@ -252,7 +252,7 @@ func (c *Comm) gathervBuild(s *schedule, what string, send, recv []byte, counts,
 			return newErr(ErrCount, what, "root sends %d bytes, its count is %d", len(send), counts[root])
 		}
 	}
-	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs)
+	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs, ownOverlaps(len(send), c.e.oversub))
 	s.markReads(c.e.oversub)
 	s.onePerPair()
 	return nil
@@ -274,7 +274,7 @@ func (c *Comm) scatterBuild(s *schedule, what string, send, recv []byte, root in
 		return newErr(ErrBuffer, what, "send buffer of %d bytes for %d ranks × %d", len(send), c.size, len(recv))
 	}
 	counts, displs := s.uniform(c.size, len(recv))
-	scattervSched(s, c.rank, root, c.size, send, counts, displs, recv)
+	scattervSched(s, c.rank, root, c.size, send, counts, displs, recv, ownOverlaps(len(recv), c.e.oversub))
 	s.markReads(c.e.oversub)
 	s.fitsSlot(len(recv))
 	return nil
@@ -301,7 +301,7 @@ func (c *Comm) scattervBuild(s *schedule, what string, send []byte, counts, disp
 		}
 		recv = recv[:counts[root]]
 	}
-	scattervSched(s, c.rank, root, c.size, send, counts, displs, recv)
+	scattervSched(s, c.rank, root, c.size, send, counts, displs, recv, ownOverlaps(len(recv), c.e.oversub))
 	s.markReads(c.e.oversub)
 	s.onePerPair()
 	return nil
