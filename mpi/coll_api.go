@@ -227,7 +227,7 @@ func (c *Comm) gatherBuild(s *schedule, what string, send, recv []byte, root int
 	}
 	counts, displs := s.uniform(c.size, len(send))
 	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs, ownOverlaps(len(send), c.e.oversub))
-	s.markReads(c.e.oversub)
+	s.markReads(c.e.oversub, oversubReadMin)
 	s.fitsSlot(len(send))
 	return nil
 }
@@ -253,7 +253,7 @@ func (c *Comm) gathervBuild(s *schedule, what string, send, recv []byte, counts,
 		}
 	}
 	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs, ownOverlaps(len(send), c.e.oversub))
-	s.markReads(c.e.oversub)
+	s.markReads(c.e.oversub, oversubReadMin)
 	s.onePerPair()
 	return nil
 }
@@ -275,7 +275,7 @@ func (c *Comm) scatterBuild(s *schedule, what string, send, recv []byte, root in
 	}
 	counts, displs := s.uniform(c.size, len(recv))
 	scattervSched(s, c.rank, root, c.size, send, counts, displs, recv, ownOverlaps(len(recv), c.e.oversub))
-	s.markReads(c.e.oversub)
+	s.markReads(c.e.oversub, rootReadMin)
 	s.fitsSlot(len(recv))
 	return nil
 }
@@ -302,7 +302,7 @@ func (c *Comm) scattervBuild(s *schedule, what string, send []byte, counts, disp
 		recv = recv[:counts[root]]
 	}
 	scattervSched(s, c.rank, root, c.size, send, counts, displs, recv, ownOverlaps(len(recv), c.e.oversub))
-	s.markReads(c.e.oversub)
+	s.markReads(c.e.oversub, rootReadMin)
 	s.onePerPair()
 	return nil
 }
@@ -322,7 +322,7 @@ func (c *Comm) allgatherBuild(s *schedule, what string, send, recv []byte) error
 	}
 	counts, displs := s.uniform(c.size, m)
 	allgathervSched(s, c.rank, c.size, send, recv, counts, displs, m <= allgatherDirectMax || c.e.oversub)
-	s.markReads(c.e.oversub)
+	s.markReads(c.e.oversub, oversubReadMin)
 	s.fitsSlot(m)
 	s.ownAfter = m >= allgatherOverlapMin && !c.e.oversub
 	return nil
@@ -350,7 +350,7 @@ func (c *Comm) allgathervBuild(s *schedule, what string, send, recv []byte, coun
 		largest = max(largest, k)
 	}
 	allgathervSched(s, c.rank, c.size, send, recv, counts, displs, largest <= allgatherDirectMax || c.e.oversub)
-	s.markReads(c.e.oversub)
+	s.markReads(c.e.oversub, oversubReadMin)
 	s.fitsSlot(largest)
 	s.ownAfter = len(send) >= allgatherOverlapMin && !c.e.oversub
 	return nil
@@ -388,7 +388,7 @@ func (c *Comm) alltoallBuild(s *schedule, what string, send, recv []byte) error 
 	m := len(send) / n
 	counts, displs := s.uniform(n, m)
 	alltoallvSched(s, c.rank, n, send, counts, displs, recv, counts, displs)
-	s.markReads(c.e.oversub)
+	s.markReads(c.e.oversub, oversubReadMin)
 	if inPlace {
 		// The own block is in place already, and the copy it would be
 		// made from is taken only once the rounds start.
@@ -423,7 +423,7 @@ func (c *Comm) alltoallvBuild(s *schedule, what string, send []byte, scounts, sd
 		send = inPlaceCopy(s, send)
 	}
 	alltoallvSched(s, c.rank, c.size, send, scounts, sdispls, recv, rcounts, rdispls)
-	s.markReads(c.e.oversub)
+	s.markReads(c.e.oversub, oversubReadMin)
 	s.onePerPair()
 	// As Alltoall's (alltoallOverlapMin): the own block, whose size is
 	// this rank's alone to know, is copied while the peers read.

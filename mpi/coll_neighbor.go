@@ -57,6 +57,6 @@ func (c *Comm) neighborBuild(s *schedule, what string, nb *Neighbors, send []byt
 			s.send(p, block(send, scounts, sdispls, k))
 		}
 	}
-	s.markReads(c.e.oversub)
+	s.markReads(c.e.oversub, oversubReadMin)
 	return nil
 }

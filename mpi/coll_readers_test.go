@@ -24,9 +24,9 @@ func TestBcastShape(t *testing.T) {
 		{4, 1 << 20, false, true, false},
 		{5, 1 << 20, false, false, false},
 		{8, 4 << 20, false, false, false},
-		{4, 64 << 10, true, true, false},
-		{4, 256 << 10, true, true, true},
-		{8, 64 << 10, true, true, false},
+		{4, 60 << 10, true, false, false},
+		{4, 64 << 10, true, true, true},
+		{8, 64 << 10, true, true, true},
 		{8, 1 << 20, true, true, true},
 		{8, 4 << 20, true, true, true},
 		{9, 4 << 20, true, false, false},
@@ -39,14 +39,14 @@ func TestBcastShape(t *testing.T) {
 			}
 		})
 	}
-	sizes := []int{8, bcastFlatMin - 8, bcastFlatMin, oversubReadMin - 8, oversubReadMin}
+	sizes := []int{8, bcastFlatMin - 8, bcastFlatMin, rootReadMin - 8, rootReadMin}
 	for _, oversub := range []bool{false, true} {
 		for n := 1; n <= 17; n++ {
 			for _, size := range sizes {
 				t.Run(fmt.Sprintf("sweep/oversub=%v/n=%d/size=%d", oversub, n, size), func(t *testing.T) {
 					large := size >= bcastFlatMin
 					wantFlat := large && (n <= bcastFlatRanks || oversub && n <= bcastFlatOversubRanks)
-					wantRead := wantFlat && oversub && size >= oversubReadMin
+					wantRead := wantFlat && oversub && size >= rootReadMin
 					for root := range n {
 						checkBcastShape(t, n, root, size, oversub, wantFlat, wantRead)
 					}
@@ -121,35 +121,36 @@ func TestMarkReads(t *testing.T) {
 	const n = 4
 	nb := CartNeighbors([]int{n}, []bool{true}, 1)
 	builds := []struct {
-		name  string
-		build func(c *Comm, s *schedule, m int) error
+		name    string
+		readMin int
+		build   func(c *Comm, s *schedule, m int) error
 	}{
-		{"Gather", func(c *Comm, s *schedule, m int) error {
+		{"Gather", oversubReadMin, func(c *Comm, s *schedule, m int) error {
 			return c.gatherBuild(s, "Gather", make([]byte, m), make([]byte, n*m), 0)
 		}},
-		{"Scatter", func(c *Comm, s *schedule, m int) error {
+		{"Scatter", rootReadMin, func(c *Comm, s *schedule, m int) error {
 			return c.scatterBuild(s, "Scatter", make([]byte, n*m), make([]byte, m), 1)
 		}},
-		{"Allgather", func(c *Comm, s *schedule, m int) error {
+		{"Allgather", oversubReadMin, func(c *Comm, s *schedule, m int) error {
 			return c.allgatherBuild(s, "Allgather", make([]byte, m), make([]byte, n*m))
 		}},
-		{"Alltoall", func(c *Comm, s *schedule, m int) error {
+		{"Alltoall", oversubReadMin, func(c *Comm, s *schedule, m int) error {
 			return c.alltoallBuild(s, "Alltoall", make([]byte, n*m), make([]byte, n*m))
 		}},
-		{"Alltoallv", func(c *Comm, s *schedule, m int) error {
+		{"Alltoallv", oversubReadMin, func(c *Comm, s *schedule, m int) error {
 			k, d := s.uniform(n, m)
 			return c.alltoallvBuild(s, "Alltoallv", make([]byte, n*m), k, d, make([]byte, n*m), k, d)
 		}},
-		{"NeighborAlltoall", func(c *Comm, s *schedule, m int) error {
+		{"NeighborAlltoall", oversubReadMin, func(c *Comm, s *schedule, m int) error {
 			return c.neighborAlltoallBuild(s, "NeighborAlltoall", nb, make([]byte, 2*m), make([]byte, 2*m))
 		}},
-		{"NeighborAllgather", func(c *Comm, s *schedule, m int) error {
+		{"NeighborAllgather", oversubReadMin, func(c *Comm, s *schedule, m int) error {
 			return c.neighborAllgatherBuild(s, "NeighborAllgather", nb, make([]byte, m), make([]byte, 2*m))
 		}},
 	}
 	for _, b := range builds {
 		for _, oversub := range []bool{false, true} {
-			for _, m := range []int{oversubReadMin - 8, oversubReadMin, 1 << 20} {
+			for _, m := range []int{rootReadMin - 8, rootReadMin, oversubReadMin - 8, oversubReadMin, 1 << 20} {
 				t.Run(fmt.Sprintf("%s/oversub=%v/m=%d", b.name, oversub, m), func(t *testing.T) {
 					total := 0
 					for rank := range n {
@@ -168,7 +169,7 @@ func TestMarkReads(t *testing.T) {
 							}
 						}
 						want := 0
-						if oversub && m >= oversubReadMin {
+						if oversub && m >= b.readMin {
 							want = sends
 						}
 						total += sends

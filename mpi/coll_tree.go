@@ -144,7 +144,7 @@ func bcastSched(s *schedule, rank, root, n int, buf []byte, flat bool) {
 				s.send(p, buf)
 			}
 		}
-		s.markReads(flat)
+		s.markReads(flat, rootReadMin)
 		return
 	}
 	t := makeTreeInto(bcastTree, rank, root, n, s.ints(2))
