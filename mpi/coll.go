@@ -357,6 +357,8 @@ func (e *engine) issue(op *collOp, rd *schedRound) {
 		if op.small && w != e.rank && len(x.buf) <= shm.CollInlineMax {
 			r.comm, r.peer, r.sbuf, r.ctx, r.m.Tag = c, w, x.buf, c.ctx+1, op.tag
 			e.sendColl(e.outTo(w), r)
+		} else if x.read && w != e.rank {
+			e.startReadSend(r, c, w, x.buf, op.tag)
 		} else {
 			e.startSend(r, c, c.ctx+1, w, x.buf, op.tag, false)
 		}

@@ -338,7 +338,7 @@ func reduceScatterSched(s *schedule, rank, n int, in, out []byte, counts []int, 
 	for i := 1; i < n; i++ {
 		displs[i] = displs[i-1] + counts[i-1]
 	}
-	scattervSched(s, rank, 0, n, full, counts, displs, out[:counts[rank]])
+	scattervSched(s, rank, 0, n, full, counts, displs, out[:counts[rank]], false)
 	s.fitsSlot(total)
 }
 

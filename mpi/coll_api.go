@@ -226,7 +226,8 @@ func (c *Comm) gatherBuild(s *schedule, what string, send, recv []byte, root int
 		return newErr(ErrBuffer, what, "receive buffer of %d bytes for %d ranks × %d", len(recv), c.size, len(send))
 	}
 	counts, displs := s.uniform(c.size, len(send))
-	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs)
+	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs, ownOverlaps(len(send), c.e.oversub))
+	s.markReads(c.e.oversub, oversubReadMin)
 	s.fitsSlot(len(send))
 	return nil
 }
@@ -251,7 +252,8 @@ func (c *Comm) gathervBuild(s *schedule, what string, send, recv []byte, counts,
 			return newErr(ErrCount, what, "root sends %d bytes, its count is %d", len(send), counts[root])
 		}
 	}
-	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs)
+	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs, ownOverlaps(len(send), c.e.oversub))
+	s.markReads(c.e.oversub, oversubReadMin)
 	s.onePerPair()
 	return nil
 }
@@ -272,7 +274,8 @@ func (c *Comm) scatterBuild(s *schedule, what string, send, recv []byte, root in
 		return newErr(ErrBuffer, what, "send buffer of %d bytes for %d ranks × %d", len(send), c.size, len(recv))
 	}
 	counts, displs := s.uniform(c.size, len(recv))
-	scattervSched(s, c.rank, root, c.size, send, counts, displs, recv)
+	scattervSched(s, c.rank, root, c.size, send, counts, displs, recv, ownOverlaps(len(recv), c.e.oversub))
+	s.markReads(c.e.oversub, rootReadMin)
 	s.fitsSlot(len(recv))
 	return nil
 }
@@ -298,7 +301,8 @@ func (c *Comm) scattervBuild(s *schedule, what string, send []byte, counts, disp
 		}
 		recv = recv[:counts[root]]
 	}
-	scattervSched(s, c.rank, root, c.size, send, counts, displs, recv)
+	scattervSched(s, c.rank, root, c.size, send, counts, displs, recv, ownOverlaps(len(recv), c.e.oversub))
+	s.markReads(c.e.oversub, rootReadMin)
 	s.onePerPair()
 	return nil
 }
@@ -317,7 +321,8 @@ func (c *Comm) allgatherBuild(s *schedule, what string, send, recv []byte) error
 		return newErr(ErrBuffer, what, "receive buffer of %d bytes for %d ranks × %d", len(recv), c.size, m)
 	}
 	counts, displs := s.uniform(c.size, m)
-	allgathervSched(s, c.rank, c.size, send, recv, counts, displs, m <= allgatherDirectMax)
+	allgathervSched(s, c.rank, c.size, send, recv, counts, displs, m <= allgatherDirectMax || c.e.oversub)
+	s.markReads(c.e.oversub, oversubReadMin)
 	s.fitsSlot(m)
 	s.ownAfter = m >= allgatherOverlapMin && !c.e.oversub
 	return nil
@@ -344,7 +349,8 @@ func (c *Comm) allgathervBuild(s *schedule, what string, send, recv []byte, coun
 	for _, k := range counts {
 		largest = max(largest, k)
 	}
-	allgathervSched(s, c.rank, c.size, send, recv, counts, displs, largest <= allgatherDirectMax)
+	allgathervSched(s, c.rank, c.size, send, recv, counts, displs, largest <= allgatherDirectMax || c.e.oversub)
+	s.markReads(c.e.oversub, oversubReadMin)
 	s.fitsSlot(largest)
 	s.ownAfter = len(send) >= allgatherOverlapMin && !c.e.oversub
 	return nil
@@ -382,6 +388,7 @@ func (c *Comm) alltoallBuild(s *schedule, what string, send, recv []byte) error 
 	m := len(send) / n
 	counts, displs := s.uniform(n, m)
 	alltoallvSched(s, c.rank, n, send, counts, displs, recv, counts, displs)
+	s.markReads(c.e.oversub, oversubReadMin)
 	if inPlace {
 		// The own block is in place already, and the copy it would be
 		// made from is taken only once the rounds start.
@@ -416,7 +423,11 @@ func (c *Comm) alltoallvBuild(s *schedule, what string, send []byte, scounts, sd
 		send = inPlaceCopy(s, send)
 	}
 	alltoallvSched(s, c.rank, c.size, send, scounts, sdispls, recv, rcounts, rdispls)
+	s.markReads(c.e.oversub, oversubReadMin)
 	s.onePerPair()
+	// As Alltoall's (alltoallOverlapMin): the own block, whose size is
+	// this rank's alone to know, is copied while the peers read.
+	s.ownAfter = scounts[c.rank] >= alltoallOverlapMin && !c.e.oversub
 	if inPlace {
 		// The own block comes from the copy, once the rounds start.
 		s.own = [2][]byte{}

@@ -19,8 +19,10 @@ package mpi
 func (s *schedule) onePerPair() { s.small = true }
 
 // gathervSched: every rank sends its block to root, which receives each
-// directly into place (counts and displs matter at root only).
-func gathervSched(s *schedule, rank, root, n int, send, recv []byte, counts, displs []int) {
+// directly into place (counts and displs matter at root only). The
+// root's own block is copied after the messages arrive, or with overlap
+// (ownOverlaps) while they travel.
+func gathervSched(s *schedule, rank, root, n int, send, recv []byte, counts, displs []int, overlap bool) {
 	s.next()
 	if rank != root {
 		s.send(root, send)
@@ -32,12 +34,13 @@ func gathervSched(s *schedule, rank, root, n int, send, recv []byte, counts, dis
 		}
 	}
 	if own := block(recv, counts, displs, root); !sameBuf(own, send) {
-		s.copyStep(own, send)
+		s.ownCopy(own, send, overlap)
 	}
 }
 
-// scattervSched: root sends each rank its block.
-func scattervSched(s *schedule, rank, root, n int, send []byte, counts, displs []int, recv []byte) {
+// scattervSched: root sends each rank its block, and copies its own as
+// gathervSched does.
+func scattervSched(s *schedule, rank, root, n int, send []byte, counts, displs []int, recv []byte, overlap bool) {
 	s.next()
 	if rank != root {
 		s.recv(root, recv)
@@ -48,8 +51,29 @@ func scattervSched(s *schedule, rank, root, n int, send []byte, counts, displs [
 		s.send(i, block(send, counts, displs, i))
 	}
 	if own := block(send, counts, displs, root); !sameBuf(own, recv) {
-		s.copyStep(recv, own)
+		s.ownCopy(recv, own, overlap)
 	}
+}
+
+// ownOverlaps reports whether a rooted collective's own block of m bytes
+// is copied while the other blocks travel (the schedule's own copy, made
+// after the messages start) rather than after they arrive: with a CPU per
+// rank and a large block, as Alltoall's (alltoallOverlapMin). At 2 ranks
+// a 4 MiB Scatter's root otherwise waits for the peer's read of its block
+// and only then copies its own, twice the time of either.
+func ownOverlaps(m int, oversub bool) bool { return m >= alltoallOverlapMin && !oversub }
+
+// ownCopy is the copy dst = src of a rank's own block, made after the
+// current round's messages, or with overlap as the schedule's own copy
+// once they start. Only the first round's may overlap: the own copy is
+// made at the start.
+func (s *schedule) ownCopy(dst, src []byte, overlap bool) {
+	if overlap && len(s.rounds) == 1 && s.own[0] == nil {
+		s.own = [2][]byte{dst, src}
+		s.ownAfter = true
+		return
+	}
+	s.copyStep(dst, src)
 }
 
 // allgathervSched: with direct, every rank sends its block to every other
@@ -95,7 +119,14 @@ func allgathervSched(s *schedule, rank, n int, send, recv []byte, counts, displs
 // 231 at 256 KiB and tied at 1 MiB (943 against 1003); at 8 ranks it won
 // up to 256 KiB (840 against 1316 µs) and lost at 1 MiB (6.2 against
 // 5.3 ms), where every rank's buffer is read by all the others at once.
-// A variable so benchmarks and tests can move it.
+// Those were eager messages, though (an oversubscribed job's collective
+// messages up to 1 MiB are): copied into the cells by the sender and out
+// by the receiver. Read by the receivers instead (markReads), the one
+// round won at every size oversubscribed: at 4 ranks on 2 cores 1 MiB
+// took 0.8-1.1 ms against 3.1-6.2 ms round the ring, at 8 ranks 4.0 ms
+// against 6.8 at best (osu_colls from Go, alternating runs on a loaded
+// machine), so an oversubscribed job takes it whatever the size. A
+// variable so benchmarks and tests can move it.
 var allgatherDirectMax = 256 << 10
 
 // alltoallvSched posts every receive and every send in one round, sends

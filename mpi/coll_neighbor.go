@@ -57,5 +57,6 @@ func (c *Comm) neighborBuild(s *schedule, what string, nb *Neighbors, send []byt
 			s.send(p, block(send, scounts, sdispls, k))
 		}
 	}
+	s.markReads(c.e.oversub, oversubReadMin)
 	return nil
 }

@@ -17,11 +17,14 @@ import "github.com/hympi/hympi/shm"
 // engine.
 
 // collXfer is one message of a round: the peer (a rank of the
-// communicator), the buffer sent from or received into, and which.
+// communicator), the buffer sent from or received into, and which. read
+// marks a send its receiver reads straight out of buf even when ranks
+// outnumber CPUs (coll_readers.go).
 type collXfer struct {
 	peer int
 	buf  []byte
 	send bool
+	read bool
 }
 
 // stepKind is what a collStep does.

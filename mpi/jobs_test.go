@@ -101,6 +101,7 @@ func TestScenarios(t *testing.T) {
 		{"errors", []int{1, 2, 4}},
 		{"counters", []int{2, 4}},
 		{"coll", []int{1, 2, 3, 4, 5, 8}},
+		{"collbig", []int{1, 2, 3, 4, 8}},
 		{"nbc", []int{1, 2, 3, 4, 5, 8}},
 		{"comms", []int{1, 2, 3, 4, 5, 8}},
 		{"collerrors", []int{1, 2, 3, 4, 5, 8}},
@@ -221,7 +222,7 @@ func TestAsyncProgress(t *testing.T) {
 // shared memory: the collective context rides both protocols.
 func TestCollDirectModes(t *testing.T) {
 	for _, mode := range []string{"off", "always"} {
-		for _, name := range []string{"coll", "nbc"} {
+		for _, name := range []string{"coll", "nbc", "collbig"} {
 			t.Run(mode+"/"+name, func(t *testing.T) {
 				out, err := runJob(t, 3, 60*time.Second, name, "HYMPI_DIRECT="+mode)
 				if err != nil || !strings.Contains(out, "scenario "+name+" passed") {
