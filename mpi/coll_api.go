@@ -12,7 +12,7 @@ package mpi
 // ErrComm.
 
 func (c *Comm) barrierBuild(s *schedule) error {
-	if c.useGate(s, 0) {
+	if c.size > gateBarrierMinRanks && c.useGate(s, 0) {
 		s.gateRound(nil, nil)
 		return nil
 	}

@@ -39,9 +39,24 @@ import (
 
 const (
 	// gateMinRanks: communicators of at most this many ranks keep the
-	// message-based algorithms, which measured as fast or faster there
-	// (flat barrier and allreduce at 4 and 8 ranks, coll_tree.go).
-	gateMinRanks = 8
+	// message-based algorithms (at 2 ranks one exchange).
+	//
+	// Small Allreduce takes the gate from 3 ranks: the last rank to
+	// arrive finishes it at once, where the flat gather and release
+	// (flatAllreduce) has it send to rank 0 and wait for rank 0 to be
+	// scheduled and answer. At 4 ranks on 2 CPUs (osu_colls from Go, 8 B,
+	// fastest of 5-7 alternating runs, machine loaded) it took 3.4-4.1
+	// µs against 5.5-6.4, at 8 ranks 10.0 against 12.6; Open MPI (quiet)
+	// 4.5 and 16.0.
+	gateMinRanks = 2
+	// gateBarrierMinRanks: Barrier keeps the flat gather and release on
+	// communicators of at most this many ranks. Through the gate it was
+	// faster itself (4 ranks: 3.1 against 5.2 µs) but it lets the last
+	// arriver go first and rank 0 last, and the collective after it pays:
+	// a Bcast from rank 0 after the gate's barrier took 1.7 µs against
+	// 0.2 after the flat one, which lets rank 0 go first (coll_tree.go),
+	// a Scan 2.7 against 1.3.
+	gateBarrierMinRanks = 8
 )
 
 // gateState is whether a communicator uses a gate.
