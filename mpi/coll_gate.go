@@ -3,6 +3,7 @@
 package mpi
 
 import (
+	"fmt"
 	"runtime"
 
 	"github.com/hympi/hympi/internal/enginehook"
@@ -182,6 +183,20 @@ func (s *schedule) gateRound(in, out []byte) {
 	s.gateIn, s.gateOut = in, out
 }
 
+// gateExchange makes s one gate round that moves blocks instead of
+// combining them: every rank contributes in, and once the gate opens
+// copies block p of out (blk bytes) from bytes at..at+blk of rank p's
+// contribution, its own included. Allgather (at 0) and Alltoall (at
+// rank×blk) of an oversubscribed job whose contribution fits a slot take
+// it: each rank runs once, where the one round of n-1 sends and receives
+// needs every rank scheduled and, asleep, woken for each message, and the
+// only wake-ups are the last arriver's. out may hold in (in place): in is
+// copied into the slot at arrival, before anything is written to out.
+func (s *schedule) gateExchange(in, out []byte, at, blk int) {
+	s.gateRound(in, out)
+	s.gateBlk, s.gateAt = blk, at
+}
+
 // gateCombine writes into res the contributions slot(0..n-1), each of m
 // bytes, combined in rank order: res = c0 op (c1 op (... op c(n-1))).
 func gateCombine(red *reducer, n, m int, slot func(int) []byte, res []byte) {
@@ -227,10 +242,36 @@ func (e *engine) advanceGate(op *collOp) bool {
 		op.err = e.fatal
 	case bad >= 0:
 		op.err = newErr(ErrCount, "collective", "the ranks gave different counts: rank %d %d bytes, this rank %d", bad, m, len(s.gateIn))
+	case s.gateBlk > 0:
+		if err := gateTake(g, op.gateGen, c.size, s); err != nil {
+			e.corrupt(err)
+			op.err = e.fatal
+		}
 	default:
 		copy(s.gateOut, g.Result(op.gateGen))
 	}
 	return true
+}
+
+// gateTake is an exchange's copy out of the open gate: block p of
+// s.gateOut from rank p's contribution. The contributions of generation
+// gen stay until generation gen+2 is filled, which needs this rank's
+// arrival at the next gate collective, after this. Every member's length
+// was checked by the last arriver (it equals this rank's, which holds
+// the block).
+func gateTake(g shm.Gate, gen uint32, n int, s *schedule) error {
+	blk, at := s.gateBlk, s.gateAt
+	for p := range n {
+		in, err := g.Contribution(gen, p)
+		if err != nil {
+			return err
+		}
+		if len(in) < at+blk {
+			return fmt.Errorf("%w: rank %d's gate contribution of %d bytes, %d agreed", shm.ErrCorrupt, p, len(in), at+blk)
+		}
+		copy(s.gateOut[p*blk:(p+1)*blk], in[at:at+blk])
+	}
+	return nil
 }
 
 // closeGate is the last arriver's part: check that the contributions agree
@@ -247,7 +288,7 @@ func (e *engine) closeGate(c *Comm, s *schedule, gen uint32) error {
 			bad, badLen = p, len(in)
 		}
 	}
-	if bad < 0 && m > 0 {
+	if bad < 0 && m > 0 && s.gateBlk == 0 {
 		// Lengths checked above: every contribution has m bytes.
 		gateCombine(&s.red, c.size, m, func(p int) []byte { in, _ := g.Contribution(gen, p); return in }, g.Result(gen))
 	}

@@ -26,6 +26,7 @@ func init() {
 		for round := range 30 {
 			for _, x := range []*mpi.Comm{c, dup, half} {
 				gateSums(x, round)
+				gateExchanges(x, round)
 			}
 		}
 		gateNonCommutative(c)
@@ -81,6 +82,90 @@ func gateSums(c *mpi.Comm, round int) {
 		expect(out, want, "Allreduce sum of %d int64, round %d", count, round)
 	}
 	must(c.Barrier(), "Barrier")
+}
+
+// gateExchanges: Allgather, Allgatherv and Alltoall of blocks that fit
+// the gate's slot (Alltoall: all of a rank's blocks together) and above
+// it, blocking and nonblocking, in place on odd rounds; every byte names
+// its sender, its receiver's block and the round.
+func gateExchanges(c *mpi.Comm, round int) {
+	r, n := c.Rank(), c.Size()
+	val := func(from, blk, i int) byte { return byte(from*31 + blk*7 + i + round*13) }
+	inPlace := round%2 == 1
+	for _, m := range []int{1, 8, 56 / n, 57} {
+		if m == 0 {
+			continue
+		}
+		for _, nb := range []bool{false, true} {
+			// Allgather (and Allgatherv with Allgather's layout).
+			for _, v := range []bool{false, true} {
+				recv := make([]byte, n*m)
+				send := make([]byte, m)
+				for i := range send {
+					send[i] = val(r, 0, i)
+				}
+				if inPlace {
+					copy(recv[r*m:], send)
+					send = recv[r*m : (r+1)*m]
+				}
+				counts, displs := make([]int, n), make([]int, n)
+				for p := range n {
+					counts[p], displs[p] = m, p*m
+				}
+				var q *mpi.Request
+				var err error
+				switch {
+				case v && nb:
+					q, err = c.Iallgatherv(send, recv, counts, displs)
+				case v:
+					err = c.Allgatherv(send, recv, counts, displs)
+				case nb:
+					q, err = c.Iallgather(send, recv)
+				default:
+					err = c.Allgather(send, recv)
+				}
+				must(err, "Allgather(v) of %d bytes", m)
+				if q != nil {
+					_, err = q.Wait()
+					must(err, "Wait Iallgather(v)")
+				}
+				want := make([]byte, n*m)
+				for p := range n {
+					for i := range m {
+						want[p*m+i] = val(p, 0, i)
+					}
+				}
+				expect(recv, want, "Allgather(v %v, nonblocking %v) of %d bytes, round %d", v, nb, m, round)
+			}
+			// Alltoall.
+			send, recv := make([]byte, n*m), make([]byte, n*m)
+			for j := range n {
+				for i := range m {
+					send[j*m+i] = val(r, j, i)
+				}
+			}
+			if inPlace {
+				recv = send
+			}
+			var err error
+			if nb {
+				var q *mpi.Request
+				q, err = c.Ialltoall(send, recv)
+				must(err, "Ialltoall of %d bytes", m)
+				_, err = q.Wait()
+			} else {
+				err = c.Alltoall(send, recv)
+			}
+			must(err, "Alltoall of %d-byte blocks", m)
+			want := make([]byte, n*m)
+			for p := range n {
+				for i := range m {
+					want[p*m+i] = val(p, r, i)
+				}
+			}
+			expect(recv, want, "Alltoall (nonblocking %v) of %d-byte blocks, round %d", nb, m, round)
+		}
+	}
 }
 
 // gateNonCommutative: a 2x2 matrix product in rank order, one and two
