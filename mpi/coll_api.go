@@ -214,6 +214,15 @@ func (c *Comm) reduceScatterOf(s *schedule, what string, send, recv []byte, coun
 			return newErr(ErrCount, what, "count %d of rank %d is not a whole number of %v elements", k, i, dt)
 		}
 	}
+	if total > 0 && c.useGate(s, total) {
+		at := 0
+		for _, k := range counts[:c.rank] {
+			at += k
+		}
+		s.red = red
+		s.gateReduceScatter(in, recv[:counts[c.rank]], at, counts[c.rank])
+		return nil
+	}
 	reduceScatterSched(s, c.rank, c.size, in, recv, counts, red, c.e.oversub)
 	return nil
 }

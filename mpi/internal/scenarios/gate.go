@@ -27,6 +27,7 @@ func init() {
 			for _, x := range []*mpi.Comm{c, dup, half} {
 				gateSums(x, round)
 				gateExchanges(x, round)
+				gateReduceScatters(x, round)
 			}
 		}
 		gateNonCommutative(c)
@@ -165,6 +166,101 @@ func gateExchanges(c *mpi.Comm, round int) {
 			}
 			expect(recv, want, "Alltoall (nonblocking %v) of %d-byte blocks, round %d", nb, m, round)
 		}
+	}
+}
+
+// gateReduceScatters: Reduce_scatter_block and Reduce_scatter (uneven
+// parts, some empty) of int32 sums and of a non-commutative operator on
+// 8-byte elements, blocking and nonblocking, in place on odd rounds;
+// small enough for the gate's slot up to 14 and 7 ranks and above it
+// beyond.
+func gateReduceScatters(c *mpi.Comm, round int) {
+	r, n := c.Rank(), c.Size()
+	aff, err := mpi.OpaqueType(8)
+	must(err, "OpaqueType")
+	op, err := mpi.NewOp(affine32, false)
+	must(err, "NewOp")
+	defer op.Free()
+	elemVal := func(rank, i int) uint32 { return uint32(rank*1009 + i*17 + round*101 + 1) }
+	for _, noncomm := range []bool{false, true} {
+		for _, v := range []bool{false, true} {
+			for _, nb := range []bool{false, true} {
+				elem, dt, o := 4, mpi.Int32, mpi.Sum
+				if noncomm {
+					elem, dt, o = 8, aff, op
+				}
+				counts := make([]int, n) // bytes
+				for p := range n {
+					counts[p] = elem
+					if v {
+						counts[p] = elem * ((p + round) % 3)
+					}
+				}
+				total, at := 0, 0
+				for p, k := range counts {
+					if p == r {
+						at = total
+					}
+					total += k
+				}
+				in := make([]byte, total)
+				for i := 0; i < total; i += 4 {
+					binary.LittleEndian.PutUint32(in[i:], elemVal(r, i/4))
+				}
+				// The reference: every rank's input folded in rank order.
+				want := make([]byte, counts[r])
+				for i := 0; i < counts[r]; i += elem {
+					acc := make([]byte, elem)
+					for p := range n {
+						x := make([]byte, elem)
+						for j := 0; j < elem; j += 4 {
+							binary.LittleEndian.PutUint32(x[j:], elemVal(p, (at+i+j)/4))
+						}
+						if p == 0 {
+							copy(acc, x)
+						} else if noncomm {
+							affine32(acc, x, aff)
+							acc = x
+						} else {
+							binary.LittleEndian.PutUint32(acc, binary.LittleEndian.Uint32(acc)+binary.LittleEndian.Uint32(x))
+						}
+					}
+					copy(want[i:], acc)
+				}
+				out := make([]byte, counts[r])
+				if round%2 == 1 {
+					out = in // in place: the part lands at the start
+				}
+				var q *mpi.Request
+				switch {
+				case v && nb:
+					q, err = c.IreduceScatter(in, out, counts, dt, o)
+				case v:
+					err = c.ReduceScatter(in, out, counts, dt, o)
+				case nb:
+					q, err = c.IreduceScatterBlock(in, out, dt, o)
+				default:
+					err = c.ReduceScatterBlock(in, out, dt, o)
+				}
+				must(err, "Reduce_scatter (v %v, nonblocking %v, non-commutative %v)", v, nb, noncomm)
+				if q != nil {
+					_, err = q.Wait()
+					must(err, "Wait")
+				}
+				expect(out[:counts[r]], want, "Reduce_scatter (v %v, nonblocking %v, non-commutative %v) of %d bytes, round %d", v, nb, noncomm, total, round)
+			}
+		}
+	}
+}
+
+// affine32 is an associative, non-commutative operator on pairs (a, b) of
+// uint32, the maps x ↦ a·x + b: lower op higher applies the lower first.
+func affine32(in, inout []byte, _ mpi.Datatype) {
+	for off := 0; off+8 <= len(in); off += 8 {
+		a1, b1 := binary.LittleEndian.Uint32(in[off:]), binary.LittleEndian.Uint32(in[off+4:])
+		a2, b2 := binary.LittleEndian.Uint32(inout[off:]), binary.LittleEndian.Uint32(inout[off+4:])
+		binary.LittleEndian.PutUint32(inout[off:], a1*a2)
+		binary.LittleEndian.PutUint32(inout[off+4:], a2*b1+b2)
 	}
 }
 
