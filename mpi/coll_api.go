@@ -12,7 +12,7 @@ package mpi
 // ErrComm.
 
 func (c *Comm) barrierBuild(s *schedule) error {
-	if c.useGate(s, 0) {
+	if c.size > gateBarrierMinRanks && c.useGate(s, 0) {
 		s.gateRound(nil, nil)
 		return nil
 	}
@@ -214,6 +214,15 @@ func (c *Comm) reduceScatterOf(s *schedule, what string, send, recv []byte, coun
 			return newErr(ErrCount, what, "count %d of rank %d is not a whole number of %v elements", k, i, dt)
 		}
 	}
+	if total > 0 && c.useGate(s, total) {
+		at := 0
+		for _, k := range counts[:c.rank] {
+			at += k
+		}
+		s.red = red
+		s.gateReduceScatter(in, recv[:counts[c.rank]], at, counts[c.rank])
+		return nil
+	}
 	reduceScatterSched(s, c.rank, c.size, in, recv, counts, red, c.e.oversub)
 	return nil
 }
@@ -320,6 +329,10 @@ func (c *Comm) allgatherBuild(s *schedule, what string, send, recv []byte) error
 	if len(recv) < c.size*m {
 		return newErr(ErrBuffer, what, "receive buffer of %d bytes for %d ranks × %d", len(recv), c.size, m)
 	}
+	if m > 0 && c.useGate(s, m) {
+		s.gateExchange(send, recv[:c.size*m], 0, m)
+		return nil
+	}
 	counts, displs := s.uniform(c.size, m)
 	allgathervSched(s, c.rank, c.size, send, recv, counts, displs, m <= allgatherDirectMax || c.e.oversub)
 	s.markReads(c.e.oversub, oversubReadMin)
@@ -346,8 +359,14 @@ func (c *Comm) allgathervBuild(s *schedule, what string, send, recv []byte, coun
 	}
 	// Every rank has the same counts, so every rank picks alike.
 	largest := 0
-	for _, k := range counts {
+	packed := true // equal blocks in rank order, as Allgather's
+	for i, k := range counts {
 		largest = max(largest, k)
+		packed = packed && k == counts[0] && displs[i] == i*k
+	}
+	if packed && largest > 0 && c.useGate(s, largest) {
+		s.gateExchange(send, recv[:c.size*largest], 0, largest)
+		return nil
 	}
 	allgathervSched(s, c.rank, c.size, send, recv, counts, displs, largest <= allgatherDirectMax || c.e.oversub)
 	s.markReads(c.e.oversub, oversubReadMin)
@@ -381,11 +400,15 @@ func (c *Comm) alltoallBuild(s *schedule, what string, send, recv []byte) error 
 	if len(recv) < len(send) {
 		return newErr(ErrBuffer, what, "receive buffer of %d bytes for %d", len(recv), len(send))
 	}
+	m := len(send) / n
+	if m > 0 && c.useGate(s, len(send)) {
+		s.gateExchange(send, recv[:len(send)], c.rank*m, m)
+		return nil
+	}
 	inPlace := sameBuf(send, recv)
 	if inPlace {
 		send = inPlaceCopy(s, send)
 	}
-	m := len(send) / n
 	counts, displs := s.uniform(n, m)
 	alltoallvSched(s, c.rank, n, send, counts, displs, recv, counts, displs)
 	s.markReads(c.e.oversub, oversubReadMin)

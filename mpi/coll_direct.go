@@ -2,7 +2,10 @@
 
 package mpi
 
-import "github.com/hympi/hympi/shm"
+import (
+	"github.com/hympi/hympi/mpi/internal/match"
+	"github.com/hympi/hympi/shm"
+)
 
 // The direct run: a small collective's rounds done by the calling thread
 // straight on the collective rings, without an internal request, a posted
@@ -73,6 +76,15 @@ func (e *engine) directRun(op *collOp, mode launchMode) directResult {
 		if e.fatal != nil || len(e.sending) != 0 || len(e.reads) != 0 {
 			return directRefused
 		}
+	}
+	if ctx := op.c.ctx + 1; op.c.directRuns == 0 && e.ctxs[ctx] == nil {
+		// The matching queues of c's collective context, made before
+		// c's first direct run finishes rather than when a message
+		// first arrives before its receive: that can be deep into a
+		// steady state (the direct run takes messages off the ring,
+		// and only one a progress pass drained first is filed), and
+		// the queues are an allocation.
+		e.ctxs[ctx] = match.New[Request, unexpected](e.size, e.live)
 	}
 	if mode == runSendsFirst {
 		return e.directSendsFirst(op)

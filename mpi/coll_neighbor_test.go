@@ -38,3 +38,37 @@ func TestCartNeighbors(t *testing.T) {
 		}
 	}
 }
+
+// TestNeighborSmall: a neighbourhood exchange takes the collective ring
+// unless one of this rank's peers would get two messages of which one is
+// too large for a slot (the two would take different rings and could
+// arrive out of order; the nbrmatrix scenario's graph shows it).
+func TestNeighborSmall(t *testing.T) {
+	const X, big = ProcNull, 1000
+	tests := []struct {
+		name   string
+		dests  []int
+		counts []int
+		want   bool
+	}{
+		{"all fit, distinct", []int{1, 3}, []int{8, 8}, true},
+		{"all fit, repeated", []int{1, 1}, []int{8, 232}, true},
+		{"large, distinct", []int{1, 3}, []int{big, 8}, true},
+		{"large, repeated", []int{1, 1}, []int{big, 8}, false},
+		{"large, repeated after others", []int{2, 1, 3, 1}, []int{8, 8, 8, big}, false},
+		{"large, ProcNull repeated", []int{X, 1, X}, []int{big, 8, 8}, true},
+		{"none", nil, nil, true},
+	}
+	for _, tc := range tests {
+		if got := neighborSmall(tc.dests, tc.counts); got != tc.want {
+			t.Errorf("%s: neighborSmall(%v, %v) = %v, want %v", tc.name, tc.dests, tc.counts, got, tc.want)
+		}
+	}
+	many := make([]int, neighborRepeatScan+1)
+	for i := range many {
+		many[i] = i
+	}
+	if neighborSmall(many, append(make([]int, len(many)-1), big)) {
+		t.Errorf("%d distinct destinations with a large block: want the descriptor ring (not scanned)", len(many))
+	}
+}

@@ -69,6 +69,11 @@ type schedule struct {
 	// noGate keeps a build off the gate (persistent collectives).
 	gateIn, gateOut []byte
 	noGate          bool
+	// gateKind is what a gate round does with the contributions: combine
+	// them all (gateCombineAll, the zero value), or take gateBlk bytes at
+	// gateAt from each (coll_gate.go).
+	gateKind        gateKind
+	gateBlk, gateAt int
 	// Scratch memory: arena for bytes, ints for peer lists and block
 	// bounds. A build that outgrows one draws fresh memory and records
 	// how much it needed, and the next reset grows the arena to that.
@@ -89,6 +94,7 @@ func (s *schedule) reset() {
 	s.rounds, s.xfers, s.steps = s.rounds[:0], s.xfers[:0], s.steps[:0]
 	s.red, s.small, s.own, s.ownAfter = reducer{}, false, [2][]byte{}, false
 	s.gateIn, s.gateOut, s.noGate = nil, nil, false
+	s.gateKind, s.gateBlk, s.gateAt = gateCombineAll, 0, 0
 	if s.arenaUsed > len(s.arena) && s.arenaUsed <= scheduleScratchMax {
 		s.arena = make([]byte, s.arenaUsed)
 	}

@@ -161,6 +161,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 	}
 	e.bell = region.Doorbell(rank)
 	e.summary = region.Summary(rank)
+	e.prefillUnexpected()
 	return e
 }
 

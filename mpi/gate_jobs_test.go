@@ -15,8 +15,8 @@ import (
 )
 
 // TestGateJobs runs the gate scenarios (mpi/internal/scenarios/gate.go)
-// with more than 8 ranks on two CPUs, where Barrier and small Allreduce go
-// through the communicators' gates (coll_gate.go): results at 12 and 64
+// on two CPUs, where small Allreduce (from 3 ranks) and Barrier (from 9) go
+// through the communicators' gates (coll_gate.go): results at 4, 12 and 64
 // ranks, a thousand communicators reusing gate blocks, and a rank asleep at
 // a gate woken by point-to-point messages. The launcher runs under an
 // affinity mask of two CPUs, so the job is oversubscribed on any machine.
@@ -35,7 +35,7 @@ func TestGateJobs(t *testing.T) {
 	for _, tc := range []struct {
 		scenario string
 		n        int
-	}{{"gate", 12}, {"gate", 64}, {"gatereuse", 16}, {"gatewake", 16}} {
+	}{{"gate", 4}, {"gate", 12}, {"gate", 64}, {"gatereuse", 16}, {"gatewake", 16}} {
 		scenario, n := tc.scenario, tc.n
 		t.Run(fmt.Sprintf("%s/n=%d", scenario, n), func(t *testing.T) {
 			limit := 2 * time.Minute

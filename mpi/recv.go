@@ -69,11 +69,38 @@ func (e *engine) newUnexpected(ctx uint32, src int, tag int32, n int, buffer boo
 	return u
 }
 
+// freeUnexpMax bounds the engine's free list of unexpected entries.
+const freeUnexpMax = 256
+
+// unexpPrefill is how many unexpected entries, each with a buffer of the
+// smallest class, an engine starts with. A small collective's messages
+// that arrive before their receive (a peer a collective or two ahead) are
+// filed as unexpected, and the pools grew whenever a burst outgrew the
+// largest so far: in a steady state of small collectives that could be
+// the 300th call as well as the 3rd (a test of the C ABI's neighbourhood
+// collectives counting Go allocations over 400 calls after 200 warm-up
+// ones saw 3-17). 16 cover a few collectives ahead of a peer, for ≈6 KiB.
+const unexpPrefill = 16
+
+// prefillUnexpected fills the free lists with unexpPrefill entries and
+// buffers.
+func (e *engine) prefillUnexpected() {
+	us := make([]unexpected, unexpPrefill)
+	bufs := make([]byte, unexpPrefill<<bufMinShift)
+	for i := range us {
+		e.bufs.put(bufs[i<<bufMinShift : i<<bufMinShift : (i+1)<<bufMinShift])
+		e.freeUnexpected(&us[i])
+	}
+}
+
 // freeUnexpected recycles a matched entry and its buffer.
 func (e *engine) freeUnexpected(u *unexpected) {
 	e.bufs.put(u.data)
 	*u = unexpected{}
-	if len(e.freeUnexp) < 256 {
+	if e.freeUnexp == nil {
+		e.freeUnexp = make([]*unexpected, 0, freeUnexpMax) // as bufPool.put
+	}
+	if len(e.freeUnexp) < freeUnexpMax {
 		e.freeUnexp = append(e.freeUnexp, u)
 	}
 }
@@ -198,6 +225,12 @@ func (p *bufPool) put(b []byte) {
 		return
 	}
 	c := bufClass(n)
+	if p.free[c] == nil {
+		// The class's whole list at once: grown by doubling, it
+		// allocated again whenever a burst of unexpected messages
+		// outgrew the largest so far, long into a steady state.
+		p.free[c] = make([][]byte, 0, bufPerClass)
+	}
 	if len(p.free[c]) < bufPerClass {
 		p.free[c] = append(p.free[c], b[:0])
 	}

@@ -13,8 +13,8 @@ import (
 func init() {
 	// Barrier and small Allreduce where an oversubscribed job runs them
 	// through the communicator's gate (mpi/coll_gate.go): run with more
-	// than 8 ranks on fewer CPUs. Results are checked against serial
-	// references; the forms and communicators interleave so that gate and
+	// ranks than CPUs, from 3 ranks (Barrier from 9). Results are checked
+	// against serial references; the forms and communicators interleave so that gate and
 	// message-based collectives, blocking and nonblocking ones, and two
 	// communicators' gates are in flight together.
 	register("gate", func(c *mpi.Comm) {
@@ -26,6 +26,8 @@ func init() {
 		for round := range 30 {
 			for _, x := range []*mpi.Comm{c, dup, half} {
 				gateSums(x, round)
+				gateExchanges(x, round)
+				gateReduceScatters(x, round)
 			}
 		}
 		gateNonCommutative(c)
@@ -81,6 +83,185 @@ func gateSums(c *mpi.Comm, round int) {
 		expect(out, want, "Allreduce sum of %d int64, round %d", count, round)
 	}
 	must(c.Barrier(), "Barrier")
+}
+
+// gateExchanges: Allgather, Allgatherv and Alltoall of blocks that fit
+// the gate's slot (Alltoall: all of a rank's blocks together) and above
+// it, blocking and nonblocking, in place on odd rounds; every byte names
+// its sender, its receiver's block and the round.
+func gateExchanges(c *mpi.Comm, round int) {
+	r, n := c.Rank(), c.Size()
+	val := func(from, blk, i int) byte { return byte(from*31 + blk*7 + i + round*13) }
+	inPlace := round%2 == 1
+	for _, m := range []int{1, 8, 56 / n, 57} {
+		if m == 0 {
+			continue
+		}
+		for _, nb := range []bool{false, true} {
+			// Allgather (and Allgatherv with Allgather's layout).
+			for _, v := range []bool{false, true} {
+				recv := make([]byte, n*m)
+				send := make([]byte, m)
+				for i := range send {
+					send[i] = val(r, 0, i)
+				}
+				if inPlace {
+					copy(recv[r*m:], send)
+					send = recv[r*m : (r+1)*m]
+				}
+				counts, displs := make([]int, n), make([]int, n)
+				for p := range n {
+					counts[p], displs[p] = m, p*m
+				}
+				var q *mpi.Request
+				var err error
+				switch {
+				case v && nb:
+					q, err = c.Iallgatherv(send, recv, counts, displs)
+				case v:
+					err = c.Allgatherv(send, recv, counts, displs)
+				case nb:
+					q, err = c.Iallgather(send, recv)
+				default:
+					err = c.Allgather(send, recv)
+				}
+				must(err, "Allgather(v) of %d bytes", m)
+				if q != nil {
+					_, err = q.Wait()
+					must(err, "Wait Iallgather(v)")
+				}
+				want := make([]byte, n*m)
+				for p := range n {
+					for i := range m {
+						want[p*m+i] = val(p, 0, i)
+					}
+				}
+				expect(recv, want, "Allgather(v %v, nonblocking %v) of %d bytes, round %d", v, nb, m, round)
+			}
+			// Alltoall.
+			send, recv := make([]byte, n*m), make([]byte, n*m)
+			for j := range n {
+				for i := range m {
+					send[j*m+i] = val(r, j, i)
+				}
+			}
+			if inPlace {
+				recv = send
+			}
+			var err error
+			if nb {
+				var q *mpi.Request
+				q, err = c.Ialltoall(send, recv)
+				must(err, "Ialltoall of %d bytes", m)
+				_, err = q.Wait()
+			} else {
+				err = c.Alltoall(send, recv)
+			}
+			must(err, "Alltoall of %d-byte blocks", m)
+			want := make([]byte, n*m)
+			for p := range n {
+				for i := range m {
+					want[p*m+i] = val(p, r, i)
+				}
+			}
+			expect(recv, want, "Alltoall (nonblocking %v) of %d-byte blocks, round %d", nb, m, round)
+		}
+	}
+}
+
+// gateReduceScatters: Reduce_scatter_block and Reduce_scatter (uneven
+// parts, some empty) of int32 sums and of a non-commutative operator on
+// 8-byte elements, blocking and nonblocking, in place on odd rounds;
+// small enough for the gate's slot up to 14 and 7 ranks and above it
+// beyond.
+func gateReduceScatters(c *mpi.Comm, round int) {
+	r, n := c.Rank(), c.Size()
+	aff, err := mpi.OpaqueType(8)
+	must(err, "OpaqueType")
+	op, err := mpi.NewOp(affine32, false)
+	must(err, "NewOp")
+	defer op.Free()
+	elemVal := func(rank, i int) uint32 { return uint32(rank*1009 + i*17 + round*101 + 1) }
+	for _, noncomm := range []bool{false, true} {
+		for _, v := range []bool{false, true} {
+			for _, nb := range []bool{false, true} {
+				elem, dt, o := 4, mpi.Int32, mpi.Sum
+				if noncomm {
+					elem, dt, o = 8, aff, op
+				}
+				counts := make([]int, n) // bytes
+				for p := range n {
+					counts[p] = elem
+					if v {
+						counts[p] = elem * ((p + round) % 3)
+					}
+				}
+				total, at := 0, 0
+				for p, k := range counts {
+					if p == r {
+						at = total
+					}
+					total += k
+				}
+				in := make([]byte, total)
+				for i := 0; i < total; i += 4 {
+					binary.LittleEndian.PutUint32(in[i:], elemVal(r, i/4))
+				}
+				// The reference: every rank's input folded in rank order.
+				want := make([]byte, counts[r])
+				for i := 0; i < counts[r]; i += elem {
+					acc := make([]byte, elem)
+					for p := range n {
+						x := make([]byte, elem)
+						for j := 0; j < elem; j += 4 {
+							binary.LittleEndian.PutUint32(x[j:], elemVal(p, (at+i+j)/4))
+						}
+						if p == 0 {
+							copy(acc, x)
+						} else if noncomm {
+							affine32(acc, x, aff)
+							acc = x
+						} else {
+							binary.LittleEndian.PutUint32(acc, binary.LittleEndian.Uint32(acc)+binary.LittleEndian.Uint32(x))
+						}
+					}
+					copy(want[i:], acc)
+				}
+				out := make([]byte, counts[r])
+				if round%2 == 1 {
+					out = in // in place: the part lands at the start
+				}
+				var q *mpi.Request
+				switch {
+				case v && nb:
+					q, err = c.IreduceScatter(in, out, counts, dt, o)
+				case v:
+					err = c.ReduceScatter(in, out, counts, dt, o)
+				case nb:
+					q, err = c.IreduceScatterBlock(in, out, dt, o)
+				default:
+					err = c.ReduceScatterBlock(in, out, dt, o)
+				}
+				must(err, "Reduce_scatter (v %v, nonblocking %v, non-commutative %v)", v, nb, noncomm)
+				if q != nil {
+					_, err = q.Wait()
+					must(err, "Wait")
+				}
+				expect(out[:counts[r]], want, "Reduce_scatter (v %v, nonblocking %v, non-commutative %v) of %d bytes, round %d", v, nb, noncomm, total, round)
+			}
+		}
+	}
+}
+
+// affine32 is an associative, non-commutative operator on pairs (a, b) of
+// uint32, the maps x ↦ a·x + b: lower op higher applies the lower first.
+func affine32(in, inout []byte, _ mpi.Datatype) {
+	for off := 0; off+8 <= len(in); off += 8 {
+		a1, b1 := binary.LittleEndian.Uint32(in[off:]), binary.LittleEndian.Uint32(in[off+4:])
+		a2, b2 := binary.LittleEndian.Uint32(inout[off:]), binary.LittleEndian.Uint32(inout[off+4:])
+		binary.LittleEndian.PutUint32(inout[off:], a1*a2)
+		binary.LittleEndian.PutUint32(inout[off+4:], a2*b1+b2)
+	}
 }
 
 // gateNonCommutative: a 2x2 matrix product in rank order, one and two
@@ -228,12 +409,12 @@ func init() {
 				x, err = c.Dup()
 				must(err, "Dup %d", i)
 			} else {
-				// Ranks 0..n-4 in one part, reversed; the other three
+				// Ranks 0..n-3 in one part, reversed; the other two
 				// (no gate: too few) in another.
-				x, err = c.Split(min(r/(n-3), 1), -r)
+				x, err = c.Split(min(r/(n-2), 1), -r)
 				must(err, "Split %d", i)
 			}
-			if x.Size() > 8 {
+			if x.Size() > 2 { // mpi's gateMinRanks
 				mine++
 			}
 			must(x.Barrier(), "Barrier %d", i)
@@ -255,7 +436,7 @@ func init() {
 			return // a system MPI: nothing to count
 		}
 		if got := int(gated - gated0); got != mine {
-			fail("%d of the %d communicators with more than 8 ranks got a gate", got, mine)
+			fail("%d of the %d communicators with more than 2 ranks got a gate", got, mine)
 		}
 		// Every gated communicator took a block, and few were new.
 		sums := make([]byte, 8)
