@@ -194,10 +194,10 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	return 1;
 }
 
-/* match: whether p is a plan of the call of key k (the kind first). */
+/* match: whether p is a plan of the call of key k. */
 static inline int match(const hc_cp_plan *p, const int64_t *k)
 {
-	return p->key[0] == k[0] && p->valid && p->keyed && memcmp(p->key, k, sizeof p->key) == 0;
+	return p->valid && p->keyed && memcmp(p->key, k, sizeof p->key) == 0;
 }
 
 int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
@@ -214,7 +214,8 @@ int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
 	hc_cp_plan *p = &a->plans[a->hint[h] & (HC_CP_PLANS - 1)];
 	if (!match(p, k->k)) {
 		int i = 0;
-		while (i < HC_CP_PLANS && !match(&a->plans[i], k->k)) i++;
+		/* The kind first: it tells most plans apart. */
+		while (i < HC_CP_PLANS && (a->plans[i].key[0] != k->k[0] || !match(&a->plans[i], k->k))) i++;
 		if (i == HC_CP_PLANS) return 0;
 		a->hint[h] = (uint8_t)i;
 		p = &a->plans[i];
