@@ -403,13 +403,14 @@ func (c *Comm) blockingBuild(what string, key collKey, v *countsKey, build func(
 			saveCounts(op, v)
 		}
 	}
-	return c.runBlocking(what, &key, op, -1)
+	return c.runBlocking(what, &key, op, -1, 0)
 }
 
 // runBlocking runs op, built, to completion and memoises it under key;
 // slot >= 0: op is the entry of that memo slot, taken out by runMemo,
-// whose key is key. Called with e.mu held; returns with it released.
-func (c *Comm) runBlocking(what string, key *collKey, op *collOp, slot int) error {
+// whose key is key while the slot's generation is gen. Called with e.mu
+// held; returns with it released.
+func (c *Comm) runBlocking(what string, key *collKey, op *collOp, slot int, gen uint32) error {
 	e := c.e
 	if e.fatal != nil {
 		c.putOp(op)
@@ -440,11 +441,11 @@ func (c *Comm) runBlocking(what string, key *collKey, op *collOp, slot int) erro
 		e.mu.Unlock()
 		return wrapCollErr(what, err)
 	}
-	if slot >= 0 && c.memo[slot].op == nil && c.memo[slot].key.same(key) {
+	if m := &c.memo[slot&(memoSlots-1)]; slot >= 0 && m.op == nil && m.gen == gen {
 		// Back where it came from: the key is there already. Its C plan
 		// stayed valid (C cannot run while this does); the C ABI's call
 		// that came here may have found none yet, or an unkeyed one.
-		c.memo[slot].op = op
+		m.op = op
 		if c.cp != nil {
 			c.cplanKept(slot, op)
 		}

@@ -33,19 +33,21 @@ import (
 // same tags.
 //
 // Who writes what. Go writes under e.mu: the header's version, size,
-// nplans and ctx once (the hints are C's alone); gen and last whenever a plan becomes valid without
-// a key (gen++ after last, so that C, which reads them after the Go call
-// that did it returned, pairs them); each plan's valid, and everything
-// else in a plan but key and keyed. C writes the header's runs and served,
-// and each plan's key and keyed (1; Go writes 0 when it compiles a new
-// plan into the slot), only while the fast lane's run flag is set (then no
-// Go code runs beside it; shm/fastlane.go); seq is advanced by both, each
-// under the same rule. No word is written by both sides at once, so plain
-// loads and stores suffice. A plan's buffers are its memo entry's (the
-// caller's buffers and the schedule's scratch), which stay allocated while
-// the entry is in its slot: valid is cleared whenever the entry leaves the
-// slot for Go to run it (takeMemo) or for good (putOp), and set again only
-// when that same entry comes back to it.
+// nplans and ctx once (the hints are C's alone); gen and last whenever a
+// plan becomes valid without a key (C reads them after the Go call that
+// did it returned); each plan's valid, and everything else in a plan but
+// key and keyed. C writes the header's runs and served, and each plan's
+// key and keyed (1; Go writes 0 when it compiles a new plan into the
+// slot), only while the fast lane's run flag is set (then no Go code runs
+// beside it; shm/fastlane.go); seq is advanced by both, each under the
+// same rule. No word is written by both sides at once, so plain loads and
+// stores suffice. A plan's buffers are its memo entry's (the caller's
+// buffers and the schedule's scratch), which stay allocated while the
+// entry is in its slot: valid is cleared whenever the entry leaves the
+// slot to run in Go where C could start beside it (takeMemo, startMemo,
+// cplanRun) or for good (putOp), and set again only when that same entry
+// comes back to it. A blocking run from the memo (runMemo) leaves it set:
+// C cannot run until it returns, and the entry goes back to its slot.
 
 const (
 	cpVersion   = 2

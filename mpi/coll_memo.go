@@ -114,6 +114,9 @@ type memoEntry struct {
 	// used is the communicator's memoClock when the slot was last used;
 	// a new shape takes the slot used least recently.
 	used uint64
+	// gen changes whenever key does: an entry taken out under gen goes
+	// back by one comparison (runBlocking).
+	gen uint32
 }
 
 // memoFind is the slot whose entry is in the memo under k, or -1. It
@@ -147,7 +150,7 @@ func (c *Comm) memoDrop() {
 		if op := c.memo[i].op; op != nil {
 			c.putOp(op)
 		}
-		c.memo[i] = memoEntry{}
+		c.memo[i] = memoEntry{gen: c.memo[i].gen + 1}
 	}
 }
 
@@ -314,6 +317,9 @@ func (c *Comm) keepMemo(k *collKey, op *collOp) {
 	if m.op != nil && m.op != op {
 		c.putOp(m.op)
 	}
+	if !m.key.same(k) {
+		m.gen++
+	}
 	c.memoClock++
 	m.op, m.key, m.used = op, *k, c.memoClock
 	c.memoHint[k.kind()&(memoKinds-1)] = uint8(slot)
@@ -338,21 +344,25 @@ func (c *Comm) runMemo(what string, key *collKey, v *countsKey, gateSize int) (b
 	e.mu.Lock()
 	key.setOversub(e.oversub)
 	i := int(c.memoHint[key.kind()&(memoKinds-1)]) & (memoSlots - 1) // memoFind
-	if m := &c.memo[i]; m.op == nil || !m.key.same(key) {
-		i = c.memoScan(key)
+	m := &c.memo[i]
+	if m.op == nil || !m.key.same(key) {
+		if i = c.memoScan(key); i < 0 {
+			e.mu.Unlock()
+			return false, nil
+		}
+		m = &c.memo[i&(memoSlots-1)]
 	}
-	if i < 0 || (v != nil && !sameCounts(c.memo[i].op.vcounts, v)) ||
+	if (v != nil && !sameCounts(m.op.vcounts, v)) ||
 		(gateSize >= 0 && c.gate.state == gateUnknown && c.gateFits(gateSize)) {
 		e.mu.Unlock()
 		return false, nil
 	}
-	m := &c.memo[i]
 	op := m.op
 	m.op = nil
 	c.memoClock++
 	m.used = c.memoClock
 	c.memoHits++
-	return true, c.runBlocking(what, key, op, i)
+	return true, c.runBlocking(what, key, op, i, m.gen)
 }
 
 // startMemo is runMemo for a nonblocking start: the memo's schedule
@@ -366,14 +376,18 @@ func (c *Comm) startMemo(key *collKey, v *countsKey) *Request {
 	e.mu.Lock()
 	key.setOversub(e.oversub)
 	i := int(c.memoHint[key.kind()&(memoKinds-1)]) & (memoSlots - 1) // memoFind
-	if m := &c.memo[i]; m.op == nil || !m.key.same(key) {
-		i = c.memoScan(key)
+	m := &c.memo[i]
+	if m.op == nil || !m.key.same(key) {
+		if i = c.memoScan(key); i < 0 {
+			e.mu.Unlock()
+			return nil
+		}
+		m = &c.memo[i&(memoSlots-1)]
 	}
-	if i < 0 || e.fatal != nil || (v != nil && !sameCounts(c.memo[i].op.vcounts, v)) {
+	if e.fatal != nil || (v != nil && !sameCounts(m.op.vcounts, v)) {
 		e.mu.Unlock()
 		return nil
 	}
-	m := &c.memo[i]
 	op := m.op
 	m.op = nil
 	c.memoClock++

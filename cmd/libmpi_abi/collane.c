@@ -139,10 +139,9 @@ static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t t
 	return 1;
 }
 
-/* run does plan pi of area a; *rc as hc_cc_try's. */
-static int run(int ci, const hc_flcomm *f, hc_cplan *a, int pi, const int64_t *key, MPI_Request *req, int *rc)
+/* run does plan p of area a; *rc as hc_cc_try's. */
+static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int64_t *key, MPI_Request *req, int *rc)
 {
-	hc_cp_plan *p = &a->plans[pi];
 	unsigned char *st = f->st;
 	if (!U32(st, HC_FL_RUN) || U64(st, HC_FL_POSTED) || U64(st, HC_FL_UNEXP) || U32(st, HC_FL_BUSY) || hc_lane_n ||
 	    hc_in_callback || U32(st, HC_FL_OVERSUB) != p->oversub)
@@ -150,7 +149,7 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, int pi, const int64_t *k
 	uint64_t nr = p->nrounds;
 	if (a->runs++ % CC_PASS_EVERY == CC_PASS_EVERY - 1) {
 		cc_passes++;
-		*rc = hympi_go_cc_run(ci, pi, -1, 0, 0, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
+		*rc = hympi_go_cc_run(ci, (int)(p - a->plans), -1, 0, 0, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
 		return 1;
 	}
 	uint32_t tag = ++a->seq & CC_SEQ_MASK, ctx = (uint32_t)a->ctx;
@@ -185,7 +184,7 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, int pi, const int64_t *k
 		continue;
 	hand:
 		cc_handed++;
-		*rc = hympi_go_cc_run(ci, pi, (int)tag, (int)k, done, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
+		*rc = hympi_go_cc_run(ci, (int)(p - a->plans), (int)tag, (int)k, done, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
 		return 1;
 	}
 	a->served++;
@@ -195,10 +194,10 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, int pi, const int64_t *k
 	return 1;
 }
 
-/* match: whether p is a plan of the call of key k (the kind first). */
+/* match: whether p is a plan of the call of key k. */
 static inline int match(const hc_cp_plan *p, const int64_t *k)
 {
-	return p->key[0] == k[0] && p->valid && p->keyed && memcmp(p->key + 1, k + 1, sizeof p->key - sizeof *k) == 0;
+	return p->valid && p->keyed && memcmp(p->key, k, sizeof p->key) == 0;
 }
 
 int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
@@ -212,13 +211,17 @@ int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
 	k->gen = a->gen;
 	/* Where this kind's call ran last, then every plan. */
 	unsigned h = (unsigned)k->k[0] & (HC_CP_HINTS - 1);
-	int i = a->hint[h];
-	if (i >= HC_CP_PLANS || !match(&a->plans[i], k->k))
-		for (i = 0; i < HC_CP_PLANS && !match(&a->plans[i], k->k); i++)
-			;
-	if (i == HC_CP_PLANS || (settles && a->plans[i].unsettled)) return 0;
-	a->hint[h] = (uint8_t)i;
-	return run(ci, f, a, i, k->k, req, rc);
+	hc_cp_plan *p = &a->plans[a->hint[h] & (HC_CP_PLANS - 1)];
+	if (!match(p, k->k)) {
+		int i = 0;
+		/* The kind first: it tells most plans apart. */
+		while (i < HC_CP_PLANS && (a->plans[i].key[0] != k->k[0] || !match(&a->plans[i], k->k))) i++;
+		if (i == HC_CP_PLANS) return 0;
+		a->hint[h] = (uint8_t)i;
+		p = &a->plans[i];
+	}
+	if (settles && p->unsettled) return 0;
+	return run(ci, f, a, p, k->k, req, rc);
 }
 
 /* learnable: whether a call of key k may run from a plan in C: a

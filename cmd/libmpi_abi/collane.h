@@ -23,6 +23,7 @@ enum {
 	HC_CP_MAX_STEPS = 64,
 	HC_CP_HINTS = 32
 };
+_Static_assert((HC_CP_PLANS & (HC_CP_PLANS - 1)) == 0, "HC_CP_PLANS is a power of two (hc_cc_try masks with it)");
 
 typedef struct {
 	uint32_t x0, x1, s0, s1;
@@ -75,6 +76,7 @@ typedef struct {
 } hc_cc_key;
 
 enum { HC_CC_BARRIER = 1, HC_CC_BCAST, HC_CC_RED /* + RED_* of nbc.h */, HC_CC_MOVE = HC_CC_RED + 8 /* + MOV_* */ };
+_Static_assert(HC_CC_MOVE + 8 <= HC_CP_HINTS, "a call kind names its own hint");
 
 /* hc_cc_try runs the call of key k from ci's plan: 1 when it did (the
  * MPI error code in *rc, MPI_SUCCESS or what Go's continuation returned),
