@@ -20,6 +20,8 @@
  *     unexpected message,
  *   - no collective ring toward this process has a message at its head,
  *     and the ring positions are those noted (nothing was taken since);
+ *   - with more ranks than CPUs, still so after yielding the CPU once (Go's
+ *     test yields too: the peers may need this CPU to send);
  * and every 8th test goes to Go all the same, so that a program that only
  * tests still gives the engine its progress passes (MPI's progress rule:
  * the peers may wait for our other traffic).
@@ -28,6 +30,7 @@
  * and of publish words of the rings, each address checked for zero as
  * collane.c does; any surprise goes to Go.
  */
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -90,6 +93,13 @@ int hc_nbc_idle_test(MPI_Request *request, int *flag)
 	uint64_t pos;
 	if (!hc_nbc_idle_req || (intptr_t)*request != hc_nbc_idle_req || !st || (++idle_tests & 7) == 0) return 0;
 	if (!engine_idle(st) || !ring_sum(st, &pos) || pos != idle_pos) return 0;
+	if (U32(st, HC_FL_OVERSUB)) {
+		/* As Go's test does when it finds nothing (mpi/request.go,
+		 * pollIdle): with more ranks than CPUs the peers we wait for
+		 * may need this CPU; yield it once and look again. */
+		sched_yield();
+		if (!engine_idle(st) || !ring_sum(st, &pos) || pos != idle_pos) return 0;
+	}
 	*flag = 0;
 	idle_answered++;
 	return 1;
