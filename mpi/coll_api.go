@@ -235,7 +235,7 @@ func (c *Comm) gatherBuild(s *schedule, what string, send, recv []byte, root int
 		return newErr(ErrBuffer, what, "receive buffer of %d bytes for %d ranks × %d", len(recv), c.size, len(send))
 	}
 	counts, displs := s.uniform(c.size, len(send))
-	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs, ownOverlaps(len(send), c.e.oversub))
+	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs)
 	s.markReads(c.e.oversub, oversubReadMin)
 	s.fitsSlot(len(send))
 	return nil
@@ -261,7 +261,7 @@ func (c *Comm) gathervBuild(s *schedule, what string, send, recv []byte, counts,
 			return newErr(ErrCount, what, "root sends %d bytes, its count is %d", len(send), counts[root])
 		}
 	}
-	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs, ownOverlaps(len(send), c.e.oversub))
+	gathervSched(s, c.rank, root, c.size, send, recv, counts, displs)
 	s.markReads(c.e.oversub, oversubReadMin)
 	s.onePerPair()
 	return nil
