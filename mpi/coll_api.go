@@ -359,13 +359,17 @@ func (c *Comm) allgathervBuild(s *schedule, what string, send, recv []byte, coun
 	}
 	// Every rank has the same counts, so every rank picks alike.
 	largest := 0
-	packed := true // equal blocks in rank order, as Allgather's
-	for i, k := range counts {
+	equal := true // every block as long: the gate's exchange
+	for _, k := range counts {
 		largest = max(largest, k)
-		packed = packed && k == counts[0] && displs[i] == i*k
+		equal = equal && k == counts[0]
 	}
-	if packed && largest > 0 && c.useGate(s, largest) {
-		s.gateExchange(send, recv[:c.size*largest], 0, largest)
+	// Counts only: they are the same on every rank, where the
+	// displacements are each rank's own (so the gate places the blocks
+	// at them).
+	if equal && largest > 0 && c.useGate(s, largest) {
+		s.gateExchange(send, recv, 0, largest)
+		s.gateDispls = append(s.ints(c.size)[:0], displs...)
 		return nil
 	}
 	allgathervSched(s, c.rank, c.size, send, recv, counts, displs, largest <= allgatherDirectMax || c.e.oversub)

@@ -310,7 +310,11 @@ func gateTake(g shm.Gate, gen uint32, n int, s *schedule) error {
 		part := in[at : at+blk]
 		switch {
 		case s.gateKind == gateGather:
-			copy(s.gateOut[p*blk:(p+1)*blk], part)
+			at := p * blk
+			if s.gateDispls != nil {
+				at = s.gateDispls[p] // checked against gateOut by the build
+			}
+			copy(s.gateOut[at:at+blk], part)
 		case p == n-1:
 			copy(s.gateOut[:blk], part)
 		case blk > 0:

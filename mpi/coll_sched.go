@@ -74,6 +74,9 @@ type schedule struct {
 	// gateAt from each (coll_gate.go).
 	gateKind        gateKind
 	gateBlk, gateAt int
+	// gateDispls, when set, places an exchange's block p at
+	// gateOut[gateDispls[p]:] instead of at p×gateBlk (Allgatherv).
+	gateDispls []int
 	// Scratch memory: arena for bytes, ints for peer lists and block
 	// bounds. A build that outgrows one draws fresh memory and records
 	// how much it needed, and the next reset grows the arena to that.
@@ -94,7 +97,7 @@ func (s *schedule) reset() {
 	s.rounds, s.xfers, s.steps = s.rounds[:0], s.xfers[:0], s.steps[:0]
 	s.red, s.small, s.own, s.ownAfter = reducer{}, false, [2][]byte{}, false
 	s.gateIn, s.gateOut, s.noGate = nil, nil, false
-	s.gateKind, s.gateBlk, s.gateAt = gateCombineAll, 0, 0
+	s.gateKind, s.gateBlk, s.gateAt, s.gateDispls = gateCombineAll, 0, 0, nil
 	if s.arenaUsed > len(s.arena) && s.arenaUsed <= scheduleScratchMax {
 		s.arena = make([]byte, s.arenaUsed)
 	}

@@ -98,20 +98,25 @@ func gateExchanges(c *mpi.Comm, round int) {
 			continue
 		}
 		for _, nb := range []bool{false, true} {
-			// Allgather (and Allgatherv with Allgather's layout).
+			// Allgather and Allgatherv.
 			for _, v := range []bool{false, true} {
 				recv := make([]byte, n*m)
 				send := make([]byte, m)
 				for i := range send {
 					send[i] = val(r, 0, i)
 				}
-				if inPlace {
-					copy(recv[r*m:], send)
-					send = recv[r*m : (r+1)*m]
-				}
+				// Allgatherv's displacements are each rank's own: odd
+				// ranks take the blocks in reverse order.
 				counts, displs := make([]int, n), make([]int, n)
 				for p := range n {
 					counts[p], displs[p] = m, p*m
+					if v && r%2 == 1 {
+						displs[p] = (n - 1 - p) * m
+					}
+				}
+				if inPlace {
+					copy(recv[displs[r]:], send)
+					send = recv[displs[r] : displs[r]+m]
 				}
 				var q *mpi.Request
 				var err error
@@ -133,7 +138,7 @@ func gateExchanges(c *mpi.Comm, round int) {
 				want := make([]byte, n*m)
 				for p := range n {
 					for i := range m {
-						want[p*m+i] = val(p, 0, i)
+						want[displs[p]+i] = val(p, 0, i)
 					}
 				}
 				expect(recv, want, "Allgather(v %v, nonblocking %v) of %d bytes, round %d", v, nb, m, round)
