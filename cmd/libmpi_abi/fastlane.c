@@ -23,6 +23,7 @@
  * goes to Go, which reports corruption.
  */
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -551,6 +552,15 @@ void hc_lane_give(int k)
  * Go (and Go's wait): none when ranks outnumber CPUs. */
 static inline int lane_spins(void) { return U32(lane_st, HC_FL_OVERSUB) ? 0 : HC_FL_SPIN; }
 
+/* Times MPI_Waitall over lane receives yields the CPU, when ranks outnumber
+ * CPUs, for messages not there yet before it hands them to Go. There the
+ * sender of the window awaited is often waiting for this very CPU
+ * (osu_mbw_mr: two pairs on two CPUs), so a spin finds nothing, and
+ * without a yield every window went to Go: 7,008 receives queued, none
+ * completed in C, at ~4× the instructions per receive. A yield lets the
+ * sender run; once its window is published the lane takes it whole. */
+enum { HC_LANE_YIELDS = 8 };
+
 int hc_lane_wait(int k, MPI_Request *req, MPI_Status *st)
 {
 	if (lane_take(k, lane_spins(), st) != 1) return 0;
@@ -760,7 +770,7 @@ int hc_lane_waitall(int count, MPI_Request *reqs, MPI_Status *sts)
 		}
 	}
 	saved_n = 0;
-	int budget = lane_spins();
+	int oversub = U32(lane_st, HC_FL_OVERSUB), budget = oversub ? HC_LANE_YIELDS : HC_FL_SPIN;
 	for (;;) {
 		int progress = 0, stuck = 0;
 		for (int i = 0; i < count; i++) {
@@ -783,8 +793,12 @@ int hc_lane_waitall(int count, MPI_Request *reqs, MPI_Status *sts)
 			if (!sts) saved_n = 0;
 			return 0;
 		}
-		if (!progress) __builtin_ia32_pause();
-		else budget = lane_spins();
+		if (progress)
+			budget = oversub ? HC_LANE_YIELDS : HC_FL_SPIN;
+		else if (oversub)
+			sched_yield();
+		else
+			__builtin_ia32_pause();
 	}
 	/* The rest of the array: completed sends (null handles had their
 	 * status above). */

@@ -1,9 +1,16 @@
 package ctests
 
 import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 var fastLaneLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): fast lane: (\d+) sends, (\d+) receives without Go$`)
@@ -89,6 +96,57 @@ func TestCRecvLane(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCLaneYields runs testdata/lanewindows.c (osu_bw's loop) with both
+// ranks on one CPU: the receiver's MPI_Waitall finds its window not yet
+// sent, because the sender waits for this CPU. It must yield the CPU and
+// then complete the window in C; handing every such window to Go, as it
+// did, completed almost none in C (osu_mbw_mr: 0 of 7,008) at about four
+// times the instructions per receive. At least half must complete in C.
+func TestCLaneYields(t *testing.T) {
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("taskset (util-linux) is not installed")
+	}
+	exe := compile(t, "lanewindows")
+	ctx, cancel := context.WithTimeout(context.Background(), 70*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, taskset, "-c", firstCPU(t), filepath.Join(dir, "hympirun"), "-n", "2", "--timeout", "60s", exe)
+	cmd.Env = append(os.Environ(), "HYMPI_CABI_DEBUG=1")
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if got := okLine.FindAllString(out, -1); err != nil || len(got) != 2 {
+		t.Fatalf("taskset hympirun -n 2 lanewindows: %v (%d of 2 ranks OK)\n%s", err, len(got), out)
+	}
+	for _, m := range recvLaneLine.FindAllStringSubmatch(out, -1) {
+		if m[1] != "1" {
+			continue
+		}
+		posted, _ := strconv.Atoi(m[2])
+		done, _ := strconv.Atoi(m[3])
+		if posted == 0 || 2*done < posted {
+			t.Errorf("receiver on a shared CPU: %d receives queued, only %d completed in C\n%s", posted, done, out)
+		}
+		return
+	}
+	t.Fatalf("no receive-lane report from rank 1:\n%s", out)
+}
+
+// firstCPU is the first CPU this process may run on, for taskset.
+func firstCPU(t *testing.T) string {
+	t.Helper()
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	for c := 0; c < len(set)*64; c++ {
+		if set.IsSet(c) {
+			return strconv.Itoa(c)
+		}
+	}
+	t.Fatal("empty CPU affinity")
+	return ""
 }
 
 var spanLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): spans: (\d+) sent, (\d+) received in C$`)
