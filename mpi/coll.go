@@ -110,6 +110,7 @@ func (c *Comm) getOp() *collOp {
 	} else {
 		op = &collOp{pooled: true}
 		op.pending = op.pendBuf[:0]
+		op.reqStore.reqBody = &op.bodyStore
 	}
 	op.s.reset()
 	op.key = collKey{} // a caller that memoises sets its own
@@ -197,13 +198,18 @@ func (e *engine) launchRun(c *Comm, op *collOp, ownDone bool, mode launchMode) {
 	// The request is reset field by field: it was a collective's request
 	// before (or is new), so only what a run changes needs clearing, and
 	// zeroing the whole struct cost a small collective ≈40 instructions.
-	r := &op.reqStore
-	r.reqBody = &op.bodyStore
-	r.e, r.kind, r.comm, r.done, r.spent, r.status, r.err, r.parent = e, reqColl, c, false, false, Status{}, nil, nil
-	r.coll, r.pending, r.cancelAsked = nil, 0, false
+	// Through the state itself, not the handle: the handle's pointer to
+	// it (set once, where the op is made) would be loaded again for
+	// every field.
+	r, b := &op.reqStore, &op.bodyStore
+	if r.reqBody == nil {
+		r.reqBody = b
+	}
+	b.e, b.kind, b.comm, b.done, b.spent, b.status, b.err, b.parent = e, reqColl, c, false, false, Status{}, nil, nil
+	b.coll, b.pending, b.cancelAsked = nil, 0, false
 	op.req = r
 	if op.pooled && !op.persistent {
-		r.coll = op
+		b.coll = op
 	}
 	if !ownDone && op.s.own[0] != nil {
 		copy(op.s.own[0], op.s.own[1])

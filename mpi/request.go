@@ -214,18 +214,31 @@ func (r *Request) checkSendDone() {
 // collectAll and waitallInto repeat its lines for a request without a
 // collective (a window's sends and receives): keep them alike.
 func (r *Request) collect() (Status, error) {
-	if r.reqBody == &r.e.doneSend {
-		r.reqBody = &r.e.spentBody
-		return Status{}, nil
+	if r.pool {
+		return r.e.collectPooled(r)
 	}
 	r.spent = true
 	st, err := r.status, r.err
 	r.buf, r.sbuf, r.comm = nil, nil, nil
 	if r.coll != nil {
 		r.recycleColl()
-	} else if r.pool {
-		r.e.spend(r)
 	}
+	return st, err
+}
+
+// collectPooled is collect for an Isend's or Irecv's request (pool, which
+// doneSend also has): its state is shared or recycled. Kept out of
+// collect, which a collective's wait inlines.
+func (e *engine) collectPooled(r *Request) (Status, error) {
+	b := r.reqBody
+	if b == &e.doneSend {
+		r.reqBody = &e.spentBody
+		return Status{}, nil
+	}
+	b.spent = true
+	st, err := b.status, b.err
+	b.buf, b.sbuf, b.comm = nil, nil, nil
+	e.spend(r)
 	return st, err
 }
 
