@@ -217,7 +217,7 @@ func (e *engine) launchRun(c *Comm, op *collOp, ownDone bool, mode launchMode) {
 	switch e.directRun(op, mode) {
 	case directDone:
 		// Ran to the end: the run loop has nothing left to do.
-		r.done = true
+		b.done = true
 		c.directRuns++
 		return
 	case directDeferred:
@@ -228,7 +228,7 @@ func (e *engine) launchRun(c *Comm, op *collOp, ownDone bool, mode launchMode) {
 		return
 	}
 	e.advance(op)
-	if !r.done {
+	if !b.done {
 		e.colls = append(e.colls, op)
 		e.flBusy()
 	}
@@ -243,7 +243,7 @@ func (e *engine) advanceColls() bool {
 		if e.advance(op) {
 			did = true
 		}
-		if !op.req.done {
+		if !op.bodyStore.done {
 			keep = append(keep, op)
 		}
 	}
@@ -268,7 +268,7 @@ func (e *engine) advance(op *collOp) bool {
 		// marks what the direct run did) and takes over.
 		did = true
 	}
-	for op.cur < len(op.s.rounds) || (op.more != nil && op.err == nil && !op.req.done && op.more()) {
+	for op.cur < len(op.s.rounds) || (op.more != nil && op.err == nil && !op.bodyStore.done && op.more()) {
 		rd := &op.s.rounds[op.cur]
 		if rd.gate {
 			if !e.advanceGate(op) {
@@ -313,7 +313,7 @@ func (e *engine) advance(op *collOp) bool {
 		op.issued = false
 		did = true
 	}
-	if !op.req.done {
+	if !op.bodyStore.done {
 		if op.finish != nil {
 			op.finish()
 		}
@@ -416,9 +416,9 @@ func (c *Comm) runBlocking(what string, key *collKey, op *collOp, hit bool) erro
 		e.copyOwn(&op.s)
 	}
 	var err error
-	if !op.req.done {
+	if !op.bodyStore.done {
 		e.gateOp = op
-		err = e.waitUntil(func() bool { return op.req.done })
+		err = e.waitUntil(func() bool { return op.bodyStore.done })
 		e.gateOp = nil
 	}
 	if err != nil {
@@ -426,7 +426,7 @@ func (c *Comm) runBlocking(what string, key *collKey, op *collOp, hit bool) erro
 		// op may still be live in e.colls: never reuse it.
 		return &Error{Class: ClassOf(err), Op: what, Msg: err.Error()}
 	}
-	if err := op.req.err; err != nil {
+	if err := op.bodyStore.err; err != nil {
 		c.putOp(op)
 		e.mu.Unlock()
 		return wrapCollErr(what, err)
@@ -522,12 +522,10 @@ func (r *Request) waitColl() (Status, error) {
 	return st, err
 }
 
-// recycleColl puts a nonblocking collective's entry back on its
-// communicator's free list once the user has collected its request.
-// Called with e.mu held.
-func (r *Request) recycleColl() {
-	op := r.coll
-	r.coll = nil
+// recycle puts a nonblocking collective's entry back on its
+// communicator's free list once the user has collected its request (and
+// the request has let go of op). Called with e.mu held.
+func (op *collOp) recycle() {
 	switch {
 	case op.c == nil:
 	case op.err == nil:

@@ -214,14 +214,18 @@ func (r *Request) checkSendDone() {
 // collectAll and waitallInto repeat its lines for a request without a
 // collective (a window's sends and receives): keep them alike.
 func (r *Request) collect() (Status, error) {
-	if r.pool {
-		return r.e.collectPooled(r)
+	// Through the state: each store through the handle made the next
+	// field's access load the handle's pointer again.
+	b := r.reqBody
+	if b.pool {
+		return b.e.collectPooled(r)
 	}
-	r.spent = true
-	st, err := r.status, r.err
-	r.buf, r.sbuf, r.comm = nil, nil, nil
-	if r.coll != nil {
-		r.recycleColl()
+	b.spent = true
+	st, err := b.status, b.err
+	b.buf, b.sbuf, b.comm = nil, nil, nil
+	if op := b.coll; op != nil {
+		b.coll = nil
+		op.recycle()
 	}
 	return st, err
 }
