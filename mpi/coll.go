@@ -113,6 +113,7 @@ func (c *Comm) getOp() *collOp {
 	} else {
 		op = &collOp{pooled: true}
 		op.pending = op.pendBuf[:0]
+		op.reqStore.reqBody = &op.bodyStore
 	}
 	op.s.reset()
 	op.key = collKey{} // a caller that memoises sets its own
@@ -208,15 +209,20 @@ func (e *engine) launchRun(c *Comm, op *collOp, ownDone bool, mode launchMode) {
 	// The request is reset field by field: it was a collective's request
 	// before (or is new), so only what a run changes needs clearing, and
 	// zeroing the whole struct cost a small collective ≈40 instructions.
-	r := &op.reqStore
-	r.reqBody = &op.bodyStore
-	r.e, r.kind, r.comm, r.done, r.spent, r.status, r.err, r.parent = e, reqColl, c, false, false, Status{}, nil, nil
-	r.coll, r.pcoll, r.pending, r.cancelAsked = nil, nil, 0, false
+	// Through the state itself, not the handle: the handle's pointer to
+	// it (set once, where the op is made) would be loaded again for
+	// every field.
+	r, b := &op.reqStore, &op.bodyStore
+	if r.reqBody == nil {
+		r.reqBody = b
+	}
+	b.e, b.kind, b.comm, b.done, b.spent, b.status, b.err, b.parent = e, reqColl, c, false, false, Status{}, nil, nil
+	b.coll, b.pcoll, b.pending, b.cancelAsked = nil, nil, 0, false
 	op.req = r
 	if op.pooled && !op.persistent {
-		r.coll = op
+		b.coll = op
 	} else if op.persistent {
-		r.pcoll = op
+		b.pcoll = op
 	}
 	if !ownDone && op.s.own[0] != nil {
 		copy(op.s.own[0], op.s.own[1])
@@ -224,7 +230,7 @@ func (e *engine) launchRun(c *Comm, op *collOp, ownDone bool, mode launchMode) {
 	switch e.directRun(op, mode) {
 	case directDone:
 		// Ran to the end: the run loop has nothing left to do.
-		r.done = true
+		b.done = true
 		c.directRuns++
 		return
 	case directDeferred:
@@ -235,7 +241,7 @@ func (e *engine) launchRun(c *Comm, op *collOp, ownDone bool, mode launchMode) {
 		return
 	}
 	e.advance(op)
-	if !r.done {
+	if !b.done {
 		e.colls = append(e.colls, op)
 		e.flBusy()
 	}
@@ -250,7 +256,7 @@ func (e *engine) advanceColls() bool {
 		if e.advance(op) {
 			did = true
 		}
-		if !op.req.done {
+		if !op.bodyStore.done {
 			keep = append(keep, op)
 		}
 	}
@@ -275,7 +281,7 @@ func (e *engine) advance(op *collOp) bool {
 		// marks what the direct run did) and takes over.
 		did = true
 	}
-	for op.cur < len(op.s.rounds) || (op.more != nil && op.err == nil && !op.req.done && op.more()) {
+	for op.cur < len(op.s.rounds) || (op.more != nil && op.err == nil && !op.bodyStore.done && op.more()) {
 		rd := &op.s.rounds[op.cur]
 		if rd.gate {
 			if !e.advanceGate(op) {
@@ -320,7 +326,7 @@ func (e *engine) advance(op *collOp) bool {
 		op.issued = false
 		did = true
 	}
-	if !op.req.done {
+	if !op.bodyStore.done {
 		if op.finish != nil {
 			op.finish()
 		}
@@ -426,9 +432,9 @@ func (c *Comm) runBlocking(what string, key *collKey, op *collOp, slot int, gen 
 		e.copyOwn(&op.s)
 	}
 	var err error
-	if !op.req.done {
+	if !op.bodyStore.done {
 		e.gateOp = op
-		err = e.waitUntil(func() bool { return op.req.done })
+		err = e.waitUntil(func() bool { return op.bodyStore.done })
 		e.gateOp = nil
 	}
 	if err != nil {
@@ -436,7 +442,7 @@ func (c *Comm) runBlocking(what string, key *collKey, op *collOp, slot int, gen 
 		// op may still be live in e.colls: never reuse it.
 		return &Error{Class: ClassOf(err), Op: what, Msg: err.Error()}
 	}
-	if err := op.req.err; err != nil {
+	if err := op.bodyStore.err; err != nil {
 		c.putOp(op)
 		e.mu.Unlock()
 		return wrapCollErr(what, err)
@@ -538,12 +544,10 @@ func (r *Request) waitColl() (Status, error) {
 	return st, err
 }
 
-// recycleColl puts a nonblocking collective's entry back on its
-// communicator's free list once the user has collected its request.
-// Called with e.mu held.
-func (r *Request) recycleColl() {
-	op := r.coll
-	r.coll = nil
+// recycle puts a nonblocking collective's entry back on its
+// communicator's free list once the user has collected its request (and
+// the request has let go of op). Called with e.mu held.
+func (op *collOp) recycle() {
 	switch {
 	case op.c == nil:
 	case op.err == nil:

@@ -157,19 +157,19 @@ func (e *engine) resumeDirect(op *collOp, spin bool) directResult {
 // live list (where it is alone: resumeDirect's rule), so that the caller
 // needs no progress pass. Called with e.mu held.
 func (e *engine) resumeColl(op *collOp, spin bool) {
-	if !op.deferred || op.req.done {
+	if !op.deferred || op.bodyStore.done {
 		return
 	}
 	switch e.resumeDirect(op, spin) {
 	case directDone:
-		op.req.done = true
+		op.bodyStore.done = true
 		e.colls[0] = nil
 		e.colls = e.colls[:0]
 		e.flBusy()
 	case directRefused:
 		// The run loop takes over; it may finish op here and now, and
 		// the caller may then recycle it: it must not stay live.
-		if e.advance(op); op.req.done {
+		if e.advance(op); op.bodyStore.done {
 			e.dropColl(op)
 		}
 	}

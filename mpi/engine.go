@@ -151,7 +151,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 		readFrom:   directcopy.ReadFrom,
 		resendWait: make(map[uint64]*Request),
 	}
-	e.doneSend = reqBody{e: e, kind: reqSend, done: true}
+	e.doneSend = reqBody{e: e, kind: reqSend, done: true, pool: true}
 	e.spentBody = reqBody{e: e, done: true, spent: true}
 	e.setCPUs(cpus)
 	e.nextCtx = ctxSelf + 2

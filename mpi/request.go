@@ -218,18 +218,35 @@ func (r *Request) checkSendDone() {
 // collectAll and waitallInto repeat its lines for a request without a
 // collective (a window's sends and receives): keep them alike.
 func (r *Request) collect() (Status, error) {
-	if r.reqBody == &r.e.doneSend {
-		r.reqBody = &r.e.spentBody
+	// Through the state: each store through the handle made the next
+	// field's access load the handle's pointer again.
+	b := r.reqBody
+	if b.pool {
+		return b.e.collectPooled(r)
+	}
+	b.spent = true
+	st, err := b.status, b.err
+	b.buf, b.sbuf, b.comm = nil, nil, nil
+	if op := b.coll; op != nil {
+		b.coll = nil
+		op.recycle()
+	}
+	return st, err
+}
+
+// collectPooled is collect for an Isend's or Irecv's request (pool, which
+// doneSend also has): its state is shared or recycled. Kept out of
+// collect, which a collective's wait inlines.
+func (e *engine) collectPooled(r *Request) (Status, error) {
+	b := r.reqBody
+	if b == &e.doneSend {
+		r.reqBody = &e.spentBody
 		return Status{}, nil
 	}
-	r.spent = true
-	st, err := r.status, r.err
-	r.buf, r.sbuf, r.comm = nil, nil, nil
-	if r.coll != nil {
-		r.recycleColl()
-	} else if r.pool {
-		r.e.spend(r)
-	}
+	b.spent = true
+	st, err := b.status, b.err
+	b.buf, b.sbuf, b.comm = nil, nil, nil
+	e.spend(r)
 	return st, err
 }
 
