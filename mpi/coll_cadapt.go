@@ -19,11 +19,21 @@ func (c *Comm) adaptiveMode() launchMode {
 func (c *Comm) nbTested() {
 	if c != nil && collStartsComplete {
 		c.nbDefer = true
+		c.cplanSetDefer(1)
 	}
 }
 
 func (c *Comm) nbWaited() {
 	if c != nil && collStartsComplete {
 		c.nbDefer = false
+		c.cplanSetDefer(0)
+	}
+}
+
+// cplanSetDefer tells C's collective lane whether c's nonblocking starts
+// defer (cplanArea.nbDefer). Called with e.mu held.
+func (c *Comm) cplanSetDefer(v uint64) {
+	if c.cp != nil && c.cp.p.nbDefer != v {
+		c.cp.p.nbDefer = v
 	}
 }

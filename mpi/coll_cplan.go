@@ -40,7 +40,7 @@ import (
 // key and keyed (1; Go writes 0 when it compiles a new plan into the
 // slot), only while the fast lane's run flag is set (then no Go code runs
 // beside it; shm/fastlane.go); seq is advanced by both, each under the
-// same rule. No word is written by both sides at once, so plain loads and
+// same rule; Go writes nbDefer. No word is written by both sides at once, so plain loads and
 // stores suffice. A plan's buffers are its memo entry's (the caller's
 // buffers and the schedule's scratch), which stay allocated while the
 // entry is in its slot: valid is cleared whenever the entry leaves the
@@ -72,9 +72,15 @@ type cplanArea struct {
 	ctx     uint64 // the collective context
 	// C's own: per call kind, the plan it ran last (where it looks
 	// first); Go never reads or writes it.
-	_     [cpHints]uint8
-	_     [8 - cpHints/8]uint64
-	plans [cpPlans]cplan
+	_ [cpHints]uint8
+	// nbDefer: 1 while the communicator's C nonblocking starts leave
+	// their receives to the tests (coll_cadapt.go); C then leaves a
+	// nonblocking call to Go, whose start defers. Go writes (under e.mu,
+	// in a Go call: C reads it in its next call, on the same thread or
+	// after the MPI call that switched it returned).
+	nbDefer uint64
+	_       [8 - cpHints/8 - 1]uint64
+	plans   [cpPlans]cplan
 }
 
 // cplan is one memo slot's plan (hc_cp_plan in collane.h).
@@ -148,6 +154,9 @@ func (c *Comm) cplanArea() uintptr {
 	p.version, p.size, p.nplans, p.seq = cpVersion, uint64(unsafe.Sizeof(cplanArea{})), cpPlans, c.collSeq
 	p.ctx = uint64(c.ctx + 1)
 	c.cp = &cplanState{mem: mem, p: p}
+	if c.nbDefer {
+		p.nbDefer = 1
+	}
 	return uintptr(unsafe.Pointer(p))
 }
 

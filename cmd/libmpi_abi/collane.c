@@ -7,7 +7,9 @@
  *     engine holds no posted or unexpected receive, no collective in
  *     flight, no queued send and no read (the busy word), and not on every
  *     64th run on the communicator, which goes to Go for a progress pass
- *     first;
+ *     first; a nonblocking call not while the communicator's starts defer
+ *     their receives to MPI_Test (mpi/coll_cadapt.go: the program tests
+ *     while it computes, and a lane run would complete it at the start);
  *   - a send is published when no collective message of ours is queued
  *     toward the peer in Go and a slot is free;
  *   - a receive takes the head of the peer's collective ring when it is a
@@ -144,7 +146,7 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 {
 	unsigned char *st = f->st;
 	if (!U32(st, HC_FL_RUN) || U64(st, HC_FL_POSTED) || U64(st, HC_FL_UNEXP) || U32(st, HC_FL_BUSY) || hc_lane_n ||
-	    hc_in_callback || U32(st, HC_FL_OVERSUB) != p->oversub)
+	    hc_in_callback || U32(st, HC_FL_OVERSUB) != p->oversub || (req && a->nbdefer))
 		return 0;
 	uint64_t nr = p->nrounds;
 	if (a->runs++ % CC_PASS_EVERY == CC_PASS_EVERY - 1) {

@@ -62,7 +62,8 @@ typedef struct hc_cplan {
 	uint64_t last; /* ...which plan that was */
 	uint64_t runs, served, ctx;
 	uint8_t hint[HC_CP_HINTS]; /* C's alone: per call kind, the plan that ran last */
-	uint64_t pad[8 - HC_CP_HINTS / 8];
+	uint64_t nbdefer; /* Go's: a nonblocking start leaves its receives to the tests */
+	uint64_t pad[8 - HC_CP_HINTS / 8 - 1];
 	hc_cp_plan plans[HC_CP_PLANS];
 } hc_cplan;
 
