@@ -19,6 +19,7 @@
 #   make bench-callgrind  instructions per small-message round trip, Go API and C ABI (valgrind)
 #   make bench-callgrind-coll  instructions per small collective call, Go and C, blocking and nb+wait
 #   make bench-callgrind-msgrate  instructions per message of osu_bw's window (valgrind)
+#   make bench-callgrind-nbc      instructions of C nonblocking/persistent collective phases (valgrind)
 #   make bench-modes   HYMPI_DIRECT=off/auto/always tables, reuse and fresh buffers (REPS, WITH_OMPI=1)
 #   make soak          8 ranks of random, fully checked traffic in every HYMPI_DIRECT mode, async progress
 #                      and HYMPI_CHECKSUM, DURATION each (default 1m; SEED=N replays a plan)
@@ -44,7 +45,7 @@ BENCHES  := osu_latency osu_bw osu_bibw osu_mbw_mr osu_skew \
             osu_gather osu_scatter osu_allgather osu_alltoall osu_rma osu_colls scale firstcopy
 WITH_OMPI ?= 0
 
-.PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test test-big bench-scale bench-scale-coll vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-callgrind bench-callgrind-coll bench-modes bench-skew soak chaos mpich-testsuite clean bench-callgrind-msgrate
+.PHONY: all build cmds install uninstall test-tools test-backends cabi fortran generate bench-cabi test test-big bench-scale bench-scale-coll vet race fuzz demo compare-ompi compare-coll compare-rma compare bench-compare bench-callgrind bench-callgrind-coll bench-modes bench-skew soak chaos mpich-testsuite clean bench-callgrind-msgrate bench-callgrind-nbc
 
 all: build
 
@@ -282,6 +283,9 @@ bench-callgrind-coll: build
 # Instructions per message of osu_bw's window (docs/bench/msgrate.md).
 bench-callgrind-msgrate: build
 	bash bench/callgrind_msgrate.sh
+# Start, test and wait of C nonblocking and persistent collectives apart.
+bench-callgrind-nbc: build
+	bash bench/callgrind_nbc.sh
 
 clean:
 	rm -rf $(BIN)

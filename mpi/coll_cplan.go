@@ -310,11 +310,7 @@ func (c *Comm) cplanRun(i, tag, cur int, skip uint64, nb bool) (*Request, error)
 		return nil, newErr(ErrIntern, what, "no plan to continue")
 	}
 	key := m.key
-	m.op = nil
-	c.memoClock++
-	m.used = c.memoClock
-	op.slot = int8(i)
-	c.cplanTaken(i, op)
+	c.memoTakeSlot(i)
 	if e.fatal != nil {
 		c.putOp(op)
 		return nil, e.fatal

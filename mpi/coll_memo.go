@@ -262,12 +262,7 @@ func (c *Comm) takeMemo(k *collKey, v *countsKey) *collOp {
 	if v != nil && !sameCounts(m.op.vcounts, v) {
 		return nil
 	}
-	op := m.op
-	m.op = nil
-	c.memoClock++
-	m.used = c.memoClock
-	op.slot = int8(i)
-	c.cplanTaken(i, op)
+	op := c.memoTakeSlot(i)
 	c.memoHits++
 	return op
 }
@@ -402,4 +397,18 @@ func (c *Comm) startMemo(key *collKey, v *countsKey) *Request {
 	r := op.req
 	e.mu.Unlock()
 	return r
+}
+
+// memoTakeSlot takes slot i's entry out to run (its key stays, so the
+// entry comes back to the slot), marks the slot used and withdraws its C
+// plan. The slot must hold an entry.
+func (c *Comm) memoTakeSlot(i int) *collOp {
+	m := &c.memo[i]
+	op := m.op
+	m.op = nil
+	c.memoClock++
+	m.used = c.memoClock
+	op.slot = int8(i)
+	c.cplanTaken(i, op)
+	return op
 }
