@@ -5,9 +5,11 @@ package mpi
 // The C ABI's adaptive nonblocking starts (coll_cstart.go says why).
 
 // adaptiveMode is how far a C nonblocking start on c goes. Called with
-// e.mu held.
+// e.mu held. C sets the plan area's nbDefer itself when the program tests
+// a collective its lane completed at the start (cmd/libmpi_abi,
+// hc_nbc_lane_tested): no test completes one in Go then.
 func (c *Comm) adaptiveMode() launchMode {
-	if c.nbDefer {
+	if c.nbDefer || (c.cp != nil && c.cp.p.nbDefer != 0) {
 		return runSendsFirst
 	}
 	return runStart

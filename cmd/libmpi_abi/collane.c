@@ -7,9 +7,10 @@
  *     engine holds no posted or unexpected receive, no collective in
  *     flight, no queued send and no read (the busy word), and not on every
  *     64th run on the communicator, which goes to Go for a progress pass
- *     first; a nonblocking call not while the communicator's starts defer
- *     their receives to MPI_Test (mpi/coll_cadapt.go: the program tests
- *     while it computes, and a lane run would complete it at the start);
+ *     first; while the communicator's nonblocking starts defer their
+ *     receives to MPI_Test (mpi/coll_cadapt.go: the program tests while
+ *     it computes), a nonblocking call takes only messages already there
+ *     (no spin), and hands the rest to Go, whose tests do it;
  *   - a send is published when no collective message of ours is queued
  *     toward the peer in Go and a slot is free;
  *   - a receive takes the head of the peer's collective ring when it is a
@@ -146,7 +147,7 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 {
 	unsigned char *st = f->st;
 	if (!U32(st, HC_FL_RUN) || U64(st, HC_FL_POSTED) || U64(st, HC_FL_UNEXP) || U32(st, HC_FL_BUSY) || hc_lane_n ||
-	    hc_in_callback || U32(st, HC_FL_OVERSUB) != p->oversub || (req && a->nbdefer))
+	    hc_in_callback || U32(st, HC_FL_OVERSUB) != p->oversub)
 		return 0;
 	uint64_t nr = p->nrounds;
 	if (a->runs++ % CC_PASS_EVERY == CC_PASS_EVERY - 1) {
@@ -156,7 +157,9 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	}
 	uint32_t tag = ++a->seq & CC_SEQ_MASK, ctx = (uint32_t)a->ctx;
 	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
-	int spins = U32(st, HC_FL_OVERSUB) ? 0 : CC_SPINS;
+	/* A deferring start (nbdefer) takes only messages already there: the
+	 * rest is left to the tests, in Go from the round where it stopped. */
+	int spins = U32(st, HC_FL_OVERSUB) || (req && a->nbdefer) ? 0 : CC_SPINS;
 	for (uint32_t k = 0; k < nr; k++) {
 		const hc_cp_round *r = &p->rounds[k];
 		uint64_t done = 0;
@@ -191,7 +194,10 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	}
 	a->served++;
 	cc_served++;
-	if (req) *req = HC_REQ_DONE;
+	if (req) {
+		*req = HC_REQ_DONE;
+		hc_nbc_lane_ci = ci + 1;
+	}
 	*rc = MPI_SUCCESS;
 	return 1;
 }

@@ -217,6 +217,15 @@ HC_HIDDEN extern intptr_t hc_nbc_idle_req; /* 0: none */
 HC_HIDDEN int hc_nbc_idle_test(MPI_Request *request, int *flag);
 HC_HIDDEN void hc_nbc_idle_mark(int ci);
 
+/* hc_nbc_lane_ci: 1 + the communicator index of the last nonblocking
+ * collective the collective lane ran to the end at its start (handle
+ * HC_REQ_DONE), 0 when none or when an MPI_Wait of HC_REQ_DONE came
+ * since. An MPI_Test of HC_REQ_DONE while it is set means the program
+ * tests its collectives as it computes: hc_nbc_lane_tested makes that
+ * communicator's next starts defer their receives (nbc_idle.c). */
+HC_HIDDEN extern int hc_nbc_lane_ci;
+HC_HIDDEN void hc_nbc_lane_tested(void);
+
 /* hc_nbc_pdone_req: a persistent collective's handle whose MPI_Start ran
  * the collective to the end (hympi_go_start made it inactive in Go): to
  * MPI it stays active until the caller completes it, which MPI_Wait and

@@ -37,6 +37,7 @@
 
 #include "nbc.h"
 #include "fastlane.h"
+#include "collane.h"
 
 #define U32(p, off) (*(uint32_t *)((p) + (off)))
 #define U64(p, off) (*(uint64_t *)((p) + (off)))
@@ -103,6 +104,23 @@ int hc_nbc_idle_test(MPI_Request *request, int *flag)
 	*flag = 0;
 	idle_answered++;
 	return 1;
+}
+
+int hc_nbc_lane_ci;
+
+/* A collective the lane completed at its start leaves the program's tests
+ * nothing to find, and no test ever completes one in Go, which is what
+ * switches the starts to deferring (mpi/coll_cadapt.go): without this the
+ * lane would take every start of a computing program (0 % overlap). The
+ * word is the one Go keeps; Go reads it at the next start (adaptiveMode)
+ * and its next test or wait that completes a collective sets it anew. */
+void hc_nbc_lane_tested(void)
+{
+	int ci = hc_nbc_lane_ci - 1;
+	hc_nbc_lane_ci = 0;
+	if (ci < 0 || ci >= HC_MAX_COMMS) return;
+	const hc_flcomm *f = hc_comms[ci].fl;
+	if (f && f->cc) f->cc->nbdefer = 1;
 }
 
 void hc_nbc_report(int rank)

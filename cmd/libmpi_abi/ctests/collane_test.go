@@ -65,3 +65,30 @@ func TestCCollLane(t *testing.T) {
 		})
 	}
 }
+
+// TestCCollLaneTested runs testdata/collane_tested.c at 2 ranks: 400
+// Iallreduces completed by MPI_Test, rank 0 always starting first (its
+// start cannot complete), then 400 waited at once. Once a test completed
+// one, rank 0's starts defer; the lane must run them all the same, without
+// spinning for the peer, and hand each to Go: at least one hand-off per
+// tested round on rank 0 but for the lane's progress passes. Before, a
+// deferring start was left to Go whole, and rank 0 reported ~1 hand-off.
+func TestCCollLaneTested(t *testing.T) {
+	exe := compile(t, "collane_tested")
+	out, err := runJob(t, 2, exe, "HYMPI_CABI_DEBUG=1")
+	if got := okLine.FindAllString(out, -1); err != nil || len(got) != 2 {
+		t.Fatalf("hympirun -n 2 collane_tested: %v (%d of 2 ranks OK)\n%s", err, len(got), out)
+	}
+	reports := collLaneLine.FindAllStringSubmatch(out, -1)
+	if len(reports) != 2 {
+		t.Fatalf("%d collective-lane reports, want 2:\n%s", len(reports), out)
+	}
+	for _, m := range reports {
+		if m[1] != "0" {
+			continue
+		}
+		if handed, _ := strconv.Atoi(m[3]); handed < 300 {
+			t.Errorf("rank 0: %d collectives continued in Go, want at least 300 (deferring starts run in the lane):\n%s", handed, out)
+		}
+	}
+}
