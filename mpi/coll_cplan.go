@@ -375,7 +375,9 @@ func (e *engine) launchAt(c *Comm, op *collOp, tag, cur int, skip uint64, mode l
 	// A deferring start C handed over after publishing some of the
 	// round's sends (its receive was not there) defers in the direct run
 	// too, the sends done skipped, so that the tests stay on the direct
-	// path (and C answers the idle ones: nbc_idle.c).
+	// path (and C answers the idle ones: nbc_idle.c). What follows is
+	// launchRun's end, kept in line there: a shared function cost every
+	// Go collective ~15 instructions (make bench-callgrind-coll).
 	if skip == 0 || mode == runSendsFirst && cur < len(op.s.rounds) && sendsOnly(op, cur, skip) {
 		switch e.directRun(op, mode) {
 		case directDone:

@@ -383,16 +383,12 @@ func (c *Comm) startMemo(key *collKey, v *countsKey) *Request {
 		e.mu.Unlock()
 		return nil
 	}
-	op := m.op
-	m.op = nil
-	c.memoClock++
-	m.used = c.memoClock
 	// Its request may complete and wait uncollected, the engine idle:
 	// C must not run the plan while the entry is out (cplanRun would
 	// find no entry to continue).
-	c.cplanTaken(i, op)
+	op := c.memoTakeSlot(i)
 	c.memoHits++
-	op.key, op.slot = *key, int8(i)
+	op.key = *key
 	e.launchRun(c, op, false, nbMode())
 	r := op.req
 	e.mu.Unlock()
