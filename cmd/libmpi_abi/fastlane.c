@@ -147,6 +147,39 @@ static inline void copy_bytes(void *dst, const void *src, size_t n)
 	memcpy(dst, src, n);
 }
 
+/* copy_in copies an inline message's payload out of its slot. Left to
+ * itself GCC expands that memcpy, whose length it knows is at most a
+ * slot's, as rep movsq behind two 8-byte moves: on this AMD EPYC a 1 KiB
+ * copy from a slot's payload (24 bytes into its first line) then took
+ * ~16 ns against ~10 for the C library's vector copy, and an 8-byte one
+ * paid the string instruction's start-up for no bytes at all. So up to 16
+ * bytes are moved by hand, the rest by the library. */
+static inline void copy_in(unsigned char *dst, const unsigned char *src, uint32_t n)
+{
+	if (__builtin_expect(n > 16, 0)) {
+		copy_bytes(dst, src, n);
+	} else if (n >= 8) {
+		uint64_t a, b;
+		memcpy(&a, src, 8);
+		memcpy(&b, src + n - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy(dst + n - 8, &b, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+		memcpy(&a, src, 4);
+		memcpy(&b, src + n - 4, 4);
+		memcpy(dst, &a, 4);
+		memcpy(dst + n - 4, &b, 4);
+	} else if (n) {
+		dst[0] = src[0];
+		if (n > 1) {
+			uint16_t b;
+			memcpy(&b, src + n - 2, 2);
+			memcpy(dst + n - 2, &b, 2);
+		}
+	}
+}
+
 /* published ends a send of len bytes in k slots from pos on, whose head
  * slot holds lap+1 now: the position, the receiver's summary bit and
  * doorbell, the counters. */
@@ -362,7 +395,7 @@ static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf,
 	if (!check_slot(slot, ctx, tag, cap, (int64_t)U64(st, HC_FL_SMALL), &n))
 		return span_head(st, w, (uint64_t)ctx << 32 | (uint32_t)tag, buf, cap, got);
 	got[1] = ld32(slot + HC_DESC_TAG);
-	if (n) memcpy(buf, slot + HC_DESC_HEADER, n);
+	copy_in(buf, slot + HC_DESC_HEADER, n);
 	/* Hand the slot back (after our reads) for the producer's next lap. */
 	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
 	U64(e, HC_FE_IN_POS) = pos + 1;

@@ -5,6 +5,8 @@
  * to travel inline. Every message carries its identity, so a wrong order,
  * a wrong match or a wrong status fails a check. Then every rank exchanges
  * with every other at once (the stress). */
+#include <unistd.h>
+
 #include "check.h"
 
 static void fill(unsigned char *b, int n, int a, int c)
@@ -159,6 +161,53 @@ static void pair_round(int me, int s, int r, int i, MPI_Comm dup, MPI_Comm rev)
 	}
 }
 
+/* Sizes whose copy out of the slot takes each of its cases (none, 1-3,
+ * 4-7, 8-16 bytes by hand, the library's copy above) and the inline limit. */
+static const int edge_sizes[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,   10,   11,   12,   13,   14,  15,
+				 16, 17, 18, 19, 20, 31, 32, 33, 63, 64, 65, 1000, 1023, 1024, 1039, 1040};
+enum { NEDGE = sizeof edge_sizes / sizeof edge_sizes[0], GUARD = 0xa5 };
+
+/* edge_round sends every size of edge_sizes from s to r while r sleeps
+ * outside MPI (Go's progress would move them off the channel), so that r
+ * mostly takes them off its channel in C, by
+ * MPI_Recv (lane 0) or by MPI_Irecv and one MPI_Waitall (lane 1), each
+ * into a buffer at another alignment: the payload and status must be
+ * exact and not a byte around the payload written. */
+static void edge_round(int me, int s, int r, int lane)
+{
+	static unsigned char in[NEDGE][1200];
+	MPI_Request q[NEDGE];
+	MPI_Status st[NEDGE];
+	if (me == s) {
+		CHECK_RC(MPI_Recv(NULL, 0, MPI_BYTE, r, 21, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		for (int k = 0; k < NEDGE; k++) {
+			fill(sb, edge_sizes[k], k, lane);
+			CHECK_RC(MPI_Send(sb, edge_sizes[k], MPI_BYTE, r, 20, MPI_COMM_WORLD));
+		}
+	}
+	if (me != r) return;
+	memset(in, GUARD, sizeof in);
+	/* The go-ahead: r is not in Go (a wait there would drain the channel)
+	 * while s sends. */
+	CHECK_RC(MPI_Send(NULL, 0, MPI_BYTE, s, 21, MPI_COMM_WORLD));
+	usleep(30000);
+	for (int k = 0; k < NEDGE; k++) {
+		unsigned char *b = in[k] + 8 + k % 8;
+		if (lane)
+			CHECK_RC(MPI_Irecv(b, edge_sizes[k], MPI_BYTE, s, 20, MPI_COMM_WORLD, &q[k]));
+		else
+			CHECK_RC(MPI_Recv(b, edge_sizes[k], MPI_BYTE, s, 20, MPI_COMM_WORLD, &st[k]));
+	}
+	if (lane) CHECK_RC(MPI_Waitall(NEDGE, q, st));
+	for (int k = 0; k < NEDGE; k++) {
+		int n = edge_sizes[k], off = 8 + k % 8;
+		CHECK(st[k].MPI_SOURCE == s && st[k].MPI_TAG == 20 && count_of(&st[k]) == n);
+		expect(in[k] + off, n, k, lane);
+		for (int i = 0; i < (int)sizeof in[k]; i++)
+			if (i < off || i >= off + n) CHECK(in[k][i] == GUARD);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int me, size;
@@ -186,6 +235,10 @@ int main(int argc, char **argv)
 		}
 	}
 	CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+	for (int lane = 0; lane < 2 && size > 1; lane++) {
+		edge_round(me, 0, 1, lane);
+		edge_round(me, 1, 0, lane);
+	}
 
 	/* Stress: everybody sends to everybody, then receives from each,
 	 * by name or by ANY_SOURCE, sizes around the inline limit. */
