@@ -147,14 +147,15 @@ static inline void copy_bytes(void *dst, const void *src, size_t n)
 	memcpy(dst, src, n);
 }
 
-/* copy_in copies an inline message's payload out of its slot. Left to
- * itself GCC expands that memcpy, whose length it knows is at most a
- * slot's, as rep movsq behind two 8-byte moves: on this AMD EPYC a 1 KiB
- * copy from a slot's payload (24 bytes into its first line) then took
- * ~16 ns against ~10 for the C library's vector copy, and an 8-byte one
- * paid the string instruction's start-up for no bytes at all. So up to 16
- * bytes are moved by hand, the rest by the library. */
-static inline void copy_in(unsigned char *dst, const unsigned char *src, uint32_t n)
+/* copy_msg copies an inline message's payload into or out of its slot.
+ * Left to itself GCC expands the receive's memcpy, whose length it knows
+ * is at most a slot's, as rep movsq behind two 8-byte moves: on this AMD
+ * EPYC a 1 KiB copy from a slot's payload (24 bytes into its first line)
+ * then took ~16 ns against ~10 for the C library's vector copy, and an
+ * 8-byte one paid the string instruction's start-up for no bytes at all;
+ * the send's went to the library even for 8 bytes. So up to 16 bytes are
+ * moved by hand, the rest by the library. */
+static inline void copy_msg(unsigned char *dst, const unsigned char *src, uint32_t n)
 {
 	if (__builtin_expect(n > 16, 0)) {
 		copy_bytes(dst, src, n);
@@ -264,7 +265,7 @@ int hc_fl_send(int ci, const void *buf, int64_t n, int dest, int tag)
 	if (__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap) return 0; /* ring full */
 	uint32_t len = (uint32_t)n;
 	put_envelope(slot, HC_KIND_INLINE, f->ctx, tag, len);
-	if (len) memcpy(slot + HC_DESC_HEADER, buf, len);
+	copy_msg(slot + HC_DESC_HEADER, buf, len);
 	/* The publish: after the envelope and payload, and (sequentially
 	 * consistent) before the doorbell's sleeper load in published. */
 	__atomic_store_n((uint64_t *)slot, lap + 1, __ATOMIC_SEQ_CST);
@@ -395,7 +396,7 @@ static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf,
 	if (!check_slot(slot, ctx, tag, cap, (int64_t)U64(st, HC_FL_SMALL), &n))
 		return span_head(st, w, (uint64_t)ctx << 32 | (uint32_t)tag, buf, cap, got);
 	got[1] = ld32(slot + HC_DESC_TAG);
-	copy_in(buf, slot + HC_DESC_HEADER, n);
+	copy_msg(buf, slot + HC_DESC_HEADER, n);
 	/* Hand the slot back (after our reads) for the producer's next lap. */
 	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
 	U64(e, HC_FE_IN_POS) = pos + 1;
