@@ -164,7 +164,7 @@ static void pair_round(int me, int s, int r, int i, MPI_Comm dup, MPI_Comm rev)
 /* Sizes whose copy out of the slot takes each of its cases (none, 1-3,
  * 4-7, 8-16 bytes by hand, the library's copy above) and the inline limit. */
 static const int edge_sizes[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,   10,   11,   12,   13,   14,  15,
-				 16, 17, 18, 19, 20, 31, 32, 33, 63, 64, 65, 1000, 1023, 1024, 1039, 1040};
+				 16, 17, 18, 19, 20, 31, 32, 33, 39, 40, 41, 63, 64, 65, 1000, 1023, 1024, 1039, 1040};
 enum { NEDGE = sizeof edge_sizes / sizeof edge_sizes[0], GUARD = 0xa5 };
 
 /* edge_round sends every size of edge_sizes from s to r while r sleeps
