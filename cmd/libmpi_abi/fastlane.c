@@ -219,8 +219,8 @@ enum { HC_LINE0 = 64 - HC_DESC_HEADER };
  * then the publish), the line went to the receiver while the sender was
  * still copying and had to come back for the publish, a cross-core
  * transfer on the message's critical path. Under load (per-sample medians,
- * A/B): a 2 KiB ping-pong half 1.64 -> 1.21-1.34 us, a window of 2 KiB
- * sends -18% per message, 1 KiB -5% (its ping-pong unchanged). */
+ * A/B, docs/bench/callgrind.md): 2 KiB ping-pong halves -17 to -26%,
+ * windows of 2 KiB sends -14 to -23% per message, 1 KiB -3 to -10%. */
 static inline void put_head(unsigned char *slot, int kind, uint32_t ctx, int tag, uint32_t len,
 			    const unsigned char *buf)
 {
