@@ -733,6 +733,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	if (rc) return hc_error(ci, rc, fn);
 	rc = hympi_go_comm_free(ci);
 	if (rc) return hc_error(ci, rc, fn);
+	if (hc_pc_n) hc_pc_comm_gone(ci);
 	hc_comm_release(ci);
 	*comm = MPI_COMM_NULL;
 	return MPI_SUCCESS;

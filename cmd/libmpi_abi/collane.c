@@ -142,14 +142,60 @@ static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t t
 	return 1;
 }
 
+/* rounds runs plan p's rounds with tag (op, dt and esize for its
+ * reduction steps): 1 when all ran, 0 when a transfer could not be done,
+ * with *kp the round it stopped in and *donep that round's transfers done,
+ * -1 when a reduction failed (checked when the plan was learned: cannot
+ * happen). Shared by the calls' plans and the persistent collectives'
+ * (nbc_persist.c); inlined into both. */
+static inline int rounds(unsigned char *st, const hc_cp_plan *p, uint32_t ctx, uint32_t tag, MPI_Op op,
+			 MPI_Datatype dt, int64_t esize, int spins, uint32_t *kp, uint64_t *donep)
+{
+	uint64_t nr = p->nrounds;
+	for (uint32_t k = 0; k < nr; k++) {
+		const hc_cp_round *r = &p->rounds[k];
+		uint64_t done = 0;
+		for (uint32_t i = r->x0; i < r->x1; i++) {
+			if (!p->xfers[i].send) continue;
+			if (!put(st, &p->xfers[i], ctx, tag)) goto stop;
+			done |= (uint64_t)1 << (i - r->x0);
+		}
+		for (uint32_t i = r->x0; i < r->x1; i++) {
+			if (p->xfers[i].send) continue;
+			if (!take(st, &p->xfers[i], ctx, tag, spins)) goto stop;
+			done |= (uint64_t)1 << (i - r->x0);
+		}
+		for (uint32_t i = r->s0; i < r->s1; i++) {
+			const hc_cp_step *s = &p->steps[i];
+			void *dst = (void *)(uintptr_t)s->dst;
+			const void *src = (const void *)(uintptr_t)s->src;
+			if (s->kind == HC_CP_COPY) {
+				if (s->n) memmove(dst, src, s->n);
+			} else if (!hc_reduce_builtin(op, dt, src, dst, (int64_t)s->n / esize)) {
+				return -1;
+			}
+		}
+		continue;
+	stop:
+		*kp = k;
+		*donep = done;
+		return 0;
+	}
+	return 1;
+}
+
+/* lane_open: whether the lane may run now (the rules at the top). */
+static inline int lane_open(const unsigned char *st, uint64_t oversub)
+{
+	return U32(st, HC_FL_RUN) && !U64(st, HC_FL_POSTED) && !U64(st, HC_FL_UNEXP) && !U32(st, HC_FL_BUSY) &&
+	       !hc_lane_n && !hc_in_callback && U32(st, HC_FL_OVERSUB) == oversub;
+}
+
 /* run does plan p of area a; *rc as hc_cc_try's. */
 static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int64_t *key, MPI_Request *req, int *rc)
 {
 	unsigned char *st = f->st;
-	if (!U32(st, HC_FL_RUN) || U64(st, HC_FL_POSTED) || U64(st, HC_FL_UNEXP) || U32(st, HC_FL_BUSY) || hc_lane_n ||
-	    hc_in_callback || U32(st, HC_FL_OVERSUB) != p->oversub)
-		return 0;
-	uint64_t nr = p->nrounds;
+	if (!lane_open(st, p->oversub)) return 0;
 	if (a->runs++ % CC_PASS_EVERY == CC_PASS_EVERY - 1) {
 		cc_passes++;
 		*rc = hympi_go_cc_run(ci, (int)(p - a->plans), -1, 0, 0, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
@@ -160,34 +206,14 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	/* A deferring start (nbdefer) takes only messages already there: the
 	 * rest is left to the tests, in Go from the round where it stopped. */
 	int spins = U32(st, HC_FL_OVERSUB) || (req && a->nbdefer) ? 0 : CC_SPINS;
-	for (uint32_t k = 0; k < nr; k++) {
-		const hc_cp_round *r = &p->rounds[k];
-		uint64_t done = 0;
-		for (uint32_t i = r->x0; i < r->x1; i++) {
-			if (!p->xfers[i].send) continue;
-			if (!put(st, &p->xfers[i], ctx, tag)) goto hand;
-			done |= (uint64_t)1 << (i - r->x0);
-		}
-		for (uint32_t i = r->x0; i < r->x1; i++) {
-			if (p->xfers[i].send) continue;
-			if (!take(st, &p->xfers[i], ctx, tag, spins)) goto hand;
-			done |= (uint64_t)1 << (i - r->x0);
-		}
-		for (uint32_t i = r->s0; i < r->s1; i++) {
-			const hc_cp_step *s = &p->steps[i];
-			void *dst = (void *)(uintptr_t)s->dst;
-			const void *src = (const void *)(uintptr_t)s->src;
-			if (s->kind == HC_CP_COPY) {
-				if (s->n) memmove(dst, src, s->n);
-			} else if (!hc_reduce_builtin((MPI_Op)(intptr_t)key[5], (MPI_Datatype)(intptr_t)key[4], src, dst,
-						      (int64_t)s->n / key[7])) {
-				/* Checked when the key was learned; cannot happen. */
-				*rc = MPI_ERR_INTERN;
-				return 1;
-			}
-		}
-		continue;
-	hand:
+	uint32_t k = 0;
+	uint64_t done = 0;
+	int r = rounds(st, p, ctx, tag, (MPI_Op)(intptr_t)key[5], (MPI_Datatype)(intptr_t)key[4], key[7], spins, &k, &done);
+	if (__builtin_expect(r < 0, 0)) {
+		*rc = MPI_ERR_INTERN;
+		return 1;
+	}
+	if (r == 0) {
 		cc_handed++;
 		*rc = hympi_go_cc_run(ci, (int)(p - a->plans), (int)tag, (int)k, done, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
 		return 1;
@@ -281,4 +307,28 @@ void hc_cc_learn(int ci, const hc_cc_key *k)
 		memcpy(p->key, k->k, sizeof p->key);
 		p->keyed = 1;
 	}
+}
+
+int hc_cc_plan_ok(const hc_cp_plan *p, const int64_t *k)
+{
+	return learnable(p, k);
+}
+
+int hc_cc_prun(const hc_flcomm *f, const hc_cp_plan *p, uint32_t ctx, uint32_t tag, MPI_Op op, MPI_Datatype dt,
+	       int64_t esize, int nb, uint32_t *kp, uint64_t *donep)
+{
+	unsigned char *st = f->st;
+	if (!lane_open(st, p->oversub)) return -1;
+	hc_cplan *a = f->cc;
+	int spins = U32(st, HC_FL_OVERSUB) || (nb && a && a->nbdefer) ? 0 : CC_SPINS;
+	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
+	int r = rounds(st, p, ctx, tag, op, dt, esize, spins, kp, donep);
+	if (r < 0) return -2;
+	if (r) {
+		cc_served++;
+		if (a) a->served++;
+	} else {
+		cc_handed++;
+	}
+	return r;
 }

@@ -585,6 +585,7 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 		goto out;
 	}
 	code = hympi_go_icoll(ci, &g, run, (intptr_t *)req, hc_thread_reqcache());
+	if (!code && run == RUN_PERSISTENT) hc_pc_learn(ci, *req, &g);
 out:
 	if (code) hc_pk_free(g.pk); /* on success the request owns it */
 	if (arr != arr_local) free(arr);

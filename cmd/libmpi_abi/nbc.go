@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/hympi/hympi/internal/cabi"
@@ -27,6 +28,11 @@ type collBinding struct {
 	// held is the hold on a packed bcast or reduction's datatype
 	// (hc_type_hold), released with the request.
 	held C.intptr_t
+	// live is the word of the C lane's entry for this persistent
+	// request (nbc_persist.c), C memory: 1 while Go holds a run of it
+	// active, so that C's MPI_Start leaves it to Go's checks. nil when C
+	// has no entry.
+	live *C.int
 }
 
 func int64s(p *C.int64_t, n int) []int {
@@ -399,6 +405,56 @@ func blockOf(buf []byte, counts, displs []int, i int) []byte {
 		return nil
 	}
 	return buf[displs[i] : displs[i]+counts[i]]
+}
+
+// hympi_go_pc_plan compiles persistent collective request h's schedule
+// into the C plan at plan (nbc_persist.c), giving its messages' context
+// and tag; live is the C entry's word collBinding.live names. 0 when C
+// cannot run it.
+//
+//export hympi_go_pc_plan
+func hympi_go_pc_plan(h C.intptr_t, plan unsafe.Pointer, ctx *C.uint32_t, tag *C.int, live *C.int) C.int {
+	q, _, ok := lookup(uintptr(h))
+	if !ok || q == nil || !q.persistent || q.active || q.coll == nil || q.coll.p == nil || q.coll.pre != nil ||
+		q.coll.post != nil {
+		return 0
+	}
+	x, t, ok := cabi.PersistPlan(q.coll.p, plan)
+	if !ok || t < 0 || t > math.MaxInt32 {
+		return 0
+	}
+	*ctx, *tag = C.uint32_t(x), C.int(t)
+	q.coll.live = live
+	return 1
+}
+
+// hympi_go_pc_start_at starts persistent collective request h in Go
+// where C's run of its plan stopped (cur < 0: C did nothing; a progress
+// pass first), as hympi_go_start would have started it.
+//
+//export hympi_go_pc_start_at
+func hympi_go_pc_start_at(h C.intptr_t, cur C.int, skip C.uint64_t) C.int {
+	q, _, ok := lookup(uintptr(h))
+	if !ok || q == nil || !q.persistent || q.coll == nil || q.coll.p == nil {
+		return C.MPI_ERR_REQUEST
+	}
+	if q.active {
+		return packErr(q.ci, C.MPI_ERR_REQUEST)
+	}
+	r, err := cabi.PersistStartAt(q.coll.p, int(cur), uint64(skip))
+	if err != nil {
+		return packErr(q.ci, errCode(err))
+	}
+	q.r, q.spare, q.active, q.cancelled = r, nil, true, false
+	q.coll.setLive(1)
+	return 0
+}
+
+// setLive tells C's lane entry whether Go holds a run active.
+func (b *collBinding) setLive(v C.int) {
+	if b != nil && b.live != nil {
+		*b.live = v
+	}
 }
 
 // startColl runs a persistent collective request once more.
