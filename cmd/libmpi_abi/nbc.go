@@ -457,6 +457,57 @@ func (b *collBinding) setLive(v C.int) {
 	}
 }
 
+// hympi_go_cn_reserve reserves up to n request handles for nonblocking
+// collectives C keeps pending (nbc_pend.c) and writes them to out; it
+// returns how many. A reserved slot is an inactive request until
+// hympi_go_cn_adopt fills it; C hands out a handle only while it keeps the
+// run, and adopts it before any other call into Go.
+//
+//export hympi_go_cn_reserve
+func hympi_go_cn_reserve(out *C.intptr_t, n C.int) C.int {
+	hs := unsafe.Slice(out, int(n))
+	k := 0
+	for k < len(hs) && newReq(&hs[k], nil) != nil {
+		k++
+	}
+	return C.int(k)
+}
+
+// hympi_go_cn_adopt makes the run C kept pending under reserved handle h
+// Go's: the collective of ci's plan number plan, tag drawn, rounds before
+// cur and round cur's transfers in skip done (as hympi_go_cc_run
+// continues one). *next gets a new reserved handle (0: none). Not wrapped
+// in golane.h: C calls it from the hand-over itself.
+//
+//export hympi_go_cn_adopt
+func hympi_go_cn_adopt(ci, plan, tag, cur C.int, skip C.uint64_t, h C.intptr_t, next *C.intptr_t) {
+	*next = 0
+	if newReq(next, nil) == nil {
+		*next = 0
+	}
+	q, _, ok := lookup(uintptr(h))
+	if !ok || q == nil {
+		return
+	}
+	q.ci, q.active = ci, true
+	c, rc := commAt(ci)
+	var err error
+	if rc == 0 {
+		q.r, err = cabi.CollPlanRun(c, int(plan), int(tag), int(cur), uint64(skip), true)
+	} else {
+		err = &mpi.Error{Class: mpi.ErrComm, Op: "collective", Msg: "communicator freed"}
+	}
+	if err != nil {
+		// Cannot happen while C hands the run over before any other
+		// call into Go; should it, the request completes with the
+		// error (as a lane receive's, hympi_go_lane_flush).
+		q.laneErr = err
+		if world, rc := commAt(0); rc == 0 {
+			q.r, _ = cabi.IrecvIn(world, q.spare, nil, mpi.ProcNull, 0)
+		}
+	}
+}
+
 // startColl runs a persistent collective request once more.
 func startColl(q *creq) (*mpi.Request, error) {
 	if q.coll.pre != nil {

@@ -173,6 +173,14 @@ HC_HIDDEN void hc_pc_forget(MPI_Request req);
 HC_HIDDEN void hc_pc_comm_gone(int ci);
 HC_HIDDEN void hc_pc_report(int rank);
 
+/* MPI_Wait and MPI_Test of a nonblocking collective pending in C
+ * (nbc_pend.c): 1 when the handle was one and the call is answered, 0
+ * when the caller must go to Go (the run is Go's by then, under the same
+ * handle). hc_cn_report prints its counts (HYMPI_CABI_DEBUG). */
+HC_HIDDEN int hc_cn_wait(MPI_Request *req, MPI_Status *st);
+HC_HIDDEN int hc_cn_test(MPI_Request *req, int *flag, MPI_Status *st);
+HC_HIDDEN void hc_cn_report(int rank);
+
 /* The blocking paths shared by the int and _c forms (coll.c). */
 HC_HIDDEN int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt);
 HC_HIDDEN int hc_bcast(void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *fn);

@@ -375,6 +375,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 		hc_done_status(status);
 		return MPI_SUCCESS;
 	}
+	if (hc_cn_n && hc_cn_wait(request, status)) return MPI_SUCCESS; /* pending in C (nbc_pend.c) */
 	if (hc_pc_ndone && hc_pc_take(*request)) { /* a persistent collective C ran (nbc_persist.c) */
 		hc_done_status(status);
 		return MPI_SUCCESS;
@@ -410,6 +411,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 		hc_done_status(status);
 		return MPI_SUCCESS;
 	}
+	if (hc_cn_n && hc_cn_test(request, flag, status)) return MPI_SUCCESS;
 	if ((hc_pc_ndone && hc_pc_take(*request)) || (hc_nbc_pdone_req && (intptr_t)*request == hc_nbc_pdone_req)) {
 		if ((intptr_t)*request == hc_nbc_pdone_req) hc_nbc_pdone_req = 0;
 		*flag = 1;

@@ -1,10 +1,13 @@
 package ctests
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"testing"
 )
+
+var pendLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): pending in C: (\d+) nonblocking collectives kept, (\d+) completed in C, (\d+) handed to Go$`)
 
 var pcollLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): persistent collectives: (\d+) starts in C, (\d+) complete in C, (\d+) continued in Go$`)
 
@@ -50,6 +53,41 @@ func TestCPersistentLane(t *testing.T) {
 				}
 				if tc.minC < 0 && starts != 0 || starts < tc.minC {
 					t.Errorf("rank %s: %d persistent starts in C, want at least %d (-1: none)", m[1], starts, tc.minC)
+				}
+			}
+		})
+	}
+}
+
+// TestCNbcPending runs testdata/nbc_pend.c: nonblocking collectives whose
+// start on rank 0 cannot complete (the others start after it), completed
+// by MPI_Test loops and by MPI_Wait, a start that must have sent this
+// rank's part before the wait (rank 0 makes no MPI call until the others
+// have their results), and pending runs met by array calls, a blocking
+// collective and a communicator's creation. The program checks every
+// result; at 2 ranks C must have kept rank 0's starts pending and
+// completed some of them itself (nbc_pend.c).
+func TestCNbcPending(t *testing.T) {
+	exe := compile(t, "nbc_pend")
+	for _, n := range []int{1, 2, 3, 4} {
+		t.Run(fmt.Sprintf("%d ranks", n), func(t *testing.T) {
+			out, err := runJob(t, n, exe, "HYMPI_CABI_DEBUG=1")
+			if got := okLine.FindAllString(out, -1); err != nil || len(got) != n {
+				t.Fatalf("hympirun -n %d nbc_pend: %v (%d of %d ranks OK)\n%s", n, err, len(got), n, out)
+			}
+			reports := pendLine.FindAllStringSubmatch(out, -1)
+			if len(reports) != n {
+				t.Fatalf("%d pending-collective reports, want %d:\n%s", len(reports), n, out)
+			}
+			for _, m := range reports {
+				kept, _ := strconv.Atoi(m[2])
+				done, _ := strconv.Atoi(m[3])
+				handed, _ := strconv.Atoi(m[4])
+				if done+handed != kept {
+					t.Errorf("rank %s: %d kept but %d completed in C + %d handed to Go", m[1], kept, done, handed)
+				}
+				if n == 2 && m[1] == "0" && (kept < 100 || done < 10) {
+					t.Errorf("rank 0: %d kept pending in C, %d completed there; want at least 100 and 10", kept, done)
 				}
 			}
 		})
