@@ -821,7 +821,7 @@ int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, RUN_NB, request, "MPI_Ireduce_scatter_block");
+	return hc_reduce_x(RED_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, 1, request, "MPI_Ireduce_scatter_block");
 }
 
 int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -832,7 +832,7 @@ int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvc
 
 int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, RUN_NB, request, "MPI_Ireduce_scatter_block_c");
+	return hc_reduce_x(RED_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, 1, request, "MPI_Ireduce_scatter_block_c");
 }
 
 int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)

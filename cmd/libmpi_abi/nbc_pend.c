@@ -33,6 +33,7 @@
  * 64th test of a run hands over and tests in Go (MPI's progress rule for
  * the engine's other work).
  */
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,7 +43,7 @@
 #include "_cgo_export.h"
 #include "golane.h"
 
-enum { CN_SLOTS = 8, CN_TEST_PASS = 64, CN_SPINS = 512 };
+enum { CN_SLOTS = 8, CN_TEST_PASS = 64, CN_SPINS = 512, CN_YIELDS = 8 };
 
 typedef struct {
 	intptr_t h; /* 0: free */
@@ -97,6 +98,13 @@ int hc_cn_keep(int ci, const hc_cplan *a, hc_cp_plan *p, uint32_t tag, uint32_t 
 	return 1;
 }
 
+/* hc_cn_oversub: whether e's communicator's ranks outnumber the CPUs. */
+static inline int hc_cn_oversub(const hc_cn *e)
+{
+	const hc_flcomm *f = hc_comms[e->ci].fl;
+	return f && *(const uint32_t *)(f->st + HC_FL_OVERSUB);
+}
+
 static inline hc_cn *find(MPI_Request h)
 {
 	for (int i = 0; i < CN_SLOTS; i++)
@@ -144,7 +152,15 @@ int hc_cn_wait(MPI_Request *req, MPI_Status *st)
 {
 	hc_cn *e = find(*req);
 	if (!e) return 0;
-	if (resume(e, CN_SPINS) == 1) {
+	/* Spin as a blocking call does; with more ranks than CPUs (where the
+	 * lane does not spin: hc_cc_resume) yield the CPU to the peers a few
+	 * times, as Go's wait would before it sleeps. */
+	int r = resume(e, CN_SPINS);
+	for (int y = 0; r == 0 && y < CN_YIELDS && hc_cn_oversub(e); y++) {
+		sched_yield();
+		r = resume(e, 0);
+	}
+	if (r == 1) {
 		*req = MPI_REQUEST_NULL;
 		hc_done_status(st);
 		return 1;
