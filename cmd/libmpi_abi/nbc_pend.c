@@ -107,6 +107,7 @@ static inline int hc_cn_oversub(const hc_cn *e)
 
 static inline hc_cn *find(MPI_Request h)
 {
+	if (!h) return NULL; /* a free slot's; no handle is 0 */
 	for (int i = 0; i < CN_SLOTS; i++)
 		if (cns[i].h == (intptr_t)h) return &cns[i];
 	return NULL;
