@@ -481,3 +481,9 @@ func (c *Comm) cplanArea() uintptr { return 0 }
 func (c *Comm) cplanRun(plan, tag, cur int, skip uint64, nb bool) (*Request, error) {
 	return nil, newErr(ErrIntern, "collective", "no C plans under a cgo backend")
 }
+
+func (p *Persistent) cplanCompile(dst unsafe.Pointer) (uint32, int, bool) { return 0, 0, false }
+
+func (p *Persistent) startAt(cur int, skip uint64) (*Request, error) {
+	return nil, newErr(ErrIntern, "collective", "no C plans under a cgo backend")
+}

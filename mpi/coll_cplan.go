@@ -196,7 +196,7 @@ func (c *Comm) cplanDropped(op *collOp) {
 // C has not keyed it; another gets a new plan if C can run its schedule.
 func (c *Comm) cplanKept(i int, op *collOp) {
 	cp := c.cp
-	if cp == nil || cp.bad[i] == op {
+	if cp == nil || cp.bad[i] == op || op.persistent {
 		return
 	}
 	a := cp.p
@@ -229,7 +229,7 @@ func (c *Comm) cplanKept(i int, op *collOp) {
 func (c *Comm) compilePlan(op *collOp, p *cplan) bool {
 	e := c.e
 	s := &op.s
-	if !s.small || e.region == nil || op.more != nil || op.finish != nil || op.persistent || c.tagBase != 0 ||
+	if !s.small || e.region == nil || op.more != nil || op.finish != nil || c.tagBase != 0 ||
 		len(s.rounds) > cpMaxRounds || len(s.xfers) > cpMaxXfers || len(s.steps) > cpMaxSteps {
 		return false
 	}
@@ -371,6 +371,8 @@ func (e *engine) launchAt(c *Comm, op *collOp, tag, cur int, skip uint64, mode l
 	op.req = &op.reqStore
 	if op.pooled && !op.persistent {
 		op.req.coll = op
+	} else if op.persistent {
+		op.req.pcoll = op // a persistent run C began (coll_cpersist.go)
 	}
 	// A deferring start C handed over after publishing some of the
 	// round's sends (its receive was not there) defers in the direct run

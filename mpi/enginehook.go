@@ -14,6 +14,8 @@ func init() {
 	enginehook.FastLaneState = (*Comm).fastLaneState
 	enginehook.CollPlanArea = (*Comm).cplanArea
 	enginehook.CollPlanRun = (*Comm).cplanRun
+	enginehook.PersistPlan = (*Persistent).cplanCompile
+	enginehook.PersistStartAt = (*Persistent).startAt
 	enginehook.SendNow = (*Comm).sendNow
 	enginehook.IsendIn = (*Comm).isendIn
 	enginehook.IssendIn = (*Comm).issendIn

@@ -162,8 +162,10 @@ HC_HIDDEN int hc_reduce_x(int kind, const void *sendbuf, void *recvbuf, int64_t 
 	HC_GUARD(fn);
 	COMM(ci, comm, fn);
 	/* Reduce-scatter-block in place copies its input aside here: its
-	 * nonblocking form takes nbc.c's path. */
-	if (HC_IS_INTER(ci) || (nb && kind == RED_SCATTER_BLOCK))
+	 * nonblocking form takes nbc.c's path (the one not in place, as the
+	 * other reductions, the lane's: through nbc.c it cost 3.5x the
+	 * blocking call). */
+	if (HC_IS_INTER(ci) || (nb && kind == RED_SCATTER_BLOCK && (sendbuf == MPI_IN_PLACE || sendbuf == recvbuf)))
 		return hc_nb_red(nbc[kind], sendbuf, recvbuf, count, dt, op, root, comm, RUN_OF(nb), req, fn);
 	if (nb) HC_CHECK_PTR(ci, req, fn);
 	hc_red r;
@@ -733,6 +735,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	if (rc) return hc_error(ci, rc, fn);
 	rc = hympi_go_comm_free(ci);
 	if (rc) return hc_error(ci, rc, fn);
+	if (hc_pc_n) hc_pc_comm_gone(ci);
 	hc_comm_release(ci);
 	*comm = MPI_COMM_NULL;
 	return MPI_SUCCESS;

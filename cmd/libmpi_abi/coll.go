@@ -132,6 +132,13 @@ func hympi_go_reduce(ci, kind C.int, send, recv unsafe.Pointer, n C.int64_t, red
 			x, err = c.Iscan(s, r, t, o)
 		case redExscan:
 			x, err = c.Iexscan(s, r, t, o)
+		case redScatterBlock:
+			// Not in place (coll.c sends that through nbc.c): the
+			// input is every block.
+			if send == recv {
+				return C.MPI_ERR_INTERN
+			}
+			x, err = c.IreduceScatterBlock(bytesAt(send, n*C.int64_t(c.Size())), r, t, o)
 		default:
 			return C.MPI_ERR_INTERN
 		}

@@ -69,7 +69,7 @@ static inline uint32_t ld32(const unsigned char *p)
 }
 
 /* Wakes the owner of a doorbell if it sleeps (as fastlane.c's ring). */
-static inline void bell(unsigned char *e, int seq_off, int sleep_off)
+static inline __attribute__((always_inline)) void bell(unsigned char *e, int seq_off, int sleep_off)
 {
 	uint32_t *sleepers = (uint32_t *)(uintptr_t)U64(e, sleep_off);
 	if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST) == 0) return;
@@ -85,7 +85,7 @@ static inline unsigned char *entry(unsigned char *st, int64_t w)
 }
 
 /* put publishes x in its peer's collective ring: 0 when the rule says no. */
-static int put(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t tag)
+static inline __attribute__((always_inline)) int put(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t tag)
 {
 	unsigned char *e = entry(st, x->peer);
 	if (!e || x->n > HC_COLL_INLINE_MAX || !U32(e, HC_FE_COLL_OPEN)) return 0;
@@ -115,7 +115,7 @@ static int put(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t ta
 /* take receives x off the head of its peer's collective ring: 0 when the
  * head is not there after spins looks, or is anything but this
  * collective's message of x's length. */
-static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t tag, int spins)
+static inline __attribute__((always_inline)) int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t tag, int spins)
 {
 	unsigned char *e = entry(st, x->peer);
 	if (!e || !U32(e, HC_FE_IN_KNOWN)) return 0;
@@ -142,12 +142,75 @@ static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t t
 	return 1;
 }
 
+/* rounds runs plan p's rounds with tag (key[5], key[4] and key[7], a
+ * call key's operator, type and element size, for its reduction steps)
+ * from round k0, whose transfers in done0 are done: 1 when all ran, 0 when
+ * a transfer could not be done, with *kp the round it stopped in and
+ * *donep that round's transfers done, -1 when a reduction failed (checked
+ * when the plan was learned: cannot happen). run's loop is this one from
+ * round 0, kept apart in its own words: the general one cost a blocking
+ * Barrier ~20 instructions more. For the persistent collectives
+ * (nbc_persist.c) and the nonblocking ones pending in C (nbc_pend.c). */
+static inline __attribute__((always_inline)) int rounds(unsigned char *st, const hc_cp_plan *p, uint32_t ctx,
+							uint32_t tag, const int64_t *key, int spins, uint32_t k0,
+							uint64_t done0, uint32_t *kp, uint64_t *donep)
+{
+	uint64_t nr = p->nrounds;
+	for (uint32_t k = k0; k < nr; k++) {
+		/* In locals: the copies below may alias the plan for all the
+		 * compiler knows. */
+		const hc_cp_round *r = &p->rounds[k];
+		uint32_t x0 = r->x0, x1 = r->x1, s0 = r->s0, s1 = r->s1;
+		/* skip: what was done before (a constant 0 from a call's run). */
+		uint64_t skip = k == k0 ? done0 : 0, done = skip;
+		for (uint32_t i = x0; i < x1; i++) {
+			if (!p->xfers[i].send || (skip >> (i - x0) & 1)) continue;
+			if (!put(st, &p->xfers[i], ctx, tag)) goto stop;
+			done |= (uint64_t)1 << (i - x0);
+		}
+		for (uint32_t i = x0; i < x1; i++) {
+			if (p->xfers[i].send || (skip >> (i - x0) & 1)) continue;
+			if (!take(st, &p->xfers[i], ctx, tag, spins)) goto stop;
+			done |= (uint64_t)1 << (i - x0);
+		}
+		for (uint32_t i = s0; i < s1; i++) {
+			const hc_cp_step *s = &p->steps[i];
+			void *dst = (void *)(uintptr_t)s->dst;
+			const void *src = (const void *)(uintptr_t)s->src;
+			if (s->kind == HC_CP_COPY) {
+				if (s->n) memmove(dst, src, s->n);
+			} else if (!hc_reduce_builtin((MPI_Op)(intptr_t)key[5], (MPI_Datatype)(intptr_t)key[4], src, dst,
+						      (int64_t)s->n / key[7])) {
+				return -1;
+			}
+		}
+		continue;
+	stop:
+		*kp = k;
+		*donep = done;
+		return 0;
+	}
+	return 1;
+}
+
+/* lane_open: whether the lane may run now (the rules at the top); others
+ * is what C holds that Go does not know: queued lane receives and, for a
+ * new run, nonblocking collectives pending in C (nbc_pend.c), which a
+ * call into Go hands over first. */
+static inline int lane_open(const unsigned char *st, uint64_t oversub, int others)
+{
+	return U32(st, HC_FL_RUN) && !U64(st, HC_FL_POSTED) && !U64(st, HC_FL_UNEXP) && !U32(st, HC_FL_BUSY) &&
+	       !others && !hc_in_callback && U32(st, HC_FL_OVERSUB) == oversub;
+}
+
 /* run does plan p of area a; *rc as hc_cc_try's. */
 static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int64_t *key, MPI_Request *req, int *rc)
 {
 	unsigned char *st = f->st;
-	if (!U32(st, HC_FL_RUN) || U64(st, HC_FL_POSTED) || U64(st, HC_FL_UNEXP) || U32(st, HC_FL_BUSY) || hc_lane_n ||
-	    hc_in_callback || U32(st, HC_FL_OVERSUB) != p->oversub)
+	/* hc_cn_n: while a nonblocking collective is pending in C
+	 * (nbc_pend.c), the call goes to Go, which takes that one over first. */
+	if (!U32(st, HC_FL_RUN) || U64(st, HC_FL_POSTED) || U64(st, HC_FL_UNEXP) || U32(st, HC_FL_BUSY) ||
+	    (hc_lane_n | hc_cn_n) || hc_in_callback || U32(st, HC_FL_OVERSUB) != p->oversub)
 		return 0;
 	uint64_t nr = p->nrounds;
 	if (a->runs++ % CC_PASS_EVERY == CC_PASS_EVERY - 1) {
@@ -158,8 +221,10 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	uint32_t tag = ++a->seq & CC_SEQ_MASK, ctx = (uint32_t)a->ctx;
 	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
 	/* A deferring start (nbdefer) takes only messages already there: the
-	 * rest is left to the tests, in Go from the round where it stopped. */
-	int spins = U32(st, HC_FL_OVERSUB) || (req && a->nbdefer) ? 0 : CC_SPINS;
+	 * rest is left to the tests, in Go from the round where it stopped.
+	 * Nor does one that may stay pending in C (nbc_pend.c): its wait
+	 * spins, and its computing caller overlaps the peers' sends. */
+	int spins = U32(st, HC_FL_OVERSUB) || (req && (hc_cn_room || a->nbdefer)) ? 0 : CC_SPINS;
 	for (uint32_t k = 0; k < nr; k++) {
 		const hc_cp_round *r = &p->rounds[k];
 		uint64_t done = 0;
@@ -188,6 +253,10 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 		}
 		continue;
 	hand:
+		if (req && hc_cn_room && hc_cn_keep(ci, a, p, tag, k, done, key, req)) {
+			*rc = MPI_SUCCESS;
+			return 1;
+		}
 		cc_handed++;
 		*rc = hympi_go_cc_run(ci, (int)(p - a->plans), (int)tag, (int)k, done, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
 		return 1;
@@ -281,4 +350,47 @@ void hc_cc_learn(int ci, const hc_cc_key *k)
 		memcpy(p->key, k->k, sizeof p->key);
 		p->keyed = 1;
 	}
+}
+
+int hc_cc_plan_ok(const hc_cp_plan *p, const int64_t *k)
+{
+	return learnable(p, k);
+}
+
+int hc_cc_prun(const hc_flcomm *f, const hc_cp_plan *p, uint32_t ctx, uint32_t tag, MPI_Op op, MPI_Datatype dt,
+	       int64_t esize, int nb, uint32_t *kp, uint64_t *donep)
+{
+	unsigned char *st = f->st;
+	if (!lane_open(st, p->oversub, hc_lane_n | hc_cn_n)) return -1;
+	hc_cplan *a = f->cc;
+	int spins = U32(st, HC_FL_OVERSUB) || (nb && a && a->nbdefer) ? 0 : CC_SPINS;
+	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
+	int64_t key[8] = {0, 0, 0, 0, (int64_t)(intptr_t)dt, (int64_t)(intptr_t)op, 0, esize};
+	int r = rounds(st, p, ctx, tag, key, spins, 0, 0, kp, donep);
+	if (r < 0) return -2;
+	if (r) {
+		cc_served++;
+		if (a) a->served++;
+	} else {
+		cc_handed++;
+	}
+	return r;
+}
+
+int hc_cc_resume(int ci, const hc_cp_plan *p, uint32_t tag, MPI_Op op, MPI_Datatype dt, int64_t esize, int spins,
+		 uint32_t *kp, uint64_t *donep)
+{
+	const hc_flcomm *f = hc_comms[ci].fl;
+	/* Only this run is pending in C (its plan's others go to Go first). */
+	if (!f || !f->cc || !lane_open(f->st, p->oversub, hc_lane_n)) return -1;
+	hc_cplan *a = f->cc;
+	if (U32(f->st, HC_FL_OVERSUB)) spins = 0;
+	int64_t key[8] = {0, 0, 0, 0, (int64_t)(intptr_t)dt, (int64_t)(intptr_t)op, 0, esize};
+	int r = rounds(f->st, p, (uint32_t)a->ctx, tag, key, spins, *kp, *donep, kp, donep);
+	if (r < 0) return -2;
+	if (r) {
+		a->served++;
+		cc_served++;
+	}
+	return r;
 }

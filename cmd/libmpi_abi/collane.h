@@ -90,6 +90,34 @@ HC_HIDDEN int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int
  * gives the plan Go compiled during it that key (or sets up ci's plan
  * area on the first call). */
 HC_HIDDEN void hc_cc_learn(int ci, const hc_cc_key *k);
+/* hc_cc_plan_ok: whether plan p, which Go just compiled, may run in C for
+ * a call of key k (its indexes, and a reduction's operator and type). */
+HC_HIDDEN int hc_cc_plan_ok(const hc_cp_plan *p, const int64_t *k);
+/* hc_cc_prun runs a persistent collective's plan p (nbc_persist.c) from
+ * its start under the lane's rules, its messages of context ctx and the
+ * tag bound at its *_init; op, dt and esize serve its reduction steps. 1:
+ * it ran to the end; 0: it stopped in round *kp, that round's transfers in
+ * *donep done, for Go to go on from there; -1: the lane may not run now
+ * (nothing done); -2: a reduction failed (cannot happen). nb: spin on a
+ * peer only as a nonblocking start would. */
+struct hc_flcomm;
+HC_HIDDEN int hc_cc_prun(const struct hc_flcomm *f, const hc_cp_plan *p, uint32_t ctx, uint32_t tag, MPI_Op op,
+			 MPI_Datatype dt, int64_t esize, int nb, uint32_t *kp, uint64_t *donep);
+/* hc_cc_resume goes on with a run of ci's plan p that stopped in round
+ * *kp with *donep of its transfers done (nbc_pend.c), as hc_cc_prun runs
+ * one: 1 done, 0 stopped again (*kp, *donep updated), -1 the lane may not
+ * run now, -2 a reduction failed. */
+HC_HIDDEN int hc_cc_resume(int ci, const hc_cp_plan *p, uint32_t tag, MPI_Op op, MPI_Datatype dt, int64_t esize,
+			   int spins, uint32_t *kp, uint64_t *donep);
+/* Nonblocking collectives left pending in C (nbc_pend.c). hc_cn_room: a
+ * nonblocking start may stay pending (then it does not spin); hc_cn_keep:
+ * after the lane's run of a's plan p with tag stopped in round k (done),
+ * keep it pending under a reserved handle in *req (1), or refuse (0: the
+ * caller hands it to Go). key is the call's (its reduction's operator,
+ * type and element size). */
+HC_HIDDEN extern int hc_cn_room;
+HC_HIDDEN int hc_cn_keep(int ci, const hc_cplan *a, hc_cp_plan *p, uint32_t tag, uint32_t k, uint64_t done,
+			 const int64_t *key, MPI_Request *req);
 /* hc_cc_report prints how many collectives C ran (HYMPI_DEBUG). */
 HC_HIDDEN void hc_cc_report(int rank);
 

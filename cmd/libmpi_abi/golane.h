@@ -7,15 +7,21 @@
  * one load of hc_lane_n, then the call. TestGoCallsSyncTheLane holds this
  * list to the //export functions and the includes to the files.
  *
- * Not wrapped: hympi_go_lane_flush (the hand-over itself) and
- * hympi_go_fl_comm (the fast lane's set-up, which touches no queue).
+ * Not wrapped: hympi_go_lane_flush and hympi_go_cn_adopt (the hand-overs
+ * themselves) and hympi_go_fl_comm (the fast lane's set-up, which touches
+ * no queue).
  */
 #ifndef HYMPI_GOLANE_H
 #define HYMPI_GOLANE_H
 
 #include "fastlane.h"
 
-#define HC_LANE_SYNC() (__builtin_expect(hc_lane_n != 0, 0) ? hc_lane_sync() : (void)0)
+/* hc_cn_n: nonblocking collectives pending in C (nbc_pend.c), which
+ * hc_go_sync hands to Go too, after the receive lane's queue. */
+HC_HIDDEN extern int hc_cn_n;
+HC_HIDDEN void hc_go_sync(void);
+
+#define HC_LANE_SYNC() (__builtin_expect((hc_lane_n | hc_cn_n) != 0, 0) ? hc_go_sync() : (void)0)
 
 #define hympi_go_abort(...) (HC_LANE_SYNC(), hympi_go_abort(__VA_ARGS__))
 #define hympi_go_allocs(...) (HC_LANE_SYNC(), hympi_go_allocs(__VA_ARGS__))
@@ -29,6 +35,7 @@
 #define hympi_go_cc_area(...) (HC_LANE_SYNC(), hympi_go_cc_area(__VA_ARGS__))
 #define hympi_go_cc_run(...) (HC_LANE_SYNC(), hympi_go_cc_run(__VA_ARGS__))
 #define hympi_go_cancel(...) (HC_LANE_SYNC(), hympi_go_cancel(__VA_ARGS__))
+#define hympi_go_cn_reserve(...) (HC_LANE_SYNC(), hympi_go_cn_reserve(__VA_ARGS__))
 #define hympi_go_comm_compare(...) (HC_LANE_SYNC(), hympi_go_comm_compare(__VA_ARGS__))
 #define hympi_go_comm_create(...) (HC_LANE_SYNC(), hympi_go_comm_create(__VA_ARGS__))
 #define hympi_go_comm_dup(...) (HC_LANE_SYNC(), hympi_go_comm_dup(__VA_ARGS__))
@@ -73,6 +80,8 @@
 #define hympi_go_op_commutative(...) (HC_LANE_SYNC(), hympi_go_op_commutative(__VA_ARGS__))
 #define hympi_go_op_create(...) (HC_LANE_SYNC(), hympi_go_op_create(__VA_ARGS__))
 #define hympi_go_op_free(...) (HC_LANE_SYNC(), hympi_go_op_free(__VA_ARGS__))
+#define hympi_go_pc_plan(...) (HC_LANE_SYNC(), hympi_go_pc_plan(__VA_ARGS__))
+#define hympi_go_pc_start_at(...) (HC_LANE_SYNC(), hympi_go_pc_start_at(__VA_ARGS__))
 #define hympi_go_parrived(...) (HC_LANE_SYNC(), hympi_go_parrived(__VA_ARGS__))
 #define hympi_go_pinit(...) (HC_LANE_SYNC(), hympi_go_pinit(__VA_ARGS__))
 #define hympi_go_pready(...) (HC_LANE_SYNC(), hympi_go_pready(__VA_ARGS__))

@@ -585,6 +585,7 @@ static int hc_icoll(int kind, hc_raw *a, MPI_Comm comm, int run, MPI_Request *re
 		goto out;
 	}
 	code = hympi_go_icoll(ci, &g, run, (intptr_t *)req, hc_thread_reqcache());
+	if (!code && run == RUN_PERSISTENT) hc_pc_learn(ci, *req, &g);
 out:
 	if (code) hc_pk_free(g.pk); /* on success the request owns it */
 	if (arr != arr_local) free(arr);
@@ -820,7 +821,7 @@ int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, RUN_NB, request, "MPI_Ireduce_scatter_block");
+	return hc_reduce_x(RED_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, 1, request, "MPI_Ireduce_scatter_block");
 }
 
 int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -831,7 +832,7 @@ int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvc
 
 int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return hc_nb_red(HC_NBC_RSB, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, RUN_NB, request, "MPI_Ireduce_scatter_block_c");
+	return hc_reduce_x(RED_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, 1, request, "MPI_Ireduce_scatter_block_c");
 }
 
 int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)

@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/hympi/hympi/internal/cabi"
@@ -27,6 +28,11 @@ type collBinding struct {
 	// held is the hold on a packed bcast or reduction's datatype
 	// (hc_type_hold), released with the request.
 	held C.intptr_t
+	// live is the word of the C lane's entry for this persistent
+	// request (nbc_persist.c), C memory: 1 while Go holds a run of it
+	// active, so that C's MPI_Start leaves it to Go's checks. nil when C
+	// has no entry.
+	live *C.int
 }
 
 func int64s(p *C.int64_t, n int) []int {
@@ -399,6 +405,107 @@ func blockOf(buf []byte, counts, displs []int, i int) []byte {
 		return nil
 	}
 	return buf[displs[i] : displs[i]+counts[i]]
+}
+
+// hympi_go_pc_plan compiles persistent collective request h's schedule
+// into the C plan at plan (nbc_persist.c), giving its messages' context
+// and tag; live is the C entry's word collBinding.live names. 0 when C
+// cannot run it.
+//
+//export hympi_go_pc_plan
+func hympi_go_pc_plan(h C.intptr_t, plan unsafe.Pointer, ctx *C.uint32_t, tag *C.int, live *C.int) C.int {
+	q, _, ok := lookup(uintptr(h))
+	if !ok || q == nil || !q.persistent || q.active || q.coll == nil || q.coll.p == nil || q.coll.pre != nil ||
+		q.coll.post != nil {
+		return 0
+	}
+	x, t, ok := cabi.PersistPlan(q.coll.p, plan)
+	if !ok || t < 0 || t > math.MaxInt32 {
+		return 0
+	}
+	*ctx, *tag = C.uint32_t(x), C.int(t)
+	q.coll.live = live
+	return 1
+}
+
+// hympi_go_pc_start_at starts persistent collective request h in Go
+// where C's run of its plan stopped (cur < 0: C did nothing; a progress
+// pass first), as hympi_go_start would have started it.
+//
+//export hympi_go_pc_start_at
+func hympi_go_pc_start_at(h C.intptr_t, cur C.int, skip C.uint64_t) C.int {
+	q, _, ok := lookup(uintptr(h))
+	if !ok || q == nil || !q.persistent || q.coll == nil || q.coll.p == nil {
+		return C.MPI_ERR_REQUEST
+	}
+	if q.active {
+		return packErr(q.ci, C.MPI_ERR_REQUEST)
+	}
+	r, err := cabi.PersistStartAt(q.coll.p, int(cur), uint64(skip))
+	if err != nil {
+		return packErr(q.ci, errCode(err))
+	}
+	q.r, q.spare, q.active, q.cancelled = r, nil, true, false
+	q.coll.setLive(1)
+	return 0
+}
+
+// setLive tells C's lane entry whether Go holds a run active.
+func (b *collBinding) setLive(v C.int) {
+	if b != nil && b.live != nil {
+		*b.live = v
+	}
+}
+
+// hympi_go_cn_reserve reserves up to n request handles for nonblocking
+// collectives C keeps pending (nbc_pend.c) and writes them to out; it
+// returns how many. A reserved slot is an inactive request until
+// hympi_go_cn_adopt fills it; C hands out a handle only while it keeps the
+// run, and adopts it before any other call into Go.
+//
+//export hympi_go_cn_reserve
+func hympi_go_cn_reserve(out *C.intptr_t, n C.int) C.int {
+	hs := unsafe.Slice(out, int(n))
+	k := 0
+	for k < len(hs) && newReq(&hs[k], nil) != nil {
+		k++
+	}
+	return C.int(k)
+}
+
+// hympi_go_cn_adopt makes the run C kept pending under reserved handle h
+// Go's: the collective of ci's plan number plan, tag drawn, rounds before
+// cur and round cur's transfers in skip done (as hympi_go_cc_run
+// continues one). *next gets a new reserved handle (0: none). Not wrapped
+// in golane.h: C calls it from the hand-over itself.
+//
+//export hympi_go_cn_adopt
+func hympi_go_cn_adopt(ci, plan, tag, cur C.int, skip C.uint64_t, h C.intptr_t, next *C.intptr_t) {
+	*next = 0
+	if newReq(next, nil) == nil {
+		*next = 0
+	}
+	q, _, ok := lookup(uintptr(h))
+	if !ok || q == nil {
+		return
+	}
+	q.ci, q.active = ci, true
+	c, rc := commAt(ci)
+	var err error
+	if rc == 0 {
+		q.r, err = cabi.CollPlanRun(c, int(plan), int(tag), int(cur), uint64(skip), true)
+	} else {
+		err = &mpi.Error{Class: mpi.ErrComm, Op: "collective", Msg: "communicator freed"}
+	}
+	if err != nil {
+		// Cannot happen while C hands the run over before any other
+		// call into Go; should it, the request completes with the
+		// error (as a lane receive's, hympi_go_lane_flush).
+		q.laneErr = err
+		if world, rc := commAt(0); rc == 0 {
+			q.r, _ = cabi.IrecvIn(world, q.spare, nil, mpi.ProcNull, 0)
+		}
+	}
 }
 
 // startColl runs a persistent collective request once more.

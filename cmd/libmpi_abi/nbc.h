@@ -151,6 +151,36 @@ HC_HIDDEN int hc_nb_av(const void *sbuf, const void *scounts, const void *sdispl
 		       const void *rcounts, const void *rdispls, MPI_Datatype rt, int big, MPI_Comm comm, int run,
 		       MPI_Request *req, const char *fn);
 
+/* Persistent collectives in the C collective lane (nbc_persist.c).
+ * hc_pc_learn, after a persistent *_init of plain data succeeded, has Go
+ * compile the request's plan when the lane can run its kind.
+ * hc_pc_start: 1 when C started *req (the packed error code, as Go's
+ * calls return it, in *rc), 0 when the caller must start it in Go.
+ * hc_pc_take completes a request whose start C ran to the end (1), else
+ * 0; hc_pc_take_all does it for every such request of an array and
+ * returns 1 (statuses written) when the array held only those and
+ * MPI_REQUEST_NULL; hc_pc_take_any returns the index of the first it
+ * completed, -1 when none. hc_pc_forget before MPI_Request_free;
+ * hc_pc_comm_gone as a communicator is freed. hc_pc_n counts the
+ * requests C knows, hc_pc_ndone those complete in C. */
+HC_HIDDEN extern int hc_pc_n, hc_pc_ndone;
+HC_HIDDEN void hc_pc_learn(int ci, MPI_Request req, const hc_nbc *g);
+HC_HIDDEN int hc_pc_start(MPI_Request *req, int *rc);
+HC_HIDDEN int hc_pc_take(MPI_Request req);
+HC_HIDDEN int hc_pc_take_all(int count, const MPI_Request *reqs, MPI_Status *sts);
+HC_HIDDEN int hc_pc_take_any(int count, const MPI_Request *reqs);
+HC_HIDDEN void hc_pc_forget(MPI_Request req);
+HC_HIDDEN void hc_pc_comm_gone(int ci);
+HC_HIDDEN void hc_pc_report(int rank);
+
+/* MPI_Wait and MPI_Test of a nonblocking collective pending in C
+ * (nbc_pend.c): 1 when the handle was one and the call is answered, 0
+ * when the caller must go to Go (the run is Go's by then, under the same
+ * handle). hc_cn_report prints its counts (HYMPI_CABI_DEBUG). */
+HC_HIDDEN int hc_cn_wait(MPI_Request *req, MPI_Status *st);
+HC_HIDDEN int hc_cn_test(MPI_Request *req, int *flag, MPI_Status *st);
+HC_HIDDEN void hc_cn_report(int rank);
+
 /* The blocking paths shared by the int and _c forms (coll.c). */
 HC_HIDDEN int hc_red_init(hc_red *r, MPI_Op op, MPI_Datatype dt);
 HC_HIDDEN int hc_bcast(void *buffer, int64_t count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *fn);

@@ -127,6 +127,8 @@ void hc_nbc_report(int rank)
 {
 	fprintf(stderr, "hympi[debug]: rank %d: nonblocking collectives: %lu idle tests answered in C, %lu persistent starts complete at once\n",
 		rank, idle_answered, hc_nbc_pstarts);
+	hc_pc_report(rank);
+	hc_cn_report(rank);
 }
 
 int hc_nbc_pdone_take(int count, const MPI_Request *reqs)

@@ -375,6 +375,11 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 		hc_done_status(status);
 		return MPI_SUCCESS;
 	}
+	if (hc_cn_n && hc_cn_wait(request, status)) return MPI_SUCCESS; /* pending in C (nbc_pend.c) */
+	if (hc_pc_ndone && hc_pc_take(*request)) { /* a persistent collective C ran (nbc_persist.c) */
+		hc_done_status(status);
+		return MPI_SUCCESS;
+	}
 	if (hc_nbc_pdone_req && (intptr_t)*request == hc_nbc_pdone_req) {
 		/* A persistent collective its start completed: inactive now. */
 		hc_nbc_pdone_req = 0;
@@ -406,8 +411,9 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 		hc_done_status(status);
 		return MPI_SUCCESS;
 	}
-	if (hc_nbc_pdone_req && (intptr_t)*request == hc_nbc_pdone_req) {
-		hc_nbc_pdone_req = 0;
+	if (hc_cn_n && hc_cn_test(request, flag, status)) return MPI_SUCCESS;
+	if ((hc_pc_ndone && hc_pc_take(*request)) || (hc_nbc_pdone_req && (intptr_t)*request == hc_nbc_pdone_req)) {
+		if ((intptr_t)*request == hc_nbc_pdone_req) hc_nbc_pdone_req = 0;
 		*flag = 1;
 		hc_done_status(status);
 		return MPI_SUCCESS;
@@ -431,6 +437,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Waitall");
 	/* A persistent collective its start completed is inactive in Go already. */
 	if (hc_nbc_pdone_req) hc_nbc_pdone_take(count, array_of_requests);
+	if (hc_pc_ndone && hc_pc_take_all(count, array_of_requests, array_of_statuses)) return MPI_SUCCESS;
 	if (hc_done_all(count, array_of_requests, array_of_statuses)) return MPI_SUCCESS;
 	if (hc_lane_n && hc_lane_waitall(count, array_of_requests, array_of_statuses)) return MPI_SUCCESS;
 	int rc = hympi_go_waitall(array_of_requests, count, array_of_statuses, &hc_rcache);
@@ -446,7 +453,8 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Testall");
 	HC_CHECK_PTR(-1, flag, "MPI_Testall");
 	if (hc_nbc_pdone_req) hc_nbc_pdone_take(count, array_of_requests);
-	if (hc_done_all(count, array_of_requests, array_of_statuses)) {
+	if ((hc_pc_ndone && hc_pc_take_all(count, array_of_requests, array_of_statuses)) ||
+	    hc_done_all(count, array_of_requests, array_of_statuses)) {
 		*flag = 1;
 		return MPI_SUCCESS;
 	}
@@ -462,6 +470,7 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Waitany");
 	HC_CHECK_PTR(-1, index, "MPI_Waitany");
 	int pd = hc_nbc_pdone_req ? hc_nbc_pdone_take(count, array_of_requests) : -1;
+	if (pd < 0 && hc_pc_ndone) pd = hc_pc_take_any(count, array_of_requests);
 	if (pd >= 0) { /* complete (its start ran it): this is the one */
 		*index = pd;
 		hc_done_status(status);
@@ -480,6 +489,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 	HC_CHECK_PTR(-1, index, "MPI_Testany");
 	HC_CHECK_PTR(-1, flag, "MPI_Testany");
 	int pd = hc_nbc_pdone_req ? hc_nbc_pdone_take(count, array_of_requests) : -1;
+	if (pd < 0 && hc_pc_ndone) pd = hc_pc_take_any(count, array_of_requests);
 	if (pd >= 0) {
 		*index = pd;
 		*flag = 1;
@@ -500,6 +510,7 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 	HC_CHECK_PTR(-1, outcount, "MPI_Waitsome");
 	HC_CHECK_ARRAY(-1, array_of_indices, incount, "MPI_Waitsome");
 	int pd = hc_nbc_pdone_req ? hc_nbc_pdone_take(incount, array_of_requests) : -1;
+	if (pd < 0 && hc_pc_ndone) pd = hc_pc_take_any(incount, array_of_requests);
 	if (pd >= 0) {
 		*outcount = 1;
 		array_of_indices[0] = pd;
@@ -519,6 +530,7 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 	HC_CHECK_PTR(-1, outcount, "MPI_Testsome");
 	HC_CHECK_ARRAY(-1, array_of_indices, incount, "MPI_Testsome");
 	int pd = hc_nbc_pdone_req ? hc_nbc_pdone_take(incount, array_of_requests) : -1;
+	if (pd < 0 && hc_pc_ndone) pd = hc_pc_take_any(incount, array_of_requests);
 	if (pd >= 0) {
 		*outcount = 1;
 		array_of_indices[0] = pd;
@@ -537,6 +549,7 @@ int PMPI_Request_free(MPI_Request *request)
 		*request = MPI_REQUEST_NULL;
 		return MPI_SUCCESS;
 	}
+	if (hc_pc_n) hc_pc_forget(*request);
 	int rc = hympi_go_request_free(request);
 	return rc ? hc_req_error(rc, "MPI_Request_free") : MPI_SUCCESS;
 }
@@ -617,7 +630,9 @@ int PMPI_Start(MPI_Request *request)
 {
 	HC_GUARD("MPI_Start");
 	HC_CHECK_PTR(-1, request, "MPI_Start");
-	int rc = hympi_go_start(request, 1);
+	int rc;
+	if (hc_pc_n && hc_pc_start(request, &rc)) return rc ? hc_req_error(rc, "MPI_Start") : MPI_SUCCESS;
+	rc = hympi_go_start(request, 1);
 	return rc ? hc_req_error(rc, "MPI_Start") : MPI_SUCCESS;
 }
 
@@ -626,7 +641,14 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
 	HC_GUARD("MPI_Startall");
 	HC_CHECK_COUNT(-1, count, "MPI_Startall");
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Startall");
-	int rc = hympi_go_start(array_of_requests, count);
+	int rc = 0;
+	if (hc_pc_n) {
+		/* One by one, each in C when its plan runs (nbc_persist.c). */
+		for (int i = 0; i < count && !rc; i++)
+			if (!hc_pc_start(&array_of_requests[i], &rc)) rc = hympi_go_start(&array_of_requests[i], 1);
+		return rc ? hc_req_error(rc, "MPI_Startall") : MPI_SUCCESS;
+	}
+	rc = hympi_go_start(array_of_requests, count);
 	return rc ? hc_req_error(rc, "MPI_Startall") : MPI_SUCCESS;
 }
 

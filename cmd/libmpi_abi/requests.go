@@ -312,6 +312,8 @@ func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Sta
 		return greqFinish(q, idx, h, st, cache)
 	}
 	q.active = false
+	// A persistent collective of C's lane (nbc_persist.c) is C's again.
+	q.coll.setLive(0)
 	q.spare, q.r = q.r, nil // reused only if the engine says it is safe
 	if q.doneSend {
 		s = mpi.Status{} // what a send's status says (not ProcNull's)
@@ -734,6 +736,9 @@ func hympi_go_request_free(hp unsafe.Pointer) C.int {
 	}
 	// An active operation goes on inside the engine; only the handle goes
 	// (and a packing buffer the engine may still use stays allocated).
+	if q.coll != nil {
+		q.coll.live = nil // C forgot its entry (nbc_persist.c)
+	}
 	if !q.active {
 		q.release()
 	}
@@ -861,6 +866,7 @@ func hympi_go_start(p unsafe.Pointer, n C.int) C.int {
 			continue
 		}
 		q.r, q.spare, q.active, q.cancelled = r, nil, true, false
+		q.coll.setLive(1)
 	}
 	return 0
 }

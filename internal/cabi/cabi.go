@@ -35,6 +35,8 @@ var (
 	fastLaneState = typed[func(*mpi.Comm) (uintptr, uint32, []int, bool)]("FastLaneState", enginehook.FastLaneState)
 	collPlanArea  = typed[func(*mpi.Comm) uintptr]("CollPlanArea", enginehook.CollPlanArea)
 	collPlanRun   = typed[func(*mpi.Comm, int, int, int, uint64, bool) (*mpi.Request, error)]("CollPlanRun", enginehook.CollPlanRun)
+	persistPlan   = typed[func(*mpi.Persistent, unsafe.Pointer) (uint32, int, bool)]("PersistPlan", enginehook.PersistPlan)
+	persistAt     = typed[func(*mpi.Persistent, int, uint64) (*mpi.Request, error)]("PersistStartAt", enginehook.PersistStartAt)
 	sendNow       = typed[func(*mpi.Comm, []byte, int, int) (bool, error)]("SendNow", enginehook.SendNow)
 	isendIn       = typed[xfer]("IsendIn", enginehook.IsendIn)
 	issendIn      = typed[xfer]("IssendIn", enginehook.IssendIn)
@@ -131,6 +133,20 @@ func TestallInto(reqs []*mpi.Request, sts []mpi.Status) (bool, error) {
 // and its rank-to-world table; ok is false when the fast lane cannot serve c.
 func FastLaneState(c *mpi.Comm) (state uintptr, ctx uint32, world []int, ok bool) {
 	return fastLaneState(c)
+}
+
+// PersistPlan compiles p's schedule into the C plan at dst (the C
+// library's memory, laid out as cmd/libmpi_abi/collane.h's hc_cp_plan)
+// and gives the context and tag of its messages; ok false when C cannot
+// run it.
+func PersistPlan(p *mpi.Persistent, dst unsafe.Pointer) (ctx uint32, tag int, ok bool) {
+	return persistPlan(p, dst)
+}
+
+// PersistStartAt starts p in Go where C's run of its plan stopped: rounds
+// before cur done, round cur's transfers in skip done.
+func PersistStartAt(p *mpi.Persistent, cur int, skip uint64) (*mpi.Request, error) {
+	return persistAt(p, cur, skip)
 }
 
 // CollPlanArea is the address of c's C plan area (mpi/coll_cplan.go), 0

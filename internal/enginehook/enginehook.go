@@ -51,6 +51,11 @@ var (
 
 	// Buffered sends attached to a session (MPI_Session_attach_buffer).
 	SessionBufferIflush any // func(key int) (*mpi.Request, error)
+
+	// A persistent collective in the C collective lane
+	// (mpi/coll_cpersist.go).
+	PersistPlan    any // func(*mpi.Persistent, unsafe.Pointer) (uint32, int, bool)
+	PersistStartAt any // func(*mpi.Persistent, int, uint64) (*mpi.Request, error)
 )
 
 // Functions whose signatures name no mpi type need no assertion.
