@@ -15,7 +15,9 @@
  *     toward the peer in Go and a slot is free;
  *   - a receive takes the head of the peer's collective ring when it is a
  *     published message of this collective (context, tag) of exactly the
- *     expected length, after a short spin (none when ranks outnumber CPUs).
+ *     expected length, after a short spin; when ranks outnumber CPUs a
+ *     blocking call yields the CPU instead, a few times (the peer it waits
+ *     for may need it), before it hands over.
  * The first transfer that cannot be done hands the collective to Go at
  * that round with the round's transfers done so far (hympi_go_cc_run),
  * and Go goes on exactly as its direct run stopped there would. The tag is
@@ -33,9 +35,11 @@
  */
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collane.h"
@@ -49,16 +53,60 @@
 #define U64(p, off) (*(uint64_t *)((p) + (off)))
 
 /* Collectives C ran to the end, and handed to Go part-way, for HYMPI_DEBUG. */
-static unsigned long cc_served, cc_handed, cc_passes;
+static unsigned long cc_served, cc_handed, cc_passes, cc_yields, cc_yield_hits;
 
 void hc_cc_report(int rank)
 {
 	fprintf(stderr, "hympi[debug]: rank %d: collective lane: %lu collectives without Go, %lu continued in Go, %lu progress passes\n",
 		rank, cc_served, cc_handed, cc_passes);
+	fprintf(stderr, "hympi[debug]: rank %d: collective lane: %lu yields, %lu messages found after one\n", rank, cc_yields,
+		cc_yield_hits);
 }
 
 /* Looks at an empty ring head before handing over (Go's flSpins). */
 enum { CC_SPINS = 512, CC_PASS_EVERY = 64 };
+
+/* Oversubscribed, a blocking call waits for a peer's message by yielding
+ * the CPU, at most CC_YIELDS times a message and CC_YIELD_NS a call,
+ * before it hands over. Handing over costs a call into Go (~800
+ * instructions of cgo alone) whose wait then does what this does, with a
+ * progress pass per look: at 4 ranks on 2 CPUs C's Barrier and Allreduce
+ * cost 1.3-1.5x Go's instructions a call (make bench-callgrind-coll NP=4)
+ * and more in time. The bound in time keeps a loaded machine, where a
+ * yield can give the CPU away for a whole time slice, from holding us in
+ * C (no progress for the rest of the engine) for long; Go's wait yields
+ * for longer (mpi/internal/progress) and only then sleeps. */
+enum { CC_YIELDS = 16 };
+#define CC_YIELD_NS 50000
+
+/* ccwait is a call's budget for waiting in C. */
+typedef struct {
+	int spins;     /* looks at an empty ring head a message */
+	int yields;    /* yields a message (oversubscribed, blocking) */
+	int64_t until; /* the call's yields end then (ns; 0: not yet set) */
+} ccwait;
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ccyield gives the CPU away once if w's budget allows: 0 when not. */
+static int ccyield(ccwait *w, int *left)
+{
+	if (*left <= 0) return 0;
+	int64_t t = now_ns();
+	if (!w->until)
+		w->until = t + CC_YIELD_NS;
+	else if (t >= w->until)
+		return 0;
+	(*left)--;
+	cc_yields++;
+	sched_yield();
+	return 1;
+}
 enum { CC_SEQ_MASK = (1 << 30) - 1 };
 
 static inline uint32_t ld32(const unsigned char *p)
@@ -113,9 +161,9 @@ static int put(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t ta
 }
 
 /* take receives x off the head of its peer's collective ring: 0 when the
- * head is not there after spins looks, or is anything but this
+ * head is not there after w's spins and yields, or is anything but this
  * collective's message of x's length. */
-static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t tag, int spins)
+static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t tag, ccwait *w)
 {
 	unsigned char *e = entry(st, x->peer);
 	if (!e || !U32(e, HC_FE_IN_KNOWN)) return 0;
@@ -124,12 +172,19 @@ static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t t
 	uint64_t pos = U64(e, HC_FE_COLL_IPOS);
 	unsigned char *slot = slots + (pos & (HC_COLL_SLOTS - 1)) * HC_COLL_SLOT_SIZE;
 	uint64_t lap = 2 * (pos / HC_COLL_SLOTS);
+	int spins = w->spins, yields = w->yields, yielded = 0;
 	for (;;) {
 		uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
 		if (v == lap + 1) break;
-		if (v != lap || spins-- <= 0) return 0; /* corrupt (Go reports it), or not there */
-		__builtin_ia32_pause();
+		if (v != lap) return 0; /* corrupt: Go reports it */
+		if (spins-- > 0) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		if (!ccyield(w, &yields)) return 0; /* not there */
+		yielded = 1;
 	}
+	cc_yield_hits += yielded;
 	uint32_t n = ld32(slot + HC_COLL_LEN);
 	if (ld32(slot + HC_COLL_CTX) != ctx || ld32(slot + HC_COLL_TAG) != tag || ld32(slot + HC_COLL_RSVD) != 0 ||
 	    n > HC_COLL_INLINE_MAX || n != x->n)
@@ -159,7 +214,8 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
 	/* A deferring start (nbdefer) takes only messages already there: the
 	 * rest is left to the tests, in Go from the round where it stopped. */
-	int spins = U32(st, HC_FL_OVERSUB) || (req && a->nbdefer) ? 0 : CC_SPINS;
+	int oversub = U32(st, HC_FL_OVERSUB);
+	ccwait w = {oversub || (req && a->nbdefer) ? 0 : CC_SPINS, oversub && !req ? CC_YIELDS : 0, 0};
 	for (uint32_t k = 0; k < nr; k++) {
 		const hc_cp_round *r = &p->rounds[k];
 		uint64_t done = 0;
@@ -170,7 +226,7 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 		}
 		for (uint32_t i = r->x0; i < r->x1; i++) {
 			if (p->xfers[i].send) continue;
-			if (!take(st, &p->xfers[i], ctx, tag, spins)) goto hand;
+			if (!take(st, &p->xfers[i], ctx, tag, &w)) goto hand;
 			done |= (uint64_t)1 << (i - r->x0);
 		}
 		for (uint32_t i = r->s0; i < r->s1; i++) {
