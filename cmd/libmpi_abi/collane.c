@@ -160,6 +160,27 @@ static int put(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t ta
 	return 1;
 }
 
+/* await_head waits, as w allows, for the message of lap to be published
+ * in slot: 0 when it is not (or the slot is corrupt: Go reports it). Out
+ * of line: a message already there costs take one look. */
+static __attribute__((noinline)) int await_head(unsigned char *slot, uint64_t lap, ccwait *w)
+{
+	int spins = w->spins, yields = w->yields, yielded = 0;
+	for (;;) {
+		uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
+		if (v == lap + 1) break;
+		if (v != lap) return 0;
+		if (spins-- > 0) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		if (!ccyield(w, &yields)) return 0;
+		yielded = 1;
+	}
+	cc_yield_hits += yielded;
+	return 1;
+}
+
 /* take receives x off the head of its peer's collective ring: 0 when the
  * head is not there after w's spins and yields, or is anything but this
  * collective's message of x's length. */
@@ -172,19 +193,7 @@ static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t t
 	uint64_t pos = U64(e, HC_FE_COLL_IPOS);
 	unsigned char *slot = slots + (pos & (HC_COLL_SLOTS - 1)) * HC_COLL_SLOT_SIZE;
 	uint64_t lap = 2 * (pos / HC_COLL_SLOTS);
-	int spins = w->spins, yields = w->yields, yielded = 0;
-	for (;;) {
-		uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
-		if (v == lap + 1) break;
-		if (v != lap) return 0; /* corrupt: Go reports it */
-		if (spins-- > 0) {
-			__builtin_ia32_pause();
-			continue;
-		}
-		if (!ccyield(w, &yields)) return 0; /* not there */
-		yielded = 1;
-	}
-	cc_yield_hits += yielded;
+	if (__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap + 1 && !await_head(slot, lap, w)) return 0;
 	uint32_t n = ld32(slot + HC_COLL_LEN);
 	if (ld32(slot + HC_COLL_CTX) != ctx || ld32(slot + HC_COLL_TAG) != tag || ld32(slot + HC_COLL_RSVD) != 0 ||
 	    n > HC_COLL_INLINE_MAX || n != x->n)
