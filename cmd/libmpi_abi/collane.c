@@ -76,15 +76,13 @@ enum { CC_SPINS = 512, CC_PASS_EVERY = 64 };
  * yield can give the CPU away for a whole time slice, from holding us in
  * C (no progress for the rest of the engine) for long; Go's wait yields
  * for longer (mpi/internal/progress) and only then sleeps. */
-enum { CC_YIELDS = 16 };
+enum { CC_YIELDS = 16, CC_YIELDING = -1 /* spins: yield instead */ };
 #define CC_YIELD_NS 50000
 
-/* ccwait is a call's budget for waiting in C. */
-typedef struct {
-	int spins;     /* looks at an empty ring head a message */
-	int yields;    /* yields a message (oversubscribed, blocking) */
-	int64_t until; /* the call's yields end then (ns; 0: not yet set) */
-} ccwait;
+/* The call whose yields end at cc_until (its tag: one per call). Only
+ * one thread runs the lane (hc_fl_threads_ok). */
+static uint32_t cc_until_tag = UINT32_MAX;
+static int64_t cc_until;
 
 static int64_t now_ns(void)
 {
@@ -93,16 +91,15 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* ccyield gives the CPU away once if w's budget allows: 0 when not. */
-static int ccyield(ccwait *w, int *left)
+/* ccyield gives the CPU away once if the call of tag has time left: 0
+ * when not. */
+static int ccyield(uint32_t tag)
 {
-	if (*left <= 0) return 0;
 	int64_t t = now_ns();
-	if (!w->until)
-		w->until = t + CC_YIELD_NS;
-	else if (t >= w->until)
+	if (cc_until_tag != tag)
+		cc_until_tag = tag, cc_until = t + CC_YIELD_NS;
+	else if (t >= cc_until)
 		return 0;
-	(*left)--;
 	cc_yields++;
 	sched_yield();
 	return 1;
@@ -160,12 +157,13 @@ static int put(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t ta
 	return 1;
 }
 
-/* await_head waits, as w allows, for the message of lap to be published
- * in slot: 0 when it is not (or the slot is corrupt: Go reports it). Out
- * of line: a message already there costs take one look. */
-static __attribute__((noinline)) int await_head(unsigned char *slot, uint64_t lap, ccwait *w)
+/* await_head waits for the message of lap to be published in slot, for
+ * spins looks or, CC_YIELDING, up to CC_YIELDS yields within the call's
+ * time: 0 when it is not (or the slot is corrupt: Go reports it). Out of
+ * line: a message already there costs take one look. */
+static __attribute__((noinline)) int await_head(unsigned char *slot, uint64_t lap, int spins, uint32_t tag)
 {
-	int spins = w->spins, yields = w->yields, yielded = 0;
+	int yields = spins == CC_YIELDING ? CC_YIELDS : 0;
 	for (;;) {
 		uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
 		if (v == lap + 1) break;
@@ -174,17 +172,19 @@ static __attribute__((noinline)) int await_head(unsigned char *slot, uint64_t la
 			__builtin_ia32_pause();
 			continue;
 		}
-		if (!ccyield(w, &yields)) return 0;
-		yielded = 1;
+		if (yields-- <= 0 || !ccyield(tag)) return 0;
+		if (__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) == lap + 1) {
+			cc_yield_hits++;
+			break;
+		}
 	}
-	cc_yield_hits += yielded;
 	return 1;
 }
 
 /* take receives x off the head of its peer's collective ring: 0 when the
- * head is not there after w's spins and yields, or is anything but this
- * collective's message of x's length. */
-static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t tag, ccwait *w)
+ * head is not there after await_head's wait of spins, or is anything but
+ * this collective's message of x's length. */
+static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t tag, int spins)
 {
 	unsigned char *e = entry(st, x->peer);
 	if (!e || !U32(e, HC_FE_IN_KNOWN)) return 0;
@@ -193,7 +193,9 @@ static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t t
 	uint64_t pos = U64(e, HC_FE_COLL_IPOS);
 	unsigned char *slot = slots + (pos & (HC_COLL_SLOTS - 1)) * HC_COLL_SLOT_SIZE;
 	uint64_t lap = 2 * (pos / HC_COLL_SLOTS);
-	if (__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap + 1 && !await_head(slot, lap, w)) return 0;
+	if (__builtin_expect(__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap + 1, 0) &&
+	    !await_head(slot, lap, spins, tag))
+		return 0;
 	uint32_t n = ld32(slot + HC_COLL_LEN);
 	if (ld32(slot + HC_COLL_CTX) != ctx || ld32(slot + HC_COLL_TAG) != tag || ld32(slot + HC_COLL_RSVD) != 0 ||
 	    n > HC_COLL_INLINE_MAX || n != x->n)
@@ -223,8 +225,7 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
 	/* A deferring start (nbdefer) takes only messages already there: the
 	 * rest is left to the tests, in Go from the round where it stopped. */
-	int oversub = U32(st, HC_FL_OVERSUB);
-	ccwait w = {oversub || (req && a->nbdefer) ? 0 : CC_SPINS, oversub && !req ? CC_YIELDS : 0, 0};
+	int spins = U32(st, HC_FL_OVERSUB) ? (req ? 0 : CC_YIELDING) : req && a->nbdefer ? 0 : CC_SPINS;
 	for (uint32_t k = 0; k < nr; k++) {
 		const hc_cp_round *r = &p->rounds[k];
 		uint64_t done = 0;
@@ -235,7 +236,7 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 		}
 		for (uint32_t i = r->x0; i < r->x1; i++) {
 			if (p->xfers[i].send) continue;
-			if (!take(st, &p->xfers[i], ctx, tag, &w)) goto hand;
+			if (!take(st, &p->xfers[i], ctx, tag, spins)) goto hand;
 			done |= (uint64_t)1 << (i - r->x0);
 		}
 		for (uint32_t i = r->s0; i < r->s1; i++) {
