@@ -138,14 +138,14 @@ func (e *engine) directSendsFirst(op *collOp) directResult {
 }
 
 // resumeDirect goes on with a deferred op's direct run from where it
-// stopped; spin as in directRecv. A refusal clears op.deferred. Called
-// with e.mu held, op live on e.colls.
+// stopped; spin (or, oversubscribed, yield) as in directRecv. A refusal
+// clears op.deferred. Called with e.mu held, op live on e.colls.
 func (e *engine) resumeDirect(op *collOp, spin bool) directResult {
 	if len(e.colls) != 1 || e.checksum || e.fatal != nil || len(e.sending) != 0 || len(e.reads) != 0 {
 		op.deferred = false
 		return directRefused
 	}
-	res := e.directRounds(op, spin && !e.oversub)
+	res := e.directRounds(op, spin)
 	if res != directDeferred {
 		op.deferred = false
 		if res == directDone {
