@@ -120,3 +120,83 @@ func TestCPlanHandOverMidRound(t *testing.T) {
 		})
 	}
 }
+
+// TestYieldForHead: an oversubscribed blocking receive yields for a
+// message on the ring head only as the process's one goroutine (it holds
+// e.mu meanwhile), finds one published before or while it yields, and
+// gives up, bounded, when none comes.
+func TestYieldForHead(t *testing.T) {
+	old := soleGoroutine
+	defer func() { soleGoroutine = old }()
+	comms := inProcessJob(t, 2)
+	// A first collective sets up the pair's channels.
+	runRanks(t, comms, func(c *Comm) error { return c.Barrier() })
+	e0, e1 := comms[0].e, comms[1].e
+	ic := e0.inFrom(1)
+	if ic == nil {
+		t.Fatal("no channel from rank 1")
+	}
+	publish := func() {
+		e1.mu.Lock()
+		defer e1.mu.Unlock()
+		if !e1.directSend(comms[1], 77, &collXfer{peer: 0, buf: []byte{1, 2, 3}, send: true}) {
+			t.Fatal("rank 1 could not publish")
+		}
+	}
+	take := func() {
+		ic.Coll.Release()
+	}
+	for _, tc := range []struct {
+		name    string
+		sole    bool
+		publish string // "before", "during" or "never"
+		found   bool
+	}{
+		{"one goroutine, message there", true, "before", true},
+		{"one goroutine, message comes", true, "during", true},
+		{"one goroutine, nothing", true, "never", false},
+		{"other goroutines: no wait", false, "before", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			soleGoroutine = func() bool { return tc.sole }
+			if tc.publish == "before" {
+				publish()
+			}
+			done := make(chan struct{})
+			if tc.publish == "during" {
+				// Published by another goroutine while
+				// yieldForHead gives the CPU away (called again
+				// until it comes, each call bounded).
+				go func() { publish(); close(done) }()
+			} else {
+				close(done)
+			}
+			start := time.Now()
+			var slot []byte
+			var err error
+			for range 1000 {
+				if slot, err = yieldForHead(ic); slot != nil || err != nil || tc.publish != "during" {
+					break
+				}
+			}
+			<-done
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (slot != nil) != tc.found {
+				t.Errorf("message found %v, want %v", slot != nil, tc.found)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %v", d)
+			}
+			if tc.publish != "never" {
+				if slot == nil {
+					slot, _ = ic.Coll.Peek()
+				}
+				if slot != nil {
+					take()
+				}
+			}
+		})
+	}
+}
