@@ -374,13 +374,17 @@ func (e *engine) launchAt(c *Comm, op *collOp, tag, cur int, skip uint64, mode l
 	} else if op.persistent {
 		op.req.pcoll = op // a persistent run C began (coll_cpersist.go)
 	}
-	// A deferring start C handed over after publishing some of the
-	// round's sends (its receive was not there) defers in the direct run
-	// too, the sends done skipped, so that the tests stay on the direct
-	// path (and C answers the idle ones: nbc_idle.c). What follows is
+	// A call C handed over part-way through a round (its receive was not
+	// there) goes on in the direct run from there, the transfers done
+	// skipped: a blocking one waits for the rest as Go's own call does
+	// (the run loop's posted receives cost oversubscribed ranks, where C
+	// hands over at nearly every round, twice Go's time), and a
+	// deferring start defers, so that the tests stay on the direct path
+	// (and C answers the idle ones: nbc_idle.c); that one only after
+	// sends, since directSendsFirst knows no receive done. What follows is
 	// launchRun's end, kept in line there: a shared function cost every
 	// Go collective ~15 instructions (make bench-callgrind-coll).
-	if skip == 0 || mode == runSendsFirst && cur < len(op.s.rounds) && sendsOnly(op, cur, skip) {
+	if skip == 0 || mode != runSendsFirst || cur < len(op.s.rounds) && sendsOnly(op, cur, skip) {
 		switch e.directRun(op, mode) {
 		case directDone:
 			op.req.done = true

@@ -3,6 +3,9 @@
 package mpi
 
 import (
+	"runtime"
+	"time"
+
 	"github.com/hympi/hympi/mpi/internal/match"
 	"github.com/hympi/hympi/shm"
 )
@@ -35,10 +38,10 @@ import (
 // done are issued the ordinary way (op.skip marks the done ones), and the
 // run loop, its error checks and its waits take over from there. So the
 // direct run never waits for long: a blocking call spins on the ring head
-// for at most flSpins looks (not when ranks outnumber CPUs, where the
-// sender may need this CPU), as fastRecv does, and then waits the ordinary
-// way, with progress passes for everything else the engine holds (MPI's
-// progress rule).
+// for at most flSpins looks (when ranks outnumber CPUs, where the sender
+// may need this CPU, it yields a few times instead), as fastRecv does,
+// and then waits the ordinary way, with progress passes for everything
+// else the engine holds (MPI's progress rule).
 
 // directPassEvery: a progress pass every so many direct runs of a
 // communicator.
@@ -89,7 +92,7 @@ func (e *engine) directRun(op *collOp, mode launchMode) directResult {
 	if mode == runSendsFirst {
 		return e.directSendsFirst(op)
 	}
-	res := e.directRounds(op, mode == runBlocking && !e.oversub)
+	res := e.directRounds(op, mode == runBlocking)
 	op.deferred = res == directDeferred
 	return res
 }
@@ -135,14 +138,14 @@ func (e *engine) directSendsFirst(op *collOp) directResult {
 }
 
 // resumeDirect goes on with a deferred op's direct run from where it
-// stopped; spin as in directRecv. A refusal clears op.deferred. Called
-// with e.mu held, op live on e.colls.
+// stopped; spin (or, oversubscribed, yield) as in directRecv. A refusal
+// clears op.deferred. Called with e.mu held, op live on e.colls.
 func (e *engine) resumeDirect(op *collOp, spin bool) directResult {
 	if len(e.colls) != 1 || e.checksum || e.fatal != nil || len(e.sending) != 0 || len(e.reads) != 0 {
 		op.deferred = false
 		return directRefused
 	}
-	res := e.directRounds(op, spin && !e.oversub)
+	res := e.directRounds(op, spin)
 	if res != directDeferred {
 		op.deferred = false
 		if res == directDone {
@@ -252,6 +255,43 @@ func (e *engine) directSend(c *Comm, tag int, x *collXfer) bool {
 	return true
 }
 
+// A blocking call of an oversubscribed job does not spin on an empty ring
+// head, whose sender may need this CPU, but yields it, up to directYields
+// times and for directYieldFor, before it defers to the wait: deferring
+// (filing the collective, the busy word, the wait's progress passes before
+// its first yield) cost more than the message took to come when the peer
+// was only waiting for a CPU. C's collective lane does the same
+// (cmd/libmpi_abi/collane.c).
+const (
+	directYields   = 16
+	directYieldFor = 50 * time.Microsecond
+)
+
+// soleGoroutine reports whether the caller is the process's one
+// goroutine (a variable for the tests, which have more).
+var soleGoroutine = func() bool { return runtime.NumGoroutine() == 1 }
+
+// yieldForHead yields the CPU while ic's collective ring is empty, as
+// above; e.mu stays held, so only a process whose one goroutine is the
+// caller does (the C library's ranks, most Go ones): no other may need
+// the engine meanwhile. It returns what Peek last saw.
+func yieldForHead(ic *inChan) ([]byte, error) {
+	if !soleGoroutine() {
+		return nil, nil
+	}
+	start := time.Now()
+	for range directYields {
+		shm.Yield()
+		if slot, err := ic.Coll.Peek(); slot != nil || err != nil {
+			return slot, err
+		}
+		if time.Since(start) >= directYieldFor {
+			break
+		}
+	}
+	return nil, nil
+}
+
 // directRecv takes x's message off the head of its peer's collective ring
 // when the rule above allows: directDone when it did, directDeferred when
 // nothing from the peer is there yet, directRefused otherwise.
@@ -284,8 +324,14 @@ func (e *engine) directRecv(c *Comm, tag int, x *collXfer, spin bool) directResu
 		return directRefused
 	}
 	slot, err := ic.Coll.Peek()
-	for i := 0; spin && i < flSpins && slot == nil && err == nil; i++ {
-		slot, err = ic.Coll.Peek()
+	if spin && slot == nil && err == nil {
+		if e.oversub {
+			slot, err = yieldForHead(ic)
+		} else {
+			for i := 0; i < flSpins && slot == nil && err == nil; i++ {
+				slot, err = ic.Coll.Peek()
+			}
+		}
 	}
 	if err != nil {
 		return directRefused // corrupt: the drain reports it

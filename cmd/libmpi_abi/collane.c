@@ -15,7 +15,9 @@
  *     toward the peer in Go and a slot is free;
  *   - a receive takes the head of the peer's collective ring when it is a
  *     published message of this collective (context, tag) of exactly the
- *     expected length, after a short spin (none when ranks outnumber CPUs).
+ *     expected length, after a short spin; when ranks outnumber CPUs a
+ *     blocking call yields the CPU instead, a few times (the peer it waits
+ *     for may need it), before it hands over.
  * The first transfer that cannot be done hands the collective to Go at
  * that round with the round's transfers done so far (hympi_go_cc_run),
  * and Go goes on exactly as its direct run stopped there would. The tag is
@@ -33,9 +35,11 @@
  */
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collane.h"
@@ -49,16 +53,57 @@
 #define U64(p, off) (*(uint64_t *)((p) + (off)))
 
 /* Collectives C ran to the end, and handed to Go part-way, for HYMPI_DEBUG. */
-static unsigned long cc_served, cc_handed, cc_passes;
+static unsigned long cc_served, cc_handed, cc_passes, cc_yields, cc_yield_hits;
 
 void hc_cc_report(int rank)
 {
 	fprintf(stderr, "hympi[debug]: rank %d: collective lane: %lu collectives without Go, %lu continued in Go, %lu progress passes\n",
 		rank, cc_served, cc_handed, cc_passes);
+	fprintf(stderr, "hympi[debug]: rank %d: collective lane: %lu yields, %lu messages found after one\n", rank, cc_yields,
+		cc_yield_hits);
 }
 
 /* Looks at an empty ring head before handing over (Go's flSpins). */
 enum { CC_SPINS = 512, CC_PASS_EVERY = 64 };
+
+/* Oversubscribed, a blocking call waits for a peer's message by yielding
+ * the CPU, at most CC_YIELDS times a message and CC_YIELD_NS a call,
+ * before it hands over. Handing over costs a call into Go (~800
+ * instructions of cgo alone) whose wait then does what this does, with a
+ * progress pass per look: at 4 ranks on 2 CPUs C's Barrier and Allreduce
+ * cost 1.3-1.5x Go's instructions a call (make bench-callgrind-coll NP=4)
+ * and more in time. The bound in time keeps a loaded machine, where a
+ * yield can give the CPU away for a whole time slice, from holding us in
+ * C (no progress for the rest of the engine) for long; Go's wait yields
+ * for longer (mpi/internal/progress) and only then sleeps. */
+enum { CC_YIELDS = 16, CC_YIELDING = -1 /* spins: yield instead */ };
+#define CC_YIELD_NS 50000
+
+/* The call whose yields end at cc_until (its tag: one per call). Only
+ * one thread runs the lane (hc_fl_threads_ok). */
+static uint32_t cc_until_tag = UINT32_MAX;
+static int64_t cc_until;
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ccyield gives the CPU away once if the call of tag has time left: 0
+ * when not. */
+static int ccyield(uint32_t tag)
+{
+	int64_t t = now_ns();
+	if (cc_until_tag != tag)
+		cc_until_tag = tag, cc_until = t + CC_YIELD_NS;
+	else if (t >= cc_until)
+		return 0;
+	cc_yields++;
+	sched_yield();
+	return 1;
+}
 enum { CC_SEQ_MASK = (1 << 30) - 1 };
 
 static inline uint32_t ld32(const unsigned char *p)
@@ -112,9 +157,33 @@ static inline __attribute__((always_inline)) int put(unsigned char *st, const hc
 	return 1;
 }
 
+/* await_head waits for the message of lap to be published in slot, for
+ * spins looks or, CC_YIELDING, up to CC_YIELDS yields within the call's
+ * time: 0 when it is not (or the slot is corrupt: Go reports it). Out of
+ * line: a message already there costs take one look. */
+static __attribute__((noinline)) int await_head(unsigned char *slot, uint64_t lap, int spins, uint32_t tag)
+{
+	int yields = spins == CC_YIELDING ? CC_YIELDS : 0;
+	for (;;) {
+		uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
+		if (v == lap + 1) break;
+		if (v != lap) return 0;
+		if (spins-- > 0) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		if (yields-- <= 0 || !ccyield(tag)) return 0;
+		if (__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) == lap + 1) {
+			cc_yield_hits++;
+			break;
+		}
+	}
+	return 1;
+}
+
 /* take receives x off the head of its peer's collective ring: 0 when the
- * head is not there after spins looks, or is anything but this
- * collective's message of x's length. */
+ * head is not there after await_head's wait of spins, or is anything but
+ * this collective's message of x's length. */
 static inline __attribute__((always_inline)) int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t tag, int spins)
 {
 	unsigned char *e = entry(st, x->peer);
@@ -124,12 +193,9 @@ static inline __attribute__((always_inline)) int take(unsigned char *st, const h
 	uint64_t pos = U64(e, HC_FE_COLL_IPOS);
 	unsigned char *slot = slots + (pos & (HC_COLL_SLOTS - 1)) * HC_COLL_SLOT_SIZE;
 	uint64_t lap = 2 * (pos / HC_COLL_SLOTS);
-	for (;;) {
-		uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
-		if (v == lap + 1) break;
-		if (v != lap || spins-- <= 0) return 0; /* corrupt (Go reports it), or not there */
-		__builtin_ia32_pause();
-	}
+	if (__builtin_expect(__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap + 1, 0) &&
+	    !await_head(slot, lap, spins, tag))
+		return 0;
 	uint32_t n = ld32(slot + HC_COLL_LEN);
 	if (ld32(slot + HC_COLL_CTX) != ctx || ld32(slot + HC_COLL_TAG) != tag || ld32(slot + HC_COLL_RSVD) != 0 ||
 	    n > HC_COLL_INLINE_MAX || n != x->n)
@@ -223,8 +289,9 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	/* A deferring start (nbdefer) takes only messages already there: the
 	 * rest is left to the tests, in Go from the round where it stopped.
 	 * Nor does one that may stay pending in C (nbc_pend.c): its wait
-	 * spins, and its computing caller overlaps the peers' sends. */
-	int spins = U32(st, HC_FL_OVERSUB) || (req && (hc_cn_room || a->nbdefer)) ? 0 : CC_SPINS;
+	 * spins, and its computing caller overlaps the peers' sends. A
+	 * blocking call when oversubscribed yields a few times (await_head). */
+	int spins = U32(st, HC_FL_OVERSUB) ? (req ? 0 : CC_YIELDING) : req && (hc_cn_room || a->nbdefer) ? 0 : CC_SPINS;
 	for (uint32_t k = 0; k < nr; k++) {
 		const hc_cp_round *r = &p->rounds[k];
 		uint64_t done = 0;

@@ -2,6 +2,7 @@ package ctests
 
 import (
 	"regexp"
+	"runtime"
 	"strconv"
 	"testing"
 )
@@ -98,5 +99,42 @@ func TestCCollLaneTested(t *testing.T) {
 		if handed+kept < 300 {
 			t.Errorf("rank 0: %d collectives continued in Go and %d kept pending in C, want at least 300 in all (deferring starts run in the lane):\n%s", handed, kept, out)
 		}
+	}
+}
+
+var collLaneYieldLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): collective lane: (\d+) yields, (\d+) messages found after one$`)
+
+// TestCCollLaneOversubscribed runs testdata/collane.c's loops of
+// different collectives with more ranks than CPUs. There C does not spin
+// for a peer's message (the peer may need this CPU) but a blocking call
+// yields the CPU a few times before it hands the collective to Go: the
+// lane must find messages after yielding, on some rank at least, and
+// still serve collectives to the end without Go. Before, C handed over at
+// the first message not there, and every such collective paid a call
+// into Go and Go's progress passes.
+func TestCCollLaneOversubscribed(t *testing.T) {
+	n := max(3, runtime.NumCPU()+1)
+	if n > 8 {
+		t.Skipf("%d CPUs: oversubscribing them takes too many ranks for this test", runtime.NumCPU())
+	}
+	exe := compile(t, "collane")
+	out, err := runJob(t, n, exe, "HYMPI_CABI_DEBUG=1", "COLLANE_ALT_ONLY=1")
+	if got := okLine.FindAllString(out, -1); err != nil || len(got) != n {
+		t.Fatalf("hympirun -n %d collane: %v (%d of %d ranks OK)\n%s", n, err, len(got), n, out)
+	}
+	lanes := collLaneLine.FindAllStringSubmatch(out, -1)
+	yields := collLaneYieldLine.FindAllStringSubmatch(out, -1)
+	if len(lanes) != n || len(yields) != n {
+		t.Fatalf("%d collective-lane reports and %d of yields, want %d each:\n%s", len(lanes), len(yields), n, out)
+	}
+	served, found := 0, 0
+	for i := range n {
+		s, _ := strconv.Atoi(lanes[i][2])
+		f, _ := strconv.Atoi(yields[i][3])
+		served += s
+		found += f
+	}
+	if served == 0 || found == 0 {
+		t.Errorf("%d collectives served in C, %d messages found after a yield; want both above 0:\n%s", served, found, out)
 	}
 }
