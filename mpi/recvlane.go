@@ -158,7 +158,10 @@ func (e *engine) laneTakeFrom(ic *inChan, r *Request, spins int) int {
 	}
 	b := r.reqBody
 	ctx, tag, n, ok := shm.DecodeInline(slot)
-	if !ok || ctx != b.ctx || !match.TagMatches(b.m.Tag, tag) || int(n) > len(b.buf) {
+	if !ok {
+		return e.laneTakeSpan(ic, r, slot)
+	}
+	if ctx != b.ctx || !match.TagMatches(b.m.Tag, tag) || int(n) > len(b.buf) {
 		return -1
 	}
 	copy(b.buf, slot[shm.DescHeaderSize:shm.DescHeaderSize+n])
