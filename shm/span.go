@@ -88,12 +88,11 @@ func (p *Producer) PutSpan(ctx uint32, tag int32, payload []byte) bool {
 		return false
 	}
 	lap := 2 * (pos >> p.shift)
-	z := p.size
-	slots := p.slots[i*z : (i+k)*z : (i+k)*z]
-	for j := uint64(0); j < k; j++ {
+	slots := p.slots[i*SlotSize : (i+k)*SlotSize]
+	for s := uint64(0); s < uint64(len(slots)); s += SlotSize {
 		// Acquire, as Reserve's: the consumer is done with the slot's
 		// last lap before we overwrite it.
-		if seqOf(slots[j*z:]).Load() != lap {
+		if seqOf(slots[s:]).Load() != lap {
 			return false
 		}
 	}
@@ -131,15 +130,30 @@ func DecodeSpanHead(slot []byte) (ctx uint32, tag int32, n uint32, ok bool) {
 }
 
 // TakeSpan copies the n-byte span whose head Head or Peek just returned
-// into dst (at least n bytes) and hands its slots back; an error (a
-// continuation slot not published: a corrupt ring) takes nothing.
+// into dst (at least n bytes) and hands its slots back: PeekSpan,
+// GatherSpan and ReleaseSpan in one pass, for the receive fast paths. An
+// error (the span runs past the ring's end, or a continuation slot is not
+// published for the lap: a corrupt ring) takes nothing.
 func (c *Consumer) TakeSpan(dst []byte, n int) error {
-	k := SpanSlots(n)
-	slots, err := c.PeekSpan(k)
-	if err != nil {
-		return err
+	k := uint64(SpanSlots(n))
+	pos := *c.pos
+	i := pos & c.mask
+	if i+k > c.n || c.size != SlotSize {
+		return fmt.Errorf("%w: span of %d slots at ring position %d of %d", ErrCorrupt, k, i, c.n)
+	}
+	want := 2*(pos>>c.shift) + 1
+	slots := c.slots[i*SlotSize : (i+k)*SlotSize]
+	for s := uint64(SlotSize); s < uint64(len(slots)); s += SlotSize {
+		if seqOf(slots[s:]).Load() != want { // acquire, as Peek's
+			return fmt.Errorf("%w: span continuation at ring position %d", ErrCorrupt, i+s/SlotSize)
+		}
 	}
 	GatherSpan(dst, slots, n)
-	c.ReleaseSpan(k)
+	*c.pos = pos + k
+	for s := uint64(0); s < uint64(len(slots)); s += SlotSize {
+		// Release, as Release's: the copy above happens before the
+		// producer sees the slot free for its next lap.
+		seqOf(slots[s:]).Store(want + 1)
+	}
 	return nil
 }
