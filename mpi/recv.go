@@ -101,7 +101,8 @@ func (e *engine) fastSpan(ic *inChan, c *Comm, buf []byte, source int, slot []by
 }
 
 // laneTakeSpan is laneTakeFrom's case of a span at the head of ic, slot,
-// under the same rule as an inline message.
+// under the same rule as an inline message (the doorbell too is the
+// caller's).
 func (e *engine) laneTakeSpan(ic *inChan, r *Request, slot []byte) int {
 	b := r.reqBody
 	ctx, tag, n, ok := shm.DecodeSpanHead(slot)
@@ -112,7 +113,6 @@ func (e *engine) laneTakeSpan(ic *inChan, r *Request, slot []byte) int {
 		return -1 // a corrupt ring: the queues' progress reports it
 	}
 	ic.Idle = 0
-	ic.Bell.Ring()
 	e.laneUnlink(r)
 	e.laneDone(r, int(tag), int(n))
 	return 1
