@@ -117,6 +117,10 @@ type engine struct {
 	laneSrcs []int
 	laneSort []*Request
 
+	// Per peer: our read position in its channel at our last 1-4 KiB
+	// send to it (transport.go's answered).
+	spanIn []uint64
+
 	checksum bool   // HYMPI_CHECKSUM: descriptors carry a CRC (checksum.go)
 	sumBuf   []byte // the checked private copy of a payload (checksum.go)
 

@@ -72,11 +72,18 @@ func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) boo
 // bytes: published at once as a span over consecutive slots
 // (shm/span.go), as the C ABI's fast lane sends it, instead of a cell of
 // the pool and its return through the return ring, which cost a 2 KiB
-// round trip four times what a 1 KiB one did. Declines (the send is
-// queued and goes by cells) where spanOK does, or at the ring's end.
-// Apart from trySendInline, so that the inline case pays nothing for it.
+// round trip more than twice the instructions. Only when the peer has
+// answered since our last such send (answered): a send that waits for
+// the reply to its predecessor is latency-bound, where the span's
+// fewer instructions and cache lines count; a stream of sends (osu_bw's
+// window) goes by cells, whose FIFO pool lets each cell go cold in the
+// receiver's cache before it is rewritten, where the ring's slots come
+// round four times as often (timed under load: spans 0.5-0.8x cells'
+// rate at 2-4 KiB). Declines (the send is queued and goes by cells)
+// where spanOK does, or at the ring's end. Apart from trySendInline, so
+// that the inline case pays nothing for it.
 func (e *engine) trySendSpan(oc *outChan, ctx uint32, tag int, buf []byte) bool {
-	if oc.Head != nil || len(buf) <= shm.InlineMax || !e.spanOK(oc.Peer, len(buf)) ||
+	if oc.Head != nil || len(buf) <= shm.InlineMax || !e.spanOK(oc.Peer, len(buf)) || !e.answered(oc.Peer) ||
 		(oc.Prod == nil && !e.openOut(oc)) || !oc.Prod.PutSpan(ctx, int32(tag), buf) {
 		return false
 	}
@@ -86,6 +93,22 @@ func (e *engine) trySendSpan(oc *outChan, ctx uint32, tag int, buf []byte) bool 
 	c.EagerMsgs++
 	c.EagerBytes += uint64(len(buf))
 	return true
+}
+
+// answered reports whether anything came from world rank peer since the
+// last time it was asked about peer: whether this rank's read position
+// in peer's channel moved. A channel not yet found has position 0.
+func (e *engine) answered(peer int) bool {
+	var at uint64
+	if in := e.eps[peer].In; in != nil {
+		at = in.Cons.Pos()
+	}
+	if e.spanIn == nil {
+		e.spanIn = make([]uint64, e.size)
+	}
+	moved := at != e.spanIn[peer]
+	e.spanIn[peer] = at
+	return moved
 }
 
 // spanOK reports whether a message of n > InlineMax bytes to world rank
@@ -220,13 +243,6 @@ func (e *engine) pushOne(oc *outChan, r *Request) bool {
 			shm.SetDescSum(slot, shm.MessageSum(&d, nil))
 		}
 		oc.Prod.Publish(slot)
-		r.started, r.sent = true, len(r.sbuf)
-		return true
-	}
-	if !r.started && !r.sync && !r.direct && r.resendID == 0 && len(r.sbuf) > shm.InlineMax &&
-		e.spanOK(oc.Peer, len(r.sbuf)) && oc.Prod.PutSpan(r.ctx, int32(r.m.Tag), r.sbuf) {
-		// Whole in consecutive slots; at the ring's end (PutSpan
-		// declines) it goes by cells below.
 		r.started, r.sent = true, len(r.sbuf)
 		return true
 	}

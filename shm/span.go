@@ -157,3 +157,8 @@ func (c *Consumer) TakeSpan(dst []byte, n int) error {
 	}
 	return nil
 }
+
+// Pos is the consumer's read position: how many slots it has taken off
+// the ring. A sender compares it between its sends to the same peer to
+// tell whether the peer answered in between (mpi's trySendSpan).
+func (c *Consumer) Pos() uint64 { return *c.pos }
