@@ -17,8 +17,9 @@ func init() {
 	// queues behind wildcards, a probe, and the unexpected queue. Each
 	// message has a size and payload of its own and every receive expects
 	// one, so a message delivered out of order fails the check. 200 rounds
-	// wrap the ring many times at varying offsets, and every fifth sends a
-	// burst that fills it.
+	// wrap the ring many times at varying offsets; one round in six sends
+	// a burst that fills it, one is a ping-pong (whose sends are spans:
+	// streams go by cells, mpi's trySendSpan).
 	register("spans", func(w *mpi.Comm) {
 		me, n := w.Rank(), w.Size()
 		partner := me ^ 1
@@ -27,11 +28,11 @@ func init() {
 		}
 		sizes := []int{8, shm.InlineMax, shm.InlineMax + 1, shm.SpanHeadMax, shm.SpanHeadMax + 1, 2048,
 			shm.SpanHeadMax + shm.SpanNextMax + 1, 3000, shm.SpanMax, shm.SpanMax + 1, 70000, 1}
-		const token = 99
+		const token, ack = 99, 98
 		type msg struct{ size, tag, seed int }
 		plan := func(round int) []msg {
 			reps := 1
-			if round%5 == 4 {
+			if round%6 == 4 {
 				// A burst longer than the ring: sends queue behind
 				// a full ring, and spans must stay behind them.
 				reps = 30
@@ -56,7 +57,20 @@ func init() {
 			if round%2 == 1 {
 				s = max(me, partner)
 			}
-			mode := round % 5
+			mode := round % 6
+			if me == s && mode == 5 {
+				// Ping-pong: every reply makes the next 1-4 KiB
+				// send a span (the sender's rule), and the receiver
+				// takes it at the head of its channel.
+				for _, m := range ms {
+					b := make([]byte, m.size)
+					pattern(b, m.seed)
+					must(w.Send(b, partner, m.tag), "Send")
+					_, err := w.Recv(make([]byte, 1), partner, ack)
+					must(err, "Recv ack")
+				}
+				continue
+			}
 			if me == s {
 				var rqs []*mpi.Request
 				for k, m := range ms {
@@ -129,6 +143,14 @@ func init() {
 					st, err = w.Recv(buf, partner, st.Tag)
 					must(err, "Recv after Probe")
 					check("probed", round, k, m, st, buf)
+				}
+			case 5:
+				for k, m := range ms {
+					buf := make([]byte, m.size)
+					st, err := w.Recv(buf, partner, m.tag)
+					must(err, "Recv")
+					check("ping-pong", round, k, m, st, buf)
+					must(w.Send([]byte{1}, partner, ack), "Send ack")
 				}
 			case 4: // everything arrived first: the unexpected queue
 				time.Sleep(10 * time.Millisecond) // the sender fills the ring
