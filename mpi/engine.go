@@ -117,9 +117,12 @@ type engine struct {
 	laneSrcs []int
 	laneSort []*Request
 
+	// Per peer: our read position in its channel at our last 1-4 KiB
+	// send to it (transport.go's answered).
+	spanIn []uint64
+
 	checksum bool   // HYMPI_CHECKSUM: descriptors carry a CRC (checksum.go)
 	sumBuf   []byte // the checked private copy of a payload (checksum.go)
-	spanBuf  []byte // a span's payload gathered from its slots (transport.go)
 
 	// The sweep (sweep.go): when it last ran; what this rank's own block
 	// held at its first run, after Init wrote it, which later sweeps

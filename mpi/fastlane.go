@@ -190,7 +190,10 @@ func (e *engine) fastRecv(c *Comm, buf []byte, source, tag int) (st Status, ok b
 		return Status{}, false // empty, or corrupt: progress reports it
 	}
 	ctx, gotTag, n, ok := shm.DecodeInline(slot)
-	if !ok || ctx != c.ctx || !match.TagMatches(tag, gotTag) || int(n) > len(buf) || (int(n) > e.skew.small && e.skewCounts(w, int(n))) {
+	if !ok {
+		return e.fastSpan(ic, c, buf, source, slot, tag)
+	}
+	if ctx != c.ctx || !match.TagMatches(tag, gotTag) || int(n) > len(buf) || (int(n) > e.skew.small && e.skewCounts(w, int(n))) {
 		return Status{}, false
 	}
 	copy(buf, slot[shm.DescHeaderSize:shm.DescHeaderSize+n])

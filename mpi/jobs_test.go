@@ -113,6 +113,7 @@ func TestScenarios(t *testing.T) {
 		{"graphnbr", []int{1, 2, 3, 5}},
 		{"fastlane", []int{1, 2, 4}},
 		{"recvlane", []int{1, 2, 3, 4}},
+		{"spans", []int{2, 3}},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {
@@ -172,7 +173,7 @@ func TestOversubscribedAllPairs(t *testing.T) {
 // not depend on the protocol.
 func TestDirectModes(t *testing.T) {
 	for _, mode := range []string{"off", "always"} {
-		for _, name := range []string{"sizes", "order", "anysource", "probe", "truncate", "special", "ssend", "bsend", "counters", "mprobe"} {
+		for _, name := range []string{"sizes", "order", "anysource", "probe", "truncate", "special", "ssend", "bsend", "counters", "mprobe", "spans"} {
 			for _, n := range []int{2, 3} {
 				t.Run(fmt.Sprintf("%s/%s/n=%d", mode, name, n), func(t *testing.T) {
 					out, err := runJob(t, n, 60*time.Second, name, "HYMPI_DIRECT="+mode)

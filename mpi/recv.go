@@ -53,6 +53,71 @@ func (e *engine) arrive(src int, d *shm.Desc, inline []byte, f *inflight) {
 	e.fileUnexpected(q, u)
 }
 
+// arriveSpan is arrive for a span (shm/span.go) whose slots, from
+// PeekSpan, are still the caller's: the payload is gathered straight into
+// the receive it matches, or into an unexpected message's buffer, never
+// through a staging copy. A span is never synchronous and never streams.
+func (e *engine) arriveSpan(src int, d *shm.Desc, slots []byte) {
+	n := int(d.FragLen)
+	if e.laneN != 0 && src >= 0 && src < len(e.laneSrc) {
+		// laneArrive's rule: the oldest queued receive of src takes it
+		// if it matches and the message fits.
+		if r := e.laneSrc[src].head; r != nil && d.Ctx == r.ctx && match.TagMatches(r.m.Tag, d.Tag) && n <= len(r.buf) {
+			shm.GatherSpan(r.buf, slots, n)
+			e.laneUnlink(r)
+			e.laneDone(r, int(d.Tag), n)
+			return
+		}
+	}
+	q := e.queues(d.Ctx)
+	if r := q.TakePosted(src, d.Tag); r != nil {
+		if n > e.skew.small && e.skewCounts(src, n) {
+			e.judged(src, r.late)
+		}
+		shm.GatherSpan(r.buf, slots, min(n, len(r.buf)))
+		e.finishRecv(r, src, d.Tag, n)
+		return
+	}
+	u := e.newUnexpected(d.Ctx, src, d.Tag, n, true)
+	shm.GatherSpan(u.data, slots, n)
+	e.fileUnexpected(q, u)
+}
+
+// fastSpan is fastRecv's case of a span (shm/span.go) at the head of
+// ic, slot: the same rule as for an inline message (its context and tag,
+// fits buf, not a size the skew controller counts), the payload gathered
+// straight into buf. Apart, so that the inline case pays nothing for it.
+func (e *engine) fastSpan(ic *inChan, c *Comm, buf []byte, source int, slot []byte, tag int) (Status, bool) {
+	ctx, gotTag, n, ok := shm.DecodeSpanHead(slot)
+	if !ok || ctx != c.ctx || !match.TagMatches(tag, gotTag) || int(n) > len(buf) || int(n) > e.skew.small {
+		return Status{}, false
+	}
+	if ic.Cons.TakeSpan(buf, int(n)) != nil {
+		return Status{}, false // a corrupt ring: progress reports it
+	}
+	ic.Idle = 0
+	ic.Bell.Ring() // the sender may be waiting for the slots just freed
+	return Status{Source: source, Tag: int(gotTag), Count: int(n)}, true
+}
+
+// laneTakeSpan is laneTakeFrom's case of a span at the head of ic, slot,
+// under the same rule as an inline message (the doorbell too is the
+// caller's).
+func (e *engine) laneTakeSpan(ic *inChan, r *Request, slot []byte) int {
+	b := r.reqBody
+	ctx, tag, n, ok := shm.DecodeSpanHead(slot)
+	if !ok || ctx != b.ctx || !match.TagMatches(b.m.Tag, tag) || int(n) > len(b.buf) {
+		return -1
+	}
+	if ic.Cons.TakeSpan(b.buf, int(n)) != nil {
+		return -1 // a corrupt ring: the queues' progress reports it
+	}
+	ic.Idle = 0
+	e.laneUnlink(r)
+	e.laneDone(r, int(tag), int(n))
+	return 1
+}
+
 func (e *engine) newUnexpected(ctx uint32, src int, tag int32, n int, buffer bool) *unexpected {
 	e.arrivalSeq++
 	var u *unexpected

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/hympi/hympi/shm"
 )
 
 // The receive lane (recvlane.go), driven from one goroutine over an
@@ -29,20 +31,26 @@ func laneMsg(k, size int) []byte {
 type laneRig struct {
 	t    *testing.T
 	s, r *Comm // sender (rank 0) and receiver (rank 1)
+	// grow is added to every message and buffer size of a case: 0 for
+	// inline messages, InlineMax for the same case with spans
+	// (shm/span.go), which the lane takes too.
+	grow int
 }
 
 func (g laneRig) send(k, size, tag int) {
 	g.t.Helper()
-	if err := g.s.Send(laneMsg(k, size), 1, tag); err != nil {
+	if err := g.s.Send(laneMsg(k, size+g.grow), 1, tag); err != nil {
 		g.t.Fatalf("Send %d: %v", k, err)
 	}
 }
 
 func TestRecvLane(t *testing.T) {
 	type rig = laneRig
+	grow := 0 // the running variant's laneRig.grow
 	// check receives into bufs kept by the case.
 	check := func(t *testing.T, what string, buf []byte, st Status, k, size, tag int) {
 		t.Helper()
+		size += grow
 		if st.Source != 0 || st.Tag != tag || st.Count != size || !bytes.Equal(buf[:st.Count], laneMsg(k, size)) {
 			t.Fatalf("%s: status %+v, bytes %x; want message %d (%d bytes, tag %d, source 0) %x",
 				what, st, buf[:min(st.Count, len(buf))], k, size, tag, laneMsg(k, size))
@@ -50,7 +58,7 @@ func TestRecvLane(t *testing.T) {
 	}
 	recv := func(g rig, src, tag, size int) ([]byte, *Request) {
 		g.t.Helper()
-		buf := make([]byte, size)
+		buf := make([]byte, size+g.grow)
 		rq, err := g.r.Irecv(buf, src, tag)
 		if err != nil {
 			g.t.Fatalf("Irecv: %v", err)
@@ -143,7 +151,7 @@ func TestRecvLane(t *testing.T) {
 			b1, a := recv(g, 0, 1, 16)
 			g.send(1, 3, 1)
 			g.send(2, 4, 1)
-			buf := make([]byte, 16)
+			buf := make([]byte, 16+g.grow)
 			st, err := g.r.Recv(buf, 0, 1)
 			if err != nil {
 				t.Fatal(err)
@@ -156,14 +164,14 @@ func TestRecvLane(t *testing.T) {
 			g.send(1, 3, 1)
 			g.send(2, 11, 1)
 			st, ok, err := g.r.Iprobe(0, 1)
-			if err != nil || !ok || st.Count != 11 {
+			if err != nil || !ok || st.Count != 11+g.grow {
 				t.Fatalf("Iprobe: %+v %v %v; want the second message (11 bytes), the first being the lane receive's", st, ok, err)
 			}
 			st, err = g.r.Probe(0, 1)
-			if err != nil || st.Count != 11 {
+			if err != nil || st.Count != 11+g.grow {
 				t.Fatalf("Probe: %+v %v", st, err)
 			}
-			buf := make([]byte, 16)
+			buf := make([]byte, 16+g.grow)
 			st, err = g.r.Recv(buf, 0, 1)
 			if err != nil {
 				t.Fatal(err)
@@ -268,7 +276,7 @@ func TestRecvLane(t *testing.T) {
 		}},
 		{"ssend", func(t *testing.T, g rig) {
 			b1, a := recv(g, 0, 1, 16)
-			s, err := g.s.Issend(laneMsg(1, 5), 1, 1)
+			s, err := g.s.Issend(laneMsg(1, 5+g.grow), 1, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -282,7 +290,7 @@ func TestRecvLane(t *testing.T) {
 			g.send(1, 2, 7)
 			g.send(2, 3, 1)
 			check(t, "tag 1", b1, wait(t, a), 2, 3, 1)
-			buf := make([]byte, 16)
+			buf := make([]byte, 16+g.grow)
 			st, err := g.r.Recv(buf, 0, 7)
 			if err != nil {
 				t.Fatal(err)
@@ -290,18 +298,28 @@ func TestRecvLane(t *testing.T) {
 			check(t, "tag 7", buf, st, 1, 2, 7)
 		}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			comms := inProcessJob(t, 2)
-			g := rig{t: t, s: comms[0], r: comms[1]}
-			// What Init's setupSkew sets with no peers yet; an in-process
-			// engine skips it, and the lane takes no buffer above it.
-			g.r.e.skew.small = math.MaxInt
-			tc.run(t, g)
-			e := g.r.e
-			if e.laneN != 0 || e.live[0] != 0 || e.live[1] != 0 {
-				t.Fatalf("left behind: lane %d, posted %d, unexpected %d", e.laneN, e.live[0], e.live[1])
-			}
-		})
+	for _, variant := range []struct {
+		name string
+		grow int
+	}{{"inline", 0}, {"spans", shm.InlineMax}} {
+		for _, tc := range cases {
+			t.Run(variant.name+"/"+tc.name, func(t *testing.T) {
+				comms := inProcessJob(t, 2)
+				g := rig{t: t, s: comms[0], r: comms[1], grow: variant.grow}
+				grow = variant.grow
+				// What Init's setupSkew sets with no peers yet; an
+				// in-process engine skips it, and the lane takes no
+				// buffer above it.
+				g.r.e.skew.small = math.MaxInt
+				if g.grow > 0 && (g.s.e.outTo(1) == nil || !g.s.e.spanOK(1, 16+g.grow)) {
+					t.Fatal("the in-process sender would not send these messages as spans")
+				}
+				tc.run(t, g)
+				e := g.r.e
+				if e.laneN != 0 || e.live[0] != 0 || e.live[1] != 0 {
+					t.Fatalf("left behind: lane %d, posted %d, unexpected %d", e.laneN, e.live[0], e.live[1])
+				}
+			})
+		}
 	}
 }

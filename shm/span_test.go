@@ -17,34 +17,12 @@ func TestSpanSlots(t *testing.T) {
 	}
 }
 
-// putSpan writes a span of payload at the producer's position the way the
-// C fast lane does (cmd/libmpi_abi/fastlane.c): all slots checked free,
-// continuation words published, the head last. false: no room before the
-// ring's end, or a slot not free.
+// putSpan writes a span of payload at the producer's position with the Go
+// producer's PutSpan, which must lay it out as the C fast lane does
+// (cmd/libmpi_abi/fastlane.c). false: no room before the ring's end, or a
+// slot not free.
 func putSpan(p *Producer, payload []byte) bool {
-	n, k := len(payload), SpanSlots(len(payload))
-	pos := *p.pos
-	i := pos & p.mask
-	lap := 2 * (pos >> p.shift)
-	if i+uint64(k) > p.n {
-		return false
-	}
-	for j := range k {
-		if seqOf(p.slot(pos+uint64(j))).Load() != lap {
-			return false
-		}
-	}
-	head := p.slot(pos)
-	EncodeDesc(head, &Desc{Kind: KindSpan, Ctx: 3, Tag: 9, FragLen: uint32(n), MsgLen: uint64(n)})
-	m := copy(head[DescHeaderSize:], payload)
-	for j := 1; j < k; j++ {
-		s := p.slot(pos + uint64(j))
-		m += copy(s[8:], payload[m:])
-		seqOf(s).Store(lap + 1)
-	}
-	seqOf(head).Store(lap + 1)
-	*p.pos = pos + uint64(k)
-	return true
+	return p.PutSpan(3, 9, payload)
 }
 
 // TestSpanRoundTrip sends spans of every size class round a small ring,
@@ -75,8 +53,22 @@ func TestSpanRoundTrip(t *testing.T) {
 			t.Fatalf("round %d: Peek = %v, %v", round, head != nil, err)
 		}
 		d, err := DecodeDesc(head, Limits{})
-		if err != nil || d.Kind != KindSpan || int(d.FragLen) != n {
+		if err != nil || d.Kind != KindSpan || int(d.FragLen) != n || d.Ctx != 3 || d.Tag != 9 || d.Flags != 0 {
 			t.Fatalf("round %d: DecodeDesc = %+v, %v", round, d, err)
+		}
+		if ctx, tag, m, ok := DecodeSpanHead(head); !ok || ctx != 3 || tag != 9 || int(m) != n {
+			t.Fatalf("round %d: DecodeSpanHead = %d, %d, %d, %v", round, ctx, tag, m, ok)
+		}
+		if round%3 == 0 {
+			// TakeSpan: gather and hand back in one call.
+			got := make([]byte, n)
+			if err := c.TakeSpan(got, n); err != nil {
+				t.Fatalf("round %d: TakeSpan: %v", round, err)
+			}
+			if string(got) != string(payload) {
+				t.Fatalf("round %d: TakeSpan gathered another payload", round)
+			}
+			continue
 		}
 		k := SpanSlots(n)
 		slots, err := c.PeekSpan(k)
@@ -94,6 +86,58 @@ func TestSpanRoundTrip(t *testing.T) {
 	}
 	if sent == 0 || skipped == 0 {
 		t.Fatalf("%d spans sent, %d skipped at the ring's end: want both", sent, skipped)
+	}
+}
+
+// TestPutSpanDeclines: PutSpan writes nothing, and leaves the position,
+// when the span would cross the ring's end or any of its slots is still
+// the consumer's (not yet released from the last lap).
+func TestPutSpanDeclines(t *testing.T) {
+	payload := make([]byte, SpanMax) // 4 slots
+	for i := range payload {
+		payload[i] = byte(i*13 + 1)
+	}
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, p *Producer, c *Consumer)
+	}{
+		{"at the ring's end", func(t *testing.T, p *Producer, c *Consumer) {
+			for i := range 5 { // 3 slots left before the end
+				send(t, p, uint64(i))
+				recv(t, c, uint64(i))
+			}
+		}},
+		{"last slot not released", func(t *testing.T, p *Producer, c *Consumer) {
+			// A lap round: positions 0-7 published, 0-2 released, so
+			// the span at 8-11 finds its head free and its last
+			// slot (3) still the consumer's.
+			for i := range 8 {
+				send(t, p, uint64(i))
+			}
+			for i := range 3 {
+				recv(t, c, uint64(i))
+			}
+		}},
+		{"head not released", func(t *testing.T, p *Producer, c *Consumer) {
+			for i := range 8 {
+				send(t, p, uint64(i))
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, c := fifoPair(t, 8)
+			tc.setup(t, p, c)
+			pos := *p.pos
+			before := make([]byte, len(p.slots))
+			copy(before, p.slots)
+			if p.PutSpan(3, 9, payload) {
+				t.Fatalf("PutSpan at position %d succeeded", pos)
+			}
+			if *p.pos != pos || string(p.slots) != string(before) {
+				t.Fatalf("a declined PutSpan moved the position (%d -> %d) or wrote the ring", pos, *p.pos)
+			}
+		})
 	}
 }
 
