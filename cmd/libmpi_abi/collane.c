@@ -15,7 +15,10 @@
  *     toward the peer in Go and a slot is free;
  *   - a receive takes the head of the peer's collective ring when it is a
  *     published message of this collective (context, tag) of exactly the
- *     expected length, after a short spin (none when ranks outnumber CPUs).
+ *     expected length, after a short spin (none when ranks outnumber CPUs);
+ *   - a message of up to HC_COLL_MSG_MAX bytes travels the ring, one
+ *     slot up to HC_COLL_INLINE_MAX and a span of consecutive positions
+ *     above (shm/coll.go, whose protocol put and take follow).
  * The first transfer that cannot be done hands the collective to Go at
  * that round with the round's transfers done so far (hympi_go_cc_run),
  * and Go goes on exactly as its direct run stopped there would. The tag is
@@ -84,31 +87,80 @@ static inline unsigned char *entry(unsigned char *st, int64_t w)
 	return st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
 }
 
+static inline unsigned char *coll_slot(unsigned char *slots, uint64_t pos)
+{
+	return slots + (pos & (HC_COLL_SLOTS - 1)) * HC_COLL_SLOT_SIZE;
+}
+
+static inline uint64_t coll_span(uint64_t n)
+{
+	return n <= HC_COLL_INLINE_MAX ? 1 : 1 + (n - HC_COLL_INLINE_MAX + HC_COLL_NEXT_MAX - 1) / HC_COLL_NEXT_MAX;
+}
+
+/* put_span writes the continuations of a message of n > HC_COLL_INLINE_MAX
+ * bytes, k positions from pos (all checked free first), and publishes
+ * them: 0, with nothing written, when one is not free yet. The head is
+ * the caller's to publish, last. */
+static int put_span(unsigned char *slots, uint64_t pos, uint64_t k, const unsigned char *src, uint64_t n)
+{
+	for (uint64_t q = pos + 1; q < pos + k; q++)
+		if (__atomic_load_n((uint64_t *)coll_slot(slots, q), __ATOMIC_ACQUIRE) != 2 * (q / HC_COLL_SLOTS)) return 0;
+	uint64_t m = HC_COLL_INLINE_MAX;
+	for (uint64_t q = pos + 1; q < pos + k; q++) {
+		unsigned char *s = coll_slot(slots, q);
+		uint64_t c = n - m < HC_COLL_NEXT_MAX ? n - m : HC_COLL_NEXT_MAX;
+		memcpy(s + HC_COLL_NEXT, src + m, c);
+		m += c;
+		__atomic_store_n((uint64_t *)s, 2 * (q / HC_COLL_SLOTS) + 1, __ATOMIC_RELEASE);
+	}
+	return 1;
+}
+
 /* put publishes x in its peer's collective ring: 0 when the rule says no. */
 static int put(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t tag)
 {
 	unsigned char *e = entry(st, x->peer);
-	if (!e || x->n > HC_COLL_INLINE_MAX || !U32(e, HC_FE_COLL_OPEN)) return 0;
+	if (!e || x->n > HC_COLL_MSG_MAX || !U32(e, HC_FE_COLL_OPEN)) return 0;
 	unsigned char *slots = (unsigned char *)(uintptr_t)U64(e, HC_FE_COLL_OUT);
 	if (!slots) return 0;
 	uint64_t pos = U64(e, HC_FE_COLL_OPOS);
-	unsigned char *slot = slots + (pos & (HC_COLL_SLOTS - 1)) * HC_COLL_SLOT_SIZE;
-	uint64_t lap = 2 * (pos / HC_COLL_SLOTS);
+	unsigned char *slot = coll_slot(slots, pos);
+	uint64_t lap = 2 * (pos / HC_COLL_SLOTS), k = 1;
 	/* Acquire: the consumer is done with the slot's last message. */
 	if (__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap) return 0;
+	if (x->n > HC_COLL_INLINE_MAX) {
+		k = coll_span(x->n);
+		if (!put_span(slots, pos, k, (const unsigned char *)(uintptr_t)x->ptr, x->n)) return 0;
+	}
 	uint32_t n = (uint32_t)x->n, zero = 0;
 	memcpy(slot + HC_COLL_CTX, &ctx, 4);
 	memcpy(slot + HC_COLL_TAG, &tag, 4);
 	memcpy(slot + HC_COLL_LEN, &n, 4);
 	memcpy(slot + HC_COLL_RSVD, &zero, 4);
-	if (n) memcpy(slot + HC_COLL_HEADER, (const void *)(uintptr_t)x->ptr, n);
+	if (n) memcpy(slot + HC_COLL_HEADER, (const void *)(uintptr_t)x->ptr, n < HC_COLL_INLINE_MAX ? n : HC_COLL_INLINE_MAX);
 	/* The publish, then (sequentially consistent) the summary and bell. */
 	__atomic_store_n((uint64_t *)slot, lap + 1, __ATOMIC_SEQ_CST);
-	U64(e, HC_FE_COLL_OPOS) = pos + 1;
+	U64(e, HC_FE_COLL_OPOS) = pos + k;
 	uint64_t *sum = (uint64_t *)(uintptr_t)U64(e, HC_FE_SUM_WORD);
 	uint64_t bit = (uint64_t)1 << (U32(st, HC_FL_RANK) & 63);
 	if (!(__atomic_load_n(sum, __ATOMIC_SEQ_CST) & bit)) __atomic_fetch_or(sum, bit, __ATOMIC_SEQ_CST);
 	bell(e, HC_FE_BELL_SEQ, HC_FE_BELL_SLEEP);
+	return 1;
+}
+
+/* take_span checks the k-1 continuations of the message at pos (each
+ * published for its own lap; one that is not is corruption, left for Go
+ * to report) and copies its payload past the head's part into dst. */
+static int take_span(unsigned char *slots, uint64_t pos, uint64_t k, unsigned char *dst, uint64_t n)
+{
+	for (uint64_t q = pos + 1; q < pos + k; q++)
+		if (__atomic_load_n((uint64_t *)coll_slot(slots, q), __ATOMIC_ACQUIRE) != 2 * (q / HC_COLL_SLOTS) + 1) return 0;
+	uint64_t m = HC_COLL_INLINE_MAX;
+	for (uint64_t q = pos + 1; q < pos + k; q++) {
+		uint64_t c = n - m < HC_COLL_NEXT_MAX ? n - m : HC_COLL_NEXT_MAX;
+		memcpy(dst + m, coll_slot(slots, q) + HC_COLL_NEXT, c);
+		m += c;
+	}
 	return 1;
 }
 
@@ -122,8 +174,8 @@ static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t t
 	unsigned char *slots = (unsigned char *)(uintptr_t)U64(e, HC_FE_COLL_IN);
 	if (!slots) return 0;
 	uint64_t pos = U64(e, HC_FE_COLL_IPOS);
-	unsigned char *slot = slots + (pos & (HC_COLL_SLOTS - 1)) * HC_COLL_SLOT_SIZE;
-	uint64_t lap = 2 * (pos / HC_COLL_SLOTS);
+	unsigned char *slot = coll_slot(slots, pos);
+	uint64_t lap = 2 * (pos / HC_COLL_SLOTS), k = 1;
 	for (;;) {
 		uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
 		if (v == lap + 1) break;
@@ -132,12 +184,21 @@ static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t t
 	}
 	uint32_t n = ld32(slot + HC_COLL_LEN);
 	if (ld32(slot + HC_COLL_CTX) != ctx || ld32(slot + HC_COLL_TAG) != tag || ld32(slot + HC_COLL_RSVD) != 0 ||
-	    n > HC_COLL_INLINE_MAX || n != x->n)
+	    n > HC_COLL_MSG_MAX || n != x->n)
 		return 0;
-	if (n) memcpy((void *)(uintptr_t)x->ptr, slot + HC_COLL_HEADER, n);
+	if (n > HC_COLL_INLINE_MAX) {
+		k = coll_span(n);
+		if (!take_span(slots, pos, k, (unsigned char *)(uintptr_t)x->ptr, n)) return 0;
+		memcpy((void *)(uintptr_t)x->ptr, slot + HC_COLL_HEADER, HC_COLL_INLINE_MAX);
+		/* The continuations back, then the head (any order would do:
+		 * each word is its own position's). */
+		for (uint64_t q = pos + 1; q < pos + k; q++)
+			__atomic_store_n((uint64_t *)coll_slot(slots, q), 2 * (q / HC_COLL_SLOTS) + 2, __ATOMIC_RELEASE);
+	} else if (n)
+		memcpy((void *)(uintptr_t)x->ptr, slot + HC_COLL_HEADER, n);
 	/* Hand the slot back after our reads. */
 	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
-	U64(e, HC_FE_COLL_IPOS) = pos + 1;
+	U64(e, HC_FE_COLL_IPOS) = pos + k;
 	bell(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
 	return 1;
 }
