@@ -184,7 +184,8 @@ func (c *Consumer) ReleaseColl(k int) {
 }
 
 // EncodeColl writes d and payload into a reserved collective slot, a
-// message of one slot (tests). The caller guarantees len(payload) <=
+// message of one slot (PutColl's short form, for a caller that reserves
+// and publishes the slot itself). The caller guarantees len(payload) <=
 // CollInlineMax (and d.Len equal to it).
 func EncodeColl(slot []byte, d CollDesc, payload []byte) {
 	binary.LittleEndian.PutUint32(slot[collCtx:], d.Ctx)

@@ -92,18 +92,32 @@ static inline unsigned char *coll_slot(unsigned char *slots, uint64_t pos)
 	return slots + (pos & (HC_COLL_SLOTS - 1)) * HC_COLL_SLOT_SIZE;
 }
 
-static inline uint64_t coll_span(uint64_t n)
+/* announce, after a publish toward e's peer: the summary bit, then (all
+ * sequentially consistent) the peer's doorbell. */
+static inline void announce(unsigned char *st, unsigned char *e)
 {
-	return n <= HC_COLL_INLINE_MAX ? 1 : 1 + (n - HC_COLL_INLINE_MAX + HC_COLL_NEXT_MAX - 1) / HC_COLL_NEXT_MAX;
+	uint64_t *sum = (uint64_t *)(uintptr_t)U64(e, HC_FE_SUM_WORD);
+	uint64_t bit = (uint64_t)1 << (U32(st, HC_FL_RANK) & 63);
+	if (!(__atomic_load_n(sum, __ATOMIC_SEQ_CST) & bit)) __atomic_fetch_or(sum, bit, __ATOMIC_SEQ_CST);
+	bell(e, HC_FE_BELL_SEQ, HC_FE_BELL_SLEEP);
 }
 
-/* put_span writes the continuations of a message of n > HC_COLL_INLINE_MAX
- * bytes, k positions from pos (all checked free first), and publishes
- * them: 0, with nothing written, when one is not free yet. The head is
- * the caller's to publish, last. */
-static int put_span(unsigned char *slots, uint64_t pos, uint64_t k, const unsigned char *src, uint64_t n)
+/* put_span is put of a message of HC_COLL_INLINE_MAX < n <=
+ * HC_COLL_MSG_MAX bytes, a span of k positions (shm/coll.go): all checked
+ * free for their laps, the continuations filled and published, the head
+ * last. Out of line, as take_span: inlined into run, the spans' code cost
+ * every 8-byte collective some 20 instructions (make
+ * bench-callgrind-coll). */
+__attribute__((noinline)) static int put_span(unsigned char *st, unsigned char *e, unsigned char *slots, const hc_cp_xfer *x,
+					      uint32_t ctx, uint32_t tag)
 {
-	for (uint64_t q = pos + 1; q < pos + k; q++)
+	uint64_t n = x->n;
+	if (n > HC_COLL_MSG_MAX) return 0;
+	const unsigned char *src = (const unsigned char *)(uintptr_t)x->ptr;
+	uint64_t pos = U64(e, HC_FE_COLL_OPOS);
+	uint64_t k = 1 + (n - HC_COLL_INLINE_MAX + HC_COLL_NEXT_MAX - 1) / HC_COLL_NEXT_MAX;
+	/* Acquire: the consumer is done with each position's last message. */
+	for (uint64_t q = pos; q < pos + k; q++)
 		if (__atomic_load_n((uint64_t *)coll_slot(slots, q), __ATOMIC_ACQUIRE) != 2 * (q / HC_COLL_SLOTS)) return 0;
 	uint64_t m = HC_COLL_INLINE_MAX;
 	for (uint64_t q = pos + 1; q < pos + k; q++) {
@@ -113,6 +127,16 @@ static int put_span(unsigned char *slots, uint64_t pos, uint64_t k, const unsign
 		m += c;
 		__atomic_store_n((uint64_t *)s, 2 * (q / HC_COLL_SLOTS) + 1, __ATOMIC_RELEASE);
 	}
+	unsigned char *slot = coll_slot(slots, pos);
+	uint32_t len = (uint32_t)n, zero = 0;
+	memcpy(slot + HC_COLL_CTX, &ctx, 4);
+	memcpy(slot + HC_COLL_TAG, &tag, 4);
+	memcpy(slot + HC_COLL_LEN, &len, 4);
+	memcpy(slot + HC_COLL_RSVD, &zero, 4);
+	memcpy(slot + HC_COLL_HEADER, src, HC_COLL_INLINE_MAX);
+	__atomic_store_n((uint64_t *)slot, 2 * (pos / HC_COLL_SLOTS) + 1, __ATOMIC_SEQ_CST);
+	U64(e, HC_FE_COLL_OPOS) = pos + k;
+	announce(st, e);
 	return 1;
 }
 
@@ -120,47 +144,55 @@ static int put_span(unsigned char *slots, uint64_t pos, uint64_t k, const unsign
 static int put(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t tag)
 {
 	unsigned char *e = entry(st, x->peer);
-	if (!e || x->n > HC_COLL_MSG_MAX || !U32(e, HC_FE_COLL_OPEN)) return 0;
+	if (!e || !U32(e, HC_FE_COLL_OPEN)) return 0;
 	unsigned char *slots = (unsigned char *)(uintptr_t)U64(e, HC_FE_COLL_OUT);
 	if (!slots) return 0;
+	if (x->n > HC_COLL_INLINE_MAX) return put_span(st, e, slots, x, ctx, tag);
 	uint64_t pos = U64(e, HC_FE_COLL_OPOS);
 	unsigned char *slot = coll_slot(slots, pos);
-	uint64_t lap = 2 * (pos / HC_COLL_SLOTS), k = 1;
+	uint64_t lap = 2 * (pos / HC_COLL_SLOTS);
 	/* Acquire: the consumer is done with the slot's last message. */
 	if (__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap) return 0;
-	if (x->n > HC_COLL_INLINE_MAX) {
-		k = coll_span(x->n);
-		if (!put_span(slots, pos, k, (const unsigned char *)(uintptr_t)x->ptr, x->n)) return 0;
-	}
 	uint32_t n = (uint32_t)x->n, zero = 0;
 	memcpy(slot + HC_COLL_CTX, &ctx, 4);
 	memcpy(slot + HC_COLL_TAG, &tag, 4);
 	memcpy(slot + HC_COLL_LEN, &n, 4);
 	memcpy(slot + HC_COLL_RSVD, &zero, 4);
-	if (n) memcpy(slot + HC_COLL_HEADER, (const void *)(uintptr_t)x->ptr, n < HC_COLL_INLINE_MAX ? n : HC_COLL_INLINE_MAX);
-	/* The publish, then (sequentially consistent) the summary and bell. */
+	if (n) memcpy(slot + HC_COLL_HEADER, (const void *)(uintptr_t)x->ptr, n);
+	/* The publish, then the summary and bell. */
 	__atomic_store_n((uint64_t *)slot, lap + 1, __ATOMIC_SEQ_CST);
-	U64(e, HC_FE_COLL_OPOS) = pos + k;
-	uint64_t *sum = (uint64_t *)(uintptr_t)U64(e, HC_FE_SUM_WORD);
-	uint64_t bit = (uint64_t)1 << (U32(st, HC_FL_RANK) & 63);
-	if (!(__atomic_load_n(sum, __ATOMIC_SEQ_CST) & bit)) __atomic_fetch_or(sum, bit, __ATOMIC_SEQ_CST);
-	bell(e, HC_FE_BELL_SEQ, HC_FE_BELL_SLEEP);
+	U64(e, HC_FE_COLL_OPOS) = pos + 1;
+	announce(st, e);
 	return 1;
 }
 
-/* take_span checks the k-1 continuations of the message at pos (each
- * published for its own lap; one that is not is corruption, left for Go
- * to report) and copies its payload past the head's part into dst. */
-static int take_span(unsigned char *slots, uint64_t pos, uint64_t k, unsigned char *dst, uint64_t n)
+/* take_span is take's end for a message of HC_COLL_INLINE_MAX < n bytes
+ * whose head (at pos, published, this collective's, n == x->n) is slot:
+ * the length bounded, every continuation published for its own lap (one
+ * that is not is corruption, left for Go to report: 0, nothing copied or
+ * released), the payload copied out, then all k positions handed back. */
+__attribute__((noinline)) static int take_span(unsigned char *e, unsigned char *slots, uint64_t pos, unsigned char *slot,
+					       const hc_cp_xfer *x, uint64_t n)
 {
+	if (n > HC_COLL_MSG_MAX) return 0;
+	uint64_t k = 1 + (n - HC_COLL_INLINE_MAX + HC_COLL_NEXT_MAX - 1) / HC_COLL_NEXT_MAX;
 	for (uint64_t q = pos + 1; q < pos + k; q++)
 		if (__atomic_load_n((uint64_t *)coll_slot(slots, q), __ATOMIC_ACQUIRE) != 2 * (q / HC_COLL_SLOTS) + 1) return 0;
+	unsigned char *dst = (unsigned char *)(uintptr_t)x->ptr;
+	memcpy(dst, slot + HC_COLL_HEADER, HC_COLL_INLINE_MAX);
 	uint64_t m = HC_COLL_INLINE_MAX;
 	for (uint64_t q = pos + 1; q < pos + k; q++) {
 		uint64_t c = n - m < HC_COLL_NEXT_MAX ? n - m : HC_COLL_NEXT_MAX;
 		memcpy(dst + m, coll_slot(slots, q) + HC_COLL_NEXT, c);
 		m += c;
 	}
+	/* Every position back after our reads (in any order: each word is
+	 * its own position's). */
+	for (uint64_t q = pos + 1; q < pos + k; q++)
+		__atomic_store_n((uint64_t *)coll_slot(slots, q), 2 * (q / HC_COLL_SLOTS) + 2, __ATOMIC_RELEASE);
+	__atomic_store_n((uint64_t *)slot, 2 * (pos / HC_COLL_SLOTS) + 2, __ATOMIC_SEQ_CST);
+	U64(e, HC_FE_COLL_IPOS) = pos + k;
+	bell(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
 	return 1;
 }
 
@@ -175,7 +207,7 @@ static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t t
 	if (!slots) return 0;
 	uint64_t pos = U64(e, HC_FE_COLL_IPOS);
 	unsigned char *slot = coll_slot(slots, pos);
-	uint64_t lap = 2 * (pos / HC_COLL_SLOTS), k = 1;
+	uint64_t lap = 2 * (pos / HC_COLL_SLOTS);
 	for (;;) {
 		uint64_t v = __atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE);
 		if (v == lap + 1) break;
@@ -183,22 +215,13 @@ static int take(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t t
 		__builtin_ia32_pause();
 	}
 	uint32_t n = ld32(slot + HC_COLL_LEN);
-	if (ld32(slot + HC_COLL_CTX) != ctx || ld32(slot + HC_COLL_TAG) != tag || ld32(slot + HC_COLL_RSVD) != 0 ||
-	    n > HC_COLL_MSG_MAX || n != x->n)
+	if (ld32(slot + HC_COLL_CTX) != ctx || ld32(slot + HC_COLL_TAG) != tag || ld32(slot + HC_COLL_RSVD) != 0 || n != x->n)
 		return 0;
-	if (n > HC_COLL_INLINE_MAX) {
-		k = coll_span(n);
-		if (!take_span(slots, pos, k, (unsigned char *)(uintptr_t)x->ptr, n)) return 0;
-		memcpy((void *)(uintptr_t)x->ptr, slot + HC_COLL_HEADER, HC_COLL_INLINE_MAX);
-		/* The continuations back, then the head (any order would do:
-		 * each word is its own position's). */
-		for (uint64_t q = pos + 1; q < pos + k; q++)
-			__atomic_store_n((uint64_t *)coll_slot(slots, q), 2 * (q / HC_COLL_SLOTS) + 2, __ATOMIC_RELEASE);
-	} else if (n)
-		memcpy((void *)(uintptr_t)x->ptr, slot + HC_COLL_HEADER, n);
+	if (n > HC_COLL_INLINE_MAX) return take_span(e, slots, pos, slot, x, n);
+	if (n) memcpy((void *)(uintptr_t)x->ptr, slot + HC_COLL_HEADER, n);
 	/* Hand the slot back after our reads. */
 	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
-	U64(e, HC_FE_COLL_IPOS) = pos + k;
+	U64(e, HC_FE_COLL_IPOS) = pos + 1;
 	bell(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
 	return 1;
 }
