@@ -15,10 +15,16 @@ import (
 //
 // A message of up to CollInlineMax bytes takes one slot; a longer one (up
 // to CollMsgMax) a span of CollSpanSlots(n) consecutive ring positions,
-// which may wrap the ring's end (each position is a slot of its own lap).
-// Before this every collective message above one slot went through the
-// descriptor ring as a point-to-point message, and at 1 KiB a 2-rank
-// collective cost 1.5-3x Open MPI's time where at 8 B it was at par.
+// its payload running on from the head's over the positions after it in
+// one piece (two when the span wraps the ring's end), their publish words
+// included. Before spans every collective message above one slot went
+// through the descriptor ring as a point-to-point message, and at 1 KiB a
+// 2-rank collective cost 1.5-3x Open MPI's time where at 8 B it was at
+// par. The payload is in one piece rather than slot by slot after each
+// slot's own publish word (the descriptor ring's spans, span.go) because a
+// copy per slot cost Go ~100 instructions a slot (make
+// bench-callgrind-coll, 1 KiB: Go's Bcast took more instructions on spans
+// of that kind than on the descriptor ring).
 //
 // Head slot layout (little-endian):
 //
@@ -27,45 +33,42 @@ import (
 //	12 int32  tag (the collective's sequence number on the communicator)
 //	16 uint32 payload length n, at most CollMsgMax
 //	20 uint32 reserved: zero, or the payload's CRC-32C when the job checksums (sum.go)
-//	24 payload: its first min(n, CollInlineMax) bytes
+//	24 payload: n bytes, running on over the next CollSpanSlots(n)-1
+//	   positions' slots, from the ring's first byte on past its end
 //
-// Continuation slot j of a span (ring position head+j, 1 <= j < k):
-//
-//	0  uint64 publish word: 2L+1 for its own lap L while the span is in flight
-//	8  the next CollNextMax bytes of the payload (the last slot, what is left)
-//
-// Writer: the sending rank. It checks that all k positions are free for
-// their laps (2L), fills them, stores each continuation's publish word and
-// then, last, the head's with a release store, so a receiver whose acquire
-// load sees the head published finds every continuation published too (one
-// that is not is corruption, never a span still being written: no torn
-// span is ever consumed). Reader: the receiving rank, after that acquire
-// load; it validates the length before it computes k or slices anything,
-// checks the continuations' words, copies the payload out, and then hands
-// the k positions back (2L+2 each, in any order). A continuation's word stays
-// "published" until its own release, so the producer's next lap cannot
-// reuse it while the receiver still reads it. Every message of one
-// collective between a pair travels this ring or the descriptor ring
-// (mpi/coll_ring.go), never both, so their order is the order of publishing.
+// Writer: the sending rank. It checks that all k positions of the span
+// are free for their laps (2L), writes the payload and envelope and then,
+// last, the head's publish word with a release store: a receiver's acquire
+// load that sees the head published sees the whole span, so no torn span
+// can be consumed. Reader: the receiving rank, after that acquire load; it
+// validates the length before it computes k or slices anything, copies the
+// payload out, and then hands the k positions back (2L+2 each): the
+// continuations first, the head last. That order is what keeps a
+// continuation's publish word, which holds payload bytes while the span is
+// in flight and may look "free" for the next lap, from letting the
+// producer reuse it early: the producer reaches a continuation only after
+// (or while) checking the span's head position for the same lap, and finds
+// the head free only once every continuation has been handed back (its
+// acquire load pairs with the release store of the head). Every message of
+// one collective between a pair travels this ring or the descriptor ring
+// (mpi/coll_ring.go), never both, so their order is the order of
+// publishing.
 const (
 	collCtx    = 8
 	collTag    = 12
 	collLen    = 16
 	collRsvd   = 20
 	collHeader = 24
-	collNext   = 8 // a continuation slot's payload, after its publish word
 
 	// CollInlineMax is the largest collective payload one slot carries.
 	CollInlineMax = CollSlotSize - collHeader
-	// CollNextMax is the payload a continuation slot carries.
-	CollNextMax = CollSlotSize - collNext
 	// CollMsgMax is the largest collective message the ring carries (a
 	// span); larger ones take the descriptor ring. 8 KiB covers the sizes
 	// where the descriptor ring's per-message cost dominated, and a span
 	// of it (CollSpanMaxSlots) still leaves most of the ring to the next.
 	CollMsgMax = 8192
 	// CollSpanMaxSlots is the most positions one message takes.
-	CollSpanMaxSlots = 1 + (CollMsgMax-CollInlineMax+CollNextMax-1)/CollNextMax
+	CollSpanMaxSlots = (collHeader + CollMsgMax + CollSlotSize - 1) / CollSlotSize
 )
 
 // A span must fit the ring, or a producer would wait for ever for room.
@@ -73,12 +76,7 @@ var _ [CollSlots - CollSpanMaxSlots]struct{}
 
 // CollSpanSlots is the number of ring positions a collective message of n
 // bytes (0 <= n <= CollMsgMax) takes.
-func CollSpanSlots(n int) int {
-	if n <= CollInlineMax {
-		return 1
-	}
-	return 1 + (n-CollInlineMax+CollNextMax-1)/CollNextMax
-}
+func CollSpanSlots(n int) int { return (collHeader + n + CollSlotSize - 1) / CollSlotSize }
 
 // CollDesc is the envelope of one collective message.
 type CollDesc struct {
@@ -109,8 +107,9 @@ func (c Channel) CollConsumer() *Consumer {
 func (p *Producer) PutColl(d CollDesc, payload []byte, sum uint32) bool {
 	pos := *p.pos
 	head := p.slot(pos)
-	// Acquire (each word here): the consumer is done reading the
-	// position's previous contents.
+	// Acquire (each word here, in ring order: the head's first, see
+	// above): the consumer is done reading the position's previous
+	// contents.
 	if seqOf(head).Load() != 2*(pos>>p.shift) {
 		return false
 	}
@@ -125,18 +124,16 @@ func (p *Producer) PutColl(d CollDesc, payload []byte, sum uint32) bool {
 				return false
 			}
 		}
-		m := CollInlineMax
-		for q := pos + 1; q < pos+k; q++ {
-			s := p.slot(q)
-			m += copy(s[collNext:], payload[m:])
-			seqOf(s).Store(2*(q>>p.shift) + 1)
-		}
+		// To the ring's end, and the rest (if any) from its start.
+		m := copy(p.slots[(pos&p.mask)*p.size+collHeader:], payload)
+		copy(p.slots, payload[m:])
+	} else {
+		copy(head[collHeader:], payload)
 	}
 	binary.LittleEndian.PutUint32(head[collCtx:], d.Ctx)
 	binary.LittleEndian.PutUint32(head[collTag:], uint32(d.Tag))
 	binary.LittleEndian.PutUint32(head[collLen:], d.Len)
 	binary.LittleEndian.PutUint32(head[collRsvd:], sum)
-	copy(head[collHeader:], payload)
 	// Release, last: everything above happens before the consumer's
 	// acquire load sees the head published.
 	seqOf(head).Store(2*(pos>>p.shift) + 1)
@@ -144,43 +141,35 @@ func (p *Producer) PutColl(d CollDesc, payload []byte, sum uint32) bool {
 	return true
 }
 
-// CollSpan checks the span of the n-byte message whose head Peek just
-// returned (n from DecodeColl, so at most CollMsgMax) and returns how many
-// positions it takes: an error (ErrCorrupt) when a continuation is not
-// published for its lap.
+// CollSpan returns how many positions the n-byte message whose head Peek
+// just returned takes (n from DecodeColl; larger than CollMsgMax is an
+// error, ErrBadDesc).
 func (c *Consumer) CollSpan(n uint32) (int, error) {
-	if n <= CollInlineMax {
-		return 1, nil
-	}
 	if n > CollMsgMax {
 		return 0, fmt.Errorf("%w: collective payload of %d bytes (max %d)", ErrBadDesc, n, CollMsgMax)
 	}
-	k := uint64(CollSpanSlots(int(n)))
-	pos := *c.pos
-	for q := pos + 1; q < pos+k; q++ {
-		if seqOf(c.slot(q)).Load() != 2*(q>>c.shift)+1 { // acquire, as Peek's
-			return 0, fmt.Errorf("%w: collective span continuation at ring position %d", ErrCorrupt, q&c.mask)
-		}
-	}
-	return int(k), nil
+	return CollSpanSlots(int(n)), nil
 }
 
 // GatherColl copies the payload of the message at the head, len(dst)
-// bytes (its length, which CollSpan checked), into dst.
+// bytes (its length, at most CollMsgMax), into dst.
 func (c *Consumer) GatherColl(dst []byte) {
-	pos := *c.pos
-	m := copy(dst, c.slot(pos)[collHeader:])
-	for q := pos + 1; m < len(dst) && q < pos+CollSpanMaxSlots; q++ {
-		m += copy(dst[m:], c.slot(q)[collNext:])
+	if len(dst) > CollMsgMax {
+		panic("shm: collective message over CollMsgMax")
 	}
+	m := copy(dst, c.slots[(*c.pos&c.mask)*c.size+collHeader:])
+	copy(dst[m:], c.slots)
 }
 
 // ReleaseColl hands the k positions of the message at the head back to
-// the producer.
+// the producer: the continuations, then the head (see above).
 func (c *Consumer) ReleaseColl(k int) {
-	for ; k > 0; k-- {
-		c.Release()
+	pos := *c.pos
+	for q := pos + 1; q < pos+uint64(k); q++ {
+		seqOf(c.slot(q)).Store(2 * (q>>c.shift + 1)) // release: as Release's
 	}
+	seqOf(c.slot(pos)).Store(2 * (pos>>c.shift + 1))
+	*c.pos = pos + uint64(k)
 }
 
 // EncodeColl writes d and payload into a reserved collective slot, a

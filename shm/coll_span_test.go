@@ -8,15 +8,15 @@ import (
 
 func TestCollSpanSlots(t *testing.T) {
 	for _, tc := range []struct{ n, want int }{
-		{0, 1}, {CollInlineMax, 1}, {CollInlineMax + 1, 2}, {CollInlineMax + CollNextMax, 2},
-		{CollInlineMax + CollNextMax + 1, 3}, {1024, 5}, {4096, 17}, {CollMsgMax, CollSpanMaxSlots},
+		{0, 1}, {CollInlineMax, 1}, {CollInlineMax + 1, 2}, {2*CollSlotSize - collHeader, 2},
+		{2*CollSlotSize - collHeader + 1, 3}, {1024, 5}, {4096, 17}, {CollMsgMax, CollSpanMaxSlots},
 	} {
 		if got := CollSpanSlots(tc.n); got != tc.want {
 			t.Errorf("CollSpanSlots(%d) = %d, want %d", tc.n, got, tc.want)
 		}
 	}
-	if CollSpanMaxSlots > CollSlots/2+2 {
-		t.Errorf("a largest span takes %d of %d slots", CollSpanMaxSlots, CollSlots)
+	if CollSpanMaxSlots != 33 {
+		t.Errorf("a largest span takes %d of %d slots, want 33", CollSpanMaxSlots, CollSlots)
 	}
 }
 
@@ -65,10 +65,18 @@ func takeHead(c *Consumer, s []byte) (CollDesc, []byte, error) {
 	return d, out, nil
 }
 
+// pattern is n bytes of 8-byte words 0, 2, 4, ... 14 (from seed on): in a
+// continuation slot's publish word while a span is in flight, each looks
+// like the word of a free position of one of the ring's first laps.
 func pattern(n, seed int) []byte {
 	b := make([]byte, n)
 	for i := range b {
-		b[i] = byte(i*7 + seed*13 + i>>8)
+		if i%8 == 0 {
+			b[i] = byte(2 * ((seed + i/8) % 8))
+		}
+	}
+	for i := 1; i < n; i += 8 {
+		b[i] = byte(seed) // tells messages apart
 	}
 	return b
 }
@@ -78,7 +86,7 @@ func pattern(n, seed int) []byte {
 // runs ahead is refused, writing nothing, until the consumer frees room.
 func TestCollSpanRoundTrip(t *testing.T) {
 	p, c := collPair(t)
-	sizes := []int{0, 8, CollInlineMax, CollInlineMax + 1, 1024, CollInlineMax + CollNextMax, 4096, 1000, CollMsgMax, 3}
+	sizes := []int{0, 8, CollInlineMax, CollInlineMax + 1, 1024, 2*CollSlotSize - collHeader, 4096, 1000, CollMsgMax, 3}
 	var want [][]byte
 	sent, got := 0, 0
 	for round := 0; got < 600; round++ {
@@ -110,45 +118,67 @@ func TestCollSpanRoundTrip(t *testing.T) {
 	}
 }
 
-// TestCollSpanTorn: a head published over a continuation that is not (the
-// producer publishes the head last, so this is never a span being written)
-// is corruption; nothing is consumed.
-func TestCollSpanTorn(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		at    int // consumer position: spans that wrap the end too
-		n     int
-		spoil int // continuation whose word is left wrong
-		word  func(lap uint64) uint64
-	}{
-		{"continuation free", 0, 1024, 1, func(l uint64) uint64 { return l }},
-		{"last continuation free", 0, 4096, 16, func(l uint64) uint64 { return l }},
-		{"continuation of the next lap", 3, 1024, 2, func(l uint64) uint64 { return l + 3 }},
-		{"wrapped continuation free", CollSlots - 2, 1024, 3, func(l uint64) uint64 { return l }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p, c := collPair(t)
-			for range tc.at {
-				if !p.PutColl(CollDesc{}, nil, 0) {
-					t.Fatal("ring full")
-				}
-				if _, _, err := takeColl(c); err != nil {
-					t.Fatal(err)
-				}
+// TestCollSpanUnpublished: a span whose head is not published yet (all
+// of it written but the head's word, the producer's last store) is not
+// there for the consumer, whatever its continuations' words say.
+func TestCollSpanUnpublished(t *testing.T) {
+	for _, at := range []int{0, 7, CollSlots - 2} {
+		p, c := collPair(t)
+		for range at {
+			if !p.PutColl(CollDesc{}, nil, 0) {
+				t.Fatal("ring full")
 			}
-			if !p.PutColl(CollDesc{Ctx: 1, Len: uint32(tc.n)}, pattern(tc.n, 1), 0) {
-				t.Fatal("put refused")
+			if _, _, err := takeColl(c); err != nil {
+				t.Fatal(err)
 			}
-			q := uint64(tc.at + tc.spoil)
-			seqOf(c.slot(q)).Store(tc.word(2 * (q >> c.shift)))
-			pos := *c.pos
-			if _, _, err := takeColl(c); !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("torn span: %v, want ErrCorrupt", err)
+		}
+		if !p.PutColl(CollDesc{Ctx: 1, Len: 1024}, pattern(1024, 1), 0) {
+			t.Fatal("put refused")
+		}
+		pos := uint64(at)
+		seqOf(c.slot(pos)).Store(2 * (pos >> c.shift)) // unpublish the head
+		for j := uint64(1); j < 5; j++ {
+			seqOf(c.slot(pos + j)).Store(2*((pos+j)>>c.shift) + 1) // continuations "published"
+		}
+		if d, pl, err := takeColl(c); err != nil || pl != nil || *c.pos != pos {
+			t.Fatalf("at %d: took %+v (%d bytes, %v) from an unpublished span", at, d, len(pl), err)
+		}
+	}
+}
+
+// TestCollSpanInFlight: while spans are in flight, their continuation
+// words hold payload that looks like free positions of the next lap
+// (pattern); the producer must still not reuse any position of a span
+// before the consumer has handed it back, which it cannot reach without
+// first finding the span's head free.
+func TestCollSpanInFlight(t *testing.T) {
+	p, c := collPair(t)
+	var sent [][]byte
+	for i := 0; ; i++ {
+		pl := pattern(1024, i)
+		if !p.PutColl(CollDesc{Ctx: 3, Tag: int32(i), Len: 1024}, pl, 0) {
+			break
+		}
+		sent = append(sent, pl)
+	}
+	if len(sent) != CollSlots/5 {
+		t.Fatalf("%d spans of 5 fit an empty ring of %d", len(sent), CollSlots)
+	}
+	got := 0
+	for round := range 4 * CollSlots {
+		// Take one, then offer every size: only what fits the freed
+		// positions may go in, and nothing in flight may change.
+		d, pl, err := takeColl(c)
+		if err != nil || pl == nil || d.Tag != int32(got) || !bytes.Equal(pl, sent[got]) {
+			t.Fatalf("round %d: message %d: %+v %v (equal %v)", round, got, d, err, pl != nil && bytes.Equal(pl, sent[got]))
+		}
+		got++
+		for _, n := range []int{CollMsgMax, 4096, 1024, 300} {
+			pl := pattern(n, len(sent))
+			if p.PutColl(CollDesc{Ctx: 3, Tag: int32(len(sent)), Len: uint32(n)}, pl, 0) {
+				sent = append(sent, pl)
 			}
-			if *c.pos != pos {
-				t.Fatalf("a torn span was consumed (position %d -> %d)", pos, *c.pos)
-			}
-		})
+		}
 	}
 }
 
@@ -178,53 +208,54 @@ func putLen(s []byte, n uint32) {
 	s[collLen], s[collLen+1], s[collLen+2], s[collLen+3] = byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
 }
 
-// FuzzCollSpan: whatever a peer leaves in the collective ring (publish
-// words, the head's envelope) and wherever the consumer stands, taking the
-// head either fails with ErrBadDesc or ErrCorrupt, leaving the position
-// where it was, or takes exactly CollSpanSlots(len) positions, each
-// published for its own lap, and copies a payload no longer than
-// CollMsgMax.
+// FuzzCollSpan: whatever a peer leaves in the collective ring (the
+// head's length, the bytes of the positions after it) and wherever the
+// consumer stands, taking the head either fails with ErrBadDesc, leaving
+// the position where it was, or takes exactly CollSpanSlots(len) positions
+// (each then free for its next lap) and copies out the len bytes after the
+// head's envelope, wrapping at the ring's end, and nothing else.
 func FuzzCollSpan(f *testing.F) {
-	f.Add(uint8(0), uint32(1024), uint64(0x5555))
-	f.Add(uint8(62), uint32(4096), uint64(0))
-	f.Add(uint8(63), uint32(CollMsgMax), ^uint64(0))
-	f.Add(uint8(100), uint32(CollMsgMax+1), uint64(0x1234))
-	f.Fuzz(func(t *testing.T, at uint8, n uint32, words uint64) {
+	f.Add(uint8(0), uint32(1024), byte(7))
+	f.Add(uint8(62), uint32(4096), byte(0))
+	f.Add(uint8(63), uint32(CollMsgMax), byte(0xff))
+	f.Add(uint8(100), uint32(CollMsgMax+1), byte(1))
+	f.Add(uint8(31), uint32(233), byte(2))
+	f.Fuzz(func(t *testing.T, at uint8, n uint32, fill byte) {
 		_, c := collPair(t)
 		pos := uint64(at)
 		*c.pos = pos
-		// Two bits a position: its word is free, published, or of
-		// another lap, for the head and the positions after it.
-		for j := uint64(0); j < CollSpanMaxSlots; j++ {
-			q := pos + j
-			lap := 2 * (q >> c.shift)
-			w := []uint64{lap + 1, lap + 1, lap, lap + 2}[(words>>(2*(j%32)))&3]
-			if j == 0 {
-				w = lap + 1
-			}
-			seqOf(c.slot(q)).Store(w)
+		ring := c.slots
+		for i := range ring {
+			ring[i] = fill + byte(i*7)
 		}
 		head := c.slot(pos)
+		seqOf(head).Store(2*(pos>>c.shift) + 1)
 		EncodeColl(head, CollDesc{Ctx: 1, Tag: 2}, nil)
 		putLen(head, n)
+		want := make([]byte, 0, CollMsgMax)
+		if n <= CollMsgMax {
+			off := int(pos&c.mask)*CollSlotSize + collHeader
+			for i := range int(n) {
+				want = append(want, ring[(off+i)%len(ring)])
+			}
+		}
 		d, pl, err := takeColl(c)
 		if err != nil {
-			if !errors.Is(err, ErrBadDesc) && !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("error %v", err)
+			if !errors.Is(err, ErrBadDesc) || n <= CollMsgMax {
+				t.Fatalf("length %d: error %v", n, err)
 			}
 			if *c.pos != pos {
 				t.Fatalf("a refused message moved the consumer")
 			}
 			return
 		}
-		k := CollSpanSlots(int(d.Len))
-		if d.Len > CollMsgMax || len(pl) != int(d.Len) || *c.pos != pos+uint64(k) {
-			t.Fatalf("took %d bytes over %d positions for length %d", len(pl), *c.pos-pos, d.Len)
+		k := uint64(CollSpanSlots(int(d.Len)))
+		if d.Len != n || n > CollMsgMax || *c.pos != pos+k || !bytes.Equal(pl, want) {
+			t.Fatalf("length %d at %d: took %d bytes over %d positions (payload equal %v)", n, pos, len(pl), *c.pos-pos, bytes.Equal(pl, want))
 		}
-		for j := 1; j < k; j++ {
-			q := pos + uint64(j)
-			if (words>>(2*((j)%32)))&3 >= 2 {
-				t.Fatalf("took a span whose position %d was not published", q)
+		for q := pos; q < pos+k; q++ {
+			if w := seqOf(c.slot(q)).Load(); w != 2*(q>>c.shift+1) {
+				t.Fatalf("position %d handed back as %d", q, w)
 			}
 		}
 	})

@@ -104,36 +104,32 @@ static inline void announce(unsigned char *st, unsigned char *e)
 
 /* put_span is put of a message of HC_COLL_INLINE_MAX < n <=
  * HC_COLL_MSG_MAX bytes, a span of k positions (shm/coll.go): all checked
- * free for their laps, the continuations filled and published, the head
- * last. Out of line, as take_span: inlined into run, the spans' code cost
- * every 8-byte collective some 20 instructions (make
- * bench-callgrind-coll). */
+ * free for their laps (in ring order, the head first), the payload written
+ * in one piece over them (two when it wraps the ring's end), the head's
+ * envelope and then its publish word last. Out of line, as take_span:
+ * inlined into run, the spans' code cost every 8-byte collective some 20
+ * instructions (make bench-callgrind-coll). */
 __attribute__((noinline)) static int put_span(unsigned char *st, unsigned char *e, unsigned char *slots, const hc_cp_xfer *x,
 					      uint32_t ctx, uint32_t tag)
 {
 	uint64_t n = x->n;
 	if (n > HC_COLL_MSG_MAX) return 0;
-	const unsigned char *src = (const unsigned char *)(uintptr_t)x->ptr;
 	uint64_t pos = U64(e, HC_FE_COLL_OPOS);
-	uint64_t k = 1 + (n - HC_COLL_INLINE_MAX + HC_COLL_NEXT_MAX - 1) / HC_COLL_NEXT_MAX;
+	uint64_t k = (HC_COLL_HEADER + n + HC_COLL_SLOT_SIZE - 1) / HC_COLL_SLOT_SIZE;
 	/* Acquire: the consumer is done with each position's last message. */
 	for (uint64_t q = pos; q < pos + k; q++)
 		if (__atomic_load_n((uint64_t *)coll_slot(slots, q), __ATOMIC_ACQUIRE) != 2 * (q / HC_COLL_SLOTS)) return 0;
-	uint64_t m = HC_COLL_INLINE_MAX;
-	for (uint64_t q = pos + 1; q < pos + k; q++) {
-		unsigned char *s = coll_slot(slots, q);
-		uint64_t c = n - m < HC_COLL_NEXT_MAX ? n - m : HC_COLL_NEXT_MAX;
-		memcpy(s + HC_COLL_NEXT, src + m, c);
-		m += c;
-		__atomic_store_n((uint64_t *)s, 2 * (q / HC_COLL_SLOTS) + 1, __ATOMIC_RELEASE);
-	}
 	unsigned char *slot = coll_slot(slots, pos);
+	const unsigned char *src = (const unsigned char *)(uintptr_t)x->ptr;
+	uint64_t off = (uint64_t)(slot - slots) + HC_COLL_HEADER, ring = (uint64_t)HC_COLL_SLOTS * HC_COLL_SLOT_SIZE;
+	uint64_t first = n < ring - off ? n : ring - off;
+	memcpy(slot + HC_COLL_HEADER, src, first);
+	if (first < n) memcpy(slots, src + first, n - first);
 	uint32_t len = (uint32_t)n, zero = 0;
 	memcpy(slot + HC_COLL_CTX, &ctx, 4);
 	memcpy(slot + HC_COLL_TAG, &tag, 4);
 	memcpy(slot + HC_COLL_LEN, &len, 4);
 	memcpy(slot + HC_COLL_RSVD, &zero, 4);
-	memcpy(slot + HC_COLL_HEADER, src, HC_COLL_INLINE_MAX);
 	__atomic_store_n((uint64_t *)slot, 2 * (pos / HC_COLL_SLOTS) + 1, __ATOMIC_SEQ_CST);
 	U64(e, HC_FE_COLL_OPOS) = pos + k;
 	announce(st, e);
@@ -168,26 +164,19 @@ static int put(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t ta
 
 /* take_span is take's end for a message of HC_COLL_INLINE_MAX < n bytes
  * whose head (at pos, published, this collective's, n == x->n) is slot:
- * the length bounded, every continuation published for its own lap (one
- * that is not is corruption, left for Go to report: 0, nothing copied or
- * released), the payload copied out, then all k positions handed back. */
+ * the length bounded, the payload copied out (one piece, or two when it
+ * wraps the ring's end), then the k positions handed back, the
+ * continuations first and the head last (shm/coll.go says why). */
 __attribute__((noinline)) static int take_span(unsigned char *e, unsigned char *slots, uint64_t pos, unsigned char *slot,
 					       const hc_cp_xfer *x, uint64_t n)
 {
 	if (n > HC_COLL_MSG_MAX) return 0;
-	uint64_t k = 1 + (n - HC_COLL_INLINE_MAX + HC_COLL_NEXT_MAX - 1) / HC_COLL_NEXT_MAX;
-	for (uint64_t q = pos + 1; q < pos + k; q++)
-		if (__atomic_load_n((uint64_t *)coll_slot(slots, q), __ATOMIC_ACQUIRE) != 2 * (q / HC_COLL_SLOTS) + 1) return 0;
+	uint64_t k = (HC_COLL_HEADER + n + HC_COLL_SLOT_SIZE - 1) / HC_COLL_SLOT_SIZE;
 	unsigned char *dst = (unsigned char *)(uintptr_t)x->ptr;
-	memcpy(dst, slot + HC_COLL_HEADER, HC_COLL_INLINE_MAX);
-	uint64_t m = HC_COLL_INLINE_MAX;
-	for (uint64_t q = pos + 1; q < pos + k; q++) {
-		uint64_t c = n - m < HC_COLL_NEXT_MAX ? n - m : HC_COLL_NEXT_MAX;
-		memcpy(dst + m, coll_slot(slots, q) + HC_COLL_NEXT, c);
-		m += c;
-	}
-	/* Every position back after our reads (in any order: each word is
-	 * its own position's). */
+	uint64_t off = (uint64_t)(slot - slots) + HC_COLL_HEADER, ring = (uint64_t)HC_COLL_SLOTS * HC_COLL_SLOT_SIZE;
+	uint64_t first = n < ring - off ? n : ring - off;
+	memcpy(dst, slot + HC_COLL_HEADER, first);
+	if (first < n) memcpy(dst + first, slots, n - first);
 	for (uint64_t q = pos + 1; q < pos + k; q++)
 		__atomic_store_n((uint64_t *)coll_slot(slots, q), 2 * (q / HC_COLL_SLOTS) + 2, __ATOMIC_RELEASE);
 	__atomic_store_n((uint64_t *)slot, 2 * (pos / HC_COLL_SLOTS) + 2, __ATOMIC_SEQ_CST);
