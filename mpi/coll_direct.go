@@ -301,11 +301,11 @@ func (e *engine) directRecv(c *Comm, tag int, x *collXfer, spin bool) directResu
 		copy(x.buf, payload)
 		ic.Coll.Release()
 	} else {
-		// A span (shm/coll.go): its continuations checked, then copied
-		// straight into the receive buffer.
+		// A span (shm/coll.go): copied straight into the receive
+		// buffer, then its positions handed back.
 		k, err := ic.Coll.CollSpan(d.Len)
 		if err != nil {
-			return directRefused // corrupt: the drain reports it
+			return directRefused // cannot be (DecodeColl bounded d.Len)
 		}
 		ic.Coll.GatherColl(x.buf)
 		ic.Coll.ReleaseColl(k)
