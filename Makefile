@@ -208,6 +208,7 @@ fuzz:
 	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzIncomingChannel$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzGate$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzPeekSpan$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./shm/ -run '^$$' -fuzz '^FuzzCollSpan$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./cmd/libmpi_abi/ -run '^$$' -fuzz '^FuzzFastLaneSlot$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./bench/internal/osu/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./skew/ -run '^$$' -fuzz '^FuzzObserve$$' -fuzztime $(FUZZTIME)

@@ -360,7 +360,7 @@ func (e *engine) issue(op *collOp, rd *schedRound) {
 		}
 		r := e.newInternalReq(reqSend)
 		w := c.worldOf(x.peer)
-		if op.small && w != e.rank && len(x.buf) <= shm.CollInlineMax {
+		if op.small && w != e.rank && len(x.buf) <= shm.CollMsgMax {
 			r.comm, r.peer, r.sbuf, r.ctx, r.m.Tag = c, w, x.buf, c.ctx+1, op.tag
 			e.sendColl(e.outTo(w), r)
 		} else if x.read && w != e.rank {

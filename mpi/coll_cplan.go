@@ -243,7 +243,7 @@ func (c *Comm) compilePlan(op *collOp, p *cplan) bool {
 	for i := range s.xfers {
 		x := &s.xfers[i]
 		w := c.worldOf(x.peer)
-		if w == e.rank || len(x.buf) > shm.CollInlineMax {
+		if w == e.rank || len(x.buf) > shm.CollMsgMax {
 			return false
 		}
 		p.xfers[i] = cpXfer{peer: int64(w), ptr: cpAddr(x.buf), n: uint64(len(x.buf)), send: uint32(flag01(x.send))}

@@ -244,7 +244,7 @@ func (e *engine) directRounds(op *collOp, spin bool) directResult {
 // when nothing of ours waits in front of it.
 func (e *engine) directSend(c *Comm, tag int, x *collXfer) bool {
 	w := c.worldOf(x.peer)
-	if w == e.rank || len(x.buf) > shm.CollInlineMax {
+	if w == e.rank || len(x.buf) > shm.CollMsgMax {
 		return false
 	}
 	oc := e.outTo(w)
@@ -343,8 +343,19 @@ func (e *engine) directRecv(c *Comm, tag int, x *collXfer, spin bool) directResu
 	if err != nil || d.Ctx != c.ctx+1 || d.Tag != int32(tag) || int(d.Len) != len(x.buf) {
 		return directRefused
 	}
-	copy(x.buf, payload)
-	ic.Coll.Release()
+	if d.Len <= shm.CollInlineMax {
+		copy(x.buf, payload)
+		ic.Coll.Release()
+	} else {
+		// A span (shm/coll.go): copied straight into the receive
+		// buffer, then its positions handed back.
+		k, err := ic.Coll.CollSpan(d.Len)
+		if err != nil {
+			return directRefused // cannot be (DecodeColl bounded d.Len)
+		}
+		ic.Coll.GatherColl(x.buf)
+		ic.Coll.ReleaseColl(k)
+	}
 	ic.Idle = 0
 	// The sender may be waiting for the slot just freed.
 	ic.Bell.Ring()

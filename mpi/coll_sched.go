@@ -118,9 +118,11 @@ func (s *schedule) release() {
 	}
 }
 
-// fitsSlot marks s for the collective ring when its largest message has
-// size bytes.
-func (s *schedule) fitsSlot(size int) { s.small = size <= shm.CollInlineMax }
+// fitsSlot marks s for the collective ring (and so the direct run and C's
+// plans) when its largest message has size bytes: up to shm.CollMsgMax,
+// one slot or a span of them. Algorithm choices that depend on a message
+// fitting one slot test shm.CollInlineMax themselves.
+func (s *schedule) fitsSlot(size int) { s.small = size <= shm.CollMsgMax }
 
 // next opens a new round; the transfers and steps added after it belong to
 // it.

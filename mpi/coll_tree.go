@@ -133,7 +133,7 @@ func bcastSched(s *schedule, rank, root, n int, buf []byte, flat bool) {
 		return
 	}
 	large := len(buf) >= bcastFlatMin
-	if large && (n <= bcastFlatRanks || flat && n <= bcastFlatOversubRanks) || flat && s.small && n <= bcastFlatSmallRanks {
+	if large && (n <= bcastFlatRanks || flat && n <= bcastFlatOversubRanks) || flat && len(buf) <= shm.CollInlineMax && n <= bcastFlatSmallRanks {
 		s.next()
 		if rank != root {
 			s.recv(root, buf)

@@ -44,7 +44,7 @@ func TestCollRing(t *testing.T) {
 
 func TestDecodeCollRejects(t *testing.T) {
 	s := make([]byte, CollSlotSize)
-	EncodeColl(s, CollDesc{Len: CollInlineMax + 1}, nil)
+	EncodeColl(s, CollDesc{Len: CollMsgMax + 1}, nil)
 	if _, _, err := DecodeColl(s); !errors.Is(err, ErrBadDesc) {
 		t.Fatalf("oversized payload: %v", err)
 	}
@@ -59,7 +59,8 @@ func TestDecodeCollRejects(t *testing.T) {
 }
 
 // FuzzDecodeColl: whatever a peer leaves in a collective slot, decoding
-// either fails with ErrBadDesc or returns a payload inside the slot.
+// either fails with ErrBadDesc or returns a payload inside the slot (the
+// head's part of a longer message).
 func FuzzDecodeColl(f *testing.F) {
 	s := make([]byte, CollSlotSize)
 	EncodeColl(s, CollDesc{Ctx: 3, Tag: 9, Len: 5}, []byte("hello"))
@@ -75,7 +76,7 @@ func FuzzDecodeColl(f *testing.F) {
 			}
 			return
 		}
-		if int(d.Len) != len(pl) || len(pl) > CollInlineMax || cap(pl) != len(pl) {
+		if int(min(d.Len, CollInlineMax)) != len(pl) || d.Len > CollMsgMax || cap(pl) != len(pl) {
 			t.Fatalf("payload view len %d cap %d for %+v", len(pl), cap(pl), d)
 		}
 	})

@@ -262,6 +262,7 @@ func FastLaneLayout() map[string]int {
 		"COLL_IPOS": feCollIPos, "COLL_OPEN": feCollOpen, "COLL_SLOTS": CollSlots, "COLL_SLOT_SIZE": CollSlotSize,
 		"COLL_INLINE_MAX": CollInlineMax, "COLL_CTX": collCtx, "COLL_TAG": collTag, "COLL_LEN": collLen,
 		"COLL_RSVD": collRsvd, "COLL_HEADER": collHeader,
+		"COLL_MSG_MAX": CollMsgMax, "COLL_SPAN_MAX_SLOTS": CollSpanMaxSlots,
 		"SLOT_SIZE": SlotSize, "DESC_KIND": descKind, "DESC_FLAGS": descFlags, "DESC_CTX": descCtx,
 		"DESC_TAG": descTag, "DESC_FRAGLEN": descFragLen, "DESC_HEADER": DescHeaderSize,
 		"INLINE_MAX": InlineMax, "KIND_INLINE": int(KindInline),

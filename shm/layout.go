@@ -30,7 +30,11 @@ const (
 	// so collective traffic never waits behind a point-to-point stream.
 	// Four lines hold a 232-byte payload: a barrier's empty message, small
 	// broadcasts and reductions, and the 128-byte context bitmap of
-	// communicator creation.
+	// communicator creation. A message of up to CollMsgMax (8 KiB) spans
+	// consecutive slots (coll.go: up to CollSpanMaxSlots = 34 of the 64),
+	// so the ring stays 16 KiB a channel and a small message still
+	// touches only the lines it fills. Spans changed no byte of the
+	// region's layout, only what a collective head's length may say.
 	CollSlots    = 64
 	CollSlotSize = 4 * CacheLine
 

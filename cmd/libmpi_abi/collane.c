@@ -17,7 +17,10 @@
  *     published message of this collective (context, tag) of exactly the
  *     expected length, after a short spin; when ranks outnumber CPUs a
  *     blocking call yields the CPU instead, a few times (the peer it waits
- *     for may need it), before it hands over.
+ *     for may need it), before it hands over;
+ *   - a message of up to HC_COLL_MSG_MAX bytes travels the ring, one
+ *     slot up to HC_COLL_INLINE_MAX and a span of consecutive positions
+ *     above (shm/coll.go, whose protocol put and take follow).
  * The first transfer that cannot be done hands the collective to Go at
  * that round with the round's transfers done so far (hympi_go_cc_run),
  * and Go goes on exactly as its direct run stopped there would. The tag is
@@ -129,15 +132,65 @@ static inline unsigned char *entry(unsigned char *st, int64_t w)
 	return st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
 }
 
+static inline unsigned char *coll_slot(unsigned char *slots, uint64_t pos)
+{
+	return slots + (pos & (HC_COLL_SLOTS - 1)) * HC_COLL_SLOT_SIZE;
+}
+
+/* announce, after a publish toward e's peer: the summary bit, then (all
+ * sequentially consistent) the peer's doorbell. */
+static inline void announce(unsigned char *st, unsigned char *e)
+{
+	uint64_t *sum = (uint64_t *)(uintptr_t)U64(e, HC_FE_SUM_WORD);
+	uint64_t bit = (uint64_t)1 << (U32(st, HC_FL_RANK) & 63);
+	if (!(__atomic_load_n(sum, __ATOMIC_SEQ_CST) & bit)) __atomic_fetch_or(sum, bit, __ATOMIC_SEQ_CST);
+	bell(e, HC_FE_BELL_SEQ, HC_FE_BELL_SLEEP);
+}
+
+/* put_span is put of a message of HC_COLL_INLINE_MAX < n <=
+ * HC_COLL_MSG_MAX bytes, a span of k positions (shm/coll.go): all checked
+ * free for their laps (in ring order, the head first), the payload written
+ * in one piece over them (two when it wraps the ring's end), the head's
+ * envelope and then its publish word last. Out of line, as take_span:
+ * inlined into run, the spans' code cost every 8-byte collective some 20
+ * instructions (make bench-callgrind-coll). */
+__attribute__((noinline)) static int put_span(unsigned char *st, unsigned char *e, unsigned char *slots, const hc_cp_xfer *x,
+					      uint32_t ctx, uint32_t tag)
+{
+	uint64_t n = x->n;
+	if (n > HC_COLL_MSG_MAX) return 0;
+	uint64_t pos = U64(e, HC_FE_COLL_OPOS);
+	uint64_t k = (HC_COLL_HEADER + n + HC_COLL_SLOT_SIZE - 1) / HC_COLL_SLOT_SIZE;
+	/* Acquire: the consumer is done with each position's last message. */
+	for (uint64_t q = pos; q < pos + k; q++)
+		if (__atomic_load_n((uint64_t *)coll_slot(slots, q), __ATOMIC_ACQUIRE) != 2 * (q / HC_COLL_SLOTS)) return 0;
+	unsigned char *slot = coll_slot(slots, pos);
+	const unsigned char *src = (const unsigned char *)(uintptr_t)x->ptr;
+	uint64_t off = (uint64_t)(slot - slots) + HC_COLL_HEADER, ring = (uint64_t)HC_COLL_SLOTS * HC_COLL_SLOT_SIZE;
+	uint64_t first = n < ring - off ? n : ring - off;
+	memcpy(slot + HC_COLL_HEADER, src, first);
+	if (first < n) memcpy(slots, src + first, n - first);
+	uint32_t len = (uint32_t)n, zero = 0;
+	memcpy(slot + HC_COLL_CTX, &ctx, 4);
+	memcpy(slot + HC_COLL_TAG, &tag, 4);
+	memcpy(slot + HC_COLL_LEN, &len, 4);
+	memcpy(slot + HC_COLL_RSVD, &zero, 4);
+	__atomic_store_n((uint64_t *)slot, 2 * (pos / HC_COLL_SLOTS) + 1, __ATOMIC_SEQ_CST);
+	U64(e, HC_FE_COLL_OPOS) = pos + k;
+	announce(st, e);
+	return 1;
+}
+
 /* put publishes x in its peer's collective ring: 0 when the rule says no. */
 static inline __attribute__((always_inline)) int put(unsigned char *st, const hc_cp_xfer *x, uint32_t ctx, uint32_t tag)
 {
 	unsigned char *e = entry(st, x->peer);
-	if (!e || x->n > HC_COLL_INLINE_MAX || !U32(e, HC_FE_COLL_OPEN)) return 0;
+	if (!e || !U32(e, HC_FE_COLL_OPEN)) return 0;
 	unsigned char *slots = (unsigned char *)(uintptr_t)U64(e, HC_FE_COLL_OUT);
 	if (!slots) return 0;
+	if (x->n > HC_COLL_INLINE_MAX) return put_span(st, e, slots, x, ctx, tag);
 	uint64_t pos = U64(e, HC_FE_COLL_OPOS);
-	unsigned char *slot = slots + (pos & (HC_COLL_SLOTS - 1)) * HC_COLL_SLOT_SIZE;
+	unsigned char *slot = coll_slot(slots, pos);
 	uint64_t lap = 2 * (pos / HC_COLL_SLOTS);
 	/* Acquire: the consumer is done with the slot's last message. */
 	if (__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap) return 0;
@@ -147,13 +200,33 @@ static inline __attribute__((always_inline)) int put(unsigned char *st, const hc
 	memcpy(slot + HC_COLL_LEN, &n, 4);
 	memcpy(slot + HC_COLL_RSVD, &zero, 4);
 	if (n) memcpy(slot + HC_COLL_HEADER, (const void *)(uintptr_t)x->ptr, n);
-	/* The publish, then (sequentially consistent) the summary and bell. */
+	/* The publish, then the summary and bell. */
 	__atomic_store_n((uint64_t *)slot, lap + 1, __ATOMIC_SEQ_CST);
 	U64(e, HC_FE_COLL_OPOS) = pos + 1;
-	uint64_t *sum = (uint64_t *)(uintptr_t)U64(e, HC_FE_SUM_WORD);
-	uint64_t bit = (uint64_t)1 << (U32(st, HC_FL_RANK) & 63);
-	if (!(__atomic_load_n(sum, __ATOMIC_SEQ_CST) & bit)) __atomic_fetch_or(sum, bit, __ATOMIC_SEQ_CST);
-	bell(e, HC_FE_BELL_SEQ, HC_FE_BELL_SLEEP);
+	announce(st, e);
+	return 1;
+}
+
+/* take_span is take's end for a message of HC_COLL_INLINE_MAX < n bytes
+ * whose head (at pos, published, this collective's, n == x->n) is slot:
+ * the length bounded, the payload copied out (one piece, or two when it
+ * wraps the ring's end), then the k positions handed back, the
+ * continuations first and the head last (shm/coll.go says why). */
+__attribute__((noinline)) static int take_span(unsigned char *e, unsigned char *slots, uint64_t pos, unsigned char *slot,
+					       const hc_cp_xfer *x, uint64_t n)
+{
+	if (n > HC_COLL_MSG_MAX) return 0;
+	uint64_t k = (HC_COLL_HEADER + n + HC_COLL_SLOT_SIZE - 1) / HC_COLL_SLOT_SIZE;
+	unsigned char *dst = (unsigned char *)(uintptr_t)x->ptr;
+	uint64_t off = (uint64_t)(slot - slots) + HC_COLL_HEADER, ring = (uint64_t)HC_COLL_SLOTS * HC_COLL_SLOT_SIZE;
+	uint64_t first = n < ring - off ? n : ring - off;
+	memcpy(dst, slot + HC_COLL_HEADER, first);
+	if (first < n) memcpy(dst + first, slots, n - first);
+	for (uint64_t q = pos + 1; q < pos + k; q++)
+		__atomic_store_n((uint64_t *)coll_slot(slots, q), 2 * (q / HC_COLL_SLOTS) + 2, __ATOMIC_RELEASE);
+	__atomic_store_n((uint64_t *)slot, 2 * (pos / HC_COLL_SLOTS) + 2, __ATOMIC_SEQ_CST);
+	U64(e, HC_FE_COLL_IPOS) = pos + k;
+	bell(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
 	return 1;
 }
 
@@ -191,15 +264,15 @@ static inline __attribute__((always_inline)) int take(unsigned char *st, const h
 	unsigned char *slots = (unsigned char *)(uintptr_t)U64(e, HC_FE_COLL_IN);
 	if (!slots) return 0;
 	uint64_t pos = U64(e, HC_FE_COLL_IPOS);
-	unsigned char *slot = slots + (pos & (HC_COLL_SLOTS - 1)) * HC_COLL_SLOT_SIZE;
+	unsigned char *slot = coll_slot(slots, pos);
 	uint64_t lap = 2 * (pos / HC_COLL_SLOTS);
 	if (__builtin_expect(__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap + 1, 0) &&
 	    !await_head(slot, lap, spins, tag))
 		return 0;
 	uint32_t n = ld32(slot + HC_COLL_LEN);
-	if (ld32(slot + HC_COLL_CTX) != ctx || ld32(slot + HC_COLL_TAG) != tag || ld32(slot + HC_COLL_RSVD) != 0 ||
-	    n > HC_COLL_INLINE_MAX || n != x->n)
+	if (ld32(slot + HC_COLL_CTX) != ctx || ld32(slot + HC_COLL_TAG) != tag || ld32(slot + HC_COLL_RSVD) != 0 || n != x->n)
 		return 0;
+	if (n > HC_COLL_INLINE_MAX) return take_span(e, slots, pos, slot, x, n);
 	if (n) memcpy((void *)(uintptr_t)x->ptr, slot + HC_COLL_HEADER, n);
 	/* Hand the slot back after our reads. */
 	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);

@@ -61,6 +61,10 @@ enum {
 	HC_COLL_RSVD = 20,
 	HC_COLL_HEADER = 24,
 	HC_COLL_INLINE_MAX = HC_COLL_SLOT_SIZE - HC_COLL_HEADER,
+	/* A longer message spans positions, its payload in one piece from the
+	 * head's on over theirs, wrapping at the ring's end (shm/coll.go). */
+	HC_COLL_MSG_MAX = 8192,
+	HC_COLL_SPAN_MAX_SLOTS = (HC_COLL_HEADER + HC_COLL_MSG_MAX + HC_COLL_SLOT_SIZE - 1) / HC_COLL_SLOT_SIZE,
 };
 
 /* The descriptor slot (shm/desc.go, shm/layout.go). */
