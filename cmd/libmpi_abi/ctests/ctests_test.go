@@ -193,6 +193,7 @@ func TestCPrograms(t *testing.T) {
 		{"dims", []int{1}, false},
 		{"nbc_types", []int{1, 2, 3}, true},
 		{"nbc_done", []int{1, 2, 3}, true},
+		{"nbc_free", []int{1, 2, 3}, true},
 		{"nbc_overlap", []int{1, 2, 3, 4}, true},
 		{"idup_inter", []int{2, 4, 5}, true},
 		{"fastlane", []int{1, 4}, true},

@@ -207,10 +207,15 @@ int main(int argc, char **argv)
 		CHECK_RC(MPI_Iallreduce(&c, &d, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r));
 		CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
 		CHECK(r == MPI_REQUEST_NULL && d == sum_to(2));
-		/* Its result arrives as MPI calls make progress. */
+		/* Its result arrives as MPI calls make progress, sooner on one
+		 * rank than on another (the wait above need not finish it), so
+		 * the ranks agree on when to stop: every rank must call the same
+		 * collectives, and a loop each rank ended on its own would not. */
 		double t0 = MPI_Wtime();
-		while (*(volatile int *)&b != sum_to(1) && MPI_Wtime() - t0 < 30)
-			CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+		for (int all_in = 0; !all_in;) {
+			int in = *(volatile int *)&b == sum_to(1) || MPI_Wtime() - t0 > 30;
+			CHECK_RC(MPI_Allreduce(&in, &all_in, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+		}
 		CHECK(b == sum_to(1));
 	}
 
