@@ -177,6 +177,7 @@ func (c *Comm) replay(op *collOp, i int) bool {
 		copy(s.own[0], s.own[1])
 	}
 	c.directRuns++
+	c.replays++
 	// Back where it came from: e.mu was held throughout, so the slot is
 	// as runMemo left it.
 	c.memo[i&(memoSlots-1)].op = op
