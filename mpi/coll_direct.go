@@ -71,8 +71,18 @@ func (e *engine) directRun(op *collOp, mode launchMode) directResult {
 	// here would make no progress pass at all, and a peer outside the
 	// communicator could wait for ever for its messages to us to be
 	// drained: every so often, one pass.
+	// The pass leaves the collective rings alone (as C's lane's does,
+	// coll_cplan.go): their messages are for this rank's coming
+	// collectives, which take them straight off the rings; filed as
+	// unexpected, each would cost its collective a matching queue's
+	// insert and removal (a non-root that runs a ring ahead of its root
+	// had the root's next 64 Reduces pay that). A head that is not the
+	// next collective's stops the direct run, and the ordinary path
+	// drains it.
 	if op.c.directRuns%directPassEvery == directPassEvery-1 {
+		e.collHold = true
 		e.progress()
+		e.collHold = false
 		if e.fatal != nil || len(e.sending) != 0 || len(e.reads) != 0 {
 			return directRefused
 		}
