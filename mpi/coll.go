@@ -84,7 +84,9 @@ type collOp struct {
 	// key is the memo key of a nonblocking collective's call
 	// (coll_memo.go), under which its entry is memoised once collected.
 	key collKey
-	// vcounts is a v-collective's arrays as its key (saveCounts).
+	// vkey is a v-collective's arrays as its key (saveCounts), copies
+	// in vcounts.
+	vkey    countsKey
 	vcounts []int
 	// slot is the memo slot the entry was taken from while it runs
 	// (coll_memo.go), -1 when none: it goes back there.
