@@ -108,6 +108,11 @@ func (e *engine) directRun(op *collOp, mode launchMode) directResult {
 // the first that receives, that one's sends included (those need nothing
 // from the peers); the rest is deferred.
 func (e *engine) directSendsFirst(op *collOp) directResult {
+	if op.rxState == replayYes && op.cur == 0 && op.skip == 0 {
+		res := e.planRun(op, 0, false, true)
+		op.deferred = res == directDeferred
+		return res
+	}
 	c := op.c
 	for op.cur < len(op.s.rounds) {
 		rd := &op.s.rounds[op.cur]
@@ -207,6 +212,13 @@ func (e *engine) dropColl(op *collOp) {
 // function for the rounds and their transfers: a small collective's
 // calls cost as much as its checks.)
 func (e *engine) directRounds(op *collOp, spin bool) directResult {
+	if op.rxState == replayYes {
+		// The replay's plan (coll_replay.go): the same transfers in the
+		// same order, their channel ends resolved.
+		if k := op.planAt(); k >= 0 {
+			return e.planRun(op, k, spin, false)
+		}
+	}
 	c := op.c
 	for op.cur < len(op.s.rounds) {
 		rd := &op.s.rounds[op.cur]

@@ -401,6 +401,9 @@ func (c *Comm) startMemo(key *collKey, v *countsKey) *Request {
 	op := c.memoTakeSlot(i)
 	c.memoHits++
 	op.key = *key
+	if op.rxState == replayUnknown {
+		e.replayPlan(c, op) // the direct run follows the plan where there is one
+	}
 	e.launchRun(c, op, false, nbMode())
 	r := op.req
 	e.mu.Unlock()

@@ -34,7 +34,23 @@ func TestCollReplay(t *testing.T) {
 		// its call (the replay spins, then defers).
 		late     bool
 		replayed bool // the replay must finish rank 0's call
+		// nb: rank 0 calls Iallreduce and Wait instead, which must start
+		// from the replay's plan; direct: the direct run (the plan's)
+		// must finish it.
+		nb, direct bool
 	}{
+		{name: "nonblocking, peer's message there", nb: true, direct: true},
+		{name: "nonblocking, peer's message late", nb: true, late: true, direct: true},
+		{name: "nonblocking, another communicator's collective at the ring head", nb: true,
+			pre1: func(t *testing.T, e *directEnv) {
+				e.keep1(e.dup[1].Iallreduce(long, make([]byte, len(long)), Int64, Max))
+			},
+			post0: func(t *testing.T, e *directEnv) {
+				got := make([]byte, len(long))
+				if err := e.dup[0].Allreduce(long, got, Int64, Max); err != nil || !slices.Equal(got, long) {
+					t.Errorf("dup Allreduce: %v %v", int64s(got), err)
+				}
+			}},
 		{name: "peer's message there", replayed: true},
 		{name: "peer's message late", late: true},
 		{name: "peer's message filed as unexpected", replayed: true,
@@ -136,14 +152,28 @@ func TestCollReplay(t *testing.T) {
 			if tc.pre0 != nil {
 				tc.pre0(t, &e)
 			}
-			before := comms[0].replays
-			err := comms[0].Allreduce(send[0], recv[0], Int64, Sum)
+			before, direct := comms[0].replays, comms[0].directRuns
+			var err error
+			if tc.nb {
+				var r *Request
+				if r, err = comms[0].Iallreduce(send[0], recv[0], Int64, Sum); err == nil {
+					if r.coll == nil || r.coll.rxState != replayYes {
+						t.Error("Iallreduce did not start from the replay's plan")
+					}
+					_, err = r.Wait()
+				}
+			} else {
+				err = comms[0].Allreduce(send[0], recv[0], Int64, Sum)
+			}
 			late.Wait()
 			if err != nil {
 				t.Fatalf("rank 0: %v", err)
 			}
 			if got := comms[0].replays - before; got != b2u(tc.replayed) {
 				t.Errorf("replays: %d, want %d", got, b2u(tc.replayed))
+			}
+			if got := comms[0].directRuns - direct; tc.nb && got != b2u(tc.direct) {
+				t.Errorf("direct runs: %d, want %d", got, b2u(tc.direct))
 			}
 			if got := int64s(recv[0]); !slices.Equal(got, want) {
 				t.Errorf("rank 0: sum %v, want %v", got, want)
