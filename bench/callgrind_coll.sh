@@ -57,7 +57,8 @@ bin/hympicc -O2 -g -o bin/cg_coll_c bench/c/cg_coll.c
 # Go's asynchronous preemption signals trip an assertion in callgrind.
 export GODEBUG=asyncpreemptoff=1
 COLLS=(Barrier Ibarrier Bcast Ibcast Allreduce Iallreduce Reduce Ireduce Scan Iscan
-	ReduceScatterBlock IreduceScatterBlock Scatterv Iscatterv Allgather Iallgather Alltoallv Ialltoallv)
+	ReduceScatterBlock IreduceScatterBlock Scatterv Iscatterv Allgather Iallgather Alltoallv Ialltoallv
+	Gather Igather Scatter Iscatter Alltoall Ialltoall Gatherv Igatherv Allgatherv Iallgatherv)
 
 run() { # name measured prog
 	rm -f "$OUT/flags.$1"

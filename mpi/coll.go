@@ -84,7 +84,9 @@ type collOp struct {
 	// key is the memo key of a nonblocking collective's call
 	// (coll_memo.go), under which its entry is memoised once collected.
 	key collKey
-	// vcounts is a v-collective's arrays as its key (saveCounts).
+	// vkey is a v-collective's arrays as its key (saveCounts), copies
+	// in vcounts.
+	vkey    countsKey
 	vcounts []int
 	// slot is the memo slot the entry was taken from while it runs
 	// (coll_memo.go), -1 when none: it goes back there.
@@ -97,6 +99,10 @@ type collOp struct {
 	// gateGen is the gate's generation when it arrived.
 	gateTicket uint64
 	gateGen    uint32
+	// rx is s as a replay plan when rxState is replayYes: a memoised
+	// blocking call may then replay the schedule (coll_replay.go).
+	rx      []replayStep
+	rxState replayState
 }
 
 // collFreeMax bounds a communicator's free list of control entries.
@@ -116,6 +122,7 @@ func (c *Comm) getOp() *collOp {
 		op.reqStore.reqBody = &op.bodyStore
 	}
 	op.s.reset()
+	op.rxState = replayUnknown
 	op.key = collKey{} // a caller that memoises sets its own
 	op.slot = -1
 	return op
@@ -125,6 +132,8 @@ func (c *Comm) getOp() *collOp {
 func (c *Comm) putOp(op *collOp) {
 	c.cplanDropped(op)
 	op.s.release()
+	clear(op.rx)
+	op.rx, op.rxState = op.rx[:0], replayUnknown
 	// reqStore stays as it is: a user still holding the request of a
 	// recycled nonblocking collective sees it spent until the entry is
 	// launched again.
@@ -431,6 +440,14 @@ func (c *Comm) runBlocking(what string, key *collKey, op *collOp, slot int, gen 
 	if own && op.s.ownAfter {
 		e.copyOwn(&op.s)
 	}
+	return c.finishBlocking(what, key, op, slot, gen)
+}
+
+// finishBlocking is runBlocking once op is launched: it waits for op and
+// puts it back in the memo. Called with e.mu held; returns with it
+// released.
+func (c *Comm) finishBlocking(what string, key *collKey, op *collOp, slot int, gen uint32) error {
+	e := c.e
 	var err error
 	if !op.bodyStore.done {
 		e.gateOp = op

@@ -48,7 +48,11 @@ func (c *Comm) Bcast(buf []byte, root int) error {
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interBcast, Root: root, Send: buf, Recv: buf})
 	}
-	return c.blockingKeyed("Bcast", keyOf(memoBcast, buf, nil, 0, 0, root), nil, func(s *schedule) error { return c.bcastBuild(s, "Bcast", buf, root) })
+	key := keyOf(memoBcast, buf, nil, 0, 0, root)
+	if ok, err := c.runMemo("Bcast", &key, nil, -1); ok {
+		return err
+	}
+	return c.blockingBuild("Bcast", key, nil, func(s *schedule) error { return c.bcastBuild(s, "Bcast", buf, root) })
 }
 
 func (c *Comm) reduceBuild(s *schedule, what string, send, recv []byte, dt Datatype, op Op, root int) error {
@@ -74,7 +78,11 @@ func (c *Comm) Reduce(send, recv []byte, dt Datatype, op Op, root int) error {
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interReduce, Root: root, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
-	return c.blockingKeyed("Reduce", keyOf(memoReduce, send, recv, dt, op, root), nil, func(s *schedule) error { return c.reduceBuild(s, "Reduce", send, recv, dt, op, root) })
+	key := keyOf(memoReduce, send, recv, dt, op, root)
+	if ok, err := c.runMemo("Reduce", &key, nil, -1); ok {
+		return err
+	}
+	return c.blockingBuild("Reduce", key, nil, func(s *schedule) error { return c.reduceBuild(s, "Reduce", send, recv, dt, op, root) })
 }
 
 func (c *Comm) allreduceBuild(s *schedule, what string, send, recv []byte, dt Datatype, op Op) error {
@@ -122,12 +130,20 @@ func (c *Comm) scanBuild(s *schedule, what string, send, recv []byte, dt Datatyp
 
 // Scan is the inclusive prefix reduction over ranks 0..Rank().
 func (c *Comm) Scan(send, recv []byte, dt Datatype, op Op) error {
-	return c.blockingKeyed("Scan", keyOf(memoScan, send, recv, dt, op, 0), nil, func(s *schedule) error { return c.scanBuild(s, "Scan", send, recv, dt, op, false) })
+	key := keyOf(memoScan, send, recv, dt, op, 0)
+	if ok, err := c.runMemo("Scan", &key, nil, -1); ok {
+		return err
+	}
+	return c.blockingBuild("Scan", key, nil, func(s *schedule) error { return c.scanBuild(s, "Scan", send, recv, dt, op, false) })
 }
 
 // Exscan is the exclusive prefix reduction; rank 0's recv is unchanged.
 func (c *Comm) Exscan(send, recv []byte, dt Datatype, op Op) error {
-	return c.blockingKeyed("Exscan", keyOf(memoExscan, send, recv, dt, op, 0), nil, func(s *schedule) error { return c.scanBuild(s, "Exscan", send, recv, dt, op, true) })
+	key := keyOf(memoExscan, send, recv, dt, op, 0)
+	if ok, err := c.runMemo("Exscan", &key, nil, -1); ok {
+		return err
+	}
+	return c.blockingBuild("Exscan", key, nil, func(s *schedule) error { return c.scanBuild(s, "Exscan", send, recv, dt, op, true) })
 }
 
 func (c *Comm) reduceScatterBlockBuild(s *schedule, what string, send, recv []byte, dt Datatype, op Op) error {
@@ -156,7 +172,11 @@ func (c *Comm) ReduceScatterBlock(send, recv []byte, dt Datatype, op Op) error {
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interReduceScatterBlock, Send: send, Recv: recv, Datatype: dt, Op: op})
 	}
-	return c.blockingKeyed("ReduceScatterBlock", keyOf(memoReduceScatterBlock, send, recv, dt, op, 0), nil, func(s *schedule) error {
+	key := keyOf(memoReduceScatterBlock, send, recv, dt, op, 0)
+	if ok, err := c.runMemo("ReduceScatterBlock", &key, nil, -1); ok {
+		return err
+	}
+	return c.blockingBuild("ReduceScatterBlock", key, nil, func(s *schedule) error {
 		return c.reduceScatterBlockBuild(s, "ReduceScatterBlock", send, recv, dt, op)
 	})
 }
@@ -246,7 +266,11 @@ func (c *Comm) Gather(send, recv []byte, root int) error {
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interGather, Root: root, Send: send, Recv: recv})
 	}
-	return c.blockingKeyed("Gather", keyOf(memoGather, send, recv, 0, 0, root), nil, func(s *schedule) error { return c.gatherBuild(s, "Gather", send, recv, root) })
+	key := keyOf(memoGather, send, recv, 0, 0, root)
+	if ok, err := c.runMemo("Gather", &key, nil, -1); ok {
+		return err
+	}
+	return c.blockingBuild("Gather", key, nil, func(s *schedule) error { return c.gatherBuild(s, "Gather", send, recv, root) })
 }
 
 func (c *Comm) gathervBuild(s *schedule, what string, send, recv []byte, counts, displs []int, root int) error {
@@ -272,7 +296,12 @@ func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int) error 
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
-	return c.blockingKeyed("Gatherv", vkey(keyOf(memoGatherv, send, recv, 0, 0, root), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.gathervBuild(s, "Gatherv", send, recv, counts, displs, root) })
+	v := countsKey{counts, displs}
+	key := keyOf(memoGatherv, send, recv, 0, 0, root)
+	if ok, err := c.runMemo("Gatherv", &key, &v, -1); ok {
+		return err
+	}
+	return c.blockingBuild("Gatherv", vkey(key, &v), &v, func(s *schedule) error { return c.gathervBuild(s, "Gatherv", send, recv, counts, displs, root) })
 }
 
 func (c *Comm) scatterBuild(s *schedule, what string, send, recv []byte, root int) error {
@@ -294,7 +323,11 @@ func (c *Comm) Scatter(send, recv []byte, root int) error {
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interScatter, Root: root, Send: send, Recv: recv})
 	}
-	return c.blockingKeyed("Scatter", keyOf(memoScatter, send, recv, 0, 0, root), nil, func(s *schedule) error { return c.scatterBuild(s, "Scatter", send, recv, root) })
+	key := keyOf(memoScatter, send, recv, 0, 0, root)
+	if ok, err := c.runMemo("Scatter", &key, nil, -1); ok {
+		return err
+	}
+	return c.blockingBuild("Scatter", key, nil, func(s *schedule) error { return c.scatterBuild(s, "Scatter", send, recv, root) })
 }
 
 func (c *Comm) scattervBuild(s *schedule, what string, send []byte, counts, displs []int, recv []byte, root int) error {
@@ -321,7 +354,12 @@ func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
-	return c.blockingKeyed("Scatterv", vkey(keyOf(memoScatterv, send, recv, 0, 0, root), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.scattervBuild(s, "Scatterv", send, counts, displs, recv, root) })
+	v := countsKey{counts, displs}
+	key := keyOf(memoScatterv, send, recv, 0, 0, root)
+	if ok, err := c.runMemo("Scatterv", &key, &v, -1); ok {
+		return err
+	}
+	return c.blockingBuild("Scatterv", vkey(key, &v), &v, func(s *schedule) error { return c.scattervBuild(s, "Scatterv", send, counts, displs, recv, root) })
 }
 
 func (c *Comm) allgatherBuild(s *schedule, what string, send, recv []byte) error {
@@ -347,7 +385,11 @@ func (c *Comm) Allgather(send, recv []byte) error {
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interAllgather, Send: send, Recv: recv})
 	}
-	return c.blockingKeyed("Allgather", keyOf(memoAllgather, send, recv, 0, 0, 0), nil, func(s *schedule) error { return c.allgatherBuild(s, "Allgather", send, recv) })
+	key := keyOf(memoAllgather, send, recv, 0, 0, 0)
+	if ok, err := c.runMemo("Allgather", &key, nil, -1); ok {
+		return err
+	}
+	return c.blockingBuild("Allgather", key, nil, func(s *schedule) error { return c.allgatherBuild(s, "Allgather", send, recv) })
 }
 
 func (c *Comm) allgathervBuild(s *schedule, what string, send, recv []byte, counts, displs []int) error {
@@ -384,7 +426,12 @@ func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int) error {
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
-	return c.blockingKeyed("Allgatherv", vkey(keyOf(memoAllgatherv, send, recv, 0, 0, 0), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.allgathervBuild(s, "Allgatherv", send, recv, counts, displs) })
+	v := countsKey{counts, displs}
+	key := keyOf(memoAllgatherv, send, recv, 0, 0, 0)
+	if ok, err := c.runMemo("Allgatherv", &key, &v, -1); ok {
+		return err
+	}
+	return c.blockingBuild("Allgatherv", vkey(key, &v), &v, func(s *schedule) error { return c.allgathervBuild(s, "Allgatherv", send, recv, counts, displs) })
 }
 
 // inPlaceCopy is send for an in-place all-to-all: a copy of the buffer,
@@ -432,7 +479,11 @@ func (c *Comm) Alltoall(send, recv []byte) error {
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interAlltoall, Send: send, Recv: recv})
 	}
-	return c.blockingKeyed("Alltoall", keyOf(memoAlltoall, send, recv, 0, 0, 0), nil, func(s *schedule) error { return c.alltoallBuild(s, "Alltoall", send, recv) })
+	key := keyOf(memoAlltoall, send, recv, 0, 0, 0)
+	if ok, err := c.runMemo("Alltoall", &key, nil, -1); ok {
+		return err
+	}
+	return c.blockingBuild("Alltoall", key, nil, func(s *schedule) error { return c.alltoallBuild(s, "Alltoall", send, recv) })
 }
 
 func (c *Comm) alltoallvBuild(s *schedule, what string, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
@@ -469,7 +520,12 @@ func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcoun
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
 	}
-	return c.blockingKeyed("Alltoallv", vkey(keyOf(memoAlltoallv, send, recv, 0, 0, 0), &countsKey{scounts, sdispls, rcounts, rdispls}), &countsKey{scounts, sdispls, rcounts, rdispls}, func(s *schedule) error {
+	v := countsKey{scounts, sdispls, rcounts, rdispls}
+	key := keyOf(memoAlltoallv, send, recv, 0, 0, 0)
+	if ok, err := c.runMemo("Alltoallv", &key, &v, -1); ok {
+		return err
+	}
+	return c.blockingBuild("Alltoallv", vkey(key, &v), &v, func(s *schedule) error {
 		return c.alltoallvBuild(s, "Alltoallv", send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }

@@ -74,8 +74,18 @@ func (e *engine) directRun(op *collOp, mode launchMode) directResult {
 	// here would make no progress pass at all, and a peer outside the
 	// communicator could wait for ever for its messages to us to be
 	// drained: every so often, one pass.
+	// The pass leaves the collective rings alone (as C's lane's does,
+	// coll_cplan.go): their messages are for this rank's coming
+	// collectives, which take them straight off the rings; filed as
+	// unexpected, each would cost its collective a matching queue's
+	// insert and removal (a non-root that runs a ring ahead of its root
+	// had the root's next 64 Reduces pay that). A head that is not the
+	// next collective's stops the direct run, and the ordinary path
+	// drains it.
 	if op.c.directRuns%directPassEvery == directPassEvery-1 {
+		e.collHold = true
 		e.progress()
+		e.collHold = false
 		if e.fatal != nil || len(e.sending) != 0 || len(e.reads) != 0 {
 			return directRefused
 		}
@@ -101,6 +111,11 @@ func (e *engine) directRun(op *collOp, mode launchMode) directResult {
 // the first that receives, that one's sends included (those need nothing
 // from the peers); the rest is deferred.
 func (e *engine) directSendsFirst(op *collOp) directResult {
+	if op.rxState == replayYes && op.cur == 0 && op.skip == 0 {
+		res := e.planRun(op, 0, false, true)
+		op.deferred = res == directDeferred
+		return res
+	}
 	c := op.c
 	for op.cur < len(op.s.rounds) {
 		rd := &op.s.rounds[op.cur]
@@ -200,6 +215,13 @@ func (e *engine) dropColl(op *collOp) {
 // function for the rounds and their transfers: a small collective's
 // calls cost as much as its checks.)
 func (e *engine) directRounds(op *collOp, spin bool) directResult {
+	if op.rxState == replayYes {
+		// The replay's plan (coll_replay.go): the same transfers in the
+		// same order, their channel ends resolved.
+		if k := op.planAt(); k >= 0 {
+			return e.planRun(op, k, spin, false)
+		}
+	}
 	c := op.c
 	for op.cur < len(op.s.rounds) {
 		rd := &op.s.rounds[op.cur]

@@ -206,45 +206,47 @@ func vkey(k collKey, v *countsKey) collKey {
 	return k
 }
 
-// saveCounts copies v into op, each array behind its length (-1: nil).
+// saveCounts copies v into op: op.vkey holds each array's copy (nil
+// where v's is nil), all in op.vcounts' one array.
 func saveCounts(op *collOp, v *countsKey) {
-	op.vcounts = op.vcounts[:0]
+	n := 0
 	for _, a := range v {
+		n += len(a)
+	}
+	if cap(op.vcounts) < n || op.vcounts == nil {
+		op.vcounts = make([]int, n, max(n, 1))
+	}
+	op.vcounts = op.vcounts[:n]
+	at := 0
+	for k, a := range v {
 		if a == nil {
-			op.vcounts = append(op.vcounts, -1)
+			op.vkey[k] = nil
 			continue
 		}
-		op.vcounts = append(op.vcounts, len(a))
-		op.vcounts = append(op.vcounts, a...)
+		op.vkey[k] = op.vcounts[at : at+len(a) : at+len(a)]
+		at += copy(op.vkey[k], a)
 	}
 }
 
-// sameCounts reports whether saved, written by saveCounts, holds v.
-func sameCounts(saved []int, v *countsKey) bool {
-	i := 0
-	for _, a := range v {
-		if i >= len(saved) {
-			return false
-		}
-		n := saved[i]
-		i++
-		if a == nil {
-			if n != -1 {
-				return false
-			}
-			continue
-		}
-		if n != len(a) || i+n > len(saved) {
-			return false
-		}
-		for j, x := range a {
-			if saved[i+j] != x {
-				return false
-			}
-		}
-		i += n
+// sameCounts reports whether op's saved arrays (saveCounts) are v's. On
+// every v-collective's memo hit: four comparisons in line, each a length
+// (and nil) check and a loop without bounds checks.
+func sameCounts(op *collOp, v *countsKey) bool {
+	return sameInts(op.vkey[0], v[0]) && sameInts(op.vkey[1], v[1]) &&
+		sameInts(op.vkey[2], v[2]) && sameInts(op.vkey[3], v[3])
+}
+
+// sameInts is a == b, telling nil from empty.
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
 	}
-	return i == len(saved)
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // takeMemo returns c's memoised entry when its key is k (and, for a
@@ -259,7 +261,7 @@ func (c *Comm) takeMemo(k *collKey, v *countsKey) *collOp {
 		return nil
 	}
 	m := &c.memo[i]
-	if v != nil && !sameCounts(m.op.vcounts, v) {
+	if v != nil && !sameCounts(m.op, v) {
 		return nil
 	}
 	op := c.memoTakeSlot(i)
@@ -347,7 +349,7 @@ func (c *Comm) runMemo(what string, key *collKey, v *countsKey, gateSize int) (b
 		}
 		m = &c.memo[i&(memoSlots-1)]
 	}
-	if (v != nil && !sameCounts(m.op.vcounts, v)) ||
+	if (v != nil && !sameCounts(m.op, v)) ||
 		(gateSize >= 0 && c.gate.state == gateUnknown && c.gateFits(gateSize)) {
 		e.mu.Unlock()
 		return false, nil
@@ -357,6 +359,16 @@ func (c *Comm) runMemo(what string, key *collKey, v *countsKey, gateSize int) (b
 	c.memoClock++
 	m.used = c.memoClock
 	c.memoHits++
+	// What directRun checks of the engine, and of the communicator its
+	// every 64th run's progress pass.
+	if (op.rxState == replayYes || op.rxState == replayUnknown && e.replayPlan(c, op)) &&
+		len(e.colls) == 0 && len(e.sending) == 0 && len(e.reads) == 0 && !e.checksum && e.fatal == nil &&
+		c.directRuns%directPassEvery != directPassEvery-1 && c.directRuns != 0 {
+		if c.replay(op, i) {
+			return true, nil
+		}
+		return true, c.replayRest(what, key, op, i)
+	}
 	return true, c.runBlocking(what, key, op, i, m.gen)
 }
 
@@ -379,7 +391,7 @@ func (c *Comm) startMemo(key *collKey, v *countsKey) *Request {
 		}
 		m = &c.memo[i&(memoSlots-1)]
 	}
-	if e.fatal != nil || (v != nil && !sameCounts(m.op.vcounts, v)) {
+	if e.fatal != nil || (v != nil && !sameCounts(m.op, v)) {
 		e.mu.Unlock()
 		return nil
 	}
@@ -389,6 +401,9 @@ func (c *Comm) startMemo(key *collKey, v *countsKey) *Request {
 	op := c.memoTakeSlot(i)
 	c.memoHits++
 	op.key = *key
+	if op.rxState == replayUnknown {
+		e.replayPlan(c, op) // the direct run follows the plan where there is one
+	}
 	e.launchRun(c, op, false, nbMode())
 	r := op.req
 	e.mu.Unlock()

@@ -168,6 +168,38 @@ func memoSequence(c *Comm, n int) error {
 		return scvRecv, c.Scatterv(a2aSend, sc, sd, scvRecv, 0)
 	}
 	scvWant := func(int) []byte { return block(0, me) }
+	// Gatherv and Allgatherv: rank r's one int64 (r*10) lands at gd[r].
+	gd := make([]int, n)
+	for i := range n {
+		gd[i] = 8 * i
+	}
+	gvSend, gvRecv := block(me, 0), make([]byte, 8*n)
+	gvWant := func(int) []byte {
+		w := make([]byte, 8*n)
+		for r := range n {
+			copy(w[gd[r]:], block(r, 0))
+		}
+		return w
+	}
+	gv := func(c *Comm) ([]byte, error) {
+		clear(gvRecv)
+		if err := c.Gatherv(gvSend, gvRecv, sc, gd, 0); err != nil || me != 0 {
+			return nil, err
+		}
+		return gvRecv, nil
+	}
+	agv := func(c *Comm) ([]byte, error) {
+		clear(gvRecv)
+		return gvRecv, c.Allgatherv(gvSend, gvRecv, sc, gd)
+	}
+	reverse := func(d []int) func(c *Comm) ([]byte, error) {
+		return func(c *Comm) ([]byte, error) {
+			for i := range d {
+				d[i] = (n - 1 - i) * 8
+			}
+			return nil, nil
+		}
+	}
 	s1 := func(int) []byte { return sum(0, k) }
 	shortU := func(c *Comm) ([]byte, error) {
 		return recv[:8*5], c.Allreduce(send[:8*5], recv[:8*5], Uint64, Sum)
@@ -268,6 +300,15 @@ func memoSequence(c *Comm, n int) error {
 			}
 			return scv(c)
 		}, scvWant},
+		{"Gatherv", []string{"gv#1"}, gv, gvWant},
+		{"Gatherv again", []string{"gv#1"}, gv, gvWant},
+		{"Allgatherv", []string{"agv#1"}, agv, gvWant},
+		{"Allgatherv again", []string{"agv#1"}, agv, gvWant},
+		{"displacements reversed", nil, reverse(gd), nil},
+		{"Gatherv, displacements changed in place", []string{"gv#2"}, gv, gvWant},
+		{"Gatherv again, new displacements", []string{"gv#2"}, gv, gvWant},
+		{"Allgatherv, displacements changed in place", []string{"agv#2"}, agv, gvWant},
+		{"Allgatherv again, new displacements", []string{"agv#2"}, agv, gvWant},
 	}
 	var model memoModel
 	for _, st := range steps {

@@ -54,6 +54,9 @@ type Comm struct {
 	// directRuns counts the collectives the direct run finished
 	// (coll_direct.go). Guarded by e.mu.
 	directRuns uint64
+	// replays counts the collectives the replay finished
+	// (coll_replay.go), also counted in directRuns. Guarded by e.mu.
+	replays uint64
 	// nbDefer: C nonblocking starts defer their receives
 	// (coll_cstart.go). Guarded by e.mu.
 	nbDefer bool

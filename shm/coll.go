@@ -213,3 +213,29 @@ func DecodeCollSummed(slot []byte) (CollDesc, []byte, error) {
 	n := min(d.Len, CollInlineMax)
 	return d, slot[collHeader : collHeader+n : collHeader+n], nil
 }
+
+// EncodeCollMsg is EncodeColl for a fast path: the envelope in two
+// stores (reserved word zero) and the payload behind it. The caller
+// guarantees len(payload) <= CollInlineMax.
+func EncodeCollMsg(slot []byte, ctx uint32, tag int32, payload []byte) {
+	_ = slot[CollSlotSize-1]
+	le := binary.LittleEndian
+	le.PutUint64(slot[collCtx:], uint64(ctx)|uint64(uint32(tag))<<32)
+	le.PutUint64(slot[collLen:], uint64(uint32(len(payload))))
+	copy(slot[collHeader:], payload)
+}
+
+// CollMsgIs reports, with two loads, whether a published collective slot
+// holds exactly the envelope ctx, tag and n (reserved word zero, as
+// DecodeColl wants it). When it does, slot[CollHeader:][:n] is the
+// payload: n <= CollInlineMax is the caller's to guarantee (it expects n
+// bytes), so nothing a peer wrote decides what is read.
+func CollMsgIs(slot []byte, ctx uint32, tag int32, n int) bool {
+	_ = slot[CollSlotSize-1]
+	le := binary.LittleEndian
+	return le.Uint64(slot[collCtx:]) == uint64(ctx)|uint64(uint32(tag))<<32 &&
+		le.Uint64(slot[collLen:]) == uint64(uint32(n))
+}
+
+// CollHeader is where a collective slot's payload starts.
+const CollHeader = collHeader

@@ -2,7 +2,9 @@ package shm
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -80,4 +82,41 @@ func FuzzDecodeColl(f *testing.F) {
 			t.Fatalf("payload view len %d cap %d for %+v", len(pl), cap(pl), d)
 		}
 	})
+}
+
+// TestCollMsgFastPath: EncodeCollMsg writes what DecodeColl reads back,
+// and CollMsgIs accepts exactly the envelope written: any other context,
+// tag or length, or a reserved word set, is refused.
+func TestCollMsgFastPath(t *testing.T) {
+	payload := []byte("collective")
+	slot := make([]byte, CollSlotSize)
+	EncodeCollMsg(slot, 7, -3, payload)
+	d, got, err := DecodeColl(slot)
+	if err != nil || d != (CollDesc{Ctx: 7, Tag: -3, Len: uint32(len(payload))}) || !bytes.Equal(got, payload) {
+		t.Fatalf("DecodeColl: %+v %q %v", d, got, err)
+	}
+	cases := []struct {
+		name     string
+		ctx      uint32
+		tag      int32
+		n        int
+		reserved uint32
+		want     bool
+	}{
+		{name: "the envelope written", ctx: 7, tag: -3, n: len(payload), want: true},
+		{name: "other context", ctx: 9, tag: -3, n: len(payload)},
+		{name: "other tag", ctx: 7, tag: 3, n: len(payload)},
+		{name: "other length", ctx: 7, tag: -3, n: len(payload) - 1},
+		{name: "reserved word set", ctx: 7, tag: -3, n: len(payload), reserved: 1},
+	}
+	for _, tc := range cases {
+		s := slices.Clone(slot)
+		binary.LittleEndian.PutUint32(s[collRsvd:], tc.reserved)
+		if got := CollMsgIs(s, tc.ctx, tc.tag, tc.n); got != tc.want {
+			t.Errorf("%s: CollMsgIs = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if !bytes.Equal(slot[CollHeader:][:len(payload)], payload) {
+		t.Errorf("payload at CollHeader: %q", slot[CollHeader:][:len(payload)])
+	}
 }

@@ -111,6 +111,45 @@ static int c_ialltoallv(void)
 	       wait1(r);
 }
 
+static int c_gather(void) { return MPI_Gather(sendb, cnt, MPI_FLOAT, bigrecv, cnt, MPI_FLOAT, 0, MPI_COMM_WORLD); }
+static int c_igather(void)
+{
+	MPI_Request r;
+	return MPI_Igather(sendb, cnt, MPI_FLOAT, bigrecv, cnt, MPI_FLOAT, 0, MPI_COMM_WORLD, &r) || wait1(r);
+}
+static int c_scatter(void) { return MPI_Scatter(big, cnt, MPI_FLOAT, recvb, cnt, MPI_FLOAT, 0, MPI_COMM_WORLD); }
+static int c_iscatter(void)
+{
+	MPI_Request r;
+	return MPI_Iscatter(big, cnt, MPI_FLOAT, recvb, cnt, MPI_FLOAT, 0, MPI_COMM_WORLD, &r) || wait1(r);
+}
+static int c_alltoall(void) { return MPI_Alltoall(big, cnt, MPI_FLOAT, bigrecv, cnt, MPI_FLOAT, MPI_COMM_WORLD); }
+static int c_ialltoall(void)
+{
+	MPI_Request r;
+	return MPI_Ialltoall(big, cnt, MPI_FLOAT, bigrecv, cnt, MPI_FLOAT, MPI_COMM_WORLD, &r) || wait1(r);
+}
+static int c_gatherv(void)
+{
+	return MPI_Gatherv(sendb, cnt, MPI_FLOAT, bigrecv, counts, displs, MPI_FLOAT, 0, MPI_COMM_WORLD);
+}
+static int c_igatherv(void)
+{
+	MPI_Request r;
+	return MPI_Igatherv(sendb, cnt, MPI_FLOAT, bigrecv, counts, displs, MPI_FLOAT, 0, MPI_COMM_WORLD, &r) ||
+	       wait1(r);
+}
+static int c_allgatherv(void)
+{
+	return MPI_Allgatherv(sendb, cnt, MPI_FLOAT, bigrecv, counts, displs, MPI_FLOAT, MPI_COMM_WORLD);
+}
+static int c_iallgatherv(void)
+{
+	MPI_Request r;
+	return MPI_Iallgatherv(sendb, cnt, MPI_FLOAT, bigrecv, counts, displs, MPI_FLOAT, MPI_COMM_WORLD, &r) ||
+	       wait1(r);
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -133,6 +172,16 @@ static const struct {
 	{"Iallgather", c_iallgather},
 	{"Alltoallv", c_alltoallv},
 	{"Ialltoallv", c_ialltoallv},
+	{"Gather", c_gather},
+	{"Igather", c_igather},
+	{"Scatter", c_scatter},
+	{"Iscatter", c_iscatter},
+	{"Alltoall", c_alltoall},
+	{"Ialltoall", c_ialltoall},
+	{"Gatherv", c_gatherv},
+	{"Igatherv", c_igatherv},
+	{"Allgatherv", c_allgatherv},
+	{"Iallgatherv", c_iallgatherv},
 };
 
 /* await_peers spins until every other rank has entered call k, then for

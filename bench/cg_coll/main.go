@@ -101,6 +101,38 @@ func cgIalltoallv(b *bufs) error {
 	return wait(b.c.Ialltoallv(b.big, b.counts, b.displs, b.bigRecv, b.rcounts, b.rdispls))
 }
 
+//go:noinline
+func cgGather(b *bufs) error { return b.c.Gather(b.send, b.bigRecv, 0) }
+
+//go:noinline
+func cgIgather(b *bufs) error { return wait(b.c.Igather(b.send, b.bigRecv, 0)) }
+
+//go:noinline
+func cgScatter(b *bufs) error { return b.c.Scatter(b.big, b.recv, 0) }
+
+//go:noinline
+func cgIscatter(b *bufs) error { return wait(b.c.Iscatter(b.big, b.recv, 0)) }
+
+//go:noinline
+func cgAlltoall(b *bufs) error { return b.c.Alltoall(b.big, b.bigRecv) }
+
+//go:noinline
+func cgIalltoall(b *bufs) error { return wait(b.c.Ialltoall(b.big, b.bigRecv)) }
+
+//go:noinline
+func cgGatherv(b *bufs) error { return b.c.Gatherv(b.send, b.bigRecv, b.counts, b.displs, 0) }
+
+//go:noinline
+func cgIgatherv(b *bufs) error { return wait(b.c.Igatherv(b.send, b.bigRecv, b.counts, b.displs, 0)) }
+
+//go:noinline
+func cgAllgatherv(b *bufs) error { return b.c.Allgatherv(b.send, b.bigRecv, b.counts, b.displs) }
+
+//go:noinline
+func cgIallgatherv(b *bufs) error {
+	return wait(b.c.Iallgatherv(b.send, b.bigRecv, b.counts, b.displs))
+}
+
 func wait(r *mpi.Request, err error) error {
 	if err != nil {
 		return err
@@ -122,6 +154,11 @@ var colls = []struct {
 	{"Scatterv", cgScatterv}, {"Iscatterv", cgIscatterv},
 	{"Allgather", cgAllgather}, {"Iallgather", cgIallgather},
 	{"Alltoallv", cgAlltoallv}, {"Ialltoallv", cgIalltoallv},
+	{"Gather", cgGather}, {"Igather", cgIgather},
+	{"Scatter", cgScatter}, {"Iscatter", cgIscatter},
+	{"Alltoall", cgAlltoall}, {"Ialltoall", cgIalltoall},
+	{"Gatherv", cgGatherv}, {"Igatherv", cgIgatherv},
+	{"Allgatherv", cgAllgatherv}, {"Iallgatherv", cgIallgatherv},
 }
 
 func main() {
