@@ -24,6 +24,17 @@ func (c *Comm) alltoallwBuild(s *schedule, what string, send []byte, scounts, sd
 	return c.alltoallvBuild(s, what, send, sb, sd, recv, rb, rdispls)
 }
 
+// wkey is an Alltoallw call's memo key and arrays: none when a datatype
+// is not predefined.
+func wkey(send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype) (collKey, countsKey) {
+	st, rt := typesKey(stypes), typesKey(rtypes)
+	if (st == nil && stypes != nil) || (rt == nil && rtypes != nil) {
+		return collKey{}, countsKey{}
+	}
+	v := countsKey{scounts, sdispls, rcounts, rdispls, st, rt}
+	return vkey(keyOf(memoAlltoallw, send, recv, 0, 0, 0), &v), v
+}
+
 // interW translates an intercommunicator Alltoallw's counts to bytes.
 func interW(what string, scounts []int, stypes []Datatype, rcounts []int, rtypes []Datatype) (sb, rb []int, err error) {
 	rb = make([]int, len(rcounts))
@@ -49,7 +60,8 @@ func (c *Comm) Alltoallw(send []byte, scounts, sdispls []int, stypes []Datatype,
 		}
 		return c.Alltoallv(send, sb, sdispls, recv, rb, rdispls)
 	}
-	return c.blocking("Alltoallw", func(s *schedule) error {
+	key, v := wkey(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+	return c.blockingKeyed("Alltoallw", key, &v, func(s *schedule) error {
 		return c.alltoallwBuild(s, "Alltoallw", send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	})
 }
@@ -63,7 +75,8 @@ func (c *Comm) Ialltoallw(send []byte, scounts, sdispls []int, stypes []Datatype
 		}
 		return c.Ialltoallv(send, sb, sdispls, recv, rb, rdispls)
 	}
-	return c.nonblocking("Ialltoallw", func(s *schedule) error {
+	key, v := wkey(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
+	return c.nonblockingKeyed("Ialltoallw", key, &v, func(s *schedule) error {
 		return c.alltoallwBuild(s, "Ialltoallw", send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	})
 }

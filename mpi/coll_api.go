@@ -191,7 +191,8 @@ func (c *Comm) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
 	}
-	return c.blocking("ReduceScatter", func(s *schedule) error {
+	v := countsKey{counts}
+	return c.blockingKeyed("ReduceScatter", vkey(keyOf(memoReduceScatter, send, recv, dt, op, 0), &v), &v, func(s *schedule) error {
 		return c.reduceScatterBuild(s, "ReduceScatter", send, recv, counts, dt, op)
 	})
 }

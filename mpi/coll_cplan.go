@@ -36,8 +36,8 @@ import (
 // nplans and ctx once (the hints are C's alone); gen and last whenever a
 // plan becomes valid without a key (C reads them after the Go call that
 // did it returned); each plan's valid, and everything else in a plan but
-// key and keyed. C writes the header's runs and served, and each plan's
-// key and keyed (1; Go writes 0 when it compiles a new plan into the
+// key, keyed, vlen and vec. C writes the header's runs and served, and each plan's
+// key, vlen, vec (the v-collectives' arrays) and keyed (1; Go writes 0 when it compiles a new plan into the
 // slot), only while the fast lane's run flag is set (then no Go code runs
 // beside it; shm/fastlane.go); seq is advanced by both, each under the
 // same rule; Go writes nbDefer. No word is written by both sides at once, so plain loads and
@@ -50,12 +50,13 @@ import (
 // C cannot run until it returns, and the entry goes back to its slot.
 
 const (
-	cpVersion   = 2
+	cpVersion   = 3
 	cpPlans     = memoSlots
 	cpMaxRounds = 32
 	cpMaxXfers  = 64
 	cpMaxSteps  = 64
-	cpHints     = 32 // HC_CP_HINTS
+	cpHints     = 32   // HC_CP_HINTS
+	cpVecBytes  = 2048 // HC_CP_VEC
 )
 
 // cplanArea is the plan area's layout; cmd/libmpi_abi/collane.h repeats
@@ -102,6 +103,13 @@ type cplan struct {
 	rounds    [cpMaxRounds]cpRound
 	xfers     [cpMaxXfers]cpXfer
 	steps     [cpMaxSteps]cpStep
+	// C's alone (Go never reads or writes them): a v-collective's
+	// count, displacement and type arrays as the call that keyed the
+	// plan gave them, vlen bytes of vec, written by C with key before
+	// keyed. A call runs the plan only with these arrays: its memo
+	// entry's schedule is built from them (countsKey).
+	vlen uint64
+	vec  [cpVecBytes]byte
 }
 
 type cpRound struct{ x0, x1, s0, s1 uint32 }

@@ -52,10 +52,19 @@ const (
 	memoScatterv
 	memoAllgatherv
 	memoAlltoallv
-	memoKinds // how many kinds there are: a power of two (memoFind masks with it)
+	memoReduceScatter
+	memoAlltoallw
+	memoNeighbor // NeighborAlltoallv, every neighbourhood collective's form
+	memoKindsUsed
+
+	// memoKinds bounds the kinds: a power of two (memoFind masks with it).
+	memoKinds = 32
 )
 
-var _ = [1]int{}[memoKinds&(memoKinds-1)] // memoKinds is a power of two
+var (
+	_ = [1]int{}[memoKinds&(memoKinds-1)]    // memoKinds is a power of two
+	_ = [memoKinds - memoKindsUsed + 1]int{} // and holds every kind
+)
 
 // collKey is every argument a memoisable collective's builder reads:
 // the buffers by address and length, and the rest packed into one word,
@@ -187,11 +196,27 @@ func keyOf(kind collKind, send, recv []byte, dt Datatype, op Op, root int) collK
 }
 
 // countsKey is a v-collective's count and displacement arrays, nil where
-// the call has none.
-type countsKey [4][]int
+// the call has none: up to four of them, then what else the schedule was
+// built from (Alltoallw's datatypes, a neighbourhood's lists).
+type countsKey [8][]int
 
 // memoCountsMax bounds the entries of a memoised v-collective's arrays.
 const memoCountsMax = 4 * 64
+
+// typesKey is types as countsKey's ints, or nil when one of them is not
+// predefined (a derived type's handle may be freed and reused for another
+// type: the call is not memoised then, as keyOf has it).
+func typesKey(types []Datatype) []int {
+	for _, t := range types {
+		if t < 0 || t >= opaqueTypeBase {
+			return nil
+		}
+	}
+	if len(types) == 0 {
+		return []int{}
+	}
+	return unsafe.Slice((*int)(unsafe.Pointer(unsafe.SliceData(types))), len(types))
+}
 
 // vkey is k for a v-collective with arrays v, or no key when the arrays
 // are too long to copy cheaply.

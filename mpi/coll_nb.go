@@ -73,7 +73,10 @@ func (c *Comm) IreduceScatter(send, recv []byte, counts []int, dt Datatype, op O
 	if c.IsInter() {
 		return c.iinterColl(interArgs{Kind: interReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
 	}
-	return c.nonblocking("IreduceScatter", func(s *schedule) error { return c.reduceScatterBuild(s, "IreduceScatter", send, recv, counts, dt, op) })
+	v := countsKey{counts}
+	return c.nonblockingKeyed("IreduceScatter", vkey(keyOf(memoReduceScatter, send, recv, dt, op, 0), &v), &v, func(s *schedule) error {
+		return c.reduceScatterBuild(s, "IreduceScatter", send, recv, counts, dt, op)
+	})
 }
 
 // Igather starts a Gather.

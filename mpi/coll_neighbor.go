@@ -15,14 +15,16 @@ import "github.com/hympi/hympi/shm"
 // NeighborAlltoallv sends block k of send (scounts[k] bytes at sdispls[k])
 // to nb.Destinations[k] and receives block k of recv from nb.Sources[k].
 func (c *Comm) NeighborAlltoallv(nb *Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
-	return c.blocking("NeighborAlltoallv", func(s *schedule) error {
+	key, v := nbrKey(nb, send, scounts, sdispls, recv, rcounts, rdispls)
+	return c.blockingKeyed("NeighborAlltoallv", key, &v, func(s *schedule) error {
 		return c.neighborBuild(s, "NeighborAlltoallv", nb, send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }
 
 // IneighborAlltoallv starts a NeighborAlltoallv.
 func (c *Comm) IneighborAlltoallv(nb *Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Request, error) {
-	return c.nonblocking("IneighborAlltoallv", func(s *schedule) error {
+	key, v := nbrKey(nb, send, scounts, sdispls, recv, rcounts, rdispls)
+	return c.nonblockingKeyed("IneighborAlltoallv", key, &v, func(s *schedule) error {
 		return c.neighborBuild(s, "IneighborAlltoallv", nb, send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }
@@ -32,6 +34,17 @@ func (c *Comm) NeighborAlltoallvInit(nb *Neighbors, send []byte, scounts, sdispl
 	return c.persist("NeighborAlltoallvInit", func(s *schedule) error {
 		return c.neighborBuild(s, "NeighborAlltoallvInit", nb, send, scounts, sdispls, recv, rcounts, rdispls)
 	})
+}
+
+// nbrKey is a neighbourhood exchange's memo key and arrays: the
+// neighbourhood's lists are among them (the caller's, which may change
+// between calls as counts may).
+func nbrKey(nb *Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (collKey, countsKey) {
+	if nb == nil {
+		return collKey{}, countsKey{}
+	}
+	v := countsKey{scounts, sdispls, rcounts, rdispls, nb.Sources, nb.Destinations, nb.SendOrder}
+	return vkey(keyOf(memoNeighbor, send, recv, 0, 0, 0), &v), v
 }
 
 func (c *Comm) neighborBuild(s *schedule, what string, nb *Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
