@@ -31,7 +31,8 @@ func wkey(send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, r
 	if (st == nil && stypes != nil) || (rt == nil && rtypes != nil) {
 		return collKey{}, countsKey{}
 	}
-	v := countsKey{scounts, sdispls, rcounts, rdispls, st, rt}
+	more := [4][]int{st, rt}
+	v := countsKey{a: [4][]int{scounts, sdispls, rcounts, rdispls}, more: &more}
 	return vkey(keyOf(memoAlltoallw, send, recv, 0, 0, 0), &v), v
 }
 

@@ -191,7 +191,7 @@ func (c *Comm) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
 	}
-	v := countsKey{counts}
+	v := countsKey{a: [4][]int{counts}}
 	return c.blockingKeyed("ReduceScatter", vkey(keyOf(memoReduceScatter, send, recv, dt, op, 0), &v), &v, func(s *schedule) error {
 		return c.reduceScatterBuild(s, "ReduceScatter", send, recv, counts, dt, op)
 	})
@@ -273,7 +273,7 @@ func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int) error 
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
-	return c.blockingKeyed("Gatherv", vkey(keyOf(memoGatherv, send, recv, 0, 0, root), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.gathervBuild(s, "Gatherv", send, recv, counts, displs, root) })
+	return c.blockingKeyed("Gatherv", vkey(keyOf(memoGatherv, send, recv, 0, 0, root), &countsKey{a: [4][]int{counts, displs}}), &countsKey{a: [4][]int{counts, displs}}, func(s *schedule) error { return c.gathervBuild(s, "Gatherv", send, recv, counts, displs, root) })
 }
 
 func (c *Comm) scatterBuild(s *schedule, what string, send, recv []byte, root int) error {
@@ -322,7 +322,7 @@ func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
-	return c.blockingKeyed("Scatterv", vkey(keyOf(memoScatterv, send, recv, 0, 0, root), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.scattervBuild(s, "Scatterv", send, counts, displs, recv, root) })
+	return c.blockingKeyed("Scatterv", vkey(keyOf(memoScatterv, send, recv, 0, 0, root), &countsKey{a: [4][]int{counts, displs}}), &countsKey{a: [4][]int{counts, displs}}, func(s *schedule) error { return c.scattervBuild(s, "Scatterv", send, counts, displs, recv, root) })
 }
 
 func (c *Comm) allgatherBuild(s *schedule, what string, send, recv []byte) error {
@@ -385,7 +385,7 @@ func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int) error {
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
-	return c.blockingKeyed("Allgatherv", vkey(keyOf(memoAllgatherv, send, recv, 0, 0, 0), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.allgathervBuild(s, "Allgatherv", send, recv, counts, displs) })
+	return c.blockingKeyed("Allgatherv", vkey(keyOf(memoAllgatherv, send, recv, 0, 0, 0), &countsKey{a: [4][]int{counts, displs}}), &countsKey{a: [4][]int{counts, displs}}, func(s *schedule) error { return c.allgathervBuild(s, "Allgatherv", send, recv, counts, displs) })
 }
 
 // inPlaceCopy is send for an in-place all-to-all: a copy of the buffer,
@@ -470,7 +470,7 @@ func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcoun
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
 	}
-	return c.blockingKeyed("Alltoallv", vkey(keyOf(memoAlltoallv, send, recv, 0, 0, 0), &countsKey{scounts, sdispls, rcounts, rdispls}), &countsKey{scounts, sdispls, rcounts, rdispls}, func(s *schedule) error {
+	return c.blockingKeyed("Alltoallv", vkey(keyOf(memoAlltoallv, send, recv, 0, 0, 0), &countsKey{a: [4][]int{scounts, sdispls, rcounts, rdispls}}), &countsKey{a: [4][]int{scounts, sdispls, rcounts, rdispls}}, func(s *schedule) error {
 		return c.alltoallvBuild(s, "Alltoallv", send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }

@@ -196,9 +196,13 @@ func keyOf(kind collKind, send, recv []byte, dt Datatype, op Op, root int) collK
 }
 
 // countsKey is a v-collective's count and displacement arrays, nil where
-// the call has none: up to four of them, then what else the schedule was
-// built from (Alltoallw's datatypes, a neighbourhood's lists).
-type countsKey [8][]int
+// the call has none, and more: what else its schedule was built from
+// (Alltoallw's datatypes, a neighbourhood's lists), nil for the others,
+// whose keys stay four arrays to copy and compare.
+type countsKey struct {
+	a    [4][]int
+	more *[4][]int
+}
 
 // memoCountsMax bounds the entries of a memoised v-collective's arrays.
 const memoCountsMax = 4 * 64
@@ -222,8 +226,13 @@ func typesKey(types []Datatype) []int {
 // are too long to copy cheaply.
 func vkey(k collKey, v *countsKey) collKey {
 	n := 0
-	for _, a := range v {
+	for _, a := range v.a {
 		n += len(a)
+	}
+	if v.more != nil {
+		for _, a := range v.more {
+			n += len(a)
+		}
 	}
 	if n > memoCountsMax {
 		return collKey{}
@@ -233,43 +242,58 @@ func vkey(k collKey, v *countsKey) collKey {
 
 // saveCounts copies v into op, each array behind its length (-1: nil).
 func saveCounts(op *collOp, v *countsKey) {
-	op.vcounts = op.vcounts[:0]
+	op.vcounts = appendCounts(op.vcounts[:0], &v.a)
+	if v.more != nil {
+		op.vcounts = appendCounts(op.vcounts, v.more)
+	}
+}
+
+func appendCounts(out []int, v *[4][]int) []int {
 	for _, a := range v {
 		if a == nil {
-			op.vcounts = append(op.vcounts, -1)
+			out = append(out, -1)
 			continue
 		}
-		op.vcounts = append(op.vcounts, len(a))
-		op.vcounts = append(op.vcounts, a...)
+		out = append(out, len(a))
+		out = append(out, a...)
 	}
+	return out
 }
 
 // sameCounts reports whether saved, written by saveCounts, holds v.
 func sameCounts(saved []int, v *countsKey) bool {
-	i := 0
+	i, ok := sameAt(saved, 0, &v.a)
+	if ok && v.more != nil {
+		i, ok = sameAt(saved, i, v.more)
+	}
+	return ok && i == len(saved)
+}
+
+// sameAt reports whether saved holds v from i on, and where that ends.
+func sameAt(saved []int, i int, v *[4][]int) (int, bool) {
 	for _, a := range v {
 		if i >= len(saved) {
-			return false
+			return i, false
 		}
 		n := saved[i]
 		i++
 		if a == nil {
 			if n != -1 {
-				return false
+				return i, false
 			}
 			continue
 		}
 		if n != len(a) || i+n > len(saved) {
-			return false
+			return i, false
 		}
 		for j, x := range a {
 			if saved[i+j] != x {
-				return false
+				return i, false
 			}
 		}
 		i += n
 	}
-	return i == len(saved)
+	return i, true
 }
 
 // takeMemo returns c's memoised entry when its key is k (and, for a

@@ -43,7 +43,8 @@ func nbrKey(nb *Neighbors, send []byte, scounts, sdispls []int, recv []byte, rco
 	if nb == nil {
 		return collKey{}, countsKey{}
 	}
-	v := countsKey{scounts, sdispls, rcounts, rdispls, nb.Sources, nb.Destinations, nb.SendOrder}
+	more := [4][]int{nb.Sources, nb.Destinations, nb.SendOrder}
+	v := countsKey{a: [4][]int{scounts, sdispls, rcounts, rdispls}, more: &more}
 	return vkey(keyOf(memoNeighbor, send, recv, 0, 0, 0), &v), v
 }
 

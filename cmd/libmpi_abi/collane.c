@@ -212,6 +212,19 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	return 1;
 }
 
+/* vmatch: whether v's arrays are those p was learned with. */
+static int vmatch(const hc_cp_plan *p, const hc_cc_vec *v)
+{
+	uint64_t off = 0, lim = p->vlen;
+	if (lim > HC_CP_VEC) return 0;
+	for (int i = 0; i < v->n; i++) {
+		uint64_t n = v->s[i].len;
+		if (n > lim - off || (n && memcmp(p->vec + off, v->s[i].p, n))) return 0;
+		off += n;
+	}
+	return off == lim;
+}
+
 /* match: whether p is a plan of the call of key k. */
 static inline int match(const hc_cp_plan *p, const int64_t *k)
 {
@@ -230,10 +243,13 @@ int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
 	/* Where this kind's call ran last, then every plan. */
 	unsigned h = (unsigned)k->k[0] & (HC_CP_HINTS - 1);
 	hc_cp_plan *p = &a->plans[a->hint[h] & (HC_CP_PLANS - 1)];
-	if (!match(p, k->k)) {
+	const hc_cc_vec *v = k->v;
+	if (!match(p, k->k) || (__builtin_expect(v != NULL, 0) && !vmatch(p, v))) {
 		int i = 0;
 		/* The kind first: it tells most plans apart. */
-		while (i < HC_CP_PLANS && (a->plans[i].key[0] != k->k[0] || !match(&a->plans[i], k->k))) i++;
+		while (i < HC_CP_PLANS && (a->plans[i].key[0] != k->k[0] || !match(&a->plans[i], k->k) ||
+					   (v && !vmatch(&a->plans[i], v))))
+			i++;
 		if (i == HC_CP_PLANS) return 0;
 		a->hint[h] = (uint8_t)i;
 		p = &a->plans[i];
@@ -312,41 +328,14 @@ void hc_cc_learn_v(int ci, const hc_cc_key *k, const hc_cc_vec *v)
 	learn(ci, k, v);
 }
 
-/* vmatch: whether v's arrays are those p was learned with. */
-static int vmatch(const hc_cp_plan *p, const hc_cc_vec *v)
-{
-	uint64_t off = 0, lim = p->vlen;
-	if (lim > HC_CP_VEC) return 0;
-	for (int i = 0; i < v->n; i++) {
-		uint64_t n = v->s[i].len;
-		if (n > lim - off || (n && memcmp(p->vec + off, v->s[i].p, n))) return 0;
-		off += n;
-	}
-	return off == lim;
-}
-
+/* The v-kinds take hc_cc_try's path (run stays inlined in one caller:
+ * a second cost every collective ~15 instructions), their arrays in the
+ * key. */
 int hc_cc_try_v(int ci, hc_cc_key *k, const hc_cc_vec *v, MPI_Request *req, int *rc)
 {
-	const hc_flcomm *f = hc_comms[ci].fl;
-	hc_cplan *a = f ? f->cc : NULL;
-	if (!a) {
-		k->gen = 0;
-		return 0;
-	}
-	k->gen = a->gen;
-	unsigned h = (unsigned)k->k[0] & (HC_CP_HINTS - 1);
-	hc_cp_plan *p = &a->plans[a->hint[h] & (HC_CP_PLANS - 1)];
-	if (!match(p, k->k) || !vmatch(p, v)) {
-		int i = 0;
-		while (i < HC_CP_PLANS &&
-		       (a->plans[i].key[0] != k->k[0] || !match(&a->plans[i], k->k) || !vmatch(&a->plans[i], v)))
-			i++;
-		if (i == HC_CP_PLANS) return 0;
-		a->hint[h] = (uint8_t)i;
-		p = &a->plans[i];
-	}
+	k->v = v;
 	unsigned long before = cc_served + cc_handed;
-	int ran = run(ci, f, a, p, k->k, req, rc);
+	int ran = hc_cc_try(ci, k, 0, req, rc);
 	if (cc_served + cc_handed != before && k->k[0] >= HC_CC_GATHERV && k->k[0] < HC_CC_END)
 		cc_vserved[k->k[0] - HC_CC_GATHERV]++;
 	return ran;

@@ -78,9 +78,11 @@ typedef struct hc_cplan {
  * equal keys mean equal Go memo keys. k[0] the kind (HC_CC_*), then the
  * send and receive buffers, the byte count, datatype, operator, root and
  * element size. gen is the plan area's generation before the Go call. */
+typedef struct hc_cc_vec hc_cc_vec;
 typedef struct {
 	int64_t k[8];
 	uint64_t gen;
+	const hc_cc_vec *v; /* the v-kinds' arrays (hc_cc_try_v), NULL for the others */
 } hc_cc_key;
 
 enum { HC_CC_BARRIER = 1, HC_CC_BCAST, HC_CC_RED /* + RED_* of nbc.h */, HC_CC_MOVE = HC_CC_RED + 8 /* + MOV_* */ };
@@ -99,13 +101,13 @@ _Static_assert((int)HC_CC_END <= (int)HC_CP_HINTS, "a call kind names its own hi
 
 /* A v-collective call's arrays: n pieces of caller memory whose bytes,
  * back to back, must be those the plan was learned with. */
-typedef struct {
+struct hc_cc_vec {
 	int n;
 	struct {
 		const void *p;
 		uint64_t len;
 	} s[6];
-} hc_cc_vec;
+};
 
 /* hc_cc_try runs the call of key k from ci's plan: 1 when it did (the
  * MPI error code in *rc, MPI_SUCCESS or what Go's continuation returned),
