@@ -24,7 +24,10 @@
  * The area holds one plan per slot of the communicator's memo, so that a
  * loop of different collectives (a benchmark's collective and its
  * Barrier) finds a plan for each: a call runs the plan whose key is its
- * own, found by kind first.
+ * own, found by kind first. A v, w or neighbourhood collective's key
+ * includes its count, displacement (and type) arrays, kept with the plan
+ * when C learns it (hc_cc_learn_v) and compared byte for byte on each call:
+ * the schedule was built from them.
  *
  * Every value read from the shared region (publish word, context, tag,
  * length, reserved word) is checked before use; anything unexpected is

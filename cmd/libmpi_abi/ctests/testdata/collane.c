@@ -148,6 +148,23 @@ static void vforms(void)
 		for (int k = 0; k < n; k++)
 			for (int j = 0; j <= k; j++) CHECK(rb[dsp[k] + j] == k * 100 + j - i);
 	}
+	for (int i = 0; i < V_REPS; i++) { /* nonblocking Allgatherv and Scatterv, waited on at once */
+		late(i);
+		int f = flip(i);
+		MPI_Request q;
+		for (int k = 0, at = 0; k < n; k++) cnt[k] = k + 1, dsp[k] = f ? 2 * tri - at - (k + 1) : at, at += k + 1;
+		for (int k = 0; k < 2 * tri; k++) rb[k] = -1;
+		for (int j = 0; j <= me; j++) sb[j] = me * 100 + j + 2 * i;
+		CHECK_RC(MPI_Iallgatherv(sb, me + 1, MPI_INT, rb, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &q));
+		CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+		for (int k = 0; k < n; k++)
+			for (int j = 0; j <= k; j++) CHECK(rb[dsp[k] + j] == k * 100 + j + 2 * i);
+		for (int k = 0; k < 2 * tri; k++) sb[k] = me == 0 ? k * 3 - i : -1;
+		for (int j = 0; j < 16; j++) rw[j] = -1;
+		CHECK_RC(MPI_Iscatterv(sb, cnt, dsp, MPI_INT, rw, me + 1, MPI_INT, 0, MPI_COMM_WORLD, &q));
+		CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+		for (int j = 0; j <= me; j++) CHECK(rw[j] == (dsp[me] + j) * 3 - i);
+	}
 	for (int i = 0; i < V_REPS; i++) { /* Alltoallv and Alltoallw: 1 + (me+j)%2 ints between me and j */
 		late(i);
 		int f = flip(i), at = 0, rat = 0;
