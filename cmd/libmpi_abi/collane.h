@@ -77,7 +77,9 @@ typedef struct hc_cplan {
 /* A call's key: everything the Go call it stands for was made of, so that
  * equal keys mean equal Go memo keys. k[0] the kind (HC_CC_*), then the
  * send and receive buffers, the byte count, datatype, operator, root and
- * element size. gen is the plan area's generation before the Go call. */
+ * element size (the v-kinds put what else their Go call is made of where
+ * their call site says, and their arrays in v). gen is the plan area's
+ * generation before the Go call. */
 typedef struct hc_cc_vec hc_cc_vec;
 typedef struct {
 	int64_t k[8];
