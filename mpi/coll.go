@@ -453,7 +453,7 @@ func (c *Comm) runBlocking(what string, key *collKey, op *collOp, slot int, gen 
 		// that came here may have found none yet, or an unkeyed one.
 		m.op = op
 		if c.cp != nil {
-			c.cplanKept(slot, op)
+			c.cplanBack(slot, op)
 		}
 	} else {
 		c.keepMemo(key, op)

@@ -37,8 +37,9 @@ import (
 // plan becomes valid without a key (C reads them after the Go call that
 // did it returned); each plan's valid, and everything else in a plan but
 // key, keyed, vlen and vec. C writes the header's runs and served, and each plan's
-// key, vlen, vec (the v-collectives' arrays) and keyed (1; Go writes 0 when it compiles a new plan into the
-// slot), only while the fast lane's run flag is set (then no Go code runs
+// key, vlen, vec (the v-collectives' arrays) and keyed (1; Go writes 0
+// when it compiles a new plan into the slot, or when a blocking call ran
+// the slot's entry in Go: cplanBack), only while the fast lane's run flag is set (then no Go code runs
 // beside it; shm/fastlane.go); seq is advanced by both, each under the
 // same rule; Go writes nbDefer. No word is written by both sides at once, so plain loads and
 // stores suffice. A plan's buffers are its memo entry's (the caller's
@@ -229,6 +230,18 @@ func (c *Comm) cplanKept(i int, op *collOp) {
 	p.keyed, p.valid = 0, 1
 	a.last = uint64(i)
 	a.gen++
+}
+
+// cplanBack is cplanKept for op back in memo slot i after a blocking call
+// ran it in Go from the memo: a call from C that came to Go although the
+// plan was keyed had another key (C's Alltoallw shares the entry of an
+// Alltoallv of the same bytes and buffers) or C declined to run it, so
+// the plan is offered to C again, for that call to key.
+func (c *Comm) cplanBack(i int, op *collOp) {
+	if cp := c.cp; cp.op[i] == op && cp.bad[i] != op {
+		cp.p.plans[i].keyed = 0
+	}
+	c.cplanKept(i, op)
 }
 
 // compilePlan writes op's schedule into p, reporting false when C cannot

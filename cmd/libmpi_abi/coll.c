@@ -639,8 +639,10 @@ HC_HIDDEN int hc_aw_try(hc_cc_aw *w, const hc_raw *a, MPI_Comm comm, const char 
 {
 	HC_GUARD(fn);
 	int ci = hc_comm_index(comm);
-	if (ci < 0 || HC_IS_INTER(ci) || a->sbuf == MPI_IN_PLACE || !a->scounts || !a->sdispls || !a->rcounts ||
-	    !a->rdispls || !a->stypes || !a->rtypes)
+	/* An array argcheck.h refuses is left to hc_icoll's checks. */
+	if (ci < 0 || HC_IS_INTER(ci) || a->sbuf == MPI_IN_PLACE || (uintptr_t)a->scounts < 4096 ||
+	    (uintptr_t)a->sdispls < 4096 || (uintptr_t)a->rcounts < 4096 || (uintptr_t)a->rdispls < 4096 ||
+	    (uintptr_t)a->stypes < 4096 || (uintptr_t)a->rtypes < 4096)
 		return -1;
 	size_t n = (size_t)hc_comms[ci].size, an = n * (a->big ? 8 : sizeof(int)), tn = n * sizeof(MPI_Datatype);
 	w->ci = ci;
