@@ -85,8 +85,9 @@ type collOp struct {
 	// (coll_memo.go), under which its entry is memoised once collected.
 	key collKey
 	// vkey is a v-collective's arrays as its key (saveCounts), copies
-	// in vcounts.
-	vkey    countsKey
+	// in vcounts: countsKey's four, then its more's four when vmore.
+	vkey    [8][]int
+	vmore   bool
 	vcounts []int
 	// slot is the memo slot the entry was taken from while it runs
 	// (coll_memo.go), -1 when none: it goes back there.
@@ -470,7 +471,7 @@ func (c *Comm) finishBlocking(what string, key *collKey, op *collOp, slot int, g
 		// that came here may have found none yet, or an unkeyed one.
 		m.op = op
 		if c.cp != nil {
-			c.cplanKept(slot, op)
+			c.cplanBack(slot, op)
 		}
 	} else {
 		c.keepMemo(key, op)

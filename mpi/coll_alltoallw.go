@@ -24,6 +24,16 @@ func (c *Comm) alltoallwBuild(s *schedule, what string, send []byte, scounts, sd
 	return c.alltoallvBuild(s, what, send, sb, sd, recv, rb, rdispls)
 }
 
+// wkey is an Alltoallw call's memo key, its arrays v (more: the
+// datatypes as typesKey has them, built in the caller's frame so that the
+// key allocates nothing): none when a datatype is not predefined.
+func wkey(send []byte, stypes []Datatype, recv []byte, rtypes []Datatype, v *countsKey) collKey {
+	if (v.more[0] == nil && stypes != nil) || (v.more[1] == nil && rtypes != nil) {
+		return collKey{}
+	}
+	return vkey(keyOf(memoAlltoallw, send, recv, 0, 0, 0), v)
+}
+
 // interW translates an intercommunicator Alltoallw's counts to bytes.
 func interW(what string, scounts []int, stypes []Datatype, rcounts []int, rtypes []Datatype) (sb, rb []int, err error) {
 	rb = make([]int, len(rcounts))
@@ -49,7 +59,9 @@ func (c *Comm) Alltoallw(send []byte, scounts, sdispls []int, stypes []Datatype,
 		}
 		return c.Alltoallv(send, sb, sdispls, recv, rb, rdispls)
 	}
-	return c.blocking("Alltoallw", func(s *schedule) error {
+	more := [4][]int{typesKey(stypes), typesKey(rtypes)}
+	v := countsKey{a: [4][]int{scounts, sdispls, rcounts, rdispls}, more: &more}
+	return c.blockingKeyed("Alltoallw", wkey(send, stypes, recv, rtypes, &v), &v, func(s *schedule) error {
 		return c.alltoallwBuild(s, "Alltoallw", send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	})
 }
@@ -63,7 +75,9 @@ func (c *Comm) Ialltoallw(send []byte, scounts, sdispls []int, stypes []Datatype
 		}
 		return c.Ialltoallv(send, sb, sdispls, recv, rb, rdispls)
 	}
-	return c.nonblocking("Ialltoallw", func(s *schedule) error {
+	more := [4][]int{typesKey(stypes), typesKey(rtypes)}
+	v := countsKey{a: [4][]int{scounts, sdispls, rcounts, rdispls}, more: &more}
+	return c.nonblockingKeyed("Ialltoallw", wkey(send, stypes, recv, rtypes, &v), &v, func(s *schedule) error {
 		return c.alltoallwBuild(s, "Ialltoallw", send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
 	})
 }

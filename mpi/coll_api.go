@@ -211,7 +211,8 @@ func (c *Comm) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
 	}
-	return c.blocking("ReduceScatter", func(s *schedule) error {
+	v := countsKey{a: [4][]int{counts}}
+	return c.blockingKeyed("ReduceScatter", vkey(keyOf(memoReduceScatter, send, recv, dt, op, 0), &v), &v, func(s *schedule) error {
 		return c.reduceScatterBuild(s, "ReduceScatter", send, recv, counts, dt, op)
 	})
 }
@@ -296,7 +297,7 @@ func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int) error 
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
-	v := countsKey{counts, displs}
+	v := countsKey{a: [4][]int{counts, displs}}
 	key := keyOf(memoGatherv, send, recv, 0, 0, root)
 	if ok, err := c.runMemo("Gatherv", &key, &v, -1); ok {
 		return err
@@ -354,7 +355,7 @@ func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
-	v := countsKey{counts, displs}
+	v := countsKey{a: [4][]int{counts, displs}}
 	key := keyOf(memoScatterv, send, recv, 0, 0, root)
 	if ok, err := c.runMemo("Scatterv", &key, &v, -1); ok {
 		return err
@@ -426,7 +427,7 @@ func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int) error {
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
-	v := countsKey{counts, displs}
+	v := countsKey{a: [4][]int{counts, displs}}
 	key := keyOf(memoAllgatherv, send, recv, 0, 0, 0)
 	if ok, err := c.runMemo("Allgatherv", &key, &v, -1); ok {
 		return err
@@ -520,7 +521,7 @@ func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcoun
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
 	}
-	v := countsKey{scounts, sdispls, rcounts, rdispls}
+	v := countsKey{a: [4][]int{scounts, sdispls, rcounts, rdispls}}
 	key := keyOf(memoAlltoallv, send, recv, 0, 0, 0)
 	if ok, err := c.runMemo("Alltoallv", &key, &v, -1); ok {
 		return err

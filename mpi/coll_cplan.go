@@ -36,9 +36,10 @@ import (
 // nplans and ctx once (the hints are C's alone); gen and last whenever a
 // plan becomes valid without a key (C reads them after the Go call that
 // did it returned); each plan's valid, and everything else in a plan but
-// key and keyed. C writes the header's runs and served, and each plan's
-// key and keyed (1; Go writes 0 when it compiles a new plan into the
-// slot), only while the fast lane's run flag is set (then no Go code runs
+// key, keyed, vlen and vec. C writes the header's runs and served, and each plan's
+// key, vlen, vec (the v-collectives' arrays) and keyed (1; Go writes 0
+// when it compiles a new plan into the slot, or when a blocking call ran
+// the slot's entry in Go: cplanBack), only while the fast lane's run flag is set (then no Go code runs
 // beside it; shm/fastlane.go); seq is advanced by both, each under the
 // same rule; Go writes nbDefer. No word is written by both sides at once, so plain loads and
 // stores suffice. A plan's buffers are its memo entry's (the caller's
@@ -50,12 +51,13 @@ import (
 // C cannot run until it returns, and the entry goes back to its slot.
 
 const (
-	cpVersion   = 2
+	cpVersion   = 3
 	cpPlans     = memoSlots
 	cpMaxRounds = 32
 	cpMaxXfers  = 64
 	cpMaxSteps  = 64
-	cpHints     = 32 // HC_CP_HINTS
+	cpHints     = 32   // HC_CP_HINTS
+	cpVecBytes  = 2048 // HC_CP_VEC
 )
 
 // cplanArea is the plan area's layout; cmd/libmpi_abi/collane.h repeats
@@ -102,6 +104,13 @@ type cplan struct {
 	rounds    [cpMaxRounds]cpRound
 	xfers     [cpMaxXfers]cpXfer
 	steps     [cpMaxSteps]cpStep
+	// C's alone (Go never reads or writes them): a v-collective's
+	// count, displacement and type arrays as the call that keyed the
+	// plan gave them, vlen bytes of vec, written by C with key before
+	// keyed. A call runs the plan only with these arrays: its memo
+	// entry's schedule is built from them (countsKey).
+	vlen uint64
+	vec  [cpVecBytes]byte
 }
 
 type cpRound struct{ x0, x1, s0, s1 uint32 }
@@ -221,6 +230,18 @@ func (c *Comm) cplanKept(i int, op *collOp) {
 	p.keyed, p.valid = 0, 1
 	a.last = uint64(i)
 	a.gen++
+}
+
+// cplanBack is cplanKept for op back in memo slot i after a blocking call
+// ran it in Go from the memo: a call from C that came to Go although the
+// plan was keyed had another key (C's Alltoallw shares the entry of an
+// Alltoallv of the same bytes and buffers) or C declined to run it, so
+// the plan is offered to C again, for that call to key.
+func (c *Comm) cplanBack(i int, op *collOp) {
+	if cp := c.cp; cp.op[i] == op && cp.bad[i] != op {
+		cp.p.plans[i].keyed = 0
+	}
+	c.cplanKept(i, op)
 }
 
 // compilePlan writes op's schedule into p, reporting false when C cannot

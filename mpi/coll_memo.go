@@ -52,10 +52,19 @@ const (
 	memoScatterv
 	memoAllgatherv
 	memoAlltoallv
-	memoKinds // how many kinds there are: a power of two (memoFind masks with it)
+	memoReduceScatter
+	memoAlltoallw
+	memoNeighbor // NeighborAlltoallv, every neighbourhood collective's form
+	memoKindsUsed
+
+	// memoKinds bounds the kinds: a power of two (memoFind masks with it).
+	memoKinds = 32
 )
 
-var _ = [1]int{}[memoKinds&(memoKinds-1)] // memoKinds is a power of two
+var (
+	_ = [1]int{}[memoKinds&(memoKinds-1)]    // memoKinds is a power of two
+	_ = [memoKinds - memoKindsUsed + 1]int{} // and holds every kind
+)
 
 // collKey is every argument a memoisable collective's builder reads:
 // the buffers by address and length, and the rest packed into one word,
@@ -187,18 +196,43 @@ func keyOf(kind collKind, send, recv []byte, dt Datatype, op Op, root int) collK
 }
 
 // countsKey is a v-collective's count and displacement arrays, nil where
-// the call has none.
-type countsKey [4][]int
+// the call has none, and more: what else its schedule was built from
+// (Alltoallw's datatypes, a neighbourhood's lists), nil for the others,
+// whose keys stay four arrays to copy and compare.
+type countsKey struct {
+	a    [4][]int
+	more *[4][]int
+}
 
 // memoCountsMax bounds the entries of a memoised v-collective's arrays.
 const memoCountsMax = 4 * 64
+
+// typesKey is types as countsKey's ints, or nil when one of them is not
+// predefined (a derived type's handle may be freed and reused for another
+// type: the call is not memoised then, as keyOf has it).
+func typesKey(types []Datatype) []int {
+	for _, t := range types {
+		if t < 0 || t >= opaqueTypeBase {
+			return nil
+		}
+	}
+	if len(types) == 0 {
+		return []int{}
+	}
+	return unsafe.Slice((*int)(unsafe.Pointer(unsafe.SliceData(types))), len(types))
+}
 
 // vkey is k for a v-collective with arrays v, or no key when the arrays
 // are too long to copy cheaply.
 func vkey(k collKey, v *countsKey) collKey {
 	n := 0
-	for _, a := range v {
+	for _, a := range v.a {
 		n += len(a)
+	}
+	if v.more != nil {
+		for _, a := range v.more {
+			n += len(a)
+		}
 	}
 	if n > memoCountsMax {
 		return collKey{}
@@ -207,33 +241,61 @@ func vkey(k collKey, v *countsKey) collKey {
 }
 
 // saveCounts copies v into op: op.vkey holds each array's copy (nil
-// where v's is nil), all in op.vcounts' one array.
+// where v's is nil; the last four nil without v.more, and op.vmore
+// false), all in op.vcounts' one array.
 func saveCounts(op *collOp, v *countsKey) {
 	n := 0
-	for _, a := range v {
+	for _, a := range v.a {
 		n += len(a)
+	}
+	if v.more != nil {
+		for _, a := range v.more {
+			n += len(a)
+		}
 	}
 	if cap(op.vcounts) < n || op.vcounts == nil {
 		op.vcounts = make([]int, n, max(n, 1))
 	}
 	op.vcounts = op.vcounts[:n]
 	at := 0
-	for k, a := range v {
-		if a == nil {
-			op.vkey[k] = nil
-			continue
-		}
-		op.vkey[k] = op.vcounts[at : at+len(a) : at+len(a)]
-		at += copy(op.vkey[k], a)
+	for k, a := range v.a {
+		at = saveInts(op, k, a, at)
 	}
+	op.vmore = v.more != nil
+	for k := range 4 {
+		var a []int
+		if v.more != nil {
+			a = v.more[k]
+		}
+		at = saveInts(op, 4+k, a, at)
+	}
+}
+
+// saveInts copies a into op.vcounts at at as op.vkey[k], returning where
+// the next array goes.
+func saveInts(op *collOp, k int, a []int, at int) int {
+	if a == nil {
+		op.vkey[k] = nil
+		return at
+	}
+	op.vkey[k] = op.vcounts[at : at+len(a) : at+len(a)]
+	return at + copy(op.vkey[k], a)
 }
 
 // sameCounts reports whether op's saved arrays (saveCounts) are v's. On
 // every v-collective's memo hit: four comparisons in line, each a length
-// (and nil) check and a loop without bounds checks.
+// (and nil) check and a loop without bounds checks, and four more for the
+// kinds with more (Alltoallw's types, a neighbourhood's lists).
 func sameCounts(op *collOp, v *countsKey) bool {
-	return sameInts(op.vkey[0], v[0]) && sameInts(op.vkey[1], v[1]) &&
-		sameInts(op.vkey[2], v[2]) && sameInts(op.vkey[3], v[3])
+	if !sameInts(op.vkey[0], v.a[0]) || !sameInts(op.vkey[1], v.a[1]) ||
+		!sameInts(op.vkey[2], v.a[2]) || !sameInts(op.vkey[3], v.a[3]) {
+		return false
+	}
+	if v.more == nil {
+		return !op.vmore
+	}
+	return op.vmore && sameInts(op.vkey[4], v.more[0]) && sameInts(op.vkey[5], v.more[1]) &&
+		sameInts(op.vkey[6], v.more[2]) && sameInts(op.vkey[7], v.more[3])
 }
 
 // sameInts is a == b, telling nil from empty.

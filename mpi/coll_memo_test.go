@@ -200,6 +200,57 @@ func memoSequence(c *Comm, n int) error {
 			return nil, nil
 		}
 	}
+	// ReduceScatter: rank r's element j is r*10+j; rank me gets the
+	// sums of elements [sum(rsc[:me])/8, +rsc[me]/8).
+	rsc := make([]int, n)
+	for i := range rsc {
+		rsc[i] = 8
+	}
+	rsSend, rsRecv := make([]byte, 16*n), make([]byte, 16)
+	for j := range 2 * n {
+		copy(rsSend[8*j:], putInt64s([]int64{int64(me*10 + j)}))
+	}
+	rs := func(c *Comm) ([]byte, error) {
+		clear(rsRecv)
+		return rsRecv[:rsc[me]], c.ReduceScatter(rsSend, rsRecv, rsc, Int64, Sum)
+	}
+	rsWant := func(me int) []byte {
+		at := 0
+		for _, x := range rsc[:me] {
+			at += x / 8
+		}
+		w := make([]int64, rsc[me]/8)
+		for i := range w {
+			w[i] = int64(10*n*(n-1)/2 + n*(at+i))
+		}
+		return putInt64s(w)
+	}
+	// Alltoallw: Alltoallv's blocks as one Int64 (or Uint64) each.
+	wc, wt, wrt := make([]int, n), make([]Datatype, n), make([]Datatype, n)
+	for i := range n {
+		wc[i], wt[i], wrt[i] = 1, Int64, Int64
+	}
+	a2aw := func(c *Comm) ([]byte, error) {
+		for j := range n {
+			copy(a2aSend[sd[j]:], block(me, j))
+		}
+		clear(a2aRecv)
+		return a2aRecv, c.Alltoallw(a2aSend, wc, sd, wt, a2aRecv, wc, rd, wrt)
+	}
+	// NeighborAlltoallv on a ring: one int64 from the left (or, turned
+	// round, from the right).
+	nb := &Neighbors{Sources: []int{(me + n - 1) % n}, Destinations: []int{(me + 1) % n}}
+	one, zero := []int{8}, []int{0}
+	nbSend, nbRecv := putInt64s([]int64{int64(me)}), make([]byte, 8)
+	nbr := func(c *Comm) ([]byte, error) {
+		clear(nbRecv)
+		return nbRecv, c.NeighborAlltoallv(nb, nbSend, one, zero, nbRecv, one, zero)
+	}
+	nbWant := func(me int) []byte { return putInt64s([]int64{int64(nb.Sources[0])}) }
+	turned := "nbr#2" // at two ranks left is right: the lists stay as they were
+	if n == 2 {
+		turned = "nbr#1"
+	}
 	s1 := func(int) []byte { return sum(0, k) }
 	shortU := func(c *Comm) ([]byte, error) {
 		return recv[:8*5], c.Allreduce(send[:8*5], recv[:8*5], Uint64, Sum)
@@ -309,6 +360,38 @@ func memoSequence(c *Comm, n int) error {
 		{"Gatherv again, new displacements", []string{"gv#2"}, gv, gvWant},
 		{"Allgatherv, displacements changed in place", []string{"agv#2"}, agv, gvWant},
 		{"Allgatherv again, new displacements", []string{"agv#2"}, agv, gvWant},
+		{"ReduceScatter", []string{"rs#1"}, rs, rsWant},
+		{"ReduceScatter again", []string{"rs#1"}, rs, rsWant},
+		{"ReduceScatter counts changed in place", []string{"rs#2"}, func(c *Comm) ([]byte, error) {
+			rsc[0] = 16
+			return rs(c)
+		}, rsWant},
+		{"IreduceScatter of its shape", []string{"rs#2"}, func(c *Comm) ([]byte, error) {
+			clear(rsRecv)
+			return rsRecv[:rsc[me]], wait(c.IreduceScatter(rsSend, rsRecv, rsc, Int64, Sum))
+		}, rsWant},
+		{"Alltoallw", []string{"a2aw#1"}, a2aw, a2avWant},
+		{"Alltoallw again", []string{"a2aw#1"}, a2aw, a2avWant},
+		{"Alltoallw datatypes changed in place", []string{"a2aw#2"}, func(c *Comm) ([]byte, error) {
+			for i := range wrt {
+				wrt[i] = Uint64
+			}
+			return a2aw(c)
+		}, a2avWant},
+		{"Ialltoallw of its shape", []string{"a2aw#2"}, func(c *Comm) ([]byte, error) {
+			clear(a2aRecv)
+			return a2aRecv, wait(c.Ialltoallw(a2aSend, wc, sd, wt, a2aRecv, wc, rd, wrt))
+		}, a2avWant},
+		{"NeighborAlltoallv", []string{"nbr#1"}, nbr, nbWant},
+		{"NeighborAlltoallv again", []string{"nbr#1"}, nbr, nbWant},
+		{"neighbourhood turned round in place", []string{turned}, func(c *Comm) ([]byte, error) {
+			nb.Sources[0], nb.Destinations[0] = nb.Destinations[0], nb.Sources[0]
+			return nbr(c)
+		}, nbWant},
+		{"IneighborAlltoallv of its shape", []string{turned}, func(c *Comm) ([]byte, error) {
+			clear(nbRecv)
+			return nbRecv, wait(c.IneighborAlltoallv(nb, nbSend, one, zero, nbRecv, one, zero))
+		}, nbWant},
 	}
 	var model memoModel
 	for _, st := range steps {

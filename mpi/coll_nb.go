@@ -73,7 +73,10 @@ func (c *Comm) IreduceScatter(send, recv []byte, counts []int, dt Datatype, op O
 	if c.IsInter() {
 		return c.iinterColl(interArgs{Kind: interReduceScatter, Send: send, Recv: recv, RecvCounts: counts, Datatype: dt, Op: op})
 	}
-	return c.nonblocking("IreduceScatter", func(s *schedule) error { return c.reduceScatterBuild(s, "IreduceScatter", send, recv, counts, dt, op) })
+	v := countsKey{a: [4][]int{counts}}
+	return c.nonblockingKeyed("IreduceScatter", vkey(keyOf(memoReduceScatter, send, recv, dt, op, 0), &v), &v, func(s *schedule) error {
+		return c.reduceScatterBuild(s, "IreduceScatter", send, recv, counts, dt, op)
+	})
 }
 
 // Igather starts a Gather.
@@ -89,7 +92,7 @@ func (c *Comm) Igatherv(send, recv []byte, counts, displs []int, root int) (*Req
 	if c.IsInter() {
 		return c.iinterColl(interArgs{Kind: interGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
-	return c.nonblockingKeyed("Igatherv", vkey(keyOf(memoGatherv, send, recv, 0, 0, root), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.gathervBuild(s, "Igatherv", send, recv, counts, displs, root) })
+	return c.nonblockingKeyed("Igatherv", vkey(keyOf(memoGatherv, send, recv, 0, 0, root), &countsKey{a: [4][]int{counts, displs}}), &countsKey{a: [4][]int{counts, displs}}, func(s *schedule) error { return c.gathervBuild(s, "Igatherv", send, recv, counts, displs, root) })
 }
 
 // Iscatter starts a Scatter.
@@ -105,7 +108,7 @@ func (c *Comm) Iscatterv(send []byte, counts, displs []int, recv []byte, root in
 	if c.IsInter() {
 		return c.iinterColl(interArgs{Kind: interScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
-	return c.nonblockingKeyed("Iscatterv", vkey(keyOf(memoScatterv, send, recv, 0, 0, root), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.scattervBuild(s, "Iscatterv", send, counts, displs, recv, root) })
+	return c.nonblockingKeyed("Iscatterv", vkey(keyOf(memoScatterv, send, recv, 0, 0, root), &countsKey{a: [4][]int{counts, displs}}), &countsKey{a: [4][]int{counts, displs}}, func(s *schedule) error { return c.scattervBuild(s, "Iscatterv", send, counts, displs, recv, root) })
 }
 
 // Iallgather starts an Allgather. send may be recv's own block (in place).
@@ -121,7 +124,7 @@ func (c *Comm) Iallgatherv(send, recv []byte, counts, displs []int) (*Request, e
 	if c.IsInter() {
 		return c.iinterColl(interArgs{Kind: interAllgatherv, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
-	return c.nonblockingKeyed("Iallgatherv", vkey(keyOf(memoAllgatherv, send, recv, 0, 0, 0), &countsKey{counts, displs}), &countsKey{counts, displs}, func(s *schedule) error { return c.allgathervBuild(s, "Iallgatherv", send, recv, counts, displs) })
+	return c.nonblockingKeyed("Iallgatherv", vkey(keyOf(memoAllgatherv, send, recv, 0, 0, 0), &countsKey{a: [4][]int{counts, displs}}), &countsKey{a: [4][]int{counts, displs}}, func(s *schedule) error { return c.allgathervBuild(s, "Iallgatherv", send, recv, counts, displs) })
 }
 
 // Ialltoall starts an Alltoall. send and recv may be the same slice (in
@@ -138,7 +141,7 @@ func (c *Comm) Ialltoallv(send []byte, scounts, sdispls []int, recv []byte, rcou
 	if c.IsInter() {
 		return c.iinterColl(interArgs{Kind: interAlltoallv, Send: send, Recv: recv, SendCounts: scounts, SendDispls: sdispls, RecvCounts: rcounts, RecvDispls: rdispls})
 	}
-	return c.nonblockingKeyed("Ialltoallv", vkey(keyOf(memoAlltoallv, send, recv, 0, 0, 0), &countsKey{scounts, sdispls, rcounts, rdispls}), &countsKey{scounts, sdispls, rcounts, rdispls}, func(s *schedule) error {
+	return c.nonblockingKeyed("Ialltoallv", vkey(keyOf(memoAlltoallv, send, recv, 0, 0, 0), &countsKey{a: [4][]int{scounts, sdispls, rcounts, rdispls}}), &countsKey{a: [4][]int{scounts, sdispls, rcounts, rdispls}}, func(s *schedule) error {
 		return c.alltoallvBuild(s, "Ialltoallv", send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }

@@ -15,14 +15,18 @@ import "github.com/hympi/hympi/shm"
 // NeighborAlltoallv sends block k of send (scounts[k] bytes at sdispls[k])
 // to nb.Destinations[k] and receives block k of recv from nb.Sources[k].
 func (c *Comm) NeighborAlltoallv(nb *Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
-	return c.blocking("NeighborAlltoallv", func(s *schedule) error {
+	more := nbrLists(nb)
+	v := countsKey{a: [4][]int{scounts, sdispls, rcounts, rdispls}, more: &more}
+	return c.blockingKeyed("NeighborAlltoallv", nbrKey(nb, send, recv, &v), &v, func(s *schedule) error {
 		return c.neighborBuild(s, "NeighborAlltoallv", nb, send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }
 
 // IneighborAlltoallv starts a NeighborAlltoallv.
 func (c *Comm) IneighborAlltoallv(nb *Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (*Request, error) {
-	return c.nonblocking("IneighborAlltoallv", func(s *schedule) error {
+	more := nbrLists(nb)
+	v := countsKey{a: [4][]int{scounts, sdispls, rcounts, rdispls}, more: &more}
+	return c.nonblockingKeyed("IneighborAlltoallv", nbrKey(nb, send, recv, &v), &v, func(s *schedule) error {
 		return c.neighborBuild(s, "IneighborAlltoallv", nb, send, scounts, sdispls, recv, rcounts, rdispls)
 	})
 }
@@ -32,6 +36,25 @@ func (c *Comm) NeighborAlltoallvInit(nb *Neighbors, send []byte, scounts, sdispl
 	return c.persist("NeighborAlltoallvInit", func(s *schedule) error {
 		return c.neighborBuild(s, "NeighborAlltoallvInit", nb, send, scounts, sdispls, recv, rcounts, rdispls)
 	})
+}
+
+// nbrKey is a neighbourhood exchange's memo key, its arrays v (the
+// counts and displacements, and more: the neighbourhood's lists, which
+// are the caller's and may change between calls as counts may). Built
+// in the caller's frame, so that the key allocates nothing.
+func nbrKey(nb *Neighbors, send, recv []byte, v *countsKey) collKey {
+	if nb == nil {
+		return collKey{}
+	}
+	return vkey(keyOf(memoNeighbor, send, recv, 0, 0, 0), v)
+}
+
+// nbrLists is nb's lists for countsKey.more.
+func nbrLists(nb *Neighbors) [4][]int {
+	if nb == nil {
+		return [4][]int{}
+	}
+	return [4][]int{nb.Sources, nb.Destinations, nb.SendOrder}
 }
 
 func (c *Comm) neighborBuild(s *schedule, what string, nb *Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {

@@ -242,7 +242,15 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	HC_CHECK_BUF(ci, sendbuf, total, datatype, fn);
 	if (!hc_type_contig(datatype)) /* the general schedule either way */
 		return hc_nb_rs(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, RUN_BLOCKING, NULL, fn);
-	int rc = hympi_go_reduce_scatter(ci, (void *)sendbuf, recvbuf, (int *)recvcounts, &r);
+	/* The collective lane: a reduction's key (collane.h), the counts with it. */
+	hc_cc_key k = {{HC_CC_RS, (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)recvbuf, 0, (int64_t)(intptr_t)datatype,
+			(int64_t)(intptr_t)op, 0, r.esize},
+		       0};
+	hc_cc_vec v = {1, {{recvcounts, (size_t)hc_comms[ci].size * sizeof(int)}}};
+	int rc;
+	if (hc_cc_try_v(ci, &k, &v, NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	rc = hympi_go_reduce_scatter(ci, (void *)sendbuf, recvbuf, (int *)recvcounts, &r);
+	if (!rc) hc_cc_learn_v(ci, &k, &v);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -489,9 +497,20 @@ HC_HIDDEN int hc_gatherv_x(const void *sendbuf, int sendcount, MPI_Datatype send
 	if ((!inplace && !hc_type_contig(sendtype)) || (me == root && !hc_type_contig(recvtype)))
 		return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
 				comm, RUN_OF(nb), req, fn);
-	int rc = hympi_go_gatherv(ci, VEC_GATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
-				  me == root ? (int *)recvcounts : NULL, me == root ? (int *)displs : NULL, rs, root, inplace,
-				  NB_REQ(nb, req), NB_CACHE(nb));
+	/* The collective lane (collane.c): the key is what Go's call is made
+	 * of, the root's arrays with it. */
+	size_t an = (size_t)hc_comms[ci].size * sizeof(int);
+	hc_cc_key k = {{HC_CC_GATHERV, inplace ? 0 : (int64_t)(intptr_t)sendbuf, me == root ? (int64_t)(intptr_t)recvbuf : 0,
+			ss * sendcount, rs, root, inplace, 0},
+		       0};
+	hc_cc_vec v = {0};
+	if (me == root) v = (hc_cc_vec){2, {{recvcounts, an}, {displs, an}}};
+	int rc;
+	if (hc_cc_try_v(ci, &k, &v, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	rc = hympi_go_gatherv(ci, VEC_GATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
+			      me == root ? (int *)recvcounts : NULL, me == root ? (int *)displs : NULL, rs, root, inplace,
+			      NB_REQ(nb, req), NB_CACHE(nb));
+	if (!rc) hc_cc_learn_v(ci, &k, &v);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -521,8 +540,16 @@ HC_HIDDEN int hc_allgatherv_x(const void *sendbuf, int sendcount, MPI_Datatype s
 	if ((!inplace && !hc_type_contig(sendtype)) || !hc_type_contig(recvtype))
 		return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, 0,
 				comm, RUN_OF(nb), req, fn);
-	int rc = hympi_go_gatherv(ci, VEC_ALLGATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
-				  (int *)recvcounts, (int *)displs, rs, 0, inplace, NB_REQ(nb, req), NB_CACHE(nb));
+	size_t an = (size_t)hc_comms[ci].size * sizeof(int);
+	hc_cc_key k = {{HC_CC_ALLGATHERV, inplace ? 0 : (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)recvbuf,
+			ss * sendcount, rs, 0, inplace, 0},
+		       0};
+	hc_cc_vec v = {2, {{recvcounts, an}, {displs, an}}};
+	int rc;
+	if (hc_cc_try_v(ci, &k, &v, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	rc = hympi_go_gatherv(ci, VEC_ALLGATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
+			      (int *)recvcounts, (int *)displs, rs, 0, inplace, NB_REQ(nb, req), NB_CACHE(nb));
+	if (!rc) hc_cc_learn_v(ci, &k, &v);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -552,9 +579,18 @@ HC_HIDDEN int hc_scatterv_x(const void *sendbuf, const int sendcounts[], const i
 	if ((me == root && !hc_type_contig(sendtype)) || (!inplace && !hc_type_contig(recvtype)))
 		return hc_nb_sv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm,
 				RUN_OF(nb), req, fn);
-	int rc = hympi_go_gatherv(ci, VEC_SCATTER, me == root ? (void *)sendbuf : NULL, rs * recvcount,
-				  inplace ? NULL : recvbuf, me == root ? (int *)sendcounts : NULL,
-				  me == root ? (int *)displs : NULL, ss, root, inplace, NB_REQ(nb, req), NB_CACHE(nb));
+	size_t an = (size_t)hc_comms[ci].size * sizeof(int);
+	hc_cc_key k = {{HC_CC_SCATTERV, me == root ? (int64_t)(intptr_t)sendbuf : 0, inplace ? 0 : (int64_t)(intptr_t)recvbuf,
+			rs * recvcount, ss, root, inplace, 0},
+		       0};
+	hc_cc_vec v = {0};
+	if (me == root) v = (hc_cc_vec){2, {{sendcounts, an}, {displs, an}}};
+	int rc;
+	if (hc_cc_try_v(ci, &k, &v, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	rc = hympi_go_gatherv(ci, VEC_SCATTER, me == root ? (void *)sendbuf : NULL, rs * recvcount,
+			      inplace ? NULL : recvbuf, me == root ? (int *)sendcounts : NULL,
+			      me == root ? (int *)displs : NULL, ss, root, inplace, NB_REQ(nb, req), NB_CACHE(nb));
+	if (!rc) hc_cc_learn_v(ci, &k, &v);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 }
 
@@ -586,9 +622,57 @@ HC_HIDDEN int hc_alltoallv_x(const void *sendbuf, const int sendcounts[], const 
 	if ((!inplace && !hc_type_contig(sendtype)) || !hc_type_contig(recvtype))
 		return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm,
 				RUN_OF(nb), req, fn);
-	int rc = hympi_go_alltoallv(ci, inplace ? NULL : (void *)sendbuf, (int *)sendcounts, (int *)sdispls, ss, recvbuf,
-				    (int *)recvcounts, (int *)rdispls, rs, inplace, NB_REQ(nb, req), NB_CACHE(nb));
+	/* Not in place: Go copies the input aside then. */
+	size_t an = (size_t)hc_comms[ci].size * sizeof(int);
+	hc_cc_key k = {{HC_CC_ALLTOALLV, (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)recvbuf, ss, rs, 0, 0, 0}, 0};
+	hc_cc_vec v = {4, {{sendcounts, an}, {sdispls, an}, {recvcounts, an}, {rdispls, an}}};
+	int rc;
+	if (!inplace && hc_cc_try_v(ci, &k, &v, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	rc = hympi_go_alltoallv(ci, inplace ? NULL : (void *)sendbuf, (int *)sendcounts, (int *)sdispls, ss, recvbuf,
+				(int *)recvcounts, (int *)rdispls, rs, inplace, NB_REQ(nb, req), NB_CACHE(nb));
+	if (!rc && !inplace) hc_cc_learn_v(ci, &k, &v);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+}
+
+/* Alltoallw's key: the buffers and every array as given (a plan is
+ * learned only when every type is predefined: a derived type's handle may
+ * be freed and reused). Not in place (Go copies the input aside then). */
+HC_HIDDEN int hc_aw_try(hc_cc_aw *w, const hc_raw *a, MPI_Comm comm, const char *fn)
+{
+	HC_GUARD(fn);
+	int ci = hc_comm_index(comm);
+	/* An array argcheck.h refuses is left to hc_icoll's checks. */
+	if (ci < 0 || HC_IS_INTER(ci) || a->sbuf == MPI_IN_PLACE || (uintptr_t)a->scounts < 4096 ||
+	    (uintptr_t)a->sdispls < 4096 || (uintptr_t)a->rcounts < 4096 || (uintptr_t)a->rdispls < 4096 ||
+	    (uintptr_t)a->stypes < 4096 || (uintptr_t)a->rtypes < 4096)
+		return -1;
+	size_t n = (size_t)hc_comms[ci].size, an = n * (a->big ? 8 : sizeof(int)), tn = n * sizeof(MPI_Datatype);
+	w->ci = ci;
+	w->k = (hc_cc_key){{HC_CC_ALLTOALLW, (int64_t)(intptr_t)a->sbuf, (int64_t)(intptr_t)a->rbuf, a->big}, 0};
+	w->v = (hc_cc_vec){6,
+			   {{a->scounts, an},
+			    {a->sdispls, an},
+			    {a->stypes, tn},
+			    {a->rcounts, an},
+			    {a->rdispls, an},
+			    {a->rtypes, tn}}};
+	int rc;
+	if (hc_cc_try_v(ci, &w->k, &w->v, NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	w->lane = 1;
+	return -1;
+}
+
+HC_HIDDEN void hc_aw_learn(hc_cc_aw *w)
+{
+	if (!w->lane) return;
+	for (int side = 0; side < 2; side++) {
+		const MPI_Datatype *ts = w->v.s[side ? 5 : 2].p;
+		for (int i = 0; i < hc_comms[w->ci].size; i++) {
+			hc_dt *t = hc_dt_get(ts[i]);
+			if (!t || !t->predefined || t->handle != (intptr_t)ts[i]) return;
+		}
+	}
+	hc_cc_learn_v(w->ci, &w->k, &w->v);
 }
 
 /* ---- operators ------------------------------------------------------- */

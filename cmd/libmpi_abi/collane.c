@@ -29,7 +29,10 @@
  * The area holds one plan per slot of the communicator's memo, so that a
  * loop of different collectives (a benchmark's collective and its
  * Barrier) finds a plan for each: a call runs the plan whose key is its
- * own, found by kind first.
+ * own, found by kind first. A v, w or neighbourhood collective's key
+ * includes its count, displacement (and type) arrays, kept with the plan
+ * when C learns it (hc_cc_learn_v) and compared byte for byte on each call:
+ * the schedule was built from them.
  *
  * Every value read from the shared region (publish word, context, tag,
  * length, reserved word) is checked before use; anything unexpected is
@@ -57,6 +60,8 @@
 
 /* Collectives C ran to the end, and handed to Go part-way, for HYMPI_DEBUG. */
 static unsigned long cc_served, cc_handed, cc_passes, cc_yields, cc_yield_hits;
+/* Of those, the ones of each v, w and neighbourhood kind (hc_cc_try_v). */
+static unsigned long cc_vserved[HC_CC_END - HC_CC_GATHERV];
 
 void hc_cc_report(int rank)
 {
@@ -64,6 +69,14 @@ void hc_cc_report(int rank)
 		rank, cc_served, cc_handed, cc_passes);
 	fprintf(stderr, "hympi[debug]: rank %d: collective lane: %lu yields, %lu messages found after one\n", rank, cc_yields,
 		cc_yield_hits);
+	static const char *names[] = {"gatherv", "scatterv", "allgatherv", "alltoallv", "alltoallw", "reduce_scatter", "neighbor"};
+	_Static_assert(sizeof names / sizeof names[0] == HC_CC_END - HC_CC_GATHERV, "a name per kind");
+	/* One write, so that ranks' lines do not interleave. */
+	char line[512];
+	int at = snprintf(line, sizeof line, "hympi[debug]: rank %d: collective lane, started in C by kind:", rank);
+	for (int i = 0; i < HC_CC_END - HC_CC_GATHERV && at > 0 && at < (int)sizeof line; i++)
+		at += snprintf(line + at, sizeof line - at, " %s=%lu", names[i], cc_vserved[i]);
+	fprintf(stderr, "%s\n", line);
 }
 
 /* Looks at an empty ring head before handing over (Go's flSpins). */
@@ -411,6 +424,19 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	return 1;
 }
 
+/* vmatch: whether v's arrays are those p was learned with. */
+static int vmatch(const hc_cp_plan *p, const hc_cc_vec *v)
+{
+	uint64_t off = 0, lim = p->vlen;
+	if (lim > HC_CP_VEC) return 0;
+	for (int i = 0; i < v->n; i++) {
+		uint64_t n = v->s[i].len;
+		if (n > lim - off || (n && memcmp(p->vec + off, v->s[i].p, n))) return 0;
+		off += n;
+	}
+	return off == lim;
+}
+
 /* match: whether p is a plan of the call of key k. */
 static inline int match(const hc_cp_plan *p, const int64_t *k)
 {
@@ -429,10 +455,13 @@ int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
 	/* Where this kind's call ran last, then every plan. */
 	unsigned h = (unsigned)k->k[0] & (HC_CP_HINTS - 1);
 	hc_cp_plan *p = &a->plans[a->hint[h] & (HC_CP_PLANS - 1)];
-	if (!match(p, k->k)) {
+	const hc_cc_vec *v = k->v;
+	if (!match(p, k->k) || (__builtin_expect(v != NULL, 0) && !vmatch(p, v))) {
 		int i = 0;
 		/* The kind first: it tells most plans apart. */
-		while (i < HC_CP_PLANS && (a->plans[i].key[0] != k->k[0] || !match(&a->plans[i], k->k))) i++;
+		while (i < HC_CP_PLANS && (a->plans[i].key[0] != k->k[0] || !match(&a->plans[i], k->k) ||
+					   (v && !vmatch(&a->plans[i], v))))
+			i++;
 		if (i == HC_CP_PLANS) return 0;
 		a->hint[h] = (uint8_t)i;
 		p = &a->plans[i];
@@ -454,7 +483,7 @@ static int learnable(const hc_cp_plan *p, const int64_t *k)
 		const hc_cp_round *r = &p->rounds[i];
 		if (r->x0 > r->x1 || r->x1 > nx || r->x1 - r->x0 > 64 || r->s0 > r->s1 || r->s1 > ns) return 0;
 	}
-	int red = k[0] >= HC_CC_RED && k[0] < HC_CC_MOVE;
+	int red = (k[0] >= HC_CC_RED && k[0] < HC_CC_MOVE) || k[0] == HC_CC_RS;
 	for (uint64_t i = 0; i < ns; i++)
 		if (p->steps[i].kind == HC_CP_REDUCE && (!red || k[7] <= 0 || p->steps[i].n % k[7])) return 0;
 	if (!red) return 1;
@@ -464,7 +493,9 @@ static int learnable(const hc_cp_plan *p, const int64_t *k)
 	return hc_reduce_builtin((MPI_Op)(intptr_t)k[5], dt, NULL, NULL, 0);
 }
 
-void hc_cc_learn(int ci, const hc_cc_key *k)
+/* learn is hc_cc_learn; v, when not NULL, the call's arrays, kept with
+ * the key (a call of more than the plan holds is not learned). */
+static void learn(int ci, const hc_cc_key *k, const hc_cc_vec *v)
 {
 	if (!hc_fl_threads_ok) return;
 	/* The plan lives beside the fast lane's view of the communicator
@@ -486,10 +517,40 @@ void hc_cc_learn(int ci, const hc_cc_key *k)
 	 * (with more, which one is not known; the key waits for a later call). */
 	if (a->gen != k->gen + 1 || a->last >= HC_CP_PLANS) return;
 	hc_cp_plan *p = &a->plans[a->last];
-	if (p->valid && !p->keyed && learnable(p, k->k)) {
-		memcpy(p->key, k->k, sizeof p->key);
-		p->keyed = 1;
+	if (!p->valid || p->keyed || !learnable(p, k->k)) return;
+	uint64_t off = 0;
+	for (int i = 0; v && i < v->n; i++) {
+		uint64_t n = v->s[i].len;
+		if (n > HC_CP_VEC - off) return;
+		if (n) memcpy(p->vec + off, v->s[i].p, n);
+		off += n;
 	}
+	p->vlen = off;
+	memcpy(p->key, k->k, sizeof p->key);
+	p->keyed = 1;
+}
+
+void hc_cc_learn(int ci, const hc_cc_key *k)
+{
+	learn(ci, k, NULL);
+}
+
+void hc_cc_learn_v(int ci, const hc_cc_key *k, const hc_cc_vec *v)
+{
+	learn(ci, k, v);
+}
+
+/* The v-kinds take hc_cc_try's path (run stays inlined in one caller:
+ * a second cost every collective ~15 instructions), their arrays in the
+ * key. */
+int hc_cc_try_v(int ci, hc_cc_key *k, const hc_cc_vec *v, MPI_Request *req, int *rc)
+{
+	k->v = v;
+	unsigned long before = cc_served + cc_handed;
+	int ran = hc_cc_try(ci, k, 0, req, rc);
+	if (cc_served + cc_handed != before && k->k[0] >= HC_CC_GATHERV && k->k[0] < HC_CC_END)
+		cc_vserved[k->k[0] - HC_CC_GATHERV]++;
+	return ran;
 }
 
 int hc_cc_plan_ok(const hc_cp_plan *p, const int64_t *k)

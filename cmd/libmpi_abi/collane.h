@@ -11,17 +11,19 @@
 
 #include <stdint.h>
 #include "cabi.h"
+#include "nbc.h"
 
 /* The plan area (mpi/coll_cplan.go, type cplanArea, which documents who
  * writes each word): a header and one plan per memo slot of the
  * communicator. Checked by version and size before C trusts it. */
 enum {
-	HC_CP_VERSION = 2,
+	HC_CP_VERSION = 3,
 	HC_CP_PLANS = 8,
 	HC_CP_MAX_ROUNDS = 32,
 	HC_CP_MAX_XFERS = 64,
 	HC_CP_MAX_STEPS = 64,
-	HC_CP_HINTS = 32
+	HC_CP_HINTS = 32,
+	HC_CP_VEC = 2048
 };
 _Static_assert((HC_CP_PLANS & (HC_CP_PLANS - 1)) == 0, "HC_CP_PLANS is a power of two (hc_cc_try masks with it)");
 
@@ -53,6 +55,11 @@ typedef struct {
 	hc_cp_round rounds[HC_CP_MAX_ROUNDS];
 	hc_cp_xfer xfers[HC_CP_MAX_XFERS];
 	hc_cp_step steps[HC_CP_MAX_STEPS];
+	/* C's alone, written with key before keyed: a v-collective's count,
+	 * displacement (and type) arrays, vlen bytes of vec back to back,
+	 * which a call must repeat to run the plan (hc_cc_try_v). */
+	uint64_t vlen;
+	unsigned char vec[HC_CP_VEC];
 } hc_cp_plan;
 
 typedef struct hc_cplan {
@@ -70,14 +77,39 @@ typedef struct hc_cplan {
 /* A call's key: everything the Go call it stands for was made of, so that
  * equal keys mean equal Go memo keys. k[0] the kind (HC_CC_*), then the
  * send and receive buffers, the byte count, datatype, operator, root and
- * element size. gen is the plan area's generation before the Go call. */
+ * element size (the v-kinds put what else their Go call is made of where
+ * their call site says, and their arrays in v). gen is the plan area's
+ * generation before the Go call. */
+typedef struct hc_cc_vec hc_cc_vec;
 typedef struct {
 	int64_t k[8];
 	uint64_t gen;
+	const hc_cc_vec *v; /* the v-kinds' arrays (hc_cc_try_v), NULL for the others */
 } hc_cc_key;
 
 enum { HC_CC_BARRIER = 1, HC_CC_BCAST, HC_CC_RED /* + RED_* of nbc.h */, HC_CC_MOVE = HC_CC_RED + 8 /* + MOV_* */ };
-_Static_assert(HC_CC_MOVE + 8 <= HC_CP_HINTS, "a call kind names its own hint");
+/* The v, w and neighbourhood kinds, whose calls carry arrays (hc_cc_vec). */
+enum {
+	HC_CC_GATHERV = HC_CC_MOVE + 8,
+	HC_CC_SCATTERV,
+	HC_CC_ALLGATHERV,
+	HC_CC_ALLTOALLV,
+	HC_CC_ALLTOALLW,
+	HC_CC_RS, /* Reduce_scatter: a reduction, its key laid out as HC_CC_RED's */
+	HC_CC_NBR,
+	HC_CC_END
+};
+_Static_assert((int)HC_CC_END <= (int)HC_CP_HINTS, "a call kind names its own hint");
+
+/* A v-collective call's arrays: n pieces of caller memory whose bytes,
+ * back to back, must be those the plan was learned with. */
+struct hc_cc_vec {
+	int n;
+	struct {
+		const void *p;
+		uint64_t len;
+	} s[6];
+};
 
 /* hc_cc_try runs the call of key k from ci's plan: 1 when it did (the
  * MPI error code in *rc, MPI_SUCCESS or what Go's continuation returned),
@@ -118,6 +150,22 @@ HC_HIDDEN int hc_cc_resume(int ci, const hc_cp_plan *p, uint32_t tag, MPI_Op op,
 HC_HIDDEN extern int hc_cn_room;
 HC_HIDDEN int hc_cn_keep(int ci, const hc_cplan *a, hc_cp_plan *p, uint32_t tag, uint32_t k, uint64_t done,
 			 const int64_t *key, MPI_Request *req);
+/* hc_cc_try_v and hc_cc_learn_v are hc_cc_try and hc_cc_learn for the
+ * v, w and neighbourhood kinds: the call's arrays v are part of its key
+ * (a call whose counts changed never runs the plan of the old ones). */
+HC_HIDDEN int hc_cc_try_v(int ci, hc_cc_key *k, const hc_cc_vec *v, MPI_Request *req, int *rc);
+HC_HIDDEN void hc_cc_learn_v(int ci, const hc_cc_key *k, const hc_cc_vec *v);
+/* A blocking MPI_Alltoallw's lane (coll.c): hc_aw_try runs the call of a
+ * (nbc.c's hc_nb_aw) from a plan, returning its MPI result, or -1 when
+ * the caller must run it, after which it calls hc_aw_learn with w if that
+ * succeeded. */
+typedef struct {
+	int ci, lane;
+	hc_cc_key k;
+	hc_cc_vec v;
+} hc_cc_aw;
+HC_HIDDEN int hc_aw_try(hc_cc_aw *w, const hc_raw *a, MPI_Comm comm, const char *fn);
+HC_HIDDEN void hc_aw_learn(hc_cc_aw *w);
 /* hc_cc_report prints how many collectives C ran (HYMPI_DEBUG). */
 HC_HIDDEN void hc_cc_report(int rank);
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "nbc.h"
+#include "collane.h"
 #include "_cgo_export.h"
 #include "golane.h"
 
@@ -668,7 +669,13 @@ static int hc_nb_aw(const void *sbuf, const void *scounts, const void *sdispls, 
 		HC_GUARD(fn);
 		return hc_error(hc_comm_index(comm) < 0 ? -1 : hc_comm_index(comm), MPI_ERR_TYPE, fn);
 	}
-	return hc_icoll(HC_NBC_ALLTOALLV, &a, comm, run, req, fn);
+	/* A blocking one may run from a plan (collane.h). */
+	hc_cc_aw w = {0};
+	int rc = run == RUN_BLOCKING ? hc_aw_try(&w, &a, comm, fn) : -1;
+	if (rc >= 0) return rc;
+	rc = hc_icoll(HC_NBC_ALLTOALLV, &a, comm, run, req, fn);
+	if (!rc) hc_aw_learn(&w);
+	return rc;
 }
 
 /* ---- entry points ---------------------------------------------------- */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "nbc.h"
+#include "collane.h"
 #include "_cgo_export.h"
 #include "golane.h"
 
@@ -189,6 +190,23 @@ static int hc_nside_check(int ci, int kind, int recv, hc_nraw *a, int n, const c
 	return MPI_SUCCESS;
 }
 
+/* hc_nbr_blocking runs a blocking neighbourhood exchange of byte counts g
+ * from the communicator's plan when it has one of this call (collane.c:
+ * the buffers and byte counts are the key; the neighbourhood is the
+ * communicator's, the same on every call), else through Go. Packed
+ * blocks travel through fresh scratch: those calls take Go. */
+static int hc_nbr_blocking(int ci, hc_nbc *g, const hc_nbrs *nb)
+{
+	hc_cc_key k = {{HC_CC_NBR, (int64_t)(intptr_t)g->sbuf, (int64_t)(intptr_t)g->rbuf, nb->outdeg, nb->indeg}, 0};
+	size_t so = (size_t)nb->outdeg * sizeof(int64_t), si = (size_t)nb->indeg * sizeof(int64_t);
+	hc_cc_vec v = {4, {{g->sc, so}, {g->sd, so}, {g->rc, si}, {g->rd, si}}};
+	int rc, lane = !g->pk;
+	if (lane && hc_cc_try_v(ci, &k, &v, NULL, &rc)) return rc;
+	rc = hympi_go_neighbor(ci, g, (hc_nbrs *)nb);
+	if (!rc && lane) hc_cc_learn_v(ci, &k, &v);
+	return rc;
+}
+
 static int hc_ineighbor(int kind, hc_nraw *a, MPI_Comm comm, int run, MPI_Request *req, const char *fn)
 {
 	HC_GUARD(fn);
@@ -219,7 +237,7 @@ static int hc_ineighbor(int kind, hc_nraw *a, MPI_Comm comm, int run, MPI_Reques
 		/* The engine's blocking entry: one call into Go, no request to
 		 * make and wait on. Packed blocks go out and come back here. */
 		if (g.pk) hc_pk_run(g.pk, 0);
-		rc = hympi_go_neighbor(ci, &g, &nb);
+		rc = hc_nbr_blocking(ci, &g, &nb);
 		if (!rc && g.pk) hc_pk_run(g.pk, 1);
 		hc_pk_free(g.pk);
 	} else if (!rc) {

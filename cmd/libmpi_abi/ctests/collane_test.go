@@ -4,8 +4,13 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 )
+
+// collLaneKinds is the debug report's count of the v, w and neighbourhood
+// collectives and Reduce_scatter that C started from their plans.
+var collLaneKinds = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): collective lane, started in C by kind:((?: \w+=\d+)+)$`)
 
 var collLaneLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): collective lane: (\d+) collectives without Go, (\d+) continued in Go, (\d+) progress passes$`)
 
@@ -20,7 +25,10 @@ var collLaneLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): collecti
 // taken a good part of them from their plans (run to the end or handed to
 // Go part-way, when a peer is late on a loaded machine; oversubscribed, C
 // does not wait for a peer at all): with one plan per communicator it
-// took none.
+// took none. With COLLANE_V_ONLY=1 it runs only the v, w and
+// neighbourhood collectives and Reduce_scatter (with layouts that change
+// between calls, and in place), and C must have started each kind from a
+// plan at least vmin times on every rank: before, C sent them all to Go.
 func TestCCollLane(t *testing.T) {
 	exe := compile(t, "collane")
 	const altCalls = 2*300 + 5*300
@@ -30,16 +38,20 @@ func TestCCollLane(t *testing.T) {
 		env  []string
 		lane bool // C must have run collectives to the end
 		min  int  // of which at least min were started in C
+		vmin int  // and each v, w and neighbourhood kind at least vmin times
 	}{
-		{"one rank", 1, nil, true, 0},
-		{"two ranks", 2, nil, true, 0},
-		{"three ranks", 3, nil, true, 0},
-		{"four ranks", 4, nil, true, 0},
-		{"alternating, two ranks", 2, []string{"COLLANE_ALT_ONLY=1"}, true, altCalls / 2},
-		{"alternating, three ranks", 3, []string{"COLLANE_ALT_ONLY=1"}, true, altCalls / 5},
-		{"thread multiple", 2, []string{"FL_MULTIPLE=1"}, false, 0},
-		{"async progress", 2, []string{"HYMPI_ASYNC_PROGRESS=1"}, false, 0},
-		{"checksums", 2, []string{"HYMPI_CHECKSUM=1"}, false, 0},
+		{"one rank", 1, nil, true, 0, 0},
+		{"two ranks", 2, nil, true, 0, 0},
+		{"three ranks", 3, nil, true, 0, 0},
+		{"four ranks", 4, nil, true, 0, 0},
+		{"alternating, two ranks", 2, []string{"COLLANE_ALT_ONLY=1"}, true, altCalls / 2, 0},
+		{"alternating, three ranks", 3, []string{"COLLANE_ALT_ONLY=1"}, true, altCalls / 5, 0},
+		{"v forms, two ranks", 2, []string{"COLLANE_V_ONLY=1"}, true, 0, 5},
+		{"v forms, three ranks", 3, []string{"COLLANE_V_ONLY=1"}, true, 0, 5},
+		{"v forms, four ranks", 4, []string{"COLLANE_V_ONLY=1"}, true, 0, 5},
+		{"thread multiple", 2, []string{"FL_MULTIPLE=1"}, false, 0, 0},
+		{"async progress", 2, []string{"HYMPI_ASYNC_PROGRESS=1"}, false, 0, 0},
+		{"checksums", 2, []string{"HYMPI_CHECKSUM=1"}, false, 0, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,6 +73,21 @@ func TestCCollLane(t *testing.T) {
 				if served+handed < tc.min {
 					t.Errorf("rank %s: %d collectives in C, %d continued in Go; want at least %d started in C",
 						m[1], served, handed, tc.min)
+				}
+			}
+			if tc.vmin == 0 {
+				return
+			}
+			kinds := collLaneKinds.FindAllStringSubmatch(out, -1)
+			if len(kinds) != tc.n {
+				t.Fatalf("%d by-kind reports, want %d:\n%s", len(kinds), tc.n, out)
+			}
+			for _, m := range kinds {
+				for _, f := range strings.Fields(m[2]) {
+					name, v, _ := strings.Cut(f, "=")
+					if k, _ := strconv.Atoi(v); k < tc.vmin {
+						t.Errorf("rank %s: %s started in C %d times, want at least %d:\n%s", m[1], name, k, tc.vmin, out)
+					}
 				}
 			}
 		})

@@ -9,7 +9,9 @@
  * collectives in turn (a collective and a Barrier, as OSU's benchmarks
  * call them; a rotation of four and a Barrier), each of whose calls the
  * lane must serve from its own plan; COLLANE_ALT_ONLY=1 runs only those,
- * so that the debug report counts them alone. */
+ * so that the debug report counts them alone. The v, w and neighbourhood
+ * collectives and Reduce_scatter follow (vforms; COLLANE_V_ONLY=1 runs only
+ * those). */
 #include <unistd.h>
 #include "check.h"
 
@@ -83,6 +85,182 @@ static void alternate(void)
 	}
 }
 
+enum { V_REPS = 120 };
+
+/* flip: whether call i uses a collective's second layout (every 8th call
+ * and the one after it): the same buffers and arrays, other displacements
+ * (or counts) in them, so that only the arrays' contents tell the calls
+ * apart and a plan of the first layout must not run. */
+static int flip(int i)
+{
+	return i % 8 >= 6;
+}
+
+/* vforms: the v, w and neighbourhood collectives and Reduce_scatter, each
+ * repeated (so the lane learns and runs it), with layouts that change
+ * between calls and MPI_IN_PLACE where the standard allows it. */
+static void vforms(void)
+{
+	static int cnt[16], dsp[16], cnt2[16], dsp2[16], sb[256], rb[256], rw[256];
+	static MPI_Datatype ty[16], ty2[16];
+	int tri = n * (n + 1) / 2;
+	for (int i = 0; i < V_REPS; i++) { /* Gatherv to the last rank, k+1 ints from rank k */
+		late(i);
+		int root = n - 1, f = flip(i);
+		for (int k = 0, at = 0; k < n; k++) cnt[k] = k + 1, dsp[k] = f ? 2 * tri - at - (k + 1) : at, at += k + 1;
+		for (int j = 0; j <= me; j++) sb[j] = me * 100 + j + i;
+		for (int k = 0; k < 2 * tri; k++) rb[k] = -1;
+		CHECK_RC(MPI_Gatherv(sb, me + 1, MPI_INT, rb, cnt, dsp, MPI_INT, root, MPI_COMM_WORLD));
+		if (me == root)
+			for (int k = 0; k < n; k++)
+				for (int j = 0; j <= k; j++) CHECK(rb[dsp[k] + j] == k * 100 + j + i);
+	}
+	for (int i = 0; i < V_REPS; i++) { /* Gatherv in place at the root, rank 0 */
+		int f = flip(i);
+		for (int k = 0; k < n; k++) cnt[k] = 2, dsp[k] = f ? 2 * (n - 1 - k) : 2 * k;
+		for (int k = 0; k < 2 * n; k++) rb[k] = -1;
+		sb[0] = me + i, sb[1] = -me;
+		if (me == 0) rb[dsp[0]] = i, rb[dsp[0] + 1] = 0;
+		CHECK_RC(MPI_Gatherv(me == 0 ? MPI_IN_PLACE : sb, 2, MPI_INT, rb, cnt, dsp, MPI_INT, 0, MPI_COMM_WORLD));
+		if (me == 0)
+			for (int k = 0; k < n; k++) CHECK(rb[dsp[k]] == k + i && rb[dsp[k] + 1] == -k);
+	}
+	for (int i = 0; i < V_REPS; i++) { /* Scatterv from rank 0, k+1 ints to rank k; in place every other call */
+		late(i);
+		int f = flip(i), ip = i % 2 && me == 0;
+		for (int k = 0, at = 0; k < n; k++) cnt[k] = k + 1, dsp[k] = f ? 2 * tri - at - (k + 1) : at, at += k + 1;
+		for (int k = 0; k < 2 * tri; k++) sb[k] = me == 0 ? k * 7 + i : -1;
+		for (int j = 0; j < 16; j++) rb[j] = -1;
+		CHECK_RC(MPI_Scatterv(sb, cnt, dsp, MPI_INT, ip ? MPI_IN_PLACE : rb, me + 1, MPI_INT, 0, MPI_COMM_WORLD));
+		for (int j = 0; j <= me && !ip; j++) CHECK(rb[j] == (dsp[me] + j) * 7 + i);
+		if (ip) CHECK(sb[dsp[0]] == dsp[0] * 7 + i && rb[0] == -1);
+	}
+	for (int i = 0; i < V_REPS; i++) { /* Allgatherv, k+1 ints from rank k; in place every third call */
+		late(i);
+		int f = flip(i), ip = i % 3 == 1;
+		for (int k = 0, at = 0; k < n; k++) cnt[k] = k + 1, dsp[k] = f ? 2 * tri - at - (k + 1) : at, at += k + 1;
+		for (int k = 0; k < 2 * tri; k++) rb[k] = -1;
+		for (int j = 0; j <= me; j++) {
+			sb[j] = me * 100 + j - i;
+			if (ip) rb[dsp[me] + j] = sb[j];
+		}
+		CHECK_RC(MPI_Allgatherv(ip ? MPI_IN_PLACE : sb, me + 1, MPI_INT, rb, cnt, dsp, MPI_INT, MPI_COMM_WORLD));
+		for (int k = 0; k < n; k++)
+			for (int j = 0; j <= k; j++) CHECK(rb[dsp[k] + j] == k * 100 + j - i);
+	}
+	for (int i = 0; i < V_REPS; i++) { /* nonblocking Allgatherv and Scatterv, waited on at once */
+		late(i);
+		int f = flip(i);
+		MPI_Request q;
+		for (int k = 0, at = 0; k < n; k++) cnt[k] = k + 1, dsp[k] = f ? 2 * tri - at - (k + 1) : at, at += k + 1;
+		for (int k = 0; k < 2 * tri; k++) rb[k] = -1;
+		for (int j = 0; j <= me; j++) sb[j] = me * 100 + j + 2 * i;
+		CHECK_RC(MPI_Iallgatherv(sb, me + 1, MPI_INT, rb, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &q));
+		CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+		for (int k = 0; k < n; k++)
+			for (int j = 0; j <= k; j++) CHECK(rb[dsp[k] + j] == k * 100 + j + 2 * i);
+		for (int k = 0; k < 2 * tri; k++) sb[k] = me == 0 ? k * 3 - i : -1;
+		for (int j = 0; j < 16; j++) rw[j] = -1;
+		CHECK_RC(MPI_Iscatterv(sb, cnt, dsp, MPI_INT, rw, me + 1, MPI_INT, 0, MPI_COMM_WORLD, &q));
+		CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+		for (int j = 0; j <= me; j++) CHECK(rw[j] == (dsp[me] + j) * 3 - i);
+	}
+	for (int i = 0; i < V_REPS; i++) { /* Alltoallv and Alltoallw: 1 + (me+j)%2 ints between me and j */
+		late(i);
+		int f = flip(i), at = 0, rat = 0;
+		for (int j = 0; j < n; j++) {
+			cnt[j] = 1 + (me + j) % 2, dsp[j] = at, at += cnt[j];
+			cnt2[j] = cnt[j], dsp2[j] = f ? 2 * n - rat - cnt[j] : rat, rat += cnt[j];
+		}
+		for (int k = 0; k < at; k++) sb[k] = me * 1000 + k * 10 + i;
+		for (int k = 0; k < 2 * n; k++) rb[k] = -1;
+		CHECK_RC(MPI_Alltoallv(sb, cnt, dsp, MPI_INT, rb, cnt2, dsp2, MPI_INT, MPI_COMM_WORLD));
+		/* From j: its block for me, at its dsp[me] = sum over k < me of 1 + (j+k)%2. */
+		for (int j = 0; j < n; j++) {
+			int jat = 0;
+			for (int k = 0; k < me; k++) jat += 1 + (j + k) % 2;
+			for (int e = 0; e < cnt2[j]; e++) CHECK(rb[dsp2[j] + e] == j * 1000 + (jat + e) * 10 + i);
+		}
+		int bd[16], bd2[16];
+		for (int j = 0; j < n; j++) bd[j] = dsp[j] * 4, bd2[j] = dsp2[j] * 4, ty[j] = MPI_INT, ty2[j] = MPI_INT;
+		/* Into another buffer, a plan of its own; on every fourth call
+		 * the same bytes between the same buffers as the Alltoallv: in
+		 * Go, the Alltoallv's own memo entry, whose plan the next call
+		 * of either keys again. */
+		int *out = i % 4 == 3 ? rb : rw;
+		for (int k = 0; k < 2 * n; k++) out[k] = -1;
+		CHECK_RC(MPI_Alltoallw(sb, cnt, bd, ty, out, cnt2, bd2, ty2, MPI_COMM_WORLD));
+		for (int j = 0; j < n; j++) {
+			int jat = 0;
+			for (int k = 0; k < me; k++) jat += 1 + (j + k) % 2;
+			for (int e = 0; e < cnt2[j]; e++) CHECK(out[dsp2[j] + e] == j * 1000 + (jat + e) * 10 + i);
+		}
+	}
+	for (int i = 0; i < V_REPS; i++) { /* Reduce_scatter: k+1 ints to rank k, or n-k; in place every third call */
+		late(i);
+		int f = flip(i), ip = i % 3 == 2;
+		for (int k = 0; k < n; k++) cnt[k] = f ? n - k : k + 1;
+		for (int k = 0; k < tri; k++) sb[k] = k + me + i, rb[k] = ip ? sb[k] : -1;
+		CHECK_RC(MPI_Reduce_scatter(ip ? MPI_IN_PLACE : sb, rb, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+		int at = 0;
+		for (int k = 0; k < me; k++) at += cnt[k];
+		for (int j = 0; j < cnt[me]; j++) CHECK(rb[j] == n * (at + j + i) + n * (n - 1) / 2);
+	}
+	/* Neighbourhood collectives on a periodic ring: neighbours left, right. */
+	MPI_Comm ring;
+	int dims[1] = {n}, per[1] = {1};
+	CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &ring));
+	int L = (me + n - 1) % n, R = (me + 1) % n;
+	for (int i = 0; i < V_REPS; i++) {
+		late(i);
+		int v = me * 10 + i, two[2] = {-1, -1};
+		CHECK_RC(MPI_Neighbor_allgather(&v, 1, MPI_INT, two, 1, MPI_INT, ring));
+		CHECK(two[0] == L * 10 + i && two[1] == R * 10 + i);
+		int s2[2] = {me * 10 + i, me * 10 + 1 + i};
+		two[0] = two[1] = -1;
+		CHECK_RC(MPI_Neighbor_alltoall(s2, 1, MPI_INT, two, 1, MPI_INT, ring));
+		CHECK(two[0] == L * 10 + 1 + i && two[1] == R * 10 + i);
+		/* v and w: 1 int from the left, 2 from the right, placed apart or swapped. */
+		int f = flip(i), sc[2] = {2, 1}, sd[2] = {0, 2}, rc[2] = {1, 2}, rd[2] = {f ? 2 : 0, f ? 0 : 1}, s3[3];
+		for (int k = 0; k < 3; k++) s3[k] = me * 100 + k + i, rb[k] = -1;
+		CHECK_RC(MPI_Neighbor_alltoallv(s3, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, ring));
+		CHECK(rb[rd[0]] == L * 100 + 2 + i && rb[rd[1]] == R * 100 + i && rb[rd[1] + 1] == R * 100 + 1 + i);
+		MPI_Aint sdb[2] = {0, 8}, rdb[2] = {4 * rd[0], 4 * rd[1]};
+		MPI_Datatype nt[2] = {MPI_INT, MPI_INT};
+		for (int k = 0; k < 3; k++) rb[k] = -1;
+		CHECK_RC(MPI_Neighbor_alltoallw(s3, sc, sdb, nt, rb, rc, rdb, nt, ring));
+		CHECK(rb[rd[0]] == L * 100 + 2 + i && rb[rd[1]] == R * 100 + i && rb[rd[1] + 1] == R * 100 + 1 + i);
+		int gc[2] = {1, 1}, gd[2] = {f ? 1 : 0, f ? 0 : 1};
+		two[0] = two[1] = -1;
+		CHECK_RC(MPI_Neighbor_allgatherv(&v, 1, MPI_INT, two, gc, gd, MPI_INT, ring));
+		CHECK(two[gd[0]] == L * 10 + i && two[gd[1]] == R * 10 + i);
+	}
+	CHECK_RC(MPI_Comm_free(&ring));
+	if (n >= 2) { /* a distributed graph: from the left, to the right */
+		MPI_Comm dg;
+		int one = 1; /* weights (MPI_UNWEIGHTED trips gcc's array-bounds warning) */
+		CHECK_RC(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &L, &one, 1, &R, &one, MPI_INFO_NULL, 0, &dg));
+		for (int i = 0; i < V_REPS; i++) {
+			int v = me + i, w = -1;
+			CHECK_RC(MPI_Neighbor_allgather(&v, 1, MPI_INT, &w, 1, MPI_INT, dg));
+			CHECK(w == L + i);
+		}
+		CHECK_RC(MPI_Comm_free(&dg));
+	}
+	if (n >= 3) { /* a graph: the ring again, each rank's edges left then right */
+		int index[16], edges[32];
+		for (int k = 0; k < n; k++) index[k] = 2 * (k + 1), edges[2 * k] = (k + n - 1) % n, edges[2 * k + 1] = (k + 1) % n;
+		MPI_Comm g;
+		CHECK_RC(MPI_Graph_create(MPI_COMM_WORLD, n, index, edges, 0, &g));
+		for (int i = 0; i < V_REPS; i++) {
+			int s2[2] = {me * 10 + i, me * 10 + 1 + i}, two[2] = {-1, -1};
+			CHECK_RC(MPI_Neighbor_alltoall(s2, 1, MPI_INT, two, 1, MPI_INT, g));
+			CHECK(two[0] == L * 10 + 1 + i && two[1] == R * 10 + i);
+		}
+		CHECK_RC(MPI_Comm_free(&g));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (getenv("FL_MULTIPLE")) {
@@ -97,6 +275,13 @@ int main(int argc, char **argv)
 	CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &other));
 	int tri = n * (n + 1) / 2;
 
+	if (getenv("COLLANE_V_ONLY")) {
+		vforms();
+		CHECK_RC(MPI_Comm_free(&other));
+		report_ok();
+		CHECK_RC(MPI_Finalize());
+		return 0;
+	}
 	alternate();
 	if (getenv("COLLANE_ALT_ONLY")) {
 		CHECK_RC(MPI_Comm_free(&other));
@@ -199,6 +384,7 @@ int main(int argc, char **argv)
 		CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
 		CHECK(s == n * i + n * (n - 1) / 2);
 	}
+	vforms();
 	MPI_Op mm;
 	MPI_Datatype mat;
 	CHECK_RC(MPI_Op_create(matmul, 0, &mm));
