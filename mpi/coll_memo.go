@@ -344,6 +344,12 @@ func (c *Comm) keepMemo(k *collKey, op *collOp) {
 		c.putOp(op)
 		return
 	}
+	// The replay's plan now, while op's run has just opened its channels:
+	// built at its first memo hit instead, it would allocate in a steady
+	// state whose calls C serves but for the odd one that comes to Go.
+	if op.rxState == replayUnknown {
+		c.e.replayPlan(c, op)
+	}
 	// Back where op came from, if that slot still has its key.
 	slot := int(op.slot)
 	op.slot = -1
