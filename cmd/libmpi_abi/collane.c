@@ -406,7 +406,11 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 		}
 		continue;
 	hand:
-		if (req && hc_cn_room && hc_cn_keep(ci, a, p, tag, k, done, key, req)) {
+		/* Kept pending in C only while every rank has a CPU: with more
+		 * ranks than CPUs the peers' rounds need this one's tests to
+		 * reach Go, whose deferred run overlapped 60-90% where the C
+		 * pending run overlapped 0-40% (compare-coll, 4 and 8 ranks). */
+		if (req && hc_cn_room && !U32(st, HC_FL_OVERSUB) && hc_cn_keep(ci, a, p, tag, k, done, key, req)) {
 			*rc = MPI_SUCCESS;
 			return 1;
 		}
@@ -562,7 +566,11 @@ int hc_cc_prun(const hc_flcomm *f, const hc_cp_plan *p, uint32_t ctx, uint32_t t
 	       int64_t esize, int nb, uint32_t *kp, uint64_t *donep)
 {
 	unsigned char *st = f->st;
-	if (!lane_open(st, p->oversub, hc_lane_n | hc_cn_n)) return -1;
+	/* Oversubscribed, a start that cannot finish at once costs two Go
+	 * calls (C's try, then Go from where it stopped) against Go's one:
+	 * persistent starts go to Go whole then (compare-coll's p/b, 4 and
+	 * 8 ranks on 2 CPUs: 1.14-1.15 with them in C). */
+	if (U32(st, HC_FL_OVERSUB) || !lane_open(st, p->oversub, hc_lane_n | hc_cn_n)) return -1;
 	hc_cplan *a = f->cc;
 	int spins = U32(st, HC_FL_OVERSUB) || (nb && a && a->nbdefer) ? 0 : CC_SPINS;
 	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
