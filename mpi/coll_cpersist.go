@@ -43,13 +43,7 @@ func (p *Persistent) cplanCompile(dst unsafe.Pointer) (ctx uint32, tag int, ok b
 // < 0: C did nothing; a progress pass first (C's every 64th start, MPI's
 // progress rule, as cplanRun's), then the whole run.
 func (p *Persistent) startAt(cur int, skip uint64) (*Request, error) {
-	switch {
-	case p == nil || p.freed || p.op == nil:
-		return nil, newErr(ErrRequest, "Start", "persistent collective freed or nil")
-	case p.active():
-		return nil, newErr(ErrRequest, p.what, "started again while active")
-	}
-	if err := p.c.checkLive(p.what); err != nil {
+	if err := p.startable(); err != nil {
 		return nil, err
 	}
 	e := p.c.e

@@ -179,15 +179,21 @@ func (c *Comm) persist(what string, build func(s *schedule) error) (*Persistent,
 	return &Persistent{c: c, what: what, op: op}, nil
 }
 
+// startable is nil when p may start: not freed, its last run complete,
+// its communicator alive.
+func (p *Persistent) startable() error {
+	switch {
+	case p == nil || p.freed || p.op == nil:
+		return newErr(ErrRequest, "Start", "persistent collective freed or nil")
+	case p.active():
+		return newErr(ErrRequest, p.what, "started again while active")
+	}
+	return p.c.checkLive(p.what)
+}
+
 // Start runs the collective once more. The previous run must be complete.
 func (p *Persistent) Start() (*Request, error) {
-	switch {
-	case p == nil || p.freed:
-		return nil, newErr(ErrRequest, "Start", "persistent collective freed or nil")
-	case p.active():
-		return nil, newErr(ErrRequest, p.what, "started again while active")
-	}
-	if err := p.c.checkLive(p.what); err != nil {
+	if err := p.startable(); err != nil {
 		return nil, err
 	}
 	e := p.c.e
