@@ -43,15 +43,11 @@ func (p *Persistent) cplanCompile(dst unsafe.Pointer) (ctx uint32, tag int, ok b
 // < 0: C did nothing; a progress pass first (C's every 64th start, MPI's
 // progress rule, as cplanRun's), then the whole run.
 func (p *Persistent) startAt(cur int, skip uint64) (*Request, error) {
-	if err := p.startable(); err != nil {
+	e, err := p.lockStart()
+	if err != nil {
 		return nil, err
 	}
-	e := p.c.e
-	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.fatal != nil {
-		return nil, e.fatal
-	}
 	op := p.op
 	if cur < 0 {
 		// Over everything but the collective rings, as cplanRun's pass.

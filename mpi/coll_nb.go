@@ -191,17 +191,28 @@ func (p *Persistent) startable() error {
 	return p.c.checkLive(p.what)
 }
 
-// Start runs the collective once more. The previous run must be complete.
-func (p *Persistent) Start() (*Request, error) {
+// lockStart is startable, then the engine locked (and returned) unless
+// it has failed.
+func (p *Persistent) lockStart() (*engine, error) {
 	if err := p.startable(); err != nil {
 		return nil, err
 	}
 	e := p.c.e
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.fatal != nil {
+		e.mu.Unlock()
 		return nil, e.fatal
 	}
+	return e, nil
+}
+
+// Start runs the collective once more. The previous run must be complete.
+func (p *Persistent) Start() (*Request, error) {
+	e, err := p.lockStart()
+	if err != nil {
+		return nil, err
+	}
+	defer e.mu.Unlock()
 	e.launch(p.c, p.op, false)
 	p.req = p.op.req
 	return p.req, nil
