@@ -80,7 +80,11 @@ func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 		}
 		s.Dir.Sent()
 		if e.skew.on {
-			return n > e.skewThreshold(peer, n) && !e.backlogEager(peer, n)
+			thr := e.skewThreshold(peer, n)
+			if readBothWays(s, n) {
+				return true
+			}
+			return n > thr && !e.backlogEager(peer, n)
 		}
 		return true
 	}

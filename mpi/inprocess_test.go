@@ -584,15 +584,18 @@ func TestInProcessBacklogCancel(t *testing.T) {
 
 // Both ranks send windows to each other at once (osu_bibw). Where reads are
 // slow, a one-way backlog goes eager (TestInProcessBacklogFirstWindow);
-// both ways, each core already has its own receives to do, and a backlog
-// sends at most a ceiling's worth of bytes eager: all of a window that fits
-// (osu_bibw 64 KiB: eager beat reads), a ceiling's worth of one that does
-// not (256 KiB: the cells cycle through memory and eager ran at half the
-// rate of reads). Before, such windows went eager whole. Where reads are cheap the windows stay direct.
-// The first window is not counted (neither side has seen the other's
-// traffic yet), and the bounds leave two windows for gaps a loaded machine
-// (or the race detector) can put between a completion and the next post
-// (raises). Every message must arrive intact and in order.
+// both ways, each core already has its own receives to do. Up to
+// bothWaysEagerMax a backlog sends at most a ceiling's worth of bytes eager
+// per window: all of a window that fits (osu_bibw 64 KiB: eager beat
+// reads), a ceiling's worth of one that does not. Above it every message is
+// read, whatever the backlog or the threshold (256 KiB: a quarter of each
+// window eager ran at three quarters of the rate of reads); before, a
+// ceiling's worth went eager there too, and gap-rule raises on a loaded
+// machine sent more. Where reads are cheap the windows stay direct. The
+// first window is not counted (neither side has seen the other's traffic
+// yet), and the bounds where eager is allowed leave two windows for gaps a
+// loaded machine (or the race detector) can put between a completion and
+// the next post (raises). Every message must arrive intact and in order.
 func TestInProcessBothWays(t *testing.T) {
 	const rounds = 8
 	for _, tc := range []struct {
@@ -601,7 +604,9 @@ func TestInProcessBothWays(t *testing.T) {
 		size, window int
 		fits         bool // a window fits under the ceiling
 	}{
-		{"reads slow, window over the ceiling", 1, 256 << 10, 32, false},
+		{"reads slow, above the both-ways limit", 1, 256 << 10, 32, false},
+		{"reads slow, at the limit, window over the ceiling", 1, bothWaysEagerMax, 48, false},
+		{"reads slow, at the limit, window under the ceiling", 1, bothWaysEagerMax, 16, true},
 		{"reads slow, window under the ceiling", 1, 64 << 10, 16, true},
 		{"reads cheap", -1, 256 << 10, 16, false},
 	} {
@@ -662,6 +667,8 @@ func TestInProcessBothWays(t *testing.T) {
 			for rank, n := range eager {
 				pc := comms[rank].e.ep(1 - rank).Counters
 				switch {
+				case size > bothWaysEagerMax && n > 0:
+					t.Errorf("rank %d: %d of %d later sends of %d B eager both ways, want all read; %+v", rank, n, later, size, pc)
 				case tc.readsSlow < 0 && n > 2*window:
 					t.Errorf("rank %d: %d of %d later sends eager with cheap reads; %+v", rank, n, later, pc)
 				case tc.readsSlow > 0 && tc.fits && n < (rounds-1)*(window-skew.DefaultRaiseAt):

@@ -204,6 +204,30 @@ func (e *engine) backlogEager(peer, n int) bool {
 // more ranks than CPUs, so every core has another rank to run.
 func (e *engine) noSpareCore(s *peer.Skew) bool { return e.oversub || s.Dir.Both() }
 
+// bothWaysEagerMax is the largest message that may still go eager,
+// through a raised threshold or a backlog, while large messages flow both
+// ways with its peer (peer.TwoWay); larger ones are always read.
+//
+// Both ways, each core has the peer's messages to copy in as well as its
+// own to hand over, so an eager message costs each core two copies (into
+// the cells, and the peer's out of them) where a read costs one. The eager
+// stream only wins while a read's fixed costs (RTS, FIN, the call, pinning
+// the pages) weigh on it: osu_bibw at 64 KiB ran at 1.46× Open MPI from Go
+// with its windows mostly eager, 128 KiB at 1.15× with half eager. From
+// 256 KiB the same share of eager bytes cost more than it saved: a quarter
+// of each window eager (the backlog's ceiling) ran at 15 GB/s against
+// 19–22 GB/s all read (bench/protomix, AMD EPYC VM), and under load a
+// rank descheduled between two windows looks absent to the gap rule, whose
+// raises sent up to half of a 1 MiB stream eager. The threshold still
+// observes the feedback, so a stream that turns one-way again finds it
+// where the verdicts left it.
+const bothWaysEagerMax = 128 << 10
+
+// readBothWays says whether an n-byte message above its pair's base goes
+// direct because large messages flow both ways and it is too large for the
+// eager stream to win there (bothWaysEagerMax).
+func readBothWays(s *peer.Skew, n int) bool { return n > bothWaysEagerMax && s.Dir.Both() }
+
 // readDone notes that peer finished (or no longer needs) one of our
 // rendezvous sends: once none is unread, the backlog is over.
 func (e *engine) readDone(peer int) {

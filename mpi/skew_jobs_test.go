@@ -43,3 +43,18 @@ func TestStreamingReceiverKeepsDirectCopy(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
+
+// Both ways at once (osu_bibw) between real processes: every byte arrives,
+// in order across protocols, and above the size where eager may still win
+// both ways every message after the first window is read (scenario
+// bothways).
+func TestBothWaysBetweenProcesses(t *testing.T) {
+	for _, env := range [][]string{{"HYMPI_DIRECT=auto"}, {"HYMPI_DIRECT=auto", "HYMPI_SKEW=off"}} {
+		t.Run(strings.Join(env, ","), func(t *testing.T) {
+			out, err := runJob(t, 2, 60*time.Second, "bothways", env...)
+			if err != nil || !strings.Contains(out, "scenario bothways passed") {
+				t.Fatalf("%v\n%s", err, out)
+			}
+		})
+	}
+}
