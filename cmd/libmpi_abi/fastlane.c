@@ -41,6 +41,11 @@ int hc_fl_threads_ok;
 static unsigned long hc_fl_sends, hc_fl_recvs, hc_fl_span_sends, hc_fl_span_recvs;
 
 static unsigned long lane_posts, lane_done, lane_syncs;
+/* Why MPI_Waitall over lane receives went on in Go: a head message the
+ * lane may not take, or the wait's spin budget spent. */
+static unsigned long lane_wa_stuck, lane_wa_idle;
+/* Sleeping senders a batch of hand-backs woke (rel_flush). */
+static unsigned long rel_wakes;
 
 void hc_fl_report(int rank)
 {
@@ -50,6 +55,10 @@ void hc_fl_report(int rank)
 		hc_fl_span_recvs);
 	fprintf(stderr, "hympi[debug]: rank %d: receive lane: %lu posted, %lu completed in C, %lu handed to Go\n", rank,
 		lane_posts, lane_done, lane_syncs);
+	fprintf(stderr,
+		"hympi[debug]: rank %d: receive lane waitall: %lu to Go for a head it may not take, %lu after its spins; "
+		"batched hand-backs woke %lu sleeping senders\n",
+		rank, lane_wa_stuck, lane_wa_idle, rel_wakes);
 }
 
 /* Spins a receive makes for a message not there yet before it enters Go
@@ -119,14 +128,59 @@ void hc_fl_release(int ci)
 /* ring wakes the owner of a doorbell if it sleeps (shm/doorbell.go): one load
  * when it is awake. Sequentially consistent like the Go side's, so either the
  * sleeper's re-check sees our publish or we see its sleeper count. */
-static inline void ring(unsigned char *e, int seq_off, int sleep_off)
+static inline int ring(unsigned char *e, int seq_off, int sleep_off)
 {
 	uint32_t *sleepers = (uint32_t *)(uintptr_t)U64(e, sleep_off);
-	if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST) == 0) return;
+	if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST) == 0) return 0;
 	uint32_t *seq = (uint32_t *)(uintptr_t)U64(e, seq_off);
 	__atomic_add_fetch(seq, 1, __ATOMIC_SEQ_CST);
 	/* Not FUTEX_PRIVATE: the word is in a mapping shared between processes. */
 	syscall(SYS_futex, seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	return 1;
+}
+
+/* Batched hand-backs. A receive hands its slots back with a store the
+ * sender's doorbell check must follow with a full fence between (the
+ * sender arms its sleeper count, then looks at the slot again): a locked
+ * store per message. On x86 that store waits for the slot's first line to
+ * come back exclusive from the sender, who read it since, and holds up the
+ * next message's loads meanwhile. A call that takes several messages in a
+ * row (MPI_Waitall, MPI_Testall over lane receives) sets rel_batch: each
+ * hand-back is then a plain release store, and rel_flush makes the one
+ * fence and doorbell check for all of them, before the call spins, returns
+ * or takes from another peer. A sender that sleeps meanwhile waits at most
+ * until then, and is never missed: its re-check sees the stores or we see
+ * its sleeper count. */
+static int rel_batch;
+static unsigned char *rel_owed; /* the entry whose sender is owed the check */
+
+static void rel_flush(void)
+{
+	if (!rel_owed) return;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	rel_wakes += ring(rel_owed, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
+	rel_owed = NULL;
+}
+
+/* hand_back releases the n slots from slot on (a head, or a span's head
+ * whose continuation words are already released) for lap's successor,
+ * advances the read position and checks the sender's doorbell now or, in
+ * a batch, by rel_flush. */
+static inline __attribute__((always_inline)) void hand_back(unsigned char *e, unsigned char *slot, uint64_t lap,
+							    uint64_t pos, uint64_t n)
+{
+	if (rel_batch) {
+		if (rel_owed != e) {
+			rel_flush();
+			rel_owed = e;
+		}
+		__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_RELEASE);
+		U64(e, HC_FE_IN_POS) = pos + n;
+		return;
+	}
+	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
+	U64(e, HC_FE_IN_POS) = pos + n;
+	ring(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
 }
 
 /* span_slots is the number of slots a span of n bytes fills (n > HC_INLINE_MAX). */
@@ -378,9 +432,7 @@ static int take_span(unsigned char *e, unsigned char *slot, void *buf, uint32_t 
 	got[1] = ld32(slot + HC_DESC_TAG);
 	get_span(buf, slot, n, k);
 	for (uint64_t j = 1; j < k; j++) __atomic_store_n((uint64_t *)(slot + j * HC_SLOT_SIZE), lap + 2, __ATOMIC_RELEASE);
-	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
-	U64(e, HC_FE_IN_POS) = pos + k;
-	ring(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
+	hand_back(e, slot, lap, pos, k);
 	got[0] = n;
 	hc_fl_span_recvs++;
 	return 1;
@@ -430,9 +482,7 @@ static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf,
 	got[1] = ld32(slot + HC_DESC_TAG);
 	copy_msg(buf, slot + HC_DESC_HEADER, n);
 	/* Hand the slot back (after our reads) for the producer's next lap. */
-	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
-	U64(e, HC_FE_IN_POS) = pos + 1;
-	ring(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
+	hand_back(e, slot, lap, pos, 1);
 	got[0] = n;
 	return 1;
 }
@@ -773,7 +823,9 @@ int hc_lane_testall(int count, MPI_Request *reqs, int *flag, MPI_Status *sts)
 		*flag = 0;
 		return 1;
 	}
-	/* Every message is there: take them, each source's in order. */
+	/* Every message is there: take them, each source's in order, with
+	 * one doorbell check per source at the end. */
+	rel_batch = 1;
 	for (int i = 0; sts && i < count; i++) {
 		if (reqs[i] != MPI_REQUEST_NULL) continue;
 		hc_status_set(&sts[i], MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
@@ -790,6 +842,8 @@ int hc_lane_testall(int count, MPI_Request *reqs, int *flag, MPI_Status *sts)
 			reqs[at] = MPI_REQUEST_NULL;
 		}
 	}
+	rel_flush();
+	rel_batch = 0;
 	for (int i = 0; i < count; i++) {
 		MPI_Status *st = sts ? &sts[i] : NULL;
 		if (reqs[i] == HC_REQ_DONE) {
@@ -837,6 +891,7 @@ int hc_lane_waitall(int count, MPI_Request *reqs, MPI_Status *sts)
 	}
 	saved_n = 0;
 	int oversub = U32(lane_st, HC_FL_OVERSUB), budget = oversub ? HC_LANE_YIELDS : HC_FL_SPIN;
+	rel_batch = 1;
 	for (;;) {
 		int progress = 0, stuck = 0;
 		for (int i = 0; i < count; i++) {
@@ -855,7 +910,14 @@ int hc_lane_waitall(int count, MPI_Request *reqs, MPI_Status *sts)
 			}
 		}
 		if (pending == 0) break;
+		/* Before a wait or a return, the senders learn of the slots. */
+		rel_flush();
 		if (stuck || (!progress && budget-- <= 0)) {
+			if (stuck)
+				lane_wa_stuck++;
+			else
+				lane_wa_idle++;
+			rel_batch = 0;
 			if (!sts) saved_n = 0;
 			return 0;
 		}
@@ -866,6 +928,8 @@ int hc_lane_waitall(int count, MPI_Request *reqs, MPI_Status *sts)
 		else
 			__builtin_ia32_pause();
 	}
+	rel_flush();
+	rel_batch = 0;
 	/* The rest of the array: completed sends (null handles had their
 	 * status above). */
 	for (int i = 0; i < count; i++) {

@@ -201,3 +201,41 @@ func TestCSpans(t *testing.T) {
 		})
 	}
 }
+
+var laneWaitallLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): receive lane waitall: (\d+) to Go for a head it may not take, (\d+) after its spins; batched hand-backs woke (\d+) sleeping senders$`)
+
+// TestCRingFull runs testdata/ringfull.c: a sender that filled its ring
+// sleeps on its doorbell while the receiver's MPI_Waitall takes the ring
+// with batched hand-backs (one fence and doorbell check per batch,
+// fastlane.c's rel_flush). The messages must arrive in order and whole,
+// and the receiver's batches must have woken the sleeping sender: with a
+// batch that forgot its doorbell check the sender would only wake at its
+// sleep's timeout, and the count would be 0. Both ranks on one CPU, so the
+// sender sleeps after a short spin (the oversubscribed wait policy) well
+// within the receiver's pause.
+func TestCRingFull(t *testing.T) {
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("taskset (util-linux) is not installed")
+	}
+	exe := compile(t, "ringfull")
+	ctx, cancel := context.WithTimeout(context.Background(), 70*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, taskset, "-c", firstCPU(t), filepath.Join(dir, "hympirun"), "-n", "2", "--timeout", "60s", exe)
+	cmd.Env = append(os.Environ(), "HYMPI_CABI_DEBUG=1")
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if got := okLine.FindAllString(out, -1); err != nil || len(got) != 2 {
+		t.Fatalf("taskset hympirun -n 2 ringfull: %v (%d of 2 ranks OK)\n%s", err, len(got), out)
+	}
+	for _, m := range laneWaitallLine.FindAllStringSubmatch(out, -1) {
+		if m[1] != "1" {
+			continue
+		}
+		if woke, _ := strconv.Atoi(m[4]); woke == 0 {
+			t.Errorf("the receiver's batched hand-backs woke no sleeping sender\n%s", out)
+		}
+		return
+	}
+	t.Fatalf("no receive-lane waitall report from rank 1:\n%s", out)
+}
