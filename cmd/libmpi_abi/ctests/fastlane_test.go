@@ -239,3 +239,16 @@ func TestCRingFull(t *testing.T) {
 	}
 	t.Fatalf("no receive-lane waitall report from rank 1:\n%s", out)
 }
+
+// TestCGoThreadSlack runs testdata/goslack.c: in a C rank the Go runtime's
+// threads have a 1 ms timer slack, so that sysmon's 20 µs polling after it
+// retakes the rank's P comes about once a millisecond instead of every
+// ~80 µs (each wake-up preempts a spinning rank), while the program's own
+// thread keeps the slack it had (slack.c).
+func TestCGoThreadSlack(t *testing.T) {
+	exe := compile(t, "goslack")
+	out, err := runJob(t, 1, exe)
+	if got := okLine.FindAllString(out, -1); err != nil || len(got) != 1 {
+		t.Fatalf("hympirun -n 1 goslack: %v\n%s", err, out)
+	}
+}
