@@ -460,7 +460,7 @@ static __attribute__((noinline)) int span_head(unsigned char *st, int w, uint64_
  * for Go (another kind, context or tag, a truncation, a stream in
  * progress, a corrupt slot). got[0] is the length received, got[1] the tag.
  * Nothing is touched unless it returns 1. */
-static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf, int64_t cap, int spins,
+static inline __attribute__((always_inline)) int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf, int64_t cap, int spins,
 		     uint32_t got[2])
 {
 	unsigned char *e = st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
@@ -572,12 +572,44 @@ static int lane_setup(unsigned char *st)
 	return 1;
 }
 
+/* ring_trim moves the ring's head past the entries completed since it
+ * last moved (not at their source's head, or out of posting order):
+ * nonzero when that made room. */
+static __attribute__((noinline)) int ring_trim(void)
+{
+	while (ring_head != ring_tail) {
+		int h = lane_ring[ring_head % HC_LANE_RING];
+		if (hc_lane_state[h] == HC_LANE_QUEUED && lane[h].pos == ring_head) break;
+		ring_head++;
+	}
+	return ring_tail - ring_head < HC_LANE_RING;
+}
+
+/* lane_irecv_first is hc_lane_irecv's first call for communicator ci or
+ * for the process: it makes the communicator's fast-lane view and the
+ * lane's tables, then queues the receive as hc_lane_irecv does. Apart, so
+ * that hc_lane_irecv calls nothing and keeps no registers across a call. */
+static __attribute__((noinline, cold)) int lane_irecv_first(int ci, void *buf, int64_t n, int source, int tag,
+							  MPI_Request *req)
+{
+	const hc_flcomm *f = hc_fl_comm(ci);
+	if (!f) return 0;
+	if (lane_nfree < 0) {
+		unsigned char *st = f->st;
+		/* As hc_lane_irecv would: no tables for a receive it refuses. */
+		if (!U32(st, HC_FL_RUN) || U64(st, HC_FL_POSTED) || U64(st, HC_FL_UNEXP)) return 0;
+		if (!lane_setup(st)) return 0;
+	}
+	return hc_lane_irecv(ci, buf, n, source, tag, req);
+}
+
 int hc_lane_irecv(int ci, void *buf, int64_t n, int source, int tag, MPI_Request *req)
 {
 	if (tag < 0 && tag != MPI_ANY_TAG) return 0;
 	if (hc_in_callback) return 0;
-	const hc_flcomm *f = hc_fl_comm(ci);
-	if (!f || (unsigned)source >= (unsigned)f->size) return 0;
+	const hc_flcomm *f = hc_comms[ci].fl;
+	if (__builtin_expect(!f || lane_nfree < 0, 0)) return lane_irecv_first(ci, buf, n, source, tag, req);
+	if ((unsigned)source >= (unsigned)f->size) return 0;
 	unsigned char *st = f->st;
 	/* None of these words changes while receives are queued (Go is not
 	 * entered then): checked for the first one, they hold for the rest. */
@@ -585,8 +617,7 @@ int hc_lane_irecv(int ci, void *buf, int64_t n, int source, int tag, MPI_Request
 	if (n > (int64_t)U64(st, HC_FL_SMALL)) return 0; /* the skew controller's business */
 	int w = f->world[source];
 	if (w == (int)U32(st, HC_FL_RANK)) return 0;
-	if (lane_nfree < 0 && !lane_setup(st)) return 0;
-	if (lane_nfree == 0 || ring_tail - ring_head == HC_LANE_RING) return 0;
+	if (lane_nfree == 0 || (ring_tail - ring_head == HC_LANE_RING && !ring_trim())) return 0;
 	int k = lane_free[--lane_nfree];
 	hc_lane_ent *x = &lane[k];
 	x->buf = buf;
@@ -627,13 +658,10 @@ static int lane_take(int k, int spins, MPI_Status *status)
 	if ((src_head[w] = x->next) < 0) src_tail[w] = -1;
 	hc_lane_state[k] = HC_LANE_FREE;
 	lane_free[lane_nfree++] = k;
-	hc_lane_n--;
 	lane_done++;
-	while (ring_head != ring_tail) {
-		int h = lane_ring[ring_head % HC_LANE_RING];
-		if (hc_lane_state[h] == HC_LANE_QUEUED && lane[h].pos == ring_head) break;
-		ring_head++;
-	}
+	/* The ring's head moves past completed entries lazily (ring_trim);
+	 * an empty queue, every window's end, clears it at once. */
+	if (--hc_lane_n == 0) ring_head = ring_tail;
 	return 1;
 }
 

@@ -252,3 +252,27 @@ func TestCGoThreadSlack(t *testing.T) {
 		t.Fatalf("hympirun -n 1 goslack: %v\n%s", err, out)
 	}
 }
+
+// TestCLaneRing runs testdata/lanering.c: thousands of lane receives
+// posted and completed behind one that stays queued, so that the lane's
+// ring of posting positions fills with completed entries behind the old
+// one. Room may be made only past completed entries (ring_trim): losing
+// the old entry's place would leave its receive unposted and its wait
+// hung. The debug report must show the lane completed most of them in C.
+func TestCLaneRing(t *testing.T) {
+	exe := compile(t, "lanering")
+	out, err := runJob(t, 3, exe, "HYMPI_CABI_DEBUG=1")
+	if got := okLine.FindAllString(out, -1); err != nil || len(got) != 3 {
+		t.Fatalf("hympirun -n 3 lanering: %v (%d of 3 ranks OK)\n%s", err, len(got), out)
+	}
+	for _, m := range recvLaneLine.FindAllStringSubmatch(out, -1) {
+		if m[1] != "0" {
+			continue
+		}
+		if done, _ := strconv.Atoi(m[3]); done < 1000 {
+			t.Errorf("rank 0 completed %d lane receives in C, want over 1000 (the ring full behind the old one)\n%s", done, out)
+		}
+		return
+	}
+	t.Fatalf("no receive-lane report from rank 0:\n%s", out)
+}
