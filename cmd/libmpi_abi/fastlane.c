@@ -646,7 +646,7 @@ int hc_lane_irecv(int ci, void *buf, int64_t n, int source, int tag, MPI_Request
  * its message is there (take_head's 1, 0 and -1; -1 also when k is not at
  * the head). On success k is free again and its handle is the caller's to
  * clear. */
-static int lane_take(int k, int spins, MPI_Status *status)
+static inline __attribute__((always_inline)) int lane_take_inl(int k, int spins, MPI_Status *status)
 {
 	hc_lane_ent *x = &lane[k];
 	int w = x->w;
@@ -663,6 +663,13 @@ static int lane_take(int k, int spins, MPI_Status *status)
 	 * an empty queue, every window's end, clears it at once. */
 	if (--hc_lane_n == 0) ring_head = ring_tail;
 	return 1;
+}
+
+/* lane_take out of line, for the calls that take one message; the window's
+ * loop (hc_lane_waitall) has it inline. */
+static __attribute__((noinline)) int lane_take(int k, int spins, MPI_Status *status)
+{
+	return lane_take_inl(k, spins, status);
 }
 
 void hc_lane_sync(void)
@@ -926,7 +933,7 @@ int hc_lane_waitall(int count, MPI_Request *reqs, MPI_Status *sts)
 			int k = hc_lane_queued(reqs[i]);
 			if (k < 0) continue;
 			MPI_Status *st = sts ? &sts[i] : NULL;
-			int rc = lane_take(k, 0, st);
+			int rc = lane_take_inl(k, 0, st);
 			if (rc == 1) {
 				reqs[i] = MPI_REQUEST_NULL;
 				if (st) saved[saved_n].i = i, saved[saved_n].st = *st;
