@@ -12,7 +12,11 @@
 
 #include "check.h"
 
-enum { N = 200, LEN = 4096, ROUNDS = 3, SLEEP_US = 100 * 1000 };
+/* SLEEP_US well under the sender's 100 ms futex timeout (a sender that
+ * woke from it would be spinning again when the receiver comes) and well
+ * over its spin and yield phases; several rounds, as a loaded machine may
+ * keep the sender from its sleep in one. */
+enum { N = 200, LEN = 4096, ROUNDS = 10, SLEEP_US = 20 * 1000 };
 
 static unsigned char val(int r, int i, int j) { return (unsigned char)(r * 31 + i * 7 + j * 13 + (j >> 8)); }
 
