@@ -77,6 +77,9 @@ typedef struct {
 } hc_comm;
 
 HC_HIDDEN extern hc_comm *hc_comms;
+/* hc_slack_restore gives the thread that loaded the library its timer slack
+ * back, once the Go runtime's threads have the long one (slack.c). */
+HC_HIDDEN void hc_slack_restore(void);
 
 /* Whether communicator index ci is an intercommunicator: one cgo call the
  * first time a collective asks, a load after that. */

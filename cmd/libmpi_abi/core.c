@@ -375,6 +375,7 @@ static int hc_init(int required, int *provided, const char *fn)
 		hc_set_errmsg("MPI_Init called twice", 21);
 		return hc_error(0, MPI_ERR_OTHER, fn);
 	}
+	hc_slack_restore();
 	int rank, size;
 	int rc = hympi_go_init(&rank, &size);
 	if (rc) {

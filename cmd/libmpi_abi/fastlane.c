@@ -41,6 +41,11 @@ int hc_fl_threads_ok;
 static unsigned long hc_fl_sends, hc_fl_recvs, hc_fl_span_sends, hc_fl_span_recvs;
 
 static unsigned long lane_posts, lane_done, lane_syncs;
+/* Why MPI_Waitall over lane receives went on in Go: a head message the
+ * lane may not take, or the wait's spin budget spent. */
+static unsigned long lane_wa_stuck, lane_wa_idle;
+/* Sleeping senders a batch of hand-backs woke (rel_flush). */
+static unsigned long rel_wakes;
 
 void hc_fl_report(int rank)
 {
@@ -50,6 +55,10 @@ void hc_fl_report(int rank)
 		hc_fl_span_recvs);
 	fprintf(stderr, "hympi[debug]: rank %d: receive lane: %lu posted, %lu completed in C, %lu handed to Go\n", rank,
 		lane_posts, lane_done, lane_syncs);
+	fprintf(stderr,
+		"hympi[debug]: rank %d: receive lane waitall: %lu to Go for a head it may not take, %lu after its spins; "
+		"batched hand-backs woke %lu sleeping senders\n",
+		rank, lane_wa_stuck, lane_wa_idle, rel_wakes);
 }
 
 /* Spins a receive makes for a message not there yet before it enters Go
@@ -119,14 +128,59 @@ void hc_fl_release(int ci)
 /* ring wakes the owner of a doorbell if it sleeps (shm/doorbell.go): one load
  * when it is awake. Sequentially consistent like the Go side's, so either the
  * sleeper's re-check sees our publish or we see its sleeper count. */
-static inline void ring(unsigned char *e, int seq_off, int sleep_off)
+static inline int ring(unsigned char *e, int seq_off, int sleep_off)
 {
 	uint32_t *sleepers = (uint32_t *)(uintptr_t)U64(e, sleep_off);
-	if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST) == 0) return;
+	if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST) == 0) return 0;
 	uint32_t *seq = (uint32_t *)(uintptr_t)U64(e, seq_off);
 	__atomic_add_fetch(seq, 1, __ATOMIC_SEQ_CST);
 	/* Not FUTEX_PRIVATE: the word is in a mapping shared between processes. */
 	syscall(SYS_futex, seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	return 1;
+}
+
+/* Batched hand-backs. A receive hands its slots back with a store the
+ * sender's doorbell check must follow with a full fence between (the
+ * sender arms its sleeper count, then looks at the slot again): a locked
+ * store per message. On x86 that store waits for the slot's first line to
+ * come back exclusive from the sender, who read it since, and holds up the
+ * next message's loads meanwhile. A call that takes several messages in a
+ * row (MPI_Waitall, MPI_Testall over lane receives) sets rel_batch: each
+ * hand-back is then a plain release store, and rel_flush makes the one
+ * fence and doorbell check for all of them, before the call spins, returns
+ * or takes from another peer. A sender that sleeps meanwhile waits at most
+ * until then, and is never missed: its re-check sees the stores or we see
+ * its sleeper count. */
+static int rel_batch;
+static unsigned char *rel_owed; /* the entry whose sender is owed the check */
+
+static void rel_flush(void)
+{
+	if (!rel_owed) return;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	rel_wakes += ring(rel_owed, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
+	rel_owed = NULL;
+}
+
+/* hand_back releases the n slots from slot on (a head, or a span's head
+ * whose continuation words are already released) for lap's successor,
+ * advances the read position and checks the sender's doorbell now or, in
+ * a batch, by rel_flush. */
+static inline __attribute__((always_inline)) void hand_back(unsigned char *e, unsigned char *slot, uint64_t lap,
+							    uint64_t pos, uint64_t n)
+{
+	if (rel_batch) {
+		if (rel_owed != e) {
+			rel_flush();
+			rel_owed = e;
+		}
+		__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_RELEASE);
+		U64(e, HC_FE_IN_POS) = pos + n;
+		return;
+	}
+	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
+	U64(e, HC_FE_IN_POS) = pos + n;
+	ring(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
 }
 
 /* span_slots is the number of slots a span of n bytes fills (n > HC_INLINE_MAX). */
@@ -378,9 +432,7 @@ static int take_span(unsigned char *e, unsigned char *slot, void *buf, uint32_t 
 	got[1] = ld32(slot + HC_DESC_TAG);
 	get_span(buf, slot, n, k);
 	for (uint64_t j = 1; j < k; j++) __atomic_store_n((uint64_t *)(slot + j * HC_SLOT_SIZE), lap + 2, __ATOMIC_RELEASE);
-	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
-	U64(e, HC_FE_IN_POS) = pos + k;
-	ring(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
+	hand_back(e, slot, lap, pos, k);
 	got[0] = n;
 	hc_fl_span_recvs++;
 	return 1;
@@ -408,7 +460,7 @@ static __attribute__((noinline)) int span_head(unsigned char *st, int w, uint64_
  * for Go (another kind, context or tag, a truncation, a stream in
  * progress, a corrupt slot). got[0] is the length received, got[1] the tag.
  * Nothing is touched unless it returns 1. */
-static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf, int64_t cap, int spins,
+static inline __attribute__((always_inline)) int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf, int64_t cap, int spins,
 		     uint32_t got[2])
 {
 	unsigned char *e = st + HC_FL_HEADER + (size_t)w * HC_FL_ENTRY;
@@ -430,9 +482,7 @@ static int take_head(unsigned char *st, int w, uint32_t ctx, int tag, void *buf,
 	got[1] = ld32(slot + HC_DESC_TAG);
 	copy_msg(buf, slot + HC_DESC_HEADER, n);
 	/* Hand the slot back (after our reads) for the producer's next lap. */
-	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
-	U64(e, HC_FE_IN_POS) = pos + 1;
-	ring(e, HC_FE_SND_SEQ, HC_FE_SND_SLEEP);
+	hand_back(e, slot, lap, pos, 1);
 	got[0] = n;
 	return 1;
 }
@@ -522,12 +572,44 @@ static int lane_setup(unsigned char *st)
 	return 1;
 }
 
+/* ring_trim moves the ring's head past the entries completed since it
+ * last moved (not at their source's head, or out of posting order):
+ * nonzero when that made room. */
+static __attribute__((noinline)) int ring_trim(void)
+{
+	while (ring_head != ring_tail) {
+		int h = lane_ring[ring_head % HC_LANE_RING];
+		if (hc_lane_state[h] == HC_LANE_QUEUED && lane[h].pos == ring_head) break;
+		ring_head++;
+	}
+	return ring_tail - ring_head < HC_LANE_RING;
+}
+
+/* lane_irecv_first is hc_lane_irecv's first call for communicator ci or
+ * for the process: it makes the communicator's fast-lane view and the
+ * lane's tables, then queues the receive as hc_lane_irecv does. Apart, so
+ * that hc_lane_irecv calls nothing and keeps no registers across a call. */
+static __attribute__((noinline, cold)) int lane_irecv_first(int ci, void *buf, int64_t n, int source, int tag,
+							  MPI_Request *req)
+{
+	const hc_flcomm *f = hc_fl_comm(ci);
+	if (!f) return 0;
+	if (lane_nfree < 0) {
+		unsigned char *st = f->st;
+		/* As hc_lane_irecv would: no tables for a receive it refuses. */
+		if (!U32(st, HC_FL_RUN) || U64(st, HC_FL_POSTED) || U64(st, HC_FL_UNEXP)) return 0;
+		if (!lane_setup(st)) return 0;
+	}
+	return hc_lane_irecv(ci, buf, n, source, tag, req);
+}
+
 int hc_lane_irecv(int ci, void *buf, int64_t n, int source, int tag, MPI_Request *req)
 {
 	if (tag < 0 && tag != MPI_ANY_TAG) return 0;
 	if (hc_in_callback) return 0;
-	const hc_flcomm *f = hc_fl_comm(ci);
-	if (!f || (unsigned)source >= (unsigned)f->size) return 0;
+	const hc_flcomm *f = hc_comms[ci].fl;
+	if (__builtin_expect(!f || lane_nfree < 0, 0)) return lane_irecv_first(ci, buf, n, source, tag, req);
+	if ((unsigned)source >= (unsigned)f->size) return 0;
 	unsigned char *st = f->st;
 	/* None of these words changes while receives are queued (Go is not
 	 * entered then): checked for the first one, they hold for the rest. */
@@ -535,8 +617,7 @@ int hc_lane_irecv(int ci, void *buf, int64_t n, int source, int tag, MPI_Request
 	if (n > (int64_t)U64(st, HC_FL_SMALL)) return 0; /* the skew controller's business */
 	int w = f->world[source];
 	if (w == (int)U32(st, HC_FL_RANK)) return 0;
-	if (lane_nfree < 0 && !lane_setup(st)) return 0;
-	if (lane_nfree == 0 || ring_tail - ring_head == HC_LANE_RING) return 0;
+	if (lane_nfree == 0 || (ring_tail - ring_head == HC_LANE_RING && !ring_trim())) return 0;
 	int k = lane_free[--lane_nfree];
 	hc_lane_ent *x = &lane[k];
 	x->buf = buf;
@@ -565,7 +646,7 @@ int hc_lane_irecv(int ci, void *buf, int64_t n, int source, int tag, MPI_Request
  * its message is there (take_head's 1, 0 and -1; -1 also when k is not at
  * the head). On success k is free again and its handle is the caller's to
  * clear. */
-static int lane_take(int k, int spins, MPI_Status *status)
+static inline __attribute__((always_inline)) int lane_take_inl(int k, int spins, MPI_Status *status)
 {
 	hc_lane_ent *x = &lane[k];
 	int w = x->w;
@@ -577,14 +658,18 @@ static int lane_take(int k, int spins, MPI_Status *status)
 	if ((src_head[w] = x->next) < 0) src_tail[w] = -1;
 	hc_lane_state[k] = HC_LANE_FREE;
 	lane_free[lane_nfree++] = k;
-	hc_lane_n--;
 	lane_done++;
-	while (ring_head != ring_tail) {
-		int h = lane_ring[ring_head % HC_LANE_RING];
-		if (hc_lane_state[h] == HC_LANE_QUEUED && lane[h].pos == ring_head) break;
-		ring_head++;
-	}
+	/* The ring's head moves past completed entries lazily (ring_trim);
+	 * an empty queue, every window's end, clears it at once. */
+	if (--hc_lane_n == 0) ring_head = ring_tail;
 	return 1;
+}
+
+/* lane_take out of line, for the calls that take one message; the window's
+ * loop (hc_lane_waitall) has it inline. */
+static __attribute__((noinline)) int lane_take(int k, int spins, MPI_Status *status)
+{
+	return lane_take_inl(k, spins, status);
 }
 
 void hc_lane_sync(void)
@@ -773,7 +858,9 @@ int hc_lane_testall(int count, MPI_Request *reqs, int *flag, MPI_Status *sts)
 		*flag = 0;
 		return 1;
 	}
-	/* Every message is there: take them, each source's in order. */
+	/* Every message is there: take them, each source's in order, with
+	 * one doorbell check per source at the end. */
+	rel_batch = 1;
 	for (int i = 0; sts && i < count; i++) {
 		if (reqs[i] != MPI_REQUEST_NULL) continue;
 		hc_status_set(&sts[i], MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
@@ -790,6 +877,8 @@ int hc_lane_testall(int count, MPI_Request *reqs, int *flag, MPI_Status *sts)
 			reqs[at] = MPI_REQUEST_NULL;
 		}
 	}
+	rel_flush();
+	rel_batch = 0;
 	for (int i = 0; i < count; i++) {
 		MPI_Status *st = sts ? &sts[i] : NULL;
 		if (reqs[i] == HC_REQ_DONE) {
@@ -837,13 +926,14 @@ int hc_lane_waitall(int count, MPI_Request *reqs, MPI_Status *sts)
 	}
 	saved_n = 0;
 	int oversub = U32(lane_st, HC_FL_OVERSUB), budget = oversub ? HC_LANE_YIELDS : HC_FL_SPIN;
+	rel_batch = 1;
 	for (;;) {
 		int progress = 0, stuck = 0;
 		for (int i = 0; i < count; i++) {
 			int k = hc_lane_queued(reqs[i]);
 			if (k < 0) continue;
 			MPI_Status *st = sts ? &sts[i] : NULL;
-			int rc = lane_take(k, 0, st);
+			int rc = lane_take_inl(k, 0, st);
 			if (rc == 1) {
 				reqs[i] = MPI_REQUEST_NULL;
 				if (st) saved[saved_n].i = i, saved[saved_n].st = *st;
@@ -855,7 +945,14 @@ int hc_lane_waitall(int count, MPI_Request *reqs, MPI_Status *sts)
 			}
 		}
 		if (pending == 0) break;
+		/* Before a wait or a return, the senders learn of the slots. */
+		rel_flush();
 		if (stuck || (!progress && budget-- <= 0)) {
+			if (stuck)
+				lane_wa_stuck++;
+			else
+				lane_wa_idle++;
+			rel_batch = 0;
 			if (!sts) saved_n = 0;
 			return 0;
 		}
@@ -866,6 +963,8 @@ int hc_lane_waitall(int count, MPI_Request *reqs, MPI_Status *sts)
 		else
 			__builtin_ia32_pause();
 	}
+	rel_flush();
+	rel_batch = 0;
 	/* The rest of the array: completed sends (null handles had their
 	 * status above). */
 	for (int i = 0; i < count; i++) {

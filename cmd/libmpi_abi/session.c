@@ -120,6 +120,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
 	if (!hc_info_ok(info)) return hc_session_raise_eh(errhandler, MPI_ERR_INFO, fn);
 	if (info != MPI_INFO_NULL && PMPI_Info_dup(info, &copy) != MPI_SUCCESS)
 		return hc_session_raise_eh(errhandler, MPI_ERR_INFO, fn);
+	hc_slack_restore();
 	int rank, size;
 	int rc = hympi_go_session_init(&rank, &size);
 	if (rc) {

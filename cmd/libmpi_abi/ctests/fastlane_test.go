@@ -201,3 +201,78 @@ func TestCSpans(t *testing.T) {
 		})
 	}
 }
+
+var laneWaitallLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): receive lane waitall: (\d+) to Go for a head it may not take, (\d+) after its spins; batched hand-backs woke (\d+) sleeping senders$`)
+
+// TestCRingFull runs testdata/ringfull.c: a sender that filled its ring
+// sleeps on its doorbell while the receiver's MPI_Waitall takes the ring
+// with batched hand-backs (one fence and doorbell check per batch,
+// fastlane.c's rel_flush). The messages must arrive in order and whole,
+// and the receiver's batches must have woken the sleeping sender: with a
+// batch that forgot its doorbell check the sender would only wake at its
+// sleep's timeout, and the count would be 0. Both ranks on one CPU, so the
+// sender sleeps after a short spin (the oversubscribed wait policy) well
+// within the receiver's pause.
+func TestCRingFull(t *testing.T) {
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("taskset (util-linux) is not installed")
+	}
+	exe := compile(t, "ringfull")
+	ctx, cancel := context.WithTimeout(context.Background(), 70*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, taskset, "-c", firstCPU(t), filepath.Join(dir, "hympirun"), "-n", "2", "--timeout", "60s", exe)
+	cmd.Env = append(os.Environ(), "HYMPI_CABI_DEBUG=1")
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if got := okLine.FindAllString(out, -1); err != nil || len(got) != 2 {
+		t.Fatalf("taskset hympirun -n 2 ringfull: %v (%d of 2 ranks OK)\n%s", err, len(got), out)
+	}
+	for _, m := range laneWaitallLine.FindAllStringSubmatch(out, -1) {
+		if m[1] != "1" {
+			continue
+		}
+		if woke, _ := strconv.Atoi(m[4]); woke == 0 {
+			t.Errorf("the receiver's batched hand-backs woke no sleeping sender\n%s", out)
+		}
+		return
+	}
+	t.Fatalf("no receive-lane waitall report from rank 1:\n%s", out)
+}
+
+// TestCGoThreadSlack runs testdata/goslack.c: in a C rank the Go runtime's
+// threads have a 1 ms timer slack, so that sysmon's 20 µs polling after it
+// retakes the rank's P comes about once a millisecond instead of every
+// ~80 µs (each wake-up preempts a spinning rank), while the program's own
+// thread keeps the slack it had (slack.c).
+func TestCGoThreadSlack(t *testing.T) {
+	exe := compile(t, "goslack")
+	out, err := runJob(t, 1, exe)
+	if got := okLine.FindAllString(out, -1); err != nil || len(got) != 1 {
+		t.Fatalf("hympirun -n 1 goslack: %v\n%s", err, out)
+	}
+}
+
+// TestCLaneRing runs testdata/lanering.c: thousands of lane receives
+// posted and completed behind one that stays queued, so that the lane's
+// ring of posting positions fills with completed entries behind the old
+// one. Room may be made only past completed entries (ring_trim): losing
+// the old entry's place would leave its receive unposted and its wait
+// hung. The debug report must show the lane completed most of them in C.
+func TestCLaneRing(t *testing.T) {
+	exe := compile(t, "lanering")
+	out, err := runJob(t, 3, exe, "HYMPI_CABI_DEBUG=1")
+	if got := okLine.FindAllString(out, -1); err != nil || len(got) != 3 {
+		t.Fatalf("hympirun -n 3 lanering: %v (%d of 3 ranks OK)\n%s", err, len(got), out)
+	}
+	for _, m := range recvLaneLine.FindAllStringSubmatch(out, -1) {
+		if m[1] != "0" {
+			continue
+		}
+		if done, _ := strconv.Atoi(m[3]); done < 1000 {
+			t.Errorf("rank 0 completed %d lane receives in C, want over 1000 (the ring full behind the old one)\n%s", done, out)
+		}
+		return
+	}
+	t.Fatalf("no receive-lane report from rank 0:\n%s", out)
+}
