@@ -13,6 +13,7 @@ import (
 	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/shm"
 	"github.com/hympi/hympi/skew"
+	"golang.org/x/sys/unix"
 )
 
 // An in-process job: n engines sharing one anonymous region, one goroutine
@@ -396,6 +397,7 @@ func TestInProcessPingPongNoSkew(t *testing.T) {
 	}
 	comms := skewJob(t)
 	const size, rounds = 256 << 10, 2000
+	preempted := involuntarySwitches(t)
 	runRanks(t, comms, func(c *Comm) error {
 		sbuf, rbuf := make([]byte, size), make([]byte, size)
 		peer := 1 - c.Rank()
@@ -416,12 +418,27 @@ func TestInProcessPingPongNoSkew(t *testing.T) {
 		}
 		return nil
 	})
+	// A rank the kernel took off its CPU mid-round is absent for real: on a
+	// loaded machine that is skew, and a raise it explains is no fault. So a
+	// raise is allowed per preemption of this process, none on a quiet run.
+	preempted = involuntarySwitches(t) - preempted
 	for _, c := range comms {
 		pc := c.e.ep(1 - c.Rank()).Counters
-		if pc.SkewRaises != 0 || pc.EagerMsgs > 1 {
-			t.Errorf("rank %d: ping-pong judged as skew: %+v", c.Rank(), pc)
+		if pc.SkewRaises > uint64(preempted) || pc.EagerMsgs > 1+uint64(preempted) {
+			t.Errorf("rank %d: ping-pong judged as skew (%d involuntary context switches): %+v", c.Rank(), preempted, pc)
 		}
 	}
+}
+
+// involuntarySwitches is how often the kernel has preempted this process's
+// threads so far.
+func involuntarySwitches(t *testing.T) int64 {
+	t.Helper()
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		t.Fatalf("getrusage: %v", err)
+	}
+	return ru.Nivcsw
 }
 
 // skewJob is a 2-rank in-process job with direct copy, a 32 KiB base
