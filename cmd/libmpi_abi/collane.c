@@ -377,7 +377,17 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	 * Nor does one that may stay pending in C (nbc_pend.c): its wait
 	 * spins, and its computing caller overlaps the peers' sends. A
 	 * blocking call when oversubscribed yields a few times (await_head). */
-	int spins = U32(st, HC_FL_OVERSUB) ? (req ? 0 : CC_YIELDING) : req && (hc_cn_room || a->nbdefer) ? 0 : CC_SPINS;
+	int spins;
+	if (__builtin_expect(req == NULL, 1)) {
+		spins = U32(st, HC_FL_OVERSUB) ? CC_YIELDING : CC_SPINS;
+	} else {
+		/* A program that waits at once (nbc_atonce.c) is served as
+		 * the blocking call is. */
+		int atonce = hc_nb_atonce && !a->nbdefer;
+		hc_nb_atonce_starts += atonce;
+		spins = U32(st, HC_FL_OVERSUB) ? (atonce ? CC_YIELDING : 0)
+		        : !atonce && (hc_cn_room || a->nbdefer) ? 0 : CC_SPINS;
+	}
 	for (uint32_t k = 0; k < nr; k++) {
 		const hc_cp_round *r = &p->rounds[k];
 		uint64_t done = 0;
@@ -411,11 +421,13 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 		 * reach Go, whose deferred run overlapped 60-90% where the C
 		 * pending run overlapped 0-40% (compare-coll, 4 and 8 ranks). */
 		if (req && hc_cn_room && !U32(st, HC_FL_OVERSUB) && hc_cn_keep(ci, a, p, tag, k, done, key, req)) {
+			hc_nb_started();
 			*rc = MPI_SUCCESS;
 			return 1;
 		}
 		cc_handed++;
 		*rc = hympi_go_cc_run(ci, (int)(p - a->plans), (int)tag, (int)k, done, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
+		if (req) hc_nb_started();
 		return 1;
 	}
 	a->served++;
@@ -423,6 +435,7 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	if (req) {
 		*req = HC_REQ_DONE;
 		hc_nbc_lane_ci = ci + 1;
+		hc_nb_started();
 	}
 	*rc = MPI_SUCCESS;
 	return 1;
@@ -569,10 +582,20 @@ int hc_cc_prun(const hc_flcomm *f, const hc_cp_plan *p, uint32_t ctx, uint32_t t
 	/* Oversubscribed, a start that cannot finish at once costs two Go
 	 * calls (C's try, then Go from where it stopped) against Go's one:
 	 * persistent starts go to Go whole then (compare-coll's p/b, 4 and
-	 * 8 ranks on 2 CPUs: 1.14-1.15 with them in C). */
-	if (U32(st, HC_FL_OVERSUB) || !lane_open(st, p->oversub, hc_lane_n | hc_cn_n)) return -1;
+	 * 8 ranks on 2 CPUs: 1.14-1.15 with them in C), unless the program
+	 * waits at once, when the start yields as the blocking call does and
+	 * rarely stops. */
+	int over = U32(st, HC_FL_OVERSUB) != 0;
+	if ((over && !hc_nb_atonce) || !lane_open(st, p->oversub, hc_lane_n | hc_cn_n)) return -1;
 	hc_cplan *a = f->cc;
-	int spins = U32(st, HC_FL_OVERSUB) || (nb && a && a->nbdefer) ? 0 : CC_SPINS;
+	/* Unless the program waits at once (nbc_atonce.c): then the start
+	 * runs as the blocking call, yielding a few times for the peers
+	 * (a fresh budget: the tag is the same at every start). */
+	int spins = over ? CC_YIELDING : nb && a && a->nbdefer ? 0 : CC_SPINS;
+	if (over) {
+		cc_until_tag = UINT32_MAX;
+		hc_nb_atonce_starts++;
+	}
 	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
 	int64_t key[8] = {0, 0, 0, 0, (int64_t)(intptr_t)dt, (int64_t)(intptr_t)op, 0, esize};
 	int r = rounds(st, p, ctx, tag, key, spins, 0, 0, kp, donep);

@@ -169,6 +169,11 @@ int hc_pc_start(MPI_Request *req, int *rc)
 	return 1;
 }
 
+int hc_pc_known(MPI_Request req)
+{
+	return find((intptr_t)req) != NULL;
+}
+
 int hc_pc_take(MPI_Request req)
 {
 	hc_pc *e = find((intptr_t)req);

@@ -1,0 +1,38 @@
+/*
+ * nbc_atonce.c — whether the program waits on its nonblocking and
+ * persistent collectives at once, and so whether their starts may spin.
+ *
+ * A C nonblocking start that finds a peer's message missing does not spin
+ * for it: it stays pending in C (nbc_pend.c) so that a program computing
+ * between start and wait overlaps the peers' sends. But a program that
+ * waits at once (MPI_I* then MPI_Wait, OSU's nonblocking latency loops)
+ * then pays for the pending run on top of the collective: the keep, the
+ * lookup in the wait and the resumed rounds, ~400 instructions at 2 ranks
+ * (callgrind-nbc, ibcast early: start + wait) on a collective of ~500, where
+ * a start that spins like the blocking call would have found the message.
+ * With more ranks than CPUs the start does not even stay in C: it goes to
+ * Go, where the blocking call yields in C.
+ *
+ * The two patterns differ in the time between a start and the next wait,
+ * which this file measures with the time-stamp counter: each start leaves
+ * its stamp (hc_nb_stamp), the next MPI_Wait of any request reads the
+ * counter once (hc_nb_waited), and a gap under HC_NB_ATONCE_TICKS (a call
+ * and a return: tens of ticks; any computation worth overlapping: more)
+ * makes the next starts run as the blocking call does (spin, or yield when
+ * oversubscribed). A longer gap, or an MPI_Test in between (a program that
+ * polls its collectives computes), turns that off again: the cost of a
+ * wrong guess is one start's spin, or one pending run.
+ *
+ * Without the counter (not x86-64) starts never spin, as before.
+ */
+#include "nbc.h"
+
+int hc_nb_atonce;
+uint64_t hc_nb_stamp;
+unsigned long hc_nb_atonce_starts;
+
+void hc_nb_waited_slow(void)
+{
+	hc_nb_atonce = hc_nb_ticks() - hc_nb_stamp < HC_NB_ATONCE_TICKS;
+	hc_nb_stamp = 0;
+}
