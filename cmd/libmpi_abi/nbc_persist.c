@@ -98,6 +98,18 @@ static int lane_kind(const hc_nbc *g)
 		return HC_CC_MOVE + MOV_ALLGATHER;
 	case HC_NBC_ALLTOALL:
 		return g->inplace || g->sbuf == g->rbuf ? 0 : HC_CC_MOVE + MOV_ALLTOALL;
+	/* The v and w kinds: their counts were bound at *_init (Go keeps
+	 * its copy), so the plan holds for every start. */
+	case HC_NBC_GATHERV:
+		return HC_CC_GATHERV;
+	case HC_NBC_SCATTERV:
+		return HC_CC_SCATTERV;
+	case HC_NBC_ALLGATHERV:
+		return HC_CC_ALLGATHERV;
+	case HC_NBC_ALLTOALLV:
+		return g->inplace || g->sbuf == g->rbuf ? 0 : HC_CC_ALLTOALLV;
+	case HC_NBC_RS:
+		return g->inplace || g->sbuf == g->rbuf ? 0 : HC_CC_RS;
 	}
 	return 0;
 }
@@ -114,7 +126,7 @@ void hc_pc_learn(int ci, MPI_Request req, const hc_nbc *g)
 	if (!p) return;
 	uint32_t ctx = 0;
 	int tag = 0;
-	int red = kind >= HC_CC_RED && kind < HC_CC_MOVE;
+	int red = (kind >= HC_CC_RED && kind < HC_CC_MOVE) || kind == HC_CC_RS;
 	int64_t k[8] = {kind, 0, 0, 0, red ? g->red.dt : 0, red ? g->red.op : 0, 0, red ? g->red.esize : 0};
 	memset(e, 0, sizeof *e);
 	if (!hympi_go_pc_plan(h, p, &ctx, &tag, &e->live)) {

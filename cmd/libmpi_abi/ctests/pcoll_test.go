@@ -101,8 +101,8 @@ var atonceLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): nonblockin
 // TestCNbcAtOnce runs testdata/nbc_atonce.c: nonblocking and persistent
 // collectives waited at once, then starts that must send before the wait
 // and freed active requests; and the same rounds with computation between
-// each start and its wait (NBC_MODE=compute). The program checks every
-// result; the debug report says how many starts ran as the blocking call
+// each start and its wait (NBC_MODE=compute); persistent v-collectives and
+// Reduce_scatter among them. The program checks every result; the debug report says how many starts ran as the blocking call
 // (the library found the program waiting at once, nbc_atonce.c): most of
 // the 700 at once, at 2 ranks and oversubscribed at 4 and 8, and next to
 // none with computation (a wrong guess costs one start).
@@ -139,6 +139,19 @@ func TestCNbcAtOnce(t *testing.T) {
 				n, _ := strconv.Atoi(m[2])
 				if n < tc.min || n > tc.max {
 					t.Errorf("rank %s: %d starts run as blocking, want %d to %d", m[1], n, tc.min, tc.max)
+				}
+			}
+			if tc.compute {
+				return
+			}
+			// 700 persistent starts, 500 of them v-collectives and
+			// Reduce_scatter: all of the lane's kinds.
+			for _, m := range pcollLine.FindAllStringSubmatch(out, -1) {
+				starts, _ := strconv.Atoi(m[2])
+				done, _ := strconv.Atoi(m[3])
+				handed, _ := strconv.Atoi(m[4])
+				if starts < 500 || done+handed != starts {
+					t.Errorf("rank %s: %d persistent starts in C (%d complete, %d continued), want at least 500", m[1], starts, done, handed)
 				}
 			}
 		})

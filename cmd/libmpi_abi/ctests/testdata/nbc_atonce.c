@@ -50,6 +50,63 @@ static void finish(MPI_Request *r)
 
 static long sum_of(int i) { return (long)size * i + (long)size * (size - 1) / 2; }
 
+/* vkinds: persistent v-collectives and Reduce_scatter, rank p's block
+ * p + 1 longs (displaced by one gap long), restarted ROUNDS times over new
+ * input, each result checked. */
+static void vkinds(void)
+{
+	enum { V = MAXN * (MAXN + 3) };
+	static long sb[V], rb[V];
+	int cnt[MAXN], dsp[MAXN], one[MAXN], zero[MAXN], total = 0;
+	for (int p = 0; p < size; p++) {
+		cnt[p] = p + 1, dsp[p] = total, total += p + 2;
+		one[p] = 1, zero[p] = p;
+	}
+	MPI_Request r[5];
+	CHECK_RC(MPI_Gatherv_init(sb, rank + 1, MPI_LONG, rb, cnt, dsp, MPI_LONG, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+				  &r[0]));
+	CHECK_RC(MPI_Scatterv_init(sb, cnt, dsp, MPI_LONG, rb, rank + 1, MPI_LONG, size - 1, MPI_COMM_WORLD,
+				   MPI_INFO_NULL, &r[1]));
+	CHECK_RC(MPI_Allgatherv_init(sb, rank + 1, MPI_LONG, rb, cnt, dsp, MPI_LONG, MPI_COMM_WORLD, MPI_INFO_NULL,
+				     &r[2]));
+	CHECK_RC(MPI_Alltoallv_init(sb, one, zero, MPI_LONG, rb, one, zero, MPI_LONG, MPI_COMM_WORLD, MPI_INFO_NULL,
+				    &r[3]));
+	CHECK_RC(MPI_Reduce_scatter_init(sb, rb, cnt, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[4]));
+	for (int i = 0; i < ROUNDS; i++) {
+		for (int k = 0; k < 5; k++) {
+			for (int j = 0; j < V; j++) sb[j] = 100000L * rank + 100L * i + j, rb[j] = -1;
+			CHECK_RC(MPI_Start(&r[k]));
+			finish(&r[k]);
+			for (int p = 0; p < size; p++) {
+				switch (k) {
+				case 0: /* Gatherv at 0 */
+				case 2: /* Allgatherv */
+					if (k == 0 && rank != 0) break;
+					for (int j = 0; j <= p; j++) CHECK(rb[dsp[p] + j] == 100000L * p + 100L * i + j);
+					CHECK(rb[dsp[p] + p + 1] == -1);
+					break;
+				case 1: /* Scatterv from size - 1 */
+					if (p == rank)
+						for (int j = 0; j <= p; j++)
+							CHECK(rb[j] == 100000L * (size - 1) + 100L * i + dsp[p] + j);
+					break;
+				case 3: /* Alltoallv, one long each */
+					CHECK(rb[p] == 100000L * p + 100L * i + rank);
+					break;
+				default: /* Reduce_scatter: block rank of the sum */
+					if (p == rank)
+						for (int j = 0; j <= p; j++) {
+							long want = 0, off = (long)p * (p + 1) / 2 + j;
+							for (int q = 0; q < size; q++) want += 100000L * q + 100L * i + off;
+							CHECK(rb[j] == want);
+						}
+				}
+			}
+		}
+	}
+	for (int k = 0; k < 5; k++) CHECK_RC(MPI_Request_free(&r[k]));
+}
+
 static void rounds(void)
 {
 	long in, out, b[4], a2a_in[MAXN], a2a_out[MAXN], ag[MAXN], pb[4], pin, pout;
@@ -99,6 +156,7 @@ static void rounds(void)
 	}
 	CHECK_RC(MPI_Request_free(&rb));
 	CHECK_RC(MPI_Request_free(&ra));
+	vkinds();
 }
 
 /* sends_first: the start sends before the wait while starts spin. */
