@@ -279,8 +279,9 @@ static inline __attribute__((always_inline)) int take(unsigned char *st, const h
 	uint64_t pos = U64(e, HC_FE_COLL_IPOS);
 	unsigned char *slot = coll_slot(slots, pos);
 	uint64_t lap = 2 * (pos / HC_COLL_SLOTS);
+	/* spins 0 (a start that may stay pending, a test): no call. */
 	if (__builtin_expect(__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap + 1, 0) &&
-	    !await_head(slot, lap, spins, tag))
+	    (spins == 0 || !await_head(slot, lap, spins, tag)))
 		return 0;
 	uint32_t n = ld32(slot + HC_COLL_LEN);
 	if (ld32(slot + HC_COLL_CTX) != ctx || ld32(slot + HC_COLL_TAG) != tag || ld32(slot + HC_COLL_RSVD) != 0 || n != x->n)
@@ -585,20 +586,24 @@ int hc_cc_prun(const hc_flcomm *f, const hc_cp_plan *p, uint32_t ctx, uint32_t t
 	 * 8 ranks on 2 CPUs: 1.14-1.15 with them in C), unless the program
 	 * waits at once, when the start yields as the blocking call does and
 	 * rarely stops. */
-	int over = U32(st, HC_FL_OVERSUB) != 0;
-	if ((over && !hc_nb_atonce) || !lane_open(st, p->oversub, hc_lane_n | hc_cn_n)) return -1;
 	hc_cplan *a = f->cc;
-	/* Unless the program waits at once (nbc_atonce.c): then the start
-	 * runs as the blocking call, yielding a few times for the peers
-	 * (a fresh budget: the tag is the same at every start). */
-	int spins = over ? CC_YIELDING : nb && a && a->nbdefer ? 0 : CC_SPINS;
-	if (over) {
+	int spins = nb && a && a->nbdefer ? 0 : CC_SPINS, over = U32(st, HC_FL_OVERSUB) != 0;
+	if (__builtin_expect(over, 0)) {
+		if (!hc_nb_atonce) return -1;
+		/* Waited at once (nbc_atonce.c): the start runs as the
+		 * blocking call, yielding a few times for the peers (a fresh
+		 * budget: the tag is the same at every start). */
+		spins = CC_YIELDING;
 		cc_until_tag = UINT32_MAX;
 		hc_nb_atonce_starts++;
 	}
+	if (!lane_open(st, p->oversub, hc_lane_n | hc_cn_n)) return -1;
 	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
 	int64_t key[8] = {0, 0, 0, 0, (int64_t)(intptr_t)dt, (int64_t)(intptr_t)op, 0, esize};
 	int r = rounds(st, p, ctx, tag, key, spins, 0, 0, kp, donep);
+	/* Only oversubscribed does a start depend on whether the program
+	 * waits at once (its Go start leaves the stamp too: p2p.c). */
+	if (__builtin_expect(over, 0)) hc_nb_started();
 	if (r < 0) return -2;
 	if (r) {
 		cc_served++;

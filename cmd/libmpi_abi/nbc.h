@@ -276,11 +276,14 @@ static inline void hc_nb_started(void) { hc_nb_stamp = hc_nb_ticks() | 1; }
 static inline uint64_t hc_nb_ticks(void) { return 0; }
 static inline void hc_nb_started(void) {}
 #endif
-HC_HIDDEN void hc_nb_waited_slow(void);
 /* hc_nb_waited: an MPI_Wait (of any request); hc_nb_tested: an MPI_Test. */
 static inline void hc_nb_waited(void)
 {
-	if (__builtin_expect(hc_nb_stamp != 0, 0)) hc_nb_waited_slow();
+	uint64_t t = hc_nb_stamp;
+	if (__builtin_expect(t != 0, 0)) {
+		hc_nb_atonce = hc_nb_ticks() - t < HC_NB_ATONCE_TICKS;
+		hc_nb_stamp = 0;
+	}
 }
 static inline void hc_nb_tested(void)
 {

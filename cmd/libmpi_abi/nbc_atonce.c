@@ -30,9 +30,3 @@
 int hc_nb_atonce;
 uint64_t hc_nb_stamp;
 unsigned long hc_nb_atonce_starts;
-
-void hc_nb_waited_slow(void)
-{
-	hc_nb_atonce = hc_nb_ticks() - hc_nb_stamp < HC_NB_ATONCE_TICKS;
-	hc_nb_stamp = 0;
-}

@@ -639,10 +639,7 @@ int PMPI_Start(MPI_Request *request)
 	HC_GUARD("MPI_Start");
 	HC_CHECK_PTR(-1, request, "MPI_Start");
 	int rc;
-	if (hc_pc_n && hc_pc_start(request, &rc)) {
-		hc_nb_started();
-		return rc ? hc_req_error(rc, "MPI_Start") : MPI_SUCCESS;
-	}
+	if (hc_pc_n && hc_pc_start(request, &rc)) return rc ? hc_req_error(rc, "MPI_Start") : MPI_SUCCESS;
 	rc = hympi_go_start(request, 1);
 	/* A collective C knows, started in Go: its wait counts as well
 	 * (nbc_atonce.c). */
