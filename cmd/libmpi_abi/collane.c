@@ -10,7 +10,10 @@
  *     first; while the communicator's nonblocking starts defer their
  *     receives to MPI_Test (mpi/coll_cadapt.go: the program tests while
  *     it computes), a nonblocking call takes only messages already there
- *     (no spin), and hands the rest to Go, whose tests do it;
+ *     (no spin), and hands the rest to Go, whose tests do it; one that
+ *     may stay pending in C (nbc_pend.c) does not spin either, unless
+ *     the program waits at once (nbc_atonce.c), when nonblocking starts
+ *     spin, or yield, as the blocking calls do;
  *   - a send is published when no collective message of ours is queued
  *     toward the peer in Go and a slot is free;
  *   - a receive takes the head of the peer's collective ring when it is a
