@@ -439,7 +439,7 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	if (req) {
 		*req = HC_REQ_DONE;
 		hc_nbc_lane_ci = ci + 1;
-		hc_nb_started();
+		hc_nb_done_start();
 	}
 	*rc = MPI_SUCCESS;
 	return 1;

@@ -14,14 +14,17 @@
  * Go, where the blocking call yields in C.
  *
  * The two patterns differ in the time between a start and the next wait,
- * which this file measures with the time-stamp counter: each start leaves
- * its stamp (hc_nb_stamp), the next MPI_Wait of any request reads the
- * counter once (hc_nb_waited), and a gap under HC_NB_ATONCE_TICKS (a call
- * and a return: tens of ticks; any computation worth overlapping: more)
- * makes the next starts run as the blocking call does (spin, or yield when
- * oversubscribed). A longer gap, or an MPI_Test in between (a program that
- * polls its collectives computes), turns that off again: the cost of a
- * wrong guess is one start's spin, or one pending run.
+ * which this file measures with the time-stamp counter: a start leaves
+ * its stamp (hc_nb_stamp; of the starts that completed the collective
+ * only a sample, and only while starts spin: nbc.h), the next MPI_Wait of
+ * any request reads the counter once (hc_nb_waited), and a gap under
+ * HC_NB_ATONCE_TICKS (a call and a return: tens of ticks; any computation
+ * worth overlapping: more) makes the next starts run as the blocking call
+ * does (spin, or yield when oversubscribed). A longer gap, or an MPI_Test
+ * in between (a program that polls its collectives computes), turns that
+ * off again: the cost of a wrong guess is one start's spin, or one
+ * pending run. Under valgrind every gap is long: callgrind counts the
+ * starts of a computing program.
  *
  * Without the counter (not x86-64) starts never spin, as before.
  */
@@ -30,3 +33,4 @@
 int hc_nb_atonce;
 uint64_t hc_nb_stamp;
 unsigned long hc_nb_atonce_starts;
+unsigned hc_nb_sample;
