@@ -425,13 +425,14 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 		 * reach Go, whose deferred run overlapped 60-90% where the C
 		 * pending run overlapped 0-40% (compare-coll, 4 and 8 ranks). */
 		if (req && hc_cn_room && !U32(st, HC_FL_OVERSUB) && hc_cn_keep(ci, a, p, tag, k, done, key, req)) {
-			hc_nb_started();
+			hc_nb_started(*req);
 			*rc = MPI_SUCCESS;
 			return 1;
 		}
 		cc_handed++;
 		*rc = hympi_go_cc_run(ci, (int)(p - a->plans), (int)tag, (int)k, done, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
-		if (req) hc_nb_started();
+		/* Go may have completed it: HC_REQ_DONE is also a send's. */
+		if (req) *req == HC_REQ_DONE ? hc_nb_done_start() : hc_nb_started(*req);
 		return 1;
 	}
 	a->served++;
@@ -590,8 +591,8 @@ int hc_cc_prun(const hc_flcomm *f, const hc_cp_plan *p, uint32_t ctx, uint32_t t
 	 * waits at once, when the start yields as the blocking call does and
 	 * rarely stops. */
 	hc_cplan *a = f->cc;
-	int spins = nb && a && a->nbdefer ? 0 : CC_SPINS, over = U32(st, HC_FL_OVERSUB) != 0;
-	if (__builtin_expect(over, 0)) {
+	int spins = nb && a && a->nbdefer ? 0 : CC_SPINS;
+	if (__builtin_expect(U32(st, HC_FL_OVERSUB) != 0, 0)) {
 		if (!hc_nb_atonce) return -1;
 		/* Waited at once (nbc_atonce.c): the start runs as the
 		 * blocking call, yielding a few times for the peers (a fresh
@@ -604,9 +605,6 @@ int hc_cc_prun(const hc_flcomm *f, const hc_cp_plan *p, uint32_t ctx, uint32_t t
 	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
 	int64_t key[8] = {0, 0, 0, 0, (int64_t)(intptr_t)dt, (int64_t)(intptr_t)op, 0, esize};
 	int r = rounds(st, p, ctx, tag, key, spins, 0, 0, kp, donep);
-	/* Only oversubscribed does a start depend on whether the program
-	 * waits at once (its Go start leaves the stamp too: p2p.c). */
-	if (__builtin_expect(over, 0)) hc_nb_started();
 	if (r < 0) return -2;
 	if (r) {
 		cc_served++;

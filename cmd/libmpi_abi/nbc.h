@@ -265,16 +265,21 @@ HC_HIDDEN void hc_nbc_lane_tested(void);
  * counts the starts that did, for HYMPI_CABI_DEBUG. */
 HC_HIDDEN extern int hc_nb_atonce;
 HC_HIDDEN extern uint64_t hc_nb_stamp;
+HC_HIDDEN extern MPI_Request hc_nb_stamp_req; /* the start's handle */
 HC_HIDDEN extern unsigned long hc_nb_atonce_starts;
 enum { HC_NB_ATONCE_TICKS = 600 };
 /* The time-stamp counter where there is one; elsewhere no start leaves a
  * stamp, and starts never spin. */
 #if defined(__x86_64__)
 static inline uint64_t hc_nb_ticks(void) { return __builtin_ia32_rdtsc(); }
-static inline void hc_nb_started(void) { hc_nb_stamp = hc_nb_ticks() | 1; }
+static inline void hc_nb_started(MPI_Request r)
+{
+	hc_nb_stamp = hc_nb_ticks() | 1;
+	hc_nb_stamp_req = r;
+}
 #else
 static inline uint64_t hc_nb_ticks(void) { return 0; }
-static inline void hc_nb_started(void) {}
+static inline void hc_nb_started(MPI_Request r) { (void)r; }
 #endif
 /* hc_nb_done_start: a nonblocking start that completed the collective.
  * Its wait costs nothing either way, so only while starts spin does one
@@ -283,16 +288,22 @@ enum { HC_NB_SAMPLE = 8 };
 HC_HIDDEN extern unsigned hc_nb_sample;
 static inline void hc_nb_done_start(void)
 {
-	if (__builtin_expect(hc_nb_atonce, 0) && ++hc_nb_sample % HC_NB_SAMPLE == 0) hc_nb_started();
+	if (__builtin_expect(hc_nb_atonce, 0) && ++hc_nb_sample % HC_NB_SAMPLE == 0) hc_nb_started(HC_REQ_DONE);
 }
-/* hc_nb_waited: an MPI_Wait (of any request); hc_nb_tested: an MPI_Test. */
-static inline void hc_nb_waited(void)
+/* hc_nb_waited: an MPI_Wait of the n requests at reqs, which counts
+ * when it waits for the stamped start's handle (a wait for other requests
+ * between the start and its own wait, a halo exchange's, says nothing of
+ * the program's pattern); hc_nb_tested: an MPI_Test of any request. */
+static inline void hc_nb_waited(const MPI_Request *reqs, int n)
 {
 	uint64_t t = hc_nb_stamp;
-	if (__builtin_expect(t != 0, 0)) {
-		hc_nb_atonce = hc_nb_ticks() - t < HC_NB_ATONCE_TICKS;
-		hc_nb_stamp = 0;
-	}
+	if (__builtin_expect(t == 0, 1)) return;
+	for (int i = 0; i < n; i++)
+		if (reqs[i] == hc_nb_stamp_req) {
+			hc_nb_atonce = hc_nb_ticks() - t < HC_NB_ATONCE_TICKS;
+			hc_nb_stamp = 0;
+			return;
+		}
 }
 static inline void hc_nb_tested(void)
 {

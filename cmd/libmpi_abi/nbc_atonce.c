@@ -16,8 +16,8 @@
  * The two patterns differ in the time between a start and the next wait,
  * which this file measures with the time-stamp counter: a start leaves
  * its stamp (hc_nb_stamp; of the starts that completed the collective
- * only a sample, and only while starts spin: nbc.h), the next MPI_Wait of
- * any request reads the counter once (hc_nb_waited), and a gap under
+ * only a sample, and only while starts spin: nbc.h), the MPI_Wait of its
+ * handle reads the counter once (hc_nb_waited), and a gap under
  * HC_NB_ATONCE_TICKS (a call and a return: tens of ticks; any computation
  * worth overlapping: more) makes the next starts run as the blocking call
  * does (spin, or yield when oversubscribed). A longer gap, or an MPI_Test
@@ -32,5 +32,6 @@
 
 int hc_nb_atonce;
 uint64_t hc_nb_stamp;
+MPI_Request hc_nb_stamp_req;
 unsigned long hc_nb_atonce_starts;
 unsigned hc_nb_sample;

@@ -369,7 +369,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
 	HC_GUARD("MPI_Wait");
 	HC_CHECK_PTR(-1, request, "MPI_Wait");
-	hc_nb_waited();
+	hc_nb_waited(request, 1);
 	if (*request == HC_REQ_DONE) {
 		*request = MPI_REQUEST_NULL;
 		hc_nbc_lane_ci = 0;
@@ -437,7 +437,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 	HC_GUARD("MPI_Waitall");
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitall");
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Waitall");
-	hc_nb_waited();
+	hc_nb_waited(array_of_requests, count);
 	/* A persistent collective its start completed is inactive in Go already. */
 	if (hc_nbc_pdone_req) hc_nbc_pdone_take(count, array_of_requests);
 	if (hc_pc_ndone && hc_pc_take_all(count, array_of_requests, array_of_statuses)) return MPI_SUCCESS;
@@ -473,7 +473,7 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitany");
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Waitany");
 	HC_CHECK_PTR(-1, index, "MPI_Waitany");
-	hc_nb_waited();
+	hc_nb_waited(array_of_requests, count);
 	int pd = hc_nbc_pdone_req ? hc_nbc_pdone_take(count, array_of_requests) : -1;
 	if (pd < 0 && hc_pc_ndone) pd = hc_pc_take_any(count, array_of_requests);
 	if (pd >= 0) { /* complete (its start ran it): this is the one */
@@ -515,7 +515,7 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 	HC_CHECK_ARRAY(-1, array_of_requests, incount, "MPI_Waitsome");
 	HC_CHECK_PTR(-1, outcount, "MPI_Waitsome");
 	HC_CHECK_ARRAY(-1, array_of_indices, incount, "MPI_Waitsome");
-	hc_nb_waited();
+	hc_nb_waited(array_of_requests, incount);
 	int pd = hc_nbc_pdone_req ? hc_nbc_pdone_take(incount, array_of_requests) : -1;
 	if (pd < 0 && hc_pc_ndone) pd = hc_pc_take_any(incount, array_of_requests);
 	if (pd >= 0) {
@@ -643,7 +643,7 @@ int PMPI_Start(MPI_Request *request)
 	rc = hympi_go_start(request, 1);
 	/* A collective C knows, started in Go: its wait counts as well
 	 * (nbc_atonce.c). */
-	if (hc_pc_n && hc_pc_known(*request)) hc_nb_started();
+	if (hc_pc_n && hc_pc_known(*request)) hc_nb_started(*request);
 	return rc ? hc_req_error(rc, "MPI_Start") : MPI_SUCCESS;
 }
 

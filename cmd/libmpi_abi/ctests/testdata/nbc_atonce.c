@@ -15,9 +15,9 @@
  * but accepted), a Barrier after each: the buffers must not change after
  * the next round began (a late write of the freed run would show).
  *
- * NBC_MODE=compute: the same rounds with COMPUTE_US of computation between
- * each start and its wait, and no MPI call in it: no start should run as
- * the blocking call.
+ * NBC_MODE=compute: the same rounds with a point-to-point exchange waited
+ * at once and COMPUTE_US of computation between each start and its wait:
+ * no start should run as the blocking call.
  *
  * The program checks every result; ctests (TestCNbcAtOnce) reads the
  * counts of the debug report. */
@@ -41,6 +41,14 @@ static double now(void)
 static void finish(MPI_Request *r)
 {
 	if (compute) {
+		/* A halo exchange first, waited at once: only the wait of the
+		 * collective's own handle tells how the program waits. */
+		int to = (rank + 1) % size, from = (rank + size - 1) % size, v = rank, w = -1;
+		MPI_Request h[2];
+		CHECK_RC(MPI_Irecv(&w, 1, MPI_INT, from, 77, MPI_COMM_WORLD, &h[0]));
+		CHECK_RC(MPI_Isend(&v, 1, MPI_INT, to, 77, MPI_COMM_WORLD, &h[1]));
+		CHECK_RC(MPI_Waitall(2, h, MPI_STATUSES_IGNORE));
+		CHECK(w == from);
 		double end = now() + COMPUTE_US * 1e-6;
 		volatile double x = 1;
 		while (now() < end) x = x * 1.0000001 + 1e-9;
