@@ -581,30 +581,31 @@ int hc_cc_plan_ok(const hc_cp_plan *p, const int64_t *k)
 }
 
 int hc_cc_prun(const hc_flcomm *f, const hc_cp_plan *p, uint32_t ctx, uint32_t tag, MPI_Op op, MPI_Datatype dt,
-	       int64_t esize, int nb, uint32_t *kp, uint64_t *donep)
+	       int64_t esize, MPI_Request h, uint32_t *kp, uint64_t *donep)
 {
 	unsigned char *st = f->st;
+	if (!lane_open(st, p->oversub, hc_lane_n | hc_cn_n)) return -1;
+	uint64_t over = p->oversub; /* the page's word, as lane_open checked */
+	hc_cplan *a = f->cc;
+	int spins = a && a->nbdefer ? 0 : CC_SPINS;
 	/* Oversubscribed, a start that cannot finish at once costs two Go
 	 * calls (C's try, then Go from where it stopped) against Go's one:
 	 * persistent starts go to Go whole then (compare-coll's p/b, 4 and
 	 * 8 ranks on 2 CPUs: 1.14-1.15 with them in C), unless the program
-	 * waits at once, when the start yields as the blocking call does and
-	 * rarely stops. */
-	hc_cplan *a = f->cc;
-	int spins = nb && a && a->nbdefer ? 0 : CC_SPINS;
-	if (__builtin_expect(U32(st, HC_FL_OVERSUB) != 0, 0)) {
+	 * waits at once (nbc_atonce.c), when the start runs as the blocking
+	 * call, yielding a few times for the peers (a fresh budget: the tag
+	 * is the same at every start), and rarely stops. Only then does a
+	 * start's stamp matter (its Go start leaves one too: p2p.c). */
+	if (__builtin_expect(over != 0, 0)) {
 		if (!hc_nb_atonce) return -1;
-		/* Waited at once (nbc_atonce.c): the start runs as the
-		 * blocking call, yielding a few times for the peers (a fresh
-		 * budget: the tag is the same at every start). */
 		spins = CC_YIELDING;
 		cc_until_tag = UINT32_MAX;
 		hc_nb_atonce_starts++;
 	}
-	if (!lane_open(st, p->oversub, hc_lane_n | hc_cn_n)) return -1;
 	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
 	int64_t key[8] = {0, 0, 0, 0, (int64_t)(intptr_t)dt, (int64_t)(intptr_t)op, 0, esize};
 	int r = rounds(st, p, ctx, tag, key, spins, 0, 0, kp, donep);
+	if (__builtin_expect(over != 0, 0)) hc_nb_started(h);
 	if (r < 0) return -2;
 	if (r) {
 		cc_served++;

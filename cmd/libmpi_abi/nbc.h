@@ -290,18 +290,19 @@ static inline void hc_nb_done_start(void)
 {
 	if (__builtin_expect(hc_nb_atonce, 0) && ++hc_nb_sample % HC_NB_SAMPLE == 0) hc_nb_started(HC_REQ_DONE);
 }
-/* hc_nb_waited: an MPI_Wait of the n requests at reqs, which counts
- * when it waits for the stamped start's handle (a wait for other requests
- * between the start and its own wait, a halo exchange's, says nothing of
- * the program's pattern); hc_nb_tested: an MPI_Test of any request. */
+/* hc_nb_waited: an MPI_Wait of the n requests at reqs. Waiting at once
+ * means the next wait is for the stamped start's handle: a wait for other
+ * requests in between (a halo exchange's) says the program does other
+ * work first. hc_nb_tested: an MPI_Test of any request. */
 static inline void hc_nb_waited(const MPI_Request *reqs, int n)
 {
 	uint64_t t = hc_nb_stamp;
 	if (__builtin_expect(t == 0, 1)) return;
+	hc_nb_stamp = 0;
+	hc_nb_atonce = 0;
 	for (int i = 0; i < n; i++)
 		if (reqs[i] == hc_nb_stamp_req) {
 			hc_nb_atonce = hc_nb_ticks() - t < HC_NB_ATONCE_TICKS;
-			hc_nb_stamp = 0;
 			return;
 		}
 }

@@ -16,13 +16,14 @@
  * The two patterns differ in the time between a start and the next wait,
  * which this file measures with the time-stamp counter: a start leaves
  * its stamp (hc_nb_stamp; of the starts that completed the collective
- * only a sample, and only while starts spin: nbc.h), the MPI_Wait of its
- * handle reads the counter once (hc_nb_waited), and a gap under
- * HC_NB_ATONCE_TICKS (a call and a return: tens of ticks; any computation
- * worth overlapping: more) makes the next starts run as the blocking call
- * does (spin, or yield when oversubscribed). A longer gap, or an MPI_Test
- * in between (a program that polls its collectives computes), turns that
- * off again: the cost of a wrong guess is one start's spin, or one
+ * only a sample, and only while starts spin: nbc.h), the next MPI_Wait
+ * reads the counter once (hc_nb_waited), and when it waits for that
+ * start's handle within HC_NB_ATONCE_TICKS (a call and a return: tens of
+ * ticks; any computation worth overlapping: more) the next starts run as
+ * the blocking call does (spin, or yield when oversubscribed). A longer
+ * gap, a wait for other requests first (a halo exchange while the
+ * collective runs), or an MPI_Test in between (a program that polls its
+ * collectives computes) turns that off again: the cost of a wrong guess is one start's spin, or one
  * pending run. Under valgrind every gap is long: callgrind counts the
  * starts of a computing program.
  *

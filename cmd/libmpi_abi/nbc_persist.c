@@ -162,12 +162,8 @@ int hc_pc_start(MPI_Request *req, int *rc)
 	}
 	uint32_t k = 0;
 	uint64_t done = 0;
-	int r = hc_cc_prun(f, e->plan, e->ctx, e->tag, e->op, e->dt, e->esize, 1, &k, &done);
+	int r = hc_cc_prun(f, e->plan, e->ctx, e->tag, e->op, e->dt, e->esize, *req, &k, &done);
 	if (r == -1) return 0;
-	/* Only oversubscribed does a start depend on whether the program
-	 * waits at once (hc_cc_prun; its Go start leaves the stamp too:
-	 * p2p.c). */
-	if (__builtin_expect(*(const uint32_t *)(f->st + HC_FL_OVERSUB) != 0, 0)) hc_nb_started(*req);
 	if (r == -2) {
 		*rc = MPI_ERR_INTERN | (e->ci + 1) << 16;
 		return 1;
