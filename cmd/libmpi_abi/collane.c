@@ -585,7 +585,6 @@ int hc_cc_prun(const hc_flcomm *f, const hc_cp_plan *p, uint32_t ctx, uint32_t t
 {
 	unsigned char *st = f->st;
 	if (!lane_open(st, p->oversub, hc_lane_n | hc_cn_n)) return -1;
-	uint64_t over = p->oversub; /* the page's word, as lane_open checked */
 	hc_cplan *a = f->cc;
 	int spins = a && a->nbdefer ? 0 : CC_SPINS;
 	/* Oversubscribed, a start that cannot finish at once costs two Go
@@ -596,16 +595,17 @@ int hc_cc_prun(const hc_flcomm *f, const hc_cp_plan *p, uint32_t ctx, uint32_t t
 	 * call, yielding a few times for the peers (a fresh budget: the tag
 	 * is the same at every start), and rarely stops. Only then does a
 	 * start's stamp matter (its Go start leaves one too: p2p.c). */
-	if (__builtin_expect(over != 0, 0)) {
+	if (__builtin_expect(p->oversub != 0, 0)) { /* the page's word, as lane_open checked */
 		if (!hc_nb_atonce) return -1;
 		spins = CC_YIELDING;
 		cc_until_tag = UINT32_MAX;
 		hc_nb_atonce_starts++;
+		hc_nb_stamp_req = h; /* stamped at the end */
 	}
 	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
 	int64_t key[8] = {0, 0, 0, 0, (int64_t)(intptr_t)dt, (int64_t)(intptr_t)op, 0, esize};
 	int r = rounds(st, p, ctx, tag, key, spins, 0, 0, kp, donep);
-	if (__builtin_expect(over != 0, 0)) hc_nb_started(h);
+	if (__builtin_expect(p->oversub != 0, 0)) hc_nb_started(hc_nb_stamp_req);
 	if (r < 0) return -2;
 	if (r) {
 		cc_served++;
