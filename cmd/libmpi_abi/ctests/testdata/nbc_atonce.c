@@ -210,14 +210,16 @@ static void sends_first(void)
 	CHECK_RC(MPI_Win_free(&win));
 }
 
-/* freed: active nonblocking collectives whose requests are freed. Each
- * round's buffers are fresh, written by that round's collective only; a
- * later round checks that none of the earlier ones changed after its
- * Barrier (the freed run finished before the peers' Barrier could). */
+/* freed: active nonblocking collectives whose requests are freed, of
+ * plain data and of a non-contiguous type (which travels packed: its
+ * result reaches the buffer only through an unpack after the run). */
 static void freed(void)
 {
 	enum { K = 8 };
-	static long outs[K], bufs[K][4];
+	static long outs[K], bufs[K][4], vin[4], vout[K][4], vb[K][4];
+	MPI_Datatype v;
+	CHECK_RC(MPI_Type_vector(2, 1, 2, MPI_LONG, &v));
+	CHECK_RC(MPI_Type_commit(&v));
 	for (int i = 0; i < 4 * K; i++) {
 		int k = i % K;
 		MPI_Request r;
@@ -237,6 +239,12 @@ static void freed(void)
 		CHECK_RC(MPI_Request_free(&r));
 		CHECK_RC(MPI_Ibarrier(MPI_COMM_WORLD, &r));
 		CHECK_RC(MPI_Request_free(&r));
+		vin[0] = rank + i, vin[2] = rank + 2L * i, vin[1] = vin[3] = -7;
+		for (int j = 0; j < 4; j++) vout[k][j] = -5, vb[k][j] = j % 2 ? -5 : rank == 0 ? 13L * i + j : -1;
+		CHECK_RC(MPI_Iallreduce(vin, vout[k], 1, v, MPI_SUM, MPI_COMM_WORLD, &r));
+		CHECK_RC(MPI_Request_free(&r));
+		CHECK_RC(MPI_Ibcast(vb[k], 1, v, 0, MPI_COMM_WORLD, &r));
+		CHECK_RC(MPI_Request_free(&r));
 		/* Each Barrier's progress takes the freed runs a round
 		 * further at least (every rank's messages of a round are out
 		 * before its Barrier's); one per round of the deepest of them,
@@ -244,7 +252,10 @@ static void freed(void)
 		for (int d = 1; d < 2 * size; d *= 2) CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
 		CHECK(outs[k] == sum_of(i));
 		for (int j = 0; j < 4; j++) CHECK(bufs[k][j] == 11L * i + j);
+		CHECK(vout[k][0] == sum_of(i) && vout[k][2] == sum_of(2 * i) && vout[k][1] == -5);
+		CHECK(vb[k][0] == 13L * i && vb[k][2] == 13L * i + 2 && vb[k][1] == -5 && vb[k][3] == -5);
 	}
+	CHECK_RC(MPI_Type_free(&v));
 }
 
 int main(int argc, char **argv)
