@@ -31,8 +31,8 @@ func TestCPersistentLane(t *testing.T) {
 	}{
 		{"one rank", 1, nil, 2000},
 		{"two ranks", 2, nil, 500},
-		{"three ranks", 3, nil, 100},
-		{"four ranks", 4, nil, 100},
+		{"three ranks", 3, nil, 50},
+		{"four ranks", 4, nil, 50},
 		{"async progress", 2, []string{"HYMPI_ASYNC_PROGRESS=1"}, -1},
 		{"thread multiple", 2, []string{"FL_MULTIPLE=1"}, -1},
 	}
@@ -112,12 +112,17 @@ func TestCNbcAtOnce(t *testing.T) {
 		n        int
 		compute  bool
 		min, max int // starts run as blocking on every rank
+		pmin     int // persistent starts in C on every rank
 	}{
-		{2, false, 200, 1 << 30},
-		{4, false, 200, 1 << 30},
-		{8, false, 200, 1 << 30},
-		{2, true, 0, 5},
-		{4, true, 0, 5},
+		{2, false, 200, 1 << 30, 500},
+		// Oversubscribed, a persistent start stays in C only while the
+		// program is seen waiting at once, which a rank descheduled
+		// between start and wait is not: fewer, but more than the 200
+		// of the kinds that are not v-collectives.
+		{4, false, 100, 1 << 30, 250},
+		{8, false, 100, 1 << 30, 250},
+		{2, true, 0, 5, 0},
+		{4, true, 0, 5, 0},
 	}
 	for _, tc := range cases {
 		name := fmt.Sprintf("%d ranks at once", tc.n)
@@ -150,8 +155,8 @@ func TestCNbcAtOnce(t *testing.T) {
 				starts, _ := strconv.Atoi(m[2])
 				done, _ := strconv.Atoi(m[3])
 				handed, _ := strconv.Atoi(m[4])
-				if starts < 500 || done+handed != starts {
-					t.Errorf("rank %s: %d persistent starts in C (%d complete, %d continued), want at least 500", m[1], starts, done, handed)
+				if starts < tc.pmin || done+handed != starts {
+					t.Errorf("rank %s: %d persistent starts in C (%d complete, %d continued), want at least %d", m[1], starts, done, handed, tc.pmin)
 				}
 			}
 		})
