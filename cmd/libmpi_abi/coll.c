@@ -100,8 +100,8 @@ HC_HIDDEN int hc_bcast_x(void *buffer, int64_t count, MPI_Datatype datatype, int
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
 	HC_CHECK_NOT_IN_PLACE(ci, buffer, fn);
 	HC_CHECK_BUF(ci, buffer, count, datatype, fn);
-	if (nb && !hc_type_contig(datatype)) return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_NB, req, fn);
 	if (!hc_type_contig(datatype)) {
+		if (nb) return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_NB, req, fn);
 		void *tmp = malloc(s * count > 0 ? (size_t)(s * count) : 1);
 		if (!tmp) return hc_error(ci, MPI_ERR_NO_MEM, fn);
 		if (hc_comms[ci].rank == root) hc_type_pack(datatype, count, buffer, tmp);

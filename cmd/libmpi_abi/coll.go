@@ -73,6 +73,7 @@ func started(ci C.int, x *mpi.Request, err error, req *C.intptr_t, cache *C.hc_r
 
 //export hympi_go_barrier
 func hympi_go_barrier(ci C.int, req *C.intptr_t, cache *C.hc_reqcache) C.int {
+	defer sweepOrphans()
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -86,6 +87,7 @@ func hympi_go_barrier(ci C.int, req *C.intptr_t, cache *C.hc_reqcache) C.int {
 
 //export hympi_go_bcast
 func hympi_go_bcast(ci C.int, buf unsafe.Pointer, n C.int64_t, root C.int, req *C.intptr_t, cache *C.hc_reqcache) C.int {
+	defer sweepOrphans()
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -105,6 +107,7 @@ func hympi_go_bcast(ci C.int, buf unsafe.Pointer, n C.int64_t, root C.int, req *
 //export hympi_go_reduce
 func hympi_go_reduce(ci, kind C.int, send, recv unsafe.Pointer, n C.int64_t, red *C.hc_red, root C.int,
 	req *C.intptr_t, cache *C.hc_reqcache) C.int {
+	defer sweepOrphans()
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -225,6 +228,7 @@ func extentOf(counts, displs []int) C.int64_t {
 
 //export hympi_go_reduce_scatter
 func hympi_go_reduce_scatter(ci C.int, send, recv unsafe.Pointer, counts *C.int, red *C.hc_red) C.int {
+	defer sweepOrphans()
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -255,6 +259,7 @@ func hympi_go_reduce_scatter(ci C.int, send, recv unsafe.Pointer, counts *C.int,
 //export hympi_go_gather
 func hympi_go_gather(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv unsafe.Pointer, rn C.int64_t, root C.int,
 	req *C.intptr_t, cache *C.hc_reqcache) C.int {
+	defer sweepOrphans()
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -301,6 +306,7 @@ func hympi_go_gather(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv uns
 //export hympi_go_gatherv
 func hympi_go_gatherv(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv unsafe.Pointer,
 	counts, displs *C.int, esize C.int64_t, root, inplace C.int, req *C.intptr_t, cache *C.hc_reqcache) C.int {
+	defer sweepOrphans()
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc
@@ -361,6 +367,7 @@ func hympi_go_gatherv(ci, kind C.int, send unsafe.Pointer, sn C.int64_t, recv un
 func hympi_go_alltoallv(ci C.int, send unsafe.Pointer, scounts, sdispls *C.int, sesize C.int64_t,
 	recv unsafe.Pointer, rcounts, rdispls *C.int, resize C.int64_t, inplace C.int, req *C.intptr_t,
 	cache *C.hc_reqcache) C.int {
+	defer sweepOrphans()
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc

@@ -10,7 +10,10 @@
  *     first; while the communicator's nonblocking starts defer their
  *     receives to MPI_Test (mpi/coll_cadapt.go: the program tests while
  *     it computes), a nonblocking call takes only messages already there
- *     (no spin), and hands the rest to Go, whose tests do it;
+ *     (no spin), and hands the rest to Go, whose tests do it; one that
+ *     may stay pending in C (nbc_pend.c) does not spin either, unless
+ *     the program waits at once (nbc_atonce.c), when nonblocking starts
+ *     spin, or yield, as the blocking calls do;
  *   - a send is published when no collective message of ours is queued
  *     toward the peer in Go and a slot is free;
  *   - a receive takes the head of the peer's collective ring when it is a
@@ -279,8 +282,9 @@ static inline __attribute__((always_inline)) int take(unsigned char *st, const h
 	uint64_t pos = U64(e, HC_FE_COLL_IPOS);
 	unsigned char *slot = coll_slot(slots, pos);
 	uint64_t lap = 2 * (pos / HC_COLL_SLOTS);
+	/* spins 0 (a start that may stay pending, a test): no call. */
 	if (__builtin_expect(__atomic_load_n((uint64_t *)slot, __ATOMIC_ACQUIRE) != lap + 1, 0) &&
-	    !await_head(slot, lap, spins, tag))
+	    (spins == 0 || !await_head(slot, lap, spins, tag)))
 		return 0;
 	uint32_t n = ld32(slot + HC_COLL_LEN);
 	if (ld32(slot + HC_COLL_CTX) != ctx || ld32(slot + HC_COLL_TAG) != tag || ld32(slot + HC_COLL_RSVD) != 0 || n != x->n)
@@ -377,7 +381,17 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	 * Nor does one that may stay pending in C (nbc_pend.c): its wait
 	 * spins, and its computing caller overlaps the peers' sends. A
 	 * blocking call when oversubscribed yields a few times (await_head). */
-	int spins = U32(st, HC_FL_OVERSUB) ? (req ? 0 : CC_YIELDING) : req && (hc_cn_room || a->nbdefer) ? 0 : CC_SPINS;
+	int spins;
+	if (__builtin_expect(req == NULL, 1)) {
+		spins = U32(st, HC_FL_OVERSUB) ? CC_YIELDING : CC_SPINS;
+	} else {
+		/* A program that waits at once (nbc_atonce.c) is served as
+		 * the blocking call is. */
+		int atonce = hc_nb_atonce && !a->nbdefer;
+		hc_nb_atonce_starts += atonce;
+		spins = U32(st, HC_FL_OVERSUB) ? (atonce ? CC_YIELDING : 0)
+		        : !atonce && (hc_cn_room || a->nbdefer) ? 0 : CC_SPINS;
+	}
 	for (uint32_t k = 0; k < nr; k++) {
 		const hc_cp_round *r = &p->rounds[k];
 		uint64_t done = 0;
@@ -411,11 +425,14 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 		 * reach Go, whose deferred run overlapped 60-90% where the C
 		 * pending run overlapped 0-40% (compare-coll, 4 and 8 ranks). */
 		if (req && hc_cn_room && !U32(st, HC_FL_OVERSUB) && hc_cn_keep(ci, a, p, tag, k, done, key, req)) {
+			hc_nb_started(*req);
 			*rc = MPI_SUCCESS;
 			return 1;
 		}
 		cc_handed++;
 		*rc = hympi_go_cc_run(ci, (int)(p - a->plans), (int)tag, (int)k, done, (intptr_t *)req, req ? hc_thread_reqcache() : NULL);
+		/* Go may have completed it: HC_REQ_DONE is also a send's. */
+		if (req) *req == HC_REQ_DONE ? hc_nb_done_start() : hc_nb_started(*req);
 		return 1;
 	}
 	a->served++;
@@ -423,6 +440,7 @@ static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int
 	if (req) {
 		*req = HC_REQ_DONE;
 		hc_nbc_lane_ci = ci + 1;
+		hc_nb_done_start();
 	}
 	*rc = MPI_SUCCESS;
 	return 1;
@@ -563,19 +581,31 @@ int hc_cc_plan_ok(const hc_cp_plan *p, const int64_t *k)
 }
 
 int hc_cc_prun(const hc_flcomm *f, const hc_cp_plan *p, uint32_t ctx, uint32_t tag, MPI_Op op, MPI_Datatype dt,
-	       int64_t esize, int nb, uint32_t *kp, uint64_t *donep)
+	       int64_t esize, MPI_Request h, uint32_t *kp, uint64_t *donep)
 {
 	unsigned char *st = f->st;
+	if (!lane_open(st, p->oversub, hc_lane_n | hc_cn_n)) return -1;
+	hc_cplan *a = f->cc;
+	int spins = a && a->nbdefer ? 0 : CC_SPINS;
 	/* Oversubscribed, a start that cannot finish at once costs two Go
 	 * calls (C's try, then Go from where it stopped) against Go's one:
 	 * persistent starts go to Go whole then (compare-coll's p/b, 4 and
-	 * 8 ranks on 2 CPUs: 1.14-1.15 with them in C). */
-	if (U32(st, HC_FL_OVERSUB) || !lane_open(st, p->oversub, hc_lane_n | hc_cn_n)) return -1;
-	hc_cplan *a = f->cc;
-	int spins = U32(st, HC_FL_OVERSUB) || (nb && a && a->nbdefer) ? 0 : CC_SPINS;
+	 * 8 ranks on 2 CPUs: 1.14-1.15 with them in C), unless the program
+	 * waits at once (nbc_atonce.c), when the start runs as the blocking
+	 * call, yielding a few times for the peers (a fresh budget: the tag
+	 * is the same at every start), and rarely stops. Only then does a
+	 * start's stamp matter (its Go start leaves one too: p2p.c). */
+	if (__builtin_expect(p->oversub != 0, 0)) { /* the page's word, as lane_open checked */
+		if (!hc_nb_atonce) return -1;
+		spins = CC_YIELDING;
+		cc_until_tag = UINT32_MAX;
+		hc_nb_atonce_starts++;
+		hc_nb_stamp_req = h; /* stamped at the end */
+	}
 	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
 	int64_t key[8] = {0, 0, 0, 0, (int64_t)(intptr_t)dt, (int64_t)(intptr_t)op, 0, esize};
 	int r = rounds(st, p, ctx, tag, key, spins, 0, 0, kp, donep);
+	if (__builtin_expect(p->oversub != 0, 0)) hc_nb_started(hc_nb_stamp_req);
 	if (r < 0) return -2;
 	if (r) {
 		cc_served++;

@@ -130,11 +130,12 @@ HC_HIDDEN int hc_cc_plan_ok(const hc_cp_plan *p, const int64_t *k);
  * tag bound at its *_init; op, dt and esize serve its reduction steps. 1:
  * it ran to the end; 0: it stopped in round *kp, that round's transfers in
  * *donep done, for Go to go on from there; -1: the lane may not run now
- * (nothing done); -2: a reduction failed (cannot happen). nb: spin on a
- * peer only as a nonblocking start would. */
+ * (nothing done); -2: a reduction failed (cannot happen). h: the
+ * request's handle (nbc_atonce.c's stamp). It spins on a peer only as a
+ * nonblocking start would. */
 struct hc_flcomm;
 HC_HIDDEN int hc_cc_prun(const struct hc_flcomm *f, const hc_cp_plan *p, uint32_t ctx, uint32_t tag, MPI_Op op,
-			 MPI_Datatype dt, int64_t esize, int nb, uint32_t *kp, uint64_t *donep);
+			 MPI_Datatype dt, int64_t esize, MPI_Request h, uint32_t *kp, uint64_t *donep);
 /* hc_cc_resume goes on with a run of ci's plan p that stopped in round
  * *kp with *donep of its transfers done (nbc_pend.c), as hc_cc_prun runs
  * one: 1 done, 0 stopped again (*kp, *donep updated), -1 the lane may not

@@ -123,6 +123,7 @@ func hympi_go_cc_area(ci C.int) C.uintptr_t {
 //
 //export hympi_go_cc_run
 func hympi_go_cc_run(ci, plan, tag, cur C.int, skip C.uint64_t, req *C.intptr_t, cache *C.hc_reqcache) C.int {
+	defer sweepOrphans()
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc

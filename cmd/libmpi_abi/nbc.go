@@ -195,6 +195,7 @@ func countsInto(dst []int, p *C.int64_t) []int {
 //
 //export hympi_go_icoll
 func hympi_go_icoll(ci C.int, a *C.hc_nbc, run C.int, req *C.intptr_t, cache *C.hc_reqcache) C.int {
+	defer sweepOrphans()
 	c, rc := commAt(ci)
 	if rc != 0 {
 		return rc

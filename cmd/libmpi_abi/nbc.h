@@ -167,6 +167,7 @@ HC_HIDDEN extern int hc_pc_n, hc_pc_ndone;
 HC_HIDDEN void hc_pc_learn(int ci, MPI_Request req, const hc_nbc *g);
 HC_HIDDEN int hc_pc_start(MPI_Request *req, int *rc);
 HC_HIDDEN int hc_pc_take(MPI_Request req);
+HC_HIDDEN int hc_pc_known(MPI_Request req);
 HC_HIDDEN int hc_pc_take_all(int count, const MPI_Request *reqs, MPI_Status *sts);
 HC_HIDDEN int hc_pc_take_any(int count, const MPI_Request *reqs);
 HC_HIDDEN void hc_pc_forget(MPI_Request req);
@@ -255,6 +256,60 @@ HC_HIDDEN void hc_nbc_idle_mark(int ci);
  * communicator's next starts defer their receives (nbc_idle.c). */
 HC_HIDDEN extern int hc_nbc_lane_ci;
 HC_HIDDEN void hc_nbc_lane_tested(void);
+
+/* Whether the program waits on its collectives at once (nbc_atonce.c).
+ * hc_nb_stamp: the counter when the last nonblocking or persistent start
+ * returned, 0 once a wait or test consumed it; hc_nb_atonce: the last wait
+ * came within HC_NB_ATONCE_TICKS of its start, so starts spin (or yield
+ * when oversubscribed) as the blocking calls do. hc_nb_atonce_starts
+ * counts the starts that did, for HYMPI_CABI_DEBUG. */
+HC_HIDDEN extern int hc_nb_atonce;
+HC_HIDDEN extern uint64_t hc_nb_stamp;
+HC_HIDDEN extern MPI_Request hc_nb_stamp_req; /* the start's handle */
+HC_HIDDEN extern unsigned long hc_nb_atonce_starts;
+enum { HC_NB_ATONCE_TICKS = 600 };
+/* The time-stamp counter where there is one; elsewhere no start leaves a
+ * stamp, and starts never spin. */
+#if defined(__x86_64__)
+static inline uint64_t hc_nb_ticks(void) { return __builtin_ia32_rdtsc(); }
+static inline void hc_nb_started(MPI_Request r)
+{
+	hc_nb_stamp = hc_nb_ticks() | 1;
+	hc_nb_stamp_req = r;
+}
+#else
+static inline uint64_t hc_nb_ticks(void) { return 0; }
+static inline void hc_nb_started(MPI_Request r) { (void)r; }
+#endif
+/* hc_nb_done_start: a nonblocking start that completed the collective.
+ * Its wait costs nothing either way, so only while starts spin does one
+ * in HC_NB_SAMPLE leave a stamp, to see the program turn to computing. */
+enum { HC_NB_SAMPLE = 8 };
+HC_HIDDEN extern unsigned hc_nb_sample;
+static inline void hc_nb_done_start(void)
+{
+	if (__builtin_expect(hc_nb_atonce, 0) && ++hc_nb_sample % HC_NB_SAMPLE == 0) hc_nb_started(HC_REQ_DONE);
+}
+/* hc_nb_waited: an MPI_Wait of the n requests at reqs. Waiting at once
+ * means the next wait is for the stamped start's handle: a wait for other
+ * requests in between (a halo exchange's) says the program does other
+ * work first. hc_nb_tested: an MPI_Test of any request. */
+static inline void hc_nb_waited(const MPI_Request *reqs, int n)
+{
+	uint64_t t = hc_nb_stamp;
+	if (__builtin_expect(t == 0, 1)) return;
+	hc_nb_stamp = 0;
+	hc_nb_atonce = 0;
+	for (int i = 0; i < n; i++)
+		if (reqs[i] == hc_nb_stamp_req) {
+			hc_nb_atonce = hc_nb_ticks() - t < HC_NB_ATONCE_TICKS;
+			return;
+		}
+}
+static inline void hc_nb_tested(void)
+{
+	if (hc_nb_stamp) hc_nb_stamp = 0, hc_nb_atonce = 0;
+}
 
 /* hc_nbc_pdone_req: a persistent collective's handle whose MPI_Start ran
  * the collective to the end (hympi_go_start made it inactive in Go): to

@@ -125,8 +125,8 @@ void hc_nbc_lane_tested(void)
 
 void hc_nbc_report(int rank)
 {
-	fprintf(stderr, "hympi[debug]: rank %d: nonblocking collectives: %lu idle tests answered in C, %lu persistent starts complete at once\n",
-		rank, idle_answered, hc_nbc_pstarts);
+	fprintf(stderr, "hympi[debug]: rank %d: nonblocking collectives: %lu idle tests answered in C, %lu persistent starts complete at once, %lu starts run as blocking (waited at once)\n",
+		rank, idle_answered, hc_nbc_pstarts, hc_nb_atonce_starts);
 	hc_pc_report(rank);
 	hc_cn_report(rank);
 }

@@ -16,7 +16,8 @@
  * out (every 2-rank collective; the leaves of a tree), so that the peers
  * need nothing more from this rank: the run can wait in C for as long as
  * the program computes, and no peer can wait on it. A nonblocking start
- * does not spin for the peers while it may stay pending (the wait does).
+ * does not spin for the peers while it may stay pending (the wait does),
+ * unless the program waits at once (nbc_atonce.c).
  *
  * The handle: a request slot Go reserved for C (hympi_go_cn_reserve), so
  * that the collective can become Go's under the same handle at any time.

@@ -98,6 +98,18 @@ static int lane_kind(const hc_nbc *g)
 		return HC_CC_MOVE + MOV_ALLGATHER;
 	case HC_NBC_ALLTOALL:
 		return g->inplace || g->sbuf == g->rbuf ? 0 : HC_CC_MOVE + MOV_ALLTOALL;
+	/* The v and w kinds: their counts were bound at *_init (Go keeps
+	 * its copy), so the plan holds for every start. */
+	case HC_NBC_GATHERV:
+		return HC_CC_GATHERV;
+	case HC_NBC_SCATTERV:
+		return HC_CC_SCATTERV;
+	case HC_NBC_ALLGATHERV:
+		return HC_CC_ALLGATHERV;
+	case HC_NBC_ALLTOALLV:
+		return g->inplace || g->sbuf == g->rbuf ? 0 : HC_CC_ALLTOALLV;
+	case HC_NBC_RS:
+		return g->inplace || g->sbuf == g->rbuf ? 0 : HC_CC_RS;
 	}
 	return 0;
 }
@@ -114,7 +126,7 @@ void hc_pc_learn(int ci, MPI_Request req, const hc_nbc *g)
 	if (!p) return;
 	uint32_t ctx = 0;
 	int tag = 0;
-	int red = kind >= HC_CC_RED && kind < HC_CC_MOVE;
+	int red = (kind >= HC_CC_RED && kind < HC_CC_MOVE) || kind == HC_CC_RS;
 	int64_t k[8] = {kind, 0, 0, 0, red ? g->red.dt : 0, red ? g->red.op : 0, 0, red ? g->red.esize : 0};
 	memset(e, 0, sizeof *e);
 	if (!hympi_go_pc_plan(h, p, &ctx, &tag, &e->live)) {
@@ -150,7 +162,7 @@ int hc_pc_start(MPI_Request *req, int *rc)
 	}
 	uint32_t k = 0;
 	uint64_t done = 0;
-	int r = hc_cc_prun(f, e->plan, e->ctx, e->tag, e->op, e->dt, e->esize, 1, &k, &done);
+	int r = hc_cc_prun(f, e->plan, e->ctx, e->tag, e->op, e->dt, e->esize, *req, &k, &done);
 	if (r == -1) return 0;
 	if (r == -2) {
 		*rc = MPI_ERR_INTERN | (e->ci + 1) << 16;
@@ -167,6 +179,11 @@ int hc_pc_start(MPI_Request *req, int *rc)
 	pc_handed++;
 	*rc = hympi_go_pc_start_at((intptr_t)*req, (int)k, done);
 	return 1;
+}
+
+int hc_pc_known(MPI_Request req)
+{
+	return find((intptr_t)req) != NULL;
 }
 
 int hc_pc_take(MPI_Request req)

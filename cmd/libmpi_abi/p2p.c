@@ -369,6 +369,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
 	HC_GUARD("MPI_Wait");
 	HC_CHECK_PTR(-1, request, "MPI_Wait");
+	hc_nb_waited(request, 1);
 	if (*request == HC_REQ_DONE) {
 		*request = MPI_REQUEST_NULL;
 		hc_nbc_lane_ci = 0;
@@ -404,6 +405,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	HC_GUARD("MPI_Test");
 	HC_CHECK_PTR(-1, request, "MPI_Test");
 	HC_CHECK_PTR(-1, flag, "MPI_Test");
+	hc_nb_tested();
 	if (*request == HC_REQ_DONE) {
 		*request = MPI_REQUEST_NULL;
 		*flag = 1;
@@ -435,6 +437,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 	HC_GUARD("MPI_Waitall");
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitall");
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Waitall");
+	hc_nb_waited(array_of_requests, count);
 	/* A persistent collective its start completed is inactive in Go already. */
 	if (hc_nbc_pdone_req) hc_nbc_pdone_take(count, array_of_requests);
 	if (hc_pc_ndone && hc_pc_take_all(count, array_of_requests, array_of_statuses)) return MPI_SUCCESS;
@@ -452,6 +455,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Testall");
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Testall");
 	HC_CHECK_PTR(-1, flag, "MPI_Testall");
+	hc_nb_tested();
 	if (hc_nbc_pdone_req) hc_nbc_pdone_take(count, array_of_requests);
 	if ((hc_pc_ndone && hc_pc_take_all(count, array_of_requests, array_of_statuses)) ||
 	    hc_done_all(count, array_of_requests, array_of_statuses)) {
@@ -469,6 +473,7 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
 	if (count < 0) return hc_error(-1, MPI_ERR_COUNT, "MPI_Waitany");
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Waitany");
 	HC_CHECK_PTR(-1, index, "MPI_Waitany");
+	hc_nb_waited(array_of_requests, count);
 	int pd = hc_nbc_pdone_req ? hc_nbc_pdone_take(count, array_of_requests) : -1;
 	if (pd < 0 && hc_pc_ndone) pd = hc_pc_take_any(count, array_of_requests);
 	if (pd >= 0) { /* complete (its start ran it): this is the one */
@@ -488,6 +493,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 	HC_CHECK_ARRAY(-1, array_of_requests, count, "MPI_Testany");
 	HC_CHECK_PTR(-1, index, "MPI_Testany");
 	HC_CHECK_PTR(-1, flag, "MPI_Testany");
+	hc_nb_tested();
 	int pd = hc_nbc_pdone_req ? hc_nbc_pdone_take(count, array_of_requests) : -1;
 	if (pd < 0 && hc_pc_ndone) pd = hc_pc_take_any(count, array_of_requests);
 	if (pd >= 0) {
@@ -509,6 +515,7 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 	HC_CHECK_ARRAY(-1, array_of_requests, incount, "MPI_Waitsome");
 	HC_CHECK_PTR(-1, outcount, "MPI_Waitsome");
 	HC_CHECK_ARRAY(-1, array_of_indices, incount, "MPI_Waitsome");
+	hc_nb_waited(array_of_requests, incount);
 	int pd = hc_nbc_pdone_req ? hc_nbc_pdone_take(incount, array_of_requests) : -1;
 	if (pd < 0 && hc_pc_ndone) pd = hc_pc_take_any(incount, array_of_requests);
 	if (pd >= 0) {
@@ -529,6 +536,7 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 	HC_CHECK_ARRAY(-1, array_of_requests, incount, "MPI_Testsome");
 	HC_CHECK_PTR(-1, outcount, "MPI_Testsome");
 	HC_CHECK_ARRAY(-1, array_of_indices, incount, "MPI_Testsome");
+	hc_nb_tested();
 	int pd = hc_nbc_pdone_req ? hc_nbc_pdone_take(incount, array_of_requests) : -1;
 	if (pd < 0 && hc_pc_ndone) pd = hc_pc_take_any(incount, array_of_requests);
 	if (pd >= 0) {
@@ -633,6 +641,9 @@ int PMPI_Start(MPI_Request *request)
 	int rc;
 	if (hc_pc_n && hc_pc_start(request, &rc)) return rc ? hc_req_error(rc, "MPI_Start") : MPI_SUCCESS;
 	rc = hympi_go_start(request, 1);
+	/* A collective C knows, started in Go: its wait counts as well
+	 * (nbc_atonce.c). */
+	if (hc_pc_n && hc_pc_known(*request)) hc_nb_started(*request);
 	return rc ? hc_req_error(rc, "MPI_Start") : MPI_SUCCESS;
 }
 

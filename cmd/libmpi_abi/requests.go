@@ -346,6 +346,7 @@ func finish(q *creq, idx int, h *uintptr, s mpi.Status, err error, st *C.MPI_Sta
 
 //export hympi_go_wait
 func hympi_go_wait(hp unsafe.Pointer, st *C.MPI_Status, cache *C.hc_reqcache) C.int {
+	defer sweepOrphans()
 	h := (*uintptr)(hp)
 	q, idx, ok := lookup(*h)
 	if !ok {
@@ -361,6 +362,7 @@ func hympi_go_wait(hp unsafe.Pointer, st *C.MPI_Status, cache *C.hc_reqcache) C.
 
 //export hympi_go_test
 func hympi_go_test(hp unsafe.Pointer, flag *C.int, st *C.MPI_Status, cache *C.hc_reqcache) C.int {
+	defer sweepOrphans()
 	h := (*uintptr)(hp)
 	q, idx, ok := lookup(*h)
 	if !ok {
@@ -461,6 +463,7 @@ const waitBatch = 64
 
 //export hympi_go_waitall
 func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status, cache *C.hc_reqcache) C.int {
+	defer sweepOrphans()
 	// Not liveView: a send completed at once (hReqDone) is completed in
 	// the loop below, so osu_bibw's windows, which mix such sends with
 	// receives, cost no slot per send.
@@ -545,6 +548,7 @@ func hympi_go_waitall(p unsafe.Pointer, n C.int, sts *C.MPI_Status, cache *C.hc_
 
 //export hympi_go_testall
 func hympi_go_testall(p unsafe.Pointer, n C.int, flag *C.int, sts *C.MPI_Status) C.int {
+	defer sweepOrphans()
 	m, rc := newMulti(p, n)
 	if rc != 0 {
 		return rc
@@ -592,6 +596,7 @@ func hympi_go_testall(p unsafe.Pointer, n C.int, flag *C.int, sts *C.MPI_Status)
 
 //export hympi_go_waitany
 func hympi_go_waitany(p unsafe.Pointer, n C.int, index *C.int, st *C.MPI_Status) C.int {
+	defer sweepOrphans()
 	m, rc := newMulti(p, n)
 	if rc != 0 {
 		return rc
@@ -614,6 +619,7 @@ func hympi_go_waitany(p unsafe.Pointer, n C.int, index *C.int, st *C.MPI_Status)
 
 //export hympi_go_testany
 func hympi_go_testany(p unsafe.Pointer, n C.int, index, flag *C.int, st *C.MPI_Status) C.int {
+	defer sweepOrphans()
 	m, rc := newMulti(p, n)
 	if rc != 0 {
 		return rc
@@ -677,6 +683,7 @@ func someResult(m *multi, out int, outcount *C.int, sts *C.MPI_Status, codes []C
 
 //export hympi_go_testsome
 func hympi_go_testsome(p unsafe.Pointer, n C.int, outcount *C.int, indices *C.int, sts *C.MPI_Status) C.int {
+	defer sweepOrphans()
 	m, rc := newMulti(p, n)
 	if rc != 0 {
 		return rc
@@ -696,6 +703,7 @@ func hympi_go_testsome(p unsafe.Pointer, n C.int, outcount *C.int, indices *C.in
 
 //export hympi_go_waitsome
 func hympi_go_waitsome(p unsafe.Pointer, n C.int, outcount *C.int, indices *C.int, sts *C.MPI_Status) C.int {
+	defer sweepOrphans()
 	m, rc := newMulti(p, n)
 	if rc != 0 {
 		return rc
@@ -741,6 +749,9 @@ func hympi_go_request_free(hp unsafe.Pointer) C.int {
 	}
 	if !q.active {
 		q.release()
+	} else if orphanColl(q) {
+		// nbc_orphan.go finishes it; the slot keeps nothing.
+		q.tmp, q.coll, q.dt, q.stmp = nil, nil, 0, nil
 	}
 	reqs.del(idx, nil)
 	*h = hRequestNull

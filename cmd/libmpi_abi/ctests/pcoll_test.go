@@ -3,7 +3,6 @@ package ctests
 import (
 	"fmt"
 	"regexp"
-	"runtime"
 	"strconv"
 	"testing"
 )
@@ -19,8 +18,9 @@ var pcollLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): persistent 
 // and MPI_Comm_free around them. The program checks every result; the
 // debug report says how many starts C made (nbc_persist.c): with the lane
 // at least minC on every rank (about 2,700 starts in all), and none where
-// the lane must stay off: with more ranks than CPUs persistent starts go
-// to Go whole (nbc_persist.c's try cost two Go calls there).
+// the lane must stay off. With more ranks than CPUs too: the program
+// waits at once, so its starts yield in C as the blocking calls do
+// (nbc_atonce.c); TestCNbcAtOnce checks that a computing one's go to Go.
 func TestCPersistentLane(t *testing.T) {
 	exe := compile(t, "pcoll_lane")
 	cases := []struct {
@@ -31,8 +31,8 @@ func TestCPersistentLane(t *testing.T) {
 	}{
 		{"one rank", 1, nil, 2000},
 		{"two ranks", 2, nil, 500},
-		{"three ranks", 3, nil, unlessOversubscribed(3, 100)},
-		{"four ranks", 4, nil, unlessOversubscribed(4, 100)},
+		{"three ranks", 3, nil, 50},
+		{"four ranks", 4, nil, 50},
 		{"async progress", 2, []string{"HYMPI_ASYNC_PROGRESS=1"}, -1},
 		{"thread multiple", 2, []string{"FL_MULTIPLE=1"}, -1},
 	}
@@ -59,15 +59,6 @@ func TestCPersistentLane(t *testing.T) {
 			}
 		})
 	}
-}
-
-// unlessOversubscribed is min for a job of n ranks that has a CPU each,
-// -1 (no starts in C) for one with more ranks than CPUs.
-func unlessOversubscribed(n, min int) int {
-	if n > runtime.NumCPU() {
-		return -1
-	}
-	return min
 }
 
 // TestCNbcPending runs testdata/nbc_pend.c: nonblocking collectives whose
@@ -99,6 +90,73 @@ func TestCNbcPending(t *testing.T) {
 				}
 				if n == 2 && m[1] == "0" && (kept < 100 || done < 10) {
 					t.Errorf("rank 0: %d kept pending in C, %d completed there; want at least 100 and 10", kept, done)
+				}
+			}
+		})
+	}
+}
+
+var atonceLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): nonblocking collectives: \d+ idle tests answered in C, \d+ persistent starts complete at once, (\d+) starts run as blocking \(waited at once\)$`)
+
+// TestCNbcAtOnce runs testdata/nbc_atonce.c: nonblocking and persistent
+// collectives waited at once, then starts that must send before the wait
+// and freed active requests; and the same rounds with computation between
+// each start and its wait (NBC_MODE=compute); persistent v-collectives and
+// Reduce_scatter among them. The program checks every result; the debug report says how many starts ran as the blocking call
+// (the library found the program waiting at once, nbc_atonce.c): most of
+// the 700 at once, at 2 ranks and oversubscribed at 4 and 8, and next to
+// none with computation (a wrong guess costs one start).
+func TestCNbcAtOnce(t *testing.T) {
+	exe := compile(t, "nbc_atonce")
+	cases := []struct {
+		n        int
+		compute  bool
+		min, max int // starts run as blocking on every rank
+		pmin     int // persistent starts in C on every rank
+	}{
+		{2, false, 200, 1 << 30, 500},
+		// Oversubscribed, a persistent start stays in C only while the
+		// program is seen waiting at once, which a rank descheduled
+		// between start and wait is not: fewer, but more than the 200
+		// of the kinds that are not v-collectives.
+		{4, false, 100, 1 << 30, 250},
+		{8, false, 100, 1 << 30, 250},
+		{2, true, 0, 5, 0},
+		{4, true, 0, 5, 0},
+	}
+	for _, tc := range cases {
+		name := fmt.Sprintf("%d ranks at once", tc.n)
+		env := []string{"HYMPI_CABI_DEBUG=1"}
+		if tc.compute {
+			name = fmt.Sprintf("%d ranks computing", tc.n)
+			env = append(env, "NBC_MODE=compute")
+		}
+		t.Run(name, func(t *testing.T) {
+			out, err := runJob(t, tc.n, exe, env...)
+			if got := okLine.FindAllString(out, -1); err != nil || len(got) != tc.n {
+				t.Fatalf("hympirun -n %d nbc_atonce: %v (%d of %d ranks OK)\n%s", tc.n, err, len(got), tc.n, out)
+			}
+			reports := atonceLine.FindAllStringSubmatch(out, -1)
+			if len(reports) != tc.n {
+				t.Fatalf("%d nonblocking-collective reports, want %d:\n%s", len(reports), tc.n, out)
+			}
+			for _, m := range reports {
+				n, _ := strconv.Atoi(m[2])
+				if n < tc.min || n > tc.max {
+					t.Errorf("rank %s: %d starts run as blocking, want %d to %d", m[1], n, tc.min, tc.max)
+				}
+			}
+			if tc.compute {
+				return
+			}
+			// 700 persistent starts, 500 of them v-collectives and
+			// Reduce_scatter: all of the lane's kinds.
+			for _, m := range pcollLine.FindAllStringSubmatch(out, -1) {
+				starts, _ := strconv.Atoi(m[2])
+				done, _ := strconv.Atoi(m[3])
+				handed, _ := strconv.Atoi(m[4])
+				if starts < tc.pmin || done+handed != starts {
+					t.Errorf("rank %s: %d persistent starts in C (%d complete, %d continued), want at least %d", m[1], starts, done, handed, tc.pmin)
 				}
 			}
 		})
