@@ -54,7 +54,14 @@ const (
 	memoAlltoallv
 	memoReduceScatter
 	memoAlltoallw
-	memoNeighbor // NeighborAlltoallv, every neighbourhood collective's form
+	memoNeighbor // NeighborAlltoallv (C's every neighbourhood form)
+	// The Go API's other neighbourhood forms: each builds its own block
+	// lists from the buffers, so one buffer pair and neighbourhood makes
+	// a different schedule per form.
+	memoNeighborAllgather
+	memoNeighborAllgatherv
+	memoNeighborAlltoall
+	memoNeighborAlltoallw
 	memoKindsUsed
 
 	// memoKinds bounds the kinds: a power of two (memoFind masks with it).
@@ -201,8 +208,12 @@ func keyOf(kind collKind, send, recv []byte, dt Datatype, op Op, root int) collK
 // whose keys stay four arrays to copy and compare.
 type countsKey struct {
 	a    [4][]int
-	more *[4][]int
+	more *[moreKeys][]int
 }
+
+// moreKeys is how many arrays countsKey.more holds: a neighbourhood's
+// three lists and a NeighborAlltoallw's two datatype arrays.
+const moreKeys = 5
 
 // memoCountsMax bounds the entries of a memoised v-collective's arrays.
 const memoCountsMax = 4 * 64
@@ -241,7 +252,7 @@ func vkey(k collKey, v *countsKey) collKey {
 }
 
 // saveCounts copies v into op: op.vkey holds each array's copy (nil
-// where v's is nil; the last four nil without v.more, and op.vmore
+// where v's is nil; the last moreKeys nil without v.more, and op.vmore
 // false), all in op.vcounts' one array.
 func saveCounts(op *collOp, v *countsKey) {
 	n := 0
@@ -262,7 +273,7 @@ func saveCounts(op *collOp, v *countsKey) {
 		at = saveInts(op, k, a, at)
 	}
 	op.vmore = v.more != nil
-	for k := range 4 {
+	for k := range moreKeys {
 		var a []int
 		if v.more != nil {
 			a = v.more[k]
@@ -284,7 +295,7 @@ func saveInts(op *collOp, k int, a []int, at int) int {
 
 // sameCounts reports whether op's saved arrays (saveCounts) are v's. On
 // every v-collective's memo hit: four comparisons in line, each a length
-// (and nil) check and a loop without bounds checks, and four more for the
+// (and nil) check and a loop without bounds checks, and five more for the
 // kinds with more (Alltoallw's types, a neighbourhood's lists).
 func sameCounts(op *collOp, v *countsKey) bool {
 	if !sameInts(op.vkey[0], v.a[0]) || !sameInts(op.vkey[1], v.a[1]) ||
@@ -295,7 +306,7 @@ func sameCounts(op *collOp, v *countsKey) bool {
 		return !op.vmore
 	}
 	return op.vmore && sameInts(op.vkey[4], v.more[0]) && sameInts(op.vkey[5], v.more[1]) &&
-		sameInts(op.vkey[6], v.more[2]) && sameInts(op.vkey[7], v.more[3])
+		sameInts(op.vkey[6], v.more[2]) && sameInts(op.vkey[7], v.more[3]) && sameInts(op.vkey[8], v.more[4])
 }
 
 // sameInts is a == b, telling nil from empty.

@@ -251,6 +251,36 @@ func memoSequence(c *Comm, n int) error {
 	if n == 2 {
 		turned = "nbr#1"
 	}
+	// The other neighbourhood forms on the same buffers and lists: each a
+	// kind of its own (one source and destination make their schedules
+	// alike, so only the memo's count tells a wrong hit).
+	nbA2A := func(c *Comm) ([]byte, error) {
+		clear(nbRecv)
+		return nbRecv, c.NeighborAlltoall(nb, nbSend, nbRecv)
+	}
+	nbAG := func(c *Comm) ([]byte, error) {
+		clear(nbRecv)
+		return nbRecv, c.NeighborAllgather(nb, nbSend, nbRecv)
+	}
+	agvRecv, agvDispl := make([]byte, 16), []int{0}
+	nbAGV := func(c *Comm) ([]byte, error) {
+		clear(agvRecv)
+		return agvRecv, c.NeighborAllgatherv(nb, nbSend, agvRecv, one, agvDispl)
+	}
+	nbAGVWant := func(me int) []byte {
+		w := make([]byte, 16)
+		copy(w[agvDispl[0]:], putInt64s([]int64{int64(nb.Sources[0])}))
+		return w
+	}
+	nwc, nwt, nwrt := []int{1}, []Datatype{Int64}, []Datatype{Int64}
+	nbW := func(c *Comm) ([]byte, error) {
+		clear(nbRecv)
+		return nbRecv, c.NeighborAlltoallw(nb, nbSend, nwc, zero, nwt, nbRecv, nwc, zero, nwrt)
+	}
+	back := "nbA2A#1"
+	if n > 2 {
+		back = "nbA2A#2"
+	}
 	s1 := func(int) []byte { return sum(0, k) }
 	shortU := func(c *Comm) ([]byte, error) {
 		return recv[:8*5], c.Allreduce(send[:8*5], recv[:8*5], Uint64, Sum)
@@ -392,6 +422,43 @@ func memoSequence(c *Comm, n int) error {
 			clear(nbRecv)
 			return nbRecv, wait(c.IneighborAlltoallv(nb, nbSend, one, zero, nbRecv, one, zero))
 		}, nbWant},
+		{"NeighborAlltoall on NeighborAlltoallv's buffers", []string{"nbA2A#1"}, nbA2A, nbWant},
+		{"NeighborAlltoall again", []string{"nbA2A#1"}, nbA2A, nbWant},
+		{"IneighborAlltoall of its shape", []string{"nbA2A#1"}, func(c *Comm) ([]byte, error) {
+			clear(nbRecv)
+			return nbRecv, wait(c.IneighborAlltoall(nb, nbSend, nbRecv))
+		}, nbWant},
+		{"NeighborAllgather on the same buffers", []string{"nbAG#1"}, nbAG, nbWant},
+		{"NeighborAllgather again", []string{"nbAG#1"}, nbAG, nbWant},
+		{"IneighborAllgather of its shape", []string{"nbAG#1"}, func(c *Comm) ([]byte, error) {
+			clear(nbRecv)
+			return nbRecv, wait(c.IneighborAllgather(nb, nbSend, nbRecv))
+		}, nbWant},
+		{"NeighborAllgatherv", []string{"nbAGV#1"}, nbAGV, nbAGVWant},
+		{"NeighborAllgatherv again", []string{"nbAGV#1"}, nbAGV, nbAGVWant},
+		{"NeighborAllgatherv displacement changed in place", []string{"nbAGV#2"}, func(c *Comm) ([]byte, error) {
+			agvDispl[0] = 8
+			return nbAGV(c)
+		}, nbAGVWant},
+		{"IneighborAllgatherv of its shape", []string{"nbAGV#2"}, func(c *Comm) ([]byte, error) {
+			clear(agvRecv)
+			return agvRecv, wait(c.IneighborAllgatherv(nb, nbSend, agvRecv, one, agvDispl))
+		}, nbAGVWant},
+		{"NeighborAlltoallw", []string{"nbW#1"}, nbW, nbWant},
+		{"NeighborAlltoallw again", []string{"nbW#1"}, nbW, nbWant},
+		{"NeighborAlltoallw datatypes changed in place", []string{"nbW#2"}, func(c *Comm) ([]byte, error) {
+			nwrt[0] = Uint64
+			return nbW(c)
+		}, nbWant},
+		{"IneighborAlltoallw of its shape", []string{"nbW#2"}, func(c *Comm) ([]byte, error) {
+			clear(nbRecv)
+			return nbRecv, wait(c.IneighborAlltoallw(nb, nbSend, nwc, zero, nwt, nbRecv, nwc, zero, nwrt))
+		}, nbWant},
+		{"NeighborAlltoall, neighbourhood turned back in place", []string{back}, func(c *Comm) ([]byte, error) {
+			nb.Sources[0], nb.Destinations[0] = nb.Destinations[0], nb.Sources[0]
+			return nbA2A(c)
+		}, nbWant},
+		{"NeighborAlltoallv after it: its lists back as first keyed", []string{"nbr#1"}, nbr, nbWant},
 	}
 	var model memoModel
 	for _, st := range steps {

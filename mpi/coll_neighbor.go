@@ -43,18 +43,23 @@ func (c *Comm) NeighborAlltoallvInit(nb *Neighbors, send []byte, scounts, sdispl
 // are the caller's and may change between calls as counts may). Built
 // in the caller's frame, so that the key allocates nothing.
 func nbrKey(nb *Neighbors, send, recv []byte, v *countsKey) collKey {
+	return nbrKindKey(memoNeighbor, nb, send, recv, v)
+}
+
+// nbrKindKey is nbrKey for the neighbourhood form kind.
+func nbrKindKey(kind collKind, nb *Neighbors, send, recv []byte, v *countsKey) collKey {
 	if nb == nil {
 		return collKey{}
 	}
-	return vkey(keyOf(memoNeighbor, send, recv, 0, 0, 0), v)
+	return vkey(keyOf(kind, send, recv, 0, 0, 0), v)
 }
 
 // nbrLists is nb's lists for countsKey.more.
-func nbrLists(nb *Neighbors) [4][]int {
+func nbrLists(nb *Neighbors) [moreKeys][]int {
 	if nb == nil {
-		return [4][]int{}
+		return [moreKeys][]int{}
 	}
-	return [4][]int{nb.Sources, nb.Destinations, nb.SendOrder}
+	return [moreKeys][]int{nb.Sources, nb.Destinations, nb.SendOrder}
 }
 
 func (c *Comm) neighborBuild(s *schedule, what string, nb *Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {

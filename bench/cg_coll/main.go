@@ -34,6 +34,12 @@ type bufs struct {
 	bigRecv          []byte
 	counts, displs   []int
 	rcounts, rdispls []int
+	types            []mpi.Datatype
+	// The neighbourhood collectives' periodic ring (osu_colls's), with
+	// its two blocks' counts and displacements.
+	nb               *mpi.Neighbors
+	nbSend, nbRecv   []byte
+	nbCounts, nbDisp []int
 }
 
 // One function per collective and form, kept out of line so that its
@@ -133,6 +139,61 @@ func cgIallgatherv(b *bufs) error {
 	return wait(b.c.Iallgatherv(b.send, b.bigRecv, b.counts, b.displs))
 }
 
+// The rest are measured only when named (ONLY=... in the script): the C
+// program has no twins of them.
+
+//go:noinline
+func cgExscan(b *bufs) error { return b.c.Exscan(b.send, b.recv, mpi.Float32, mpi.Sum) }
+
+//go:noinline
+func cgIexscan(b *bufs) error { return wait(b.c.Iexscan(b.send, b.recv, mpi.Float32, mpi.Sum)) }
+
+//go:noinline
+func cgReduceScatter(b *bufs) error {
+	return b.c.ReduceScatter(b.big, b.recv, b.counts, mpi.Byte, mpi.Bor)
+}
+
+//go:noinline
+func cgIreduceScatter(b *bufs) error {
+	return wait(b.c.IreduceScatter(b.big, b.recv, b.counts, mpi.Byte, mpi.Bor))
+}
+
+//go:noinline
+func cgAlltoallw(b *bufs) error {
+	return b.c.Alltoallw(b.big, b.counts, b.displs, b.types, b.bigRecv, b.counts, b.displs, b.types)
+}
+
+//go:noinline
+func cgIalltoallw(b *bufs) error {
+	return wait(b.c.Ialltoallw(b.big, b.counts, b.displs, b.types, b.bigRecv, b.counts, b.displs, b.types))
+}
+
+//go:noinline
+func cgNeighborAllgather(b *bufs) error { return b.c.NeighborAllgather(b.nb, b.send, b.nbRecv) }
+
+//go:noinline
+func cgIneighborAllgather(b *bufs) error {
+	return wait(b.c.IneighborAllgather(b.nb, b.send, b.nbRecv))
+}
+
+//go:noinline
+func cgNeighborAlltoall(b *bufs) error { return b.c.NeighborAlltoall(b.nb, b.nbSend, b.nbRecv) }
+
+//go:noinline
+func cgIneighborAlltoall(b *bufs) error {
+	return wait(b.c.IneighborAlltoall(b.nb, b.nbSend, b.nbRecv))
+}
+
+//go:noinline
+func cgNeighborAlltoallv(b *bufs) error {
+	return b.c.NeighborAlltoallv(b.nb, b.nbSend, b.nbCounts, b.nbDisp, b.nbRecv, b.nbCounts, b.nbDisp)
+}
+
+//go:noinline
+func cgIneighborAlltoallv(b *bufs) error {
+	return wait(b.c.IneighborAlltoallv(b.nb, b.nbSend, b.nbCounts, b.nbDisp, b.nbRecv, b.nbCounts, b.nbDisp))
+}
+
 func wait(r *mpi.Request, err error) error {
 	if err != nil {
 		return err
@@ -159,6 +220,19 @@ var colls = []struct {
 	{"Alltoall", cgAlltoall}, {"Ialltoall", cgIalltoall},
 	{"Gatherv", cgGatherv}, {"Igatherv", cgIgatherv},
 	{"Allgatherv", cgAllgatherv}, {"Iallgatherv", cgIallgatherv},
+}
+
+// extra: run only when named by -only.
+var extra = []struct {
+	name string
+	fn   func(*bufs) error
+}{
+	{"Exscan", cgExscan}, {"Iexscan", cgIexscan},
+	{"ReduceScatter", cgReduceScatter}, {"IreduceScatter", cgIreduceScatter},
+	{"Alltoallw", cgAlltoallw}, {"Ialltoallw", cgIalltoallw},
+	{"NeighborAllgather", cgNeighborAllgather}, {"IneighborAllgather", cgIneighborAllgather},
+	{"NeighborAlltoall", cgNeighborAlltoall}, {"IneighborAlltoall", cgIneighborAlltoall},
+	{"NeighborAlltoallv", cgNeighborAlltoallv}, {"IneighborAlltoallv", cgIneighborAlltoallv},
 }
 
 func main() {
@@ -226,6 +300,12 @@ func run(iters, size int, path string, measured int, only string) error {
 		b.displs = append(b.displs, i*size)
 	}
 	b.rcounts, b.rdispls = b.counts, b.displs
+	for range n {
+		b.types = append(b.types, mpi.Byte)
+	}
+	b.nb = mpi.CartNeighbors([]int{n}, []bool{true}, me)
+	b.nbSend, b.nbRecv = make([]byte, 2*size), make([]byte, 2*size)
+	b.nbCounts, b.nbDisp = []int{size, size}, []int{0, size}
 	want := map[string]bool{}
 	for _, s := range strings.Split(only, ",") {
 		if s != "" {
@@ -234,7 +314,11 @@ func run(iters, size int, path string, measured int, only string) error {
 	}
 	var k uint64
 	const warm = 10
-	for _, cl := range colls {
+	all := colls
+	if len(want) > 0 {
+		all = append(all, extra...)
+	}
+	for _, cl := range all {
 		if len(want) > 0 && !want[cl.name] {
 			continue
 		}
