@@ -251,6 +251,28 @@ func vkey(k collKey, v *countsKey) collKey {
 	return k
 }
 
+// vkeyOf is vkey where v may be nil (a call whose schedule reads no
+// arrays: k as it is).
+func vkeyOf(k collKey, v *countsKey) collKey {
+	if v == nil {
+		return k
+	}
+	return vkey(k, v)
+}
+
+// rootCounts is a rooted v-collective's arrays v as its memo key's: nil
+// off the root, whose schedule reads none of them (gathervBuild,
+// scattervBuild: a non-root sends or receives its one block), so that its
+// memo hit compares none (at 4 ranks ~120 of a non-root Gatherv's ~680
+// instructions). The root is in the key, and the rank is the
+// communicator's, so a non-root entry never meets a root's call.
+func (c *Comm) rootCounts(root int, v *countsKey) *countsKey {
+	if c != nil && c.rank != root {
+		return nil
+	}
+	return v
+}
+
 // saveCounts copies v into op: op.vkey holds each array's copy (nil
 // where v's is nil; the last moreKeys nil without v.more, and op.vmore
 // false), all in op.vcounts' one array.

@@ -181,6 +181,15 @@ func memoSequence(c *Comm, n int) error {
 		}
 		return w
 	}
+	// Off the root a rooted v-collective's key has no arrays (rootCounts):
+	// its counts or displacements changed in place still hit there.
+	rooted := func(k string) string {
+		if me == 0 {
+			return k
+		}
+		shape, _, _ := strings.Cut(k, "#")
+		return shape + "#-"
+	}
 	gv := func(c *Comm) ([]byte, error) {
 		clear(gvRecv)
 		if err := c.Gatherv(gvSend, gvRecv, sc, gd, 0); err != nil || me != 0 {
@@ -373,21 +382,21 @@ func memoSequence(c *Comm, n int) error {
 			clear(a2aRecv)
 			return a2aRecv, wait(c.Ialltoallv(a2aSend, sc, sd, a2aRecv, sc, rd))
 		}, a2avWant},
-		{"Scatterv", []string{"scv#1"}, scv, scvWant},
-		{"Scatterv again", []string{"scv#1"}, scv, scvWant},
-		{"send displacements changed in place", []string{"scv#2"}, func(c *Comm) ([]byte, error) {
+		{"Scatterv", []string{rooted("scv#1")}, scv, scvWant},
+		{"Scatterv again", []string{rooted("scv#1")}, scv, scvWant},
+		{"send displacements changed in place", []string{rooted("scv#2")}, func(c *Comm) ([]byte, error) {
 			for i := range sd {
 				sd[i] = (n - 1 - i) * 8
 			}
 			return scv(c)
 		}, scvWant},
-		{"Gatherv", []string{"gv#1"}, gv, gvWant},
-		{"Gatherv again", []string{"gv#1"}, gv, gvWant},
+		{"Gatherv", []string{rooted("gv#1")}, gv, gvWant},
+		{"Gatherv again", []string{rooted("gv#1")}, gv, gvWant},
 		{"Allgatherv", []string{"agv#1"}, agv, gvWant},
 		{"Allgatherv again", []string{"agv#1"}, agv, gvWant},
 		{"displacements reversed", nil, reverse(gd), nil},
-		{"Gatherv, displacements changed in place", []string{"gv#2"}, gv, gvWant},
-		{"Gatherv again, new displacements", []string{"gv#2"}, gv, gvWant},
+		{"Gatherv, displacements changed in place", []string{rooted("gv#2")}, gv, gvWant},
+		{"Gatherv again, new displacements", []string{rooted("gv#2")}, gv, gvWant},
 		{"Allgatherv, displacements changed in place", []string{"agv#2"}, agv, gvWant},
 		{"Allgatherv again, new displacements", []string{"agv#2"}, agv, gvWant},
 		{"ReduceScatter", []string{"rs#1"}, rs, rsWant},
