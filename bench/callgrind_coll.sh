@@ -56,7 +56,6 @@ command -v valgrind >/dev/null || {
 
 mkdir -p "$OUT"
 go build -o bin/ ./cmd/hympirun ./bench/cg_coll
-bin/hympicc -O2 -g -o bin/cg_coll_c bench/c/cg_coll.c
 
 # Go's asynchronous preemption signals trip an assertion in callgrind.
 export GODEBUG=asyncpreemptoff=1
@@ -74,6 +73,7 @@ if [[ -n $ONLY ]]; then
 		exit 2
 	}
 fi
+[[ -n $GO_ONLY ]] || bin/hympicc -O2 -g -o bin/cg_coll_c bench/c/cg_coll.c
 goonly=$(
 	IFS=,
 	echo "${COLLS[*]}"

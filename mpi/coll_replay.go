@@ -42,6 +42,9 @@ type replayStep struct {
 	// in line: runSteps' loop and call cost an Allreduce's two ≈100).
 	steps bool
 	one   *collStep
+	// span: the message takes more than one slot (shm's spans, up to
+	// CollMsgMax), sent by putSpan and taken by takeSpan.
+	span bool
 }
 
 // replayState says whether an entry's schedule may be replayed.
@@ -63,7 +66,7 @@ func (e *engine) replayPlan(c *Comm, op *collOp) bool {
 	}
 	s := &op.s
 	if !s.small || e.region == nil || op.more != nil || op.finish != nil || op.persistent || op.fixedTag ||
-		len(s.own[0]) > shm.CollInlineMax {
+		len(s.own[0]) > shm.CollMsgMax {
 		op.rxState = replayNo
 		return false
 	}
@@ -83,11 +86,11 @@ func (e *engine) replayPlan(c *Comm, op *collOp) bool {
 					continue
 				}
 				w := c.worldOf(x.peer)
-				if w == e.rank || len(x.buf) > shm.CollInlineMax {
+				if w == e.rank || len(x.buf) > shm.CollMsgMax {
 					op.rxState = replayNo
 					return false
 				}
-				st := replayStep{buf: x.buf, before: done, round: int32(r), x: rd.x0 + int32(j)}
+				st := replayStep{buf: x.buf, before: done, round: int32(r), x: rd.x0 + int32(j), span: len(x.buf) > shm.CollInlineMax}
 				if x.send {
 					if st.oc = e.outTo(w); st.oc.CollProd == nil {
 						return false
@@ -138,18 +141,25 @@ func (c *Comm) replay(op *collOp, i int) bool {
 	for k := range op.rx {
 		st := &op.rx[k]
 		if oc := st.oc; oc != nil {
-			var sl []byte
-			if len(oc.CollQ) == 0 {
-				sl = oc.CollProd.Reserve()
+			if st.span {
+				if len(oc.CollQ) != 0 || !putSpan(oc, ctx, tag32, st.buf) {
+					op.replayStop(tag, st, false)
+					return false
+				}
+			} else {
+				var sl []byte
+				if len(oc.CollQ) == 0 {
+					sl = oc.CollProd.Reserve()
+				}
+				if sl == nil {
+					// After a refusal the rest of the round goes the
+					// ordinary way, behind it.
+					op.replayStop(tag, st, false)
+					return false
+				}
+				shm.EncodeCollMsg(sl, ctx, tag32, st.buf)
+				oc.CollProd.Publish(sl)
 			}
-			if sl == nil {
-				// After a refusal the rest of the round goes the
-				// ordinary way, behind it.
-				op.replayStop(tag, st, false)
-				return false
-			}
-			shm.EncodeCollMsg(sl, ctx, tag32, st.buf)
-			oc.CollProd.Publish(sl)
 			oc.Summary.Mark(e.rank)
 			oc.Bell.Ring()
 		} else if ic := st.ic; ic != nil {
@@ -169,8 +179,12 @@ func (c *Comm) replay(op *collOp, i int) bool {
 					op.replayStop(tag, st, sl == nil)
 					return false
 				}
-				copy(st.buf, sl[shm.CollHeader:])
-				ic.Coll.ReleaseHead(sl)
+				if st.span {
+					takeSpan(ic, st.buf)
+				} else {
+					copy(st.buf, sl[shm.CollHeader:])
+					ic.Coll.ReleaseHead(sl)
+				}
 				ic.Idle = 0
 				// The sender may be waiting for the slot just freed.
 				ic.Bell.Ring()
@@ -201,6 +215,24 @@ func (c *Comm) replay(op *collOp, i int) bool {
 	return true
 }
 
+// putSpan publishes buf, a message of more than one slot (up to
+// CollMsgMax), in the positions at oc's ring tail; false, nothing
+// written, when they are not all free. Out of line, so that the one-slot
+// path keeps its inlined Reserve and Publish. Before spans were replayed
+// a 1 KiB collective took the direct run's layers (launchRun, directRun,
+// directRounds, publishColl) on every call.
+func putSpan(oc *outChan, ctx uint32, tag int32, buf []byte) bool {
+	return oc.CollProd.PutColl(shm.CollDesc{Ctx: ctx, Tag: tag, Len: uint32(len(buf))}, buf, 0)
+}
+
+// takeSpan copies the message at ic's ring head, a span whose envelope
+// (CollMsgIs) says len(buf) bytes, straight into buf and hands its
+// positions back.
+func takeSpan(ic *inChan, buf []byte) {
+	ic.Coll.GatherColl(buf)
+	ic.Coll.ReleaseColl(shm.CollSpanSlots(len(buf)))
+}
+
 // replayStop records where a replay stopped: at st, with the transfers of
 // st's round before it done, waiting for st's message (deferred) or
 // refused.
@@ -220,18 +252,25 @@ func (e *engine) planRun(op *collOp, k int, spin, sendsFirst bool) directResult 
 	for ; k < len(op.rx); k++ {
 		st := &op.rx[k]
 		if oc := st.oc; oc != nil {
-			var sl []byte
-			if len(oc.CollQ) == 0 {
-				sl = oc.CollProd.Reserve()
+			if st.span {
+				if len(oc.CollQ) != 0 || !putSpan(oc, ctx, tag32, st.buf) {
+					op.cur, op.skip = int(st.round), st.before
+					return directRefused
+				}
+			} else {
+				var sl []byte
+				if len(oc.CollQ) == 0 {
+					sl = oc.CollProd.Reserve()
+				}
+				if sl == nil {
+					// After a refusal the rest of the round goes the
+					// ordinary way, behind it.
+					op.cur, op.skip = int(st.round), st.before
+					return directRefused
+				}
+				shm.EncodeCollMsg(sl, ctx, tag32, st.buf)
+				oc.CollProd.Publish(sl)
 			}
-			if sl == nil {
-				// After a refusal the rest of the round goes the
-				// ordinary way, behind it.
-				op.cur, op.skip = int(st.round), st.before
-				return directRefused
-			}
-			shm.EncodeCollMsg(sl, ctx, tag32, st.buf)
-			oc.CollProd.Publish(sl)
 			oc.Summary.Mark(e.rank)
 			oc.Bell.Ring()
 		} else if ic := st.ic; ic != nil {
@@ -258,8 +297,12 @@ func (e *engine) planRun(op *collOp, k int, spin, sendsFirst bool) directResult 
 					}
 					return directRefused
 				}
-				copy(st.buf, sl[shm.CollHeader:])
-				ic.Coll.ReleaseHead(sl)
+				if st.span {
+					takeSpan(ic, st.buf)
+				} else {
+					copy(st.buf, sl[shm.CollHeader:])
+					ic.Coll.ReleaseHead(sl)
+				}
 				ic.Idle = 0
 				// The sender may be waiting for the slot just freed.
 				ic.Bell.Ring()

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hympi/hympi/shm"
 )
 
 // TestCollReplay: on two in-process ranks whose Allreduce is memoised and
@@ -209,20 +211,38 @@ func TestCollReplay(t *testing.T) {
 // peer's collective ring is full, and must then queue the rest in order
 // behind the published ones (a send published after a queued one would
 // overtake it): the peer, joining late, must get every payload in order.
+// Per size: one slot, and spans (1 KiB; 3000 B, whose spans wrap at the
+// ring's end at different places; CollMsgMax), which the replay publishes
+// and takes too (it must replay some: before spans were replayed none).
 func TestCollReplayRingFull(t *testing.T) {
+	for _, size := range []int{8, 1024, 3000, shm.CollMsgMax} {
+		t.Run(fmt.Sprintf("%dB", size), func(t *testing.T) { replayRingFull(t, size) })
+	}
+}
+
+func replayRingFull(t *testing.T, size int) {
 	comms := inProcessJob(t, 2)
-	buf := [2][]byte{make([]byte, 8), make([]byte, 8)}
+	buf := [2][]byte{make([]byte, size), make([]byte, size)}
+	fillAs := func(b []byte, i int) {
+		for k := range b {
+			b[k] = byte(i + k*7)
+		}
+	}
+	want := make([]byte, size)
 	bcast := func(c *Comm, i int) error {
 		if c.rank == 0 {
-			copy(buf[0], putInt64s([]int64{int64(i)}))
+			fillAs(buf[0], i)
 		} else {
 			clear(buf[1])
 		}
 		if err := c.Bcast(buf[c.rank], 0); err != nil {
 			return err
 		}
-		if got := int64s(buf[c.rank])[0]; got != int64(i) {
-			return fmt.Errorf("Bcast %d: got %d", i, got)
+		if c.rank == 1 {
+			fillAs(want, i)
+			if !slices.Equal(buf[1], want) {
+				return fmt.Errorf("Bcast %d: payload not the root's", i)
+			}
 		}
 		return nil
 	}
