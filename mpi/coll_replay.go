@@ -42,9 +42,13 @@ type replayStep struct {
 	// in line: runSteps' loop and call cost an Allreduce's two ≈100).
 	steps bool
 	one   *collStep
-	// span: the message takes more than one slot (shm's spans, up to
-	// CollMsgMax), sent by putSpan and taken by takeSpan.
-	span bool
+	// A message of more than one slot (shm's spans, up to CollMsgMax)
+	// has its channel end here instead of in oc or ic: sent by putSpan,
+	// taken by takeSpan. Apart, so that the one-slot transfers' path
+	// tests nothing more (a flag tested there cost a 2-rank Barrier ~7
+	// instructions).
+	spanOut *outChan
+	spanIn  *inChan
 }
 
 // replayState says whether an entry's schedule may be replayed.
@@ -65,7 +69,10 @@ func (e *engine) replayPlan(c *Comm, op *collOp) bool {
 		return op.rxState == replayYes
 	}
 	s := &op.s
-	if !s.small || e.region == nil || op.more != nil || op.finish != nil || op.persistent || op.fixedTag ||
+	// A persistent collective's plan serves its starts' direct runs
+	// (planRun, with the tag drawn at its binding); only memo entries are
+	// replayed whole (runMemo), and a persistent one never is in the memo.
+	if !s.small || e.region == nil || op.more != nil || op.finish != nil ||
 		len(s.own[0]) > shm.CollMsgMax {
 		op.rxState = replayNo
 		return false
@@ -90,13 +97,16 @@ func (e *engine) replayPlan(c *Comm, op *collOp) bool {
 					op.rxState = replayNo
 					return false
 				}
-				st := replayStep{buf: x.buf, before: done, round: int32(r), x: rd.x0 + int32(j), span: len(x.buf) > shm.CollInlineMax}
+				st := replayStep{buf: x.buf, before: done, round: int32(r), x: rd.x0 + int32(j)}
 				if x.send {
 					if st.oc = e.outTo(w); st.oc.CollProd == nil {
 						return false
 					}
 				} else if st.ic = e.inFrom(w); st.ic == nil {
 					return false
+				}
+				if len(x.buf) > shm.CollInlineMax {
+					st.spanOut, st.spanIn, st.oc, st.ic = st.oc, st.ic, nil, nil
 				}
 				done |= 1 << j
 				rx = append(rx, st)
@@ -141,25 +151,18 @@ func (c *Comm) replay(op *collOp, i int) bool {
 	for k := range op.rx {
 		st := &op.rx[k]
 		if oc := st.oc; oc != nil {
-			if st.span {
-				if len(oc.CollQ) != 0 || !putSpan(oc, ctx, tag32, st.buf) {
-					op.replayStop(tag, st, false)
-					return false
-				}
-			} else {
-				var sl []byte
-				if len(oc.CollQ) == 0 {
-					sl = oc.CollProd.Reserve()
-				}
-				if sl == nil {
-					// After a refusal the rest of the round goes the
-					// ordinary way, behind it.
-					op.replayStop(tag, st, false)
-					return false
-				}
-				shm.EncodeCollMsg(sl, ctx, tag32, st.buf)
-				oc.CollProd.Publish(sl)
+			var sl []byte
+			if len(oc.CollQ) == 0 {
+				sl = oc.CollProd.Reserve()
 			}
+			if sl == nil {
+				// After a refusal the rest of the round goes the
+				// ordinary way, behind it.
+				op.replayStop(tag, st, false)
+				return false
+			}
+			shm.EncodeCollMsg(sl, ctx, tag32, st.buf)
+			oc.CollProd.Publish(sl)
 			oc.Summary.Mark(e.rank)
 			oc.Bell.Ring()
 		} else if ic := st.ic; ic != nil {
@@ -179,15 +182,16 @@ func (c *Comm) replay(op *collOp, i int) bool {
 					op.replayStop(tag, st, sl == nil)
 					return false
 				}
-				if st.span {
-					takeSpan(ic, st.buf)
-				} else {
-					copy(st.buf, sl[shm.CollHeader:])
-					ic.Coll.ReleaseHead(sl)
-				}
+				copy(st.buf, sl[shm.CollHeader:])
+				ic.Coll.ReleaseHead(sl)
 				ic.Idle = 0
 				// The sender may be waiting for the slot just freed.
 				ic.Bell.Ring()
+			}
+		} else if st.spanOut != nil || st.spanIn != nil {
+			if res := e.spanStep(c, tag, s, st, !e.oversub); res != directDone {
+				op.replayStop(tag, st, res == directDeferred)
+				return false
 			}
 		}
 		if st.steps {
@@ -233,6 +237,41 @@ func takeSpan(ic *inChan, buf []byte) {
 	ic.Coll.ReleaseColl(shm.CollSpanSlots(len(buf)))
 }
 
+// spanStep is st's transfer when its message spans slots (st.spanOut or
+// st.spanIn), under the rule the one-slot transfers follow in line in
+// replay and planRun: directDone, or directRefused or directDeferred
+// where it stops (spin: look for the peer's message a while first).
+func (e *engine) spanStep(c *Comm, tag int, s *schedule, st *replayStep, spin bool) directResult {
+	ctx, tag32 := c.ctx+1, int32(tag)
+	if oc := st.spanOut; oc != nil {
+		if len(oc.CollQ) != 0 || !putSpan(oc, ctx, tag32, st.buf) {
+			return directRefused
+		}
+		oc.Summary.Mark(e.rank)
+		oc.Bell.Ring()
+		return directDone
+	}
+	if e.live[0] != 0 || e.live[1] != 0 {
+		return e.directRecv(c, tag, &s.xfers[st.x], spin)
+	}
+	ic := st.spanIn
+	sl := ic.Coll.Head()
+	for n := 0; sl == nil && spin && n < flSpins; n++ {
+		sl = ic.Coll.Head()
+	}
+	if sl == nil {
+		return directDeferred
+	}
+	if !shm.CollMsgIs(sl, ctx, tag32, len(st.buf)) {
+		return directRefused
+	}
+	takeSpan(ic, st.buf)
+	ic.Idle = 0
+	// The sender may be waiting for the positions just freed.
+	ic.Bell.Ring()
+	return directDone
+}
+
 // replayStop records where a replay stopped: at st, with the transfers of
 // st's round before it done, waiting for st's message (deferred) or
 // refused.
@@ -252,25 +291,18 @@ func (e *engine) planRun(op *collOp, k int, spin, sendsFirst bool) directResult 
 	for ; k < len(op.rx); k++ {
 		st := &op.rx[k]
 		if oc := st.oc; oc != nil {
-			if st.span {
-				if len(oc.CollQ) != 0 || !putSpan(oc, ctx, tag32, st.buf) {
-					op.cur, op.skip = int(st.round), st.before
-					return directRefused
-				}
-			} else {
-				var sl []byte
-				if len(oc.CollQ) == 0 {
-					sl = oc.CollProd.Reserve()
-				}
-				if sl == nil {
-					// After a refusal the rest of the round goes the
-					// ordinary way, behind it.
-					op.cur, op.skip = int(st.round), st.before
-					return directRefused
-				}
-				shm.EncodeCollMsg(sl, ctx, tag32, st.buf)
-				oc.CollProd.Publish(sl)
+			var sl []byte
+			if len(oc.CollQ) == 0 {
+				sl = oc.CollProd.Reserve()
 			}
+			if sl == nil {
+				// After a refusal the rest of the round goes the
+				// ordinary way, behind it.
+				op.cur, op.skip = int(st.round), st.before
+				return directRefused
+			}
+			shm.EncodeCollMsg(sl, ctx, tag32, st.buf)
+			oc.CollProd.Publish(sl)
 			oc.Summary.Mark(e.rank)
 			oc.Bell.Ring()
 		} else if ic := st.ic; ic != nil {
@@ -297,15 +329,20 @@ func (e *engine) planRun(op *collOp, k int, spin, sendsFirst bool) directResult 
 					}
 					return directRefused
 				}
-				if st.span {
-					takeSpan(ic, st.buf)
-				} else {
-					copy(st.buf, sl[shm.CollHeader:])
-					ic.Coll.ReleaseHead(sl)
-				}
+				copy(st.buf, sl[shm.CollHeader:])
+				ic.Coll.ReleaseHead(sl)
 				ic.Idle = 0
 				// The sender may be waiting for the slot just freed.
 				ic.Bell.Ring()
+			}
+		} else if st.spanOut != nil || st.spanIn != nil {
+			res := directDeferred
+			if st.spanOut != nil || !sendsFirst {
+				res = e.spanStep(c, op.tag, s, st, spin)
+			}
+			if res != directDone {
+				op.cur, op.skip = int(st.round), st.before
+				return res
 			}
 		}
 		if st.steps {

@@ -40,6 +40,8 @@ type bufs struct {
 	nb               *mpi.Neighbors
 	nbSend, nbRecv   []byte
 	nbCounts, nbDisp []int
+	// A persistent collective's, bound before its loop (bind).
+	p *mpi.Persistent
 }
 
 // One function per collective and form, kept out of line so that its
@@ -194,6 +196,26 @@ func cgIneighborAlltoallv(b *bufs) error {
 	return wait(b.c.IneighborAlltoallv(b.nb, b.nbSend, b.nbCounts, b.nbDisp, b.nbRecv, b.nbCounts, b.nbDisp))
 }
 
+//go:noinline
+func cgPbarrier(b *bufs) error { return startWait(b.p) }
+
+//go:noinline
+func cgPbcast(b *bufs) error { return startWait(b.p) }
+
+//go:noinline
+func cgPallreduce(b *bufs) error { return startWait(b.p) }
+
+//go:noinline
+func cgPgather(b *bufs) error { return startWait(b.p) }
+
+func startWait(p *mpi.Persistent) error {
+	if _, err := p.Start(); err != nil {
+		return err
+	}
+	_, err := p.Wait()
+	return err
+}
+
 func wait(r *mpi.Request, err error) error {
 	if err != nil {
 		return err
@@ -202,37 +224,46 @@ func wait(r *mpi.Request, err error) error {
 	return err
 }
 
-var colls = []struct {
+type coll struct {
 	name string
 	fn   func(*bufs) error
-}{
-	{"Barrier", cgBarrier}, {"Ibarrier", cgIbarrier},
-	{"Bcast", cgBcast}, {"Ibcast", cgIbcast},
-	{"Allreduce", cgAllreduce}, {"Iallreduce", cgIallreduce},
-	{"Reduce", cgReduce}, {"Ireduce", cgIreduce},
-	{"Scan", cgScan}, {"Iscan", cgIscan},
-	{"ReduceScatterBlock", cgReduceScatterBlock}, {"IreduceScatterBlock", cgIreduceScatterBlock},
-	{"Scatterv", cgScatterv}, {"Iscatterv", cgIscatterv},
-	{"Allgather", cgAllgather}, {"Iallgather", cgIallgather},
-	{"Alltoallv", cgAlltoallv}, {"Ialltoallv", cgIalltoallv},
-	{"Gather", cgGather}, {"Igather", cgIgather},
-	{"Scatter", cgScatter}, {"Iscatter", cgIscatter},
-	{"Alltoall", cgAlltoall}, {"Ialltoall", cgIalltoall},
-	{"Gatherv", cgGatherv}, {"Igatherv", cgIgatherv},
-	{"Allgatherv", cgAllgatherv}, {"Iallgatherv", cgIallgatherv},
+	// bind makes the persistent collective fn starts, outside the count.
+	bind func(*bufs) (*mpi.Persistent, error)
+}
+
+var colls = []coll{
+	{"Barrier", cgBarrier, nil}, {"Ibarrier", cgIbarrier, nil},
+	{"Bcast", cgBcast, nil}, {"Ibcast", cgIbcast, nil},
+	{"Allreduce", cgAllreduce, nil}, {"Iallreduce", cgIallreduce, nil},
+	{"Reduce", cgReduce, nil}, {"Ireduce", cgIreduce, nil},
+	{"Scan", cgScan, nil}, {"Iscan", cgIscan, nil},
+	{"ReduceScatterBlock", cgReduceScatterBlock, nil}, {"IreduceScatterBlock", cgIreduceScatterBlock, nil},
+	{"Scatterv", cgScatterv, nil}, {"Iscatterv", cgIscatterv, nil},
+	{"Allgather", cgAllgather, nil}, {"Iallgather", cgIallgather, nil},
+	{"Alltoallv", cgAlltoallv, nil}, {"Ialltoallv", cgIalltoallv, nil},
+	{"Gather", cgGather, nil}, {"Igather", cgIgather, nil},
+	{"Scatter", cgScatter, nil}, {"Iscatter", cgIscatter, nil},
+	{"Alltoall", cgAlltoall, nil}, {"Ialltoall", cgIalltoall, nil},
+	{"Gatherv", cgGatherv, nil}, {"Igatherv", cgIgatherv, nil},
+	{"Allgatherv", cgAllgatherv, nil}, {"Iallgatherv", cgIallgatherv, nil},
 }
 
 // extra: run only when named by -only.
-var extra = []struct {
-	name string
-	fn   func(*bufs) error
-}{
-	{"Exscan", cgExscan}, {"Iexscan", cgIexscan},
-	{"ReduceScatter", cgReduceScatter}, {"IreduceScatter", cgIreduceScatter},
-	{"Alltoallw", cgAlltoallw}, {"Ialltoallw", cgIalltoallw},
-	{"NeighborAllgather", cgNeighborAllgather}, {"IneighborAllgather", cgIneighborAllgather},
-	{"NeighborAlltoall", cgNeighborAlltoall}, {"IneighborAlltoall", cgIneighborAlltoall},
-	{"NeighborAlltoallv", cgNeighborAlltoallv}, {"IneighborAlltoallv", cgIneighborAlltoallv},
+var extra = []coll{
+	{"Exscan", cgExscan, nil}, {"Iexscan", cgIexscan, nil},
+	{"ReduceScatter", cgReduceScatter, nil}, {"IreduceScatter", cgIreduceScatter, nil},
+	{"Alltoallw", cgAlltoallw, nil}, {"Ialltoallw", cgIalltoallw, nil},
+	{"NeighborAllgather", cgNeighborAllgather, nil}, {"IneighborAllgather", cgIneighborAllgather, nil},
+	{"NeighborAlltoall", cgNeighborAlltoall, nil}, {"IneighborAlltoall", cgIneighborAlltoall, nil},
+	{"NeighborAlltoallv", cgNeighborAlltoallv, nil}, {"IneighborAlltoallv", cgIneighborAlltoallv, nil},
+	// Persistent forms (Start + Wait), each paired with its blocking twin
+	// in the script's ONLY (e.g. "Bcast Pbcast").
+	{"Pbarrier", cgPbarrier, func(b *bufs) (*mpi.Persistent, error) { return b.c.BarrierInit() }},
+	{"Pbcast", cgPbcast, func(b *bufs) (*mpi.Persistent, error) { return b.c.BcastInit(b.send, 0) }},
+	{"Pallreduce", cgPallreduce, func(b *bufs) (*mpi.Persistent, error) {
+		return b.c.AllreduceInit(b.send, b.recv, mpi.Float32, mpi.Sum)
+	}},
+	{"Pgather", cgPgather, func(b *bufs) (*mpi.Persistent, error) { return b.c.GatherInit(b.send, b.bigRecv, 0) }},
 }
 
 func main() {
@@ -321,6 +352,13 @@ func run(iters, size int, path string, measured int, only string) error {
 	for _, cl := range all {
 		if len(want) > 0 && !want[cl.name] {
 			continue
+		}
+		if cl.bind != nil {
+			p, err := cl.bind(b)
+			if err != nil {
+				return fmt.Errorf("%s: %w", cl.name, err)
+			}
+			b.p = p
 		}
 		for range warm + iters {
 			k++
