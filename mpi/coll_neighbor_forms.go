@@ -64,8 +64,7 @@ func (c *Comm) neighborAlltoallwBuild(s *schedule, what string, nb *Neighbors, s
 // NeighborAllgather sends send to every destination of nb and receives
 // block k of recv (len(send) bytes each) from nb.Sources[k].
 func (c *Comm) NeighborAllgather(nb *Neighbors, send, recv []byte) error {
-	more := nbrLists(nb)
-	v := countsKey{more: &more}
+	v := countsKey{a: nbrListsA(nb)}
 	return c.blockingKeyed("NeighborAllgather", nbrKindKey(memoNeighborAllgather, nb, send, recv, &v), &v, func(s *schedule) error {
 		return c.neighborAllgatherBuild(s, "NeighborAllgather", nb, send, recv)
 	})
@@ -73,8 +72,7 @@ func (c *Comm) NeighborAllgather(nb *Neighbors, send, recv []byte) error {
 
 // IneighborAllgather starts a NeighborAllgather.
 func (c *Comm) IneighborAllgather(nb *Neighbors, send, recv []byte) (*Request, error) {
-	more := nbrLists(nb)
-	v := countsKey{more: &more}
+	v := countsKey{a: nbrListsA(nb)}
 	return c.nonblockingKeyed("IneighborAllgather", nbrKindKey(memoNeighborAllgather, nb, send, recv, &v), &v, func(s *schedule) error {
 		return c.neighborAllgatherBuild(s, "IneighborAllgather", nb, send, recv)
 	})
@@ -117,8 +115,7 @@ func (c *Comm) NeighborAllgathervInit(nb *Neighbors, send, recv []byte, rcounts,
 // receives block k of recv from nb.Sources[k]; the blocks are
 // len(send)/len(nb.Destinations) bytes.
 func (c *Comm) NeighborAlltoall(nb *Neighbors, send, recv []byte) error {
-	more := nbrLists(nb)
-	v := countsKey{more: &more}
+	v := countsKey{a: nbrListsA(nb)}
 	return c.blockingKeyed("NeighborAlltoall", nbrKindKey(memoNeighborAlltoall, nb, send, recv, &v), &v, func(s *schedule) error {
 		return c.neighborAlltoallBuild(s, "NeighborAlltoall", nb, send, recv)
 	})
@@ -126,8 +123,7 @@ func (c *Comm) NeighborAlltoall(nb *Neighbors, send, recv []byte) error {
 
 // IneighborAlltoall starts a NeighborAlltoall.
 func (c *Comm) IneighborAlltoall(nb *Neighbors, send, recv []byte) (*Request, error) {
-	more := nbrLists(nb)
-	v := countsKey{more: &more}
+	v := countsKey{a: nbrListsA(nb)}
 	return c.nonblockingKeyed("IneighborAlltoall", nbrKindKey(memoNeighborAlltoall, nb, send, recv, &v), &v, func(s *schedule) error {
 		return c.neighborAlltoallBuild(s, "IneighborAlltoall", nb, send, recv)
 	})
@@ -175,4 +171,14 @@ func nbrWKey(nb *Neighbors, send []byte, stypes []Datatype, recv []byte, rtypes 
 		return collKey{}
 	}
 	return nbrKindKey(memoNeighborAlltoallw, nb, send, recv, v)
+}
+
+// nbrListsA is nb's lists as countsKey.a, for the forms whose schedule
+// reads no other array (NeighborAllgather, NeighborAlltoall): four arrays
+// to compare on a memo hit instead of nine (≈80 instructions).
+func nbrListsA(nb *Neighbors) [4][]int {
+	if nb == nil {
+		return [4][]int{}
+	}
+	return [4][]int{nb.Sources, nb.Destinations, nb.SendOrder}
 }
