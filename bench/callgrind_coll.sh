@@ -19,7 +19,11 @@
 # Usage: bench/callgrind_coll.sh          (make bench-callgrind-coll)
 # Environment: ITERS (default 200), SIZE (default 8, a multiple of 4),
 #              NP (default 2), MEASURED (default "0 1": one run per rank),
-#              OUT (default bench/results/callgrind-coll-<UTC time>)
+#              OUT (default bench/results/callgrind-coll-<UTC time>),
+#              ONLY (Go collectives to measure, in pairs of blocking and
+#              nonblocking form, e.g. "Gather Igather Exscan Iexscan"; the
+#              C program is not run then and its columns are empty),
+#              GO_ONLY=1 (all Go collectives, no C run)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -52,7 +56,6 @@ command -v valgrind >/dev/null || {
 
 mkdir -p "$OUT"
 go build -o bin/ ./cmd/hympirun ./bench/cg_coll
-bin/hympicc -O2 -g -o bin/cg_coll_c bench/c/cg_coll.c
 
 # Go's asynchronous preemption signals trip an assertion in callgrind.
 export GODEBUG=asyncpreemptoff=1
@@ -60,15 +63,31 @@ COLLS=(Barrier Ibarrier Bcast Ibcast Allreduce Iallreduce Reduce Ireduce Scan Is
 	ReduceScatterBlock IreduceScatterBlock Scatterv Iscatterv Allgather Iallgather Alltoallv Ialltoallv
 	Gather Igather Scatter Iscatter Alltoall Ialltoall Gatherv Igatherv Allgatherv Iallgatherv)
 
+ONLY=${ONLY:-}
+GO_ONLY=${GO_ONLY:-}
+if [[ -n $ONLY ]]; then
+	read -ra COLLS <<<"$ONLY"
+	GO_ONLY=1
+	((${#COLLS[@]} % 2 == 0)) || {
+		echo "callgrind_coll: ONLY takes pairs (blocking nonblocking), got '$ONLY'" >&2
+		exit 2
+	}
+fi
+[[ -n $GO_ONLY ]] || bin/hympicc -O2 -g -o bin/cg_coll_c bench/c/cg_coll.c
+goonly=$(
+	IFS=,
+	echo "${COLLS[*]}"
+)
+
 run() { # name measured prog
 	rm -f "$OUT/flags.$1"
 	# shellcheck disable=SC2016 # expanded by the rank's shell
 	bin/hympirun -n "$NP" --timeout 900s /bin/sh -c '
 		if [ "$HYMPI_RANK" = "$1" ]; then
-			exec valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$2" "$3" -measured "$1" -i "$4" -m "$5" -flags "$6"
+			exec valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$2" "$3" -measured "$1" -i "$4" -m "$5" -flags "$6" $7
 		fi
-		exec "$3" -measured "$1" -i "$4" -m "$5" -flags "$6"' sh \
-		"$2" "$OUT/$1.%p" "$3" "$ITERS" "$SIZE" "$OUT/flags.$1" >"$OUT/$1.log" 2>&1 || {
+		exec "$3" -measured "$1" -i "$4" -m "$5" -flags "$6" $7' sh \
+		"$2" "$OUT/$1.%p" "$3" "$ITERS" "$SIZE" "$OUT/flags.$1" "${4:-}" >"$OUT/$1.log" 2>&1 || {
 		echo "callgrind_coll: the $1 run failed, see $OUT/$1.log" >&2
 		exit 1
 	}
@@ -84,8 +103,12 @@ inclusive() {
 
 echo "callgrind_coll: $NP ranks, $ITERS calls of $SIZE B per collective, outputs in $OUT" >&2
 for m in $MEASURED; do
-	run "go$m" "$m" bin/cg_coll
-	run "c$m" "$m" bin/cg_coll_c
+	if [[ -n $GO_ONLY ]]; then
+		run "go$m" "$m" bin/cg_coll "-only $goonly"
+	else
+		run "go$m" "$m" bin/cg_coll
+		run "c$m" "$m" bin/cg_coll_c
+	fi
 done
 
 calls=$((ITERS + 10)) # the Go figure includes the 10 warm-up calls
@@ -98,8 +121,10 @@ for m in $MEASURED; do
 	gopid=${gopid%-01}
 	# The main goroutine may run on any thread: add up every thread's file.
 	gofiles=("$gopid"-*)
-	cpid=$(ls "$OUT"/c"$m".*.1-01 | awk 'NR == 1')
-	cpid=${cpid%.1-01}
+	if [[ -z $GO_ONLY ]]; then
+		cpid=$(ls "$OUT"/c"$m".*.1-01 | awk 'NR == 1')
+		cpid=${cpid%.1-01}
+	fi
 	for ((i = 0; i < ${#COLLS[@]}; i += 2)); do
 		row=("${COLLS[i]}" "${COLLS[i + 1]}")
 		cells=()
@@ -111,6 +136,10 @@ for m in $MEASURED; do
 			cells+=("$(awk -v s="$s" -v n="$calls" 'BEGIN { printf "%.0f", s / n }')")
 		done
 		for k in $((i + 1)) $((i + 2)); do
+			if [[ -n $GO_ONLY ]]; then
+				cells+=("")
+				continue
+			fi
 			f="$cpid.$k-01"
 			total=$(sed -n 's/^summary: *//p' "$f" | awk 'NR == 1')
 			wait=$(inclusive "$f" await_peers)

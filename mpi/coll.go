@@ -85,8 +85,8 @@ type collOp struct {
 	// (coll_memo.go), under which its entry is memoised once collected.
 	key collKey
 	// vkey is a v-collective's arrays as its key (saveCounts), copies
-	// in vcounts: countsKey's four, then its more's four when vmore.
-	vkey    [8][]int
+	// in vcounts: countsKey's four, then its more's moreKeys when vmore.
+	vkey    [4 + moreKeys][]int
 	vmore   bool
 	vcounts []int
 	// slot is the memo slot the entry was taken from while it runs

@@ -59,7 +59,7 @@ func (c *Comm) Alltoallw(send []byte, scounts, sdispls []int, stypes []Datatype,
 		}
 		return c.Alltoallv(send, sb, sdispls, recv, rb, rdispls)
 	}
-	more := [4][]int{typesKey(stypes), typesKey(rtypes)}
+	more := [moreKeys][]int{typesKey(stypes), typesKey(rtypes)}
 	v := countsKey{a: [4][]int{scounts, sdispls, rcounts, rdispls}, more: &more}
 	return c.blockingKeyed("Alltoallw", wkey(send, stypes, recv, rtypes, &v), &v, func(s *schedule) error {
 		return c.alltoallwBuild(s, "Alltoallw", send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)
@@ -75,7 +75,7 @@ func (c *Comm) Ialltoallw(send []byte, scounts, sdispls []int, stypes []Datatype
 		}
 		return c.Ialltoallv(send, sb, sdispls, recv, rb, rdispls)
 	}
-	more := [4][]int{typesKey(stypes), typesKey(rtypes)}
+	more := [moreKeys][]int{typesKey(stypes), typesKey(rtypes)}
 	v := countsKey{a: [4][]int{scounts, sdispls, rcounts, rdispls}, more: &more}
 	return c.nonblockingKeyed("Ialltoallw", wkey(send, stypes, recv, rtypes, &v), &v, func(s *schedule) error {
 		return c.alltoallwBuild(s, "Ialltoallw", send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes)

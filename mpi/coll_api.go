@@ -297,12 +297,12 @@ func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int) error 
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
-	v := countsKey{a: [4][]int{counts, displs}}
+	v := c.rootCounts(root, &countsKey{a: [4][]int{counts, displs}})
 	key := keyOf(memoGatherv, send, recv, 0, 0, root)
-	if ok, err := c.runMemo("Gatherv", &key, &v, -1); ok {
+	if ok, err := c.runMemo("Gatherv", &key, v, -1); ok {
 		return err
 	}
-	return c.blockingBuild("Gatherv", vkey(key, &v), &v, func(s *schedule) error { return c.gathervBuild(s, "Gatherv", send, recv, counts, displs, root) })
+	return c.blockingBuild("Gatherv", vkeyOf(key, v), v, func(s *schedule) error { return c.gathervBuild(s, "Gatherv", send, recv, counts, displs, root) })
 }
 
 func (c *Comm) scatterBuild(s *schedule, what string, send, recv []byte, root int) error {
@@ -355,12 +355,12 @@ func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int
 	if c.IsInter() {
 		return c.interColl(interArgs{Kind: interScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
-	v := countsKey{a: [4][]int{counts, displs}}
+	v := c.rootCounts(root, &countsKey{a: [4][]int{counts, displs}})
 	key := keyOf(memoScatterv, send, recv, 0, 0, root)
-	if ok, err := c.runMemo("Scatterv", &key, &v, -1); ok {
+	if ok, err := c.runMemo("Scatterv", &key, v, -1); ok {
 		return err
 	}
-	return c.blockingBuild("Scatterv", vkey(key, &v), &v, func(s *schedule) error { return c.scattervBuild(s, "Scatterv", send, counts, displs, recv, root) })
+	return c.blockingBuild("Scatterv", vkeyOf(key, v), v, func(s *schedule) error { return c.scattervBuild(s, "Scatterv", send, counts, displs, recv, root) })
 }
 
 func (c *Comm) allgatherBuild(s *schedule, what string, send, recv []byte) error {

@@ -5,14 +5,16 @@ package mpi
 import (
 	"fmt"
 	"testing"
+
+	"github.com/hympi/hympi/shm"
 )
 
 // TestNeighborSmall: a neighbourhood exchange takes the collective ring
 // unless one of this rank's peers would get two messages of which one is
-// too large for a slot (the two would take different rings and could
+// too large for the ring (CollMsgMax: the two would take different rings and could
 // arrive out of order; the nbrmatrix scenario's graph shows it).
 func TestNeighborSmall(t *testing.T) {
-	const X, big = ProcNull, 1000
+	const X, big = ProcNull, shm.CollMsgMax + 1
 	tests := []struct {
 		name   string
 		dests  []int
@@ -21,6 +23,7 @@ func TestNeighborSmall(t *testing.T) {
 	}{
 		{"all fit, distinct", []int{1, 3}, []int{8, 8}, true},
 		{"all fit, repeated", []int{1, 1}, []int{8, 232}, true},
+		{"all fit in a span, repeated", []int{1, 1}, []int{1024, shm.CollMsgMax}, true},
 		{"large, distinct", []int{1, 3}, []int{big, 8}, true},
 		{"large, repeated", []int{1, 1}, []int{big, 8}, false},
 		{"large, repeated after others", []int{2, 1, 3, 1}, []int{8, 8, 8, big}, false},
@@ -74,7 +77,9 @@ func TestSmallCollChoices(t *testing.T) {
 		{"NeighborAlltoall ring 8B", 4, 0, nbr(CartNeighbors([]int{4}, []bool{true}, 0), 8), 1, true},
 		{"NeighborAlltoall ring 1KiB", 4, 0, nbr(CartNeighbors([]int{4}, []bool{true}, 0), 1024), 1, true},
 		{"NeighborAlltoall repeated 8B", 2, 0, nbr(repeated, 8), 1, true},
-		{"NeighborAlltoall repeated 1KiB", 2, 0, nbr(repeated, 1024), 1, false},
+		{"NeighborAlltoall repeated 1KiB", 2, 0, nbr(repeated, 1024), 1, true},
+		{"NeighborAlltoall repeated 8KiB", 2, 0, nbr(repeated, 8192), 1, true},
+		{"NeighborAlltoall repeated 16KiB", 2, 0, nbr(repeated, 16384), 1, false},
 	} {
 		s := new(schedule)
 		s.reset()

@@ -54,7 +54,14 @@ const (
 	memoAlltoallv
 	memoReduceScatter
 	memoAlltoallw
-	memoNeighbor // NeighborAlltoallv, every neighbourhood collective's form
+	memoNeighbor // NeighborAlltoallv (C's every neighbourhood form)
+	// The Go API's other neighbourhood forms: each builds its own block
+	// lists from the buffers, so one buffer pair and neighbourhood makes
+	// a different schedule per form.
+	memoNeighborAllgather
+	memoNeighborAllgatherv
+	memoNeighborAlltoall
+	memoNeighborAlltoallw
 	memoKindsUsed
 
 	// memoKinds bounds the kinds: a power of two (memoFind masks with it).
@@ -201,8 +208,12 @@ func keyOf(kind collKind, send, recv []byte, dt Datatype, op Op, root int) collK
 // whose keys stay four arrays to copy and compare.
 type countsKey struct {
 	a    [4][]int
-	more *[4][]int
+	more *[moreKeys][]int
 }
+
+// moreKeys is how many arrays countsKey.more holds: a neighbourhood's
+// three lists and a NeighborAlltoallw's two datatype arrays.
+const moreKeys = 5
 
 // memoCountsMax bounds the entries of a memoised v-collective's arrays.
 const memoCountsMax = 4 * 64
@@ -225,14 +236,11 @@ func typesKey(types []Datatype) []int {
 // vkey is k for a v-collective with arrays v, or no key when the arrays
 // are too long to copy cheaply.
 func vkey(k collKey, v *countsKey) collKey {
-	n := 0
-	for _, a := range v.a {
-		n += len(a)
-	}
-	if v.more != nil {
-		for _, a := range v.more {
-			n += len(a)
-		}
+	// Summed by hand: a range loop over the arrays copied each slice
+	// header (≈85 instructions of a neighbourhood call's key).
+	n := len(v.a[0]) + len(v.a[1]) + len(v.a[2]) + len(v.a[3])
+	if m := v.more; m != nil {
+		n += len(m[0]) + len(m[1]) + len(m[2]) + len(m[3]) + len(m[4])
 	}
 	if n > memoCountsMax {
 		return collKey{}
@@ -240,8 +248,30 @@ func vkey(k collKey, v *countsKey) collKey {
 	return k
 }
 
+// vkeyOf is vkey where v may be nil (a call whose schedule reads no
+// arrays: k as it is).
+func vkeyOf(k collKey, v *countsKey) collKey {
+	if v == nil {
+		return k
+	}
+	return vkey(k, v)
+}
+
+// rootCounts is a rooted v-collective's arrays v as its memo key's: nil
+// off the root, whose schedule reads none of them (gathervBuild,
+// scattervBuild: a non-root sends or receives its one block), so that its
+// memo hit compares none (at 4 ranks ~120 of a non-root Gatherv's ~680
+// instructions). The root is in the key, and the rank is the
+// communicator's, so a non-root entry never meets a root's call.
+func (c *Comm) rootCounts(root int, v *countsKey) *countsKey {
+	if c != nil && c.rank != root {
+		return nil
+	}
+	return v
+}
+
 // saveCounts copies v into op: op.vkey holds each array's copy (nil
-// where v's is nil; the last four nil without v.more, and op.vmore
+// where v's is nil; the last moreKeys nil without v.more, and op.vmore
 // false), all in op.vcounts' one array.
 func saveCounts(op *collOp, v *countsKey) {
 	n := 0
@@ -262,7 +292,7 @@ func saveCounts(op *collOp, v *countsKey) {
 		at = saveInts(op, k, a, at)
 	}
 	op.vmore = v.more != nil
-	for k := range 4 {
+	for k := range moreKeys {
 		var a []int
 		if v.more != nil {
 			a = v.more[k]
@@ -284,7 +314,7 @@ func saveInts(op *collOp, k int, a []int, at int) int {
 
 // sameCounts reports whether op's saved arrays (saveCounts) are v's. On
 // every v-collective's memo hit: four comparisons in line, each a length
-// (and nil) check and a loop without bounds checks, and four more for the
+// (and nil) check and a loop without bounds checks, and five more for the
 // kinds with more (Alltoallw's types, a neighbourhood's lists).
 func sameCounts(op *collOp, v *countsKey) bool {
 	if !sameInts(op.vkey[0], v.a[0]) || !sameInts(op.vkey[1], v.a[1]) ||
@@ -295,16 +325,20 @@ func sameCounts(op *collOp, v *countsKey) bool {
 		return !op.vmore
 	}
 	return op.vmore && sameInts(op.vkey[4], v.more[0]) && sameInts(op.vkey[5], v.more[1]) &&
-		sameInts(op.vkey[6], v.more[2]) && sameInts(op.vkey[7], v.more[3])
+		sameInts(op.vkey[6], v.more[2]) && sameInts(op.vkey[7], v.more[3]) && sameInts(op.vkey[8], v.more[4])
 }
 
 // sameInts is a == b, telling nil from empty.
 func sameInts(a, b []int) bool {
-	if len(a) != len(b) || (a == nil) != (b == nil) {
+	if len(a) != len(b) {
 		return false
 	}
-	for i := range a {
-		if a[i] != b[i] {
+	if len(a) == 0 {
+		return (a == nil) == (b == nil)
+	}
+	b = b[:len(a)]
+	for i, x := range a {
+		if x != b[i] {
 			return false
 		}
 	}

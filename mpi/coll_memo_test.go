@@ -181,6 +181,15 @@ func memoSequence(c *Comm, n int) error {
 		}
 		return w
 	}
+	// Off the root a rooted v-collective's key has no arrays (rootCounts):
+	// its counts or displacements changed in place still hit there.
+	rooted := func(k string) string {
+		if me == 0 {
+			return k
+		}
+		shape, _, _ := strings.Cut(k, "#")
+		return shape + "#-"
+	}
 	gv := func(c *Comm) ([]byte, error) {
 		clear(gvRecv)
 		if err := c.Gatherv(gvSend, gvRecv, sc, gd, 0); err != nil || me != 0 {
@@ -250,6 +259,36 @@ func memoSequence(c *Comm, n int) error {
 	turned := "nbr#2" // at two ranks left is right: the lists stay as they were
 	if n == 2 {
 		turned = "nbr#1"
+	}
+	// The other neighbourhood forms on the same buffers and lists: each a
+	// kind of its own (one source and destination make their schedules
+	// alike, so only the memo's count tells a wrong hit).
+	nbA2A := func(c *Comm) ([]byte, error) {
+		clear(nbRecv)
+		return nbRecv, c.NeighborAlltoall(nb, nbSend, nbRecv)
+	}
+	nbAG := func(c *Comm) ([]byte, error) {
+		clear(nbRecv)
+		return nbRecv, c.NeighborAllgather(nb, nbSend, nbRecv)
+	}
+	agvRecv, agvDispl := make([]byte, 16), []int{0}
+	nbAGV := func(c *Comm) ([]byte, error) {
+		clear(agvRecv)
+		return agvRecv, c.NeighborAllgatherv(nb, nbSend, agvRecv, one, agvDispl)
+	}
+	nbAGVWant := func(me int) []byte {
+		w := make([]byte, 16)
+		copy(w[agvDispl[0]:], putInt64s([]int64{int64(nb.Sources[0])}))
+		return w
+	}
+	nwc, nwt, nwrt := []int{1}, []Datatype{Int64}, []Datatype{Int64}
+	nbW := func(c *Comm) ([]byte, error) {
+		clear(nbRecv)
+		return nbRecv, c.NeighborAlltoallw(nb, nbSend, nwc, zero, nwt, nbRecv, nwc, zero, nwrt)
+	}
+	back := "nbA2A#1"
+	if n > 2 {
+		back = "nbA2A#2"
 	}
 	s1 := func(int) []byte { return sum(0, k) }
 	shortU := func(c *Comm) ([]byte, error) {
@@ -343,21 +382,21 @@ func memoSequence(c *Comm, n int) error {
 			clear(a2aRecv)
 			return a2aRecv, wait(c.Ialltoallv(a2aSend, sc, sd, a2aRecv, sc, rd))
 		}, a2avWant},
-		{"Scatterv", []string{"scv#1"}, scv, scvWant},
-		{"Scatterv again", []string{"scv#1"}, scv, scvWant},
-		{"send displacements changed in place", []string{"scv#2"}, func(c *Comm) ([]byte, error) {
+		{"Scatterv", []string{rooted("scv#1")}, scv, scvWant},
+		{"Scatterv again", []string{rooted("scv#1")}, scv, scvWant},
+		{"send displacements changed in place", []string{rooted("scv#2")}, func(c *Comm) ([]byte, error) {
 			for i := range sd {
 				sd[i] = (n - 1 - i) * 8
 			}
 			return scv(c)
 		}, scvWant},
-		{"Gatherv", []string{"gv#1"}, gv, gvWant},
-		{"Gatherv again", []string{"gv#1"}, gv, gvWant},
+		{"Gatherv", []string{rooted("gv#1")}, gv, gvWant},
+		{"Gatherv again", []string{rooted("gv#1")}, gv, gvWant},
 		{"Allgatherv", []string{"agv#1"}, agv, gvWant},
 		{"Allgatherv again", []string{"agv#1"}, agv, gvWant},
 		{"displacements reversed", nil, reverse(gd), nil},
-		{"Gatherv, displacements changed in place", []string{"gv#2"}, gv, gvWant},
-		{"Gatherv again, new displacements", []string{"gv#2"}, gv, gvWant},
+		{"Gatherv, displacements changed in place", []string{rooted("gv#2")}, gv, gvWant},
+		{"Gatherv again, new displacements", []string{rooted("gv#2")}, gv, gvWant},
 		{"Allgatherv, displacements changed in place", []string{"agv#2"}, agv, gvWant},
 		{"Allgatherv again, new displacements", []string{"agv#2"}, agv, gvWant},
 		{"ReduceScatter", []string{"rs#1"}, rs, rsWant},
@@ -392,6 +431,43 @@ func memoSequence(c *Comm, n int) error {
 			clear(nbRecv)
 			return nbRecv, wait(c.IneighborAlltoallv(nb, nbSend, one, zero, nbRecv, one, zero))
 		}, nbWant},
+		{"NeighborAlltoall on NeighborAlltoallv's buffers", []string{"nbA2A#1"}, nbA2A, nbWant},
+		{"NeighborAlltoall again", []string{"nbA2A#1"}, nbA2A, nbWant},
+		{"IneighborAlltoall of its shape", []string{"nbA2A#1"}, func(c *Comm) ([]byte, error) {
+			clear(nbRecv)
+			return nbRecv, wait(c.IneighborAlltoall(nb, nbSend, nbRecv))
+		}, nbWant},
+		{"NeighborAllgather on the same buffers", []string{"nbAG#1"}, nbAG, nbWant},
+		{"NeighborAllgather again", []string{"nbAG#1"}, nbAG, nbWant},
+		{"IneighborAllgather of its shape", []string{"nbAG#1"}, func(c *Comm) ([]byte, error) {
+			clear(nbRecv)
+			return nbRecv, wait(c.IneighborAllgather(nb, nbSend, nbRecv))
+		}, nbWant},
+		{"NeighborAllgatherv", []string{"nbAGV#1"}, nbAGV, nbAGVWant},
+		{"NeighborAllgatherv again", []string{"nbAGV#1"}, nbAGV, nbAGVWant},
+		{"NeighborAllgatherv displacement changed in place", []string{"nbAGV#2"}, func(c *Comm) ([]byte, error) {
+			agvDispl[0] = 8
+			return nbAGV(c)
+		}, nbAGVWant},
+		{"IneighborAllgatherv of its shape", []string{"nbAGV#2"}, func(c *Comm) ([]byte, error) {
+			clear(agvRecv)
+			return agvRecv, wait(c.IneighborAllgatherv(nb, nbSend, agvRecv, one, agvDispl))
+		}, nbAGVWant},
+		{"NeighborAlltoallw", []string{"nbW#1"}, nbW, nbWant},
+		{"NeighborAlltoallw again", []string{"nbW#1"}, nbW, nbWant},
+		{"NeighborAlltoallw datatypes changed in place", []string{"nbW#2"}, func(c *Comm) ([]byte, error) {
+			nwrt[0] = Uint64
+			return nbW(c)
+		}, nbWant},
+		{"IneighborAlltoallw of its shape", []string{"nbW#2"}, func(c *Comm) ([]byte, error) {
+			clear(nbRecv)
+			return nbRecv, wait(c.IneighborAlltoallw(nb, nbSend, nwc, zero, nwt, nbRecv, nwc, zero, nwrt))
+		}, nbWant},
+		{"NeighborAlltoall, neighbourhood turned back in place", []string{back}, func(c *Comm) ([]byte, error) {
+			nb.Sources[0], nb.Destinations[0] = nb.Destinations[0], nb.Sources[0]
+			return nbA2A(c)
+		}, nbWant},
+		{"NeighborAlltoallv after it: its lists back as first keyed", []string{"nbr#1"}, nbr, nbWant},
 	}
 	var model memoModel
 	for _, st := range steps {

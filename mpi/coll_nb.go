@@ -92,7 +92,8 @@ func (c *Comm) Igatherv(send, recv []byte, counts, displs []int, root int) (*Req
 	if c.IsInter() {
 		return c.iinterColl(interArgs{Kind: interGatherv, Root: root, Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs})
 	}
-	return c.nonblockingKeyed("Igatherv", vkey(keyOf(memoGatherv, send, recv, 0, 0, root), &countsKey{a: [4][]int{counts, displs}}), &countsKey{a: [4][]int{counts, displs}}, func(s *schedule) error { return c.gathervBuild(s, "Igatherv", send, recv, counts, displs, root) })
+	v := c.rootCounts(root, &countsKey{a: [4][]int{counts, displs}})
+	return c.nonblockingKeyed("Igatherv", vkeyOf(keyOf(memoGatherv, send, recv, 0, 0, root), v), v, func(s *schedule) error { return c.gathervBuild(s, "Igatherv", send, recv, counts, displs, root) })
 }
 
 // Iscatter starts a Scatter.
@@ -108,7 +109,8 @@ func (c *Comm) Iscatterv(send []byte, counts, displs []int, recv []byte, root in
 	if c.IsInter() {
 		return c.iinterColl(interArgs{Kind: interScatterv, Root: root, Send: send, Recv: recv, SendCounts: counts, SendDispls: displs})
 	}
-	return c.nonblockingKeyed("Iscatterv", vkey(keyOf(memoScatterv, send, recv, 0, 0, root), &countsKey{a: [4][]int{counts, displs}}), &countsKey{a: [4][]int{counts, displs}}, func(s *schedule) error { return c.scattervBuild(s, "Iscatterv", send, counts, displs, recv, root) })
+	v := c.rootCounts(root, &countsKey{a: [4][]int{counts, displs}})
+	return c.nonblockingKeyed("Iscatterv", vkeyOf(keyOf(memoScatterv, send, recv, 0, 0, root), v), v, func(s *schedule) error { return c.scattervBuild(s, "Iscatterv", send, counts, displs, recv, root) })
 }
 
 // Iallgather starts an Allgather. send may be recv's own block (in place).
@@ -213,6 +215,12 @@ func (p *Persistent) Start() (*Request, error) {
 		return nil, err
 	}
 	defer e.mu.Unlock()
+	if p.op.rxState == replayUnknown {
+		// Its direct runs follow the replay's plan (planRun), as a
+		// memoised nonblocking start's do: 2 ranks, 8 B, a Start and
+		// Wait of Bcast cost 850 instructions without it.
+		e.replayPlan(p.c, p.op)
+	}
 	e.launch(p.c, p.op, false)
 	p.req = p.op.req
 	return p.req, nil

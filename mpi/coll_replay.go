@@ -42,6 +42,13 @@ type replayStep struct {
 	// in line: runSteps' loop and call cost an Allreduce's two ≈100).
 	steps bool
 	one   *collStep
+	// A message of more than one slot (shm's spans, up to CollMsgMax)
+	// has its channel end here instead of in oc or ic: sent by putSpan,
+	// taken by takeSpan. Apart, so that the one-slot transfers' path
+	// tests nothing more (a flag tested there cost a 2-rank Barrier ~7
+	// instructions).
+	spanOut *outChan
+	spanIn  *inChan
 }
 
 // replayState says whether an entry's schedule may be replayed.
@@ -62,8 +69,11 @@ func (e *engine) replayPlan(c *Comm, op *collOp) bool {
 		return op.rxState == replayYes
 	}
 	s := &op.s
-	if !s.small || e.region == nil || op.more != nil || op.finish != nil || op.persistent || op.fixedTag ||
-		len(s.own[0]) > shm.CollInlineMax {
+	// A persistent collective's plan serves its starts' direct runs
+	// (planRun, with the tag drawn at its binding); only memo entries are
+	// replayed whole (runMemo), and a persistent one never is in the memo.
+	if !s.small || e.region == nil || op.more != nil || op.finish != nil ||
+		len(s.own[0]) > shm.CollMsgMax {
 		op.rxState = replayNo
 		return false
 	}
@@ -83,7 +93,7 @@ func (e *engine) replayPlan(c *Comm, op *collOp) bool {
 					continue
 				}
 				w := c.worldOf(x.peer)
-				if w == e.rank || len(x.buf) > shm.CollInlineMax {
+				if w == e.rank || len(x.buf) > shm.CollMsgMax {
 					op.rxState = replayNo
 					return false
 				}
@@ -94,6 +104,9 @@ func (e *engine) replayPlan(c *Comm, op *collOp) bool {
 					}
 				} else if st.ic = e.inFrom(w); st.ic == nil {
 					return false
+				}
+				if len(x.buf) > shm.CollInlineMax {
+					st.spanOut, st.spanIn, st.oc, st.ic = st.oc, st.ic, nil, nil
 				}
 				done |= 1 << j
 				rx = append(rx, st)
@@ -175,6 +188,11 @@ func (c *Comm) replay(op *collOp, i int) bool {
 				// The sender may be waiting for the slot just freed.
 				ic.Bell.Ring()
 			}
+		} else if st.spanOut != nil || st.spanIn != nil {
+			if res := e.spanStep(c, tag, s, st, !e.oversub); res != directDone {
+				op.replayStop(tag, st, res == directDeferred)
+				return false
+			}
 		}
 		if st.steps {
 			if one := st.one; one == nil {
@@ -199,6 +217,59 @@ func (c *Comm) replay(op *collOp, i int) bool {
 	}
 	e.mu.Unlock()
 	return true
+}
+
+// putSpan publishes buf, a message of more than one slot (up to
+// CollMsgMax), in the positions at oc's ring tail; false, nothing
+// written, when they are not all free. Out of line, so that the one-slot
+// path keeps its inlined Reserve and Publish. Before spans were replayed
+// a 1 KiB collective took the direct run's layers (launchRun, directRun,
+// directRounds, publishColl) on every call.
+func putSpan(oc *outChan, ctx uint32, tag int32, buf []byte) bool {
+	return oc.CollProd.PutColl(shm.CollDesc{Ctx: ctx, Tag: tag, Len: uint32(len(buf))}, buf, 0)
+}
+
+// takeSpan copies the message at ic's ring head, a span whose envelope
+// (CollMsgIs) says len(buf) bytes, straight into buf and hands its
+// positions back.
+func takeSpan(ic *inChan, buf []byte) {
+	ic.Coll.GatherColl(buf)
+	ic.Coll.ReleaseColl(shm.CollSpanSlots(len(buf)))
+}
+
+// spanStep is st's transfer when its message spans slots (st.spanOut or
+// st.spanIn), under the rule the one-slot transfers follow in line in
+// replay and planRun: directDone, or directRefused or directDeferred
+// where it stops (spin: look for the peer's message a while first).
+func (e *engine) spanStep(c *Comm, tag int, s *schedule, st *replayStep, spin bool) directResult {
+	ctx, tag32 := c.ctx+1, int32(tag)
+	if oc := st.spanOut; oc != nil {
+		if len(oc.CollQ) != 0 || !putSpan(oc, ctx, tag32, st.buf) {
+			return directRefused
+		}
+		oc.Summary.Mark(e.rank)
+		oc.Bell.Ring()
+		return directDone
+	}
+	if e.live[0] != 0 || e.live[1] != 0 {
+		return e.directRecv(c, tag, &s.xfers[st.x], spin)
+	}
+	ic := st.spanIn
+	sl := ic.Coll.Head()
+	for n := 0; sl == nil && spin && n < flSpins; n++ {
+		sl = ic.Coll.Head()
+	}
+	if sl == nil {
+		return directDeferred
+	}
+	if !shm.CollMsgIs(sl, ctx, tag32, len(st.buf)) {
+		return directRefused
+	}
+	takeSpan(ic, st.buf)
+	ic.Idle = 0
+	// The sender may be waiting for the positions just freed.
+	ic.Bell.Ring()
+	return directDone
 }
 
 // replayStop records where a replay stopped: at st, with the transfers of
@@ -263,6 +334,15 @@ func (e *engine) planRun(op *collOp, k int, spin, sendsFirst bool) directResult 
 				ic.Idle = 0
 				// The sender may be waiting for the slot just freed.
 				ic.Bell.Ring()
+			}
+		} else if st.spanOut != nil || st.spanIn != nil {
+			res := directDeferred
+			if st.spanOut != nil || !sendsFirst {
+				res = e.spanStep(c, op.tag, s, st, spin)
+			}
+			if res != directDone {
+				op.cur, op.skip = int(st.round), st.before
+				return res
 			}
 		}
 		if st.steps {

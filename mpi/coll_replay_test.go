@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hympi/hympi/shm"
 )
 
 // TestCollReplay: on two in-process ranks whose Allreduce is memoised and
@@ -209,20 +211,38 @@ func TestCollReplay(t *testing.T) {
 // peer's collective ring is full, and must then queue the rest in order
 // behind the published ones (a send published after a queued one would
 // overtake it): the peer, joining late, must get every payload in order.
+// Per size: one slot, and spans (1 KiB; 3000 B, whose spans wrap at the
+// ring's end at different places; CollMsgMax), which the replay publishes
+// and takes too (it must replay some: before spans were replayed none).
 func TestCollReplayRingFull(t *testing.T) {
+	for _, size := range []int{8, 1024, 3000, shm.CollMsgMax} {
+		t.Run(fmt.Sprintf("%dB", size), func(t *testing.T) { replayRingFull(t, size) })
+	}
+}
+
+func replayRingFull(t *testing.T, size int) {
 	comms := inProcessJob(t, 2)
-	buf := [2][]byte{make([]byte, 8), make([]byte, 8)}
+	buf := [2][]byte{make([]byte, size), make([]byte, size)}
+	fillAs := func(b []byte, i int) {
+		for k := range b {
+			b[k] = byte(i + k*7)
+		}
+	}
+	want := make([]byte, size)
 	bcast := func(c *Comm, i int) error {
 		if c.rank == 0 {
-			copy(buf[0], putInt64s([]int64{int64(i)}))
+			fillAs(buf[0], i)
 		} else {
 			clear(buf[1])
 		}
 		if err := c.Bcast(buf[c.rank], 0); err != nil {
 			return err
 		}
-		if got := int64s(buf[c.rank])[0]; got != int64(i) {
-			return fmt.Errorf("Bcast %d: got %d", i, got)
+		if c.rank == 1 {
+			fillAs(want, i)
+			if !slices.Equal(buf[1], want) {
+				return fmt.Errorf("Bcast %d: payload not the root's", i)
+			}
 		}
 		return nil
 	}
@@ -257,5 +277,78 @@ func TestCollReplayRingFull(t *testing.T) {
 	}
 	for i := range 3 {
 		runRanks(t, comms, func(c *Comm) error { return bcast(c, 1000+i) })
+	}
+}
+
+// TestPersistentPlan: a persistent collective's starts follow the replay's
+// plan (planRun) once its channels are open, for one-slot messages and
+// spans alike, and every run's result is right. Without the plan each
+// start walked the schedule through directRounds (2 ranks, 8 B: a Bcast's
+// Start and Wait 850 instructions against 710).
+func TestPersistentPlan(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		size int
+	}{{"8B", 8}, {"1KiB", 1024}, {"CollMsgMax", shm.CollMsgMax}} {
+		t.Run(tc.name, func(t *testing.T) {
+			comms := inProcessJob(t, 2)
+			runRanks(t, comms, func(c *Comm) error {
+				n := tc.size / 8
+				bc, send, sum := make([]byte, tc.size), make([]byte, tc.size), make([]byte, tc.size)
+				pb, err := c.BcastInit(bc, 1)
+				if err != nil {
+					return err
+				}
+				pa, err := c.AllreduceInit(send, sum, Int64, Sum)
+				if err != nil {
+					return err
+				}
+				for run := range 6 {
+					v := make([]int64, n)
+					for i := range v {
+						v[i] = int64(run*1000 + i)
+					}
+					if c.rank == 1 {
+						copy(bc, putInt64s(v))
+					} else {
+						clear(bc)
+					}
+					if _, err := pb.Start(); err != nil {
+						return err
+					}
+					if _, err := pb.Wait(); err != nil {
+						return err
+					}
+					if !slices.Equal(bc, putInt64s(v)) {
+						return fmt.Errorf("Bcast run %d: not the root's payload", run)
+					}
+					for i := range v {
+						v[i] = int64(c.rank*7 + run + i)
+					}
+					copy(send, putInt64s(v))
+					if _, err := pa.Start(); err != nil {
+						return err
+					}
+					if _, err := pa.Wait(); err != nil {
+						return err
+					}
+					for i := range v {
+						v[i] = int64(7 + 2*(run+i))
+					}
+					if !slices.Equal(sum, putInt64s(v)) {
+						return fmt.Errorf("Allreduce run %d: %v, want %v", run, int64s(sum)[:2], v[:2])
+					}
+				}
+				for _, p := range []*Persistent{pb, pa} {
+					if p.op.rxState != replayYes {
+						return fmt.Errorf("%s has no plan after six starts (state %d)", p.what, p.op.rxState)
+					}
+					if err := p.Free(); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
 	}
 }

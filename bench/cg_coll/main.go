@@ -34,6 +34,14 @@ type bufs struct {
 	bigRecv          []byte
 	counts, displs   []int
 	rcounts, rdispls []int
+	types            []mpi.Datatype
+	// The neighbourhood collectives' periodic ring (osu_colls's), with
+	// its two blocks' counts and displacements.
+	nb               *mpi.Neighbors
+	nbSend, nbRecv   []byte
+	nbCounts, nbDisp []int
+	// A persistent collective's, bound before its loop (bind).
+	p *mpi.Persistent
 }
 
 // One function per collective and form, kept out of line so that its
@@ -133,6 +141,81 @@ func cgIallgatherv(b *bufs) error {
 	return wait(b.c.Iallgatherv(b.send, b.bigRecv, b.counts, b.displs))
 }
 
+// The rest are measured only when named (ONLY=... in the script): the C
+// program has no twins of them.
+
+//go:noinline
+func cgExscan(b *bufs) error { return b.c.Exscan(b.send, b.recv, mpi.Float32, mpi.Sum) }
+
+//go:noinline
+func cgIexscan(b *bufs) error { return wait(b.c.Iexscan(b.send, b.recv, mpi.Float32, mpi.Sum)) }
+
+//go:noinline
+func cgReduceScatter(b *bufs) error {
+	return b.c.ReduceScatter(b.big, b.recv, b.counts, mpi.Byte, mpi.Bor)
+}
+
+//go:noinline
+func cgIreduceScatter(b *bufs) error {
+	return wait(b.c.IreduceScatter(b.big, b.recv, b.counts, mpi.Byte, mpi.Bor))
+}
+
+//go:noinline
+func cgAlltoallw(b *bufs) error {
+	return b.c.Alltoallw(b.big, b.counts, b.displs, b.types, b.bigRecv, b.counts, b.displs, b.types)
+}
+
+//go:noinline
+func cgIalltoallw(b *bufs) error {
+	return wait(b.c.Ialltoallw(b.big, b.counts, b.displs, b.types, b.bigRecv, b.counts, b.displs, b.types))
+}
+
+//go:noinline
+func cgNeighborAllgather(b *bufs) error { return b.c.NeighborAllgather(b.nb, b.send, b.nbRecv) }
+
+//go:noinline
+func cgIneighborAllgather(b *bufs) error {
+	return wait(b.c.IneighborAllgather(b.nb, b.send, b.nbRecv))
+}
+
+//go:noinline
+func cgNeighborAlltoall(b *bufs) error { return b.c.NeighborAlltoall(b.nb, b.nbSend, b.nbRecv) }
+
+//go:noinline
+func cgIneighborAlltoall(b *bufs) error {
+	return wait(b.c.IneighborAlltoall(b.nb, b.nbSend, b.nbRecv))
+}
+
+//go:noinline
+func cgNeighborAlltoallv(b *bufs) error {
+	return b.c.NeighborAlltoallv(b.nb, b.nbSend, b.nbCounts, b.nbDisp, b.nbRecv, b.nbCounts, b.nbDisp)
+}
+
+//go:noinline
+func cgIneighborAlltoallv(b *bufs) error {
+	return wait(b.c.IneighborAlltoallv(b.nb, b.nbSend, b.nbCounts, b.nbDisp, b.nbRecv, b.nbCounts, b.nbDisp))
+}
+
+//go:noinline
+func cgPbarrier(b *bufs) error { return startWait(b.p) }
+
+//go:noinline
+func cgPbcast(b *bufs) error { return startWait(b.p) }
+
+//go:noinline
+func cgPallreduce(b *bufs) error { return startWait(b.p) }
+
+//go:noinline
+func cgPgather(b *bufs) error { return startWait(b.p) }
+
+func startWait(p *mpi.Persistent) error {
+	if _, err := p.Start(); err != nil {
+		return err
+	}
+	_, err := p.Wait()
+	return err
+}
+
 func wait(r *mpi.Request, err error) error {
 	if err != nil {
 		return err
@@ -141,24 +224,46 @@ func wait(r *mpi.Request, err error) error {
 	return err
 }
 
-var colls = []struct {
+type coll struct {
 	name string
 	fn   func(*bufs) error
-}{
-	{"Barrier", cgBarrier}, {"Ibarrier", cgIbarrier},
-	{"Bcast", cgBcast}, {"Ibcast", cgIbcast},
-	{"Allreduce", cgAllreduce}, {"Iallreduce", cgIallreduce},
-	{"Reduce", cgReduce}, {"Ireduce", cgIreduce},
-	{"Scan", cgScan}, {"Iscan", cgIscan},
-	{"ReduceScatterBlock", cgReduceScatterBlock}, {"IreduceScatterBlock", cgIreduceScatterBlock},
-	{"Scatterv", cgScatterv}, {"Iscatterv", cgIscatterv},
-	{"Allgather", cgAllgather}, {"Iallgather", cgIallgather},
-	{"Alltoallv", cgAlltoallv}, {"Ialltoallv", cgIalltoallv},
-	{"Gather", cgGather}, {"Igather", cgIgather},
-	{"Scatter", cgScatter}, {"Iscatter", cgIscatter},
-	{"Alltoall", cgAlltoall}, {"Ialltoall", cgIalltoall},
-	{"Gatherv", cgGatherv}, {"Igatherv", cgIgatherv},
-	{"Allgatherv", cgAllgatherv}, {"Iallgatherv", cgIallgatherv},
+	// bind makes the persistent collective fn starts, outside the count.
+	bind func(*bufs) (*mpi.Persistent, error)
+}
+
+var colls = []coll{
+	{"Barrier", cgBarrier, nil}, {"Ibarrier", cgIbarrier, nil},
+	{"Bcast", cgBcast, nil}, {"Ibcast", cgIbcast, nil},
+	{"Allreduce", cgAllreduce, nil}, {"Iallreduce", cgIallreduce, nil},
+	{"Reduce", cgReduce, nil}, {"Ireduce", cgIreduce, nil},
+	{"Scan", cgScan, nil}, {"Iscan", cgIscan, nil},
+	{"ReduceScatterBlock", cgReduceScatterBlock, nil}, {"IreduceScatterBlock", cgIreduceScatterBlock, nil},
+	{"Scatterv", cgScatterv, nil}, {"Iscatterv", cgIscatterv, nil},
+	{"Allgather", cgAllgather, nil}, {"Iallgather", cgIallgather, nil},
+	{"Alltoallv", cgAlltoallv, nil}, {"Ialltoallv", cgIalltoallv, nil},
+	{"Gather", cgGather, nil}, {"Igather", cgIgather, nil},
+	{"Scatter", cgScatter, nil}, {"Iscatter", cgIscatter, nil},
+	{"Alltoall", cgAlltoall, nil}, {"Ialltoall", cgIalltoall, nil},
+	{"Gatherv", cgGatherv, nil}, {"Igatherv", cgIgatherv, nil},
+	{"Allgatherv", cgAllgatherv, nil}, {"Iallgatherv", cgIallgatherv, nil},
+}
+
+// extra: run only when named by -only.
+var extra = []coll{
+	{"Exscan", cgExscan, nil}, {"Iexscan", cgIexscan, nil},
+	{"ReduceScatter", cgReduceScatter, nil}, {"IreduceScatter", cgIreduceScatter, nil},
+	{"Alltoallw", cgAlltoallw, nil}, {"Ialltoallw", cgIalltoallw, nil},
+	{"NeighborAllgather", cgNeighborAllgather, nil}, {"IneighborAllgather", cgIneighborAllgather, nil},
+	{"NeighborAlltoall", cgNeighborAlltoall, nil}, {"IneighborAlltoall", cgIneighborAlltoall, nil},
+	{"NeighborAlltoallv", cgNeighborAlltoallv, nil}, {"IneighborAlltoallv", cgIneighborAlltoallv, nil},
+	// Persistent forms (Start + Wait), each paired with its blocking twin
+	// in the script's ONLY (e.g. "Bcast Pbcast").
+	{"Pbarrier", cgPbarrier, func(b *bufs) (*mpi.Persistent, error) { return b.c.BarrierInit() }},
+	{"Pbcast", cgPbcast, func(b *bufs) (*mpi.Persistent, error) { return b.c.BcastInit(b.send, 0) }},
+	{"Pallreduce", cgPallreduce, func(b *bufs) (*mpi.Persistent, error) {
+		return b.c.AllreduceInit(b.send, b.recv, mpi.Float32, mpi.Sum)
+	}},
+	{"Pgather", cgPgather, func(b *bufs) (*mpi.Persistent, error) { return b.c.GatherInit(b.send, b.bigRecv, 0) }},
 }
 
 func main() {
@@ -226,6 +331,12 @@ func run(iters, size int, path string, measured int, only string) error {
 		b.displs = append(b.displs, i*size)
 	}
 	b.rcounts, b.rdispls = b.counts, b.displs
+	for range n {
+		b.types = append(b.types, mpi.Byte)
+	}
+	b.nb = mpi.CartNeighbors([]int{n}, []bool{true}, me)
+	b.nbSend, b.nbRecv = make([]byte, 2*size), make([]byte, 2*size)
+	b.nbCounts, b.nbDisp = []int{size, size}, []int{0, size}
 	want := map[string]bool{}
 	for _, s := range strings.Split(only, ",") {
 		if s != "" {
@@ -234,9 +345,20 @@ func run(iters, size int, path string, measured int, only string) error {
 	}
 	var k uint64
 	const warm = 10
-	for _, cl := range colls {
+	all := colls
+	if len(want) > 0 {
+		all = append(all, extra...)
+	}
+	for _, cl := range all {
 		if len(want) > 0 && !want[cl.name] {
 			continue
+		}
+		if cl.bind != nil {
+			p, err := cl.bind(b)
+			if err != nil {
+				return fmt.Errorf("%s: %w", cl.name, err)
+			}
+			b.p = p
 		}
 		for range warm + iters {
 			k++

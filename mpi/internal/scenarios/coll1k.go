@@ -25,6 +25,7 @@ func init() {
 				calls += c1kRound(c, m, it)
 			}
 			calls += c1kBurst(c, m)
+			calls += c1kRepeat(c, m)
 		}
 		if c.Rank() == 0 {
 			fmt.Printf("coll1k calls %d\n", calls)
@@ -195,4 +196,92 @@ func c1kBurst(c *mpi.Comm, m int) int {
 	}
 	must(c.Barrier(), "burst Barrier")
 	return runs + 1
+}
+
+// c1kRepeats is how often c1kRepeat calls each collective.
+const c1kRepeats = 6
+
+// c1kRepeat calls each collective c1kRepeats times in a row with the same
+// buffers and root and new data each time, so that from the second call
+// on the memo's replay (and a persistent collective's plan) moves the
+// spans; c1kRound's fresh buffers never hit the memo. It returns the calls
+// it made.
+func c1kRepeat(c *mpi.Comm, m int) int {
+	r, n := c.Rank(), c.Size()
+	root := n - 1
+	k := (m + 3) / 4
+	what := func(s string, it int) string { return fmt.Sprintf("repeated %s %d B call %d", s, m, it) }
+	buf, in, out := make([]byte, m), make([]byte, 4*k), make([]byte, 4*k)
+	send, all, got := make([]byte, m), make([]byte, n*m), make([]byte, n*m)
+	nb := mpi.CartNeighbors([]int{n}, []bool{true}, r)
+	nbs, nbr := make([]byte, 2*m), make([]byte, 2*m)
+	per, err := c.BcastInit(buf, root)
+	must(err, "%s", what("BcastInit", 0))
+	calls := 0
+	for it := range c1kRepeats {
+		seed := 1000 + it
+		if r == root {
+			pattern(buf, m+seed)
+		} else {
+			clear(buf)
+		}
+		must(c.Bcast(buf, root), "%s", what("Bcast", it))
+		checkPattern(buf, m+seed, what("Bcast", it))
+
+		copy(in, c1kInts(r, m, seed, k))
+		must(c.Allreduce(in, out, mpi.Int32, mpi.Sum), "%s", what("Allreduce", it))
+		c1kCheckSum(out, 0, n, m, seed, 0, what("Allreduce", it))
+		clear(out)
+		must(c.Reduce(in, out, mpi.Int32, mpi.Sum, root), "%s", what("Reduce", it))
+		if r == root {
+			c1kCheckSum(out, 0, n, m, seed, 0, what("Reduce", it))
+		}
+		must(c.Scan(in, out, mpi.Int32, mpi.Sum), "%s", what("Scan", it))
+		c1kCheckSum(out, 0, r+1, m, seed, 0, what("Scan", it))
+
+		pattern(send, r*100003+m+seed)
+		clear(all)
+		must(c.Gather(send, all, root), "%s", what("Gather", it))
+		if r == root {
+			for i := range n {
+				checkPattern(all[i*m:(i+1)*m], i*100003+m+seed, what("Gather", it))
+			}
+		}
+		must(c.Allgather(send, got), "%s", what("Allgather", it))
+		for i := range n {
+			checkPattern(got[i*m:(i+1)*m], i*100003+m+seed, what("Allgather", it))
+		}
+		for i := range n {
+			pattern(all[i*m:(i+1)*m], r*1000+i+m+seed)
+		}
+		must(c.Alltoall(all, got), "%s", what("Alltoall", it))
+		for i := range n {
+			checkPattern(got[i*m:(i+1)*m], i*1000+r+m+seed, what("Alltoall", it))
+		}
+		// The periodic ring's two blocks: to the left, then the right
+		// (at 2 ranks both go to the one peer, in that order).
+		for j, d := range nb.Destinations {
+			pattern(nbs[j*m:(j+1)*m], r*10+d+j+m+seed)
+		}
+		clear(nbr)
+		must(c.NeighborAlltoall(nb, nbs, nbr), "%s", what("NeighborAlltoall", it))
+		for j, src := range nb.Sources {
+			// The source's block for us is the one it sent the other way.
+			checkPattern(nbr[j*m:(j+1)*m], src*10+r+(1-j)+m+seed, what("NeighborAlltoall", it))
+		}
+
+		if r == root {
+			pattern(buf, m+seed+1)
+		} else {
+			clear(buf)
+		}
+		_, err := per.Start()
+		must(err, "%s", what("BcastInit start", it))
+		_, err = per.Wait()
+		must(err, "%s", what("BcastInit wait", it))
+		checkPattern(buf, m+seed+1, what("BcastInit", it))
+		calls += 9
+	}
+	must(per.Free(), "%s", what("BcastInit free", 0))
+	return calls
 }
