@@ -379,14 +379,20 @@ func Waitall(reqs []*Request) ([]Status, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	// A window the lane completed needs no wait set-up.
+	// A window of sends published at once and of receives the lane takes
+	// is settled in one pass; the rest waits.
+	k, stuck := e.waitQuick(reqs, sts)
+	if k == len(reqs) {
+		return sts, nil
+	}
+	rest := reqs[k:]
 	from := 0
-	if (e.laneN == 0 || !e.laneWaitall(reqs)) && !allDoneFrom(reqs, &from) {
-		if err := e.waitUntil(func() bool { return allDoneFrom(reqs, &from) }); err != nil {
+	if (stuck || e.laneN == 0 || !e.laneWaitall(rest)) && !allDoneFrom(rest, &from) {
+		if err := e.waitUntil(func() bool { return allDoneFrom(rest, &from) }); err != nil {
 			return sts, err
 		}
 	}
-	return sts, collectAll(reqs, sts)
+	return sts, collectAll(rest, sts[k:])
 }
 
 // allDone says whether every non-nil request has completed. Called with
