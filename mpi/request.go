@@ -115,9 +115,10 @@ const bodyFreeMax = 1024
 // (never reused) with a recycled state, else one from a slab. Called with
 // e.mu held.
 func (e *engine) newUserReq(kind reqKind) *Request {
+	b := e.newBody()
+	b.kind = kind
 	r := e.newHandle()
-	r.reqBody = e.newBody()
-	r.kind = kind
+	r.reqBody = b
 	return r
 }
 
