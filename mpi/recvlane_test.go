@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
+	"github.com/hympi/hympi/mpi/internal/progress"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -467,4 +469,95 @@ func TestRecvLane(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestWaitallWindowArrivesLate is osu_bw's loop with a sender that pauses
+// inside its window, so that the receiver's Waitall runs out of spins and
+// takes the rest during its wait (Waitall's condition settles lane
+// receives first, progress passes take what it leaves). Each window
+// ends with two receives whose messages come in the other order (tags
+// 2 then 1, sent 1 then 2), which the lane must leave to the queues.
+// Every receive must get its own message, whichever path took it.
+func TestWaitallWindowArrivesLate(t *testing.T) {
+	for _, oversub := range []bool{false, true} {
+		t.Run(fmt.Sprint("oversubscribed=", oversub), func(t *testing.T) {
+			windowArrivesLate(t, oversub)
+		})
+	}
+}
+
+// windowArrivesLate runs TestWaitallWindowArrivesLate's loop; oversub
+// gives the receiver the wait of a rank without a CPU of its own (no
+// spin, a yield after a few passes), after which the condition's lane
+// takes find the window's rest in before any progress pass.
+func windowArrivesLate(t *testing.T, oversub bool) {
+	const window, rounds, size = 64, 20, 12
+	comms := inProcessJob(t, 2)
+	r := comms[1].e
+	r.skew.small = math.MaxInt // as Init's setupSkew leaves it
+	if oversub {
+		r.oversub, r.wait = true, progress.NewPolicy(2, 1)
+	}
+	// want is the message receive k of a window gets, and its tag.
+	want := func(k int) (msg, tag int) {
+		switch k {
+		case window - 2:
+			return window - 1, 2
+		case window - 1:
+			return window - 2, 1
+		}
+		return k, 1
+	}
+	runRanks(t, comms, func(c *Comm) error {
+		ack := make([]byte, 1)
+		// A wrong message is reported after the last round: the
+		// sender waits for every acknowledgement.
+		var wrong error
+		for round := range rounds {
+			if c.Rank() == 0 {
+				for k := range window {
+					if k == 2 || k == window/2 {
+						time.Sleep(200 * time.Microsecond)
+					}
+					tag := 1
+					if k == window-1 {
+						tag = 2
+					}
+					if _, err := c.Isend(laneMsg(round*window+k, size), 1, tag); err != nil {
+						return err
+					}
+				}
+				if _, err := c.Recv(ack, 1, 9); err != nil {
+					return err
+				}
+				continue
+			}
+			bufs := make([][]byte, window)
+			reqs := make([]*Request, window)
+			for k := range reqs {
+				_, tag := want(k)
+				bufs[k] = make([]byte, size)
+				var err error
+				if reqs[k], err = c.Irecv(bufs[k], 0, tag); err != nil {
+					return err
+				}
+			}
+			sts, err := Waitall(reqs)
+			if err != nil {
+				return err
+			}
+			for k := range reqs {
+				msg, tag := want(k)
+				if st := sts[k]; wrong == nil && (st.Source != 0 || st.Tag != tag || st.Count != size ||
+					!bytes.Equal(bufs[k], laneMsg(round*window+msg, size))) {
+					wrong = fmt.Errorf("round %d, receive %d: status %+v, bytes %x; want message %d, tag %d",
+						round, k, st, bufs[k], msg, tag)
+				}
+			}
+			if err := c.Send(ack, 0, 9); err != nil {
+				return err
+			}
+		}
+		return wrong
+	})
 }

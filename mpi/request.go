@@ -382,18 +382,33 @@ func Waitall(reqs []*Request) ([]Status, error) {
 	defer e.mu.Unlock()
 	// A window of sends published at once and of receives the lane takes
 	// is settled in one pass; the rest waits.
-	k, stuck := e.waitQuick(reqs, sts)
+	spins := flSpins
+	if e.oversub {
+		spins = 0
+	}
+	k, stuck := e.waitQuick(reqs, sts, spins)
 	if k == len(reqs) {
 		return sts, nil
 	}
-	rest := reqs[k:]
-	from := 0
-	if (stuck || e.laneN == 0 || !e.laneWaitall(rest)) && !allDoneFrom(rest, &from) {
-		if err := e.waitUntil(func() bool { return allDoneFrom(rest, &from) }); err != nil {
+	from := k
+	if (stuck || e.laneN == 0 || !e.laneWaitall(reqs[k:])) && !allDoneFrom(reqs, &from) {
+		// Each look of the wait first settles what the lane can take:
+		// after a yield or a sleep (with more ranks than CPUs, the
+		// usual way a window arrives) the rest of the window is mostly
+		// in, and a run of lane receives takes it for a fraction of
+		// what a progress pass costs per message.
+		if err := e.waitUntil(func() bool {
+			if e.laneN != 0 {
+				n, _ := e.waitQuick(reqs[k:], sts[k:], 0)
+				k += n
+				from = max(from, k)
+			}
+			return allDoneFrom(reqs, &from)
+		}); err != nil {
 			return sts, err
 		}
 	}
-	return sts, collectAll(rest, sts[k:])
+	return sts, collectAll(reqs[k:], sts[k:])
 }
 
 // allDone says whether every non-nil request has completed. Called with

@@ -22,18 +22,15 @@ import (
 // it settled, k: reqs[:k] are spent and sts[:k] filled, and the caller
 // waits for reqs[k:] as before. stuck says it stopped at a lane receive
 // the lane could not take after spinning, so that the caller goes
-// straight to the general wait instead of asking the lane again. Quick
+// straight to the general wait instead of asking the lane again; spins
+// is how long a take may spin at an empty channel (laneTakeFrom). Quick
 // requests have no error, so nothing settled here changes Waitall's
 // error. Nothing is settled once the engine has failed (the wait then
 // reports the failure with no request collected, as before). Called
 // under e.mu.
-func (e *engine) waitQuick(reqs []*Request, sts []Status) (k int, stuck bool) {
+func (e *engine) waitQuick(reqs []*Request, sts []Status, spins int) (k int, stuck bool) {
 	if e.fatal != nil {
 		return 0, false
-	}
-	spins := flSpins
-	if e.oversub {
-		spins = 0
 	}
 	var ic *inChan
 	last, took := -1, false
