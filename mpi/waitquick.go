@@ -26,8 +26,10 @@ import (
 // is how long a take may spin at an empty channel (laneTakeFrom). Quick
 // requests have no error, so nothing settled here changes Waitall's
 // error. Nothing is settled once the engine has failed (the wait then
-// reports the failure with no request collected, as before). Called
-// under e.mu.
+// reports the failure with no request collected, as before). sts must be
+// all empty statuses on entry, as Waitall's new slice is (a published
+// send's status is the empty one, and is not written). Called under
+// e.mu.
 func (e *engine) waitQuick(reqs []*Request, sts []Status, spins int) (k int, stuck bool) {
 	if e.fatal != nil {
 		return 0, false
@@ -41,7 +43,7 @@ func (e *engine) waitQuick(reqs []*Request, sts []Status, spins int) (k int, stu
 		}
 		b := r.reqBody
 		if b == &e.doneSend {
-			sts[k] = Status{}
+			// Its status is the empty one sts[k] holds already.
 			r.reqBody = &e.spentBody
 			continue
 		}
