@@ -196,7 +196,7 @@ func (e *engine) fastRecv(c *Comm, buf []byte, source, tag int) (st Status, ok b
 	if ctx != c.ctx || !match.TagMatches(tag, gotTag) || int(n) > len(buf) || (int(n) > e.skew.small && e.skewCounts(w, int(n))) {
 		return Status{}, false
 	}
-	copy(buf, slot[shm.DescHeaderSize:shm.DescHeaderSize+n])
+	shm.CopySmall(buf, slot[shm.DescHeaderSize:shm.DescHeaderSize+n])
 	ic.Cons.ReleaseHead(slot)
 	ic.Idle = 0
 	// The sender may be waiting for the slot just freed.

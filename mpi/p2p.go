@@ -189,11 +189,15 @@ func (e *engine) recvWait(c *Comm, buf []byte, source, tag int) (Status, error) 
 }
 
 func (c *Comm) initRecv(r *Request, ctx uint32, buf []byte, source, tag int) {
-	r.comm, r.buf, r.m.Tag, r.ctx = c, buf, tag, ctx
-	r.m.Src = AnySource
+	// Through the state: each store through the handle would load its
+	// pointer again (Irecv makes this call per message).
+	b := r.reqBody
+	b.comm, b.buf, b.m.Tag, b.ctx = c, buf, tag, ctx
+	src := AnySource
 	if source != AnySource {
-		r.m.Src = c.peerWorld(source)
+		src = c.peerWorld(source)
 	}
+	b.m.Src = src
 }
 
 // abandonRecv takes a receive that will never complete off the posted queue,

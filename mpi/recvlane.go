@@ -64,7 +64,8 @@ func (e *engine) laneQueue(r *Request, source, w int) {
 		e.laneSrc = make([]laneList, e.size)
 	}
 	e.postSeq++
-	r.lane, r.peer, r.m.Seq = true, source, e.postSeq
+	b := r.reqBody // once, as in laneUnlink
+	b.lane, b.peer, b.m.Seq = true, source, e.postSeq
 	l := &e.laneSrc[w]
 	if l.tail != nil {
 		l.tail.sendNext = r
@@ -169,7 +170,7 @@ func (e *engine) laneTakeFrom(ic *inChan, r *Request, spins int) int {
 	if ctx != b.ctx || !match.TagMatches(b.m.Tag, tag) || int(n) > len(b.buf) {
 		return -1
 	}
-	copy(b.buf, slot[shm.DescHeaderSize:shm.DescHeaderSize+n])
+	shm.CopySmall(b.buf, slot[shm.DescHeaderSize:shm.DescHeaderSize+n])
 	ic.Cons.ReleaseHead(slot)
 	ic.Idle = 0
 	e.laneUnlink(r)

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
+	"github.com/hympi/hympi/mpi/internal/progress"
 	"github.com/hympi/hympi/shm"
 )
 
@@ -285,6 +287,151 @@ func TestRecvLane(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		// Waitall's one pass (waitquick.go) settles the leading requests
+		// that need no wait and leaves the rest to the general wait; the
+		// next cases stop it at every kind of request it must leave.
+		{"waitall one pass over receives, sends and nil", func(t *testing.T, g rig) {
+			b1, a := recv(g, 0, 1, 16)
+			b2, b := recv(g, 0, 1, 16)
+			s, err := g.r.Isend(laneMsg(9, 3), 0, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b3, c := recv(g, 0, 1, 16)
+			g.send(1, 4, 1)
+			g.send(2, 5, 1)
+			g.send(3, 6, 1)
+			reqs := []*Request{a, nil, b, s, c}
+			sts, err := Waitall(reqs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, "first", b1, sts[0], 1, 4, 1)
+			check(t, "second", b2, sts[2], 2, 5, 1)
+			check(t, "third", b3, sts[4], 3, 6, 1)
+			if sts[1] != (Status{}) || sts[3] != (Status{}) {
+				t.Fatalf("nil and send statuses %+v %+v, want empty", sts[1], sts[3])
+			}
+			for i, r := range reqs {
+				if r == nil {
+					continue
+				}
+				if _, err := r.Wait(); ClassOf(err) != ErrRequest {
+					t.Fatalf("request %d after Waitall: %v, want ErrRequest", i, err)
+				}
+			}
+			if _, err := g.s.Recv(make([]byte, 3), 1, 5); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"waitall stops at another tag", func(t *testing.T, g rig) {
+			b1, a := recv(g, 0, 1, 16)
+			b2, b := recv(g, 0, 1, 16)
+			b3, c := recv(g, 0, 1, 16)
+			g.send(1, 4, 1)
+			g.send(2, 5, 7) // at the head when b is next: not b's
+			g.send(3, 6, 1)
+			g.send(4, 7, 1)
+			sts, err := Waitall([]*Request{a, b, c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, "first", b1, sts[0], 1, 4, 1)
+			check(t, "second", b2, sts[1], 3, 6, 1)
+			check(t, "third", b3, sts[2], 4, 7, 1)
+			buf := make([]byte, 16+g.grow)
+			st, err := g.r.Recv(buf, 0, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, "tag 7", buf, st, 2, 5, 7)
+		}},
+		{"waitall stops at a truncation", func(t *testing.T, g rig) {
+			b1, a := recv(g, 0, 1, 16)
+			_, b := recv(g, 0, 1, 2)
+			b3, c := recv(g, 0, 1, 16)
+			g.send(1, 4, 1)
+			g.send(2, 9, 1)
+			g.send(3, 6, 1)
+			sts, err := Waitall([]*Request{a, b, c})
+			if ClassOf(err) != ErrTruncate {
+				t.Fatalf("Waitall with 9 bytes into 2: %v, want ErrTruncate", err)
+			}
+			check(t, "first", b1, sts[0], 1, 4, 1)
+			if sts[1].Count != 2+g.grow || sts[1].Tag != 1 {
+				t.Fatalf("truncated receive: status %+v", sts[1])
+			}
+			check(t, "third", b3, sts[2], 3, 6, 1)
+		}},
+		{"waitall over a receive completed with an error", func(t *testing.T, g rig) {
+			_, a := recv(g, 0, 1, 2)
+			g.send(1, 9, 1)
+			// The probe flushes the lane and its progress pass
+			// completes a, truncated, through the queues.
+			if _, ok, err := g.r.Iprobe(0, 5); ok || err != nil {
+				t.Fatalf("Iprobe: %v %v", ok, err)
+			}
+			if !a.done || a.err == nil {
+				t.Fatal("the probe's progress pass did not complete the truncated receive")
+			}
+			b2, b := recv(g, 0, 1, 16)
+			g.send(2, 6, 1)
+			sts, err := Waitall([]*Request{a, b})
+			if ClassOf(err) != ErrTruncate {
+				t.Fatalf("Waitall: %v, want the first receive's ErrTruncate", err)
+			}
+			if sts[0].Count != 2+g.grow {
+				t.Fatalf("truncated receive: status %+v", sts[0])
+			}
+			check(t, "second", b2, sts[1], 2, 6, 1)
+		}},
+		{"waitall stops at a send in progress", func(t *testing.T, g rig) {
+			// A synchronous send from the receiving rank stays in
+			// progress until rank 0 has matched it, so Waitall's
+			// first pass stops there, after a, and the lane still
+			// takes c behind it.
+			got := make([]byte, 8)
+			r0, err := g.s.Irecv(got, 1, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b1, a := recv(g, 0, 1, 16)
+			s, err := g.r.Issend(laneMsg(8, 5), 0, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b3, c := recv(g, 0, 1, 16)
+			g.send(1, 4, 1)
+			g.send(2, 6, 1)
+			if _, err := r0.Wait(); err != nil { // rank 0 matches: the ack is on its way
+				t.Fatal(err)
+			}
+			sts, err := Waitall([]*Request{a, s, c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, "before the send", b1, sts[0], 1, 4, 1)
+			check(t, "after the send", b3, sts[2], 2, 6, 1)
+			if sts[1] != (Status{}) || !bytes.Equal(got[:5], laneMsg(8, 5)) {
+				t.Fatalf("synchronous send: status %+v, rank 0 got %x", sts[1], got)
+			}
+		}},
+		{"waitall stops at a cancelled receive", func(t *testing.T, g rig) {
+			_, a := recv(g, 0, 1, 16)
+			b2, b := recv(g, 0, 1, 16)
+			if !a.cancelRecv() {
+				t.Fatal("cancel of a queued lane receive failed")
+			}
+			g.send(1, 5, 1)
+			sts, err := Waitall([]*Request{a, b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sts[0].Cancelled {
+				t.Fatalf("cancelled receive: status %+v", sts[0])
+			}
+			check(t, "after the cancelled one", b2, sts[1], 1, 5, 1)
+		}},
 		{"another tag at the head", func(t *testing.T, g rig) {
 			b1, a := recv(g, 0, 1, 16)
 			g.send(1, 2, 7)
@@ -322,4 +469,95 @@ func TestRecvLane(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestWaitallWindowArrivesLate is osu_bw's loop with a sender that pauses
+// inside its window, so that the receiver's Waitall runs out of spins and
+// takes the rest during its wait (Waitall's condition settles lane
+// receives first, progress passes take what it leaves). Each window
+// ends with two receives whose messages come in the other order (tags
+// 2 then 1, sent 1 then 2), which the lane must leave to the queues.
+// Every receive must get its own message, whichever path took it.
+func TestWaitallWindowArrivesLate(t *testing.T) {
+	for _, oversub := range []bool{false, true} {
+		t.Run(fmt.Sprint("oversubscribed=", oversub), func(t *testing.T) {
+			windowArrivesLate(t, oversub)
+		})
+	}
+}
+
+// windowArrivesLate runs TestWaitallWindowArrivesLate's loop; oversub
+// gives the receiver the wait of a rank without a CPU of its own (no
+// spin, a yield after a few passes), after which the condition's lane
+// takes find the window's rest in before any progress pass.
+func windowArrivesLate(t *testing.T, oversub bool) {
+	const window, rounds, size = 64, 20, 12
+	comms := inProcessJob(t, 2)
+	r := comms[1].e
+	r.skew.small = math.MaxInt // as Init's setupSkew leaves it
+	if oversub {
+		r.oversub, r.wait = true, progress.NewPolicy(2, 1)
+	}
+	// want is the message receive k of a window gets, and its tag.
+	want := func(k int) (msg, tag int) {
+		switch k {
+		case window - 2:
+			return window - 1, 2
+		case window - 1:
+			return window - 2, 1
+		}
+		return k, 1
+	}
+	runRanks(t, comms, func(c *Comm) error {
+		ack := make([]byte, 1)
+		// A wrong message is reported after the last round: the
+		// sender waits for every acknowledgement.
+		var wrong error
+		for round := range rounds {
+			if c.Rank() == 0 {
+				for k := range window {
+					if k == 2 || k == window/2 {
+						time.Sleep(200 * time.Microsecond)
+					}
+					tag := 1
+					if k == window-1 {
+						tag = 2
+					}
+					if _, err := c.Isend(laneMsg(round*window+k, size), 1, tag); err != nil {
+						return err
+					}
+				}
+				if _, err := c.Recv(ack, 1, 9); err != nil {
+					return err
+				}
+				continue
+			}
+			bufs := make([][]byte, window)
+			reqs := make([]*Request, window)
+			for k := range reqs {
+				_, tag := want(k)
+				bufs[k] = make([]byte, size)
+				var err error
+				if reqs[k], err = c.Irecv(bufs[k], 0, tag); err != nil {
+					return err
+				}
+			}
+			sts, err := Waitall(reqs)
+			if err != nil {
+				return err
+			}
+			for k := range reqs {
+				msg, tag := want(k)
+				if st := sts[k]; wrong == nil && (st.Source != 0 || st.Tag != tag || st.Count != size ||
+					!bytes.Equal(bufs[k], laneMsg(round*window+msg, size))) {
+					wrong = fmt.Errorf("round %d, receive %d: status %+v, bytes %x; want message %d, tag %d",
+						round, k, st, bufs[k], msg, tag)
+				}
+			}
+			if err := c.Send(ack, 0, 9); err != nil {
+				return err
+			}
+		}
+		return wrong
+	})
 }

@@ -115,9 +115,10 @@ const bodyFreeMax = 1024
 // (never reused) with a recycled state, else one from a slab. Called with
 // e.mu held.
 func (e *engine) newUserReq(kind reqKind) *Request {
+	b := e.newBody()
+	b.kind = kind
 	r := e.newHandle()
-	r.reqBody = e.newBody()
-	r.kind = kind
+	r.reqBody = b
 	return r
 }
 
@@ -379,14 +380,35 @@ func Waitall(reqs []*Request) ([]Status, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	// A window the lane completed needs no wait set-up.
-	from := 0
-	if (e.laneN == 0 || !e.laneWaitall(reqs)) && !allDoneFrom(reqs, &from) {
-		if err := e.waitUntil(func() bool { return allDoneFrom(reqs, &from) }); err != nil {
+	// A window of sends published at once and of receives the lane takes
+	// is settled in one pass; the rest waits.
+	spins := flSpins
+	if e.oversub {
+		spins = 0
+	}
+	k, stuck := e.waitQuick(reqs, sts, spins)
+	if k == len(reqs) {
+		return sts, nil
+	}
+	from := k
+	if (stuck || e.laneN == 0 || !e.laneWaitall(reqs[k:])) && !allDoneFrom(reqs, &from) {
+		// Each look of the wait first settles what the lane can take:
+		// after a yield or a sleep (with more ranks than CPUs, the
+		// usual way a window arrives) the rest of the window is mostly
+		// in, and a run of lane receives takes it for a fraction of
+		// what a progress pass costs per message.
+		if err := e.waitUntil(func() bool {
+			if e.laneN != 0 {
+				n, _ := e.waitQuick(reqs[k:], sts[k:], 0)
+				k += n
+				from = max(from, k)
+			}
+			return allDoneFrom(reqs, &from)
+		}); err != nil {
 			return sts, err
 		}
 	}
-	return sts, collectAll(reqs, sts)
+	return sts, collectAll(reqs[k:], sts[k:])
 }
 
 // allDone says whether every non-nil request has completed. Called with

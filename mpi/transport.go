@@ -52,7 +52,7 @@ func (e *engine) trySendInline(oc *outChan, ctx uint32, tag int, buf []byte) boo
 		return false
 	}
 	shm.EncodeInline(slot, ctx, int32(tag), uint32(len(buf)))
-	copy(shm.InlineArea(slot), buf)
+	shm.CopySmall(shm.InlineArea(slot), buf)
 	if e.checksum {
 		d := shm.Desc{Kind: shm.KindInline, Ctx: ctx, Tag: int32(tag), MsgLen: uint64(len(buf)), FragLen: uint32(len(buf))}
 		shm.SetDescSum(slot, shm.MessageSum(&d, buf))
