@@ -19,7 +19,9 @@
 # Usage: bench/callgrind_coll.sh          (make bench-callgrind-coll)
 # Environment: ITERS (default 200), SIZE (default 8, a multiple of 4),
 #              NP (default 2), MEASURED (default "0 1": one run per rank),
-#              OUT (default bench/results/callgrind-coll-<UTC time>)
+#              OUT (default bench/results/callgrind-coll-<UTC time>),
+#              LANGS (default "go c": which programs run; a cell of a
+#              program not run, or of a collective it lacks, prints "-")
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -27,6 +29,7 @@ ITERS=${ITERS:-200}
 SIZE=${SIZE:-8}
 NP=${NP:-2}
 MEASURED=${MEASURED:-0 1}
+LANGS=${LANGS:-go c}
 OUT=${OUT:-bench/results/callgrind-coll-$(date -u +%Y%m%dT%H%M%SZ)}
 for v in "$ITERS" "$SIZE" "$NP" $MEASURED; do
 	[[ $v =~ ^[0-9]+$ ]] || {
@@ -38,6 +41,10 @@ done
 	echo "callgrind_coll: want ITERS > 0, SIZE a positive multiple of 4, NP >= 2" >&2
 	exit 2
 }
+for l in $LANGS; do
+	[[ $l == go || $l == c ]] || { echo "callgrind_coll: LANGS takes go and c, got '$l'" >&2; exit 2; }
+done
+has() { [[ " $LANGS " == *" $1 "* ]]; }
 for m in $MEASURED; do
 	((m < NP)) || { echo "callgrind_coll: MEASURED rank $m is not below NP=$NP" >&2; exit 2; }
 done
@@ -52,13 +59,14 @@ command -v valgrind >/dev/null || {
 
 mkdir -p "$OUT"
 go build -o bin/ ./cmd/hympirun ./bench/cg_coll
-bin/hympicc -O2 -g -o bin/cg_coll_c bench/c/cg_coll.c
+has c && bin/hympicc -O2 -g -o bin/cg_coll_c bench/c/cg_coll.c
 
 # Go's asynchronous preemption signals trip an assertion in callgrind.
 export GODEBUG=asyncpreemptoff=1
 COLLS=(Barrier Ibarrier Bcast Ibcast Allreduce Iallreduce Reduce Ireduce Scan Iscan
 	ReduceScatterBlock IreduceScatterBlock Scatterv Iscatterv Allgather Iallgather Alltoallv Ialltoallv
-	Gather Igather Scatter Iscatter Alltoall Ialltoall Gatherv Igatherv Allgatherv Iallgatherv)
+	Gather Igather Scatter Iscatter Alltoall Ialltoall Gatherv Igatherv Allgatherv Iallgatherv
+	Exscan Iexscan NeighborAllgather IneighborAllgather)
 
 run() { # name measured prog
 	rm -f "$OUT/flags.$1"
@@ -84,8 +92,8 @@ inclusive() {
 
 echo "callgrind_coll: $NP ranks, $ITERS calls of $SIZE B per collective, outputs in $OUT" >&2
 for m in $MEASURED; do
-	run "go$m" "$m" bin/cg_coll
-	run "c$m" "$m" bin/cg_coll_c
+	if has go; then run "go$m" "$m" bin/cg_coll; fi
+	if has c; then run "c$m" "$m" bin/cg_coll_c; fi
 done
 
 calls=$((ITERS + 10)) # the Go figure includes the 10 warm-up calls
@@ -94,12 +102,18 @@ echo
 echo "| Collective | Rank | Go blocking | Go nb+wait | C blocking | C nb+wait |"
 echo "|---|---:|---:|---:|---:|---:|"
 for m in $MEASURED; do
-	gopid=$(ls "$OUT"/go"$m".*-01 | awk 'NR == 1')
-	gopid=${gopid%-01}
-	# The main goroutine may run on any thread: add up every thread's file.
-	gofiles=("$gopid"-*)
-	cpid=$(ls "$OUT"/c"$m".*.1-01 | awk 'NR == 1')
-	cpid=${cpid%.1-01}
+	gofiles=()
+	if has go; then
+		gopid=$(ls "$OUT"/go"$m".*-01 | awk 'NR == 1')
+		gopid=${gopid%-01}
+		# The main goroutine may run on any thread: add up every thread's file.
+		gofiles=("$gopid"-*)
+	fi
+	cpid=
+	if has c; then
+		cpid=$(ls "$OUT"/c"$m".*.1-01 | awk 'NR == 1')
+		cpid=${cpid%.1-01}
+	fi
 	for ((i = 0; i < ${#COLLS[@]}; i += 2)); do
 		row=("${COLLS[i]}" "${COLLS[i + 1]}")
 		cells=()
@@ -108,10 +122,14 @@ for m in $MEASURED; do
 			for t in "${gofiles[@]}"; do
 				s=$((s + $(inclusive "$t" "main.cg$name")))
 			done
-			cells+=("$(awk -v s="$s" -v n="$calls" 'BEGIN { printf "%.0f", s / n }')")
+			cells+=("$(awk -v s="$s" -v n="$calls" 'BEGIN { if (s == 0) print "-"; else printf "%.0f", s / n }')")
 		done
 		for k in $((i + 1)) $((i + 2)); do
 			f="$cpid.$k-01"
+			if [[ -z $cpid || ! -f $f ]]; then
+				cells+=("-")
+				continue
+			fi
 			total=$(sed -n 's/^summary: *//p' "$f" | awk 'NR == 1')
 			wait=$(inclusive "$f" await_peers)
 			cells+=("$(awk -v t="$total" -v w="$wait" -v n="$ITERS" 'BEGIN { printf "%.0f", (t - w) / n }')")

@@ -355,9 +355,12 @@ static inline int lane_open(const unsigned char *st, uint64_t oversub, int other
 	       !others && !hc_in_callback && U32(st, HC_FL_OVERSUB) == oversub;
 }
 
-/* run does plan p of area a; *rc as hc_cc_try's. */
-static int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p, const int64_t *key, MPI_Request *req, int *rc)
+/* run does plan p of area a; *rc as hc_cc_try's. The plan's key serves
+ * its reduction steps (the call's equals it). */
+static inline __attribute__((always_inline)) int run(int ci, const hc_flcomm *f, hc_cplan *a, hc_cp_plan *p,
+						     MPI_Request *req, int *rc)
 {
+	const int64_t *key = p->key;
 	unsigned char *st = f->st;
 	/* hc_cn_n: while a nonblocking collective is pending in C
 	 * (nbc_pend.c), the call goes to Go, which takes that one over first. */
@@ -471,7 +474,33 @@ int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
 		p = &a->plans[i];
 	}
 	if (settles && p->unsettled) return 0;
-	return run(ci, f, a, p, k->k, req, rc);
+	return run(ci, f, a, p, req, rc);
+}
+
+/* rawmatch: whether p was keyed by a call of the raw arguments raw. */
+static inline int rawmatch(const hc_cp_plan *p, const int64_t *raw)
+{
+	return p->valid && p->keyed && memcmp(p->raw, raw, sizeof p->raw) == 0;
+}
+
+int hc_cc_first(int ci, const int64_t *raw, const hc_cc_vec *v, int settles, MPI_Request *req, int *rc)
+{
+	const hc_flcomm *f = hc_comms[ci].fl;
+	hc_cplan *a;
+	if (!f || !(a = f->cc)) return 0;
+	unsigned h = (unsigned)raw[0] & (HC_CP_HINTS - 1);
+	hc_cp_plan *p = &a->plans[a->hint[h] & (HC_CP_PLANS - 1)];
+	if (__builtin_expect(!rawmatch(p, raw) || (v != NULL && !vmatch(p, v)), 0)) {
+		int i = 0;
+		while (i < HC_CP_PLANS && (a->plans[i].raw[0] != raw[0] || !rawmatch(&a->plans[i], raw) ||
+					   (v && !vmatch(&a->plans[i], v))))
+			i++;
+		if (i == HC_CP_PLANS) return 0;
+		a->hint[h] = (uint8_t)i;
+		p = &a->plans[i];
+	}
+	if (settles && p->unsettled) return 0;
+	return run(ci, f, a, p, req, rc);
 }
 
 /* learnable: whether a call of key k may run from a plan in C: a
@@ -531,6 +560,10 @@ static void learn(int ci, const hc_cc_key *k, const hc_cc_vec *v)
 	}
 	p->vlen = off;
 	memcpy(p->key, k->k, sizeof p->key);
+	if (k->raw)
+		memcpy(p->raw, k->raw, sizeof p->raw);
+	else
+		p->raw[0] = 0;
 	p->keyed = 1;
 }
 
@@ -554,6 +587,16 @@ int hc_cc_try_v(int ci, hc_cc_key *k, const hc_cc_vec *v, MPI_Request *req, int 
 	int ran = hc_cc_try(ci, k, 0, req, rc);
 	if (cc_served + cc_handed != before && k->k[0] >= HC_CC_GATHERV && k->k[0] < HC_CC_END)
 		cc_vserved[k->k[0] - HC_CC_GATHERV]++;
+	return ran;
+}
+
+/* The v-kinds count what they started in C (hc_cc_try_v's count). */
+int hc_cc_first_v(int ci, const int64_t *raw, const hc_cc_vec *v, MPI_Request *req, int *rc)
+{
+	unsigned long before = cc_served + cc_handed;
+	int ran = hc_cc_first(ci, raw, v, 0, req, rc);
+	if (cc_served + cc_handed != before && raw[0] >= HC_CC_GATHERV && raw[0] < HC_CC_END)
+		cc_vserved[raw[0] - HC_CC_GATHERV]++;
 	return ran;
 }
 
