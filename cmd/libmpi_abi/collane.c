@@ -60,6 +60,8 @@
 
 /* Collectives C ran to the end, and handed to Go part-way, for HYMPI_DEBUG. */
 static unsigned long cc_served, cc_handed, cc_passes, cc_yields, cc_yield_hits;
+/* Calls that found their plan by their raw arguments (hc_cc_first). */
+static unsigned long cc_first;
 /* Of those, the ones of each v, w and neighbourhood kind (hc_cc_try_v). */
 static unsigned long cc_vserved[HC_CC_END - HC_CC_GATHERV];
 
@@ -69,6 +71,8 @@ void hc_cc_report(int rank)
 		rank, cc_served, cc_handed, cc_passes);
 	fprintf(stderr, "hympi[debug]: rank %d: collective lane: %lu yields, %lu messages found after one\n", rank, cc_yields,
 		cc_yield_hits);
+	fprintf(stderr, "hympi[debug]: rank %d: collective lane: %lu calls found their plan before their argument checks\n",
+		rank, cc_first);
 	static const char *names[] = {"gatherv", "scatterv", "allgatherv", "alltoallv", "alltoallw", "reduce_scatter", "neighbor"};
 	_Static_assert(sizeof names / sizeof names[0] == HC_CC_END - HC_CC_GATHERV, "a name per kind");
 	/* One write, so that ranks' lines do not interleave. */
@@ -500,6 +504,7 @@ int hc_cc_first(int ci, const int64_t *raw, const hc_cc_vec *v, int settles, MPI
 		p = &a->plans[i];
 	}
 	if (settles && p->unsettled) return 0;
+	cc_first++;
 	return run(ci, f, a, p, req, rc);
 }
 
