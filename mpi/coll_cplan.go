@@ -51,7 +51,7 @@ import (
 // C cannot run until it returns, and the entry goes back to its slot.
 
 const (
-	cpVersion   = 4
+	cpVersion   = 5
 	cpPlans     = memoSlots
 	cpMaxRounds = 32
 	cpMaxXfers  = 64
@@ -114,6 +114,10 @@ type cplan struct {
 	// C's alone too: the keying call's arguments as its caller gave
 	// them, which a later call may match before its argument checks.
 	raw [8]int64
+	// C's alone too, set when it keys the plan: whether every round has
+	// at most one send and one receive, and their indexes.
+	csimple      uint64
+	csend, crecv [cpMaxRounds]int8
 }
 
 type cpRound struct{ x0, x1, s0, s1 uint32 }

@@ -71,9 +71,11 @@ HC_HIDDEN int hc_barrier(MPI_Comm comm, int nb, MPI_Request *req, const char *fn
 	if (HC_IS_INTER(ci)) return hc_nb_barrier(comm, RUN_OF(nb), req, fn);
 	if (nb) HC_CHECK_PTR(ci, req, fn);
 	/* A plan of this call runs in C (collane.c). */
-	hc_cc_key k = {{HC_CC_BARRIER}, 0};
+	hc_cc_key k = {{HC_CC_BARRIER}, 0, NULL, NULL};
+	k.raw = k.k;
 	int rc;
-	if (hc_cc_try(ci, &k, !nb, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	if (hc_cc_first(ci, k.k, NULL, !nb, nb ? req : NULL, &rc) || hc_cc_try(ci, &k, !nb, nb ? req : NULL, &rc))
+		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	rc = hympi_go_barrier(ci, NB_REQ(nb, req), NB_CACHE(nb));
 	if (!rc) hc_cc_learn(ci, &k);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;

@@ -126,6 +126,66 @@ static int ccyield(uint32_t tag)
 }
 enum { CC_SEQ_MASK = (1 << 30) - 1 };
 
+/* move copies n bytes, the ends possibly overlapping (memmove's rule),
+ * inline up to 32: libc's call cost a small collective's 8 bytes ~20
+ * instructions a copy, and a call copies up to four times. */
+static inline __attribute__((always_inline)) void move(void *d, const void *s, uint64_t n)
+{
+	unsigned char *dp = d;
+	const unsigned char *sp = s;
+	if (n - 1 >= 32) {
+		if (n) memmove(d, s, n);
+		return;
+	}
+	/* Every load before any store: overlap cannot corrupt. */
+	if (n >= 16) {
+		uint64_t a, b, c, e;
+		memcpy(&a, sp, 8), memcpy(&b, sp + 8, 8), memcpy(&c, sp + n - 16, 8), memcpy(&e, sp + n - 8, 8);
+		memcpy(dp, &a, 8), memcpy(dp + 8, &b, 8), memcpy(dp + n - 16, &c, 8), memcpy(dp + n - 8, &e, 8);
+	} else if (n >= 8) {
+		uint64_t a, b;
+		memcpy(&a, sp, 8), memcpy(&b, sp + n - 8, 8);
+		memcpy(dp, &a, 8), memcpy(dp + n - 8, &b, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+		memcpy(&a, sp, 4), memcpy(&b, sp + n - 4, 4);
+		memcpy(dp, &a, 4), memcpy(dp + n - 4, &b, 4);
+	} else {
+		unsigned char a = sp[0], b = sp[n / 2], c = sp[n - 1];
+		dp[0] = a, dp[n / 2] = b, dp[n - 1] = c;
+	}
+}
+
+/* small_sum applies MPI_SUM of up to 64 bytes of float, double, int or
+ * int64 as a plain loop (the kernels' dispatch cost two floats ~75
+ * instructions), bit for bit what hc_reduce_builtin does: inout = in +
+ * inout per element, integers wrapping. 0: not such a step. */
+#define CC_SUM_LOOP(T, U)                                                                  \
+	for (uint64_t i = 0; i + sizeof(T) <= n; i += sizeof(T)) {                        \
+		T x_, y_;                                                                  \
+		memcpy(&x_, (const unsigned char *)in + i, sizeof(T));                     \
+		memcpy(&y_, (unsigned char *)inout + i, sizeof(T));                        \
+		y_ = (T)((U)x_ + (U)y_);                                                   \
+		memcpy((unsigned char *)inout + i, &y_, sizeof(T));                        \
+	}
+static inline __attribute__((always_inline)) int small_sum(int64_t op, int64_t dt, const void *in, void *inout, uint64_t n)
+{
+	if (op != (int64_t)(intptr_t)MPI_SUM || n > 64) return 0;
+	if (dt == (int64_t)(intptr_t)MPI_FLOAT) {
+		CC_SUM_LOOP(float, float)
+	} else if (dt == (int64_t)(intptr_t)MPI_DOUBLE) {
+		CC_SUM_LOOP(double, double)
+	} else if (dt == (int64_t)(intptr_t)MPI_INT || dt == (int64_t)(intptr_t)MPI_INT32_T) {
+		CC_SUM_LOOP(int32_t, uint32_t)
+	} else if (dt == (int64_t)(intptr_t)MPI_INT64_T || dt == (int64_t)(intptr_t)MPI_LONG ||
+		   dt == (int64_t)(intptr_t)MPI_LONG_LONG) {
+		CC_SUM_LOOP(int64_t, uint64_t)
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 static inline uint32_t ld32(const unsigned char *p)
 {
 	uint32_t v;
@@ -216,7 +276,7 @@ static inline __attribute__((always_inline)) int put(unsigned char *st, const hc
 	memcpy(slot + HC_COLL_TAG, &tag, 4);
 	memcpy(slot + HC_COLL_LEN, &n, 4);
 	memcpy(slot + HC_COLL_RSVD, &zero, 4);
-	if (n) memcpy(slot + HC_COLL_HEADER, (const void *)(uintptr_t)x->ptr, n);
+	move(slot + HC_COLL_HEADER, (const void *)(uintptr_t)x->ptr, n);
 	/* The publish, then the summary and bell. */
 	__atomic_store_n((uint64_t *)slot, lap + 1, __ATOMIC_SEQ_CST);
 	U64(e, HC_FE_COLL_OPOS) = pos + 1;
@@ -290,7 +350,7 @@ static inline __attribute__((always_inline)) int take(unsigned char *st, const h
 	if (ld32(slot + HC_COLL_CTX) != ctx || ld32(slot + HC_COLL_TAG) != tag || ld32(slot + HC_COLL_RSVD) != 0 || n != x->n)
 		return 0;
 	if (n > HC_COLL_INLINE_MAX) return take_span(e, slots, pos, slot, x, n);
-	if (n) memcpy((void *)(uintptr_t)x->ptr, slot + HC_COLL_HEADER, n);
+	move((void *)(uintptr_t)x->ptr, slot + HC_COLL_HEADER, n);
 	/* Hand the slot back after our reads. */
 	__atomic_store_n((uint64_t *)slot, lap + 2, __ATOMIC_SEQ_CST);
 	U64(e, HC_FE_COLL_IPOS) = pos + 1;
@@ -334,7 +394,7 @@ static inline __attribute__((always_inline)) int rounds(unsigned char *st, const
 			void *dst = (void *)(uintptr_t)s->dst;
 			const void *src = (const void *)(uintptr_t)s->src;
 			if (s->kind == HC_CP_COPY) {
-				if (s->n) memmove(dst, src, s->n);
+				move(dst, src, s->n);
 			} else if (!hc_reduce_builtin((MPI_Op)(intptr_t)key[5], (MPI_Datatype)(intptr_t)key[4], src, dst,
 						      (int64_t)s->n / key[7])) {
 				return -1;
@@ -349,6 +409,14 @@ static inline __attribute__((always_inline)) int rounds(unsigned char *st, const
 	return 1;
 }
 
+/* general is rounds for run, out of line: plans of several sends or
+ * receives a round (learn says which), run from round 0. */
+static __attribute__((noinline)) int general(unsigned char *st, const hc_cp_plan *p, uint32_t ctx, uint32_t tag,
+					     const int64_t *key, int spins, uint32_t *kp, uint64_t *donep)
+{
+	return rounds(st, p, ctx, tag, key, spins, 0, 0, kp, donep);
+}
+
 /* lane_open: whether the lane may run now (the rules at the top); others
  * is what C holds that Go does not know: queued lane receives and, for a
  * new run, nonblocking collectives pending in C (nbc_pend.c), which a
@@ -357,6 +425,17 @@ static inline int lane_open(const unsigned char *st, uint64_t oversub, int other
 {
 	return U32(st, HC_FL_RUN) && !U64(st, HC_FL_POSTED) && !U64(st, HC_FL_UNEXP) && !U32(st, HC_FL_BUSY) &&
 	       !others && !hc_in_callback && U32(st, HC_FL_OVERSUB) == oversub;
+}
+
+/* reduce_step applies reduction step s of a call of key for run: 0 when
+ * it failed. Out of line: inline, its loops cost the collectives without
+ * reductions ~10-20 instructions (registers). */
+static __attribute__((noinline)) int reduce_step(const hc_cp_step *s, const int64_t *key)
+{
+	void *dst = (void *)(uintptr_t)s->dst;
+	const void *src = (const void *)(uintptr_t)s->src;
+	return small_sum(key[5], key[4], src, dst, s->n) ||
+	       hc_reduce_builtin((MPI_Op)(intptr_t)key[5], (MPI_Datatype)(intptr_t)key[4], src, dst, (int64_t)s->n / key[7]);
 }
 
 /* run does plan p of area a; *rc as hc_cc_try's. The plan's key serves
@@ -378,40 +457,47 @@ static inline __attribute__((always_inline)) int run(int ci, const hc_flcomm *f,
 		return 1;
 	}
 	uint32_t tag = ++a->seq & CC_SEQ_MASK, ctx = (uint32_t)a->ctx;
-	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
+	move((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
 	/* A deferring start (nbdefer) takes only messages already there: the
 	 * rest is left to the tests, in Go from the round where it stopped.
 	 * Nor does one that may stay pending in C (nbc_pend.c): its wait
 	 * spins, and its computing caller overlaps the peers' sends. A
 	 * blocking call when oversubscribed yields a few times (await_head). */
 	int spins = U32(st, HC_FL_OVERSUB) ? (req ? 0 : CC_YIELDING) : req && (hc_cn_room || a->nbdefer) ? 0 : CC_SPINS;
-	for (uint32_t k = 0; k < nr; k++) {
-		const hc_cp_round *r = &p->rounds[k];
-		uint64_t done = 0;
-		for (uint32_t i = r->x0; i < r->x1; i++) {
-			if (!p->xfers[i].send) continue;
-			if (!put(st, &p->xfers[i], ctx, tag)) goto hand;
-			done |= (uint64_t)1 << (i - r->x0);
+	uint32_t k = 0;
+	uint64_t done = 0;
+	if (__builtin_expect(!p->csimple, 0)) {
+		int r = general(st, p, ctx, tag, key, spins, &k, &done);
+		if (r < 0) {
+			/* Checked when the key was learned; cannot happen. */
+			*rc = MPI_ERR_INTERN;
+			return 1;
 		}
-		for (uint32_t i = r->x0; i < r->x1; i++) {
-			if (p->xfers[i].send) continue;
-			if (!take(st, &p->xfers[i], ctx, tag, spins)) goto hand;
-			done |= (uint64_t)1 << (i - r->x0);
-		}
-		for (uint32_t i = r->s0; i < r->s1; i++) {
-			const hc_cp_step *s = &p->steps[i];
-			void *dst = (void *)(uintptr_t)s->dst;
-			const void *src = (const void *)(uintptr_t)s->src;
-			if (s->kind == HC_CP_COPY) {
-				if (s->n) memmove(dst, src, s->n);
-			} else if (!hc_reduce_builtin((MPI_Op)(intptr_t)key[5], (MPI_Datatype)(intptr_t)key[4], src, dst,
-						      (int64_t)s->n / key[7])) {
-				/* Checked when the key was learned; cannot happen. */
-				*rc = MPI_ERR_INTERN;
-				return 1;
+		if (!r) goto hand;
+	} else {
+		/* At most one send and one receive a round (learn): no scan of
+		 * the round's transfers for each. */
+		for (; k < nr; k++) {
+			const hc_cp_round *r = &p->rounds[k];
+			int xs = p->csend[k], xr = p->crecv[k];
+			done = 0;
+			if (xs >= 0) {
+				if (!put(st, &p->xfers[xs], ctx, tag)) goto hand;
+				done = (uint64_t)1 << (xs - r->x0);
+			}
+			if (xr >= 0 && !take(st, &p->xfers[xr], ctx, tag, spins)) goto hand;
+			for (uint32_t i = r->s0; i < r->s1; i++) {
+				const hc_cp_step *s = &p->steps[i];
+				if (s->kind == HC_CP_COPY) {
+					move((void *)(uintptr_t)s->dst, (const void *)(uintptr_t)s->src, s->n);
+				} else if (!reduce_step(s, key)) {
+					*rc = MPI_ERR_INTERN;
+					return 1;
+				}
 			}
 		}
-		continue;
+	}
+	if (0) {
 	hand:
 		/* Kept pending in C only while every rank has a CPU: with more
 		 * ranks than CPUs the peers' rounds need this one's tests to
@@ -564,6 +650,21 @@ static void learn(int ci, const hc_cc_key *k, const hc_cc_vec *v)
 		off += n;
 	}
 	p->vlen = off;
+	/* The plan is fixed while keyed: note whether each round has at most
+	 * one send and one receive, and which (run's short loop). */
+	int simple = 1;
+	for (uint64_t r = 0; r < p->nrounds; r++) {
+		int ns = 0, nr = 0;
+		p->csend[r] = p->crecv[r] = -1;
+		for (uint32_t i = p->rounds[r].x0; i < p->rounds[r].x1; i++) {
+			if (p->xfers[i].send)
+				ns++, p->csend[r] = (int8_t)i;
+			else
+				nr++, p->crecv[r] = (int8_t)i;
+		}
+		if (ns > 1 || nr > 1) simple = 0;
+	}
+	p->csimple = (uint64_t)simple;
 	memcpy(p->key, k->k, sizeof p->key);
 	if (k->raw)
 		memcpy(p->raw, k->raw, sizeof p->raw);
@@ -621,7 +722,7 @@ int hc_cc_prun(const hc_flcomm *f, const hc_cp_plan *p, uint32_t ctx, uint32_t t
 	if (U32(st, HC_FL_OVERSUB) || !lane_open(st, p->oversub, hc_lane_n | hc_cn_n)) return -1;
 	hc_cplan *a = f->cc;
 	int spins = U32(st, HC_FL_OVERSUB) || (nb && a && a->nbdefer) ? 0 : CC_SPINS;
-	if (p->own_len) memmove((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
+	move((void *)(uintptr_t)p->own_dst, (const void *)(uintptr_t)p->own_src, p->own_len);
 	int64_t key[8] = {0, 0, 0, 0, (int64_t)(intptr_t)dt, (int64_t)(intptr_t)op, 0, esize};
 	int r = rounds(st, p, ctx, tag, key, spins, 0, 0, kp, donep);
 	if (r < 0) return -2;

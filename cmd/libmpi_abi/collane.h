@@ -17,7 +17,7 @@
  * writes each word): a header and one plan per memo slot of the
  * communicator. Checked by version and size before C trusts it. */
 enum {
-	HC_CP_VERSION = 4,
+	HC_CP_VERSION = 5,
 	HC_CP_PLANS = 8,
 	HC_CP_MAX_ROUNDS = 32,
 	HC_CP_MAX_XFERS = 64,
@@ -66,6 +66,10 @@ typedef struct {
 	/* C's alone: the raw arguments of the call that keyed the plan
 	 * (hc_cc_first), or raw[0] == 0 when it had a derived datatype. */
 	int64_t raw[HC_CC_RAW];
+	/* C's alone, set with key: csimple when every round has at most one
+	 * send and one receive, csend/crecv their indexes (-1: none). */
+	uint64_t csimple;
+	int8_t csend[HC_CP_MAX_ROUNDS], crecv[HC_CP_MAX_ROUNDS];
 } hc_cp_plan;
 
 typedef struct hc_cplan {
