@@ -38,3 +38,40 @@ func TestCCollLaneFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestCCollLanePass checks the collective lane's periodic progress pass
+// (collane.c's quiet): at 2 ranks with no point-to-point message waiting
+// the lane skips it (before, every 64th collective entered Go for one),
+// and with messages waiting for rank 0 while it runs only Barriers
+// (testdata/collane_first.c, COLLANE_FIRST_P2P=1) it makes one, which
+// takes them in.
+func TestCCollLanePass(t *testing.T) {
+	exe := compile(t, "collane_first")
+	cases := []struct {
+		name  string
+		env   []string
+		rank0 func(passes int) bool
+		want  string
+	}{
+		{"quiet", nil, func(p int) bool { return p == 0 }, "none"},
+		{"messages waiting", []string{"COLLANE_FIRST_P2P=1"}, func(p int) bool { return p > 0 }, "some"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := runJob(t, 2, exe, append([]string{"HYMPI_CABI_DEBUG=1"}, tc.env...)...)
+			if got := okLine.FindAllString(out, -1); err != nil || len(got) != 2 {
+				t.Fatalf("hympirun -n 2 collane_first: %v (%d of 2 ranks OK)\n%s", err, len(got), out)
+			}
+			reports := collLaneLine.FindAllStringSubmatch(out, -1)
+			if len(reports) != 2 {
+				t.Fatalf("%d collective-lane reports, want 2:\n%s", len(reports), out)
+			}
+			for _, m := range reports {
+				passes, _ := strconv.Atoi(m[4])
+				if m[1] == "0" && !tc.rank0(passes) {
+					t.Errorf("rank 0: %d progress passes, want %s:\n%s", passes, tc.want, out)
+				}
+			}
+		})
+	}
+}
