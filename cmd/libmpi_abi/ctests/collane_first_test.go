@@ -50,11 +50,13 @@ func TestCCollLanePass(t *testing.T) {
 	cases := []struct {
 		name  string
 		env   []string
-		rank0 func(passes int) bool
+		rank0 func(passes, handed int) bool
 		want  string
 	}{
-		{"quiet", nil, func(p int) bool { return p == 0 }, "none"},
-		{"messages waiting", []string{"COLLANE_FIRST_P2P=1"}, func(p int) bool { return p > 0 }, "some"},
+		{"quiet", nil, func(p, _ int) bool { return p == 0 }, "none"},
+		// A collective handed to Go part-way (a late peer on a loaded
+		// machine) takes the messages in too, in Go's wait.
+		{"messages waiting", []string{"COLLANE_FIRST_P2P=1"}, func(p, h int) bool { return p > 0 || h > 0 }, "some"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,7 +70,8 @@ func TestCCollLanePass(t *testing.T) {
 			}
 			for _, m := range reports {
 				passes, _ := strconv.Atoi(m[4])
-				if m[1] == "0" && !tc.rank0(passes) {
+				handed, _ := strconv.Atoi(m[3])
+				if m[1] == "0" && !tc.rank0(passes, handed) {
 					t.Errorf("rank 0: %d progress passes, want %s:\n%s", passes, tc.want, out)
 				}
 			}

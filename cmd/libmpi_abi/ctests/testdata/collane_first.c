@@ -11,9 +11,10 @@
  *     call right after must still run from its plan.
  * Every result is checked; the debug report says how many calls matched
  * early (the test wants some). With COLLANE_FIRST_P2P=1 it runs only a
- * loop of Barriers after rank 1 sent rank 0 messages it receives after
- * the loop: the lane's periodic progress pass must take them in (it is
- * skipped only while no message waits). */
+ * loop of Barriers, rank 1 sending rank 0 messages a third of the way
+ * through that rank 0 receives after the loop: the lane's periodic
+ * progress pass must take them in (it is skipped only while no message
+ * waits). */
 #include "check.h"
 
 enum { REPS = 40 };
@@ -142,9 +143,12 @@ static void bad_arguments(void)
 static void p2p_waiting(void)
 {
 	enum { MSGS = 8, LOOPS = 300 };
-	if (me == 1)
-		for (int i = 0; i < MSGS; i++) CHECK_RC(MPI_Send(&i, 1, MPI_INT, 0, 5, MPI_COMM_WORLD));
-	for (int i = 0; i < LOOPS; i++) CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+	for (int i = 0; i < LOOPS; i++) {
+		/* Midway, once the Barrier's plan runs in C on both ranks. */
+		if (me == 1 && i == LOOPS / 3)
+			for (int k = 0; k < MSGS; k++) CHECK_RC(MPI_Send(&k, 1, MPI_INT, 0, 5, MPI_COMM_WORLD));
+		CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+	}
 	if (me == 0)
 		for (int i = 0; i < MSGS && n > 1; i++) {
 			int v = -1;
