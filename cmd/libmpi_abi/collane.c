@@ -573,6 +573,17 @@ static inline int match(const hc_cp_plan *p, const int64_t *k)
 	return p->valid && p->keyed && memcmp(p->key, k, sizeof p->key) == 0;
 }
 
+/* hc_cc_first's memory. cc_found: the call's plan is there but may not
+ * run now (the gate unsettled, the lane closed), so the same call's
+ * hc_cc_try, which would find it and stop alike, stops at once. CC_MISSED,
+ * in a kind's hint: its last full look found no plan of its raw arguments,
+ * and none has been keyed or found since (learn and hc_cc_try clear it):
+ * at 4 ranks on 2 CPUs, where Allreduce, Allgather and Alltoall have no
+ * plan, the two fruitless looks cost them ~140 instructions a call. */
+static int cc_found;
+enum { CC_MISSED = 0x80 };
+_Static_assert((int)HC_CP_PLANS <= (int)CC_MISSED, "a hint's plan index stays below its flag");
+
 int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
 {
 	const hc_flcomm *f = hc_comms[ci].fl;
@@ -582,6 +593,10 @@ int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
 		return 0;
 	}
 	k->gen = a->gen;
+	if (cc_found) { /* the call's plan, which hc_cc_first found may not run now */
+		cc_found = 0;
+		return 0;
+	}
 	/* Where this kind's call ran last, then every plan. */
 	unsigned h = (unsigned)k->k[0] & (HC_CP_HINTS - 1);
 	hc_cp_plan *p = &a->plans[a->hint[h] & (HC_CP_PLANS - 1)];
@@ -593,9 +608,11 @@ int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
 					   (v && !vmatch(&a->plans[i], v))))
 			i++;
 		if (i == HC_CP_PLANS) return 0;
-		a->hint[h] = (uint8_t)i;
 		p = &a->plans[i];
 	}
+	/* Found: hc_cc_first looks again (a plan may have become valid
+	 * again without C keying it anew). */
+	a->hint[h] = (uint8_t)(p - a->plans);
 	if (settles && p->unsettled) return 0;
 	return run(ci, f, a, p, req, rc);
 }
@@ -610,21 +627,30 @@ int hc_cc_first(int ci, const int64_t *raw, const hc_cc_vec *v, int settles, MPI
 {
 	const hc_flcomm *f = hc_comms[ci].fl;
 	hc_cplan *a;
+	cc_found = 0;
 	if (!f || !(a = f->cc)) return 0;
 	unsigned h = (unsigned)raw[0] & (HC_CP_HINTS - 1);
-	hc_cp_plan *p = &a->plans[a->hint[h] & (HC_CP_PLANS - 1)];
+	unsigned hv = a->hint[h];
+	if (hv & CC_MISSED) return 0;
+	hc_cp_plan *p = &a->plans[hv & (HC_CP_PLANS - 1)];
 	if (__builtin_expect(!rawmatch(p, raw) || (v != NULL && !vmatch(p, v)), 0)) {
 		int i = 0;
 		while (i < HC_CP_PLANS && (a->plans[i].raw[0] != raw[0] || !rawmatch(&a->plans[i], raw) ||
 					   (v && !vmatch(&a->plans[i], v))))
 			i++;
-		if (i == HC_CP_PLANS) return 0;
+		if (i == HC_CP_PLANS) {
+			a->hint[h] = (uint8_t)(hv | CC_MISSED);
+			return 0;
+		}
 		a->hint[h] = (uint8_t)i;
 		p = &a->plans[i];
 	}
-	if (settles && p->unsettled) return 0;
-	cc_first++;
-	return run(ci, f, a, p, req, rc);
+	if (!(settles && p->unsettled)) {
+		cc_first++;
+		if (run(ci, f, a, p, req, rc)) return 1;
+	}
+	cc_found = 1;
+	return 0;
 }
 
 /* learnable: whether a call of key k may run from a plan in C: a
@@ -699,6 +725,7 @@ static void learn(int ci, const hc_cc_key *k, const hc_cc_vec *v)
 	}
 	p->csimple = (uint64_t)simple;
 	memcpy(p->key, k->k, sizeof p->key);
+	a->hint[k->k[0] & (HC_CP_HINTS - 1)] &= (uint8_t)~CC_MISSED;
 	if (k->raw)
 		memcpy(p->raw, k->raw, sizeof p->raw);
 	else
