@@ -573,16 +573,15 @@ static inline int match(const hc_cp_plan *p, const int64_t *k)
 	return p->valid && p->keyed && memcmp(p->key, k, sizeof p->key) == 0;
 }
 
-/* hc_cc_first's memory. cc_found: the call's plan is there but may not
+/* hc_cc_first's memory (collane.h). hc_cc_found: the call's plan is there but may not
  * run now (the gate unsettled, the lane closed), so the same call's
- * hc_cc_try, which would find it and stop alike, stops at once. CC_MISSED,
+ * hc_cc_try, which would find it and stop alike, stops at once.
+ * HC_CC_MISSED,
  * in a kind's hint: its last full look found no plan of its raw arguments,
  * and none has been keyed or found since (learn and hc_cc_try clear it):
  * at 4 ranks on 2 CPUs, where Allreduce, Allgather and Alltoall have no
  * plan, the two fruitless looks cost them ~140 instructions a call. */
-static int cc_found;
-enum { CC_MISSED = 0x80 };
-_Static_assert((int)HC_CP_PLANS <= (int)CC_MISSED, "a hint's plan index stays below its flag");
+int hc_cc_found;
 
 int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
 {
@@ -593,8 +592,8 @@ int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc)
 		return 0;
 	}
 	k->gen = a->gen;
-	if (cc_found) { /* the call's plan, which hc_cc_first found may not run now */
-		cc_found = 0;
+	if (hc_cc_found) { /* the call's plan, which hc_cc_first found may not run now */
+		hc_cc_found = 0;
 		return 0;
 	}
 	/* Where this kind's call ran last, then every plan. */
@@ -623,15 +622,11 @@ static inline int rawmatch(const hc_cp_plan *p, const int64_t *raw)
 	return p->valid && p->keyed && memcmp(p->raw, raw, sizeof p->raw) == 0;
 }
 
-int hc_cc_first(int ci, const int64_t *raw, const hc_cc_vec *v, int settles, MPI_Request *req, int *rc)
+int hc_cc_first_run(int ci, const hc_flcomm *f, hc_cplan *a, const int64_t *raw, const hc_cc_vec *v, int settles,
+		     MPI_Request *req, int *rc)
 {
-	const hc_flcomm *f = hc_comms[ci].fl;
-	hc_cplan *a;
-	cc_found = 0;
-	if (!f || !(a = f->cc)) return 0;
 	unsigned h = (unsigned)raw[0] & (HC_CP_HINTS - 1);
 	unsigned hv = a->hint[h];
-	if (hv & CC_MISSED) return 0;
 	hc_cp_plan *p = &a->plans[hv & (HC_CP_PLANS - 1)];
 	if (__builtin_expect(!rawmatch(p, raw) || (v != NULL && !vmatch(p, v)), 0)) {
 		int i = 0;
@@ -639,7 +634,7 @@ int hc_cc_first(int ci, const int64_t *raw, const hc_cc_vec *v, int settles, MPI
 					   (v && !vmatch(&a->plans[i], v))))
 			i++;
 		if (i == HC_CP_PLANS) {
-			a->hint[h] = (uint8_t)(hv | CC_MISSED);
+			a->hint[h] = (uint8_t)(hv | HC_CC_MISSED);
 			return 0;
 		}
 		a->hint[h] = (uint8_t)i;
@@ -649,7 +644,7 @@ int hc_cc_first(int ci, const int64_t *raw, const hc_cc_vec *v, int settles, MPI
 		cc_first++;
 		if (run(ci, f, a, p, req, rc)) return 1;
 	}
-	cc_found = 1;
+	hc_cc_found = 1;
 	return 0;
 }
 
@@ -725,7 +720,7 @@ static void learn(int ci, const hc_cc_key *k, const hc_cc_vec *v)
 	}
 	p->csimple = (uint64_t)simple;
 	memcpy(p->key, k->k, sizeof p->key);
-	a->hint[k->k[0] & (HC_CP_HINTS - 1)] &= (uint8_t)~CC_MISSED;
+	a->hint[k->k[0] & (HC_CP_HINTS - 1)] &= (uint8_t)~HC_CC_MISSED;
 	if (k->raw)
 		memcpy(p->raw, k->raw, sizeof p->raw);
 	else

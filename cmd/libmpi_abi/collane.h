@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include "cabi.h"
+#include "fastlane.h"
 #include "nbc.h"
 
 /* The plan area (mpi/coll_cplan.go, type cplanArea, which documents who
@@ -144,7 +145,21 @@ HC_HIDDEN int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int
  * them, every datatype among them predefined; it runs the plan that an
  * earlier call of the same raw arguments (and arrays v, when not NULL)
  * keyed, or returns 0 (nothing done, the caller goes on with its checks). */
-HC_HIDDEN int hc_cc_first(int ci, const int64_t *raw, const hc_cc_vec *v, int settles, MPI_Request *req, int *rc);
+HC_HIDDEN int hc_cc_first_run(int ci, const struct hc_flcomm *f, hc_cplan *a, const int64_t *raw, const hc_cc_vec *v,
+			       int settles, MPI_Request *req, int *rc);
+/* hc_cc_first's look, inline: no plan area, or a kind whose last look
+ * found nothing (HC_CC_MISSED in its hint), costs no call. */
+HC_HIDDEN extern int hc_cc_found;
+enum { HC_CC_MISSED = 0x80 };
+_Static_assert((int)HC_CP_PLANS <= (int)HC_CC_MISSED, "a hint's plan index stays below its flag");
+static inline int hc_cc_first(int ci, const int64_t *raw, const hc_cc_vec *v, int settles, MPI_Request *req, int *rc)
+{
+	const struct hc_flcomm *f = hc_comms[ci].fl;
+	hc_cplan *a;
+	hc_cc_found = 0;
+	if (!f || !(a = f->cc) || (a->hint[raw[0] & (HC_CP_HINTS - 1)] & HC_CC_MISSED)) return 0;
+	return hc_cc_first_run(ci, f, a, raw, v, settles, req, rc);
+}
 /* hc_cc_first_v is hc_cc_first for the v, w and neighbourhood kinds,
  * whose raw arguments do not hold their arrays: v, compared byte for byte
  * with those that keyed the plan (NULL when raw determines them). */
