@@ -156,8 +156,11 @@ static inline int hc_cc_first(int ci, const int64_t *raw, const hc_cc_vec *v, in
 {
 	const struct hc_flcomm *f = hc_comms[ci].fl;
 	hc_cplan *a;
+	/* No area: hc_cc_try does not look at hc_cc_found (and the lane's
+	 * one thread is not known to be this one: MPI_THREAD_MULTIPLE). */
+	if (!f || !(a = f->cc)) return 0;
 	hc_cc_found = 0;
-	if (!f || !(a = f->cc) || (a->hint[raw[0] & (HC_CP_HINTS - 1)] & HC_CC_MISSED)) return 0;
+	if (a->hint[raw[0] & (HC_CP_HINTS - 1)] & HC_CC_MISSED) return 0;
 	return hc_cc_first_run(ci, f, a, raw, v, settles, req, rc);
 }
 /* hc_cc_first_v is hc_cc_first for the v, w and neighbourhood kinds,
