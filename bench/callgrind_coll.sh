@@ -24,6 +24,8 @@
 #              nonblocking form, e.g. "Gather Igather Exscan Iexscan"; the
 #              C program is not run then and its columns are empty),
 #              GO_ONLY=1 (all Go collectives, no C run)
+#              LANGS (default "go c": which programs run; a cell of a
+#              program not run, or of a collective it lacks, prints "-")
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -31,6 +33,7 @@ ITERS=${ITERS:-200}
 SIZE=${SIZE:-8}
 NP=${NP:-2}
 MEASURED=${MEASURED:-0 1}
+LANGS=${LANGS:-go c}
 OUT=${OUT:-bench/results/callgrind-coll-$(date -u +%Y%m%dT%H%M%SZ)}
 for v in "$ITERS" "$SIZE" "$NP" $MEASURED; do
 	[[ $v =~ ^[0-9]+$ ]] || {
@@ -42,6 +45,10 @@ done
 	echo "callgrind_coll: want ITERS > 0, SIZE a positive multiple of 4, NP >= 2" >&2
 	exit 2
 }
+for l in $LANGS; do
+	[[ $l == go || $l == c ]] || { echo "callgrind_coll: LANGS takes go and c, got '$l'" >&2; exit 2; }
+done
+has() { [[ " $LANGS " == *" $1 "* ]]; }
 for m in $MEASURED; do
 	((m < NP)) || { echo "callgrind_coll: MEASURED rank $m is not below NP=$NP" >&2; exit 2; }
 done
@@ -61,7 +68,8 @@ go build -o bin/ ./cmd/hympirun ./bench/cg_coll
 export GODEBUG=asyncpreemptoff=1
 COLLS=(Barrier Ibarrier Bcast Ibcast Allreduce Iallreduce Reduce Ireduce Scan Iscan
 	ReduceScatterBlock IreduceScatterBlock Scatterv Iscatterv Allgather Iallgather Alltoallv Ialltoallv
-	Gather Igather Scatter Iscatter Alltoall Ialltoall Gatherv Igatherv Allgatherv Iallgatherv)
+	Gather Igather Scatter Iscatter Alltoall Ialltoall Gatherv Igatherv Allgatherv Iallgatherv
+	Exscan Iexscan NeighborAllgather IneighborAllgather)
 
 ONLY=${ONLY:-}
 GO_ONLY=${GO_ONLY:-}
@@ -73,7 +81,8 @@ if [[ -n $ONLY ]]; then
 		exit 2
 	}
 fi
-[[ -n $GO_ONLY ]] || bin/hympicc -O2 -g -o bin/cg_coll_c bench/c/cg_coll.c
+[[ -z $GO_ONLY ]] || LANGS=go
+if has c; then bin/hympicc -O2 -g -o bin/cg_coll_c bench/c/cg_coll.c; fi
 goonly=$(
 	IFS=,
 	echo "${COLLS[*]}"
@@ -106,8 +115,8 @@ for m in $MEASURED; do
 	if [[ -n $GO_ONLY ]]; then
 		run "go$m" "$m" bin/cg_coll "-only $goonly"
 	else
-		run "go$m" "$m" bin/cg_coll
-		run "c$m" "$m" bin/cg_coll_c
+		if has go; then run "go$m" "$m" bin/cg_coll; fi
+		if has c; then run "c$m" "$m" bin/cg_coll_c; fi
 	fi
 done
 
@@ -117,11 +126,15 @@ echo
 echo "| Collective | Rank | Go blocking | Go nb+wait | C blocking | C nb+wait |"
 echo "|---|---:|---:|---:|---:|---:|"
 for m in $MEASURED; do
-	gopid=$(ls "$OUT"/go"$m".*-01 | awk 'NR == 1')
-	gopid=${gopid%-01}
-	# The main goroutine may run on any thread: add up every thread's file.
-	gofiles=("$gopid"-*)
-	if [[ -z $GO_ONLY ]]; then
+	gofiles=()
+	if has go; then
+		gopid=$(ls "$OUT"/go"$m".*-01 | awk 'NR == 1')
+		gopid=${gopid%-01}
+		# The main goroutine may run on any thread: add up every thread's file.
+		gofiles=("$gopid"-*)
+	fi
+	cpid=
+	if has c; then
 		cpid=$(ls "$OUT"/c"$m".*.1-01 | awk 'NR == 1')
 		cpid=${cpid%.1-01}
 	fi
@@ -133,7 +146,7 @@ for m in $MEASURED; do
 			for t in "${gofiles[@]}"; do
 				s=$((s + $(inclusive "$t" "main.cg$name")))
 			done
-			cells+=("$(awk -v s="$s" -v n="$calls" 'BEGIN { printf "%.0f", s / n }')")
+			cells+=("$(awk -v s="$s" -v n="$calls" 'BEGIN { if (s == 0) print "-"; else printf "%.0f", s / n }')")
 		done
 		for k in $((i + 1)) $((i + 2)); do
 			if [[ -n $GO_ONLY ]]; then
@@ -141,6 +154,10 @@ for m in $MEASURED; do
 				continue
 			fi
 			f="$cpid.$k-01"
+			if [[ -z $cpid || ! -f $f ]]; then
+				cells+=("-")
+				continue
+			fi
 			total=$(sed -n 's/^summary: *//p' "$f" | awk 'NR == 1')
 			wait=$(inclusive "$f" await_peers)
 			cells+=("$(awk -v t="$total" -v w="$wait" -v n="$ITERS" 'BEGIN { printf "%.0f", (t - w) / n }')")

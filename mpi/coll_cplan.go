@@ -37,7 +37,7 @@ import (
 // plan becomes valid without a key (C reads them after the Go call that
 // did it returned); each plan's valid, and everything else in a plan but
 // key, keyed, vlen and vec. C writes the header's runs and served, and each plan's
-// key, vlen, vec (the v-collectives' arrays) and keyed (1; Go writes 0
+// key, raw, vlen, vec (the v-collectives' arrays) and keyed (1; Go writes 0
 // when it compiles a new plan into the slot, or when a blocking call ran
 // the slot's entry in Go: cplanBack), only while the fast lane's run flag is set (then no Go code runs
 // beside it; shm/fastlane.go); seq is advanced by both, each under the
@@ -51,7 +51,7 @@ import (
 // C cannot run until it returns, and the entry goes back to its slot.
 
 const (
-	cpVersion   = 3
+	cpVersion   = 5
 	cpPlans     = memoSlots
 	cpMaxRounds = 32
 	cpMaxXfers  = 64
@@ -111,6 +111,13 @@ type cplan struct {
 	// entry's schedule is built from them (countsKey).
 	vlen uint64
 	vec  [cpVecBytes]byte
+	// C's alone too: the keying call's arguments as its caller gave
+	// them, which a later call may match before its argument checks.
+	raw [8]int64
+	// C's alone too, set when it keys the plan: whether every round has
+	// at most one send and one receive, and their indexes.
+	csimple      uint64
+	csend, crecv [cpMaxRounds]int8
 }
 
 type cpRound struct{ x0, x1, s0, s1 uint32 }

@@ -150,6 +150,24 @@ static int c_iallgatherv(void)
 	       wait1(r);
 }
 
+static int c_exscan(void) { return MPI_Exscan(sendb, recvb, cnt, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
+static int c_iexscan(void)
+{
+	MPI_Request r;
+	return MPI_Iexscan(sendb, recvb, cnt, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &r) || wait1(r);
+}
+/* A periodic ring: two neighbours a rank (the same one twice at 2 ranks). */
+static MPI_Comm ring;
+static int c_nallgather(void)
+{
+	return MPI_Neighbor_allgather(sendb, cnt, MPI_FLOAT, bigrecv, cnt, MPI_FLOAT, ring);
+}
+static int c_inallgather(void)
+{
+	MPI_Request r;
+	return MPI_Ineighbor_allgather(sendb, cnt, MPI_FLOAT, bigrecv, cnt, MPI_FLOAT, ring, &r) || wait1(r);
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -182,6 +200,10 @@ static const struct {
 	{"Igatherv", c_igatherv},
 	{"Allgatherv", c_allgatherv},
 	{"Iallgatherv", c_iallgatherv},
+	{"Exscan", c_exscan},
+	{"Iexscan", c_iexscan},
+	{"NeighborAllgather", c_nallgather},
+	{"IneighborAllgather", c_inallgather},
 };
 
 /* await_peers spins until every other rank has entered call k, then for
@@ -240,7 +262,10 @@ int main(int argc, char **argv)
 	close(fd);
 	cnt = (int)(size / 4);
 	sendb = calloc(cnt, 4), recvb = calloc(cnt, 4);
-	big = calloc((size_t)cnt * n, 4), bigrecv = calloc((size_t)cnt * n, 4);
+	/* bigrecv holds a neighbour allgather's two blocks at any n. */
+	big = calloc((size_t)cnt * n, 4), bigrecv = calloc((size_t)cnt * (n > 2 ? n : 2), 4);
+	int dims[1] = {n}, periods[1] = {1};
+	MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
 	counts = calloc(n, sizeof(int)), displs = calloc(n, sizeof(int));
 	for (int i = 0; i < n; i++)
 		counts[i] = cnt, displs[i] = i * cnt;
@@ -264,6 +289,7 @@ int main(int argc, char **argv)
 		if (me == measured)
 			CALLGRIND_DUMP_STATS_AT(colls[c].name);
 	}
+	MPI_Comm_free(&ring);
 	munmap(m, 64 * n);
 	MPI_Finalize();
 	return 0;

@@ -71,9 +71,11 @@ HC_HIDDEN int hc_barrier(MPI_Comm comm, int nb, MPI_Request *req, const char *fn
 	if (HC_IS_INTER(ci)) return hc_nb_barrier(comm, RUN_OF(nb), req, fn);
 	if (nb) HC_CHECK_PTR(ci, req, fn);
 	/* A plan of this call runs in C (collane.c). */
-	hc_cc_key k = {{HC_CC_BARRIER}, 0};
+	hc_cc_key k = {{HC_CC_BARRIER}, 0, NULL, NULL};
+	k.raw = k.k;
 	int rc;
-	if (hc_cc_try(ci, &k, !nb, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+	if (hc_cc_first(ci, k.k, NULL, !nb, nb ? req : NULL, &rc) || hc_cc_try(ci, &k, !nb, nb ? req : NULL, &rc))
+		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	rc = hympi_go_barrier(ci, NB_REQ(nb, req), NB_CACHE(nb));
 	if (!rc) hc_cc_learn(ci, &k);
 	return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
@@ -96,6 +98,10 @@ HC_HIDDEN int hc_bcast_x(void *buffer, int64_t count, MPI_Datatype datatype, int
 	COMM(ci, comm, fn);
 	if (HC_IS_INTER(ci)) return hc_nb_bcast(buffer, count, datatype, root, comm, RUN_OF(nb), req, fn);
 	if (nb) HC_CHECK_PTR(ci, req, fn);
+	/* The arguments of the call that keyed a plan pass its checks again. */
+	int64_t raw[HC_CC_RAW] = {HC_CC_BCAST, (int64_t)(intptr_t)buffer, count, (int64_t)(intptr_t)datatype, root};
+	int rc, pre = HC_CC_PREDEF(datatype);
+	if (pre && hc_cc_first(ci, raw, NULL, 0, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	SIZE(s, datatype, ci, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
 	HC_CHECK_NOT_IN_PLACE(ci, buffer, fn);
@@ -111,8 +117,7 @@ HC_HIDDEN int hc_bcast_x(void *buffer, int64_t count, MPI_Datatype datatype, int
 		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	}
 	hc_cc_key k = {{HC_CC_BCAST, (int64_t)(intptr_t)buffer, 0, s * count, (int64_t)(intptr_t)datatype, 0, root, s},
-		       0};
-	int rc;
+		       0, NULL, pre ? raw : NULL};
 	if (hc_cc_try(ci, &k, 0, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	rc = hympi_go_bcast(ci, buffer, s * count, root, NB_REQ(nb, req), NB_CACHE(nb));
 	if (!rc) hc_cc_learn(ci, &k);
@@ -168,6 +173,12 @@ HC_HIDDEN int hc_reduce_x(int kind, const void *sendbuf, void *recvbuf, int64_t 
 	if (HC_IS_INTER(ci) || (nb && kind == RED_SCATTER_BLOCK && (sendbuf == MPI_IN_PLACE || sendbuf == recvbuf)))
 		return hc_nb_red(nbc[kind], sendbuf, recvbuf, count, dt, op, root, comm, RUN_OF(nb), req, fn);
 	if (nb) HC_CHECK_PTR(ci, req, fn);
+	/* The arguments of the call that keyed a plan pass its checks again. */
+	int64_t raw[HC_CC_RAW] = {HC_CC_RED + kind,	      (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)recvbuf, count,
+				  (int64_t)(intptr_t)dt, (int64_t)(intptr_t)op,	      root};
+	int rc, pre = HC_CC_PREDEF(dt);
+	if (pre && hc_cc_first(ci, raw, NULL, !nb && kind == RED_ALLREDUCE, nb ? req : NULL, &rc))
+		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	hc_red r;
 	if (hc_red_init(&r, op, dt)) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (count < 0) return hc_error(ci, MPI_ERR_COUNT, fn);
@@ -185,11 +196,10 @@ HC_HIDDEN int hc_reduce_x(int kind, const void *sendbuf, void *recvbuf, int64_t 
 	}
 	hc_cc_key k = {{HC_CC_RED + kind, (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)recvbuf, r.esize * count,
 			(int64_t)(intptr_t)dt, (int64_t)(intptr_t)op, root, r.esize},
-		       0};
+		       0, NULL, pre ? raw : NULL};
 	/* Not Reduce_scatter_block in place: Go runs it on a fresh copy of
 	 * the input, which a plan would keep reading. */
 	int lane = kind != RED_SCATTER_BLOCK || sendbuf != recvbuf;
-	int rc;
 	if (lane && hc_cc_try(ci, &k, !nb && kind == RED_ALLREDUCE, nb ? req : NULL, &rc))
 		return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	rc = hympi_go_reduce(ci, kind, (void *)sendbuf, recvbuf, r.esize * count, &r, root, NB_REQ(nb, req),
@@ -334,6 +344,14 @@ HC_HIDDEN int hc_move_x(int kind, const void *sendbuf, int64_t sendcount, MPI_Da
 	int64_t ss = 0, rs = 0;
 	int send_used = kind != MOV_SCATTER || me == root;
 	int recv_used = kind != MOV_GATHER || me == root;
+	/* The arguments of the call that keyed a plan pass its checks again;
+	 * the types of sides not used may be anything. */
+	int64_t raw[HC_CC_RAW] = {HC_CC_MOVE + kind,	     (int64_t)(intptr_t)sendbuf, sendcount,
+				  (int64_t)(intptr_t)sendtype, (int64_t)(intptr_t)recvbuf, recvcount,
+				  (int64_t)(intptr_t)recvtype, root};
+	int rc, pre = (!send_used || sendbuf == MPI_IN_PLACE || HC_CC_PREDEF(sendtype)) &&
+		      (!recv_used || recvbuf == MPI_IN_PLACE || HC_CC_PREDEF(recvtype));
+	if (pre && hc_cc_first(ci, raw, NULL, 0, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	/* Only the types of the sides this process uses count (a non-root's
 	 * receive type in Gather may be anything). */
 	int packed = (send_used && sendbuf != MPI_IN_PLACE && !hc_type_contig(sendtype)) ||
@@ -410,9 +428,8 @@ HC_HIDDEN int hc_move_x(int kind, const void *sendbuf, int64_t sendcount, MPI_Da
 	 * not for packed copies (fresh each call) nor Alltoall in place (Go
 	 * copies the input). */
 	hc_cc_key k = {{HC_CC_MOVE + kind, (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)recvbuf, sn, rn, 0, root, 0},
-		       0};
+		       0, NULL, pre ? raw : NULL};
 	int lane = !packed && !(kind == MOV_ALLTOALL && sendbuf == recvbuf);
-	int rc;
 	if (lane && hc_cc_try(ci, &k, 0, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	rc = hympi_go_gather(ci, kind, (void *)sendbuf, sn, recvbuf, rn, root, NB_REQ(nb, req), NB_CACHE(nb));
 	if (!rc && lane) hc_cc_learn(ci, &k);
@@ -488,7 +505,17 @@ HC_HIDDEN int hc_gatherv_x(const void *sendbuf, int sendcount, MPI_Datatype send
 		return hc_nb_gv(HC_NBC_GATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
 				comm, RUN_OF(nb), req, fn);
 	if (nb) HC_CHECK_PTR(ci, req, fn);
-	int me = hc_comms[ci].rank, inplace = sendbuf == MPI_IN_PLACE;
+	int me = hc_comms[ci].rank, inplace = sendbuf == MPI_IN_PLACE, rc;
+	size_t an = (size_t)hc_comms[ci].size * sizeof(int);
+	/* The arguments of the call that keyed a plan, and its arrays, pass
+	 * its checks again. */
+	int64_t raw[HC_CC_RAW] = {HC_CC_GATHERV,	   (int64_t)(intptr_t)sendbuf, sendcount, (int64_t)(intptr_t)sendtype,
+				  (int64_t)(intptr_t)recvbuf, (int64_t)(intptr_t)recvtype, root};
+	hc_cc_vec v = {0};
+	if (me == root) v = (hc_cc_vec){2, {{recvcounts, an}, {displs, an}}};
+	int pre = (inplace || HC_CC_PREDEF(sendtype)) &&
+		  (me != root || (HC_CC_PREDEF(recvtype) && HC_CC_ARRAYS_OK(recvcounts, displs)));
+	if (pre && hc_cc_first_v(ci, raw, &v, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	int64_t ss = 0, rs = 0;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (me == root && (rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -499,13 +526,9 @@ HC_HIDDEN int hc_gatherv_x(const void *sendbuf, int sendcount, MPI_Datatype send
 				comm, RUN_OF(nb), req, fn);
 	/* The collective lane (collane.c): the key is what Go's call is made
 	 * of, the root's arrays with it. */
-	size_t an = (size_t)hc_comms[ci].size * sizeof(int);
 	hc_cc_key k = {{HC_CC_GATHERV, inplace ? 0 : (int64_t)(intptr_t)sendbuf, me == root ? (int64_t)(intptr_t)recvbuf : 0,
 			ss * sendcount, rs, root, inplace, 0},
-		       0};
-	hc_cc_vec v = {0};
-	if (me == root) v = (hc_cc_vec){2, {{recvcounts, an}, {displs, an}}};
-	int rc;
+		       0, NULL, pre ? raw : NULL};
 	if (hc_cc_try_v(ci, &k, &v, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	rc = hympi_go_gatherv(ci, VEC_GATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
 			      me == root ? (int *)recvcounts : NULL, me == root ? (int *)displs : NULL, rs, root, inplace,
@@ -531,7 +554,15 @@ HC_HIDDEN int hc_allgatherv_x(const void *sendbuf, int sendcount, MPI_Datatype s
 		return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, 0,
 				comm, RUN_OF(nb), req, fn);
 	if (nb) HC_CHECK_PTR(ci, req, fn);
-	int inplace = sendbuf == MPI_IN_PLACE;
+	int inplace = sendbuf == MPI_IN_PLACE, rc;
+	size_t an = (size_t)hc_comms[ci].size * sizeof(int);
+	/* The arguments of the call that keyed a plan, and its arrays, pass
+	 * its checks again. */
+	int64_t raw[HC_CC_RAW] = {HC_CC_ALLGATHERV, (int64_t)(intptr_t)sendbuf, sendcount, (int64_t)(intptr_t)sendtype,
+				  (int64_t)(intptr_t)recvbuf, (int64_t)(intptr_t)recvtype};
+	hc_cc_vec v = {2, {{recvcounts, an}, {displs, an}}};
+	int pre = (inplace || HC_CC_PREDEF(sendtype)) && HC_CC_PREDEF(recvtype) && HC_CC_ARRAYS_OK(recvcounts, displs);
+	if (pre && hc_cc_first_v(ci, raw, &v, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if ((rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -540,12 +571,9 @@ HC_HIDDEN int hc_allgatherv_x(const void *sendbuf, int sendcount, MPI_Datatype s
 	if ((!inplace && !hc_type_contig(sendtype)) || !hc_type_contig(recvtype))
 		return hc_nb_gv(HC_NBC_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, 0,
 				comm, RUN_OF(nb), req, fn);
-	size_t an = (size_t)hc_comms[ci].size * sizeof(int);
 	hc_cc_key k = {{HC_CC_ALLGATHERV, inplace ? 0 : (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)recvbuf,
 			ss * sendcount, rs, 0, inplace, 0},
-		       0};
-	hc_cc_vec v = {2, {{recvcounts, an}, {displs, an}}};
-	int rc;
+		       0, NULL, pre ? raw : NULL};
 	if (hc_cc_try_v(ci, &k, &v, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	rc = hympi_go_gatherv(ci, VEC_ALLGATHER, inplace ? NULL : (void *)sendbuf, ss * sendcount, recvbuf,
 			      (int *)recvcounts, (int *)displs, rs, 0, inplace, NB_REQ(nb, req), NB_CACHE(nb));
@@ -570,7 +598,17 @@ HC_HIDDEN int hc_scatterv_x(const void *sendbuf, const int sendcounts[], const i
 		return hc_nb_sv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm,
 				RUN_OF(nb), req, fn);
 	if (nb) HC_CHECK_PTR(ci, req, fn);
-	int me = hc_comms[ci].rank, inplace = recvbuf == MPI_IN_PLACE;
+	int me = hc_comms[ci].rank, inplace = recvbuf == MPI_IN_PLACE, rc;
+	size_t an = (size_t)hc_comms[ci].size * sizeof(int);
+	/* The arguments of the call that keyed a plan, and its arrays, pass
+	 * its checks again. */
+	int64_t raw[HC_CC_RAW] = {HC_CC_SCATTERV,	    (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)sendtype,
+				  (int64_t)(intptr_t)recvbuf, recvcount,		 (int64_t)(intptr_t)recvtype, root};
+	hc_cc_vec v = {0};
+	if (me == root) v = (hc_cc_vec){2, {{sendcounts, an}, {displs, an}}};
+	int pre = (inplace || HC_CC_PREDEF(recvtype)) &&
+		  (me != root || (HC_CC_PREDEF(sendtype) && HC_CC_ARRAYS_OK(sendcounts, displs)));
+	if (pre && hc_cc_first_v(ci, raw, &v, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	int64_t ss = 0, rs = 0;
 	if (me == root && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if (!inplace && (rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -579,13 +617,9 @@ HC_HIDDEN int hc_scatterv_x(const void *sendbuf, const int sendcounts[], const i
 	if ((me == root && !hc_type_contig(sendtype)) || (!inplace && !hc_type_contig(recvtype)))
 		return hc_nb_sv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm,
 				RUN_OF(nb), req, fn);
-	size_t an = (size_t)hc_comms[ci].size * sizeof(int);
 	hc_cc_key k = {{HC_CC_SCATTERV, me == root ? (int64_t)(intptr_t)sendbuf : 0, inplace ? 0 : (int64_t)(intptr_t)recvbuf,
 			rs * recvcount, ss, root, inplace, 0},
-		       0};
-	hc_cc_vec v = {0};
-	if (me == root) v = (hc_cc_vec){2, {{sendcounts, an}, {displs, an}}};
-	int rc;
+		       0, NULL, pre ? raw : NULL};
 	if (hc_cc_try_v(ci, &k, &v, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	rc = hympi_go_gatherv(ci, VEC_SCATTER, me == root ? (void *)sendbuf : NULL, rs * recvcount,
 			      inplace ? NULL : recvbuf, me == root ? (int *)sendcounts : NULL,
@@ -613,7 +647,16 @@ HC_HIDDEN int hc_alltoallv_x(const void *sendbuf, const int sendcounts[], const 
 		return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm,
 				RUN_OF(nb), req, fn);
 	if (nb) HC_CHECK_PTR(ci, req, fn);
-	int inplace = sendbuf == MPI_IN_PLACE;
+	int inplace = sendbuf == MPI_IN_PLACE, rc;
+	size_t an = (size_t)hc_comms[ci].size * sizeof(int);
+	/* The arguments of the call that keyed a plan, and its arrays, pass
+	 * its checks again (in place never keys one). */
+	int64_t raw[HC_CC_RAW] = {HC_CC_ALLTOALLV, (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)sendtype,
+				  (int64_t)(intptr_t)recvbuf, (int64_t)(intptr_t)recvtype};
+	hc_cc_vec v = {4, {{sendcounts, an}, {sdispls, an}, {recvcounts, an}, {rdispls, an}}};
+	int pre = !inplace && HC_CC_PREDEF(sendtype) && HC_CC_PREDEF(recvtype) && HC_CC_ARRAYS_OK(sendcounts, sdispls) &&
+		  HC_CC_ARRAYS_OK(recvcounts, rdispls);
+	if (pre && hc_cc_first_v(ci, raw, &v, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	int64_t ss = 0, rs;
 	if (!inplace && (ss = hc_type_msg_size(sendtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
 	if ((rs = hc_type_msg_size(recvtype)) < 0) return hc_error(ci, MPI_ERR_TYPE, fn);
@@ -623,10 +666,8 @@ HC_HIDDEN int hc_alltoallv_x(const void *sendbuf, const int sendcounts[], const 
 		return hc_nb_av(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, 0, comm,
 				RUN_OF(nb), req, fn);
 	/* Not in place: Go copies the input aside then. */
-	size_t an = (size_t)hc_comms[ci].size * sizeof(int);
-	hc_cc_key k = {{HC_CC_ALLTOALLV, (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)recvbuf, ss, rs, 0, 0, 0}, 0};
-	hc_cc_vec v = {4, {{sendcounts, an}, {sdispls, an}, {recvcounts, an}, {rdispls, an}}};
-	int rc;
+	hc_cc_key k = {{HC_CC_ALLTOALLV, (int64_t)(intptr_t)sendbuf, (int64_t)(intptr_t)recvbuf, ss, rs, 0, 0, 0},
+		       0, NULL, pre ? raw : NULL};
 	if (!inplace && hc_cc_try_v(ci, &k, &v, nb ? req : NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
 	rc = hympi_go_alltoallv(ci, inplace ? NULL : (void *)sendbuf, (int *)sendcounts, (int *)sdispls, ss, recvbuf,
 				(int *)recvcounts, (int *)rdispls, rs, inplace, NB_REQ(nb, req), NB_CACHE(nb));

@@ -11,13 +11,14 @@
 
 #include <stdint.h>
 #include "cabi.h"
+#include "fastlane.h"
 #include "nbc.h"
 
 /* The plan area (mpi/coll_cplan.go, type cplanArea, which documents who
  * writes each word): a header and one plan per memo slot of the
  * communicator. Checked by version and size before C trusts it. */
 enum {
-	HC_CP_VERSION = 3,
+	HC_CP_VERSION = 5,
 	HC_CP_PLANS = 8,
 	HC_CP_MAX_ROUNDS = 32,
 	HC_CP_MAX_XFERS = 64,
@@ -26,6 +27,9 @@ enum {
 	HC_CP_VEC = 2048
 };
 _Static_assert((HC_CP_PLANS & (HC_CP_PLANS - 1)) == 0, "HC_CP_PLANS is a power of two (hc_cc_try masks with it)");
+
+/* A call's raw arguments, the memo-first key (hc_cc_first). */
+enum { HC_CC_RAW = 8 };
 
 typedef struct {
 	uint32_t x0, x1, s0, s1;
@@ -60,6 +64,13 @@ typedef struct {
 	 * which a call must repeat to run the plan (hc_cc_try_v). */
 	uint64_t vlen;
 	unsigned char vec[HC_CP_VEC];
+	/* C's alone: the raw arguments of the call that keyed the plan
+	 * (hc_cc_first), or raw[0] == 0 when it had a derived datatype. */
+	int64_t raw[HC_CC_RAW];
+	/* C's alone, set with key: csimple when every round has at most one
+	 * send and one receive, csend/crecv their indexes (-1: none). */
+	uint64_t csimple;
+	int8_t csend[HC_CP_MAX_ROUNDS], crecv[HC_CP_MAX_ROUNDS];
 } hc_cp_plan;
 
 typedef struct hc_cplan {
@@ -85,7 +96,18 @@ typedef struct {
 	int64_t k[8];
 	uint64_t gen;
 	const hc_cc_vec *v; /* the v-kinds' arrays (hc_cc_try_v), NULL for the others */
+	/* The call's raw arguments for hc_cc_first, or NULL: learned with
+	 * the key only when every datatype in them is predefined. */
+	const int64_t *raw;
 } hc_cc_key;
+
+/* Predefined datatypes (not MPI_DATATYPE_NULL) never change or go away:
+ * a call whose raw arguments name only those, and equal those that keyed
+ * a plan, passes every check that call passed. */
+#define HC_CC_PREDEF(dt) ((uintptr_t)(dt) - 0x201 < 0xff)
+/* A v-collective's arrays may be compared before they are checked only
+ * when they are not NULL (nor in page zero): the checks refuse those. */
+#define HC_CC_ARRAYS_OK(a, b) ((uintptr_t)(a) >= 4096 && (uintptr_t)(b) >= 4096)
 
 enum { HC_CC_BARRIER = 1, HC_CC_BCAST, HC_CC_RED /* + RED_* of nbc.h */, HC_CC_MOVE = HC_CC_RED + 8 /* + MOV_* */ };
 /* The v, w and neighbourhood kinds, whose calls carry arrays (hc_cc_vec). */
@@ -118,6 +140,33 @@ struct hc_cc_vec {
  * all. settles: a blocking Barrier or Allreduce, which must go to Go while
  * the communicator's gate is not settled (mpi/coll_gate.go). */
 HC_HIDDEN int hc_cc_try(int ci, hc_cc_key *k, int settles, MPI_Request *req, int *rc);
+/* hc_cc_first is hc_cc_try before any argument check: raw (HC_CC_RAW
+ * words, the kind first) are the call's arguments as the caller gave
+ * them, every datatype among them predefined; it runs the plan that an
+ * earlier call of the same raw arguments (and arrays v, when not NULL)
+ * keyed, or returns 0 (nothing done, the caller goes on with its checks). */
+HC_HIDDEN int hc_cc_first_run(int ci, const struct hc_flcomm *f, hc_cplan *a, const int64_t *raw, const hc_cc_vec *v,
+			       int settles, MPI_Request *req, int *rc);
+/* hc_cc_first's look, inline: no plan area, or a kind whose last look
+ * found nothing (HC_CC_MISSED in its hint), costs no call. */
+HC_HIDDEN extern int hc_cc_found;
+enum { HC_CC_MISSED = 0x80 };
+_Static_assert((int)HC_CP_PLANS <= (int)HC_CC_MISSED, "a hint's plan index stays below its flag");
+static inline int hc_cc_first(int ci, const int64_t *raw, const hc_cc_vec *v, int settles, MPI_Request *req, int *rc)
+{
+	const struct hc_flcomm *f = hc_comms[ci].fl;
+	hc_cplan *a;
+	/* No area: hc_cc_try does not look at hc_cc_found (and the lane's
+	 * one thread is not known to be this one: MPI_THREAD_MULTIPLE). */
+	if (!f || !(a = f->cc)) return 0;
+	hc_cc_found = 0;
+	if (a->hint[raw[0] & (HC_CP_HINTS - 1)] & HC_CC_MISSED) return 0;
+	return hc_cc_first_run(ci, f, a, raw, v, settles, req, rc);
+}
+/* hc_cc_first_v is hc_cc_first for the v, w and neighbourhood kinds,
+ * whose raw arguments do not hold their arrays: v, compared byte for byte
+ * with those that keyed the plan (NULL when raw determines them). */
+HC_HIDDEN int hc_cc_first_v(int ci, const int64_t *raw, const hc_cc_vec *v, MPI_Request *req, int *rc);
 /* hc_cc_learn, after the Go path ran the call of key k without error,
  * gives the plan Go compiled during it that key (or sets up ci's plan
  * area on the first call). */

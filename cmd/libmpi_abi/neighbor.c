@@ -42,6 +42,9 @@ typedef struct {
 	int cbig, dbig;
 	MPI_Datatype stype, rtype;
 	const MPI_Datatype *stypes, *rtypes;
+	/* A blocking call's raw arguments for the collective lane
+	 * (hc_cc_first), or NULL. */
+	const int64_t *raw;
 } hc_nraw;
 
 static int64_t hc_nat(const void *v, int big, int i)
@@ -195,9 +198,10 @@ static int hc_nside_check(int ci, int kind, int recv, hc_nraw *a, int n, const c
  * the buffers and byte counts are the key; the neighbourhood is the
  * communicator's, the same on every call), else through Go. Packed
  * blocks travel through fresh scratch: those calls take Go. */
-static int hc_nbr_blocking(int ci, hc_nbc *g, const hc_nbrs *nb)
+static int hc_nbr_blocking(int ci, hc_nbc *g, const hc_nbrs *nb, const int64_t *raw)
 {
-	hc_cc_key k = {{HC_CC_NBR, (int64_t)(intptr_t)g->sbuf, (int64_t)(intptr_t)g->rbuf, nb->outdeg, nb->indeg}, 0};
+	hc_cc_key k = {{HC_CC_NBR, (int64_t)(intptr_t)g->sbuf, (int64_t)(intptr_t)g->rbuf, nb->outdeg, nb->indeg},
+		       0, NULL, raw};
 	size_t so = (size_t)nb->outdeg * sizeof(int64_t), si = (size_t)nb->indeg * sizeof(int64_t);
 	hc_cc_vec v = {4, {{g->sc, so}, {g->sd, so}, {g->rc, si}, {g->rd, si}}};
 	int rc, lane = !g->pk;
@@ -237,7 +241,7 @@ static int hc_ineighbor(int kind, hc_nraw *a, MPI_Comm comm, int run, MPI_Reques
 		/* The engine's blocking entry: one call into Go, no request to
 		 * make and wait on. Packed blocks go out and come back here. */
 		if (g.pk) hc_pk_run(g.pk, 0);
-		rc = hc_nbr_blocking(ci, &g, &nb);
+		rc = hc_nbr_blocking(ci, &g, &nb, a->raw);
 		if (!rc && g.pk) hc_pk_run(g.pk, 1);
 		hc_pk_free(g.pk);
 	} else if (!rc) {
@@ -255,6 +259,16 @@ static int hc_nb_fixed(int kind, const void *sbuf, int64_t scount, MPI_Datatype 
 		       MPI_Datatype rt, MPI_Comm comm, int run, MPI_Request *req, const char *fn)
 {
 	hc_nraw a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount, .stype = st, .rtype = rt};
+	/* A blocking call of the arguments that keyed a plan passes its
+	 * checks again: the neighbourhood is the communicator's for good. */
+	int64_t raw[HC_CC_RAW] = {HC_CC_NBR, kind, (int64_t)(intptr_t)sbuf, scount, (int64_t)(intptr_t)st,
+				  (int64_t)(intptr_t)rbuf, rcount, (int64_t)(intptr_t)rt};
+	if (run == RUN_BLOCKING && HC_CC_PREDEF(st) && HC_CC_PREDEF(rt)) {
+		HC_GUARD(fn);
+		int ci = hc_comm_index(comm), rc;
+		if (ci >= 0 && hc_cc_first_v(ci, raw, NULL, NULL, &rc)) return rc ? hc_error(ci, rc, fn) : MPI_SUCCESS;
+		a.raw = raw;
+	}
 	return hc_ineighbor(kind, &a, comm, run, req, fn);
 }
 
