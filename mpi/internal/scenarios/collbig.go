@@ -20,7 +20,62 @@ func init() {
 				bigNeighbors(c, m, k)
 			}
 		}
+		// Reductions of 640 KB: at 2 ranks the halves Allreduce's
+		// messages and Reduce's whole one are above pairCollEagerMin
+		// (eager), at more ranks the blocks sit either side of the
+		// threshold.
+		bigReduce(c, 80_000)
 	})
+}
+
+// bigReduce checks Allreduce, Reduce to every root, Scan and
+// Reduce_scatter_block of count elements against serial folds, for
+// float64 and int32 sums, in and out of place, and for the non-commutative
+// user operator (rank order over a large message).
+func bigReduce(c *mpi.Comm, count int) {
+	r, n := c.Rank(), c.Size()
+	all := span(0, n)
+	for _, tc := range []dtCase{dtCases[10], dtCases[5]} {
+		in := tc.input(r, count)
+		want := tc.fold(mpi.Sum, all, count)
+		out := make([]byte, len(in))
+		must(c.Allreduce(in, out, tc.dt, mpi.Sum), "big Allreduce %v", tc.dt)
+		expect(out, want, "big Allreduce %v count %d", tc.dt, count)
+		for _, root := range []int{0, n - 1} {
+			got := make([]byte, len(in))
+			must(c.Reduce(in, got, tc.dt, mpi.Sum, root), "big Reduce %v", tc.dt)
+			if r == root {
+				expect(got, want, "big Reduce %v root %d", tc.dt, root)
+			}
+		}
+		must(c.Scan(in, out, tc.dt, mpi.Sum), "big Scan %v", tc.dt)
+		expect(out, tc.fold(mpi.Sum, span(0, r+1), count), "big Scan %v", tc.dt)
+		inout := tc.input(r, count)
+		must(c.Allreduce(inout, inout, tc.dt, mpi.Max), "big Allreduce in place %v", tc.dt)
+		expect(inout, tc.fold(mpi.Max, all, count), "big Allreduce in place %v", tc.dt)
+		blk := count / n
+		es := tc.dt.Size()
+		bin := tc.input(r, blk*n)
+		bwant := tc.fold(mpi.Sum, all, blk*n)
+		bout := make([]byte, blk*es)
+		must(c.ReduceScatterBlock(bin, bout, tc.dt, mpi.Sum), "big ReduceScatterBlock %v", tc.dt)
+		expect(bout, bwant[r*blk*es:(r+1)*blk*es], "big ReduceScatterBlock %v", tc.dt)
+	}
+	mat, err := mpi.OpaqueType(32)
+	must(err, "OpaqueType")
+	op, err := mpi.NewOp(matMul, false)
+	must(err, "NewOp")
+	mcount := count / 4 // 32-byte elements: the same 640 KB
+	in := matInput(r, mcount)
+	want := matFold(all, mcount)
+	out := make([]byte, len(in))
+	must(c.Allreduce(in, out, mat, op), "big user Allreduce")
+	expect(out, want, "big non-commutative Allreduce")
+	must(c.Reduce(in, out, mat, op, n-1), "big user Reduce")
+	if r == n-1 {
+		expect(out, want, "big non-commutative Reduce root %d", n-1)
+	}
+	must(op.Free(), "Op Free")
 }
 
 // seedOf names the block rank from sends to rank to in call k of m-byte
