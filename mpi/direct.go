@@ -4,6 +4,7 @@ package mpi
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"sync"
 
@@ -59,6 +60,40 @@ type directRead = proto.Read[Request]
 // HYMPI_SHM_BUDGET), and larger messages stream through the pool anyway.
 const oversubCollEagerMax = 1 << 20
 
+// pairCollEagerMin: in a job of two ranks with a CPU each, collective
+// messages from this size up go eager in auto mode. There every round of
+// a collective sends to one peer at most, so an eager message costs its
+// sender one copy into the cells, which the receiver's copy out follows
+// cell by cell on the other CPU, while a direct copy is one
+// process_vm_readv that pins every page and costs about three times a
+// memcpy per byte on the machines measured (docs/bench/first-copies.md:
+// 1 MiB read in 58 µs warm, copied in 18-22). Left to choose, the skew
+// controller flipped between the two within a run (a fresh job's 110
+// broadcasts of 1 MiB: eager at 32 µs on the root, direct at 94-110), so
+// make compare's fresh runs came out bimodal. At 512 KiB the two tied
+// and below it direct copy won (bcast 128 KiB: 12 against 58 µs), so
+// direct stays there. Jobs of more ranks keep the threshold: a root
+// sending one block to several peers would copy it once per peer where
+// direct copy lets the readers work in parallel (markReads). Eager needs
+// both ranks running at once, one cell after the other; on a machine
+// whose CPUs are taken by other work it fell to about 2 GB/s where one
+// process_vm_readv did not. Measurements: docs/bench/coll-large.md. A
+// variable so tests and benchmarks can move it.
+var pairCollEagerMin = 512 << 10
+
+// collEagerRange is the sizes of collective message that go eager
+// whatever the threshold, in auto mode, in a job of size ranks: lo > hi
+// when there are none.
+func collEagerRange(size int, oversub bool) (lo, hi int) {
+	switch {
+	case oversub:
+		return 1, oversubCollEagerMax
+	case size == 2:
+		return pairCollEagerMin, math.MaxInt
+	}
+	return 1, 0
+}
+
 // useDirect decides the protocol of an n-byte message to peer on context
 // ctx.
 func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
@@ -69,7 +104,7 @@ func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 	case directAlways:
 		return true
 	case directAuto:
-		if e.oversub && isCollCtx(ctx) && n <= oversubCollEagerMax {
+		if n >= e.collEagerLo && n <= e.collEagerHi && isCollCtx(ctx) {
 			return false
 		}
 		// Sizes under the topology threshold are eager whatever the skew;

@@ -45,6 +45,11 @@ type engine struct {
 	internalRq []*Request // recycled requests of blocking calls
 	reqSlab    []Request  // requests for Isend and Irecv (request.go)
 	reqNext    int        // the first of reqSlab not yet handed out
+
+	// Collective messages of collEagerLo to collEagerHi bytes go eager
+	// in auto mode (setCPUs, useDirect).
+	collEagerLo, collEagerHi int
+
 	// Request states: free ones, and a slab to cut new ones from
 	// (request.go); spentBody is what a spent request's handle points at
 	// once its state is recycled, doneSend the shared state of every
@@ -172,6 +177,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 // wait spins, and which protocol collectives use (useDirect).
 func (e *engine) setCPUs(cpus int) {
 	e.oversub = e.size > cpus
+	e.collEagerLo, e.collEagerHi = collEagerRange(e.size, e.oversub)
 	e.wait = progress.NewPolicy(e.size, cpus)
 	if e.fl != nil {
 		e.fl.SetOversub(e.oversub)

@@ -66,9 +66,10 @@ func TestJobCPUs(t *testing.T) {
 }
 
 // TestOversubCollEager: oversubscribed, collective messages up to
-// oversubCollEagerMax go eager in auto mode; point-to-point ones, larger
-// ones, HYMPI_DIRECT=always and jobs with a CPU per rank keep their
-// protocol.
+// oversubCollEagerMax go eager in auto mode, and in a job of two ranks
+// with a CPU each those from pairCollEagerMin up; point-to-point ones,
+// other sizes, HYMPI_DIRECT=always and larger jobs with a CPU per rank
+// keep their protocol.
 func TestOversubCollEager(t *testing.T) {
 	e := inProcessJob(t, 2)[0].e
 	e.ep(1).Counters.Threshold = 2048
@@ -86,6 +87,11 @@ func TestOversubCollEager(t *testing.T) {
 	e.setCPUs(2)
 	check("CPU per rank", coll, 64<<10, true)
 	check("CPU per rank", p2p, 64<<10, true)
+	check("two ranks", coll, pairCollEagerMin-1, true)
+	check("two ranks", coll, pairCollEagerMin, false)
+	check("two ranks", coll, 64<<20, false)
+	check("two ranks", p2p, 1<<20, true)
+	check("two ranks", coll, 1024, false)
 	e.setCPUs(1)
 	check("oversubscribed", coll, 64<<10, false)
 	check("oversubscribed", coll, oversubCollEagerMax, false)
@@ -94,6 +100,22 @@ func TestOversubCollEager(t *testing.T) {
 	check("oversubscribed", p2p, 1024, false)
 	e.mode = directAlways
 	check("always, oversubscribed", coll, 64<<10, true)
+	e.setCPUs(2)
+	check("always, two ranks", coll, 1<<20, true)
+
+	// Three ranks with a CPU each: the threshold alone.
+	e3 := inProcessJob(t, 3)[0].e
+	e3.ep(1).Counters.Threshold = 2048
+	e3.setupSkew()
+	e3.skew.on = false
+	e3.ep(1).DirectOK = true
+	e3.mode = directAuto
+	e3.setCPUs(3)
+	for _, n := range []int{64 << 10, pairCollEagerMin, 1 << 20} {
+		if !e3.useDirect(1, coll, n) {
+			t.Errorf("three ranks, a CPU each, %d bytes: eager, want direct", n)
+		}
+	}
 }
 
 // TestStrayBitWithoutChannel: a summary bit for a peer that has made no

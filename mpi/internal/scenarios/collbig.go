@@ -13,18 +13,24 @@ func init() {
 	// in blocking, nonblocking and persistent forms, in place, twice each
 	// (the second run takes the memoised schedule) with new data.
 	register("collbig", func(c *mpi.Comm) {
-		for _, m := range []int{70_000, 300_000} {
+		sizes := []int{70_000, 300_000}
+		if c.Size() <= 4 {
+			// Above pairCollEagerMin: a two-rank job's collective
+			// messages go eager from there (mpi/direct.go).
+			sizes = append(sizes, 600_000)
+		}
+		for _, m := range sizes {
 			for k := range 2 {
 				bigRooted(c, m, k)
 				bigAll(c, m, k)
 				bigNeighbors(c, m, k)
 			}
 		}
-		// Reductions of 640 KB: at 2 ranks the halves Allreduce's
-		// messages and Reduce's whole one are above pairCollEagerMin
-		// (eager), at more ranks the blocks sit either side of the
-		// threshold.
+		// Reductions of 640 KB and 1.28 MB: at 2 ranks Reduce's
+		// message, and in the larger one Allreduce's halves, are above
+		// pairCollEagerMin (eager).
 		bigReduce(c, 80_000)
+		bigReduce(c, 160_000)
 	})
 }
 
