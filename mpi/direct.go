@@ -60,35 +60,38 @@ type directRead = proto.Read[Request]
 // HYMPI_SHM_BUDGET), and larger messages stream through the pool anyway.
 const oversubCollEagerMax = 1 << 20
 
-// pairCollEagerMin: in a job of two ranks with a CPU each, collective
-// messages from this size up go eager in auto mode. There every round of
-// a collective sends to one peer at most, so an eager message costs its
-// sender one copy into the cells, which the receiver's copy out follows
-// cell by cell on the other CPU, while a direct copy is one
-// process_vm_readv that pins every page and costs about three times a
-// memcpy per byte on the machines measured (docs/bench/first-copies.md:
-// 1 MiB read in 58 µs warm, copied in 18-22). Left to choose, the skew
+// pairCollEagerMin: in a job of two ranks with a CPU each, where a direct
+// read costs more than the eager stream (directcopy.SlowReads, measured at
+// Init), collective messages from this size up go eager in auto mode.
+// There every round of a collective sends to one peer at most, so an eager
+// message costs its sender one copy into the cells, which the receiver's
+// copy out follows cell by cell on the other CPU, while a direct copy is
+// one process_vm_readv that pins every page: on the 2-vCPU AMD EPYC VM of
+// issue 17, 2.0-2.4 times a memcpy per byte. Left to choose, the skew
 // controller flipped between the two within a run (a fresh job's 110
 // broadcasts of 1 MiB: eager at 32 µs on the root, direct at 94-110), so
-// make compare's fresh runs came out bimodal. At 512 KiB the two tied
-// and below it direct copy won (bcast 128 KiB: 12 against 58 µs), so
-// direct stays there. Jobs of more ranks keep the threshold: a root
-// sending one block to several peers would copy it once per peer where
-// direct copy lets the readers work in parallel (markReads). Eager needs
-// both ranks running at once, one cell after the other; on a machine
-// whose CPUs are taken by other work it fell to about 2 GB/s where one
-// process_vm_readv did not. Measurements: docs/bench/coll-large.md. A
-// variable so tests and benchmarks can move it.
+// make compare's fresh 1 MiB cells came out bimodal. Measured at quiet
+// moments (bench/collpct, medians of 6 jobs' median calls), eager took
+// Bcast of 2 MiB in 77 µs against 164, Reduce of 1 MiB 55 against 92,
+// Allreduce of 4 MiB 388 against 606; at 512 KiB the two tied, and below
+// it direct copy won (Bcast 128 KiB: 12 against 33 µs), so direct stays
+// there. Jobs of more ranks keep the threshold: a root sending one block
+// to several peers would copy it once per peer where direct copy lets the
+// readers work in parallel (markReads). Eager needs both ranks running at
+// once, one cell after the other; on a machine whose CPUs other jobs keep
+// busy it fell to about 2 GB/s, where one process_vm_readv did not
+// (docs/bench/coll-large.md). A variable so tests and benchmarks can move
+// it.
 var pairCollEagerMin = 512 << 10
 
 // collEagerRange is the sizes of collective message that go eager
 // whatever the threshold, in auto mode, in a job of size ranks: lo > hi
 // when there are none.
-func collEagerRange(size int, oversub bool) (lo, hi int) {
+func collEagerRange(size int, oversub, slowReads bool) (lo, hi int) {
 	switch {
 	case oversub:
 		return 1, oversubCollEagerMax
-	case size == 2:
+	case size == 2 && slowReads:
 		return pairCollEagerMin, math.MaxInt
 	}
 	return 1, 0

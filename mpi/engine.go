@@ -177,7 +177,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 // wait spins, and which protocol collectives use (useDirect).
 func (e *engine) setCPUs(cpus int) {
 	e.oversub = e.size > cpus
-	e.collEagerLo, e.collEagerHi = collEagerRange(e.size, e.oversub)
+	e.collEagerLo, e.collEagerHi = collEagerRange(e.size, e.oversub, e.skew.slowReads())
 	e.wait = progress.NewPolicy(e.size, cpus)
 	if e.fl != nil {
 		e.fl.SetOversub(e.oversub)

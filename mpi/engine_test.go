@@ -67,9 +67,9 @@ func TestJobCPUs(t *testing.T) {
 
 // TestOversubCollEager: oversubscribed, collective messages up to
 // oversubCollEagerMax go eager in auto mode, and in a job of two ranks
-// with a CPU each those from pairCollEagerMin up; point-to-point ones,
-// other sizes, HYMPI_DIRECT=always and larger jobs with a CPU per rank
-// keep their protocol.
+// with a CPU each where reads are slow those from pairCollEagerMin up;
+// point-to-point ones, other sizes, HYMPI_DIRECT=always, fast reads and
+// larger jobs with a CPU per rank keep their protocol.
 func TestOversubCollEager(t *testing.T) {
 	e := inProcessJob(t, 2)[0].e
 	e.ep(1).Counters.Threshold = 2048
@@ -84,9 +84,14 @@ func TestOversubCollEager(t *testing.T) {
 		}
 	}
 	e.mode = directAuto
+	e.skew.readsSlow = -1 // reads as cheap as the eager stream
 	e.setCPUs(2)
 	check("CPU per rank", coll, 64<<10, true)
 	check("CPU per rank", p2p, 64<<10, true)
+	check("two ranks, fast reads", coll, pairCollEagerMin, true)
+	check("two ranks, fast reads", coll, 64<<20, true)
+	e.skew.readsSlow = 1
+	e.setCPUs(2)
 	check("two ranks", coll, pairCollEagerMin-1, true)
 	check("two ranks", coll, pairCollEagerMin, false)
 	check("two ranks", coll, 64<<20, false)
@@ -110,6 +115,7 @@ func TestOversubCollEager(t *testing.T) {
 	e3.skew.on = false
 	e3.ep(1).DirectOK = true
 	e3.mode = directAuto
+	e3.skew.readsSlow = 1
 	e3.setCPUs(3)
 	for _, n := range []int{64 << 10, pairCollEagerMin, 1 << 20} {
 		if !e3.useDirect(1, coll, n) {
