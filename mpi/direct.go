@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/internal/config"
@@ -84,6 +85,25 @@ const oversubCollEagerMax = 1 << 20
 // it.
 var pairCollEagerMin = 512 << 10
 
+// pairEagerBackoff: a two-rank job's eager collective message whose copy
+// into the cells was slow (pairEagerSlowCopy; reads timed at the rate
+// directcopy.ReadCost measured at Init) sends the next this many of
+// the pair rule's messages by the threshold again (direct copy) before it
+// tries eager once more. The copy runs at memory speed only while the
+// machine leaves the sender's CPU and memory to it; on the shared 2-vCPU VM
+// with load average 10-20 plain memmove fell from ~26 to 1.3-16 GB/s and
+// the sender's copy of a 512 KiB broadcast took 225 µs where a direct read
+// took 41, while a quiet machine copies it in ~15. One slow message in
+// every 65 is what the rule then costs a loaded machine.
+const pairEagerBackoff = 64
+
+// pairEagerSlowCopy: a copy into the cells this many times as long as a
+// direct read counts as slow. The slow copies above took 5-6 times a read;
+// a quiet machine's take half of one or less, and a copy just past a read
+// would still leave eager the loser by little, so 2 keeps a quiet run's
+// rare slower copy from sending 64 messages the slower way.
+const pairEagerSlowCopy = 2
+
 // collEagerRange is the sizes of collective message that go eager
 // whatever the threshold, in auto mode, in a job of size ranks: lo > hi
 // when there are none.
@@ -108,7 +128,10 @@ func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 		return true
 	case directAuto:
 		if n >= e.collEagerLo && n <= e.collEagerHi && isCollCtx(ctx) {
-			return false
+			if e.pairBackoff == 0 { // only the pair rule sets it
+				return false
+			}
+			e.pairBackoff--
 		}
 		// Sizes under the topology threshold are eager whatever the skew;
 		// only larger ones consult (and so steer) the controller.
@@ -123,6 +146,25 @@ func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 		return true
 	}
 	return false
+}
+
+// enqueueEagerTimed is enqueue for a two-rank job's collective message
+// that the pair rule sent eager: when the whole message went into the
+// cells at once, on cells used before (a first use's page faults say
+// nothing about the machine), and took pairEagerSlowCopy times as long as
+// a direct read of it, the next pairEagerBackoff such messages go by the
+// threshold.
+func (e *engine) enqueueEagerTimed(oc *outChan, r *Request) {
+	fresh := oc.Pool.Untouched()
+	t := time.Now()
+	e.enqueue(oc, r)
+	d := time.Since(t)
+	if r.sent != len(r.sbuf) || oc.Pool.Untouched() != fresh {
+		return
+	}
+	if read, ok := directcopy.ReadTimeKnown(len(r.sbuf)); ok && d > pairEagerSlowCopy*read {
+		e.pairBackoff = pairEagerBackoff
+	}
 }
 
 // startDirectSend turns r into a rendezvous send: its buffer is pinned and

@@ -47,8 +47,12 @@ type engine struct {
 	reqNext    int        // the first of reqSlab not yet handed out
 
 	// Collective messages of collEagerLo to collEagerHi bytes go eager
-	// in auto mode (setCPUs, useDirect).
+	// in auto mode (setCPUs, useDirect); pairEager: by the two-rank rule
+	// (pairCollEagerMin), which pairBackoff suspends for that many
+	// messages after a slow copy (enqueueEagerTimed).
 	collEagerLo, collEagerHi int
+	pairEager                bool
+	pairBackoff              int
 
 	// Request states: free ones, and a slab to cut new ones from
 	// (request.go); spentBody is what a spent request's handle points at
@@ -178,6 +182,7 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 func (e *engine) setCPUs(cpus int) {
 	e.oversub = e.size > cpus
 	e.collEagerLo, e.collEagerHi = collEagerRange(e.size, e.oversub, e.skew.slowReads())
+	e.pairEager = !e.oversub && e.collEagerLo <= e.collEagerHi
 	e.wait = progress.NewPolicy(e.size, cpus)
 	if e.fl != nil {
 		e.fl.SetOversub(e.oversub)

@@ -97,6 +97,13 @@ func TestOversubCollEager(t *testing.T) {
 	check("two ranks", coll, 64<<20, false)
 	check("two ranks", p2p, 1<<20, true)
 	check("two ranks", coll, 1024, false)
+	// After a slow copy (enqueueEagerTimed) the next messages go by the
+	// threshold, then eager again.
+	e.pairBackoff = 2
+	check("two ranks, backing off", coll, 1<<20, true)
+	check("two ranks, backing off", p2p, 1<<20, true)
+	check("two ranks, backing off", coll, 1<<20, true)
+	check("two ranks, backed off", coll, 1<<20, false)
 	e.setCPUs(1)
 	check("oversubscribed", coll, 64<<10, false)
 	check("oversubscribed", coll, oversubCollEagerMax, false)
