@@ -165,6 +165,10 @@ func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 // a direct read of it, the next pairEagerBackoff such messages go by the
 // threshold.
 func (e *engine) enqueueEagerTimed(oc *outChan, r *Request) {
+	if !e.openOut(oc) {
+		e.enqueue(oc, r) // its push meets the same failure and reports it
+		return
+	}
 	fresh := oc.Pool.Untouched()
 	t := time.Now()
 	e.enqueue(oc, r)
