@@ -101,8 +101,9 @@ const pairEagerBackoff = 64
 // direct read counts as slow. The slow copies above took 5-6 times a read;
 // a quiet machine's take half of one or less, and a copy just past a read
 // would still leave eager the loser by little, so 2 keeps a quiet run's
-// rare slower copy from sending 64 messages the slower way.
-const pairEagerSlowCopy = 2
+// rare slower copy from sending 64 messages the slower way. A variable so
+// tests can move it.
+var pairEagerSlowCopy = 2.0
 
 // collEagerRange is the sizes of collective message that go eager
 // whatever the threshold, in auto mode, in a job of size ranks: lo > hi
@@ -176,7 +177,7 @@ func (e *engine) enqueueEagerTimed(oc *outChan, r *Request) {
 	if r.sent != len(r.sbuf) || oc.Pool.Untouched() != fresh {
 		return
 	}
-	if read, ok := directcopy.ReadTimeKnown(len(r.sbuf)); ok && d > pairEagerSlowCopy*read {
+	if read, ok := directcopy.ReadTimeKnown(len(r.sbuf)); ok && float64(d) > pairEagerSlowCopy*float64(read) {
 		e.pairBackoff = pairEagerBackoff
 	}
 }

@@ -3,11 +3,13 @@
 package mpi
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/mpi/internal/progress"
 	"golang.org/x/sys/unix"
 )
@@ -159,4 +161,69 @@ func TestStrayBitWithoutChannel(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestPairEagerBackoff: a two-rank job's eager collective message whose
+// copy into the cells counts as slow sends the following ones by direct
+// copy; the first, on cells never used, is not judged; copies that are
+// never slow keep every message eager. The broadcasts are checked
+// whatever their protocol.
+func TestPairEagerBackoff(t *testing.T) {
+	if directcopy.SelfProbe() != nil {
+		t.Skip("no process_vm_readv here: the pair rule needs a read to compare with")
+	}
+	directcopy.ReadCost() // the yardstick enqueueEagerTimed compares with
+	for _, tc := range []struct {
+		name       string
+		slow       float64 // pairEagerSlowCopy
+		wantDirect bool
+	}{
+		{"every copy slow", 0, true},
+		{"no copy slow", 1e12, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func(v float64) { pairEagerSlowCopy = v }(pairEagerSlowCopy)
+			pairEagerSlowCopy = tc.slow
+			comms := inProcessDirectJob(t, 2, directAuto)
+			for _, c := range comms {
+				for p := range c.e.size {
+					c.e.ep(p).Counters.Threshold = 32 << 10
+				}
+				c.e.setupSkew()
+				c.e.skew.readsSlow = 1
+				c.e.setCPUs(2)
+			}
+			n := pairCollEagerMin
+			runRanks(t, comms, func(c *Comm) error {
+				buf, want := make([]byte, n), make([]byte, n)
+				for k := range 4 {
+					fill(want, k)
+					if c.Rank() == 0 {
+						fill(buf, k)
+					} else {
+						clear(buf)
+					}
+					if err := c.Bcast(buf, 0); err != nil {
+						return err
+					}
+					if !bytes.Equal(buf, want) {
+						return fmt.Errorf("Bcast %d: wrong data", k)
+					}
+					// The receiver has handed every cell back before the
+					// root's next copy: that copy reuses them, and is judged.
+					if err := c.Barrier(); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			pc := comms[0].e.ep(1).Counters
+			if got := pc.DirectMsgs > 0; got != tc.wantDirect {
+				t.Errorf("direct messages %d, want some: %v (%+v)", pc.DirectMsgs, tc.wantDirect, pc)
+			}
+			if tc.wantDirect && pc.EagerBytes < 2*uint64(n) {
+				t.Errorf("eager bytes %d, want the first two broadcasts eager (%+v)", pc.EagerBytes, pc)
+			}
+		})
+	}
 }
