@@ -85,9 +85,10 @@ const oversubCollEagerMax = 1 << 20
 // it.
 var pairCollEagerMin = 512 << 10
 
-// pairEagerBackoff: a two-rank job's eager collective message whose copy
-// into the cells was slow (pairEagerSlowCopy; reads timed at the rate
-// directcopy.ReadCost measured at Init) sends the next this many of
+// pairEagerBackoff: a second eager collective message in a row, in a
+// two-rank job, whose copy into the cells was slow (pairEagerSlowCopy;
+// reads timed at the rate directcopy.ReadCost measured at Init) sends the
+// next this many of
 // the pair rule's messages by the threshold again (direct copy) before it
 // tries eager once more. The copy runs at memory speed only while the
 // machine leaves the sender's CPU and memory to it; on the shared 2-vCPU VM
@@ -163,8 +164,8 @@ func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 // that the pair rule sent eager: when the whole message went into the
 // cells at once, on cells used before (a first use's page faults say
 // nothing about the machine), and took pairEagerSlowCopy times as long as
-// a direct read of it, the next pairEagerBackoff such messages go by the
-// threshold.
+// a direct read of it, for the second time in a row, the next
+// pairEagerBackoff such messages go by the threshold.
 func (e *engine) enqueueEagerTimed(oc *outChan, r *Request) {
 	if !e.openOut(oc) {
 		e.enqueue(oc, r) // its push meets the same failure and reports it
@@ -177,7 +178,15 @@ func (e *engine) enqueueEagerTimed(oc *outChan, r *Request) {
 	if r.sent != len(r.sbuf) || oc.Pool.Untouched() != fresh {
 		return
 	}
-	if read, ok := directcopy.ReadTimeKnown(len(r.sbuf)); ok && float64(d) > pairEagerSlowCopy*float64(read) {
+	read, ok := directcopy.ReadTimeKnown(len(r.sbuf))
+	if !ok || float64(d) <= pairEagerSlowCopy*float64(read) {
+		e.pairSlow = 0
+		return
+	}
+	// One slow copy may be a preemption or a page of the sender's
+	// buffer first touched; two in a row are the machine.
+	if e.pairSlow++; e.pairSlow >= 2 {
+		e.pairSlow = 0
 		e.pairBackoff = pairEagerBackoff
 	}
 }

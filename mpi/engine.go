@@ -49,10 +49,11 @@ type engine struct {
 	// Collective messages of collEagerLo to collEagerHi bytes go eager
 	// in auto mode (setCPUs, useDirect); pairEager: by the two-rank rule
 	// (pairCollEagerMin), which pairBackoff suspends for that many
-	// messages after a slow copy (enqueueEagerTimed).
+	// messages after two slow copies (enqueueEagerTimed).
 	collEagerLo, collEagerHi int
 	pairEager                bool
 	pairBackoff              int
+	pairSlow                 int // slow copies in a row (enqueueEagerTimed)
 
 	// Request states: free ones, and a slab to cut new ones from
 	// (request.go); spentBody is what a spent request's handle points at
