@@ -29,7 +29,9 @@ import (
 // on and a peer to read).
 func ReadCost() float64 {
 	costOnce.Do(func() {
-		costRatio = measureCost(costBytes, costRounds)
+		var read time.Duration
+		costRatio, read = measureCost(costBytes, costRounds)
+		costRead = float64(read) / costBytes
 		costKnown.Store(true)
 	})
 	return costRatio
@@ -64,18 +66,31 @@ const (
 var (
 	costOnce  sync.Once
 	costRatio float64
-	costKnown atomic.Bool // costRatio is set
+	costRead  float64     // the least read's nanoseconds per byte, with costRatio
+	costKnown atomic.Bool // costRatio and costRead are set
 )
 
-func measureCost(n, rounds int) float64 {
+// ReadTimeKnown is how long a read of n bytes takes at the rate ReadCost
+// measured (its least read, warm buffers), if it has run: a yardstick for
+// a transfer done another way.
+func ReadTimeKnown(n int) (time.Duration, bool) {
+	if !costKnown.Load() || costRead <= 0 {
+		return 0, false
+	}
+	return time.Duration(costRead * float64(n)), true
+}
+
+// measureCost returns the ratio of a read's time to a copy's and the
+// least read time (0 when it could not read).
+func measureCost(n, rounds int) (float64, time.Duration) {
 	if SelfProbe() != nil {
-		return 1
+		return 1, 0
 	}
 	// Off the Go heap: on it, the 2 MiB left as garbage at Init showed up
 	// as ~150 page faults in the job's first broadcast.
 	mem, err := unix.Mmap(-1, 0, 2*n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
-		return 1
+		return 1, 0
 	}
 	defer unix.Munmap(mem)
 	src, dst := mem[:n:n], mem[n:]
@@ -95,9 +110,9 @@ func measureCost(n, rounds int) float64 {
 		timed(func() error { return ReadFrom(pid, dst, addr) }),
 		timed(func() error { copy(dst, src); return nil }))
 	if !ok || read <= 0 || cp <= 0 {
-		return 1
+		return 1, 0
 	}
-	return float64(read) / float64(cp)
+	return float64(read) / float64(cp), read
 }
 
 // leastOfAlternating runs a and b in turn, rounds times each after one

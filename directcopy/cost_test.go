@@ -7,20 +7,31 @@ import (
 )
 
 // ReadCost is a ratio of two measured times: positive and finite whatever
-// the machine, 1 exactly when the read cannot be measured, and SlowReads
-// agrees with it.
+// the machine, 1 exactly when the read cannot be measured (and then no
+// read time), and SlowReads agrees with it; ReadTimeKnown scales the read
+// time with the size once ReadCost has run.
 func TestReadCost(t *testing.T) {
 	for _, n := range []int{4 << 10, 64 << 10, 1 << 20} {
-		r := measureCost(n, 2)
+		r, read := measureCost(n, 2)
 		if !(r > 0) || math.IsInf(r, 0) {
 			t.Errorf("measureCost(%d) = %v, want a positive finite ratio", n, r)
 		}
-		if SelfProbe() != nil && r != 1 {
-			t.Errorf("measureCost(%d) = %v without process_vm_readv, want 1", n, r)
+		if SelfProbe() != nil && (r != 1 || read != 0) {
+			t.Errorf("measureCost(%d) = %v, %v without process_vm_readv, want 1, 0", n, r, read)
+		}
+		if SelfProbe() == nil && read <= 0 {
+			t.Errorf("measureCost(%d) read time %v, want positive", n, read)
 		}
 	}
 	if got, want := SlowReads(), ReadCost() > SlowReadRatio; got != want {
 		t.Errorf("SlowReads() = %v with ReadCost() = %v", got, ReadCost())
+	}
+	if SelfProbe() == nil {
+		one, ok1 := ReadTimeKnown(1 << 20)
+		two, ok2 := ReadTimeKnown(2 << 20)
+		if !ok1 || !ok2 || one <= 0 || two < 2*one-1 || two > 2*one+1 {
+			t.Errorf("ReadTimeKnown: 1 MiB %v (%v), 2 MiB %v (%v), want positive and proportional", one, ok1, two, ok2)
+		}
 	}
 	t.Logf("read/copy cost ratio here: %.2f", ReadCost())
 }

@@ -4,8 +4,10 @@ package mpi
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/internal/config"
@@ -59,6 +61,64 @@ type directRead = proto.Read[Request]
 // HYMPI_SHM_BUDGET), and larger messages stream through the pool anyway.
 const oversubCollEagerMax = 1 << 20
 
+// pairCollEagerMin: in a job of two ranks with a CPU each, where a direct
+// read costs more than the eager stream (directcopy.SlowReads, measured at
+// Init), collective messages from this size up go eager in auto mode.
+// There every round of a collective sends to one peer at most, so an eager
+// message costs its sender one copy into the cells, which the receiver's
+// copy out follows cell by cell on the other CPU, while a direct copy is
+// one process_vm_readv that pins every page: on the 2-vCPU AMD EPYC VM of
+// issue 17, 2.0-2.4 times a memcpy per byte. Left to choose, the skew
+// controller flipped between the two within a run (a fresh job's 110
+// broadcasts of 1 MiB: eager at 32 µs on the root, direct at 94-110), so
+// make compare's fresh 1 MiB cells came out bimodal. Measured at quiet
+// moments (bench/collpct, medians of 6 jobs' median calls), eager took
+// Bcast of 2 MiB in 77 µs against 164, Reduce of 1 MiB 55 against 92,
+// Allreduce of 4 MiB 388 against 606; at 512 KiB the two tied, and below
+// it direct copy won (Bcast 128 KiB: 12 against 33 µs), so direct stays
+// there. Jobs of more ranks keep the threshold: a root sending one block
+// to several peers would copy it once per peer where direct copy lets the
+// readers work in parallel (markReads). Eager needs both ranks running at
+// once, one cell after the other; on a machine whose CPUs other jobs keep
+// busy it fell to about 2 GB/s, where one process_vm_readv did not
+// (docs/bench/coll-large.md). A variable so tests and benchmarks can move
+// it.
+var pairCollEagerMin = 512 << 10
+
+// pairEagerBackoff: a second eager collective message in a row, in a
+// two-rank job, whose copy into the cells was slow (pairEagerSlowCopy;
+// reads timed at the rate directcopy.ReadCost measured at Init) sends the
+// next this many of
+// the pair rule's messages by the threshold again (direct copy) before it
+// tries eager once more. The copy runs at memory speed only while the
+// machine leaves the sender's CPU and memory to it; on the shared 2-vCPU VM
+// with load average 10-20 plain memmove fell from ~26 to 1.3-16 GB/s and
+// the sender's copy of a 512 KiB broadcast took 225 µs where a direct read
+// took 41, while a quiet machine copies it in ~15. One slow message in
+// every 65 is what the rule then costs a loaded machine.
+const pairEagerBackoff = 64
+
+// pairEagerSlowCopy: a copy into the cells this many times as long as a
+// direct read counts as slow. The slow copies above took 5-6 times a read;
+// a quiet machine's take half of one or less, and a copy just past a read
+// would still leave eager the loser by little, so 2 keeps a quiet run's
+// rare slower copy from sending 64 messages the slower way. A variable so
+// tests can move it.
+var pairEagerSlowCopy = 2.0
+
+// collEagerRange is the sizes of collective message that go eager
+// whatever the threshold, in auto mode, in a job of size ranks: lo > hi
+// when there are none.
+func collEagerRange(size int, oversub, slowReads bool) (lo, hi int) {
+	switch {
+	case oversub:
+		return 1, oversubCollEagerMax
+	case size == 2 && slowReads:
+		return pairCollEagerMin, math.MaxInt
+	}
+	return 1, 0
+}
+
 // useDirect decides the protocol of an n-byte message to peer on context
 // ctx.
 func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
@@ -69,14 +129,27 @@ func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 	case directAlways:
 		return true
 	case directAuto:
-		if e.oversub && isCollCtx(ctx) && n <= oversubCollEagerMax {
-			return false
+		if n >= e.collEagerLo && n <= e.collEagerHi && isCollCtx(ctx) {
+			if e.pairBackoff == 0 { // only the pair rule sets it
+				return false
+			}
+			e.pairBackoff--
 		}
 		// Sizes under the topology threshold are eager whatever the skew;
 		// only larger ones consult (and so steer) the controller.
 		s := &e.eps[peer].Sk
 		if n <= s.Base {
 			return false
+		}
+		if e.pairEager && isCollCtx(ctx) {
+			// Below pairCollEagerMin (or backing off) a two-rank
+			// job's collective message is read, whatever the skew:
+			// blocking rounds keep the pair in step, and a receiver
+			// found late is the last collective's exit order, not a
+			// producer running ahead. Raised by the controller, a
+			// fresh job's 64 KiB broadcasts went eager in 1 to 2 jobs
+			// in 5 and took 10.3 µs (median call) against 7.8-8.4.
+			return true
 		}
 		s.Dir.Sent()
 		if e.skew.on {
@@ -89,6 +162,37 @@ func (e *engine) useDirect(peer int, ctx uint32, n int) bool {
 		return true
 	}
 	return false
+}
+
+// enqueueEagerTimed is enqueue for a two-rank job's collective message
+// that the pair rule sent eager: when the whole message went into the
+// cells at once, on cells used before (a first use's page faults say
+// nothing about the machine), and took pairEagerSlowCopy times as long as
+// a direct read of it, for the second time in a row, the next
+// pairEagerBackoff such messages go by the threshold.
+func (e *engine) enqueueEagerTimed(oc *outChan, r *Request) {
+	if !e.openOut(oc) {
+		e.enqueue(oc, r) // its push meets the same failure and reports it
+		return
+	}
+	fresh := oc.Pool.Untouched()
+	t := time.Now()
+	e.enqueue(oc, r)
+	d := time.Since(t)
+	if r.sent != len(r.sbuf) || oc.Pool.Untouched() != fresh {
+		return
+	}
+	read, ok := directcopy.ReadTimeKnown(len(r.sbuf))
+	if !ok || float64(d) <= pairEagerSlowCopy*float64(read) {
+		e.pairSlow = 0
+		return
+	}
+	// One slow copy may be a preemption or a page of the sender's
+	// buffer first touched; two in a row are the machine.
+	if e.pairSlow++; e.pairSlow >= 2 {
+		e.pairSlow = 0
+		e.pairBackoff = pairEagerBackoff
+	}
 }
 
 // startDirectSend turns r into a rendezvous send: its buffer is pinned and

@@ -45,6 +45,16 @@ type engine struct {
 	internalRq []*Request // recycled requests of blocking calls
 	reqSlab    []Request  // requests for Isend and Irecv (request.go)
 	reqNext    int        // the first of reqSlab not yet handed out
+
+	// Collective messages of collEagerLo to collEagerHi bytes go eager
+	// in auto mode (setCPUs, useDirect); pairEager: by the two-rank rule
+	// (pairCollEagerMin), which pairBackoff suspends for that many
+	// messages after two slow copies (enqueueEagerTimed).
+	collEagerLo, collEagerHi int
+	pairEager                bool
+	pairBackoff              int
+	pairSlow                 int // slow copies in a row (enqueueEagerTimed)
+
 	// Request states: free ones, and a slab to cut new ones from
 	// (request.go); spentBody is what a spent request's handle points at
 	// once its state is recycled, doneSend the shared state of every
@@ -172,6 +182,8 @@ func newEngine(rank, size int, region *shm.Region, cpus int) *engine {
 // wait spins, and which protocol collectives use (useDirect).
 func (e *engine) setCPUs(cpus int) {
 	e.oversub = e.size > cpus
+	e.collEagerLo, e.collEagerHi = collEagerRange(e.size, e.oversub, e.skew.slowReads())
+	e.pairEager = !e.oversub && e.collEagerLo <= e.collEagerHi
 	e.wait = progress.NewPolicy(e.size, cpus)
 	if e.fl != nil {
 		e.fl.SetOversub(e.oversub)

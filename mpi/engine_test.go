@@ -3,11 +3,13 @@
 package mpi
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/hympi/hympi/directcopy"
 	"github.com/hympi/hympi/mpi/internal/progress"
 	"golang.org/x/sys/unix"
 )
@@ -66,9 +68,10 @@ func TestJobCPUs(t *testing.T) {
 }
 
 // TestOversubCollEager: oversubscribed, collective messages up to
-// oversubCollEagerMax go eager in auto mode; point-to-point ones, larger
-// ones, HYMPI_DIRECT=always and jobs with a CPU per rank keep their
-// protocol.
+// oversubCollEagerMax go eager in auto mode, and in a job of two ranks
+// with a CPU each where reads are slow those from pairCollEagerMin up;
+// point-to-point ones, other sizes, HYMPI_DIRECT=always, fast reads and
+// larger jobs with a CPU per rank keep their protocol.
 func TestOversubCollEager(t *testing.T) {
 	e := inProcessJob(t, 2)[0].e
 	e.ep(1).Counters.Threshold = 2048
@@ -83,9 +86,26 @@ func TestOversubCollEager(t *testing.T) {
 		}
 	}
 	e.mode = directAuto
+	e.skew.readsSlow = -1 // reads as cheap as the eager stream
 	e.setCPUs(2)
 	check("CPU per rank", coll, 64<<10, true)
 	check("CPU per rank", p2p, 64<<10, true)
+	check("two ranks, fast reads", coll, pairCollEagerMin, true)
+	check("two ranks, fast reads", coll, 64<<20, true)
+	e.skew.readsSlow = 1
+	e.setCPUs(2)
+	check("two ranks", coll, pairCollEagerMin-1, true)
+	check("two ranks", coll, pairCollEagerMin, false)
+	check("two ranks", coll, 64<<20, false)
+	check("two ranks", p2p, 1<<20, true)
+	check("two ranks", coll, 1024, false)
+	// After a slow copy (enqueueEagerTimed) the next messages go by the
+	// threshold, then eager again.
+	e.pairBackoff = 2
+	check("two ranks, backing off", coll, 1<<20, true)
+	check("two ranks, backing off", p2p, 1<<20, true)
+	check("two ranks, backing off", coll, 1<<20, true)
+	check("two ranks, backed off", coll, 1<<20, false)
 	e.setCPUs(1)
 	check("oversubscribed", coll, 64<<10, false)
 	check("oversubscribed", coll, oversubCollEagerMax, false)
@@ -94,6 +114,23 @@ func TestOversubCollEager(t *testing.T) {
 	check("oversubscribed", p2p, 1024, false)
 	e.mode = directAlways
 	check("always, oversubscribed", coll, 64<<10, true)
+	e.setCPUs(2)
+	check("always, two ranks", coll, 1<<20, true)
+
+	// Three ranks with a CPU each: the threshold alone.
+	e3 := inProcessJob(t, 3)[0].e
+	e3.ep(1).Counters.Threshold = 2048
+	e3.setupSkew()
+	e3.skew.on = false
+	e3.ep(1).DirectOK = true
+	e3.mode = directAuto
+	e3.skew.readsSlow = 1
+	e3.setCPUs(3)
+	for _, n := range []int{64 << 10, pairCollEagerMin, 1 << 20} {
+		if !e3.useDirect(1, coll, n) {
+			t.Errorf("three ranks, a CPU each, %d bytes: eager, want direct", n)
+		}
+	}
 }
 
 // TestStrayBitWithoutChannel: a summary bit for a peer that has made no
@@ -124,4 +161,70 @@ func TestStrayBitWithoutChannel(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestPairEagerBackoff: in a two-rank job, a second eager collective
+// message in a row whose copy into the cells counts as slow sends the
+// following ones by direct copy; the first, on cells never used, is not
+// judged; copies that are never slow keep every message eager. The
+// broadcasts are checked whatever their protocol.
+func TestPairEagerBackoff(t *testing.T) {
+	if directcopy.SelfProbe() != nil {
+		t.Skip("no process_vm_readv here: the pair rule needs a read to compare with")
+	}
+	directcopy.ReadCost() // the yardstick enqueueEagerTimed compares with
+	for _, tc := range []struct {
+		name       string
+		slow       float64 // pairEagerSlowCopy
+		wantDirect bool
+	}{
+		{"every copy slow", 0, true},
+		{"no copy slow", 1e12, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func(v float64) { pairEagerSlowCopy = v }(pairEagerSlowCopy)
+			pairEagerSlowCopy = tc.slow
+			comms := inProcessDirectJob(t, 2, directAuto)
+			for _, c := range comms {
+				for p := range c.e.size {
+					c.e.ep(p).Counters.Threshold = 32 << 10
+				}
+				c.e.setupSkew()
+				c.e.skew.readsSlow = 1
+				c.e.setCPUs(2)
+			}
+			n := pairCollEagerMin
+			runRanks(t, comms, func(c *Comm) error {
+				buf, want := make([]byte, n), make([]byte, n)
+				for k := range 4 {
+					fill(want, k)
+					if c.Rank() == 0 {
+						fill(buf, k)
+					} else {
+						clear(buf)
+					}
+					if err := c.Bcast(buf, 0); err != nil {
+						return err
+					}
+					if !bytes.Equal(buf, want) {
+						return fmt.Errorf("Bcast %d: wrong data", k)
+					}
+					// The receiver has handed every cell back before the
+					// root's next copy: that copy reuses them, and is judged.
+					if err := c.Barrier(); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			pc := comms[0].e.ep(1).Counters
+			if got := pc.DirectMsgs > 0; got != tc.wantDirect {
+				t.Errorf("direct messages %d, want some: %v (%+v)", pc.DirectMsgs, tc.wantDirect, pc)
+			}
+			if tc.wantDirect && (pc.EagerBytes < 3*uint64(n) || pc.DirectMsgs != 1) {
+				t.Errorf("eager bytes %d, direct messages %d: want the first three broadcasts eager, the fourth direct (%+v)",
+					pc.EagerBytes, pc.DirectMsgs, pc)
+			}
+		})
+	}
 }

@@ -132,6 +132,10 @@ func (e *engine) enqueueSend(oc *outChan, r *Request) {
 		c := &e.eps[oc.Peer].Counters
 		c.EagerMsgs++
 		c.EagerBytes += uint64(len(r.sbuf))
+		if e.pairEager && len(r.sbuf) >= e.collEagerLo && isCollCtx(r.ctx) {
+			e.enqueueEagerTimed(oc, r)
+			return
+		}
 	}
 	e.enqueue(oc, r)
 }

@@ -136,6 +136,10 @@ func (p *CellPool) Collect() error {
 // Free is the number of cells Get can hand out without new returns.
 func (p *CellPool) Free() int { return p.qlen + int(p.limit-p.unused) }
 
+// Untouched is the number of cells never handed out yet: a Get that lowers
+// it handed out a cell whose pages are written for the first time.
+func (p *CellPool) Untouched() int { return int(p.limit - p.unused) }
+
 // Size is the pool's cell count.
 func (p *CellPool) Size() int { return int(p.limit) }
 

@@ -198,6 +198,7 @@ func TestCPrograms(t *testing.T) {
 		{"idup_inter", []int{2, 4, 5}, true},
 		{"fastlane", []int{1, 4}, true},
 		{"reduce_kernels", []int{1, 2}, true},
+		{"bigcoll", []int{1, 2, 3, 5}, true},
 	}
 	for _, tc := range tests {
 		for _, n := range tc.ranks {

@@ -13,14 +13,75 @@ func init() {
 	// in blocking, nonblocking and persistent forms, in place, twice each
 	// (the second run takes the memoised schedule) with new data.
 	register("collbig", func(c *mpi.Comm) {
-		for _, m := range []int{70_000, 300_000} {
+		sizes := []int{70_000, 300_000}
+		if c.Size() <= 4 {
+			// Above pairCollEagerMin: a two-rank job's collective
+			// messages go eager from there (mpi/direct.go).
+			sizes = append(sizes, 600_000)
+		}
+		for _, m := range sizes {
 			for k := range 2 {
 				bigRooted(c, m, k)
 				bigAll(c, m, k)
 				bigNeighbors(c, m, k)
 			}
 		}
+		// Reductions of 640 KB and 1.28 MB: at 2 ranks Reduce's
+		// message, and in the larger one Allreduce's halves, are above
+		// pairCollEagerMin (eager).
+		bigReduce(c, 80_000)
+		bigReduce(c, 160_000)
 	})
+}
+
+// bigReduce checks Allreduce, Reduce to every root, Scan and
+// Reduce_scatter_block of count elements against serial folds, for
+// float64 and int32 sums, in and out of place, and for the non-commutative
+// user operator (rank order over a large message).
+func bigReduce(c *mpi.Comm, count int) {
+	r, n := c.Rank(), c.Size()
+	all := span(0, n)
+	for _, tc := range []dtCase{dtCases[10], dtCases[5]} {
+		in := tc.input(r, count)
+		want := tc.fold(mpi.Sum, all, count)
+		out := make([]byte, len(in))
+		must(c.Allreduce(in, out, tc.dt, mpi.Sum), "big Allreduce %v", tc.dt)
+		expect(out, want, "big Allreduce %v count %d", tc.dt, count)
+		for _, root := range []int{0, n - 1} {
+			got := make([]byte, len(in))
+			must(c.Reduce(in, got, tc.dt, mpi.Sum, root), "big Reduce %v", tc.dt)
+			if r == root {
+				expect(got, want, "big Reduce %v root %d", tc.dt, root)
+			}
+		}
+		must(c.Scan(in, out, tc.dt, mpi.Sum), "big Scan %v", tc.dt)
+		expect(out, tc.fold(mpi.Sum, span(0, r+1), count), "big Scan %v", tc.dt)
+		inout := tc.input(r, count)
+		must(c.Allreduce(inout, inout, tc.dt, mpi.Max), "big Allreduce in place %v", tc.dt)
+		expect(inout, tc.fold(mpi.Max, all, count), "big Allreduce in place %v", tc.dt)
+		blk := count / n
+		es := tc.dt.Size()
+		bin := tc.input(r, blk*n)
+		bwant := tc.fold(mpi.Sum, all, blk*n)
+		bout := make([]byte, blk*es)
+		must(c.ReduceScatterBlock(bin, bout, tc.dt, mpi.Sum), "big ReduceScatterBlock %v", tc.dt)
+		expect(bout, bwant[r*blk*es:(r+1)*blk*es], "big ReduceScatterBlock %v", tc.dt)
+	}
+	mat, err := mpi.OpaqueType(32)
+	must(err, "OpaqueType")
+	op, err := mpi.NewOp(matMul, false)
+	must(err, "NewOp")
+	mcount := count / 4 // 32-byte elements: the same 640 KB
+	in := matInput(r, mcount)
+	want := matFold(all, mcount)
+	out := make([]byte, len(in))
+	must(c.Allreduce(in, out, mat, op), "big user Allreduce")
+	expect(out, want, "big non-commutative Allreduce")
+	must(c.Reduce(in, out, mat, op, n-1), "big user Reduce")
+	if r == n-1 {
+		expect(out, want, "big non-commutative Reduce root %d", n-1)
+	}
+	must(op.Free(), "Op Free")
 }
 
 // seedOf names the block rank from sends to rank to in call k of m-byte
