@@ -105,20 +105,7 @@ func TestCRecvLane(t *testing.T) {
 // did, completed almost none in C (osu_mbw_mr: 0 of 7,008) at about four
 // times the instructions per receive. At least half must complete in C.
 func TestCLaneYields(t *testing.T) {
-	taskset, err := exec.LookPath("taskset")
-	if err != nil {
-		t.Skip("taskset (util-linux) is not installed")
-	}
-	exe := compile(t, "lanewindows")
-	ctx, cancel := context.WithTimeout(context.Background(), 70*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, taskset, "-c", firstCPU(t), filepath.Join(dir, "hympirun"), "-n", "2", "--timeout", "60s", exe)
-	cmd.Env = append(os.Environ(), "HYMPI_CABI_DEBUG=1")
-	b, err := cmd.CombinedOutput()
-	out := string(b)
-	if got := okLine.FindAllString(out, -1); err != nil || len(got) != 2 {
-		t.Fatalf("taskset hympirun -n 2 lanewindows: %v (%d of 2 ranks OK)\n%s", err, len(got), out)
-	}
+	out := runPairOnOneCPU(t, "lanewindows")
 	for _, m := range recvLaneLine.FindAllStringSubmatch(out, -1) {
 		if m[1] != "1" {
 			continue
@@ -214,20 +201,7 @@ var laneWaitallLine = regexp.MustCompile(`(?m)^hympi\[debug\]: rank (\d+): recei
 // sender sleeps after a short spin (the oversubscribed wait policy) well
 // within the receiver's pause.
 func TestCRingFull(t *testing.T) {
-	taskset, err := exec.LookPath("taskset")
-	if err != nil {
-		t.Skip("taskset (util-linux) is not installed")
-	}
-	exe := compile(t, "ringfull")
-	ctx, cancel := context.WithTimeout(context.Background(), 70*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, taskset, "-c", firstCPU(t), filepath.Join(dir, "hympirun"), "-n", "2", "--timeout", "60s", exe)
-	cmd.Env = append(os.Environ(), "HYMPI_CABI_DEBUG=1")
-	b, err := cmd.CombinedOutput()
-	out := string(b)
-	if got := okLine.FindAllString(out, -1); err != nil || len(got) != 2 {
-		t.Fatalf("taskset hympirun -n 2 ringfull: %v (%d of 2 ranks OK)\n%s", err, len(got), out)
-	}
+	out := runPairOnOneCPU(t, "ringfull")
 	for _, m := range laneWaitallLine.FindAllStringSubmatch(out, -1) {
 		if m[1] != "1" {
 			continue
@@ -275,4 +249,26 @@ func TestCLaneRing(t *testing.T) {
 		return
 	}
 	t.Fatalf("no receive-lane report from rank 0:\n%s", out)
+}
+
+// runPairOnOneCPU runs testdata/name.c as 2 ranks on one CPU with the C
+// ABI's debug report on, and returns the output once both ranks said OK
+// (skipping where taskset is missing).
+func runPairOnOneCPU(t *testing.T, name string) string {
+	t.Helper()
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("taskset (util-linux) is not installed")
+	}
+	exe := compile(t, name)
+	ctx, cancel := context.WithTimeout(context.Background(), 70*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, taskset, "-c", firstCPU(t), filepath.Join(dir, "hympirun"), "-n", "2", "--timeout", "60s", exe)
+	cmd.Env = append(os.Environ(), "HYMPI_CABI_DEBUG=1")
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if got := okLine.FindAllString(out, -1); err != nil || len(got) != 2 {
+		t.Fatalf("taskset hympirun -n 2 %s: %v (%d of 2 ranks OK)\n%s", name, err, len(got), out)
+	}
+	return out
 }
