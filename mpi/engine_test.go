@@ -169,6 +169,7 @@ func TestStrayBitWithoutChannel(t *testing.T) {
 // judged; copies that are never slow keep every message eager. The
 // broadcasts are checked whatever their protocol.
 func TestPairEagerBackoff(t *testing.T) {
+	const pairBackoffRounds = 8
 	if directcopy.SelfProbe() != nil {
 		t.Skip("no process_vm_readv here: the pair rule needs a read to compare with")
 	}
@@ -196,7 +197,7 @@ func TestPairEagerBackoff(t *testing.T) {
 			n := pairCollEagerMin
 			runRanks(t, comms, func(c *Comm) error {
 				buf, want := make([]byte, n), make([]byte, n)
-				for k := range 4 {
+				for k := range pairBackoffRounds {
 					fill(want, k)
 					if c.Rank() == 0 {
 						fill(buf, k)
@@ -221,9 +222,12 @@ func TestPairEagerBackoff(t *testing.T) {
 			if got := pc.DirectMsgs > 0; got != tc.wantDirect {
 				t.Errorf("direct messages %d, want some: %v (%+v)", pc.DirectMsgs, tc.wantDirect, pc)
 			}
-			if tc.wantDirect && (pc.EagerBytes < 3*uint64(n) || pc.DirectMsgs != 1) {
-				t.Errorf("eager bytes %d, direct messages %d: want the first three broadcasts eager, the fourth direct (%+v)",
-					pc.EagerBytes, pc.DirectMsgs, pc)
+			// A copy that found the receiver's cells not yet handed back
+			// went into fresh ones and is not judged, so the two slow
+			// copies in a row may come later than the second and third.
+			if tc.wantDirect && (pc.EagerBytes < 3*uint64(n) || pc.EagerMsgs < 3) {
+				t.Errorf("eager bytes %d, eager messages %d: want at least the first three broadcasts eager (%+v)",
+					pc.EagerBytes, pc.EagerMsgs, pc)
 			}
 		})
 	}
