@@ -229,8 +229,7 @@ func (e *engine) laneWaitall(reqs []*Request) bool {
 		return false
 	}
 	all := true
-	var ic *inChan
-	last, took := -1, false
+	var t laneTaker
 	for _, r := range reqs {
 		if r == nil {
 			continue
@@ -244,43 +243,65 @@ func (e *engine) laneWaitall(reqs []*Request) bool {
 			continue
 		}
 		w := b.m.Src
-		if e.laneSrc[w].head != r {
+		if e.laneSrc[w].head != r || !t.at(e, w) ||
+			e.laneTakeFrom(t.ic, r, 0) != 1 && !t.takeSpinning(e, r, spins) {
 			all = false
 			break
 		}
-		if w != last {
-			if took {
-				ic.Bell.Ring()
-				took = false
-			}
-			if ic, last = e.inFrom(w), w; ic == nil {
-				all = false
-				break
-			}
-		}
-		got := e.laneTakeFrom(ic, r, 0)
-		if got == 0 && spins > 0 {
-			// Ring before spinning: the next message may be one
-			// the sender cannot publish until it sees the slots
-			// just freed.
-			if took {
-				ic.Bell.Ring()
-				took = false
-			}
-			got = e.laneTakeFrom(ic, r, spins)
-		}
-		if got != 1 {
-			all = false
-			break
-		}
-		took = true
+		t.took = true
 	}
-	// The sender's doorbell once per run of takes, not per message: it
-	// wakes a sender asleep for anything (the acknowledgement osu_bw
-	// waits for, too), and one wake-up per message of a window cost a
-	// loaded machine a third of its 2 KiB rate.
-	if took {
-		ic.Bell.Ring()
-	}
+	t.ring()
 	return all
+}
+
+// laneTaker takes a window's lane receives in order, one channel after
+// another, with the doorbell rule of a window: the sender's bell once per
+// run of takes from its channel, not per message (it wakes a sender
+// asleep for anything, the acknowledgement osu_bw waits for too, and one
+// wake-up per message of a window cost a loaded machine a third of its
+// 2 KiB rate), and before any spin, since the next message may be one the
+// sender cannot publish until it sees the slots just freed.
+type laneTaker struct {
+	ic   *inChan
+	last int // world rank of ic; meaningful only while ic is set
+	took bool
+}
+
+// at makes world rank w's channel the current one, ringing the previous
+// one's bell for its takes; false when w's channel is not there. Small
+// enough to inline: a window's messages mostly come from one channel.
+func (t *laneTaker) at(e *engine, w int) bool {
+	if t.ic != nil && w == t.last {
+		return true
+	}
+	return t.switchTo(e, w)
+}
+
+// switchTo is at's change of channel, out of line.
+func (t *laneTaker) switchTo(e *engine, w int) bool {
+	t.ring()
+	t.ic, t.last = e.inFrom(w), w
+	return t.ic != nil
+}
+
+// takeSpinning is the take of r's message off the current channel after
+// a laneTakeFrom that found it empty: it rings the bell, then spins up to
+// spins passes. Callers take first themselves (e.laneTakeFrom(t.ic, r, 0)),
+// so that the common take costs no call beyond laneTakeFrom's, and mark
+// t.took after either succeeds.
+func (t *laneTaker) takeSpinning(e *engine, r *Request, spins int) bool {
+	if spins <= 0 {
+		return false
+	}
+	t.ring()
+	return e.laneTakeFrom(t.ic, r, spins) == 1
+}
+
+// ring rings the current channel's bell if anything was taken from it
+// since it last rang.
+func (t *laneTaker) ring() {
+	if t.took {
+		t.ic.Bell.Ring()
+		t.took = false
+	}
 }

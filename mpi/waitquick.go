@@ -34,8 +34,7 @@ func (e *engine) waitQuick(reqs []*Request, sts []Status, spins int) (k int, stu
 	if e.fatal != nil {
 		return 0, false
 	}
-	var ic *inChan
-	last, took := -1, false
+	var t laneTaker
 	for ; k < len(reqs); k++ {
 		r := reqs[k]
 		if r == nil {
@@ -48,8 +47,7 @@ func (e *engine) waitQuick(reqs []*Request, sts []Status, spins int) (k int, stu
 			continue
 		}
 		if !b.done {
-			// laneWaitall's take, with its doorbell rule: the sender's
-			// bell once per run of takes, and before any spin.
+			// laneWaitall's take, with its doorbell rule (laneTaker).
 			if !b.lane {
 				break
 			}
@@ -57,34 +55,20 @@ func (e *engine) waitQuick(reqs []*Request, sts []Status, spins int) (k int, stu
 			if e.laneSrc[w].head != r {
 				break
 			}
-			if w != last {
-				if took {
-					ic.Bell.Ring()
-					took = false
-				}
-				if ic, last = e.inFrom(w), w; ic == nil {
-					stuck = true
-					break
-				}
-			}
-			if n := e.laneRun(ic, w, reqs[k:], sts[k:]); n > 0 {
-				took = true
-				k += n - 1
-				continue
-			}
-			got := e.laneTakeFrom(ic, r, 0)
-			if got == 0 && spins > 0 {
-				if took {
-					ic.Bell.Ring()
-					took = false
-				}
-				got = e.laneTakeFrom(ic, r, spins)
-			}
-			if got != 1 {
+			if !t.at(e, w) {
 				stuck = true
 				break
 			}
-			took = true
+			if n := e.laneRun(t.ic, w, reqs[k:], sts[k:]); n > 0 {
+				t.took = true
+				k += n - 1
+				continue
+			}
+			if e.laneTakeFrom(t.ic, r, 0) != 1 && !t.takeSpinning(e, r, spins) {
+				stuck = true
+				break
+			}
+			t.took = true
 		}
 		if !b.quick {
 			break // collected by the caller's general pass
@@ -92,9 +76,7 @@ func (e *engine) waitQuick(reqs []*Request, sts []Status, spins int) (k int, stu
 		sts[k] = b.status
 		e.spendQuick(r, b)
 	}
-	if took {
-		ic.Bell.Ring()
-	}
+	t.ring()
 	return k, stuck
 }
 
